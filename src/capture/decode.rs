@@ -1,0 +1,470 @@
+//! Content-Encoding decoding (gzip, deflate, br) and transfer-level readers:
+//! chunked de-framing (`curl --raw`) and curl's error-line tail.
+//!
+//! Every decoder is a `Read` adapter, so decoded bodies still stream, and
+//! every one is capped at [`MAX_DECODED_BYTES`] so a decompression bomb
+//! cannot take the machine down.
+
+use super::{note_truncation, Evidence};
+use std::io::{self, Read};
+
+/// Largest decoded body accepted from a compressed one (bytes).
+pub const MAX_DECODED_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+
+/// A Content-Encoding we can undo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// `gzip` (RFC 1952)
+    Gzip,
+    /// `deflate`: zlib-wrapped (RFC 1950), or raw (RFC 1951) as some servers send
+    Deflate,
+    /// `br` (RFC 7932)
+    Brotli,
+}
+
+impl Encoding {
+    /// The encoding named by a `Content-Encoding` value, if we decode it.
+    pub fn from_header(value: &str) -> Option<Self> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "gzip" | "x-gzip" => Some(Encoding::Gzip),
+            "deflate" => Some(Encoding::Deflate),
+            "br" => Some(Encoding::Brotli),
+            _ => None,
+        }
+    }
+
+    /// The token, for notes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Gzip => "gzip",
+            Encoding::Deflate => "deflate",
+            Encoding::Brotli => "br",
+        }
+    }
+}
+
+/// Whether `head` starts like a gzip member.
+pub fn is_gzip(head: &[u8]) -> bool {
+    head.starts_with(&[0x1f, 0x8b])
+}
+
+/// Wraps `inner` in the decoder for `enc`; decoding errors (a truncated or
+/// corrupt stream) end the body and are recorded as truncation evidence.
+pub fn decoder(
+    enc: Encoding,
+    inner: Box<dyn Read + Send>,
+    evidence: Evidence,
+) -> Box<dyn Read + Send> {
+    let mut inner = io::BufReader::new(inner);
+    let decoded: Box<dyn Read + Send> = match enc {
+        Encoding::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(inner)),
+        Encoding::Deflate => {
+            // zlib header: CMF 0x78 in practice; otherwise raw deflate.
+            let zlib = io::BufRead::fill_buf(&mut inner)
+                .map(|b| b.first() == Some(&0x78))
+                .unwrap_or(false);
+            if zlib {
+                Box::new(flate2::bufread::ZlibDecoder::new(inner))
+            } else {
+                Box::new(flate2::bufread::DeflateDecoder::new(inner))
+            }
+        }
+        Encoding::Brotli => Box::new(brotli_decompressor::Decompressor::new(inner, 4096)),
+    };
+    Box::new(Lenient {
+        inner: decoded.take(MAX_DECODED_BYTES + 1),
+        evidence,
+        what: enc.name(),
+        produced: 0,
+        done: false,
+    })
+}
+
+/// Turns a decoder's error into end-of-body plus evidence, and enforces the
+/// size cap.
+struct Lenient<R> {
+    inner: R,
+    evidence: Evidence,
+    what: &'static str,
+    produced: u64,
+    done: bool,
+}
+
+impl<R: Read> Read for Lenient<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.done {
+            return Ok(0);
+        }
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.produced += n as u64;
+                if self.produced > MAX_DECODED_BYTES {
+                    self.done = true;
+                    note_truncation(
+                        &self.evidence,
+                        format!(
+                            "the {} body decodes to more than {} bytes (limit); the rest was not read",
+                            self.what, MAX_DECODED_BYTES
+                        ),
+                    );
+                    let keep = n - (self.produced - MAX_DECODED_BYTES) as usize;
+                    return Ok(keep);
+                }
+                Ok(n)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => {
+                self.done = true;
+                note_truncation(
+                    &self.evidence,
+                    format!(
+                        "the {} body could not be decoded past byte {} of its decoded form ({}): the capture holds an incomplete compressed body",
+                        self.what,
+                        self.produced,
+                        e
+                    ),
+                );
+                Ok(0)
+            }
+        }
+    }
+}
+
+/// Undoes HTTP/1.1 chunked transfer coding (RFC 9112 §7.1), as left in by
+/// `curl --raw`. A body that ends before the zero-size chunk is recorded as
+/// truncation evidence; a malformed size line ends the body with evidence.
+pub struct Dechunk<R> {
+    inner: io::BufReader<R>,
+    state: ChunkState,
+    evidence: Evidence,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    Size,
+    Data(u64),
+    DataEnd,
+    Done,
+}
+
+impl<R: Read> Dechunk<R> {
+    /// De-chunks `inner`.
+    pub fn new(inner: R, evidence: Evidence) -> Self {
+        Dechunk {
+            inner: io::BufReader::new(inner),
+            state: ChunkState::Size,
+            evidence,
+        }
+    }
+
+    fn read_line(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let mut line = Vec::new();
+        let n = io::BufRead::read_until(&mut self.inner, b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if !line.ends_with(b"\n") {
+            // Cut inside the line.
+            return Ok(None);
+        }
+        while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+            line.pop();
+        }
+        Ok(Some(line))
+    }
+}
+
+/// Whether `body` starts like chunked framing: a hex size line (optionally
+/// with `;ext`) ended by CRLF.
+pub fn looks_chunked(body: &[u8]) -> bool {
+    let Some(end) = memchr::memmem::find(&body[..body.len().min(64)], b"\r\n") else {
+        return false;
+    };
+    let size = body[..end].split(|b| *b == b';').next().unwrap_or(&[]);
+    !size.is_empty() && size.len() <= 16 && size.iter().all(u8::is_ascii_hexdigit)
+}
+
+impl<R: Read> Read for Dechunk<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.state {
+                ChunkState::Done => return Ok(0),
+                ChunkState::Size => {
+                    let Some(line) = self.read_line()? else {
+                        note_truncation(
+                            &self.evidence,
+                            "the chunked body ends without its final zero-size chunk (curl --raw): the transfer was cut",
+                        );
+                        self.state = ChunkState::Done;
+                        return Ok(0);
+                    };
+                    let text = String::from_utf8_lossy(&line);
+                    let hex = text.split(';').next().unwrap_or("").trim();
+                    match u64::from_str_radix(hex, 16) {
+                        Ok(0) => {
+                            // Trailers until a blank line; we do not need them.
+                            while let Some(l) = self.read_line()? {
+                                if l.is_empty() {
+                                    break;
+                                }
+                            }
+                            self.state = ChunkState::Done;
+                        }
+                        Ok(n) => self.state = ChunkState::Data(n),
+                        Err(_) => {
+                            note_truncation(
+                                &self.evidence,
+                                format!(
+                                    "a chunk-size line of the chunked body is malformed ({:?}); the body ends there",
+                                    text.chars().take(40).collect::<String>()
+                                ),
+                            );
+                            self.state = ChunkState::Done;
+                        }
+                    }
+                }
+                ChunkState::Data(left) => {
+                    let want = buf.len().min(left.min(usize::MAX as u64) as usize);
+                    let n = self.inner.read(&mut buf[..want])?;
+                    if n == 0 {
+                        note_truncation(
+                            &self.evidence,
+                            format!(
+                                "the chunked body ends {left} bytes into a chunk's data (curl --raw): the transfer was cut"
+                            ),
+                        );
+                        self.state = ChunkState::Done;
+                        return Ok(0);
+                    }
+                    self.state = if left - n as u64 == 0 {
+                        ChunkState::DataEnd
+                    } else {
+                        ChunkState::Data(left - n as u64)
+                    };
+                    return Ok(n);
+                }
+                ChunkState::DataEnd => {
+                    // The CRLF after a chunk's data.
+                    match self.read_line()? {
+                        Some(l) if l.is_empty() => self.state = ChunkState::Size,
+                        Some(_) | None => {
+                            note_truncation(
+                                &self.evidence,
+                                "a chunk of the chunked body is not followed by CRLF; the body ends there",
+                            );
+                            self.state = ChunkState::Done;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Removes curl's own error line (`curl: (18) transfer closed …`) when it is
+/// the last line of the body, recording it as truncation evidence. Such a
+/// line lands in the capture when stderr was merged (`2>&1`).
+///
+/// Bytes stream through; only a line starting with `curl: (` is held back
+/// until we know whether anything but whitespace follows it.
+pub struct CurlErrorTail<R> {
+    inner: R,
+    evidence: Evidence,
+    /// Bytes read but not yet released.
+    pending: Vec<u8>,
+    /// Whether `pending[0]` is at a line start.
+    at_line_start: bool,
+    eof: bool,
+    out: Vec<u8>,
+    out_pos: usize,
+}
+
+const CURL_ERR: &[u8] = b"curl: (";
+
+impl<R: Read> CurlErrorTail<R> {
+    /// Wraps `inner`.
+    pub fn new(inner: R, evidence: Evidence) -> Self {
+        CurlErrorTail {
+            inner,
+            evidence,
+            pending: Vec::new(),
+            at_line_start: true,
+            eof: false,
+            out: Vec::new(),
+            out_pos: 0,
+        }
+    }
+
+    /// Moves whatever in `pending` can be released into `out`.
+    fn release(&mut self) {
+        loop {
+            if self.pending.is_empty() {
+                return;
+            }
+            if self.at_line_start {
+                let n = self.pending.len().min(CURL_ERR.len());
+                if self.pending[..n] == CURL_ERR[..n] {
+                    // A possible curl error line: hold it while it could
+                    // still be the last line.
+                    if n < CURL_ERR.len() && !self.eof {
+                        return;
+                    }
+                    if n == CURL_ERR.len() {
+                        let line_end = memchr::memchr(b'\n', &self.pending);
+                        let rest_start = line_end.map_or(self.pending.len(), |i| i + 1);
+                        let rest_blank = self.pending[rest_start..]
+                            .iter()
+                            .all(u8::is_ascii_whitespace);
+                        if !self.eof && rest_blank {
+                            return;
+                        }
+                        if self.eof && rest_blank {
+                            let line = String::from_utf8_lossy(&self.pending[..rest_start]);
+                            note_truncation(
+                                &self.evidence,
+                                format!("curl reported an error: {}", line.trim()),
+                            );
+                            self.pending.clear();
+                            return;
+                        }
+                    }
+                }
+            }
+            // Release through the next line end (or everything).
+            match memchr::memchr(b'\n', &self.pending) {
+                Some(i) => {
+                    self.out.extend(self.pending.drain(..=i));
+                    self.at_line_start = true;
+                }
+                None => {
+                    self.out.append(&mut self.pending);
+                    self.at_line_start = false;
+                }
+            }
+        }
+    }
+}
+
+impl<R: Read> Read for CurlErrorTail<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.out_pos < self.out.len() {
+                let n = buf.len().min(self.out.len() - self.out_pos);
+                buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+                self.out_pos += n;
+                if self.out_pos == self.out.len() {
+                    self.out.clear();
+                    self.out_pos = 0;
+                }
+                return Ok(n);
+            }
+            if self.eof {
+                self.release();
+                if self.out.is_empty() {
+                    return Ok(0);
+                }
+                continue;
+            }
+            let mut tmp = [0u8; 16 * 1024];
+            let n = self.inner.read(&mut tmp)?;
+            if n == 0 {
+                self.eof = true;
+            } else if self.pending.is_empty()
+                && memchr::memmem::find(&tmp[..n], b"curl: (").is_none()
+            {
+                // Fast path: nothing to hold back unless the read ends with a
+                // prefix of the marker at a line start.
+                let tail_hold = hold_len(&tmp[..n], self.at_line_start);
+                self.out.extend_from_slice(&tmp[..n - tail_hold]);
+                self.pending.extend_from_slice(&tmp[n - tail_hold..n]);
+                if n - tail_hold > 0 {
+                    self.at_line_start = tmp[n - tail_hold - 1] == b'\n';
+                }
+                continue;
+            } else {
+                self.pending.extend_from_slice(&tmp[..n]);
+            }
+            self.release();
+        }
+    }
+}
+
+/// How many bytes at the end of `b` could begin a `curl: (` line.
+fn hold_len(b: &[u8], at_line_start: bool) -> usize {
+    for k in (1..CURL_ERR.len()).rev() {
+        if b.len() >= k && b[b.len() - k..] == CURL_ERR[..k] {
+            let start = b.len() - k;
+            let line_start = if start == 0 {
+                at_line_start
+            } else {
+                b[start - 1] == b'\n'
+            };
+            if line_start {
+                return k;
+            }
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(mut r: impl Read) -> Vec<u8> {
+        let mut v = Vec::new();
+        r.read_to_end(&mut v).unwrap();
+        v
+    }
+
+    #[test]
+    fn a_trailing_curl_error_line_is_removed_and_recorded() {
+        let ev = Evidence::default();
+        let body = b"data: a\n\ncurl: (18) transfer closed with outstanding read data remaining\n";
+        let out = drain(CurlErrorTail::new(&body[..], ev.clone()));
+        assert_eq!(out, b"data: a\n\n");
+        assert_eq!(ev.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_read_returns_only_the_bytes_of_the_body() {
+        // Regression: the fast path once handed on the unused end of its
+        // scratch buffer as body bytes (NULs after the last line).
+        let ev = Evidence::default();
+        let body = b"data: a\n\ndata: [DONE]\n\n";
+        let mut r = CurlErrorTail::new(&body[..], ev);
+        let mut buf = vec![0u8; 65536];
+        let mut got = Vec::new();
+        loop {
+            let n = r.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, body);
+    }
+
+    #[test]
+    fn a_curl_error_line_in_the_middle_stays() {
+        let ev = Evidence::default();
+        let body = b"curl: (6) x\ndata: a\n\n";
+        let out = drain(CurlErrorTail::new(&body[..], ev.clone()));
+        assert_eq!(out, body);
+        assert!(ev.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn chunked_bodies_are_dechunked_and_a_missing_zero_chunk_is_evidence() {
+        let ev = Evidence::default();
+        let out = drain(Dechunk::new(
+            &b"5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n"[..],
+            ev.clone(),
+        ));
+        assert_eq!(out, b"hello!");
+        assert!(ev.lock().unwrap().is_empty());
+        let out = drain(Dechunk::new(&b"5\r\nhello\r\n3\r\nab"[..], ev.clone()));
+        assert_eq!(out, b"helloab");
+        assert_eq!(ev.lock().unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,347 @@
+//! HAR 1.2 (W3C draft; Chrome, Firefox, Safari, Charles, Proxyman,
+//! mitmproxy exports): every entry whose response is an event stream
+//! becomes a stream labelled `#INDEX METHOD URL`.
+//!
+//! The body is `response.content.text` (base64 when `encoding` says so; it
+//! is already HTTP-decoded). Chrome's `_eventSourceMessages` gives a time per
+//! message; its `data` is usually stripped (sanitized export), so the text
+//! stays the source of truth. Evidence of capture damage: text absent while
+//! `size` > 0, text shorter than `size`, a body exactly at Firefox's 1 MiB
+//! cap. Our own `record` writes `_sselint.reads`, a time per network read.
+
+use super::{
+    header, Body, Capture, Http, InputError, InputFormat, Origin, Read_, Request, Stream, Timing,
+};
+use base64::Engine;
+use serde_json::Value;
+use std::io::Read;
+
+/// Firefox's default `devtools.netmonitor.responseBodyLimit` (bytes).
+pub const FIREFOX_BODY_LIMIT: usize = 1_048_576;
+
+/// Most entries a HAR may hold before we refuse it.
+pub const MAX_ENTRIES: usize = 100_000;
+
+/// Reads a HAR file.
+///
+/// # Errors
+/// Not JSON, no `log.entries` array, or no SSE entry (the message lists the
+/// entries present), or `--entry`/`--url-match` matched nothing.
+pub fn read(
+    name: &str,
+    mut reader: Box<dyn Read + Send>,
+    opts: &super::Options,
+) -> Result<Capture, InputError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputError::new(name, super::io_message(&e)))?;
+    let text = bytes
+        .strip_prefix(&[0xEF, 0xBB, 0xBF][..])
+        .unwrap_or(&bytes);
+    let doc: Value = serde_json::from_slice(text).map_err(|e| {
+        InputError::new(
+            name,
+            format!("not a HAR file: the JSON does not parse ({e})"),
+        )
+    })?;
+    let entries = doc
+        .get("log")
+        .ok_or_else(|| InputError::new(name, "not a HAR file: no top-level `log` object"))?
+        .get("entries")
+        .and_then(Value::as_array)
+        .ok_or_else(|| InputError::new(name, "not a HAR file: `log.entries` is not an array"))?;
+    if entries.len() > MAX_ENTRIES {
+        return Err(InputError::new(
+            name,
+            format!(
+                "HAR has {} entries, more than the limit of {MAX_ENTRIES}",
+                entries.len()
+            ),
+        ));
+    }
+    let mut streams = Vec::new();
+    let mut listing = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let method = str_at(entry, &["request", "method"]).unwrap_or("?");
+        let url = str_at(entry, &["request", "url"]).unwrap_or("?");
+        let status = entry
+            .pointer("/response/status")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        let mime = str_at(entry, &["response", "content", "mimeType"]).unwrap_or("");
+        listing.push(format!("  #{i} {method} {url} → {status} {mime}"));
+        if let Some(n) = opts.entry {
+            if n != i {
+                continue;
+            }
+        } else if !is_sse_entry(entry) {
+            continue;
+        }
+        if let Some(m) = &opts.url_match {
+            if !url.contains(m.as_str()) {
+                continue;
+            }
+        }
+        streams.push(entry_stream(i, entry, method, url));
+    }
+    if streams.is_empty() {
+        let why = match (&opts.entry, &opts.url_match) {
+            (Some(n), _) if *n >= entries.len() => format!(
+                "--entry {n} is out of range: the HAR has {} entries",
+                entries.len()
+            ),
+            (_, Some(m)) => format!("no SSE entry's URL contains {m:?}"),
+            _ => "no entry is an event stream (text/event-stream response)".to_string(),
+        };
+        let listing = if listing.is_empty() {
+            "  (no entries)".to_string()
+        } else {
+            listing.join("\n")
+        };
+        return Err(InputError::new(
+            name,
+            format!("{why}; entries:\n{listing}\n(pick one with --entry N)"),
+        ));
+    }
+    Ok(Capture {
+        path: name.to_string(),
+        input_format: InputFormat::Har,
+        detail: "har",
+        streams,
+    })
+}
+
+fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
+    let mut cur = v;
+    for p in path {
+        cur = cur.get(p)?;
+    }
+    cur.as_str()
+}
+
+/// The media type without parameters, lower-cased (Postman #11753: a
+/// `charset` parameter must not hide `text/event-stream`).
+pub fn media_type(v: &str) -> String {
+    v.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+fn headers_of(v: Option<&Value>) -> Vec<super::Header> {
+    v.and_then(Value::as_array)
+        .map(|hs| {
+            hs.iter()
+                .filter_map(|h| {
+                    Some(header(
+                        h.get("name")?.as_str()?,
+                        h.get("value").and_then(Value::as_str).unwrap_or(""),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether an entry's response is an event stream (`reference` §3.1).
+fn is_sse_entry(entry: &Value) -> bool {
+    let mime = str_at(entry, &["response", "content", "mimeType"]).unwrap_or("");
+    if media_type(mime) == "text/event-stream" {
+        return true;
+    }
+    let hdrs = headers_of(entry.pointer("/response/headers"));
+    if super::find_header(&hdrs, "content-type")
+        .is_some_and(|v| media_type(v) == "text/event-stream")
+    {
+        return true;
+    }
+    if entry.get("_resourceType").and_then(Value::as_str) == Some("eventsource")
+        || entry.get("_eventSourceMessages").is_some()
+    {
+        return true;
+    }
+    // A streaming request answered with something else (an error, JSON):
+    // still lint it, http-status/content-type will say what happened.
+    let body = str_at(entry, &["request", "postData", "text"]).unwrap_or("");
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v.get("stream").and_then(Value::as_bool))
+        == Some(true)
+}
+
+fn entry_stream(i: usize, entry: &Value, method: &str, url: &str) -> Stream {
+    let content = entry.pointer("/response/content");
+    let mut stream = Stream::new(format!("#{i} {method} {url}"), Body::Bytes(Vec::new()));
+    let text = content.and_then(|c| c.get("text"));
+    let size = content
+        .and_then(|c| c.get("size"))
+        .and_then(Value::as_i64)
+        .unwrap_or(-1);
+    let encoding = content
+        .and_then(|c| c.get("encoding"))
+        .and_then(Value::as_str);
+    let mut body: Vec<u8> = match text {
+        None | Some(Value::Null) => {
+            if size > 0 {
+                super::note_truncation(
+                    &stream.evidence,
+                    format!("the HAR entry has no response body text although content.size is {size}: the capture tool left it out"),
+                );
+            } else {
+                super::note_truncation(
+                    &stream.evidence,
+                    "the HAR entry has no response body text (content.text is absent): the capture tool did not keep it",
+                );
+            }
+            Vec::new()
+        }
+        Some(Value::String(s)) => match encoding {
+            Some("base64") => {
+                match base64::engine::general_purpose::STANDARD.decode(s.trim().as_bytes()) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        super::note_truncation(
+                            &stream.evidence,
+                            format!("content.text is not valid base64 ({e}); the body could not be read"),
+                        );
+                        Vec::new()
+                    }
+                }
+            }
+            Some(other) if !other.is_empty() => {
+                stream.notes.push(format!(
+                    "unknown content.encoding {other:?}; the text was taken as it is"
+                ));
+                s.as_bytes().to_vec()
+            }
+            _ => s.as_bytes().to_vec(),
+        },
+        Some(other) => {
+            super::note_truncation(
+                &stream.evidence,
+                format!(
+                    "content.text is a JSON {} where a string belongs; the body could not be read",
+                    json_type(other)
+                ),
+            );
+            Vec::new()
+        }
+    };
+    if size > 0 && (body.len() as i64) < size && !body.is_empty() {
+        super::note_truncation(
+            &stream.evidence,
+            format!(
+                "the HAR body holds {} bytes but content.size says {size}: the capture tool cut it",
+                body.len()
+            ),
+        );
+    } else if body.len() == FIREFOX_BODY_LIMIT {
+        super::note_truncation(
+            &stream.evidence,
+            "the HAR body is exactly 1 MiB, Firefox's default response body limit (devtools.netmonitor.responseBodyLimit): it was almost certainly cut by the browser",
+        );
+    }
+    if super::decode::is_gzip(&body) {
+        // Some exporters store the still-encoded bytes.
+        let mut plain = Vec::new();
+        let mut r = super::decode::decoder(
+            super::decode::Encoding::Gzip,
+            Box::new(std::io::Cursor::new(std::mem::take(&mut body))),
+            stream.evidence.clone(),
+        );
+        let _ = r.read_to_end(&mut plain);
+        body = plain;
+        stream.notes.push("body decoded from gzip".to_string());
+    }
+    let status = entry
+        .pointer("/response/status")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let headers = headers_of(entry.pointer("/response/headers"));
+    let content_type = super::find_header(&headers, "content-type")
+        .map(str::to_string)
+        .or_else(|| {
+            content
+                .and_then(|c| c.get("mimeType"))
+                .and_then(Value::as_str)
+                .filter(|m| !m.is_empty())
+                .map(str::to_string)
+        });
+    stream.http = Some(Http {
+        status: status.min(u16::MAX as u64) as u16,
+        reason: str_at(entry, &["response", "statusText"])
+            .unwrap_or("")
+            .to_string(),
+        version: str_at(entry, &["response", "httpVersion"])
+            .unwrap_or("")
+            .to_string(),
+        headers,
+        content_type,
+    });
+    stream.request = Some(Request {
+        method: method.to_string(),
+        url: url.to_string(),
+        headers: headers_of(entry.pointer("/request/headers")),
+        body: str_at(entry, &["request", "postData", "text"]).map(str::to_string),
+    });
+    stream.timing = timing(entry);
+    stream.origin = Origin {
+        file_start: None,
+        har_entry: Some(i),
+    };
+    stream.body = Body::Bytes(body);
+    stream
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Per-read times from our own `_sselint.reads`, else per-message times from
+/// Chrome's `_eventSourceMessages` (seconds, on DevTools' clock; made
+/// relative to the entry's start).
+fn timing(entry: &Value) -> Option<Timing> {
+    if let Some(reads) = entry.pointer("/_sselint/reads").and_then(Value::as_array) {
+        let v: Vec<Read_> = reads
+            .iter()
+            .filter_map(|r| {
+                Some(Read_ {
+                    offset: r.get("offset")?.as_u64()?,
+                    ms: r.get("ms")?.as_f64()?,
+                })
+            })
+            .collect();
+        if !v.is_empty() {
+            return Some(Timing::Reads(v));
+        }
+    }
+    let msgs = entry.get("_eventSourceMessages")?.as_array()?;
+    let times: Vec<f64> = msgs
+        .iter()
+        .filter_map(|m| m.get("time").and_then(Value::as_f64))
+        .collect();
+    let first = *times.first()?;
+    // Chrome's message times are on its own clock; anchor the first message
+    // at the time to first byte (send + wait) when the entry has timings.
+    let ttfb = ["send", "wait", "blocked", "dns", "connect"]
+        .iter()
+        .filter_map(|k| {
+            entry
+                .pointer(&format!("/timings/{k}"))
+                .and_then(Value::as_f64)
+        })
+        .filter(|v| *v > 0.0)
+        .sum::<f64>();
+    Some(Timing::Events(
+        times.iter().map(|t| (t - first) * 1000.0 + ttfb).collect(),
+    ))
+}

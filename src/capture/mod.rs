@@ -1,0 +1,463 @@
+//! Turning what the user gave us into streams: body bytes plus what the
+//! capture knows about HTTP, the request and timing.
+//!
+//! Inputs are raw SSE bodies, curl dumps (`-i`, `-v`, `--raw`, `--trace`,
+//! `--trace-ascii`) and HAR 1.2 files (see `reference/anchors-formats-schema.md`
+//! §3). Raw and curl bodies are handed on as readers so they stream through in
+//! bounded memory; a HAR is JSON and is read whole.
+//!
+//! This module does not frame SSE or judge anything: it records evidence (a
+//! curl error line, a missing zero-size chunk, a HAR body at Firefox's cap)
+//! that the `capture-truncated` rule reports later.
+
+pub mod curl;
+pub mod decode;
+pub mod har;
+pub mod raw;
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Bytes looked at to detect the input format (and kept for replay).
+pub const SNIFF_BYTES: usize = 64 * 1024;
+
+/// The input format, as named in the JSON report's `input_format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum InputFormat {
+    /// A raw `text/event-stream` body (`curl -N URL > file`).
+    Sse,
+    /// A curl dump: `-i`, `-v ... 2>&1`, `--raw`, `--trace`, `--trace-ascii`.
+    Curl,
+    /// A HAR 1.2 file from a browser or a proxy.
+    Har,
+}
+
+impl fmt::Display for InputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InputFormat::Sse => "sse",
+            InputFormat::Curl => "curl",
+            InputFormat::Har => "har",
+        })
+    }
+}
+
+/// One HTTP header as captured. Values of secret-bearing headers are replaced
+/// by [`REDACTED`] when the capture is read, so nothing downstream sees them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Header {
+    /// The name as the capture spelled it.
+    pub name: String,
+    /// The value, or `[REDACTED]`.
+    pub value: String,
+}
+
+/// The placeholder written instead of a secret.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Header names whose values are never kept (compared case-insensitively).
+pub const SECRET_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "api-key",
+    "x-api-key",
+    "cookie",
+    "set-cookie",
+    "x-goog-api-key",
+    "openai-organization",
+];
+
+/// Builds a header, redacting the value of a secret-bearing one.
+pub fn header(name: &str, value: &str) -> Header {
+    let secret = SECRET_HEADERS
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(name.trim()));
+    Header {
+        name: name.trim().to_string(),
+        value: if secret {
+            REDACTED.to_string()
+        } else {
+            value.trim().to_string()
+        },
+    }
+}
+
+/// The response's HTTP metadata where the capture has it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Http {
+    /// Status code (200, 404, …).
+    pub status: u16,
+    /// The status line's reason phrase, if any.
+    #[serde(skip)]
+    pub reason: String,
+    /// The protocol from the status line (`HTTP/1.1`, `HTTP/2`).
+    #[serde(skip)]
+    pub version: String,
+    /// Response headers, secrets redacted.
+    #[serde(skip)]
+    pub headers: Vec<Header>,
+    /// The `Content-Type` value (HAR: `content.mimeType` when no header).
+    pub content_type: Option<String>,
+}
+
+impl Http {
+    /// The first header of that name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+}
+
+/// The first header called `name` (case-insensitive) in `headers`.
+pub fn find_header<'h>(headers: &'h [Header], name: &str) -> Option<&'h str> {
+    headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case(name))
+        .map(|h| h.value.as_str())
+}
+
+/// The request, where the capture holds it (HAR `postData`, curl `-v` and
+/// `--trace` dumps).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Request {
+    /// `POST`, `GET`, …
+    pub method: String,
+    /// The URL, or the path when only the request line is known.
+    pub url: String,
+    /// Request headers, secrets redacted.
+    pub headers: Vec<Header>,
+    /// The request body text, if captured (may hold secrets: never printed).
+    pub body: Option<String>,
+}
+
+/// Arrival time of one network read: the body bytes from `offset` on arrived
+/// `ms` milliseconds after the request was sent (or after the first
+/// recorded read when the capture has no send time).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Read_ {
+    /// Byte offset in the body of the read's first byte.
+    pub offset: u64,
+    /// Milliseconds since the start of the exchange.
+    pub ms: f64,
+}
+
+/// Where a stream's timing came from and what it holds.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum Timing {
+    /// A time per network read (`record`, curl `--trace-time`).
+    Reads(Vec<Read_>),
+    /// A time per dispatched event with data (Chrome `_eventSourceMessages`),
+    /// in milliseconds since the exchange started.
+    Events(Vec<f64>),
+}
+
+/// Evidence that the capture tool (not the server) cut the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Truncation {
+    /// What the evidence is, in a sentence.
+    pub reason: String,
+}
+
+/// Shared slot for evidence found while a streamed body is being read.
+pub type Evidence = Arc<Mutex<Vec<Truncation>>>;
+
+/// Records a truncation reason in `evidence`.
+pub fn note_truncation(evidence: &Evidence, reason: impl Into<String>) {
+    if let Ok(mut v) = evidence.lock() {
+        v.push(Truncation {
+            reason: reason.into(),
+        });
+    }
+}
+
+/// A body: bytes in memory (HAR) or a reader (raw, curl).
+pub enum Body {
+    /// The whole body.
+    Bytes(Vec<u8>),
+    /// A reader yielding the body (already de-chunked and decoded).
+    Reader(Box<dyn Read + Send>),
+}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Body::Bytes(b) => write!(f, "Body::Bytes({} bytes)", b.len()),
+            Body::Reader(_) => f.write_str("Body::Reader"),
+        }
+    }
+}
+
+/// How body positions map back to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// The body is a contiguous part of the file starting at this byte
+    /// offset and line (1-based); `None` when it is not (HAR, de-chunked or
+    /// decoded bodies, filtered `-v` dumps): positions are body-relative.
+    pub file_start: Option<(u64, u64)>,
+    /// HAR entry index, for labels and SARIF.
+    pub har_entry: Option<usize>,
+}
+
+/// One stream to lint.
+#[derive(Debug)]
+pub struct Stream {
+    /// Human label: the file for single-stream captures, `#3 POST url` for a
+    /// HAR entry.
+    pub label: String,
+    /// HTTP metadata, if the capture has it.
+    pub http: Option<Http>,
+    /// The request, if the capture has it.
+    pub request: Option<Request>,
+    /// The body.
+    pub body: Body,
+    /// Timing, if the capture has it.
+    pub timing: Option<Timing>,
+    /// Truncation evidence (some known up front, some found while reading).
+    pub evidence: Evidence,
+    /// What the reader did that the report should mention (decoding,
+    /// de-chunking, a lossy trace).
+    pub notes: Vec<String>,
+    /// Mapping of body positions to the file.
+    pub origin: Origin,
+}
+
+impl Stream {
+    /// A stream with only a body.
+    pub fn new(label: impl Into<String>, body: Body) -> Self {
+        Stream {
+            label: label.into(),
+            http: None,
+            request: None,
+            body,
+            timing: None,
+            evidence: Evidence::default(),
+            notes: Vec::new(),
+            origin: Origin::default(),
+        }
+    }
+}
+
+/// A read input: one file (or stdin) and its streams.
+#[derive(Debug)]
+pub struct Capture {
+    /// The path as given (`-` for stdin).
+    pub path: String,
+    /// The detected or forced format.
+    pub input_format: InputFormat,
+    /// Finer detail of the format (`curl -i`, `curl --trace`, …).
+    pub detail: &'static str,
+    /// The streams, in capture order.
+    pub streams: Vec<Stream>,
+}
+
+/// Options of the capture stage.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Force a format instead of detecting it.
+    pub input_format: Option<InputFormat>,
+    /// HAR: only this entry index.
+    pub entry: Option<usize>,
+    /// HAR: only entries whose URL contains this text.
+    pub url_match: Option<String>,
+}
+
+/// An input that could not be read as a capture: names the input and says
+/// what is wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct InputError {
+    /// The input as given.
+    pub path: String,
+    /// What is wrong, in a sentence.
+    pub message: String,
+}
+
+impl InputError {
+    /// An error about `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        InputError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads the capture at `path` (`-` is stdin).
+///
+/// # Errors
+/// The file cannot be opened or read, is not a capture of the given format,
+/// or (HAR) holds no SSE entry matching the options.
+pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
+    let reader: Box<dyn Read + Send> = if path == "-" {
+        Box::new(io::stdin())
+    } else {
+        let file = File::open(path).map_err(|e| InputError::new(path, io_message(&e)))?;
+        if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+            return Err(InputError::new(path, "is a directory"));
+        }
+        Box::new(file)
+    };
+    from_reader(path, reader, opts)
+}
+
+/// Reads a capture from any reader; `name` labels it.
+///
+/// # Errors
+/// As [`open`].
+pub fn from_reader(
+    name: &str,
+    reader: Box<dyn Read + Send>,
+    opts: &Options,
+) -> Result<Capture, InputError> {
+    let mut reader = BufReader::with_capacity(SNIFF_BYTES, reader);
+    let head = fill_sniff(&mut reader).map_err(|e| InputError::new(name, io_message(&e)))?;
+    let format = match opts.input_format {
+        Some(f) => f,
+        None => detect(&head),
+    };
+    let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(reader));
+    match format {
+        InputFormat::Har => har::read(name, reader, opts),
+        InputFormat::Curl => curl::read(name, reader),
+        InputFormat::Sse => raw::read(name, reader),
+    }
+}
+
+/// Reads up to [`SNIFF_BYTES`] from the start of `reader`.
+fn fill_sniff(reader: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(4096);
+    reader
+        .by_ref()
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Guesses the format from the first bytes (`reference` §3.4): a JSON object
+/// with `"log"` is HAR; `HTTP/`, curl `-v` prefixes or trace records are
+/// curl; anything else is a raw body.
+pub fn detect(head: &[u8]) -> InputFormat {
+    let head = head.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(head);
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    let t = &head[start..];
+    if t.starts_with(b"{") && memchr::memmem::find(t, b"\"log\"").is_some() {
+        return InputFormat::Har;
+    }
+    if curl::looks_like_curl(t) {
+        return InputFormat::Curl;
+    }
+    InputFormat::Sse
+}
+
+/// A message for an I/O error that does not repeat the path.
+pub fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_lowercase(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// Extensions of files a directory walk takes without sniffing.
+const CAPTURE_EXTENSIONS: &[&str] = &["sse", "har", "curl", "trace", "txt", "log", "bin"];
+
+/// Expands inputs: a directory becomes every capture inside, recursively,
+/// sorted by path (so output order never depends on the file system). A file
+/// given by name is always taken. Symlink loops and unreadable directories
+/// become errors of their own, returned beside the paths.
+pub fn expand(inputs: &[String]) -> (Vec<String>, Vec<InputError>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for input in inputs {
+        let p = Path::new(input);
+        if input != "-" && p.is_dir() {
+            let mut found = Vec::new();
+            let mut seen = Vec::new();
+            walk(p, &mut found, &mut errors, &mut seen, 0);
+            found.sort();
+            files.extend(found.into_iter().map(|p| p.to_string_lossy().into_owned()));
+        } else {
+            files.push(input.clone());
+        }
+    }
+    (files, errors)
+}
+
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    errors: &mut Vec<InputError>,
+    seen: &mut Vec<PathBuf>,
+    depth: usize,
+) {
+    let shown = dir.to_string_lossy().into_owned();
+    let Ok(canon) = dir.canonicalize() else {
+        errors.push(InputError::new(shown, "cannot resolve directory"));
+        return;
+    };
+    if seen.contains(&canon) || depth > 64 {
+        errors.push(InputError::new(
+            shown,
+            "directory already visited (symlink loop); skipped",
+        ));
+        return;
+    }
+    seen.push(canon);
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(InputError::new(shown, io_message(&e)));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        if name.as_deref().is_some_and(|n| n.starts_with('.')) {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, out, errors, seen, depth + 1);
+        } else if is_capture_file(&path) {
+            out.push(path);
+        }
+    }
+    seen.pop();
+}
+
+/// Whether a file found in a directory walk is a capture: by extension, or
+/// by sniffing a `.json` file for HAR and any other file for SSE fields.
+fn is_capture_file(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let name = path.to_string_lossy();
+    if name.ends_with(".expect.json") || name.ends_with(".expected.json") {
+        return false;
+    }
+    if CAPTURE_EXTENSIONS.contains(&ext.as_str()) {
+        return true;
+    }
+    let mut head = Vec::new();
+    if let Ok(f) = File::open(path) {
+        let _ = f.take(4096).read_to_end(&mut head);
+    }
+    match detect(&head) {
+        InputFormat::Har | InputFormat::Curl => true,
+        InputFormat::Sse => raw::looks_like_sse(&head),
+    }
+}

@@ -1,0 +1,925 @@
+//! Chunk rules: the envelope (`missing-field`, `object-value`,
+//! `created-value`, `id-changed`, `model-changed`, `schema`), the choices
+//! (`missing-choices`, `empty-choices`, `missing-delta`, `choice-index`,
+//! `choice-message`), the delta (`role-value`, `missing-role`,
+//! `cumulative-content`, `refusal`, `empty-chunk`), the finish
+//! (`finish-reason-value`, `finish-reason-repeated`, `content-after-finish`)
+//! and the fields (`unknown-field`, `vendor-extension`).
+//!
+//! Source: OpenAI's `CreateChatCompletionStreamResponse` (openai-openapi,
+//! `openapi.yaml`), `rules/schemas/chunk.schema.json`.
+
+use super::framing::shorten;
+use super::Linter;
+use crate::lint::profile::{fold_indices, pointer_covers, provider_list, providers_of};
+use crate::lint::{profile, Finding, Severity};
+use crate::model::assembly::REASONING_FIELDS;
+use crate::model::{json_type, Field};
+use crate::sse::Block;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// finish_reason values in OpenAI's enum.
+pub const FINISH_REASONS: &[&str] = &[
+    "stop",
+    "length",
+    "tool_calls",
+    "content_filter",
+    "function_call",
+];
+
+const TOP_KEYS: &[&str] = &[
+    "id",
+    "object",
+    "created",
+    "model",
+    "choices",
+    "usage",
+    "service_tier",
+    "system_fingerprint",
+    "obfuscation",
+    "moderation",
+];
+const CHOICE_KEYS: &[&str] = &["index", "delta", "finish_reason", "logprobs", "message"];
+const DELTA_KEYS: &[&str] = &["role", "content", "refusal", "tool_calls", "function_call"];
+const TOOL_KEYS: &[&str] = &["index", "id", "type", "function"];
+const FUNCTION_KEYS: &[&str] = &["name", "arguments"];
+const USAGE_KEYS: &[&str] = &[
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "completion_tokens_details",
+    "prompt_tokens_details",
+];
+const COMPLETION_DETAIL_KEYS: &[&str] = &[
+    "accepted_prediction_tokens",
+    "audio_tokens",
+    "reasoning_tokens",
+    "text_tokens",
+    "rejected_prediction_tokens",
+];
+const PROMPT_DETAIL_KEYS: &[&str] = &[
+    "audio_tokens",
+    "cached_tokens",
+    "text_tokens",
+    "image_tokens",
+    "cache_write_tokens",
+];
+
+/// The chunk schema, compiled once.
+pub fn chunk_schema() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let schema: Value =
+            serde_json::from_str(include_str!("../../rules/schemas/chunk.schema.json"))
+                .expect("rules/schemas/chunk.schema.json is JSON");
+        jsonschema::validator_for(&schema)
+            .expect("rules/schemas/chunk.schema.json is a valid schema")
+    })
+}
+
+impl Linter<'_> {
+    /// Whether the chunk carries a pointer that marks an annotation chunk in
+    /// `profile` (all profiles when `None`).
+    fn is_annotation(&self, v: &Value, only_active: bool) -> bool {
+        let profiles: Vec<&profile::Profile> = if only_active {
+            vec![self.profile]
+        } else {
+            profile::profiles().iter().collect()
+        };
+        profiles.iter().any(|p| {
+            p.annotation_pointers
+                .iter()
+                .any(|ptr| pointer_present(v, ptr))
+        })
+    }
+
+    pub(super) fn check_chunk(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        v: &Value,
+    ) {
+        let exempt = self.is_annotation(v, true);
+        let annotation = exempt || self.is_annotation(v, false);
+        if annotation {
+            self.kind("annotation");
+        }
+        self.check_envelope(block, data, index, v, exempt);
+        let chunk_adds = self.check_choices(block, data, index, v, exempt, annotation);
+        let usage = self.check_usage(block, data, index, v);
+        self.check_fields(block, data, index, v);
+        self.check_schema(block, data, index, v);
+        if !chunk_adds
+            && !usage
+            && !annotation
+            && !v
+                .get("choices")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty)
+        {
+            self.kind("empty");
+            let loc = self.pointer_loc(block, data, "/choices", true);
+            self.report(
+                Finding::new(
+                    "empty-chunk",
+                    "the chunk adds nothing: no content, role, tool call, finish_reason or usage",
+                    loc,
+                )
+                .event(index),
+            );
+        }
+    }
+
+    fn check_envelope(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        v: &Value,
+        exempt: bool,
+    ) {
+        if exempt {
+            return;
+        }
+        let mut missing = Vec::new();
+        for key in ["id", "object", "created", "model"] {
+            match Field::of(v, key) {
+                Field::Absent => missing.push(format!("`{key}` is absent")),
+                Field::Null => missing.push(format!("`{key}` is null")),
+                Field::Present(Value::String(s)) if s.is_empty() => {
+                    missing.push(format!("`{key}` is empty"))
+                }
+                _ => {}
+            }
+        }
+        if !missing.is_empty() {
+            let loc = self.pointer_loc(block, data, "", false);
+            let first_ptr = ["id", "object", "created", "model"]
+                .iter()
+                .find(|k| !matches!(Field::of(v, k), Field::Present(x) if x.as_str() != Some("")))
+                .map(|k| format!("/{k}"))
+                .unwrap_or_default();
+            let loc = if v.get(first_ptr.trim_start_matches('/')).is_some() {
+                self.pointer_loc(block, data, &first_ptr, false)
+            } else {
+                loc
+            };
+            self.report(
+                Finding::new(
+                    "missing-field",
+                    format!(
+                        "{}: every chunk carries id, object, created and model, and typed clients reject a chunk without them",
+                        missing.join(", ")
+                    ),
+                    loc,
+                )
+                .event(index)
+                .pointer(first_ptr),
+            );
+        }
+        if let Field::Present(o) = Field::of(v, "object") {
+            if o.as_str()
+                .is_some_and(|s| !s.is_empty() && s != "chat.completion.chunk")
+                || !o.is_string()
+            {
+                let loc = self.pointer_loc(block, data, "/object", false);
+                self.report(
+                    Finding::new(
+                        "object-value",
+                        format!(
+                            "`object` is {} instead of \"chat.completion.chunk\"{}",
+                            shorten(&o.to_string(), 60),
+                            if o.as_str() == Some("chat.completion") {
+                                ": that is the non-streamed response's object; clients that dispatch on `object` drop the chunk"
+                            } else {
+                                ""
+                            }
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer("/object"),
+                );
+            }
+        }
+        if let Field::Present(c) = Field::of(v, "created") {
+            let why = match c.as_u64() {
+                Some(0) => Some("zero".to_string()),
+                Some(n) if n > 100_000_000_000 => Some(format!(
+                    "{n}, which looks like milliseconds; `created` is Unix seconds"
+                )),
+                Some(_) => None,
+                None => Some(format!(
+                    "a {} ({}), not an integer of Unix seconds",
+                    json_type(c),
+                    shorten(&c.to_string(), 40)
+                )),
+            };
+            if let Some(why) = why {
+                let loc = self.pointer_loc(block, data, "/created", false);
+                self.report(
+                    Finding::new("created-value", format!("`created` is {why}"), loc)
+                        .event(index)
+                        .pointer("/created"),
+                );
+            }
+        }
+        for (key, is_id) in [("id", true), ("model", false)] {
+            let Some(s) = v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()) else {
+                continue;
+            };
+            let (first, changed) = if is_id {
+                (&mut self.first_id, &mut self.id_changed)
+            } else {
+                (&mut self.first_model, &mut self.model_changed)
+            };
+            match first {
+                None => *first = Some(s.to_string()),
+                Some(f) if f != s && !*changed => {
+                    *changed = true;
+                    let msg = format!(
+                        "`{key}` changed from {:?} to {:?}: every chunk of one completion carries the same {key}{}",
+                        shorten(f, 40),
+                        shorten(s, 40),
+                        if is_id { "; clients that group chunks by id split the answer" } else { "" }
+                    );
+                    let loc = self.pointer_loc(block, data, &format!("/{key}"), false);
+                    let rule = if is_id { "id-changed" } else { "model-changed" };
+                    self.report(
+                        Finding::new(rule, msg, loc)
+                            .event(index)
+                            .pointer(format!("/{key}")),
+                    );
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Choice-level rules and assembly. Returns whether the chunk adds
+    /// anything to the answer.
+    fn check_choices(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        v: &Value,
+        exempt: bool,
+        annotation: bool,
+    ) -> bool {
+        let choices = match Field::of(v, "choices") {
+            Field::Absent | Field::Null => {
+                if !exempt {
+                    let loc = self.pointer_loc(block, data, "", false);
+                    self.report(
+                        Finding::new(
+                            "missing-choices",
+                            "the chunk has no `choices` array: clients that read `choices[0]` fail",
+                            loc,
+                        )
+                        .event(index)
+                        .pointer("/choices"),
+                    );
+                }
+                return false;
+            }
+            Field::Present(Value::Array(a)) => a,
+            Field::Present(_) => return false, // the schema rule reports the type
+        };
+        if choices.is_empty() {
+            let has_usage = matches!(Field::of(v, "usage"), Field::Present(_));
+            if !has_usage && !exempt {
+                let loc = self.pointer_loc(block, data, "/choices", false);
+                self.report(
+                    Finding::new(
+                        "empty-choices",
+                        format!(
+                            "`choices` is empty on a chunk without usage{}: clients that read `choices[0]` fail on it",
+                            if annotation { " (a provider annotation chunk; `--profile` for that provider exempts it)" } else { "" }
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer("/choices"),
+                );
+            }
+            return false;
+        }
+        self.answer.chunks_with_choices += 1;
+        let mut adds = false;
+        let mut seen = Vec::new();
+        if choices.len() == 1 {
+            let idx = choices[0].get("index").and_then(Value::as_u64);
+            let d = &mut self.drift;
+            match (d.last, idx) {
+                (None, Some(i)) => d.last = Some(i),
+                (Some(l), Some(i)) if i == l + 1 => {
+                    d.steps += 1;
+                    d.last = Some(i);
+                    if d.first_loc.is_none() {
+                        let ptr = "/choices/0/index".to_string();
+                        let loc = self.pointer_loc(block, data, &ptr, false);
+                        self.drift.first_loc = Some((loc, index));
+                    }
+                }
+                _ => self.drift.broken = true,
+            }
+        } else {
+            self.drift.broken = true;
+        }
+        for (pos, choice) in choices.iter().enumerate() {
+            let base = format!("/choices/{pos}");
+            if !choice.is_object() {
+                continue; // the schema rule reports the type
+            }
+            let idx = match Field::of(choice, "index") {
+                Field::Present(i) if i.as_u64().is_some() => i.as_u64().unwrap_or(0),
+                other => {
+                    let what = match other {
+                        Field::Absent => "absent".to_string(),
+                        Field::Null => "null".to_string(),
+                        Field::Present(x) => {
+                            format!("{} ({})", json_type(x), shorten(&x.to_string(), 20))
+                        }
+                    };
+                    let loc = self.pointer_loc(block, data, &format!("{base}/index"), true);
+                    self.report(
+                        Finding::new(
+                            "choice-index",
+                            format!("the choice's `index` is {what}: clients cannot tell which answer the delta belongs to"),
+                            loc,
+                        )
+                        .event(index)
+                        .pointer(format!("{base}/index")),
+                    );
+                    pos as u64
+                }
+            };
+            if seen.contains(&idx) {
+                let loc = self.pointer_loc(block, data, &format!("{base}/index"), false);
+                self.report(
+                    Finding::new(
+                        "choice-index",
+                        format!("choice index {idx} appears twice in one chunk"),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer(format!("{base}/index")),
+                );
+            }
+            seen.push(idx);
+            if let Some(n) = self.ctx.request.as_ref().and_then(|r| r.n) {
+                if idx >= n.max(1) {
+                    let loc = self.pointer_loc(block, data, &format!("{base}/index"), false);
+                    self.report(
+                        Finding::new(
+                            "choice-index",
+                            format!(
+                                "choice index {idx} but the request asked for n = {n} choice(s)"
+                            ),
+                            loc,
+                        )
+                        .event(index)
+                        .pointer(format!("{base}/index")),
+                    );
+                }
+            }
+            if choice.get("message").is_some() && !self.choice_message_reported {
+                self.choice_message_reported = true;
+                let loc = self.pointer_loc(block, data, &format!("{base}/message"), true);
+                self.report(
+                    Finding::new(
+                        "choice-message",
+                        "a streamed choice carries `message` (the non-streamed shape) beside or instead of `delta`; clients read `delta` and may double or drop the text",
+                        loc,
+                    )
+                    .event(index)
+                    .pointer(format!("{base}/message")),
+                );
+            }
+            let choice_exempt = exempt
+                || self
+                    .profile
+                    .annotation_pointers
+                    .iter()
+                    .any(|p| pointer_present(v, p) && p.starts_with("/choices"));
+            match Field::of(choice, "delta") {
+                Field::Absent | Field::Null if !choice_exempt => {
+                    let known = self.is_annotation(v, false);
+                    let loc = self.pointer_loc(block, data, &base, false);
+                    let mut f = Finding::new(
+                        "missing-delta",
+                        format!(
+                            "the choice has no `delta`{}: clients that read `choices[i].delta.content` fail",
+                            if known { " (a provider annotation chunk; `--profile` for that provider exempts it)" } else { "" }
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer(format!("{base}/delta"));
+                    if known {
+                        f = f.level(Severity::Warning);
+                    }
+                    self.report(f);
+                }
+                Field::Present(d) if d.is_object() => {
+                    adds |= self.check_delta(block, data, index, idx, &base, d);
+                }
+                _ => {}
+            }
+            adds |= self.check_finish(block, data, index, idx, &base, choice);
+            if choice.get("logprobs").is_some_and(|l| !l.is_null()) {
+                adds = true;
+            }
+            if let Some(d) = choice.get("delta").filter(|d| d.is_object()) {
+                if let Some(calls) = d.get("tool_calls").and_then(Value::as_array) {
+                    self.check_tool_calls(block, data, index, idx, &base, calls);
+                }
+            }
+            self.answer.apply_choice(idx, choice);
+        }
+        adds
+    }
+
+    fn check_delta(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        idx: u64,
+        base: &str,
+        d: &Value,
+    ) -> bool {
+        let mut adds = false;
+        let first = {
+            let t = self.choices.entry(idx).or_default();
+            t.deltas += 1;
+            t.deltas == 1
+        };
+        if first {
+            let loc = self.pointer_loc(block, data, base, false);
+            self.choices.entry(idx).or_default().first_loc = Some(loc);
+        }
+        match Field::of(d, "role") {
+            Field::Present(r) => {
+                self.kind("role");
+                adds = true;
+                let t = self.choices.entry(idx).or_default();
+                t.role_deltas += 1;
+                let need_loc = t.role_deltas == 2;
+                if need_loc {
+                    let loc = self.pointer_loc(block, data, &format!("{base}/delta/role"), true);
+                    self.choices.entry(idx).or_default().first_role_loc = Some(loc);
+                }
+                if r.as_str() != Some("assistant") {
+                    let loc = self.pointer_loc(block, data, &format!("{base}/delta/role"), false);
+                    self.report(
+                        Finding::new(
+                            "role-value",
+                            format!(
+                                "`role` is {} in a streamed delta; only \"assistant\" is meaningful, and clients that check it drop or mislabel the message",
+                                shorten(&r.to_string(), 40)
+                            ),
+                            loc,
+                        )
+                        .event(index)
+                        .pointer(format!("{base}/delta/role")),
+                    );
+                }
+            }
+            _ => {
+                if first {
+                    let loc = self.pointer_loc(block, data, &format!("{base}/delta"), false);
+                    self.report(
+                        Finding::new(
+                            "missing-role",
+                            "the first delta of the choice has no `role`; OpenAI sends `role: \"assistant\"` first, and clients that wait for it may show nothing",
+                            loc,
+                        )
+                        .event(index)
+                        .pointer(format!("{base}/delta")),
+                    );
+                }
+            }
+        }
+        let finished = self.choices.get(&idx).is_some_and(|t| t.finished);
+        let mut after_finish = None;
+        if let Some(s) = Field::of(d, "content").nonempty_str() {
+            self.kind("content");
+            adds = true;
+            let t = self.choices.entry(idx).or_default();
+            if !t.last_content.is_empty()
+                && s.len() > t.last_content.len()
+                && s.starts_with(t.last_content.as_str())
+            {
+                t.cumulative += 1;
+                if t.cumulative_loc.is_none() {
+                    let loc =
+                        self.pointer_loc(block, data, &format!("{base}/delta/content"), false);
+                    self.choices.entry(idx).or_default().cumulative_loc = Some((loc, index));
+                }
+            }
+            let t = self.choices.entry(idx).or_default();
+            t.last_content.clear();
+            t.last_content.push_str(&s[..s.len().min(4096)]);
+            if finished {
+                after_finish = Some("content");
+            }
+        }
+        if let Some(_s) = Field::of(d, "refusal").nonempty_str() {
+            self.kind("refusal");
+            adds = true;
+            if !self.choices.entry(idx).or_default().refusal_reported {
+                self.choices.entry(idx).or_default().refusal_reported = true;
+                let loc = self.pointer_loc(block, data, &format!("{base}/delta/refusal"), false);
+                self.report(
+                    Finding::new(
+                        "refusal",
+                        format!("choice {idx} streams a refusal; the answer shows the refusal text, and `content` may stay empty"),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer(format!("{base}/delta/refusal")),
+                );
+            }
+            if finished {
+                after_finish.get_or_insert("refusal");
+            }
+        }
+        if d.get("tool_calls")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+            || d.get("function_call").is_some_and(|f| !f.is_null())
+        {
+            self.kind("tool-call");
+            adds = true;
+            if finished {
+                after_finish.get_or_insert("tool-call");
+            }
+        }
+        for f in REASONING_FIELDS {
+            if Field::of(d, f).nonempty_str().is_some() {
+                self.kind("reasoning");
+                adds = true;
+            }
+        }
+        if let Some(obj) = d.as_object() {
+            if obj
+                .keys()
+                .any(|k| !DELTA_KEYS.contains(&k.as_str()) && !obj[k].is_null())
+            {
+                adds = true;
+            }
+        }
+        if let Some(what) = after_finish {
+            let t = self.choices.entry(idx).or_default();
+            if !t.after_finish_reported {
+                t.after_finish_reported = true;
+                let ptr = format!("{base}/delta");
+                let loc = self.pointer_loc(block, data, &ptr, false);
+                self.report(
+                    Finding::new(
+                        "content-after-finish",
+                        format!("a {what} delta for choice {idx} arrives after its finish_reason: clients stop reading the choice at its finish_reason and lose it"),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer(ptr),
+                );
+            }
+        }
+        adds
+    }
+
+    fn check_finish(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        idx: u64,
+        base: &str,
+        choice: &Value,
+    ) -> bool {
+        let ptr = format!("{base}/finish_reason");
+        match Field::of(choice, "finish_reason") {
+            Field::Absent | Field::Null => false,
+            Field::Present(Value::String(s)) if s.is_empty() => {
+                let loc = self.pointer_loc(block, data, &ptr, false);
+                self.report(
+                    Finding::new(
+                        "finish-reason-value",
+                        "finish_reason is \"\" instead of null: clients that test `finish_reason != null` end the choice here",
+                        loc,
+                    )
+                    .level(Severity::Error)
+                    .event(index)
+                    .pointer(ptr),
+                );
+                false
+            }
+            Field::Present(Value::String(s)) => {
+                self.kind("finish");
+                if !FINISH_REASONS.contains(&s.as_str()) && !self.profile.finish_reasons.contains(s)
+                {
+                    let known = profile::providers_of_finish_reason(s);
+                    let loc = self.pointer_loc(block, data, &ptr, false);
+                    let whose = if known.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (a known {} value)", provider_list(&known))
+                    };
+                    self.report(
+                        Finding::new(
+                            "finish-reason-value",
+                            format!(
+                                "finish_reason {:?}{whose} is outside OpenAI's values (stop, length, tool_calls, content_filter, function_call): clients that switch on it fall through",
+                                shorten(s, 40)
+                            ),
+                            loc,
+                        )
+                        .level(Severity::Warning)
+                        .event(index)
+                        .pointer(ptr.clone()),
+                    );
+                }
+                let t = self.choices.entry(idx).or_default();
+                if t.finished && !t.repeated_reported {
+                    t.repeated_reported = true;
+                    let loc = self.pointer_loc(block, data, &ptr, false);
+                    self.report(
+                        Finding::new(
+                            "finish-reason-repeated",
+                            format!("choice {idx} gets a second finish_reason ({s:?}): clients that stop at the first one lose what follows"),
+                            loc,
+                        )
+                        .event(index)
+                        .pointer(ptr),
+                    );
+                } else if !t.finished {
+                    t.finished = true;
+                    let loc =
+                        self.pointer_loc(block, data, &format!("{base}/finish_reason"), false);
+                    self.choices.entry(idx).or_default().finish_loc = Some(loc);
+                }
+                true
+            }
+            Field::Present(other) => {
+                let loc = self.pointer_loc(block, data, &ptr, false);
+                self.report(
+                    Finding::new(
+                        "finish-reason-value",
+                        format!(
+                            "finish_reason is a JSON {} ({}), not a string: clients cannot tell why the choice ended",
+                            json_type(other),
+                            shorten(&other.to_string(), 30)
+                        ),
+                        loc,
+                    )
+                    .level(Severity::Error)
+                    .event(index)
+                    .pointer(ptr),
+                );
+                false
+            }
+        }
+    }
+
+    /// `unknown-field` / `vendor-extension`, once per field (indices
+    /// folded) per stream.
+    fn check_fields(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {
+        let mut found = Vec::new();
+        collect_unknown(v, "", TOP_KEYS, &mut found);
+        if let Some(cs) = v.get("choices").and_then(Value::as_array) {
+            for (i, c) in cs.iter().enumerate() {
+                let cb = format!("/choices/{i}");
+                collect_unknown(c, &cb, CHOICE_KEYS, &mut found);
+                if let Some(d) = c.get("delta") {
+                    let db = format!("{cb}/delta");
+                    collect_unknown(d, &db, DELTA_KEYS, &mut found);
+                    if let Some(ts) = d.get("tool_calls").and_then(Value::as_array) {
+                        for (j, t) in ts.iter().enumerate() {
+                            let tb = format!("{db}/tool_calls/{j}");
+                            collect_unknown(t, &tb, TOOL_KEYS, &mut found);
+                            if let Some(f) = t.get("function") {
+                                collect_unknown(
+                                    f,
+                                    &format!("{tb}/function"),
+                                    FUNCTION_KEYS,
+                                    &mut found,
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+            collect_unknown(u, "/usage", USAGE_KEYS, &mut found);
+            if let Some(d) = u.get("completion_tokens_details") {
+                collect_unknown(
+                    d,
+                    "/usage/completion_tokens_details",
+                    COMPLETION_DETAIL_KEYS,
+                    &mut found,
+                );
+            }
+            if let Some(d) = u.get("prompt_tokens_details") {
+                collect_unknown(
+                    d,
+                    "/usage/prompt_tokens_details",
+                    PROMPT_DETAIL_KEYS,
+                    &mut found,
+                );
+            }
+        }
+        for ptr in found {
+            let folded = fold_indices(&ptr);
+            if self.reported_fields.contains(&folded) {
+                continue;
+            }
+            self.reported_fields.insert(folded.clone());
+            let loc = self.pointer_loc(block, data, &ptr, true);
+            let known = providers_of(&folded);
+            if known.is_empty() {
+                self.report(
+                    Finding::new(
+                        "unknown-field",
+                        format!(
+                            "`{folded}` is in neither OpenAI's chunk schema nor any known provider's extensions; unknown fields are a policy, not a spec violation (the schema allows extra fields), but strict typed clients drop or reject them"
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer(ptr),
+                );
+            } else {
+                let notes: Vec<&str> = known
+                    .iter()
+                    .flat_map(|p| p.extensions.iter())
+                    .filter(|e| pointer_covers(&e.pointer, &folded))
+                    .map(|e| e.note.as_str())
+                    .take(1)
+                    .collect();
+                let mut f = Finding::new(
+                    "vendor-extension",
+                    format!(
+                        "`{folded}` is a known {} extension{}",
+                        provider_list(&known),
+                        notes
+                            .first()
+                            .map(|n| format!(": {}", shorten(n, 120)))
+                            .unwrap_or_default()
+                    ),
+                    loc,
+                )
+                .event(index)
+                .pointer(ptr);
+                if let Some(s) = self.profile.extension_severity {
+                    f = f.level(s);
+                }
+                self.report(f);
+            }
+        }
+    }
+
+    /// The JSON Schema of the chunk, for what no dedicated rule covers.
+    fn check_schema(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {
+        let validator = chunk_schema();
+        if validator.is_valid(v) {
+            return;
+        }
+        let mut found: Vec<(String, String, bool)> = Vec::new();
+        for err in validator.iter_errors(v) {
+            let path = err.instance_path().to_string();
+            let (ptr, what) = match err.kind() {
+                jsonschema::error::ValidationErrorKind::Required { property } => {
+                    let p = property.as_str().unwrap_or("");
+                    (format!("{path}/{p}"), "required".to_string())
+                }
+                jsonschema::error::ValidationErrorKind::Type { .. } => {
+                    (path.clone(), "type".to_string())
+                }
+                jsonschema::error::ValidationErrorKind::Enum { .. } => {
+                    (path.clone(), "enum".to_string())
+                }
+                jsonschema::error::ValidationErrorKind::Constant { .. } => {
+                    (path.clone(), "const".to_string())
+                }
+                _ => (path.clone(), "other".to_string()),
+            };
+            if owned_by_rule(&ptr, &what) {
+                continue;
+            }
+            if what == "enum" && ptr == "/service_tier" {
+                if let Some(s) = v.get("service_tier").and_then(Value::as_str) {
+                    if self.profile.service_tiers.iter().any(|t| t == s) {
+                        continue;
+                    }
+                }
+            }
+            let structural = what == "type" && is_structural(&ptr);
+            let msg = if what == "required" && ptr.ends_with("/finish_reason") {
+                "the choice has no `finish_reason` key: the schema requires it on every choice (null until the end); typed clients that expect the key may fail".to_string()
+            } else {
+                let mut m = err.to_string();
+                if let Some(s) = profile::providers_of_service_tier(
+                    v.get("service_tier").and_then(Value::as_str).unwrap_or(""),
+                )
+                .first()
+                .filter(|_| ptr == "/service_tier")
+                {
+                    m = format!("{m} (a known {} value)", s.provider);
+                }
+                format!(
+                    "{}: {}",
+                    if ptr.is_empty() { "/" } else { &ptr },
+                    shorten(&m, 160)
+                )
+            };
+            found.push((ptr, msg, structural));
+        }
+        for (ptr, msg, structural) in found {
+            let key = format!("{}#{}", fold_indices(&ptr), structural);
+            if !self.reported_fields.insert(format!("schema:{key}")) {
+                continue;
+            }
+            let loc = self.pointer_loc(block, data, &ptr, false);
+            let f = Finding::new("schema", msg, loc)
+                .event(index)
+                .pointer(ptr)
+                .level(if structural {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                });
+            self.report(f);
+        }
+    }
+}
+
+/// Whether a schema failure at `ptr` is already a dedicated rule's.
+fn owned_by_rule(ptr: &str, what: &str) -> bool {
+    let folded = fold_indices(ptr);
+    let f = folded.as_str();
+    matches!(f, "/object" | "/created")
+        || (matches!(f, "/id" | "/model") && what == "required")
+        || (f == "/choices" && what == "required")
+        || f == "/choices/*/index"
+        || (f == "/choices/*/delta" && what == "required")
+        || (f == "/choices/*/finish_reason" && what != "required")
+        || f == "/choices/*/delta/role"
+        || f == "/choices/*/delta/tool_calls/*/index"
+        || f == "/choices/*/delta/tool_calls/*/id" && what == "type"
+        || f.starts_with("/usage")
+}
+
+/// The structure clients walk: the chunk, choices, each choice, its delta,
+/// tool calls and their function.
+fn is_structural(ptr: &str) -> bool {
+    matches!(
+        fold_indices(ptr).as_str(),
+        "" | "/choices"
+            | "/choices/*"
+            | "/choices/*/delta"
+            | "/choices/*/delta/tool_calls"
+            | "/choices/*/delta/tool_calls/*"
+            | "/choices/*/delta/tool_calls/*/function"
+    )
+}
+
+/// Pointers of keys of `obj` (at `base`) not in `known`.
+fn collect_unknown(obj: &Value, base: &str, known: &[&str], out: &mut Vec<String>) {
+    if let Some(o) = obj.as_object() {
+        for k in o.keys() {
+            if !known.contains(&k.as_str()) {
+                out.push(format!(
+                    "{base}/{}",
+                    k.replace('~', "~0").replace('/', "~1")
+                ));
+            }
+        }
+    }
+}
+
+/// Whether `v` has a value at `pattern` (`*` = any array index).
+pub(super) fn pointer_present(v: &Value, pattern: &str) -> bool {
+    fn walk(v: &Value, parts: &[&str]) -> bool {
+        match parts.split_first() {
+            None => true,
+            Some((p, rest)) => match v {
+                Value::Object(o) => o.get(*p).is_some_and(|c| walk(c, rest)),
+                Value::Array(a) if *p == "*" => a.iter().any(|c| walk(c, rest)),
+                Value::Array(a) => p
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| a.get(i))
+                    .is_some_and(|c| walk(c, rest)),
+                _ => false,
+            },
+        }
+    }
+    let parts: Vec<&str> = pattern.split('/').skip(1).collect();
+    walk(v, &parts)
+}

@@ -1,0 +1,302 @@
+//! Whole-stream rules, run once the body has ended: transport
+//! (`http-status`, `content-type`, `body-not-sse`, `capture-truncated`),
+//! the ending (`empty-stream`, `cut-off`, `missing-done`,
+//! `missing-finish-reason`, `data-after-done`, the undispatched tail) and
+//! the sequence rules that need the whole stream (`choice-index` drift,
+//! `role-repeated`, `cumulative-content`, tool calls, `usage-missing`).
+//!
+//! One root cause gives one diagnostic: a non-2xx status silences the body
+//! rules; capture damage replaces `cut-off`; a stream cut off is not also
+//! `missing-done` and `missing-finish-reason`.
+
+use super::framing::shorten;
+use super::payload::error_message;
+use super::Linter;
+use crate::capture::har::media_type;
+use crate::capture::Truncation;
+use crate::lint::{Finding, Location};
+use crate::model::assembly::Ending;
+use serde_json::Value;
+
+impl Linter<'_> {
+    /// A location for whole-body findings: the start of the body.
+    fn body_start(&self) -> Location {
+        let text = self.head.split(|b| *b == b'\n').next().unwrap_or(&[]);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let mut l = Location::in_line(text, 0, 1, 0, text.len().min(200));
+        self.to_file(&mut l);
+        l
+    }
+
+    pub(super) fn finish_stream(&mut self, evidence: &[Truncation]) {
+        let http = self.ctx.http.clone();
+        let head_json: Option<Value> = serde_json::from_slice(trim(&self.head)).ok();
+        if let Some(h) = &http {
+            if !(200..300).contains(&h.status) {
+                let detail = head_json
+                    .as_ref()
+                    .map(|v| error_message(v.get("error").unwrap_or(v)))
+                    .or_else(|| {
+                        let t = String::from_utf8_lossy(trim(&self.head)).into_owned();
+                        (!t.is_empty()).then(|| format!("{:?}", shorten(&t, 160)))
+                    })
+                    .unwrap_or_else(|| "(empty body)".to_string());
+                let loc = self.body_start();
+                self.report(Finding::new(
+                    "http-status",
+                    format!(
+                        "HTTP status {} {}: the request failed before streaming; the body says {detail}",
+                        h.status, h.reason
+                    ),
+                    loc,
+                ));
+                return;
+            }
+            let ct = h.content_type.as_deref().map(media_type);
+            if ct.as_deref() != Some("text/event-stream") {
+                let ignored = head_json
+                    .as_ref()
+                    .and_then(|v| v.get("object"))
+                    .and_then(Value::as_str)
+                    == Some("chat.completion");
+                let loc = self.body_start();
+                self.report(Finding::new(
+                    "content-type",
+                    match (&h.content_type, ignored) {
+                        (_, true) => "the response is `application/json` with one chat.completion object: the server ignored `\"stream\": true`".to_string(),
+                        (Some(c), false) => format!(
+                            "Content-Type is {c:?}, not text/event-stream: browsers' EventSource refuses the stream and proxies may buffer it whole"
+                        ),
+                        (None, false) => "the response has no Content-Type; clients and proxies cannot tell it is an event stream".to_string(),
+                    },
+                    loc,
+                ));
+            }
+        }
+        for t in evidence {
+            let loc = self.last_loc.clone();
+            self.report(
+                Finding::new(
+                    "capture-truncated",
+                    format!("{}; the capture tool, not necessarily the server, cut this capture", t.reason),
+                    loc,
+                )
+                .help("capture again (with `sselint record`, or a browser export with full bodies) to judge the ending"),
+            );
+        }
+        let body_blank = trim(&self.head).is_empty();
+        if self.sse_lines == 0 && !body_blank {
+            let loc = self.body_start();
+            let what = match &head_json {
+                Some(v) if v.get("error").is_some_and(|e| !e.is_null()) => {
+                    "a bare JSON error object".to_string()
+                }
+                Some(v) if v.get("object").and_then(Value::as_str) == Some("chat.completion") => {
+                    "one non-streamed chat.completion object (the server ignored `\"stream\": true`)".to_string()
+                }
+                Some(v) => format!("a JSON {}", crate::model::json_type(v)),
+                None => "text with no SSE field lines".to_string(),
+            };
+            self.report(
+                Finding::new(
+                    "body-not-sse",
+                    format!("the body is {what}, not an event stream: it has no `data:` lines, so SSE clients see no event at all"),
+                    loc.clone(),
+                )
+                .help("stream `data: {json}` events, each followed by a blank line"),
+            );
+            if let Some(err) = head_json
+                .as_ref()
+                .and_then(|v| v.get("error"))
+                .filter(|e| !e.is_null())
+            {
+                self.error_events += 1;
+                self.report(Finding::new(
+                    "error-event",
+                    format!(
+                        "an error came back inside an HTTP {} stream: {}",
+                        http.as_ref()
+                            .map_or("200".to_string(), |h| h.status.to_string()),
+                        error_message(err)
+                    ),
+                    loc,
+                ));
+            }
+        }
+        let ending = self.answer.ending();
+        let damaged = !evidence.is_empty();
+        if self.after_done > 0 {
+            let loc = self.first_after_done.clone().unwrap_or_default();
+            self.report(Finding::new(
+                "data-after-done",
+                format!(
+                    "{} event(s) follow `[DONE]`: clients stop reading at `[DONE]` and never see them",
+                    self.after_done
+                ),
+                loc,
+            ));
+        }
+        match ending {
+            Ending::Empty => {
+                if !damaged {
+                    let loc = self.last_loc.clone();
+                    self.report(Finding::new(
+                        "empty-stream",
+                        format!(
+                            "no chunk with choices in {} event(s){}: the client shows an empty answer",
+                            self.events,
+                            if self.error_events > 0 { " (the stream carried an error instead)" } else { "" }
+                        ),
+                        loc,
+                    ));
+                }
+            }
+            Ending::CutOff => {
+                if !damaged && self.error_events == 0 {
+                    let loc = self
+                        .tail_loc
+                        .clone()
+                        .unwrap_or_else(|| self.last_loc.clone());
+                    let text: usize = self
+                        .answer
+                        .choices
+                        .values()
+                        .map(|c| c.text.kept.chars().count())
+                        .sum();
+                    self.report(
+                        Finding::new(
+                            "cut-off",
+                            format!(
+                                "the stream ended with neither a finish_reason nor `[DONE]` after {} event(s) ({text} characters of text): the answer is incomplete, yet many clients show it as if it were whole",
+                                self.events
+                            ),
+                            loc,
+                        )
+                        .help("the server (or a proxy) closed the connection early; check its timeouts and error logs"),
+                    );
+                }
+            }
+            Ending::NoDone => {
+                if !damaged {
+                    let loc = self.last_loc.clone();
+                    self.report(Finding::new(
+                        "missing-done",
+                        "every choice finished but `data: [DONE]` never came: clients that wait for it hang until the connection closes, and some report an error",
+                        loc,
+                    ).help("send `data: [DONE]` and a blank line after the last chunk"));
+                }
+            }
+            Ending::DoneWithoutFinish => {
+                let drift = self.drift_detected();
+                let missing: Vec<(u64, Option<Location>)> = self
+                    .answer
+                    .choices
+                    .values()
+                    .filter(|c| c.finish_reason.is_none())
+                    .map(|c| {
+                        (
+                            c.index,
+                            self.choices.get(&c.index).and_then(|t| t.first_loc.clone()),
+                        )
+                    })
+                    .collect();
+                if !drift && self.error_events == 0 {
+                    for (i, loc) in missing {
+                        self.report(Finding::new(
+                            "missing-finish-reason",
+                            format!("`[DONE]` arrived but choice {i} never got a finish_reason: clients cannot tell a complete answer from a cut one"),
+                            loc.unwrap_or_else(|| self.last_loc.clone()),
+                        ));
+                    }
+                }
+            }
+            Ending::Complete => {}
+        }
+        if ending != Ending::CutOff && !self.tail_complete {
+            if let Some(loc) = self.tail_loc.clone() {
+                self.report(Finding::new(
+                    "unterminated-event",
+                    "bytes after the last blank line at the end of the stream: an incomplete event that every client discards",
+                    loc,
+                ));
+            }
+        }
+        if self.drift_detected() {
+            if let Some((loc, ev)) = self.drift.first_loc.clone() {
+                self.report(
+                    Finding::new(
+                        "choice-index",
+                        format!(
+                            "the choice index grows by one on every chunk (0, 1, 2, … up to {}): clients put each piece in a new choice, so choice 0 holds only the first piece",
+                            self.drift.last.unwrap_or(0)
+                        ),
+                        loc,
+                    )
+                    .event(ev),
+                );
+            }
+        }
+        let repeated: Option<(u64, u64, u64, Option<Location>)> = self
+            .choices
+            .iter()
+            .find(|(_, t)| t.role_deltas >= 2)
+            .map(|(i, t)| (*i, t.role_deltas, t.deltas, t.first_role_loc.clone()));
+        if let Some((i, n, m, loc)) = repeated {
+            self.report(Finding::new(
+                "role-repeated",
+                format!("choice {i} repeats `role` on {n} of {m} deltas; harmless for most clients, but those that start a new message on each role split the answer"),
+                loc.unwrap_or_default(),
+            ));
+        }
+        let cumulative: Vec<(u64, Location, Option<u64>)> = self
+            .choices
+            .iter()
+            .filter(|(_, t)| t.cumulative >= 2)
+            .filter_map(|(i, t)| t.cumulative_loc.clone().map(|(l, e)| (*i, l, e)))
+            .collect();
+        for (i, loc, ev) in cumulative {
+            self.report(
+                Finding::new(
+                    "cumulative-content",
+                    format!("choice {i}'s content deltas repeat the text so far instead of adding to it: clients that append deltas show the text many times over"),
+                    loc,
+                )
+                .event(ev),
+            );
+        }
+        self.finish_tool_calls(ending == Ending::CutOff || damaged);
+        let asked_usage = self.ctx.request.as_ref().is_some_and(|r| r.include_usage);
+        if asked_usage
+            && self.answer.usage.is_none()
+            && matches!(
+                ending,
+                Ending::Complete | Ending::NoDone | Ending::DoneWithoutFinish
+            )
+        {
+            let loc = self.last_loc.clone();
+            self.report(Finding::new(
+                "usage-missing",
+                "the request asked for usage (`stream_options.include_usage`) but no chunk carried it",
+                loc,
+            ));
+        }
+    }
+
+    fn drift_detected(&self) -> bool {
+        self.drift.steps >= 2 && !self.drift.broken
+    }
+}
+
+/// `b` without leading and trailing ASCII whitespace (and a BOM).
+fn trim(b: &[u8]) -> &[u8] {
+    let b = b.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(b);
+    let s = b
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(b.len());
+    let e = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(s, |i| i + 1);
+    &b[s..e]
+}

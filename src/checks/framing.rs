@@ -1,0 +1,340 @@
+//! Framing rules: what the bytes and lines look like before any JSON is
+//! read (`invalid-utf8`, `bom`, `line-endings`, `data-no-space`,
+//! `multiline-data`, `missing-separator`, `unknown-sse-field`,
+//! `unterminated-event`, `event-type`, `comment`). Source: WHATWG HTML
+//! §9.2.5–9.2.6.
+
+use super::Linter;
+use crate::lint::{Finding, Location, Severity};
+use crate::model::{self, Payload};
+use crate::sse::{Block, Framing, LineEnd, LineKind};
+
+impl Linter<'_> {
+    /// Line-level rules for every line of a block.
+    pub(super) fn check_block_framing(&mut self, block: &Block<'_>) {
+        for line in block.lines {
+            let first = match line.end {
+                LineEnd::Lf => &mut self.first_lf,
+                LineEnd::CrLf => &mut self.first_crlf,
+                LineEnd::Cr => &mut self.first_cr,
+                LineEnd::Eof => &mut None,
+            };
+            if first.is_none() {
+                let l = Location::in_line(
+                    block.bytes(line),
+                    line.offset,
+                    line.line,
+                    line.len,
+                    line.len,
+                );
+                let mut l = l;
+                self.to_file(&mut l);
+                match line.end {
+                    LineEnd::Lf => self.first_lf = Some(l),
+                    LineEnd::CrLf => self.first_crlf = Some(l),
+                    LineEnd::Cr => self.first_cr = Some(l),
+                    LineEnd::Eof => {}
+                }
+            }
+            let bytes = block.bytes(line);
+            if let Err(e) = std::str::from_utf8(bytes) {
+                let at = e.valid_up_to();
+                let len = e.error_len().unwrap_or(bytes.len() - at);
+                self.invalid_utf8_reported += 1;
+                let loc = self.loc(block, line, at, at + len);
+                self.report(
+                    Finding::new(
+                        "invalid-utf8",
+                        format!(
+                            "bytes {} are not UTF-8; they decode to U+FFFD, so the text a client shows differs from what the server meant",
+                            hex_bytes(&bytes[at..at + len])
+                        ),
+                        loc,
+                    )
+                    .help("send the body as UTF-8; a split multi-byte character must be completed in the same stream"),
+                );
+            }
+            match line.kind {
+                LineKind::Comment => {
+                    self.sse_lines += 1;
+                    self.comment_lines += 1;
+                    if self.first_comment.is_none() {
+                        self.first_comment = Some(self.loc(block, line, 0, line.len));
+                    }
+                }
+                LineKind::Field { colon } => {
+                    let name = block.name(line);
+                    match name {
+                        b"data" => {
+                            self.sse_lines += 1;
+                            self.data_lines += 1;
+                            if let Some(c) = colon {
+                                let b = block.bytes(line);
+                                if b.len() > c + 1 && b[c + 1] != b' ' {
+                                    self.no_space_lines += 1;
+                                    if self.first_no_space.is_none() {
+                                        self.first_no_space = Some(self.loc(block, line, 0, c + 1));
+                                    }
+                                }
+                            }
+                        }
+                        b"event" | b"id" | b"retry" => self.sse_lines += 1,
+                        b"error" => {
+                            let loc = self.loc(block, line, 0, line.len);
+                            let value = String::from_utf8_lossy(block.value(line)).into_owned();
+                            self.error_events += 1;
+                            self.report(Finding::new(
+                                "error-event",
+                                format!(
+                                    "an `error:` field carries an error inside the stream: {}",
+                                    shorten(&value, 160)
+                                ),
+                                loc,
+                            ).help("send errors as a data event whose JSON has a top-level `error` object with `message`"));
+                        }
+                        _ => {
+                            let value = block.value(line);
+                            let payload = matches!(value.first(), Some(b'{' | b'['));
+                            let loc = self.loc(block, line, 0, colon.unwrap_or(line.len));
+                            let shown = String::from_utf8_lossy(name);
+                            let mut f = Finding::new(
+                                "unknown-sse-field",
+                                if payload {
+                                    format!("field `{}` is not an SSE field (event, data, id, retry) and carries a JSON payload that every client ignores", shorten(&shown, 60))
+                                } else {
+                                    format!("field `{}` is not an SSE field (event, data, id, retry); clients ignore the line", shorten(&shown, 60))
+                                },
+                                loc,
+                            );
+                            if payload {
+                                f = f.level(Severity::Error);
+                            }
+                            self.pending_unknown(f);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Holds `unknown-sse-field` findings until the body shows it is SSE at
+    /// all: a body with no SSE line is one `body-not-sse`, not a finding per
+    /// line.
+    fn pending_unknown(&mut self, f: Finding) {
+        if self.sse_lines > 0 {
+            self.report(f);
+        } else if self.pending_fields.len() < 64 {
+            self.pending_fields.push(f);
+        }
+    }
+
+    /// Event-level framing: several `data` lines, a non-default type.
+    pub(super) fn check_event_framing(
+        &mut self,
+        block: &Block<'_>,
+        event_type: &str,
+        index: Option<u64>,
+    ) -> bool {
+        let mut separator = false;
+        let data_lines: Vec<_> = block.data_lines().collect();
+        if data_lines.len() >= 2 {
+            let all_json = data_lines.iter().all(|l| {
+                let v = block.value(l);
+                matches!(v.first(), Some(b'{' | b'['))
+                    && std::str::from_utf8(v).ok().is_some_and(|s| {
+                        matches!(model::decode(s), Payload::Json(_) | Payload::Done)
+                    })
+            });
+            let first = data_lines[1];
+            let loc = self.loc(block, first, 0, first.len);
+            if all_json {
+                separator = true;
+                self.separator_errors += 1;
+                self.report(
+                    Finding::new(
+                        "missing-separator",
+                        format!(
+                            "one event holds {} JSON texts on separate `data` lines: the blank line between events is missing, so the data buffer joins them with LF and no JSON parser reads it",
+                            data_lines.len()
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .help("end every event with a blank line (`\\n\\n`)"),
+                );
+            } else {
+                self.report(
+                    Finding::new(
+                        "multiline-data",
+                        format!(
+                            "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
+                            data_lines.len()
+                        ),
+                        loc,
+                    )
+                    .event(index),
+                );
+            }
+        }
+        if event_type != "message" && event_type != "error" {
+            let loc = block
+                .lines
+                .iter()
+                .find(|l| block.name(l) == b"event")
+                .map(|l| self.loc(block, l, 0, l.len))
+                .unwrap_or_else(|| self.event_loc(block));
+            self.report(
+                Finding::new(
+                    "event-type",
+                    format!(
+                        "event type `{}` instead of the default `message`: `EventSource.onmessage` never sees it, and clients that filter on the type drop it",
+                        shorten(event_type, 60)
+                    ),
+                    loc,
+                )
+                .event(index),
+            );
+        }
+        separator
+    }
+
+    /// The bytes after the last blank line at end of stream.
+    pub(super) fn check_tail(&mut self, block: &Block<'_>) {
+        let Some(first) = block.lines.iter().find(|l| l.kind != LineKind::Comment) else {
+            return;
+        };
+        let loc = self.loc(block, first, 0, first.len);
+        let Some(data) = block.data else {
+            return;
+        };
+        match model::decode(data) {
+            Payload::Done | Payload::Json(_) => {
+                self.tail_complete = true;
+                self.report(
+                    Finding::new(
+                        "unterminated-event",
+                        "the last event is not followed by a blank line: the spec discards it at end of stream (browsers' EventSource and eventsource-parser drop it), while line-based clients keep it",
+                        loc,
+                    )
+                    .help("end the last event with a blank line too"),
+                );
+                // Lenient clients read it: assemble it so the verdict on the
+                // ending is not a second finding for the same cause.
+                self.check_event(block, data, None, "message");
+            }
+            _ => self.tail_loc = Some(loc),
+        }
+    }
+
+    /// Whole-stream framing counts.
+    pub(super) fn finish_framing(&mut self, framing: &Framing) {
+        if framing.bom {
+            let mut l = Location {
+                byte_offset: 0,
+                byte_len: 3,
+                line: 1,
+                column: 1,
+                source: None,
+            };
+            self.to_file(&mut l);
+            self.report(
+                Finding::new(
+                    "bom",
+                    "the body starts with a byte order mark (EF BB BF); the spec strips it, but clients that split on `data: ` see it glued to the first field name",
+                    l,
+                )
+                .help("send UTF-8 without a BOM"),
+            );
+        }
+        let kinds =
+            u8::from(framing.lf > 0) + u8::from(framing.crlf > 0) + u8::from(framing.cr > 0);
+        if framing.cr > 0 {
+            let loc = self.first_cr.clone().unwrap_or_default();
+            self.report(
+                Finding::new(
+                    "line-endings",
+                    format!(
+                        "{} line(s) end with a lone CR; legal SSE, but clients that split on `\\n` never see those lines end",
+                        framing.cr
+                    ),
+                    loc,
+                )
+                .level(Severity::Warning),
+            );
+        } else if kinds > 1 {
+            let loc = if framing.crlf <= framing.lf {
+                self.first_crlf.clone()
+            } else {
+                self.first_lf.clone()
+            }
+            .unwrap_or_default();
+            self.report(
+                Finding::new(
+                    "line-endings",
+                    format!(
+                        "line endings are mixed ({} LF, {} CRLF); clients that split on one kind leave stray CRs in field values",
+                        framing.lf, framing.crlf
+                    ),
+                    loc,
+                )
+                .level(Severity::Warning),
+            );
+        } else if framing.crlf > 0 {
+            let loc = self.first_crlf.clone().unwrap_or_default();
+            self.report(Finding::new(
+                "line-endings",
+                "lines end with CRLF; legal SSE, but clients that split on `\\n` keep a trailing CR in every value",
+                loc,
+            ));
+        }
+        if self.no_space_lines > 0 {
+            let loc = self.first_no_space.clone().unwrap_or_default();
+            self.report(
+                Finding::new(
+                    "data-no-space",
+                    format!(
+                        "`data:` is not followed by a space on {} of {} data lines; legal SSE, but clients that match the prefix `data: ` skip these lines",
+                        self.no_space_lines, self.data_lines
+                    ),
+                    loc,
+                )
+                .help("write `data: ` with one space, as OpenAI does"),
+            );
+        }
+        if self.comment_lines > 0 {
+            let loc = self.first_comment.clone().unwrap_or_default();
+            self.report(Finding::new(
+                "comment",
+                format!(
+                    "{} comment line(s) (keep-alives); legal SSE, ignored by conforming clients, but a client that parses every line as JSON fails on them",
+                    self.comment_lines
+                ),
+                loc,
+            ));
+        }
+        if self.sse_lines > 0 {
+            for f in std::mem::take(&mut self.pending_fields) {
+                self.report(f);
+            }
+        }
+    }
+}
+
+/// `EF BB` style rendering of bytes.
+pub(super) fn hex_bytes(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02X}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `s` cut to `max` chars with an ellipsis.
+pub(super) fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}

@@ -1,0 +1,286 @@
+//! The checks: one [`Linter`] per stream, fed block by block by the SSE
+//! parser, keeping the little state the sequence rules need (the answer so
+//! far, ids, finish reasons, tool-call fragments) and reporting findings to
+//! a [`Collector`]. The families live in their own files: `framing`,
+//! `payload`, `chunk` (envelope, choices, delta, finish, fields, schema),
+//! `tool_calls`, `usage`, `ending` (transport and how the stream ended).
+//!
+//! Checks never re-read bytes and never print; every finding carries a
+//! location computed while its block is at hand.
+
+mod chunk;
+mod ending;
+mod framing;
+mod payload;
+mod tool_calls;
+mod usage;
+
+use crate::capture::{Http, Origin, Truncation};
+use crate::lint::{Collector, Finding, Location, Profile, Settings};
+use crate::model::assembly::Answer;
+use crate::model::{span, RequestOptions};
+use crate::sse::{Block, Framing, Line, Sink};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Bytes of the body kept from its start, to read a body that is not SSE
+/// (a bare JSON error) as a whole.
+pub const HEAD_BYTES: usize = 64 * 1024;
+
+/// What the linter knows about the stream before reading its body.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// HTTP metadata.
+    pub http: Option<Http>,
+    /// Request options, when the capture holds the request.
+    pub request: Option<RequestOptions>,
+    /// Body position → file position.
+    pub origin: Origin,
+}
+
+/// Per-choice bookkeeping of the sequence rules.
+#[derive(Debug, Default, Clone)]
+struct ChoiceTrack {
+    deltas: u64,
+    role_deltas: u64,
+    first_role_loc: Option<Location>,
+    last_content: String,
+    cumulative: u64,
+    cumulative_loc: Option<(Location, Option<u64>)>,
+    finished: bool,
+    finish_loc: Option<Location>,
+    repeated_reported: bool,
+    after_finish_reported: bool,
+    first_loc: Option<Location>,
+    refusal_reported: bool,
+    tools: BTreeMap<u64, ToolTrack>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct ToolTrack {
+    first_loc: Location,
+    first_event: Option<u64>,
+    repeated_reported: bool,
+}
+
+/// One stream's linter. Feed it blocks (it is an [`Sink`]), then call
+/// [`Linter::finish`].
+pub struct Linter<'s> {
+    /// The findings.
+    pub out: Collector<'s>,
+    profile: &'static Profile,
+    ctx: Context,
+    /// The reconstruction.
+    pub answer: Answer,
+    head: Vec<u8>,
+    /// Lines that are SSE fields with a known name, or comments.
+    sse_lines: u64,
+    comment_lines: u64,
+    first_comment: Option<Location>,
+    data_lines: u64,
+    no_space_lines: u64,
+    first_no_space: Option<Location>,
+    first_cr: Option<Location>,
+    first_crlf: Option<Location>,
+    first_lf: Option<Location>,
+    invalid_utf8_reported: u64,
+    /// Location of the last line seen.
+    last_loc: Location,
+    /// Dispatched events.
+    pub events: u64,
+    done_event: Option<u64>,
+    after_done: u64,
+    first_after_done: Option<Location>,
+    first_id: Option<String>,
+    id_changed: bool,
+    first_model: Option<String>,
+    model_changed: bool,
+    usage_chunks: u64,
+    usage_repeat_loc: Option<Location>,
+    choices: BTreeMap<u64, ChoiceTrack>,
+    /// Chunks holding exactly one choice: (index, event) in order, while
+    /// they might show a drifting index.
+    drift: DriftTrack,
+    reported_fields: BTreeSet<String>,
+    error_events: u64,
+    choice_message_reported: bool,
+    /// The tail (unterminated) block held JSON or `[DONE]`.
+    tail_complete: bool,
+    tail_loc: Option<Location>,
+    /// Events whose data was not JSON.
+    invalid_payloads: u64,
+    separator_errors: u64,
+    /// `unknown-sse-field` findings held until the body shows SSE lines.
+    pending_fields: Vec<Finding>,
+    /// What the last event was (`role`, `content`, `finish`, `usage`,
+    /// `done`, `error`, `invalid`, …), for `inspect`.
+    pub event_kind: Vec<&'static str>,
+}
+
+#[derive(Debug, Default)]
+struct DriftTrack {
+    last: Option<u64>,
+    steps: u64,
+    broken: bool,
+    first_loc: Option<(Location, Option<u64>)>,
+}
+
+impl<'s> Linter<'s> {
+    /// A linter for one stream.
+    pub fn new(settings: &'s Settings, ctx: Context) -> Self {
+        Linter {
+            out: Collector::new(settings),
+            profile: settings.profile,
+            ctx,
+            answer: Answer::default(),
+            head: Vec::new(),
+            sse_lines: 0,
+            comment_lines: 0,
+            first_comment: None,
+            data_lines: 0,
+            no_space_lines: 0,
+            first_no_space: None,
+            first_cr: None,
+            first_crlf: None,
+            first_lf: None,
+            invalid_utf8_reported: 0,
+            last_loc: Location::default(),
+            events: 0,
+            done_event: None,
+            after_done: 0,
+            first_after_done: None,
+            first_id: None,
+            id_changed: false,
+            first_model: None,
+            model_changed: false,
+            usage_chunks: 0,
+            usage_repeat_loc: None,
+            choices: BTreeMap::new(),
+            drift: DriftTrack::default(),
+            reported_fields: BTreeSet::new(),
+            error_events: 0,
+            choice_message_reported: false,
+            tail_complete: false,
+            tail_loc: None,
+            invalid_payloads: 0,
+            separator_errors: 0,
+            pending_fields: Vec::new(),
+            event_kind: Vec::new(),
+        }
+    }
+
+    /// Keeps the start of the body (call with every byte slice fed to the
+    /// parser).
+    pub fn observe_bytes(&mut self, bytes: &[u8]) {
+        if self.head.len() < HEAD_BYTES {
+            let n = (HEAD_BYTES - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..n]);
+        }
+    }
+
+    /// The location of `start..end` within `line` of `block`.
+    fn loc(&self, block: &Block<'_>, line: &Line, start: usize, end: usize) -> Location {
+        let mut l = Location::in_line(block.bytes(line), line.offset, line.line, start, end);
+        self.to_file(&mut l);
+        l
+    }
+
+    /// Shifts a body-relative location to the file where the body is a
+    /// contiguous part of it.
+    fn to_file(&self, l: &mut Location) {
+        if let Some((off, line)) = self.ctx.origin.file_start {
+            l.byte_offset += off;
+            l.line += line - 1;
+        }
+    }
+
+    /// The whole value of the first `data` line of `block` (or its first
+    /// line).
+    fn event_loc(&self, block: &Block<'_>) -> Location {
+        match block.data_lines().next().or(block.lines.first()) {
+            Some(line) => {
+                let s = block.value_start(line);
+                self.loc(block, line, s, line.len)
+            }
+            None => self.last_loc.clone(),
+        }
+    }
+
+    /// The bytes a JSON pointer names inside the block's data.
+    fn pointer_loc(&self, block: &Block<'_>, data: &str, pointer: &str, key: bool) -> Location {
+        let Some(js) = span::find(data, pointer) else {
+            return self.event_loc(block);
+        };
+        let (start, end) = match (key, js.key, js.key_end) {
+            (true, Some(k), Some(e)) => (k, e),
+            _ => (js.start, js.end),
+        };
+        let (Some((l1, s)), Some((l2, e))) = (
+            span::data_position(block, start),
+            span::data_position(block, end),
+        ) else {
+            return self.event_loc(block);
+        };
+        let end = if std::ptr::eq(l1, l2) { e } else { l1.len };
+        self.loc(block, l1, s, end)
+    }
+
+    /// Reports a finding.
+    fn report(&mut self, f: Finding) {
+        self.out.push(f);
+    }
+
+    /// Notes what the current event does, once per kind.
+    fn kind(&mut self, k: &'static str) {
+        if !self.event_kind.contains(&k) {
+            self.event_kind.push(k);
+        }
+    }
+
+    /// Ends the stream: the whole-stream rules (transport, framing counts,
+    /// ending, usage, tool-call arguments).
+    pub fn finish(mut self, framing: &Framing, evidence: &[Truncation]) -> Report<'s> {
+        self.finish_framing(framing);
+        self.finish_stream(evidence);
+        let ending = self.answer.ending();
+        Report {
+            out: self.out,
+            answer: self.answer,
+            ending,
+            events: self.events,
+            head: self.head,
+        }
+    }
+}
+
+/// What linting one stream produced.
+#[derive(Debug)]
+pub struct Report<'s> {
+    /// The findings.
+    pub out: Collector<'s>,
+    /// The reconstructed answer.
+    pub answer: Answer,
+    /// How the stream ended.
+    pub ending: crate::model::assembly::Ending,
+    /// Dispatched events.
+    pub events: u64,
+    /// The first bytes of the body.
+    pub head: Vec<u8>,
+}
+
+impl Sink for Linter<'_> {
+    fn block(&mut self, block: &Block<'_>) {
+        self.check_block_framing(block);
+        if let Some(last) = block.lines.last() {
+            self.last_loc = self.loc(block, last, 0, last.len);
+        }
+        if let Some(d) = &block.dispatch {
+            self.events += 1;
+            let data = d.data;
+            let index = d.index;
+            let event_type = d.event_type;
+            self.check_event(block, data, Some(index), event_type);
+        } else if !block.terminated {
+            self.check_tail(block);
+        }
+    }
+}

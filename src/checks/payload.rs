@@ -1,0 +1,185 @@
+//! Payload rules: what an event's data is (`invalid-json`, `done-marker`,
+//! `data-after-done`, `error-event`, `error-shape`). A chunk goes on to the
+//! chunk rules.
+
+use super::framing::shorten;
+use super::Linter;
+use crate::lint::{Finding, Severity};
+use crate::model::{self, Payload};
+use crate::sse::Block;
+use serde_json::Value;
+
+impl Linter<'_> {
+    /// Everything about one event (a dispatched one, or the tail with
+    /// `index == None`).
+    pub(super) fn check_event(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        event_type: &str,
+    ) {
+        self.event_kind.clear();
+        let separator = self.check_event_framing(block, event_type, index);
+        if self.done_event.is_some() {
+            self.kind("after-done");
+            self.after_done += 1;
+            if self.first_after_done.is_none() {
+                self.first_after_done = Some(self.event_loc(block));
+            }
+            return;
+        }
+        if event_type == "error" {
+            self.kind("error");
+            self.error_events += 1;
+            let loc = self.event_loc(block);
+            let what = match model::decode(data) {
+                Payload::Json(v) => error_message(v.get("error").unwrap_or(&v)),
+                _ => shorten(data, 160),
+            };
+            self.report(
+                Finding::new(
+                    "error-event",
+                    format!("an `event: error` arrived inside the stream: {what}"),
+                    loc,
+                )
+                .event(index),
+            );
+            return;
+        }
+        match model::decode(data) {
+            Payload::Done => {
+                self.kind("done");
+                self.answer.done = true;
+                self.done_event = Some(index.unwrap_or(self.events));
+            }
+            Payload::MalformedDone => {
+                self.kind("done");
+                let loc = self.event_loc(block);
+                self.report(
+                    Finding::new(
+                        "done-marker",
+                        format!(
+                            "{:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string and then fail to parse it as JSON",
+                            shorten(data, 40)
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .help("send exactly `data: [DONE]` followed by a blank line"),
+                );
+                self.answer.done = true;
+                self.done_event = Some(index.unwrap_or(self.events));
+            }
+            Payload::Invalid { message, at } => {
+                self.kind("invalid");
+                self.invalid_payloads += 1;
+                let loc = match model::span::data_position(block, at) {
+                    Some((line, s)) => self.loc(block, line, s, (s + 1).min(line.len)),
+                    None => self.event_loc(block),
+                };
+                let why = if separator {
+                    " (several events run together)".to_string()
+                } else {
+                    String::new()
+                };
+                self.report(
+                    Finding::new(
+                        "invalid-json",
+                        format!("the event's data is neither JSON nor `[DONE]`{why}: {message}; clients that parse every event fail here"),
+                        loc,
+                    )
+                    .event(index),
+                );
+            }
+            Payload::Json(v) => self.check_json(block, data, index, &v),
+        }
+    }
+
+    fn check_json(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {
+        let Some(obj) = v.as_object() else {
+            self.kind("invalid");
+            let loc = self.event_loc(block);
+            self.report(
+                Finding::new(
+                    "schema",
+                    format!(
+                        "the event's data is a JSON {}, not a chunk object: clients read `choices` from it and fail",
+                        model::json_type(v)
+                    ),
+                    loc,
+                )
+                .level(Severity::Error)
+                .event(index)
+                .pointer(""),
+            );
+            return;
+        };
+        if let Some(err) = obj.get("error").filter(|e| !e.is_null()) {
+            self.kind("error");
+            self.error_events += 1;
+            let loc = self.pointer_loc(block, data, "/error", true);
+            self.report(
+                Finding::new(
+                    "error-event",
+                    format!(
+                        "an error arrived inside the stream: {}; openai-python raises APIError here, other clients show a truncated answer as if complete",
+                        error_message(err)
+                    ),
+                    loc.clone(),
+                )
+                .event(index)
+                .pointer("/error"),
+            );
+            let shaped = err
+                .as_object()
+                .is_some_and(|o| o.get("message").is_some_and(Value::is_string));
+            if !shaped {
+                self.report(
+                    Finding::new(
+                        "error-shape",
+                        format!(
+                            "the error is a JSON {} without a string `message`: clients that read `error.message` show nothing useful",
+                            if err.is_object() { "object" } else { model::json_type(err) }
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer("/error"),
+                );
+            }
+            if !obj.contains_key("choices") {
+                return;
+            }
+        }
+        self.check_chunk(block, data, index, v);
+    }
+}
+
+/// "message (type, code)" of an error value.
+pub(super) fn error_message(err: &Value) -> String {
+    match err {
+        Value::String(s) => format!("{:?}", shorten(s, 160)),
+        Value::Object(o) => {
+            let msg = o
+                .get("message")
+                .and_then(Value::as_str)
+                .map(|s| format!("{:?}", shorten(s, 160)))
+                .unwrap_or_else(|| "(no message)".to_string());
+            let mut extra = Vec::new();
+            for k in ["type", "code"] {
+                match o.get(k) {
+                    Some(Value::String(s)) => extra.push(format!("{k} {s}")),
+                    Some(Value::Number(n)) => extra.push(format!("{k} {n}")),
+                    _ => {}
+                }
+            }
+            if extra.is_empty() {
+                msg
+            } else {
+                format!("{msg} ({})", extra.join(", "))
+            }
+        }
+        other => shorten(&other.to_string(), 160),
+    }
+}

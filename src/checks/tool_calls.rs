@@ -1,0 +1,217 @@
+//! Tool-call rules: `tool-call-index`, `tool-call-start`,
+//! `tool-call-id-repeated`, `tool-call-index-reused` (per fragment) and
+//! `tool-call-arguments`, `tool-calls-finish` (at the end). Source:
+//! OpenAI's `ChatCompletionMessageToolCallChunk`; openai-python's stream
+//! accumulator merges fragments by `index` and concatenates `arguments`.
+
+use super::framing::shorten;
+use super::{Linter, ToolTrack};
+use crate::lint::Finding;
+use serde_json::Value;
+
+impl Linter<'_> {
+    pub(super) fn check_tool_calls(
+        &mut self,
+        block: &crate::sse::Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        choice: u64,
+        base: &str,
+        calls: &[Value],
+    ) {
+        for (pos, call) in calls.iter().enumerate() {
+            let ptr = format!("{base}/delta/tool_calls/{pos}");
+            let Some(obj) = call.as_object() else {
+                continue; // schema reports the type
+            };
+            let tidx = match obj.get("index").and_then(Value::as_u64) {
+                Some(i) => i,
+                None => {
+                    let what = match obj.get("index") {
+                        None => "has no `index`".to_string(),
+                        Some(v) => format!(
+                            "has `index` {} instead of an integer",
+                            shorten(&v.to_string(), 20)
+                        ),
+                    };
+                    let loc = self.pointer_loc(block, data, &ptr, false);
+                    self.report(
+                        Finding::new(
+                            "tool-call-index",
+                            format!("a tool-call delta {what}: accumulators merge fragments by index, so this one cannot be placed (assembled here by its array position {pos})"),
+                            loc,
+                        )
+                        .event(index)
+                        .pointer(format!("{ptr}/index")),
+                    );
+                    pos as u64
+                }
+            };
+            let id = obj
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            let kind = obj.get("type").and_then(Value::as_str);
+            let name = obj
+                .get("function")
+                .and_then(|f| f.get("name"))
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            let existing = self
+                .answer
+                .choices
+                .get(&choice)
+                .and_then(|c| c.tool_calls.get(&tidx))
+                .cloned();
+            match existing {
+                None => {
+                    let mut missing = Vec::new();
+                    if id.is_none() {
+                        missing.push("id");
+                    }
+                    if kind.is_none() {
+                        missing.push("type");
+                    }
+                    if name.is_none() {
+                        missing.push("function.name");
+                    }
+                    let loc = self.pointer_loc(block, data, &ptr, false);
+                    if !missing.is_empty() {
+                        self.report(
+                            Finding::new(
+                                "tool-call-start",
+                                format!(
+                                    "the first fragment of tool call {tidx} lacks {}: clients build the call from its first fragment and end up without them",
+                                    missing.join(", ")
+                                ),
+                                loc.clone(),
+                            )
+                            .event(index)
+                            .pointer(ptr.clone()),
+                        );
+                    }
+                    self.choices.entry(choice).or_default().tools.insert(
+                        tidx,
+                        ToolTrack {
+                            first_loc: loc,
+                            first_event: index,
+                            repeated_reported: false,
+                        },
+                    );
+                }
+                Some(prev) => {
+                    let new_call = id.is_some_and(|i| prev.id.as_deref().is_some_and(|p| p != i));
+                    let track = self
+                        .choices
+                        .entry(choice)
+                        .or_default()
+                        .tools
+                        .entry(tidx)
+                        .or_default();
+                    if new_call {
+                        if !track.repeated_reported {
+                            track.repeated_reported = true;
+                            let loc = self.pointer_loc(block, data, &format!("{ptr}/id"), false);
+                            self.report(
+                                Finding::new(
+                                    "tool-call-index-reused",
+                                    format!(
+                                        "a new tool call (id {:?}) is written under index {tidx}, which already holds call {:?}: accumulators merge the two into one call with garbled arguments",
+                                        shorten(id.unwrap_or(""), 40),
+                                        shorten(prev.id.as_deref().unwrap_or(""), 40)
+                                    ),
+                                    loc,
+                                )
+                                .event(index)
+                                .pointer(format!("{ptr}/index")),
+                            );
+                        }
+                    } else if (id.is_some() || kind.is_some() || name.is_some())
+                        && !track.repeated_reported
+                    {
+                        track.repeated_reported = true;
+                        let mut rep = Vec::new();
+                        if id.is_some() {
+                            rep.push("id");
+                        }
+                        if kind.is_some() {
+                            rep.push("type");
+                        }
+                        if name.is_some() {
+                            rep.push("function.name");
+                        }
+                        let loc = self.pointer_loc(block, data, &ptr, false);
+                        self.report(
+                            Finding::new(
+                                "tool-call-id-repeated",
+                                format!(
+                                    "a continuation fragment of tool call {tidx} repeats {}: accumulators that concatenate fields build ids and names like \"call_1call_1\"",
+                                    rep.join(", ")
+                                ),
+                                loc,
+                            )
+                            .event(index)
+                            .pointer(ptr.clone()),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// End-of-stream tool-call rules.
+    pub(super) fn finish_tool_calls(&mut self, cut: bool) {
+        let mut findings = Vec::new();
+        for (ci, c) in &self.answer.choices {
+            let track = self.choices.get(ci);
+            if !cut {
+                for (ti, tc) in &c.tool_calls {
+                    if tc.arguments.is_empty() {
+                        continue;
+                    }
+                    if let Err(e) = serde_json::from_str::<Value>(&tc.arguments) {
+                        let (loc, ev) = track
+                            .and_then(|t| t.tools.get(ti))
+                            .map(|t| (t.first_loc.clone(), t.first_event))
+                            .unwrap_or_default();
+                        findings.push(
+                            Finding::new(
+                                "tool-call-arguments",
+                                format!(
+                                    "the assembled arguments of tool call {ti} ({}) are not valid JSON ({e}): {:?}",
+                                    tc.name.as_deref().unwrap_or("unnamed"),
+                                    shorten(&tc.arguments, 120)
+                                ),
+                                loc,
+                            )
+                            .event(ev),
+                        );
+                    }
+                }
+            }
+            let loc = track
+                .and_then(|t| t.finish_loc.clone())
+                .or_else(|| track.and_then(|t| t.first_loc.clone()))
+                .unwrap_or_default();
+            match c.finish_reason.as_deref() {
+                Some("stop") if !c.tool_calls.is_empty() => findings.push(Finding::new(
+                    "tool-calls-finish",
+                    format!(
+                        "choice {ci} streamed {} tool call(s) but finished with \"stop\": clients that run tools only on \"tool_calls\" ignore them",
+                        c.tool_calls.len()
+                    ),
+                    loc,
+                )),
+                Some("tool_calls") if c.tool_calls.is_empty() => findings.push(Finding::new(
+                    "tool-calls-finish",
+                    format!("choice {ci} finished with \"tool_calls\" but streamed no tool call"),
+                    loc,
+                )),
+                _ => {}
+            }
+        }
+        for f in findings {
+            self.report(f);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Usage rules: `usage-shape`, `usage-mismatch`, `usage-repeated` (per
+//! chunk) and `usage-missing` (at the end). Source: OpenAI's
+//! `CompletionUsage`; `stream_options.include_usage`.
+
+use super::Linter;
+use crate::lint::Finding;
+use crate::model::Field;
+use crate::sse::Block;
+use serde_json::Value;
+
+impl Linter<'_> {
+    /// Checks a chunk's `usage`; returns whether it carried one.
+    pub(super) fn check_usage(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        v: &Value,
+    ) -> bool {
+        let Field::Present(u) = Field::of(v, "usage") else {
+            return false;
+        };
+        self.usage_chunks += 1;
+        self.kind("usage");
+        if self.usage_chunks == 2 {
+            let loc = self.pointer_loc(block, data, "/usage", true);
+            self.usage_repeat_loc = Some(loc.clone());
+            self.report(
+                Finding::new(
+                    "usage-repeated",
+                    "usage arrives on more than one chunk: clients that add up usage chunks over-count, those that keep the last are fine",
+                    loc,
+                )
+                .event(index)
+                .pointer("/usage"),
+            );
+        }
+        let Some(obj) = u.as_object() else {
+            let loc = self.pointer_loc(block, data, "/usage", false);
+            self.report(
+                Finding::new(
+                    "usage-shape",
+                    format!(
+                        "`usage` is a JSON {}, not an object",
+                        crate::model::json_type(u)
+                    ),
+                    loc,
+                )
+                .event(index)
+                .pointer("/usage"),
+            );
+            return true;
+        };
+        let num = |k: &str| obj.get(k).and_then(Value::as_u64);
+        let missing: Vec<&str> = ["prompt_tokens", "completion_tokens", "total_tokens"]
+            .into_iter()
+            .filter(|k| num(k).is_none())
+            .collect();
+        if !missing.is_empty() && self.usage_chunks == 1
+            || !missing.is_empty() && self.answer.usage.is_none()
+        {
+            let loc = self.pointer_loc(block, data, "/usage", false);
+            self.report(
+                Finding::new(
+                    "usage-shape",
+                    format!(
+                        "usage lacks integer {}: clients that read the standard token counts get nothing",
+                        missing.join(", ")
+                    ),
+                    loc,
+                )
+                .event(index)
+                .pointer("/usage"),
+            );
+        }
+        if let (Some(p), Some(c), Some(t)) = (
+            num("prompt_tokens"),
+            num("completion_tokens"),
+            num("total_tokens"),
+        ) {
+            let cached = u
+                .pointer("/prompt_tokens_details/cached_tokens")
+                .and_then(Value::as_u64);
+            let why = if p + c != t {
+                Some(format!(
+                    "total_tokens {t} ≠ prompt_tokens {p} + completion_tokens {c}"
+                ))
+            } else if cached.is_some_and(|x| x > p) {
+                Some(format!(
+                    "cached_tokens {} > prompt_tokens {p}",
+                    cached.unwrap_or(0)
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                if !self.reported_fields.contains("usage-mismatch") {
+                    self.reported_fields.insert("usage-mismatch".to_string());
+                    let loc = self.pointer_loc(block, data, "/usage/total_tokens", false);
+                    self.report(
+                        Finding::new("usage-mismatch", format!("{why}: billing and context accounting that trust these numbers go wrong"), loc)
+                            .event(index)
+                            .pointer("/usage"),
+                    );
+                }
+            }
+        }
+        self.answer.usage = Some(u.clone());
+        true
+    }
+}

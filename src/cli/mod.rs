@@ -1,0 +1,133 @@
+//! Command-line definitions (clap) and the subcommands, one file each.
+//! This layer prints; the library below it never does.
+
+mod check;
+mod inspect;
+mod rules;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Examples:
+  sselint check capture.sse                 lint a raw SSE body (curl -N URL > capture.sse)
+  sselint check network.har --entry 3       lint one entry of a browser HAR export
+  sselint check captures/ --format json     lint every capture in a directory, JSON report
+  sselint inspect capture.sse               every event with its kind and findings
+  sselint rule cut-off                      explain a rule
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or input error.";
+
+/// A stream inspector and conformance linter for OpenAI-compatible Chat
+/// Completions streams (server-sent events).
+#[derive(Debug, Parser)]
+#[command(name = "sselint", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Lint captures: raw SSE bodies, curl dumps, HAR files, directories.
+    Check(check::Args),
+    /// Show every event of a stream with its kind and findings, then the
+    /// reconstructed answer.
+    Inspect(inspect::Args),
+    /// List the rule catalogue.
+    Rules(rules::ListArgs),
+    /// Explain one rule (by name or code) with its examples.
+    Rule(rules::RuleArgs),
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    /// When stdout is a terminal, unless NO_COLOR is set or TERM=dumb.
+    #[default]
+    Auto,
+    /// Always (also CLICOLOR_FORCE=1).
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Resolves `auto` against the environment and stdout.
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+                    return false;
+                }
+                if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+                    return true;
+                }
+                std::env::var("TERM").map_or(true, |t| t != "dumb")
+                    && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+/// Options shared by the commands that read captures.
+#[derive(Debug, clap::Args, Clone)]
+pub struct InputArgs {
+    /// Input format; detected from the first bytes by default.
+    #[arg(long, value_enum, default_value = "auto")]
+    input_format: InputFormatArg,
+    /// HAR: lint only entry N (0-based index in log.entries).
+    #[arg(long, value_name = "N")]
+    entry: Option<usize>,
+    /// HAR: lint only entries whose URL contains TEXT.
+    #[arg(long, value_name = "TEXT")]
+    url_match: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum InputFormatArg {
+    Auto,
+    Sse,
+    Curl,
+    Har,
+}
+
+impl InputArgs {
+    fn options(&self) -> sselint::capture::Options {
+        use sselint::capture::InputFormat;
+        sselint::capture::Options {
+            input_format: match self.input_format {
+                InputFormatArg::Auto => None,
+                InputFormatArg::Sse => Some(InputFormat::Sse),
+                InputFormatArg::Curl => Some(InputFormat::Curl),
+                InputFormatArg::Har => Some(InputFormat::Har),
+            },
+            entry: self.entry,
+            url_match: self.url_match.clone(),
+        }
+    }
+}
+
+/// Parses the command line and runs the command.
+///
+/// # Errors
+/// Usage and I/O errors; the caller prints them and exits 2.
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            e.print()?;
+            return Ok(ExitCode::from(code));
+        }
+    };
+    match cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Inspect(a) => inspect::run(a),
+        Command::Rules(a) => rules::list(a),
+        Command::Rule(a) => rules::explain(a),
+    }
+}

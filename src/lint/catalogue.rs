@@ -1,0 +1,206 @@
+//! The rule catalogue: one TOML file per rule under `rules/`, embedded at
+//! build time (see `build.rs`). The files are the single source of a rule's
+//! name, code, group, default severity and documentation; `sselint rule
+//! NAME` prints them and the example test runs their examples.
+
+use super::Severity;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+mod files {
+    include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
+}
+pub use files::{PROFILE_FILES, RULE_FILES};
+
+/// One example of a rule's docs: a capture that must (invalid) or must not
+/// (valid) trigger the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Example {
+    /// Whether the capture is clean as far as this rule goes.
+    pub valid: bool,
+    /// What the example shows.
+    pub note: String,
+    /// The capture's bytes.
+    pub capture: Vec<u8>,
+    /// The request body, when the example depends on it.
+    pub request: Option<String>,
+}
+
+/// A rule's metadata and documentation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable kebab-case name (`data-no-space`).
+    pub name: &'static str,
+    /// Stable code (`F204`).
+    pub code: &'static str,
+    /// Family (`framing`).
+    pub group: &'static str,
+    /// Default severity.
+    pub severity: Severity,
+    /// One line.
+    pub summary: &'static str,
+    /// Why it matters.
+    pub rationale: &'static str,
+    /// What to send instead.
+    pub fix: &'static str,
+    /// Specs and public reports.
+    pub references: Vec<&'static str>,
+    /// Valid and invalid examples.
+    pub examples: Vec<Example>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleFile {
+    name: String,
+    code: String,
+    group: String,
+    severity: String,
+    summary: String,
+    rationale: String,
+    fix: String,
+    #[serde(default)]
+    references: Vec<String>,
+    #[serde(default)]
+    examples: Vec<ExampleFile>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExampleFile {
+    valid: bool,
+    #[serde(default)]
+    note: String,
+    capture: Option<String>,
+    capture_hex: Option<String>,
+    request: Option<String>,
+}
+
+/// All rules, by name and by code.
+#[derive(Debug)]
+pub struct Catalogue {
+    rules: Vec<Rule>,
+    by_name: BTreeMap<&'static str, usize>,
+    by_code: BTreeMap<&'static str, usize>,
+}
+
+impl Catalogue {
+    /// The rule called `name`.
+    pub fn get(&self, name: &str) -> Option<&Rule> {
+        self.by_name.get(name).map(|&i| &self.rules[i])
+    }
+
+    /// The rule called `name_or_code` (name or code, case-insensitive code).
+    pub fn find(&self, name_or_code: &str) -> Option<&Rule> {
+        self.get(name_or_code).or_else(|| {
+            self.by_code
+                .get(name_or_code.to_ascii_uppercase().as_str())
+                .map(|&i| &self.rules[i])
+        })
+    }
+
+    /// Every rule, sorted by code.
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.by_code.values().map(|&i| &self.rules[i])
+    }
+
+    /// The groups, in code order.
+    pub fn groups(&self) -> Vec<&'static str> {
+        let mut g: Vec<&'static str> = Vec::new();
+        for r in self.rules() {
+            if !g.contains(&r.group) {
+                g.push(r.group);
+            }
+        }
+        g
+    }
+
+    /// The known name or code closest to `s` (for "did you mean").
+    pub fn suggest(&self, s: &str) -> Option<&'static str> {
+        self.rules
+            .iter()
+            .map(|r| (edit_distance(s, r.name), r.name))
+            .filter(|(d, _)| *d <= 3.max(s.len() / 3))
+            .min()
+            .map(|(_, n)| n)
+    }
+}
+
+/// Levenshtein distance (small strings only).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    let clean: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    clean
+        .chunks(2)
+        .filter_map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
+        .collect()
+}
+
+fn load() -> Catalogue {
+    let mut rules = Vec::new();
+    for (stem, text) in RULE_FILES {
+        let f: RuleFile = toml::from_str(text)
+            .unwrap_or_else(|e| panic!("rules/{stem}.toml does not parse: {e}"));
+        assert_eq!(&f.name, stem, "rules/{stem}.toml names another rule");
+        let severity = Severity::parse(&f.severity)
+            .unwrap_or_else(|| panic!("rules/{stem}.toml: bad severity {}", f.severity));
+        rules.push(Rule {
+            name: leak(f.name),
+            code: leak(f.code),
+            group: leak(f.group),
+            severity,
+            summary: leak(f.summary),
+            rationale: leak(f.rationale),
+            fix: leak(f.fix),
+            references: f.references.into_iter().map(leak).collect(),
+            examples: f
+                .examples
+                .into_iter()
+                .map(|e| Example {
+                    valid: e.valid,
+                    note: e.note,
+                    capture: match (e.capture, e.capture_hex) {
+                        (Some(c), _) => c.into_bytes(),
+                        (None, Some(h)) => hex(&h),
+                        (None, None) => Vec::new(),
+                    },
+                    request: e.request,
+                })
+                .collect(),
+        });
+    }
+    let by_name = rules.iter().enumerate().map(|(i, r)| (r.name, i)).collect();
+    let by_code = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
+    Catalogue {
+        rules,
+        by_name,
+        by_code,
+    }
+}
+
+/// The catalogue, parsed once.
+///
+/// # Panics
+/// When an embedded rule file is malformed: the build ships them, and the
+/// catalogue test parses every one.
+pub fn catalogue() -> &'static Catalogue {
+    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
+    CATALOGUE.get_or_init(load)
+}

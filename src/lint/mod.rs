@@ -1,0 +1,348 @@
+//! The lint engine's vocabulary: severities, diagnostics with their
+//! locations, the rule catalogue (read from `rules/*.toml`, embedded at
+//! build time), provider profiles (`rules/profiles/*.toml`) and the settings
+//! that select rules and change severities.
+//!
+//! It does not look at streams: the checks in `checks` do, and hand their
+//! findings to a [`Collector`], which applies selection, severity and the
+//! per-rule limit. Nothing here prints.
+
+pub mod catalogue;
+pub mod profile;
+
+pub use catalogue::{catalogue, Rule};
+pub use profile::{profile, Profile};
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// How bad a finding is. Ordered: `Info < Warning < Error`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Legal variation and known extensions; never a CI failure by default.
+    Info,
+    /// Differs from OpenAI in a way some real clients break on.
+    Warning,
+    /// A standard client cannot read the answer correctly.
+    Error,
+}
+
+impl Severity {
+    /// The lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    /// Parses `error`, `warning` (or `warn`), `info`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "error" => Some(Severity::Error),
+            "warning" | "warn" => Some(Severity::Warning),
+            "info" => Some(Severity::Info),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a severity came from, for the human report's note.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind", content = "name")]
+pub enum SeveritySource {
+    /// The rule's default.
+    Default,
+    /// The rule's second default level for this case (e.g. `line-endings`
+    /// is info for CRLF, warning for a lone CR).
+    Case,
+    /// A profile's severity table.
+    Profile(String),
+    /// The configuration file.
+    Config(String),
+    /// A command-line option.
+    CommandLine,
+}
+
+/// A position in a capture.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Location {
+    /// Byte offset in the body (HAR) or the file (raw, `curl -i`).
+    pub byte_offset: u64,
+    /// Length of the span in bytes (at least 1 where there are bytes).
+    pub byte_len: u64,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column, in Unicode scalar values.
+    pub column: u64,
+    /// The line's text (lossy UTF-8, at most [`MAX_SOURCE_LINE`] bytes
+    /// around the span), for snippets; `None` when there is no line to show.
+    #[serde(skip)]
+    pub source: Option<SourceLine>,
+}
+
+/// Longest line excerpt kept for a snippet (bytes).
+pub const MAX_SOURCE_LINE: usize = 8192;
+
+/// An excerpt of one line of the capture.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceLine {
+    /// The excerpt.
+    pub text: String,
+    /// Byte range of the span inside `text`.
+    pub span: (usize, usize),
+    /// Whether text was cut before / after the excerpt.
+    pub cut: (bool, bool),
+}
+
+impl Location {
+    /// A location inside `line_bytes` (the whole line's content), which
+    /// starts at `line_offset` in the body and is line `line`; the span is
+    /// `start..end` bytes within the line.
+    pub fn in_line(
+        line_bytes: &[u8],
+        line_offset: u64,
+        line: u64,
+        start: usize,
+        end: usize,
+    ) -> Self {
+        let start = start.min(line_bytes.len());
+        let end = end.clamp(start, line_bytes.len());
+        let column = 1 + String::from_utf8_lossy(&line_bytes[..start])
+            .chars()
+            .count() as u64;
+        // Cut long lines around the span, on char boundaries of the lossy
+        // text.
+        let from = start.saturating_sub(MAX_SOURCE_LINE / 2);
+        let to = (end.max(start + 1) + MAX_SOURCE_LINE / 2).min(line_bytes.len());
+        let before = String::from_utf8_lossy(&line_bytes[from..start]).into_owned();
+        let mid = String::from_utf8_lossy(&line_bytes[start..end]).into_owned();
+        let after = String::from_utf8_lossy(&line_bytes[end..to.max(end)]).into_owned();
+        let text = format!("{before}{mid}{after}");
+        Location {
+            byte_offset: line_offset + start as u64,
+            byte_len: (end - start) as u64,
+            line,
+            column,
+            source: Some(SourceLine {
+                span: (before.len(), before.len() + mid.len()),
+                text,
+                cut: (from > 0, to < line_bytes.len()),
+            }),
+        }
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    /// The rule's kebab-case name.
+    pub rule: &'static str,
+    /// The rule's code.
+    pub code: &'static str,
+    /// The severity after profile, config and command-line changes.
+    pub severity: Severity,
+    /// What is wrong, in one sentence, naming the offending values.
+    pub message: String,
+    /// Where.
+    #[serde(flatten)]
+    pub location: Location,
+    /// 0-based index of the dispatched event, if the finding is about one.
+    pub event_index: Option<u64>,
+    /// JSON pointer inside the event's data, if any.
+    pub pointer: Option<String>,
+    /// A hint on what to do.
+    #[serde(skip)]
+    pub help: Option<String>,
+    /// Where the severity came from.
+    #[serde(skip)]
+    pub severity_source: SeveritySource,
+}
+
+/// Which rules run and at which severity.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The active profile.
+    pub profile: &'static Profile,
+    /// Rule name → (severity or `None` for off, source), from config and the
+    /// command line; applied after the profile.
+    pub overrides: BTreeMap<String, (Option<Severity>, SeveritySource)>,
+    /// Most diagnostics of one rule kept per stream; the rest are counted.
+    pub per_rule_limit: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            profile: profile("openai").expect("the openai profile ships with the binary"),
+            overrides: BTreeMap::new(),
+            per_rule_limit: 20,
+        }
+    }
+}
+
+impl Settings {
+    /// The severity a finding of `rule` gets, given the level the check
+    /// chose (`case`, `None` = the rule's default), and where it came from.
+    /// `None` when the rule is off.
+    pub fn severity(
+        &self,
+        rule: &Rule,
+        case: Option<Severity>,
+    ) -> Option<(Severity, SeveritySource)> {
+        if let Some((sev, src)) = self.overrides.get(rule.name) {
+            return sev.map(|s| (s, src.clone()));
+        }
+        if let Some(sev) = self.profile.severity.get(rule.name) {
+            return sev.map(|s| (s, SeveritySource::Profile(self.profile.name.clone())));
+        }
+        match case {
+            Some(s) if s != rule.severity => Some((s, SeveritySource::Case)),
+            _ => Some((rule.severity, SeveritySource::Default)),
+        }
+    }
+}
+
+/// Gathers one stream's findings: drops rules that are off, applies
+/// severities, keeps at most the per-rule limit and counts the rest.
+#[derive(Debug)]
+pub struct Collector<'s> {
+    settings: &'s Settings,
+    /// The findings kept, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Findings past the per-rule limit, by rule name.
+    pub omitted: BTreeMap<&'static str, u64>,
+    /// All findings by severity, kept or omitted: (errors, warnings, infos).
+    pub counts: (u64, u64, u64),
+    kept: BTreeMap<&'static str, usize>,
+}
+
+/// A finding as a check reports it, before settings apply.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// Rule name (must be in the catalogue).
+    pub rule: &'static str,
+    /// The check's level for this case, or `None` for the rule's default.
+    pub case: Option<Severity>,
+    /// The message.
+    pub message: String,
+    /// Where.
+    pub location: Location,
+    /// Event index.
+    pub event_index: Option<u64>,
+    /// JSON pointer.
+    pub pointer: Option<String>,
+    /// A hint.
+    pub help: Option<String>,
+}
+
+impl Finding {
+    /// A finding of `rule` at `location`.
+    pub fn new(rule: &'static str, message: impl Into<String>, location: Location) -> Self {
+        Finding {
+            rule,
+            case: None,
+            message: message.into(),
+            location,
+            event_index: None,
+            pointer: None,
+            help: None,
+        }
+    }
+
+    /// Sets the level for this case.
+    pub fn level(mut self, s: Severity) -> Self {
+        self.case = Some(s);
+        self
+    }
+
+    /// Sets the event index.
+    pub fn event(mut self, i: Option<u64>) -> Self {
+        self.event_index = i;
+        self
+    }
+
+    /// Sets the JSON pointer.
+    pub fn pointer(mut self, p: impl Into<String>) -> Self {
+        self.pointer = Some(p.into());
+        self
+    }
+
+    /// Sets the help line.
+    pub fn help(mut self, h: impl Into<String>) -> Self {
+        self.help = Some(h.into());
+        self
+    }
+}
+
+impl<'s> Collector<'s> {
+    /// An empty collector under `settings`.
+    pub fn new(settings: &'s Settings) -> Self {
+        Collector {
+            settings,
+            diagnostics: Vec::new(),
+            omitted: BTreeMap::new(),
+            counts: (0, 0, 0),
+            kept: BTreeMap::new(),
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &'s Settings {
+        self.settings
+    }
+
+    /// Whether findings of `rule` are wanted at all (lets checks skip work).
+    pub fn enabled(&self, rule: &str) -> bool {
+        catalogue()
+            .get(rule)
+            .and_then(|r| self.settings.severity(r, None))
+            .is_some()
+    }
+
+    /// Records a finding.
+    ///
+    /// # Panics
+    /// When `f.rule` is not in the catalogue: a programming error that the
+    /// catalogue test catches.
+    pub fn push(&mut self, f: Finding) {
+        let rule = catalogue()
+            .get(f.rule)
+            .unwrap_or_else(|| panic!("rule {} is not in the catalogue", f.rule));
+        let Some((severity, source)) = self.settings.severity(rule, f.case) else {
+            return;
+        };
+        match severity {
+            Severity::Error => self.counts.0 += 1,
+            Severity::Warning => self.counts.1 += 1,
+            Severity::Info => self.counts.2 += 1,
+        }
+        let kept = self.kept.entry(rule.name).or_insert(0);
+        if *kept >= self.settings.per_rule_limit {
+            *self.omitted.entry(rule.name).or_insert(0) += 1;
+            return;
+        }
+        *kept += 1;
+        self.diagnostics.push(Diagnostic {
+            rule: rule.name,
+            code: rule.code,
+            severity,
+            message: f.message,
+            location: f.location,
+            event_index: f.event_index,
+            pointer: f.pointer,
+            help: f.help,
+            severity_source: source,
+        });
+    }
+}

@@ -1,0 +1,211 @@
+//! The answer as a conforming client reconstructs it: per choice, the text,
+//! refusal, reasoning text of known extensions (kept apart from the answer),
+//! tool calls assembled by index, and finish_reason; the usage; and how the
+//! stream ended.
+//!
+//! Assembly follows what OpenAI's own clients do: `content` and `refusal`
+//! deltas are appended in arrival order (even after a finish_reason, which
+//! the rules flag), tool-call fragments are merged by their `index`
+//! (`arguments` concatenated), and the last non-empty finish_reason wins.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Most text kept per choice (bytes); the rest is counted, not stored, so
+/// memory stays flat on hour-long streams.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+
+/// Delta fields that carry reasoning text in known extensions (DeepSeek,
+/// xAI, llama.cpp, older vLLM: `reasoning_content`; vLLM, Ollama,
+/// OpenRouter, Groq: `reasoning`).
+pub const REASONING_FIELDS: &[&str] = &["reasoning_content", "reasoning"];
+
+/// One tool call as assembled from its fragments.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ToolCall {
+    /// The `index` the fragments used (or their array position when they
+    /// had none).
+    pub index: u64,
+    /// `id` of the first fragment that had one.
+    pub id: Option<String>,
+    /// `type` (only `function` exists).
+    #[serde(skip)]
+    pub kind: Option<String>,
+    /// `function.name`.
+    pub name: Option<String>,
+    /// `function.arguments`, concatenated.
+    pub arguments: String,
+}
+
+/// Text capped at [`MAX_TEXT_BYTES`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text {
+    /// The text kept.
+    pub kept: String,
+    /// Bytes received past the cap.
+    pub dropped: u64,
+}
+
+impl Text {
+    /// Appends `s`, keeping at most [`MAX_TEXT_BYTES`].
+    pub fn push(&mut self, s: &str) {
+        if self.kept.len() + s.len() <= MAX_TEXT_BYTES {
+            self.kept.push_str(s);
+            return;
+        }
+        let room = MAX_TEXT_BYTES - self.kept.len();
+        let mut cut = room.min(s.len());
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.kept.push_str(&s[..cut]);
+        self.dropped += (s.len() - cut) as u64;
+    }
+
+    /// Whether nothing was received.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty() && self.dropped == 0
+    }
+}
+
+/// One choice's reconstruction.
+#[derive(Debug, Clone, Default)]
+pub struct Choice {
+    /// The choice index.
+    pub index: u64,
+    /// `content` deltas joined.
+    pub text: Text,
+    /// `refusal` deltas joined (`None` when none came).
+    pub refusal: Option<Text>,
+    /// Reasoning text of the known extensions, joined.
+    pub reasoning: Text,
+    /// The last non-empty string finish_reason.
+    pub finish_reason: Option<String>,
+    /// Tool calls by index.
+    pub tool_calls: BTreeMap<u64, ToolCall>,
+}
+
+/// How a stream ended (DESIGN.md's `ending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    /// `[DONE]` came and every choice got a finish_reason.
+    Complete,
+    /// Every choice got a finish_reason; `[DONE]` never came.
+    NoDone,
+    /// `[DONE]` came; some choice never got a finish_reason.
+    DoneWithoutFinish,
+    /// Neither a finish_reason nor `[DONE]` before the end.
+    CutOff,
+    /// No chunk with choices at all.
+    Empty,
+}
+
+impl Ending {
+    /// The kebab-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::Complete => "complete",
+            Ending::NoDone => "no-done",
+            Ending::DoneWithoutFinish => "done-without-finish",
+            Ending::CutOff => "cut-off",
+            Ending::Empty => "empty",
+        }
+    }
+}
+
+/// The whole stream's reconstruction.
+#[derive(Debug, Clone, Default)]
+pub struct Answer {
+    /// Choices by index (sorted).
+    pub choices: BTreeMap<u64, Choice>,
+    /// The last non-null `usage` object.
+    pub usage: Option<Value>,
+    /// `[DONE]` arrived.
+    pub done: bool,
+    /// Chunks that carried a `choices` array with at least one choice.
+    pub chunks_with_choices: u64,
+}
+
+impl Answer {
+    /// The choice `index`, created on first use.
+    pub fn choice(&mut self, index: u64) -> &mut Choice {
+        self.choices.entry(index).or_insert_with(|| Choice {
+            index,
+            ..Choice::default()
+        })
+    }
+
+    /// Applies one choice object of a chunk to the reconstruction: content,
+    /// refusal, reasoning, tool-call fragments, finish_reason. `index` is
+    /// the choice index the caller settled on.
+    pub fn apply_choice(&mut self, index: u64, choice: &Value) {
+        let c = self.choice(index);
+        if let Some(delta) = choice.get("delta").filter(|d| d.is_object()) {
+            if let Some(s) = delta.get("content").and_then(Value::as_str) {
+                c.text.push(s);
+            }
+            if let Some(s) = delta.get("refusal").and_then(Value::as_str) {
+                c.refusal.get_or_insert_with(Text::default).push(s);
+            }
+            for f in REASONING_FIELDS {
+                if let Some(s) = delta.get(*f).and_then(Value::as_str) {
+                    c.reasoning.push(s);
+                }
+            }
+            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+                for (pos, call) in calls.iter().enumerate() {
+                    let idx = call
+                        .get("index")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(pos as u64);
+                    let tc = c.tool_calls.entry(idx).or_insert_with(|| ToolCall {
+                        index: idx,
+                        ..ToolCall::default()
+                    });
+                    if let Some(id) = call.get("id").and_then(Value::as_str) {
+                        if tc.id.is_none() && !id.is_empty() {
+                            tc.id = Some(id.to_string());
+                        }
+                    }
+                    if let Some(t) = call.get("type").and_then(Value::as_str) {
+                        tc.kind.get_or_insert_with(|| t.to_string());
+                    }
+                    if let Some(f) = call.get("function") {
+                        if let Some(n) = f.get("name").and_then(Value::as_str) {
+                            if tc.name.is_none() && !n.is_empty() {
+                                tc.name = Some(n.to_string());
+                            }
+                        }
+                        if let Some(a) = f.get("arguments").and_then(Value::as_str) {
+                            if tc.arguments.len() + a.len() <= MAX_TEXT_BYTES {
+                                tc.arguments.push_str(a);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(fr) = choice.get("finish_reason").and_then(Value::as_str) {
+            if !fr.is_empty() {
+                c.finish_reason = Some(fr.to_string());
+            }
+        }
+    }
+
+    /// The ending kind, given whether `[DONE]` came.
+    pub fn ending(&self) -> Ending {
+        if self.choices.is_empty() {
+            return Ending::Empty;
+        }
+        let all_finished = self.choices.values().all(|c| c.finish_reason.is_some());
+        let any_finished = self.choices.values().any(|c| c.finish_reason.is_some());
+        match (self.done, all_finished, any_finished) {
+            (true, true, _) => Ending::Complete,
+            (true, false, _) => Ending::DoneWithoutFinish,
+            (false, true, _) => Ending::NoDone,
+            (false, false, true) => Ending::NoDone,
+            (false, false, false) => Ending::CutOff,
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! One stream through the pipeline: its body is read in blocks of
+//! [`READ_BYTES`], framed by the SSE parser, checked by the linter, and
+//! summed up in a [`StreamResult`]. A [`FileResult`] holds one input's
+//! streams, or the error that kept it from being read.
+//!
+//! This is the only place that reads body bytes; nothing is printed here.
+
+use crate::capture::{self, Body, Capture, Http, InputFormat, Origin, Stream, Timing};
+use crate::checks::{Context, Linter};
+use crate::lint::{Diagnostic, Settings};
+use crate::model::assembly::{Answer, Ending};
+use crate::model::RequestOptions;
+use crate::sse::{Block, Framing, Parser, Sink};
+use std::collections::BTreeMap;
+use std::io::Read;
+
+/// Bytes read from a body at a time.
+pub const READ_BYTES: usize = 64 * 1024;
+
+/// What linting one stream produced.
+#[derive(Debug)]
+pub struct StreamResult {
+    /// The stream's label.
+    pub label: String,
+    /// HTTP metadata.
+    pub http: Option<Http>,
+    /// Reader notes (decoding, de-chunking, lossy trace).
+    pub notes: Vec<String>,
+    /// Dispatched events.
+    pub events: u64,
+    /// How it ended.
+    pub ending: Ending,
+    /// The reconstructed answer.
+    pub answer: Answer,
+    /// Findings kept (per-rule limit applied), in order found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Findings past the per-rule limit, by rule.
+    pub omitted: BTreeMap<&'static str, u64>,
+    /// All findings (errors, warnings, infos), omitted ones included.
+    pub counts: (u64, u64, u64),
+    /// Body → file positions.
+    pub origin: Origin,
+    /// Timing, if the capture had it.
+    pub timing: Option<Timing>,
+    /// Framing counts.
+    pub framing: Framing,
+    /// The body could not be read to its end (an I/O error mid-body).
+    pub read_error: Option<String>,
+}
+
+/// What linting one input produced.
+#[derive(Debug)]
+pub struct FileResult {
+    /// The path as given.
+    pub path: String,
+    /// The format read.
+    pub input_format: Option<InputFormat>,
+    /// Finer detail of the format.
+    pub detail: &'static str,
+    /// Why the input could not be read at all.
+    pub error: Option<String>,
+    /// Its streams.
+    pub streams: Vec<StreamResult>,
+}
+
+/// Called after each block with the block and the findings it produced.
+pub trait Observer {
+    /// One block and its new findings; `linter` is the state after it.
+    fn block(&mut self, block: &Block<'_>, new: &[Diagnostic], linter: &Linter<'_>);
+}
+
+/// An observer that does nothing (for `check`).
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    fn block(&mut self, _: &Block<'_>, _: &[Diagnostic], _: &Linter<'_>) {}
+}
+
+struct Tee<'a, 's, O: Observer> {
+    linter: Linter<'s>,
+    observer: &'a mut O,
+}
+
+impl<O: Observer> Sink for Tee<'_, '_, O> {
+    fn block(&mut self, block: &Block<'_>) {
+        let before = self.linter.out.diagnostics.len();
+        self.linter.block(block);
+        let new = &self.linter.out.diagnostics[before..];
+        self.observer.block(block, new, &self.linter);
+    }
+}
+
+/// Lints one stream.
+pub fn lint_stream(
+    stream: Stream,
+    settings: &Settings,
+    observer: &mut impl Observer,
+) -> StreamResult {
+    let request = stream
+        .request
+        .as_ref()
+        .and_then(|r| r.body.as_deref())
+        .and_then(RequestOptions::from_body);
+    let ctx = Context {
+        http: stream.http.clone(),
+        request,
+        origin: stream.origin,
+    };
+    let mut tee = Tee {
+        linter: Linter::new(settings, ctx),
+        observer,
+    };
+    let mut parser = Parser::new();
+    let mut read_error = None;
+    match stream.body {
+        Body::Bytes(bytes) => {
+            for part in bytes.chunks(READ_BYTES) {
+                tee.linter.observe_bytes(part);
+                parser.feed(part, &mut tee);
+            }
+        }
+        Body::Reader(mut r) => {
+            let mut buf = vec![0u8; READ_BYTES];
+            loop {
+                match r.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        tee.linter.observe_bytes(&buf[..n]);
+                        parser.feed(&buf[..n], &mut tee);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        read_error = Some(capture::io_message(&e));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let framing = parser.finish(&mut tee);
+    let evidence: Vec<_> = stream
+        .evidence
+        .lock()
+        .map(|v| v.clone())
+        .unwrap_or_default();
+    let report = tee.linter.finish(&framing, &evidence);
+    StreamResult {
+        label: stream.label,
+        http: stream.http,
+        notes: stream.notes,
+        events: report.events,
+        ending: report.ending,
+        answer: report.answer,
+        diagnostics: report.out.diagnostics,
+        omitted: report.out.omitted,
+        counts: report.out.counts,
+        origin: stream.origin,
+        timing: stream.timing,
+        framing,
+        read_error,
+    }
+}
+
+/// Lints every stream of an opened capture.
+pub fn lint_capture(cap: Capture, settings: &Settings, observer: &mut impl Observer) -> FileResult {
+    let streams = cap
+        .streams
+        .into_iter()
+        .map(|s| lint_stream(s, settings, observer))
+        .collect();
+    FileResult {
+        path: cap.path,
+        input_format: Some(cap.input_format),
+        detail: cap.detail,
+        error: None,
+        streams,
+    }
+}
+
+/// Opens and lints one input; an unreadable input gives a result with
+/// `error` set and no streams.
+pub fn lint_path(path: &str, opts: &capture::Options, settings: &Settings) -> FileResult {
+    match capture::open(path, opts) {
+        Ok(cap) => lint_capture(cap, settings, &mut NoObserver),
+        Err(e) => FileResult {
+            path: path.to_string(),
+            input_format: None,
+            detail: "",
+            error: Some(e.message),
+            streams: Vec::new(),
+        },
+    }
+}

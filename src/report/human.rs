@@ -1,0 +1,255 @@
+//! The human report: each finding rustc-style (annotate-snippets) with the
+//! rule name and code, the location, the capture's line with the span
+//! underlined, a help line and a note on where the severity came from;
+//! then one summary line per stream and the totals.
+
+use super::{stream_name, Render, Run};
+use crate::lint::{catalogue, Diagnostic, Severity, SeveritySource};
+use crate::pipeline::{FileResult, StreamResult};
+use annotate_snippets::renderer::DecorStyle;
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+use owo_colors::OwoColorize;
+use std::io::{self, Write};
+
+/// The human renderer.
+pub struct Human {
+    /// Show info findings too (`-v`).
+    pub verbose: bool,
+    /// Colour the output.
+    pub color: bool,
+    /// Only the summary lines (`-q`).
+    pub quiet: bool,
+}
+
+/// The note saying where a finding's severity came from.
+pub fn severity_note(d: &Diagnostic) -> String {
+    let default = catalogue()
+        .get(d.rule)
+        .map(|r| r.severity)
+        .unwrap_or(d.severity);
+    match &d.severity_source {
+        SeveritySource::Default => format!("`{}` is {} by default", d.rule, article(d.severity)),
+        SeveritySource::Case => format!(
+            "`{}` is {} by default and {} in this case",
+            d.rule,
+            article(default),
+            article(d.severity)
+        ),
+        SeveritySource::Profile(p) => format!(
+            "`{}` is {} under the `{p}` profile",
+            d.rule,
+            article(d.severity)
+        ),
+        SeveritySource::Config(path) => format!("`{}` is set to {} in {path}", d.rule, d.severity),
+        SeveritySource::CommandLine => {
+            format!("`{}` is set to {} on the command line", d.rule, d.severity)
+        }
+    }
+}
+
+fn article(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "an error",
+        Severity::Warning => "a warning",
+        Severity::Info => "info",
+    }
+}
+
+/// Renders one diagnostic as a rustc-style block.
+pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> String {
+    let level = match d.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Info => Level::INFO,
+    };
+    let title = format!("{} [{}]", d.message, d.rule);
+    let mut group = Group::with_title(level.primary_title(title).id(d.code));
+    let l = &d.location;
+    let whole_line = l.source.as_ref().is_some_and(|s| !s.cut.0);
+    if !whole_line {
+        group = group.element(
+            Origin::path(origin.to_string())
+                .line(l.line.max(1) as usize)
+                .char_column(l.column.max(1) as usize),
+        );
+    }
+    if let Some(src) = &l.source {
+        let (s, e) = src.span;
+        let e = if e == s {
+            (s + 1).min(src.text.len()).max(s)
+        } else {
+            e
+        };
+        let label = d
+            .pointer
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .map(|p| format!("at {p}"));
+        let mut ann = AnnotationKind::Primary.span(s..e);
+        if let Some(lbl) = label {
+            ann = ann.label(lbl);
+        }
+        group = group.element(
+            Snippet::source(src.text.clone())
+                .line_start(l.line.max(1) as usize)
+                .path(whole_line.then(|| origin.to_string()))
+                .annotation(ann),
+        );
+    }
+    if let Some(h) = &d.help {
+        group = group.element(Level::HELP.message(h.clone()));
+    }
+    group = group.element(Level::NOTE.message(severity_note(d)));
+    renderer.render(&[group])
+}
+
+/// Where a stream's diagnostics point: the file, or the HAR entry's body.
+fn origin_label(f: &FileResult, s: &StreamResult) -> String {
+    match s.origin.har_entry {
+        Some(i) => format!("{} › entries[{i}] body", super::display_path(&f.path)),
+        None if s.origin.file_start.is_none()
+            && f.input_format != Some(crate::capture::InputFormat::Sse) =>
+        {
+            format!("{} (body)", super::display_path(&f.path))
+        }
+        None => super::display_path(&f.path),
+    }
+}
+
+/// The one-line summary of a stream's answer.
+pub fn summary_line(s: &StreamResult) -> String {
+    let mut parts = Vec::new();
+    let many = s.answer.choices.len() > 1;
+    for c in s.answer.choices.values() {
+        let prefix = if many {
+            format!("[{}] ", c.index)
+        } else {
+            String::new()
+        };
+        let mut text = shorten(&c.text.kept, 60);
+        if let Some(r) = &c.refusal {
+            text = format!("{text} (refusal: {})", shorten(&r.kept, 40));
+        }
+        let mut p = format!("{prefix}answer: {text:?}");
+        if !c.tool_calls.is_empty() {
+            let names: Vec<String> = c
+                .tool_calls
+                .values()
+                .map(|t| format!("{}()", t.name.as_deref().unwrap_or("?")))
+                .collect();
+            p.push_str(&format!(" | tool calls: {}", names.join(", ")));
+        }
+        p.push_str(&format!(
+            " | finish: {}",
+            c.finish_reason.as_deref().unwrap_or("(none)")
+        ));
+        parts.push(p);
+    }
+    if parts.is_empty() {
+        parts.push("answer: (none)".to_string());
+    }
+    let usage = match &s.answer.usage {
+        Some(u) => {
+            let n = |k: &str| {
+                u.get(k)
+                    .and_then(serde_json::Value::as_u64)
+                    .map_or("?".to_string(), |v| v.to_string())
+            };
+            format!(
+                "usage: {}+{}={}",
+                n("prompt_tokens"),
+                n("completion_tokens"),
+                n("total_tokens")
+            )
+        }
+        None => "usage: (none)".to_string(),
+    };
+    parts.push(usage);
+    parts.push(format!("ending: {}", s.ending.name()));
+    parts.join(" | ")
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Render for Human {
+    fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
+        let renderer = if self.color {
+            Renderer::styled().decor_style(DecorStyle::Unicode)
+        } else {
+            Renderer::plain()
+        };
+        let mut hidden_infos = 0u64;
+        for f in &run.files {
+            for s in &f.streams {
+                let origin = origin_label(f, s);
+                if !self.quiet {
+                    for d in &s.diagnostics {
+                        if d.severity == Severity::Info && !self.verbose {
+                            continue;
+                        }
+                        writeln!(out, "{}\n", render_diagnostic(d, &origin, &renderer))?;
+                    }
+                    for (rule, n) in &s.omitted {
+                        writeln!(out, "… and {} more `{rule}` finding(s) in this stream (limit per rule reached)\n", n)?;
+                    }
+                }
+                if !self.verbose {
+                    hidden_infos += s
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == Severity::Info)
+                        .count() as u64;
+                }
+                let name = stream_name(f, &s.label);
+                let counts = format!(
+                    "{}, {}, {}",
+                    plural(s.counts.0, "error", "errors"),
+                    plural(s.counts.1, "warning", "warnings"),
+                    plural(s.counts.2, "info", "infos")
+                );
+                if self.color {
+                    writeln!(out, "{} {}", format!("{name}:").bold(), summary_line(s))?;
+                } else {
+                    writeln!(out, "{name}: {}", summary_line(s))?;
+                }
+                writeln!(out, "  {counts}")?;
+                for n in &s.notes {
+                    writeln!(out, "  note: {n}")?;
+                }
+                if let Some(e) = &s.read_error {
+                    writeln!(out, "  note: reading the body stopped early: {e}")?;
+                }
+            }
+        }
+        let (e, w, i) = run.totals();
+        let streams: usize = run.files.iter().map(|f| f.streams.len()).sum();
+        let mut total = format!(
+            "Checked {} in {}: {}, {}, {}",
+            plural(streams as u64, "stream", "streams"),
+            plural(run.files.len() as u64, "input", "inputs"),
+            plural(e, "error", "errors"),
+            plural(w, "warning", "warnings"),
+            plural(i, "info", "infos")
+        );
+        if hidden_infos > 0 {
+            total.push_str(" (infos hidden; -v shows them)");
+        }
+        if self.color {
+            writeln!(out, "{}", total.bold())
+        } else {
+            writeln!(out, "{total}")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! `check --format json`: one JSON document, versioned. The shape is the
+//! contract in DESIGN.md ("Machine-readable output"); fields may be added,
+//! never renamed or removed, without bumping `version`.
+
+use super::{Render, Run};
+use crate::lint::Diagnostic;
+use crate::model::assembly::ToolCall;
+use crate::pipeline::{FileResult, StreamResult};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+/// The JSON report's format version.
+pub const VERSION: u32 = 1;
+
+/// The JSON renderer.
+pub struct Json;
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    version: u32,
+    tool: Tool,
+    profile: &'a str,
+    files: Vec<File<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    name: &'static str,
+    version: &'static str,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    errors: u64,
+    warnings: u64,
+    infos: u64,
+}
+
+#[derive(Serialize)]
+struct File<'a> {
+    path: &'a str,
+    input_format: Option<String>,
+    error: Option<&'a str>,
+    streams: Vec<Stream<'a>>,
+}
+
+#[derive(Serialize)]
+struct Http<'a> {
+    status: u16,
+    content_type: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Stream<'a> {
+    label: &'a str,
+    http: Option<Http<'a>>,
+    events: u64,
+    ending: &'static str,
+    choices: Vec<Choice<'a>>,
+    usage: Option<&'a Value>,
+    diagnostics: &'a [Diagnostic],
+    omitted: &'a BTreeMap<&'static str, u64>,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct Choice<'a> {
+    index: u64,
+    text: &'a str,
+    refusal: Option<&'a str>,
+    reasoning: Option<&'a str>,
+    finish_reason: Option<&'a str>,
+    tool_calls: Vec<&'a ToolCall>,
+    /// Bytes of text past the kept limit.
+    #[serde(skip_serializing_if = "is_zero")]
+    text_omitted_bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn stream(s: &StreamResult) -> Stream<'_> {
+    Stream {
+        label: &s.label,
+        http: s.http.as_ref().map(|h| Http {
+            status: h.status,
+            content_type: h.content_type.as_deref(),
+        }),
+        events: s.events,
+        ending: s.ending.name(),
+        choices: s
+            .answer
+            .choices
+            .values()
+            .map(|c| Choice {
+                index: c.index,
+                text: &c.text.kept,
+                refusal: c.refusal.as_ref().map(|r| r.kept.as_str()),
+                reasoning: (!c.reasoning.is_empty()).then_some(c.reasoning.kept.as_str()),
+                finish_reason: c.finish_reason.as_deref(),
+                tool_calls: c.tool_calls.values().collect(),
+                text_omitted_bytes: c.text.dropped,
+            })
+            .collect(),
+        usage: s.answer.usage.as_ref(),
+        diagnostics: &s.diagnostics,
+        omitted: &s.omitted,
+        notes: &s.notes,
+    }
+}
+
+fn file(f: &FileResult) -> File<'_> {
+    File {
+        path: &f.path,
+        input_format: f.input_format.map(|i| i.to_string()),
+        error: f.error.as_deref(),
+        streams: f.streams.iter().map(stream).collect(),
+    }
+}
+
+impl Render for Json {
+    fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
+        let (errors, warnings, infos) = run.totals();
+        let doc = Doc {
+            version: VERSION,
+            tool: Tool {
+                name: "sselint",
+                version: env!("CARGO_PKG_VERSION"),
+            },
+            profile: &run.profile,
+            files: run.files.iter().map(file).collect(),
+            summary: Summary {
+                errors,
+                warnings,
+                infos,
+            },
+        };
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        writeln!(out)
+    }
+}

@@ -1,0 +1,80 @@
+//! Renderers: findings are plain data (`pipeline::FileResult`), and each
+//! output format is one file behind the [`Render`] trait. Renderers never
+//! decide a verdict; they only show what the checks found.
+
+pub mod human;
+pub mod json;
+
+use crate::lint::Severity;
+use crate::pipeline::FileResult;
+use std::io::{self, Write};
+
+/// A whole run: the inputs' results and the settings that shaped them.
+#[derive(Debug)]
+pub struct Run {
+    /// Per input, in the order given (directories expanded and sorted).
+    pub files: Vec<FileResult>,
+    /// The profile's name.
+    pub profile: String,
+}
+
+impl Run {
+    /// (errors, warnings, infos) over every stream, omitted findings
+    /// included.
+    pub fn totals(&self) -> (u64, u64, u64) {
+        let mut t = (0, 0, 0);
+        for s in self.files.iter().flat_map(|f| &f.streams) {
+            t.0 += s.counts.0;
+            t.1 += s.counts.1;
+            t.2 += s.counts.2;
+        }
+        t
+    }
+
+    /// The worst severity found, if any.
+    pub fn worst(&self) -> Option<Severity> {
+        let (e, w, i) = self.totals();
+        if e > 0 {
+            Some(Severity::Error)
+        } else if w > 0 {
+            Some(Severity::Warning)
+        } else if i > 0 {
+            Some(Severity::Info)
+        } else {
+            None
+        }
+    }
+
+    /// Whether any input could not be read.
+    pub fn had_input_errors(&self) -> bool {
+        self.files.iter().any(|f| f.error.is_some())
+    }
+}
+
+/// One output format.
+pub trait Render {
+    /// Writes the run's report.
+    ///
+    /// # Errors
+    /// Only the writer's.
+    fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// How a stream is named in a report: the file, plus the stream label when
+/// a capture holds several (HAR entries).
+pub fn stream_name(file: &FileResult, label: &str) -> String {
+    if label == file.path || label == "<stdin>" && file.path == "-" {
+        display_path(&file.path)
+    } else {
+        format!("{} {label}", display_path(&file.path))
+    }
+}
+
+/// `-` is shown as `<stdin>`.
+pub fn display_path(p: &str) -> String {
+    if p == "-" {
+        "<stdin>".to_string()
+    } else {
+        p.to_string()
+    }
+}
