@@ -819,7 +819,10 @@ impl Linter<'_> {
                     }
                 }
             }
-            let structural = what == "type" && is_structural(&ptr);
+            // A null where the structure belongs reads as "absent" to most
+            // clients (`delta.tool_calls or []`): a warning, not an error.
+            let is_null = err.instance().is_null();
+            let structural = what == "type" && is_structural(&ptr) && !is_null;
             let msg = if what == "required" && ptr.ends_with("/finish_reason") {
                 "the choice has no `finish_reason` key: the schema requires it on every choice (null until the end); typed clients that expect the key may fail".to_string()
             } else {

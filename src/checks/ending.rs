@@ -282,8 +282,18 @@ impl Linter<'_> {
         }
     }
 
+    /// The index grew by one on every single-choice chunk and no choice but
+    /// the last one finished: one answer spread over "choices" (a real
+    /// `n > 1` stream finishes every choice).
     fn drift_detected(&self) -> bool {
-        self.drift.steps >= 2 && !self.drift.broken
+        let last = self.drift.last.unwrap_or(0);
+        self.drift.steps >= 1
+            && !self.drift.broken
+            && self
+                .answer
+                .choices
+                .values()
+                .all(|c| c.index == last || c.finish_reason.is_none())
     }
 }
 

@@ -1,0 +1,56 @@
+//! Every rule's documented examples are executed (biome's habit): an
+//! invalid example must produce that rule, a valid one must not.
+
+use sselint::capture::{self, Options, Request};
+use sselint::lint::{catalogue, Settings};
+use sselint::pipeline::{lint_capture, NoObserver};
+
+fn rules_found(capture_bytes: &[u8], request: Option<&str>) -> Vec<&'static str> {
+    let mut cap = capture::from_reader("example", Box::new(std::io::Cursor::new(capture_bytes.to_vec())), &Options::default())
+        .expect("example reads as a capture");
+    if let Some(body) = request {
+        for s in &mut cap.streams {
+            s.request = Some(Request {
+                method: "POST".into(),
+                url: "/v1/chat/completions".into(),
+                headers: Vec::new(),
+                body: Some(body.to_string()),
+            });
+        }
+    }
+    let settings = Settings::default();
+    let res = lint_capture(cap, &settings, &mut NoObserver);
+    res.streams
+        .iter()
+        .flat_map(|s| s.diagnostics.iter().map(|d| d.rule))
+        .collect()
+}
+
+#[test]
+fn every_rule_has_a_valid_and_an_invalid_example() {
+    for r in catalogue().rules() {
+        assert!(r.examples.iter().any(|e| e.valid), "{} has no valid example", r.name);
+        assert!(r.examples.iter().any(|e| !e.valid), "{} has no invalid example", r.name);
+    }
+}
+
+#[test]
+fn invalid_examples_trigger_their_rule_and_valid_ones_do_not() {
+    let mut failures = Vec::new();
+    for r in catalogue().rules() {
+        for (i, ex) in r.examples.iter().enumerate() {
+            let found = rules_found(&ex.capture, ex.request.as_deref());
+            let hit = found.contains(&r.name);
+            if ex.valid == hit {
+                failures.push(format!(
+                    "{} example {i} ({}, {}): found {:?}",
+                    r.name,
+                    if ex.valid { "valid" } else { "invalid" },
+                    ex.note,
+                    found
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} example(s) disagree:\n{}", failures.len(), failures.join("\n"));
+}
