@@ -6,8 +6,12 @@ use sselint::lint::{catalogue, Settings};
 use sselint::pipeline::{lint_capture, NoObserver};
 
 fn rules_found(capture_bytes: &[u8], request: Option<&str>) -> Vec<&'static str> {
-    let mut cap = capture::from_reader("example", Box::new(std::io::Cursor::new(capture_bytes.to_vec())), &Options::default())
-        .expect("example reads as a capture");
+    let mut cap = capture::from_reader(
+        "example",
+        Box::new(std::io::Cursor::new(capture_bytes.to_vec())),
+        &Options::default(),
+    )
+    .expect("example reads as a capture");
     if let Some(body) = request {
         for s in &mut cap.streams {
             s.request = Some(Request {
@@ -29,8 +33,16 @@ fn rules_found(capture_bytes: &[u8], request: Option<&str>) -> Vec<&'static str>
 #[test]
 fn every_rule_has_a_valid_and_an_invalid_example() {
     for r in catalogue().rules() {
-        assert!(r.examples.iter().any(|e| e.valid), "{} has no valid example", r.name);
-        assert!(r.examples.iter().any(|e| !e.valid), "{} has no invalid example", r.name);
+        assert!(
+            r.examples.iter().any(|e| e.valid),
+            "{} has no valid example",
+            r.name
+        );
+        assert!(
+            r.examples.iter().any(|e| !e.valid),
+            "{} has no invalid example",
+            r.name
+        );
     }
 }
 
@@ -52,5 +64,10 @@ fn invalid_examples_trigger_their_rule_and_valid_ones_do_not() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} example(s) disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} example(s) disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

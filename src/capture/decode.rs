@@ -322,7 +322,10 @@ impl<R: Read> CurlErrorTail<R> {
                             let line = String::from_utf8_lossy(&self.pending[..rest_start]);
                             note_truncation(
                                 &self.evidence,
-                                format!("curl reported an error: {}", line.trim()),
+                                format!(
+                                    "curl reported an error at the end of the capture: {}",
+                                    line.trim().trim_start_matches("curl: ")
+                                ),
                             );
                             self.pending.clear();
                             return;

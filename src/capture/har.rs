@@ -229,18 +229,20 @@ fn entry_stream(i: usize, entry: &Value, method: &str, url: &str) -> Stream {
             Vec::new()
         }
     };
-    if size > 0 && (body.len() as i64) < size && !body.is_empty() {
+    if body.len() == FIREFOX_BODY_LIMIT {
+        super::note_truncation(
+            &stream.evidence,
+            format!(
+                "the HAR body is exactly 1 MiB (content.size says {size}), Firefox's default response body limit (devtools.netmonitor.responseBodyLimit): the browser cut it"
+            ),
+        );
+    } else if size > 0 && (body.len() as i64) < size && !body.is_empty() {
         super::note_truncation(
             &stream.evidence,
             format!(
                 "the HAR body holds {} bytes but content.size says {size}: the capture tool cut it",
                 body.len()
             ),
-        );
-    } else if body.len() == FIREFOX_BODY_LIMIT {
-        super::note_truncation(
-            &stream.evidence,
-            "the HAR body is exactly 1 MiB, Firefox's default response body limit (devtools.netmonitor.responseBodyLimit): it was almost certainly cut by the browser",
         );
     }
     if super::decode::is_gzip(&body) {

@@ -809,7 +809,7 @@ impl Linter<'_> {
                 }
                 _ => (path.clone(), "other".to_string()),
             };
-            if owned_by_rule(&ptr, &what) {
+            if owned_by_rule(&ptr, &what, err.instance().is_null()) {
                 continue;
             }
             if what == "enum" && ptr == "/service_tier" {
@@ -863,7 +863,7 @@ impl Linter<'_> {
 }
 
 /// Whether a schema failure at `ptr` is already a dedicated rule's.
-fn owned_by_rule(ptr: &str, what: &str) -> bool {
+fn owned_by_rule(ptr: &str, what: &str, is_null: bool) -> bool {
     let folded = fold_indices(ptr);
     let f = folded.as_str();
     matches!(f, "/object" | "/created")
@@ -872,9 +872,8 @@ fn owned_by_rule(ptr: &str, what: &str) -> bool {
         || f == "/choices/*/index"
         || (f == "/choices/*/delta" && what == "required")
         || (f == "/choices/*/finish_reason" && what != "required")
-        || f == "/choices/*/delta/role"
+        || f == "/choices/*/delta/role" && !is_null
         || f == "/choices/*/delta/tool_calls/*/index"
-        || f == "/choices/*/delta/tool_calls/*/id" && what == "type"
         || f.starts_with("/usage")
 }
 

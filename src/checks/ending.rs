@@ -78,7 +78,10 @@ impl Linter<'_> {
             self.report(
                 Finding::new(
                     "capture-truncated",
-                    format!("{}; the capture tool, not necessarily the server, cut this capture", t.reason),
+                    format!(
+                        "{}; the capture is incomplete, so how it ends says nothing about the server",
+                        t.reason
+                    ),
                     loc,
                 )
                 .help("capture again (with `sselint record`, or a browser export with full bodies) to judge the ending"),

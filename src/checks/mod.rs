@@ -8,12 +8,14 @@
 //! Checks never re-read bytes and never print; every finding carries a
 //! location computed while its block is at hand.
 
-mod chunk;
+pub mod chunk;
 mod ending;
 mod framing;
 mod payload;
 mod tool_calls;
 mod usage;
+
+pub use chunk::chunk_schema;
 
 use crate::capture::{Http, Origin, Truncation};
 use crate::lint::{Collector, Finding, Location, Profile, Settings};

@@ -57,6 +57,13 @@ impl Linter<'_> {
                 .and_then(|f| f.get("name"))
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty());
+            // Absent, null or "" counts as missing; a value of the wrong
+            // type is there (the schema rule names its type).
+            let given =
+                |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v.as_str() != Some(""));
+            let has_id = given(obj.get("id"));
+            let has_kind = given(obj.get("type"));
+            let has_name = given(obj.get("function").and_then(|f| f.get("name")));
             let existing = self
                 .answer
                 .choices
@@ -66,13 +73,13 @@ impl Linter<'_> {
             match existing {
                 None => {
                     let mut missing = Vec::new();
-                    if id.is_none() {
+                    if !has_id {
                         missing.push("id");
                     }
-                    if kind.is_none() {
+                    if !has_kind {
                         missing.push("type");
                     }
-                    if name.is_none() {
+                    if !has_name {
                         missing.push("function.name");
                     }
                     let loc = self.pointer_loc(block, data, &ptr, false);

@@ -2,6 +2,7 @@
 //! chunk) and `usage-missing` (at the end). Source: OpenAI's
 //! `CompletionUsage`; `stream_options.include_usage`.
 
+use super::framing::shorten;
 use super::Linter;
 use crate::lint::Finding;
 use crate::model::Field;
@@ -56,21 +57,43 @@ impl Linter<'_> {
             .into_iter()
             .filter(|k| num(k).is_none())
             .collect();
-        if !missing.is_empty() && self.usage_chunks == 1
-            || !missing.is_empty() && self.answer.usage.is_none()
-        {
-            let loc = self.pointer_loc(block, data, "/usage", false);
+        let mut problems = Vec::new();
+        let mut at = "/usage".to_string();
+        if !missing.is_empty() {
+            problems.push(format!(
+                "usage lacks non-negative integer {}: clients that read the standard token counts get nothing",
+                missing.join(", ")
+            ));
+        }
+        for details in ["prompt_tokens_details", "completion_tokens_details"] {
+            match obj.get(details) {
+                None => {}
+                Some(Value::Object(d)) => {
+                    for (k, v) in d {
+                        if v.as_u64().is_none() {
+                            at = format!("/usage/{details}/{k}");
+                            problems.push(format!(
+                                "usage.{details}.{k} is {}, not a non-negative integer",
+                                shorten(&v.to_string(), 30)
+                            ));
+                        }
+                    }
+                }
+                Some(other) => {
+                    at = format!("/usage/{details}");
+                    problems.push(format!(
+                        "usage.{details} is a JSON {}, not an object",
+                        crate::model::json_type(other)
+                    ));
+                }
+            }
+        }
+        if !problems.is_empty() && self.reported_fields.insert("usage-shape".to_string()) {
+            let loc = self.pointer_loc(block, data, &at, false);
             self.report(
-                Finding::new(
-                    "usage-shape",
-                    format!(
-                        "usage lacks integer {}: clients that read the standard token counts get nothing",
-                        missing.join(", ")
-                    ),
-                    loc,
-                )
-                .event(index)
-                .pointer("/usage"),
+                Finding::new("usage-shape", problems.join("; "), loc)
+                    .event(index)
+                    .pointer(at),
             );
         }
         if let (Some(p), Some(c), Some(t)) = (

@@ -50,7 +50,17 @@ struct Recorder<'w> {
 }
 
 fn short(s: &str, max: usize) -> String {
-    let esc: String = s.escape_debug().collect();
+    // Control characters escaped, quotes left alone: JSON stays readable.
+    let esc: String = s
+        .chars()
+        .flat_map(|c| match c {
+            '\n' => vec!['\\', 'n'],
+            '\r' => vec!['\\', 'r'],
+            '\t' => vec!['\\', 't'],
+            c if c.is_control() => c.escape_unicode().collect(),
+            c => vec![c],
+        })
+        .collect();
     if esc.chars().count() <= max {
         esc
     } else {

@@ -1,0 +1,289 @@
+//! The command line as users meet it: exit codes, errors that name the
+//! file, the JSON contract, `inspect --format jsonl`, `rule` and `rules`.
+
+mod common;
+use assert_cmd::Command;
+use common::root;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn sselint() -> Command {
+    let mut c = Command::cargo_bin("sselint").unwrap();
+    c.current_dir(root()).env("NO_COLOR", "1");
+    c
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("stdout is JSON")
+}
+
+#[test]
+fn a_clean_sample_exits_0_and_says_what_the_answer_was() {
+    sselint()
+        .args(["check", "samples/good/openai-usage.sse"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("answer: \"Hello! How can I help you today?\" | finish: stop | usage: 19+10=29 | ending: complete"));
+}
+
+#[test]
+fn findings_at_or_above_fail_on_exit_1_and_never_exits_0() {
+    let f = "../shared/conformance/13-clean-eof-without-terminal-signal.sse";
+    let local = root().join("tests/cases");
+    let input = std::fs::read_dir(&local)
+        .ok()
+        .and_then(|d| {
+            d.flatten().map(|e| e.path()).find(|p| {
+                p.to_string_lossy().contains("cut-off") && p.extension().is_some_and(|e| e == "sse")
+            })
+        })
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|| f.to_string());
+    sselint().args(["check", &input]).assert().code(1);
+    sselint()
+        .args(["check", &input, "--fail-on", "never"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn warnings_fail_only_with_fail_on_warning() {
+    let f = "samples/providers/xai.sse";
+    sselint().args(["check", f]).assert().code(0);
+    sselint()
+        .args(["check", f, "--fail-on", "warning"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn a_missing_file_exits_2_and_names_it() {
+    sselint()
+        .args(["check", "no/such/capture.sse"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("no/such/capture.sse")
+                .and(predicate::str::contains("no such file")),
+        );
+}
+
+#[test]
+fn a_bad_input_does_not_stop_the_others_and_the_json_says_so() {
+    let out = sselint()
+        .args([
+            "check",
+            "samples/good/emoji.sse",
+            "missing.sse",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_of(&out);
+    assert_eq!(v["files"][0]["streams"][0]["choices"][0]["text"], "😀😀😀");
+    assert_eq!(v["files"][1]["path"], "missing.sse");
+    assert!(v["files"][1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("no such file"));
+}
+
+#[test]
+fn the_json_report_follows_the_documented_shape() {
+    let out = sselint()
+        .args(["check", "samples/good/openai-usage.sse", "--format", "json"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_of(&out);
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["tool"]["name"], "sselint");
+    assert_eq!(v["profile"], "openai");
+    let s = &v["files"][0]["streams"][0];
+    assert_eq!(v["files"][0]["input_format"], "sse");
+    assert_eq!(s["ending"], "complete");
+    assert_eq!(s["choices"][0]["finish_reason"], "stop");
+    assert_eq!(s["usage"]["total_tokens"], 29);
+    assert!(s["diagnostics"].is_array());
+    assert_eq!(v["summary"]["errors"], 0);
+}
+
+#[test]
+fn diagnostics_point_at_the_bytes_in_json() {
+    let body = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"\"}]}\n\ndata: [DONE]\n\n";
+    let out = sselint()
+        .args(["check", "-", "--format", "json", "--fail-on", "never"])
+        .write_stdin(body)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v = json_of(&out);
+    let d = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "finish-reason-value")
+        .expect("finish-reason-value")
+        .clone();
+    let off = d["byte_offset"].as_u64().unwrap() as usize;
+    assert_eq!(&body[off..off + 2], "\"\"");
+    assert_eq!(d["line"], 1);
+    assert_eq!(d["column"].as_u64().unwrap() as usize, off + 1);
+    assert_eq!(d["pointer"], "/choices/0/finish_reason");
+    assert_eq!(d["severity"], "error");
+}
+
+#[test]
+fn the_human_report_is_rustc_style_with_a_severity_note() {
+    sselint()
+        .args(["check", "samples/providers/xai.sse", "--color", "never"])
+        .assert()
+        .stdout(
+            predicate::str::contains("warning[U101]")
+                .and(predicate::str::contains("--> samples/providers/xai.sse:"))
+                .and(predicate::str::contains(
+                    "= note: `usage-mismatch` is a warning by default",
+                )),
+        );
+}
+
+#[test]
+fn inspect_jsonl_gives_one_record_per_event_as_the_spec_dispatches() {
+    let body = "retry: 3000\nid: 7\ndata: a\ndata: b\n\n: ping\n\nevent: x\ndata: [DONE]\n\n";
+    let out = sselint()
+        .args(["inspect", "-", "--format", "jsonl"])
+        .write_stdin(body)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let recs: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let events: Vec<&Value> = recs.iter().filter(|r| r["type"] == "event").collect();
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0]["data"], "a\nb");
+    assert_eq!(events[0]["id"], "7");
+    assert_eq!(events[0]["retry"], 3000);
+    assert_eq!(events[0]["event"], "message");
+    assert_eq!(events[1]["event"], "x");
+    assert_eq!(events[1]["id"], "7");
+    assert_eq!(events[1]["retry"], Value::Null);
+    assert_eq!(events[1]["kind"], "done");
+    assert!(recs.iter().any(|r| r["type"] == "comment"));
+    assert_eq!(recs.last().unwrap()["type"], "stream");
+}
+
+#[test]
+fn rule_explains_by_name_or_code_and_suggests_on_a_typo() {
+    sselint().args(["rule", "cut-off"]).assert().code(0).stdout(
+        predicate::str::contains("cut-off (E401)").and(predicate::str::contains("## Fails")),
+    );
+    sselint().args(["rule", "e401"]).assert().code(0);
+    sselint()
+        .args(["rule", "cutoff"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean `cut-off`"));
+    sselint()
+        .args(["check", "samples/good/emoji.sse", "--select", "cutoff"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean `cut-off`"));
+}
+
+#[test]
+fn rules_lists_the_catalogue_and_the_profiles() {
+    sselint()
+        .args(["rules"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("data-no-space").and(predicate::str::contains("F204")));
+    sselint()
+        .args(["rules", "--profiles"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("openrouter"));
+}
+
+#[test]
+fn select_and_ignore_take_names_codes_and_groups() {
+    let f = "samples/providers/xai.sse";
+    sselint()
+        .args(["check", f, "--fail-on", "warning", "--ignore", "usage"])
+        .assert()
+        .code(1);
+    sselint()
+        .args([
+            "check",
+            f,
+            "--fail-on",
+            "warning",
+            "--ignore",
+            "usage,schema",
+        ])
+        .assert()
+        .code(0);
+    sselint()
+        .args(["check", f, "--fail-on", "warning", "--select", "U101"])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn a_har_without_sse_lists_its_entries() {
+    sselint()
+        .args(["check", "samples/har/har-no-sse.har"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("no entry is an event stream")
+                .and(predicate::str::contains("#0 ")),
+        );
+}
+
+#[test]
+fn a_directory_is_linted_recursively_in_a_stable_order() {
+    let run = || {
+        sselint()
+            .args(["check", "samples/good", "--format", "json"])
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let a = run();
+    assert_eq!(a, run());
+    let v = json_of(&a);
+    let paths: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    assert!(paths.len() >= 8);
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    sselint()
+        .args(["--help"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Examples:").and(predicate::str::contains("Exit codes")));
+}

@@ -1,0 +1,73 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use sselint::capture::{self, Options};
+use sselint::lint::{Diagnostic, Settings, Severity};
+use sselint::pipeline::{lint_capture, FileResult, NoObserver};
+use std::path::{Path, PathBuf};
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file under `samples/<dir>`, sorted.
+pub fn samples(dir: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("samples").join(dir))
+        .unwrap_or_else(|e| panic!("samples/{dir}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Lints a file under the default settings.
+pub fn lint_file(p: &Path) -> FileResult {
+    lint_file_with(p, &Settings::default())
+}
+
+/// Lints a file under `settings`.
+pub fn lint_file_with(p: &Path, settings: &Settings) -> FileResult {
+    let cap = capture::open(p.to_str().unwrap(), &Options::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    lint_capture(cap, settings, &mut NoObserver)
+}
+
+/// Lints bytes as a capture.
+pub fn lint_bytes(b: &[u8]) -> FileResult {
+    let cap = capture::from_reader(
+        "bytes",
+        Box::new(std::io::Cursor::new(b.to_vec())),
+        &Options::default(),
+    )
+    .expect("bytes read as a capture");
+    lint_capture(cap, &Settings::default(), &mut NoObserver)
+}
+
+/// All diagnostics of a result.
+pub fn diags(r: &FileResult) -> Vec<&Diagnostic> {
+    r.streams
+        .iter()
+        .flat_map(|s| s.diagnostics.iter())
+        .collect()
+}
+
+/// Rule names at or above `min`.
+pub fn rules_at_least(r: &FileResult, min: Severity) -> Vec<&'static str> {
+    diags(r)
+        .into_iter()
+        .filter(|d| d.severity >= min)
+        .map(|d| d.rule)
+        .collect()
+}
+
+/// The text of choice 0 of stream 0.
+pub fn text0(r: &FileResult) -> String {
+    r.streams[0]
+        .answer
+        .choices
+        .get(&0)
+        .map(|c| c.text.kept.clone())
+        .unwrap_or_default()
+}

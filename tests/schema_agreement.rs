@@ -1,0 +1,127 @@
+//! The typed checks and the JSON Schema (`rules/schemas/chunk.schema.json`)
+//! agree on a corpus of mutated chunks: whenever a typed check reports a
+//! structural or type problem of a chunk, the schema rejects that chunk
+//! too, and a chunk the schema accepts gets no structural finding.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use sselint::checks::chunk_schema;
+
+/// Rules whose findings are about a chunk's JSON shape (types, required
+/// keys, enum values), i.e. what the schema also describes.
+const SHAPE_RULES: &[&str] = &[
+    "schema",
+    "missing-field",
+    "object-value",
+    "created-value",
+    "missing-choices",
+    "missing-delta",
+    "choice-index",
+    "role-value",
+    "finish-reason-value",
+    "tool-call-index",
+    "usage-shape",
+];
+
+fn base() -> Value {
+    json!({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini",
+        "system_fingerprint":"fp_1","service_tier":"default","obfuscation":"abc",
+        "choices":[{"index":0,"delta":{"role":"assistant","content":"Hi","refusal":null,
+            "tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+            "logprobs":null,"finish_reason":null}],
+        "usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2,
+            "prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}})
+}
+
+/// Every mutation: remove a key, or set it to a value of each wrong type.
+fn mutations(v: &Value, path: &mut Vec<String>, out: &mut Vec<(String, Value)>, root: &Value) {
+    let replacements = [
+        json!(null),
+        json!(7),
+        json!("x"),
+        json!(true),
+        json!([]),
+        json!({}),
+        json!(""),
+        json!(-1),
+        json!(1.5),
+    ];
+    match v {
+        Value::Object(o) => {
+            for (k, child) in o {
+                path.push(k.clone());
+                let mut removed = root.clone();
+                remove_at(&mut removed, path);
+                out.push((format!("remove /{}", path.join("/")), removed));
+                for r in &replacements {
+                    let mut m = root.clone();
+                    *get_mut(&mut m, path) = r.clone();
+                    out.push((format!("/{} = {r}", path.join("/")), m));
+                }
+                mutations(child, path, out, root);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                path.push(i.to_string());
+                mutations(child, path, out, root);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn get_mut<'v>(v: &'v mut Value, path: &[String]) -> &'v mut Value {
+    path.iter().fold(v, |cur, p| match cur {
+        Value::Array(a) => &mut a[p.parse::<usize>().unwrap()],
+        other => &mut other[p.as_str()],
+    })
+}
+
+fn remove_at(v: &mut Value, path: &[String]) {
+    let (last, parent) = path.split_last().unwrap();
+    if let Value::Object(o) = get_mut(v, parent) {
+        o.shift_remove(last);
+    }
+}
+
+#[test]
+fn typed_checks_and_the_schema_agree_on_mutated_chunks() {
+    let root = base();
+    assert!(chunk_schema().is_valid(&root));
+    let mut corpus = Vec::new();
+    mutations(&root, &mut Vec::new(), &mut corpus, &root);
+    assert!(corpus.len() > 200, "corpus of {}", corpus.len());
+    let mut disagreements = Vec::new();
+    for (what, chunk) in &corpus {
+        let body = format!("data: {chunk}\n\ndata: [DONE]\n\n");
+        let r = lint_bytes(body.as_bytes());
+        let shape: Vec<&str> = diags(&r)
+            .iter()
+            .map(|d| d.rule)
+            .filter(|r| SHAPE_RULES.contains(r))
+            .collect();
+        let valid = chunk_schema().is_valid(chunk);
+        if !shape.is_empty() && valid {
+            disagreements.push(format!("{what}: typed {shape:?} but schema-valid"));
+        }
+        if shape.is_empty() && !valid {
+            disagreements.push(format!("{what}: schema-invalid but no typed finding"));
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} disagree:\n{}",
+        disagreements.len(),
+        corpus.len(),
+        disagreements
+            .iter()
+            .take(60)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
