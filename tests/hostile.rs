@@ -1,0 +1,222 @@
+//! Hostile and broken inputs, each with the outcome it must get: a finding
+//! (exit 0 or 1) or exit 2 with a message naming the file and the problem.
+//! Never a panic (exit 101), never a hang.
+
+mod common;
+use assert_cmd::Command;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+struct Case {
+    name: &'static str,
+    bytes: Vec<u8>,
+    /// Expected exit code.
+    code: i32,
+    /// Text that must appear in stdout (exit 0/1) or stderr (exit 2).
+    says: &'static str,
+}
+
+fn tmp(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
+    p
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-hostile-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    use flate2::write::GzEncoder;
+    let mut e = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(b).unwrap();
+    e.finish().unwrap()
+}
+
+const CHUNK: &str = r#"data: {"id":"c","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}
+
+data: [DONE]
+
+"#;
+
+fn cases() -> Vec<Case> {
+    let mut nested = String::from("data: ");
+    nested.push_str(&"[".repeat(100_000));
+    nested.push_str(&"]".repeat(100_000));
+    nested.push_str("\n\n");
+    let digits = format!(
+        "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":{},\"model\":\"m\",\"choices\":[]}}\n\n",
+        "9".repeat(10_000)
+    );
+    let surrogate = CHUNK.replace("\"hi\"", "\"\\ud800\"");
+    let mut overlong = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"".to_vec();
+    overlong.extend_from_slice(&[0xC0, 0xAF, 0xE2, 0x82]);
+    overlong.extend_from_slice(b"\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    let mut random = Vec::with_capacity(100_000);
+    let mut x: u32 = 2463534242;
+    for _ in 0..100_000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        random.push((x & 0xff) as u8);
+    }
+    let body_gz = gzip(CHUNK.as_bytes());
+    let mut gz_cut =
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: gzip\r\n\r\n"
+            .to_vec();
+    gz_cut.extend_from_slice(&body_gz[..body_gz.len() / 2]);
+    let har = |content: &str| {
+        format!(
+            r#"{{"log":{{"version":"1.2","entries":[{{"request":{{"method":"POST","url":"https://x/v1/chat/completions","headers":[]}},"response":{{"status":200,"headers":[],"content":{{"mimeType":"text/event-stream",{content}}}}}}}]}}}}"#
+        )
+        .into_bytes()
+    };
+    let mut har_gz = har(&format!(
+        r#""text":"{}","encoding":"base64""#,
+        base64_of(&body_gz[..body_gz.len() / 2])
+    ));
+    har_gz.shrink_to_fit();
+    vec![
+        Case { name: "empty.sse", bytes: vec![], code: 1, says: "empty-stream" },
+        Case { name: "bom.sse", bytes: vec![0xEF, 0xBB, 0xBF], code: 1, says: "empty-stream" },
+        Case { name: "blank.sse", bytes: b"\n\n\r\n\r\r\n".to_vec(), code: 1, says: "empty-stream" },
+        Case { name: "nuls.sse", bytes: vec![0; 4096], code: 1, says: "body-not-sse" },
+        Case { name: "random.bin", bytes: random, code: 1, says: "ending:" },
+        Case { name: "long-line.sse", bytes: vec![b'a'; 10 * 1024 * 1024], code: 1, says: "body-not-sse" },
+        Case { name: "nested.sse", bytes: nested.into_bytes(), code: 1, says: "invalid-json" },
+        Case { name: "digits.sse", bytes: digits.into_bytes(), code: 1, says: "invalid-json" },
+        Case { name: "surrogate.sse", bytes: surrogate.into_bytes(), code: 1, says: "invalid-json" },
+        Case { name: "overlong.sse", bytes: overlong, code: 1, says: "invalid-utf8" },
+        Case { name: "not-json.har", bytes: b"{\"log\": [1, 2".to_vec(), code: 2, says: "not a HAR file: the JSON does not parse" },
+        Case { name: "no-log.har", bytes: b"{\"logs\": {}, \"log\"  : null}".to_vec(), code: 2, says: "not a HAR file" },
+        Case { name: "wrong-type.har", bytes: har(r#""text": 42"#), code: 0, says: "content.text is a JSON number" },
+        Case { name: "bad-base64.har", bytes: har(r#""text":"@@@not base64@@@","encoding":"base64""#), code: 0, says: "not valid base64" },
+        Case { name: "gzip-cut.har", bytes: har_gz, code: 0, says: "capture-truncated" },
+        Case { name: "gzip-cut.txt", bytes: gz_cut, code: 0, says: "capture-truncated" },
+        Case { name: "cut-headers.txt", bytes: b"HTTP/1.1 200 OK\r\ncontent-type: text/eve".to_vec(), code: 0, says: "inside the response headers" },
+        Case {
+            name: "cut-chunk-size.txt",
+            bytes: b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-type: text/event-stream\r\n\r\n10\r\ndata: [DONE]\n\n\r\n\r\n1".to_vec(),
+            code: 0,
+            says: "capture-truncated",
+        },
+    ]
+}
+
+fn base64_of(b: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+#[test]
+fn every_hostile_input_gets_its_outcome_and_never_a_panic() {
+    let dir = scratch("table");
+    let mut failures = Vec::new();
+    for c in cases() {
+        let p = tmp(&dir, c.name, &c.bytes);
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .args(["check", "-v", "--color", "never"])
+            .arg(&p)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let text = if c.code == 2 { &stderr } else { &stdout };
+        if code != c.code || !text.contains(c.says) {
+            failures.push(format!(
+                "{}: exit {code} (want {}), wanted {:?} in {}:\n{}{}",
+                c.name,
+                c.code,
+                c.says,
+                if c.code == 2 { "stderr" } else { "stdout" },
+                &stdout.chars().take(600).collect::<String>(),
+                &stderr.chars().take(600).collect::<String>()
+            ));
+        }
+        if c.code == 2 && !stderr.contains(c.name) {
+            failures.push(format!(
+                "{}: the error does not name the file: {stderr}",
+                c.name
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+#[test]
+fn stdin_with_nothing_on_it_is_an_empty_stream() {
+    Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["check", "-", "--color", "never"])
+        .write_stdin("")
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("empty-stream"));
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_files_and_symlink_loops_in_a_directory_are_reported_not_fatal() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = scratch("dir");
+    tmp(&dir, "good.sse", CHUNK.as_bytes());
+    let locked = tmp(&dir, "locked.sse", CHUNK.as_bytes());
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    symlink(&dir, dir.join("sub/loop")).unwrap();
+    let root_can_read = std::fs::read(&locked).is_ok();
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["check", "--format", "json"])
+        .arg(&dir)
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = v["files"].as_array().unwrap();
+    assert!(files
+        .iter()
+        .any(|f| f["path"].as_str().unwrap().ends_with("good.sse") && f["error"].is_null()));
+    assert!(stderr.contains("symlink loop"), "{stderr}");
+    if !root_can_read {
+        assert!(
+            stderr.contains("locked.sse") && stderr.contains("permission denied"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::process::{Command as Std, Stdio};
+    let bin = assert_cmd::cargo::cargo_bin("sselint");
+    let mut child = Std::new(bin)
+        .args(["check", "-v", "--color", "never"])
+        .arg(common::root().join("samples/providers"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one byte, then close our end.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut one = [0u8; 1];
+    std::io::Read::read_exact(&mut stdout, &mut one).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(101),
+        "panicked: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
