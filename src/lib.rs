@@ -17,10 +17,13 @@
 //!   [`checks`] runs the rules;
 //! - [`pipeline`] ties a stream to its findings; [`report`] renders them.
 
+pub mod baseline;
 pub mod capture;
 pub mod checks;
+pub mod config;
 pub mod lint;
 pub mod model;
+pub mod output;
 pub mod pipeline;
 pub mod report;
 pub mod sse;

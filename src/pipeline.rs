@@ -36,6 +36,10 @@ pub struct StreamResult {
     pub diagnostics: Vec<Diagnostic>,
     /// Findings past the per-rule limit, by rule.
     pub omitted: BTreeMap<&'static str, u64>,
+    /// The worst severity of each rule's omitted findings.
+    pub omitted_worst: BTreeMap<&'static str, crate::lint::Severity>,
+    /// Rules whose omitted findings the baseline covers.
+    pub omitted_suppressed: Vec<&'static str>,
     /// All findings (errors, warnings, infos), omitted ones included.
     pub counts: (u64, u64, u64),
     /// Body → file positions.
@@ -59,6 +63,9 @@ pub struct FileResult {
     pub detail: &'static str,
     /// Why the input could not be read at all.
     pub error: Option<String>,
+    /// The rules that ran on it (after selection and profile), in code
+    /// order.
+    pub rules_run: Vec<&'static str>,
     /// Its streams.
     pub streams: Vec<StreamResult>,
 }
@@ -153,12 +160,23 @@ pub fn lint_stream(
         answer: report.answer,
         diagnostics: report.out.diagnostics,
         omitted: report.out.omitted,
+        omitted_worst: report.out.omitted_worst,
+        omitted_suppressed: Vec::new(),
         counts: report.out.counts,
         origin: stream.origin,
         timing: stream.timing,
         framing,
         read_error,
     }
+}
+
+/// The rules `settings` leaves on, in code order.
+pub fn rules_run(settings: &Settings) -> Vec<&'static str> {
+    crate::lint::catalogue()
+        .rules()
+        .filter(|r| settings.severity(r, None).is_some())
+        .map(|r| r.name)
+        .collect()
 }
 
 /// Lints every stream of an opened capture.
@@ -173,6 +191,7 @@ pub fn lint_capture(cap: Capture, settings: &Settings, observer: &mut impl Obser
         input_format: Some(cap.input_format),
         detail: cap.detail,
         error: None,
+        rules_run: rules_run(settings),
         streams,
     }
 }
@@ -187,6 +206,7 @@ pub fn lint_path(path: &str, opts: &capture::Options, settings: &Settings) -> Fi
             input_format: None,
             detail: "",
             error: Some(e.message),
+            rules_run: rules_run(settings),
             streams: Vec::new(),
         },
     }

@@ -154,7 +154,13 @@ impl Linter<'_> {
                 _ => {}
             }
         }
-        if !missing.is_empty() {
+        // Once per stream for each distinct problem: a server that omits
+        // `model` omits it on every chunk.
+        if !missing.is_empty()
+            && self
+                .reported_fields
+                .insert(format!("missing-field:{missing:?}"))
+        {
             let loc = self.pointer_loc(block, data, "", false);
             let first_ptr = ["id", "object", "created", "model"]
                 .iter()
@@ -180,10 +186,11 @@ impl Linter<'_> {
             );
         }
         if let Field::Present(o) = Field::of(v, "object") {
-            if o.as_str()
+            let wrong = o
+                .as_str()
                 .is_some_and(|s| !s.is_empty() && s != "chat.completion.chunk")
-                || !o.is_string()
-            {
+                || !o.is_string();
+            if wrong && self.reported_fields.insert(format!("object-value:{o}")) {
                 let loc = self.pointer_loc(block, data, "/object", false);
                 self.report(
                     Finding::new(
@@ -217,7 +224,9 @@ impl Linter<'_> {
                     shorten(&c.to_string(), 40)
                 )),
             };
-            if let Some(why) = why {
+            if let Some(why) =
+                why.filter(|w| self.reported_fields.insert(format!("created-value:{w}")))
+            {
                 let loc = self.pointer_loc(block, data, "/created", false);
                 self.report(
                     Finding::new("created-value", format!("`created` is {why}"), loc)
@@ -427,6 +436,8 @@ impl Linter<'_> {
                 Field::Present(d) if d.is_object() => {
                     adds |= self.check_delta(block, data, index, idx, &base, d);
                 }
+                // A delta of the wrong type: the schema rule reports it.
+                Field::Present(_) => adds = true,
                 _ => {}
             }
             adds |= self.check_finish(block, data, index, idx, &base, choice);
@@ -566,10 +577,16 @@ impl Linter<'_> {
             }
         }
         if let Some(obj) = d.as_object() {
-            if obj
-                .keys()
-                .any(|k| !DELTA_KEYS.contains(&k.as_str()) && !obj[k].is_null())
-            {
+            // Anything with a value counts, even of the wrong type (the
+            // schema rule names that): the chunk is not "empty".
+            let blank = |v: &Value| match v {
+                Value::Null => true,
+                Value::String(s) => s.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                Value::Object(o) => o.is_empty(),
+                _ => false,
+            };
+            if obj.values().any(|v| !blank(v)) {
                 adds = true;
             }
         }
@@ -617,7 +634,8 @@ impl Linter<'_> {
                     .event(index)
                     .pointer(ptr),
                 );
-                false
+                self.choices.entry(idx).or_default().bad_finish = true;
+                true
             }
             Field::Present(Value::String(s)) => {
                 self.kind("finish");
@@ -681,7 +699,8 @@ impl Linter<'_> {
                     .event(index)
                     .pointer(ptr),
                 );
-                false
+                self.choices.entry(idx).or_default().bad_finish = true;
+                true
             }
         }
     }
@@ -715,7 +734,17 @@ impl Linter<'_> {
                 }
             }
         }
-        if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+        let standard_usage = |u: &Value| {
+            ["prompt_tokens", "completion_tokens", "total_tokens"]
+                .iter()
+                .all(|k| u.get(k).is_some_and(Value::is_u64))
+        };
+        // A usage object in another dialect is one `usage-shape` finding,
+        // not one `unknown-field` per key.
+        if let Some(u) = v
+            .get("usage")
+            .filter(|u| u.is_object() && standard_usage(u))
+        {
             collect_unknown(u, "/usage", USAGE_KEYS, &mut found);
             if let Some(d) = u.get("completion_tokens_details") {
                 collect_unknown(
@@ -742,7 +771,28 @@ impl Linter<'_> {
             self.reported_fields.insert(folded.clone());
             let loc = self.pointer_loc(block, data, &ptr, true);
             let known = providers_of(&folded);
-            if known.is_empty() {
+            if !known.is_empty() && v.pointer(&ptr).is_some_and(Value::is_null) {
+                // A known field sent as null carries nothing to name.
+                self.reported_fields.remove(&folded);
+                continue;
+            }
+            let allowed = self
+                .out
+                .settings()
+                .allow_fields
+                .iter()
+                .any(|a| pointer_covers(a, &folded));
+            if allowed {
+                self.report(
+                    Finding::new(
+                        "vendor-extension",
+                        format!("`{folded}` is an extension field allowed by allow-fields in sselint.toml"),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer(ptr),
+                );
+            } else if known.is_empty() {
                 self.report(
                     Finding::new(
                         "unknown-field",
@@ -867,8 +917,8 @@ fn owned_by_rule(ptr: &str, what: &str, is_null: bool) -> bool {
     let folded = fold_indices(ptr);
     let f = folded.as_str();
     matches!(f, "/object" | "/created")
-        || (matches!(f, "/id" | "/model") && what == "required")
-        || (f == "/choices" && what == "required")
+        || (matches!(f, "/id" | "/model") && (what != "type" || is_null))
+        || (f == "/choices" && (what == "required" || is_null))
         || f == "/choices/*/index"
         || (f == "/choices/*/delta" && what == "required")
         || (f == "/choices/*/finish_reason" && what != "required")

@@ -196,6 +196,7 @@ impl Linter<'_> {
                     .choices
                     .values()
                     .filter(|c| c.finish_reason.is_none())
+                    .filter(|c| !self.choices.get(&c.index).is_some_and(|t| t.bad_finish))
                     .map(|c| {
                         (
                             c.index,
@@ -203,7 +204,10 @@ impl Linter<'_> {
                         )
                     })
                     .collect();
-                if !drift && self.error_events == 0 {
+                // An unreadable event (invalid JSON, events run together)
+                // may have held the finish: that finding is the cause.
+                let unreadable = self.invalid_payloads > 0 || self.separator_errors > 0;
+                if !drift && self.error_events == 0 && !unreadable {
                     for (i, loc) in missing {
                         self.report(Finding::new(
                             "missing-finish-reason",
@@ -247,7 +251,7 @@ impl Linter<'_> {
         if let Some((i, n, m, loc)) = repeated {
             self.report(Finding::new(
                 "role-repeated",
-                format!("choice {i} repeats `role` on {n} of {m} deltas; harmless for most clients, but those that start a new message on each role split the answer"),
+                format!("choice {i} sends `role` on {n} of its {m} deltas (OpenAI sends it once, first); harmless for most clients, but those that start a new message on each role split the answer"),
                 loc.unwrap_or_default(),
             ));
         }

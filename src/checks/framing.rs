@@ -94,19 +94,30 @@ impl Linter<'_> {
                         }
                         _ => {
                             let value = block.value(line);
-                            let payload = matches!(value.first(), Some(b'{' | b'['));
+                            let payload = matches!(value.first(), Some(b'{' | b'['))
+                                && value != b"[DONE]"
+                                && std::str::from_utf8(value).is_ok_and(|s| {
+                                    serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok()
+                                });
+                            let trimmed = String::from_utf8_lossy(name).trim().to_string();
+                            let near = ["data", "event", "id", "retry"]
+                                .iter()
+                                .find(|n| trimmed.eq_ignore_ascii_case(n))
+                                .filter(|n| name != n.as_bytes());
                             let loc = self.loc(block, line, 0, colon.unwrap_or(line.len));
                             let shown = String::from_utf8_lossy(name);
                             let mut f = Finding::new(
                                 "unknown-sse-field",
-                                if payload {
+                                if let Some(n) = near {
+                                    format!("field `{}` is not `{n}` (field names are exact and case-sensitive): the line is ignored{}", shorten(&shown, 60), if *n == "data" { ", so its data is lost" } else { "" })
+                                } else if payload {
                                     format!("field `{}` is not an SSE field (event, data, id, retry) and carries a JSON payload that every client ignores", shorten(&shown, 60))
                                 } else {
                                     format!("field `{}` is not an SSE field (event, data, id, retry); clients ignore the line", shorten(&shown, 60))
                                 },
                                 loc,
                             );
-                            if payload {
+                            if payload || near == Some(&"data") {
                                 f = f.level(Severity::Error);
                             }
                             self.pending_unknown(f);
@@ -208,7 +219,7 @@ impl Linter<'_> {
             return;
         };
         match model::decode(data) {
-            Payload::Done | Payload::Json(_) => {
+            Payload::Done | Payload::Json(_) | Payload::LoneSurrogates(_) => {
                 self.tail_complete = true;
                 self.report(
                     Finding::new(

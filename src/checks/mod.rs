@@ -54,6 +54,8 @@ struct ChoiceTrack {
     after_finish_reported: bool,
     first_loc: Option<Location>,
     refusal_reported: bool,
+    /// A finish_reason came but was malformed (`""`, not a string).
+    bad_finish: bool,
     tools: BTreeMap<u64, ToolTrack>,
 }
 
@@ -62,6 +64,11 @@ struct ToolTrack {
     first_loc: Location,
     first_event: Option<u64>,
     repeated_reported: bool,
+    /// A second call was written under this index (`tool-call-index-reused`):
+    /// its garbled arguments are that finding's consequence.
+    reused: bool,
+    /// A fragment's `arguments` was not a string (the schema rule's).
+    args_wrong_type: bool,
 }
 
 /// One stream's linter. Feed it blocks (it is an [`Sink`]), then call
@@ -116,6 +123,8 @@ pub struct Linter<'s> {
     /// What the last event was (`role`, `content`, `finish`, `usage`,
     /// `done`, `error`, `invalid`, …), for `inspect`.
     pub event_kind: Vec<&'static str>,
+    /// Hash of the event being checked, for fingerprints.
+    cur_data_hash: Option<u64>,
 }
 
 #[derive(Debug, Default)]
@@ -167,6 +176,7 @@ impl<'s> Linter<'s> {
             separator_errors: 0,
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
+            cur_data_hash: None,
         }
     }
 
@@ -226,8 +236,20 @@ impl<'s> Linter<'s> {
         self.loc(block, l1, s, end)
     }
 
-    /// Reports a finding.
-    fn report(&mut self, f: Finding) {
+    /// Reports a finding, fingerprinted by rule, pointer (indices folded)
+    /// and the current event's data (or the message outside an event).
+    fn report(&mut self, mut f: Finding) {
+        let ptr = f
+            .pointer
+            .as_deref()
+            .map(crate::lint::profile::fold_indices)
+            .unwrap_or_default();
+        let data_hash = self.cur_data_hash.map(u64::to_le_bytes);
+        let what: &[u8] = match &data_hash {
+            Some(h) => h,
+            None => f.message.as_bytes(),
+        };
+        f.fingerprint = crate::lint::fnv1a(&[f.rule.as_bytes(), ptr.as_bytes(), what]);
         self.out.push(f);
     }
 
@@ -276,13 +298,16 @@ impl Sink for Linter<'_> {
             self.last_loc = self.loc(block, last, 0, last.len);
         }
         if let Some(d) = &block.dispatch {
+            self.cur_data_hash = Some(crate::lint::fnv1a(&[d.data.as_bytes()]));
             self.events += 1;
             let data = d.data;
             let index = d.index;
             let event_type = d.event_type;
             self.check_event(block, data, Some(index), event_type);
         } else if !block.terminated {
+            self.cur_data_hash = block.data.map(|d| crate::lint::fnv1a(&[d.as_bytes()]));
             self.check_tail(block);
         }
+        self.cur_data_hash = None;
     }
 }

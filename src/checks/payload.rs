@@ -93,6 +93,23 @@ impl Linter<'_> {
                 );
             }
             Payload::Json(v) => self.check_json(block, data, index, &v),
+            Payload::LoneSurrogates(v) => {
+                let at = data.find("\\ud").or_else(|| data.find("\\uD")).unwrap_or(0);
+                let loc = match model::span::data_position(block, at) {
+                    Some((line, s)) => self.loc(block, line, s, (s + 6).min(line.len)),
+                    None => self.event_loc(block),
+                };
+                self.report(
+                    Finding::new(
+                        "invalid-json",
+                        "a string holds a lone UTF-16 surrogate escape (half of a pair such as \\ud83d\\ude00, perhaps split across chunks): JavaScript's JSON.parse accepts it, strict parsers (Rust, Go, Java) reject the whole event; read here with U+FFFD in its place",
+                        loc,
+                    )
+                    .level(Severity::Warning)
+                    .event(index),
+                );
+                self.check_json(block, data, index, &v);
+            }
         }
     }
 
@@ -115,10 +132,19 @@ impl Linter<'_> {
             );
             return;
         };
-        if let Some(err) = obj.get("error").filter(|e| !e.is_null()) {
+        // Older vLLM sent errors as `{"object": "error", "message": …}`.
+        let bare_error = obj.get("object").and_then(Value::as_str) == Some("error")
+            && obj.get("message").is_some()
+            && !obj.contains_key("choices");
+        let err_value = obj
+            .get("error")
+            .filter(|e| !e.is_null())
+            .or(bare_error.then_some(v));
+        if let Some(err) = err_value {
             self.kind("error");
             self.error_events += 1;
-            let loc = self.pointer_loc(block, data, "/error", true);
+            let ptr = if bare_error { "" } else { "/error" };
+            let loc = self.pointer_loc(block, data, ptr, !bare_error);
             self.report(
                 Finding::new(
                     "error-event",
@@ -129,7 +155,7 @@ impl Linter<'_> {
                     loc.clone(),
                 )
                 .event(index)
-                .pointer("/error"),
+                .pointer(ptr),
             );
             let shaped = err
                 .as_object()
@@ -145,7 +171,7 @@ impl Linter<'_> {
                         loc,
                     )
                     .event(index)
-                    .pointer("/error"),
+                    .pointer(ptr),
                 );
             }
             if !obj.contains_key("choices") {

@@ -61,6 +61,10 @@ impl Linter<'_> {
             // type is there (the schema rule names its type).
             let given =
                 |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v.as_str() != Some(""));
+            let args_wrong_type = obj
+                .get("function")
+                .and_then(|f| f.get("arguments"))
+                .is_some_and(|a| !a.is_string() && !a.is_null());
             let has_id = given(obj.get("id"));
             let has_kind = given(obj.get("type"));
             let has_name = given(obj.get("function").and_then(|f| f.get("name")));
@@ -103,10 +107,16 @@ impl Linter<'_> {
                             first_loc: loc,
                             first_event: index,
                             repeated_reported: false,
+                            reused: false,
+                            args_wrong_type,
                         },
                     );
                 }
                 Some(prev) => {
+                    if args_wrong_type {
+                        let t = self.choices.entry(choice).or_default();
+                        t.tools.entry(tidx).or_default().args_wrong_type = true;
+                    }
                     let new_call = id.is_some_and(|i| prev.id.as_deref().is_some_and(|p| p != i));
                     let track = self
                         .choices
@@ -116,6 +126,7 @@ impl Linter<'_> {
                         .entry(tidx)
                         .or_default();
                     if new_call {
+                        track.reused = true;
                         if !track.repeated_reported {
                             track.repeated_reported = true;
                             let loc = self.pointer_loc(block, data, &format!("{ptr}/id"), false);
@@ -173,20 +184,34 @@ impl Linter<'_> {
             let track = self.choices.get(ci);
             if !cut {
                 for (ti, tc) in &c.tool_calls {
-                    if tc.arguments.is_empty() {
+                    let tt = track.and_then(|t| t.tools.get(ti));
+                    if tt.is_some_and(|t| t.reused || t.args_wrong_type) {
+                        // Reported already, as tool-call-index-reused or
+                        // schema: one root cause, one finding.
                         continue;
                     }
-                    if let Err(e) = serde_json::from_str::<Value>(&tc.arguments) {
-                        let (loc, ev) = track
-                            .and_then(|t| t.tools.get(ti))
-                            .map(|t| (t.first_loc.clone(), t.first_event))
-                            .unwrap_or_default();
+                    let (loc, ev) = tt
+                        .map(|t| (t.first_loc.clone(), t.first_event))
+                        .unwrap_or_default();
+                    let name = tc.name.as_deref().unwrap_or("unnamed");
+                    if tc.arguments.is_empty() {
                         findings.push(
                             Finding::new(
                                 "tool-call-arguments",
                                 format!(
-                                    "the assembled arguments of tool call {ti} ({}) are not valid JSON ({e}): {:?}",
-                                    tc.name.as_deref().unwrap_or("unnamed"),
+                                    "tool call {ti} ({name}) has empty arguments: parsing \"\" as JSON fails in every client (json.loads, JSON.parse); a call without parameters sends \"{{}}\""
+                                ),
+                                loc,
+                            )
+                            .level(crate::lint::Severity::Warning)
+                            .event(ev),
+                        );
+                    } else if let Err(e) = serde_json::from_str::<Value>(&tc.arguments) {
+                        findings.push(
+                            Finding::new(
+                                "tool-call-arguments",
+                                format!(
+                                    "the assembled arguments of tool call {ti} ({name}) are not valid JSON ({e}): {:?}",
                                     shorten(&tc.arguments, 120)
                                 ),
                                 loc,

@@ -1,36 +1,81 @@
-//! `sselint check`: lint inputs and report.
+//! `sselint check`: lint inputs (in parallel, reported in input order) and
+//! report in one or more formats.
 
 use super::{ColorChoice, InputArgs};
 use anyhow::{bail, Context as _};
 use clap::ValueEnum;
-use sselint::lint::{catalogue, profile, Settings, Severity, SeveritySource};
-use sselint::pipeline;
-use sselint::report::{human::Human, json::Json, Render, Run};
-use std::io::{BufWriter, Write};
+use sselint::baseline::Baseline;
+use sselint::config::{self, Config};
+use sselint::lint::{profile, Settings};
+use sselint::pipeline::{self, FileResult};
+use sselint::report::{
+    github::Github, human::Human, json::Json, junit::Junit, sarif::Sarif, Render, Run,
+};
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+const AFTER_HELP: &str = "\
+Examples:
+  sselint check capture.sse
+  sselint check network.har --url-match /chat/completions
+  sselint check captures/ --format sarif --output sselint.sarif --fail-on warning
+  sselint check captures/ --report junit=junit.xml --report sarif=sselint.sarif
+  sselint check captures/ --write-baseline sselint-baseline.json
+  sselint check captures/ --baseline sselint-baseline.json
+
+Settings come from sselint.toml (found upward from the working directory, or
+--config FILE); command-line flags win. `sselint init` writes a starting file.";
 
 /// Lint captures and report what a strict client would trip over.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// Files, directories (every capture inside), or `-` for stdin.
+    /// Files, directories (every capture inside, recursively), globs, or `-`
+    /// for stdin.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<String>,
-    /// Output format.
+    /// Output format on stdout (or --output).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Provider profile: which extensions and annotation chunks are normal
-    /// (`sselint rules --profiles` lists them).
-    #[arg(long, default_value = "openai", value_name = "NAME")]
-    profile: String,
-    /// Run only these rules (names or codes, comma-separated).
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also write FORMAT to FILE (repeatable), e.g. `--report sarif=out.sarif`;
+    /// the terminal still gets the human report.
+    #[arg(long = "report", value_name = "FORMAT=FILE")]
+    reports: Vec<String>,
+    /// Provider profile (`sselint rules --profiles` lists them); default
+    /// from sselint.toml, else `openai`.
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+    /// Run only these rules (names, codes or groups, comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     select: Vec<String>,
-    /// Skip these rules (names or codes, comma-separated).
+    /// Skip these rules (names, codes or groups, comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     ignore: Vec<String>,
-    /// Exit 1 when a finding reaches this severity.
-    #[arg(long, value_enum, default_value = "error")]
-    fail_on: FailOn,
+    /// Exit 1 when a finding reaches this severity [default: error, or
+    /// sselint.toml's fail-on].
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// Configuration file (default: sselint.toml found upward).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Ignore any sselint.toml.
+    #[arg(long, conflicts_with = "config")]
+    no_config: bool,
+    /// Findings recorded in FILE do not count toward --fail-on.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record the current findings in FILE (atomically) as a baseline.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
     #[command(flatten)]
     input: InputArgs,
     /// Colour.
@@ -48,6 +93,15 @@ pub struct Args {
 enum Format {
     Human,
     Json,
+    Sarif,
+    Junit,
+    Github,
+}
+
+impl Format {
+    fn parse(s: &str) -> Option<Self> {
+        <Format as ValueEnum>::from_str(s, true).ok()
+    }
 }
 
 /// The `--fail-on` threshold.
@@ -64,24 +118,19 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    /// Whether findings up to `worst` fail the run.
-    pub fn fails(self, worst: Option<Severity>) -> bool {
-        let Some(w) = worst else { return false };
+    fn threshold(self) -> Option<sselint::lint::Severity> {
+        use sselint::lint::Severity;
         match self {
-            FailOn::Error => w >= Severity::Error,
-            FailOn::Warning => w >= Severity::Warning,
-            FailOn::Info => true,
-            FailOn::Never => false,
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
         }
     }
 }
 
-/// Builds settings from the profile name and --select/--ignore.
-pub fn settings(
-    profile_name: &str,
-    select: &[String],
-    ignore: &[String],
-) -> anyhow::Result<Settings> {
+/// Settings for commands without a config file (`inspect`).
+pub fn settings(profile_name: &str) -> anyhow::Result<Settings> {
     let Some(p) = profile::profile(profile_name) else {
         let names: Vec<&str> = profile::profiles()
             .iter()
@@ -92,79 +141,222 @@ pub fn settings(
             names.join(", ")
         );
     };
-    let mut s = Settings {
+    Ok(Settings {
         profile: p,
         ..Settings::default()
-    };
-    let resolve = |items: &[String]| -> anyhow::Result<Vec<&'static str>> {
-        let cat = catalogue();
-        let mut out = Vec::new();
-        for item in items.iter().filter(|i| !i.is_empty()) {
-            if let Some(r) = cat.find(item) {
-                out.push(r.name);
-            } else if cat.groups().contains(&item.as_str()) {
-                out.extend(cat.rules().filter(|r| r.group == item).map(|r| r.name));
-            } else {
-                let hint = cat
-                    .suggest(item)
-                    .map(|n| format!("; did you mean `{n}`?"))
-                    .unwrap_or_default();
-                bail!("unknown rule {item:?}{hint} (`sselint rules` lists them)");
-            }
+    })
+}
+
+fn resolve(items: &[String]) -> anyhow::Result<Vec<&'static str>> {
+    let refs: Vec<&str> = items.iter().map(String::as_str).collect();
+    config::resolve_rules(&refs).map_err(anyhow::Error::msg)
+}
+
+/// Expands inputs: directories, files, `-`, and globs the shell left
+/// alone (quoted, or on Windows).
+fn expand_inputs(inputs: &[String]) -> (Vec<String>, Vec<sselint::capture::InputError>) {
+    let mut plain = Vec::new();
+    let mut errors = Vec::new();
+    for i in inputs {
+        let is_glob = i.contains(['*', '?', '[']) && !Path::new(i).exists();
+        if !is_glob {
+            plain.push(i.clone());
+            continue;
         }
-        Ok(out)
-    };
-    let selected = resolve(select)?;
-    let ignored = resolve(ignore)?;
-    for r in catalogue().rules() {
-        let off =
-            (!selected.is_empty() && !selected.contains(&r.name)) || ignored.contains(&r.name);
-        if off {
-            s.overrides
-                .insert(r.name.to_string(), (None, SeveritySource::CommandLine));
+        let Ok(glob) = globset::GlobBuilder::new(i).literal_separator(true).build() else {
+            errors.push(sselint::capture::InputError::new(i, "not a valid glob"));
+            continue;
+        };
+        let m = glob.compile_matcher();
+        let base: PathBuf = Path::new(i)
+            .components()
+            .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[']))
+            .collect();
+        let base = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
+        let (found, errs) = sselint::capture::expand(&[base.to_string_lossy().into_owned()]);
+        errors.extend(errs);
+        let hits: Vec<String> = found
+            .into_iter()
+            .filter(|p| m.is_match(p.trim_start_matches("./")))
+            .collect();
+        if hits.is_empty() {
+            errors.push(sselint::capture::InputError::new(
+                i,
+                "the glob matches no capture",
+            ));
         }
+        plain.extend(hits);
     }
-    Ok(s)
+    let (files, more) = sselint::capture::expand(&plain);
+    errors.extend(more);
+    (files, errors)
+}
+
+fn renderer(format: Format, a: &Args, color: bool) -> Box<dyn Render> {
+    match format {
+        Format::Json => Box::new(Json),
+        Format::Sarif => Box::new(Sarif),
+        Format::Junit => Box::new(Junit),
+        Format::Github => Box::new(Github),
+        Format::Human => Box::new(Human {
+            verbose: a.verbose,
+            color,
+            quiet: a.quiet,
+        }),
+    }
+}
+
+/// Lints `files` on `jobs` threads; results come back in input order.
+fn lint_all(
+    files: &[String],
+    jobs: usize,
+    settings_for: &(dyn Fn(&str) -> Settings + Sync),
+    opts: &sselint::capture::Options,
+) -> Vec<FileResult> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<FileResult>>> =
+        Mutex::new((0..files.len()).map(|_| None).collect());
+    let progress = std::io::stderr().is_terminal() && files.len() >= 50;
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1).min(files.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(path) = files.get(i) else { break };
+                let settings = settings_for(path);
+                let r = pipeline::lint_path(path, opts, &settings);
+                if let Ok(mut s) = slots.lock() {
+                    s[i] = Some(r);
+                }
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if progress {
+                    let mut err = std::io::stderr().lock();
+                    let _ = write!(err, "\r\x1b[2K[{n}/{}] {path}", files.len());
+                    let _ = err.flush();
+                }
+            });
+        }
+    });
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let settings = settings(&a.profile, &a.select, &a.ignore)?;
+    let cfg = if a.no_config {
+        Config::empty()
+    } else {
+        let path = match &a.config {
+            Some(p) => Some(p.clone()),
+            None => Config::find(&std::env::current_dir().unwrap_or_default()),
+        };
+        match path {
+            Some(p) => match Config::load(&p) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("sselint: error: bad configuration\n{}", e.message);
+                    return Ok(ExitCode::from(2));
+                }
+            },
+            None => Config::empty(),
+        }
+    };
+    if let Some(p) = &a.profile {
+        settings(p)?;
+    }
+    let cli_select = resolve(&a.select)?;
+    let cli_ignore = resolve(&a.ignore)?;
+    let mut reports = Vec::new();
+    for r in &a.reports {
+        let Some((fmt, file)) = r.split_once('=') else {
+            bail!("--report takes FORMAT=FILE (e.g. sarif=out.sarif), not {r:?}");
+        };
+        let Some(f) = Format::parse(fmt) else {
+            bail!("--report: unknown format {fmt:?}; use human, json, sarif, junit or github");
+        };
+        reports.push((f, PathBuf::from(file)));
+    }
+    let baseline = match &a.baseline {
+        Some(p) => Some(Baseline::load(p).map_err(anyhow::Error::msg)?),
+        None => None,
+    };
+    let fail_on = a
+        .fail_on
+        .map(FailOn::threshold)
+        .or(cfg.fail_on)
+        .unwrap_or(Some(sselint::lint::Severity::Error));
     let opts = a.input.options();
-    let (files, walk_errors) = sselint::capture::expand(&a.inputs);
-    let mut results = Vec::new();
-    for e in walk_errors {
-        results.push(pipeline::FileResult {
+    let (files, walk_errors) = expand_inputs(&a.inputs);
+    if files.is_empty() && walk_errors.is_empty() {
+        bail!("no capture found in {}", a.inputs.join(", "));
+    }
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let settings_for =
+        |path: &str| cfg.settings_for(path, a.profile.as_deref(), &cli_select, &cli_ignore);
+    let mut results: Vec<FileResult> = walk_errors
+        .into_iter()
+        .map(|e| FileResult {
             path: e.path,
             input_format: None,
             detail: "",
             error: Some(e.message),
+            rules_run: Vec::new(),
             streams: Vec::new(),
-        });
-    }
-    if files.is_empty() && results.is_empty() {
-        bail!("no capture found in {}", a.inputs.join(", "));
-    }
-    for f in &files {
-        results.push(pipeline::lint_path(f, &opts, &settings));
-    }
-    let run = Run {
+        })
+        .collect();
+    results.extend(lint_all(&files, jobs, &settings_for, &opts));
+    let mut run = Run {
         files: results,
-        profile: settings.profile.name.clone(),
+        profile: a
+            .profile
+            .clone()
+            .or_else(|| cfg.profile.clone())
+            .unwrap_or_else(|| "openai".to_string()),
+        suppressed: 0,
+        fail_on,
     };
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    let renderer: Box<dyn Render> = match a.format {
-        Format::Json => Box::new(Json),
-        Format::Human => Box::new(Human {
-            verbose: a.verbose,
-            color: a.color.enabled(),
-            quiet: a.quiet,
-        }),
-    };
-    renderer
-        .render(&run, &mut out)
-        .context("writing the report")?;
-    out.flush().context("writing the report")?;
+    if let Some(b) = &baseline {
+        run.suppressed = b.apply(&mut run.files);
+    }
+    if let Some(p) = &a.write_baseline {
+        let b = Baseline::from_results(&run.files);
+        sselint::output::write_atomic(p, b.to_json().as_bytes())
+            .with_context(|| format!("writing the baseline {}", p.display()))?;
+    }
+    let color = a.color.enabled() && a.output.is_none();
+    for (fmt, path) in &reports {
+        let mut buf = Vec::new();
+        renderer(*fmt, &a, false).render(&run, &mut buf)?;
+        sselint::output::write_atomic(path, &buf)
+            .with_context(|| format!("writing the report {}", path.display()))?;
+    }
+    let main = renderer(a.format, &a, color);
+    match &a.output {
+        Some(path) => {
+            let mut buf = Vec::new();
+            main.render(&run, &mut buf)?;
+            sselint::output::write_atomic(path, &buf)
+                .with_context(|| format!("writing the report {}", path.display()))?;
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            main.render(&run, &mut out).context("writing the report")?;
+            out.flush().context("writing the report")?;
+        }
+    }
     if run.had_input_errors() {
         for f in run.files.iter().filter(|f| f.error.is_some()) {
             eprintln!(
@@ -175,9 +367,38 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::from(2));
     }
-    Ok(if a.fail_on.fails(run.worst()) {
+    let fails = match (fail_on, run.worst()) {
+        (Some(t), Some(w)) => w >= t,
+        _ => false,
+    };
+    Ok(if fails {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `sselint init`: write a commented sselint.toml.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// Where to write it.
+    #[arg(default_value = config::FILE_NAME, value_name = "FILE")]
+    path: PathBuf,
+    /// Replace an existing file.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
+    if a.path.exists() && !a.force {
+        eprintln!(
+            "sselint: error: {} already exists; use --force to replace it",
+            a.path.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    sselint::output::write_atomic(&a.path, config::TEMPLATE.as_bytes())
+        .with_context(|| format!("writing {}", a.path.display()))?;
+    println!("wrote {}", a.path.display());
+    Ok(ExitCode::SUCCESS)
 }

@@ -179,7 +179,7 @@ impl Observer for Recorder<'_> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let settings = super::check::settings(&a.profile, &[], &[])?;
+    let settings = super::check::settings(&a.profile)?;
     let cap = match capture::open(&a.input, &a.input_args.options()) {
         Ok(c) => c,
         Err(e) => {

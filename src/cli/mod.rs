@@ -39,6 +39,8 @@ enum Command {
     Rules(rules::ListArgs),
     /// Explain one rule (by name or code) with its examples.
     Rule(rules::RuleArgs),
+    /// Write a commented sselint.toml to start from.
+    Init(check::InitArgs),
 }
 
 /// When to colour output.
@@ -129,5 +131,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Inspect(a) => inspect::run(a),
         Command::Rules(a) => rules::list(a),
         Command::Rule(a) => rules::explain(a),
+        Command::Init(a) => check::init(a),
     }
 }

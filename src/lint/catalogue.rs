@@ -82,7 +82,23 @@ pub struct Catalogue {
     rules: Vec<Rule>,
     by_name: BTreeMap<&'static str, usize>,
     by_code: BTreeMap<&'static str, usize>,
+    order: Vec<usize>,
 }
+
+/// The groups in pipeline order.
+pub const GROUPS: &[&str] = &[
+    "transport",
+    "framing",
+    "payload",
+    "ending",
+    "envelope",
+    "choices",
+    "delta",
+    "finish",
+    "tools",
+    "usage",
+    "fields",
+];
 
 impl Catalogue {
     /// The rule called `name`.
@@ -99,9 +115,11 @@ impl Catalogue {
         })
     }
 
-    /// Every rule, sorted by code.
+    /// Every rule, in pipeline order of their groups (transport, framing,
+    /// payload, ending, envelope, choices, delta, finish, tools, usage,
+    /// fields; unknown groups last), then by code.
     pub fn rules(&self) -> impl Iterator<Item = &Rule> {
-        self.by_code.values().map(|&i| &self.rules[i])
+        self.order.iter().map(|&i| &self.rules[i])
     }
 
     /// The groups, in code order.
@@ -188,10 +206,14 @@ fn load() -> Catalogue {
     }
     let by_name = rules.iter().enumerate().map(|(i, r)| (r.name, i)).collect();
     let by_code = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
+    let mut order: Vec<usize> = (0..rules.len()).collect();
+    let rank = |g: &str| GROUPS.iter().position(|x| *x == g).unwrap_or(GROUPS.len());
+    order.sort_by_key(|&i| (rank(rules[i].group), rules[i].code));
     Catalogue {
         rules,
         by_name,
         by_code,
+        order,
     }
 }
 

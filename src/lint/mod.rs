@@ -143,6 +143,21 @@ impl Location {
     }
 }
 
+/// FNV-1a, 64 bits: a small stable hash for fingerprints (stable across
+/// runs and platforms, unlike `std`'s hasher).
+pub fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in *p {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
@@ -167,6 +182,12 @@ pub struct Diagnostic {
     /// Where the severity came from.
     #[serde(skip)]
     pub severity_source: SeveritySource,
+    /// A stable fingerprint (16 hex digits) of the rule, the JSON pointer
+    /// (indices folded) and the offending event's data — or the message for
+    /// stream-level findings — for baselines and SARIF.
+    pub fingerprint: String,
+    /// Recorded in the baseline: shown, but not counted toward `--fail-on`.
+    pub suppressed: bool,
 }
 
 /// Which rules run and at which severity.
@@ -179,6 +200,9 @@ pub struct Settings {
     pub overrides: BTreeMap<String, (Option<Severity>, SeveritySource)>,
     /// Most diagnostics of one rule kept per stream; the rest are counted.
     pub per_rule_limit: usize,
+    /// Extra fields the user accepts (JSON pointers, `*` = any index), from
+    /// `allow-fields` in `sselint.toml`.
+    pub allow_fields: Vec<String>,
 }
 
 impl Default for Settings {
@@ -187,6 +211,7 @@ impl Default for Settings {
             profile: profile("openai").expect("the openai profile ships with the binary"),
             overrides: BTreeMap::new(),
             per_rule_limit: 20,
+            allow_fields: Vec::new(),
         }
     }
 }
@@ -222,6 +247,8 @@ pub struct Collector<'s> {
     pub diagnostics: Vec<Diagnostic>,
     /// Findings past the per-rule limit, by rule name.
     pub omitted: BTreeMap<&'static str, u64>,
+    /// The worst severity among each rule's omitted findings.
+    pub omitted_worst: BTreeMap<&'static str, Severity>,
     /// All findings by severity, kept or omitted: (errors, warnings, infos).
     pub counts: (u64, u64, u64),
     kept: BTreeMap<&'static str, usize>,
@@ -244,6 +271,8 @@ pub struct Finding {
     pub pointer: Option<String>,
     /// A hint.
     pub help: Option<String>,
+    /// Fingerprint (set by the linter when it reports).
+    pub fingerprint: u64,
 }
 
 impl Finding {
@@ -257,6 +286,7 @@ impl Finding {
             event_index: None,
             pointer: None,
             help: None,
+            fingerprint: 0,
         }
     }
 
@@ -292,6 +322,7 @@ impl<'s> Collector<'s> {
             settings,
             diagnostics: Vec::new(),
             omitted: BTreeMap::new(),
+            omitted_worst: BTreeMap::new(),
             counts: (0, 0, 0),
             kept: BTreeMap::new(),
         }
@@ -330,6 +361,8 @@ impl<'s> Collector<'s> {
         let kept = self.kept.entry(rule.name).or_insert(0);
         if *kept >= self.settings.per_rule_limit {
             *self.omitted.entry(rule.name).or_insert(0) += 1;
+            let worst = self.omitted_worst.entry(rule.name).or_insert(severity);
+            *worst = (*worst).max(severity);
             return;
         }
         *kept += 1;
@@ -343,6 +376,8 @@ impl<'s> Collector<'s> {
             pointer: f.pointer,
             help: f.help,
             severity_source: source,
+            fingerprint: format!("{:016x}", f.fingerprint),
+            suppressed: false,
         });
     }
 }

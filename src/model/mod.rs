@@ -22,6 +22,12 @@ pub enum Payload {
     MalformedDone,
     /// A JSON text.
     Json(Value),
+    /// A JSON text whose strings hold lone UTF-16 surrogate escapes
+    /// (`"\ud83d"`): RFC 8259's grammar allows them and JavaScript's
+    /// `JSON.parse` accepts them, but they are not Unicode, so strict
+    /// parsers (serde_json, Go's, Java's) reject the event. Read here with
+    /// each lone surrogate as U+FFFD.
+    LoneSurrogates(Value),
     /// Not JSON; the parser's message and the byte offset in the data where
     /// it gave up.
     Invalid {
@@ -52,14 +58,92 @@ pub fn decode(data: &str) -> Payload {
     }
     match serde_json::from_str::<Value>(data) {
         Ok(v) => Payload::Json(v),
-        Err(e) => {
-            let at = offset_of(data, e.line(), e.column());
-            let msg = e.to_string();
-            let message = match msg.find(" at line ") {
-                Some(i) => msg[..i].to_string(),
-                None => msg,
-            };
-            Payload::Invalid { message, at }
+        Err(e) if has_surrogate_escape(data) => {
+            match serde_json::from_str::<Value>(&replace_lone_surrogates(data)) {
+                Ok(v) => Payload::LoneSurrogates(v),
+                Err(_) => invalid(data, &e),
+            }
+        }
+        Err(e) => invalid(data, &e),
+    }
+}
+
+/// Whether `data` holds a `\\uD800`–`\\uDFFF` escape.
+fn has_surrogate_escape(data: &str) -> bool {
+    data.as_bytes().windows(4).any(|w| {
+        w[0] == b'\\'
+            && (w[1] == b'u' || w[1] == b'U')
+            && (w[2] == b'd' || w[2] == b'D')
+            && matches!(w[3], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+    })
+}
+
+fn invalid(data: &str, e: &serde_json::Error) -> Payload {
+    let at = offset_of(data, e.line(), e.column());
+    let msg = e.to_string();
+    let message = match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    Payload::Invalid { message, at }
+}
+
+/// Replaces `\uD800`–`\uDFFF` escapes that do not form a pair with
+/// `\uFFFD`, leaving proper pairs alone.
+fn replace_lone_surrogates(data: &str) -> String {
+    fn unit(b: &[u8]) -> Option<u16> {
+        if b.len() >= 6 && b[0] == b'\\' && (b[1] == b'u' || b[1] == b'U') {
+            u16::from_str_radix(std::str::from_utf8(&b[2..6]).ok()?, 16).ok()
+        } else {
+            None
+        }
+    }
+    let b = data.as_bytes();
+    let mut out = String::with_capacity(data.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            if let Some(u) = unit(&b[i..]) {
+                let high = (0xD800..0xDC00).contains(&u);
+                let low = (0xDC00..0xE000).contains(&u);
+                let paired =
+                    high && unit(&b[i + 6..]).is_some_and(|n| (0xDC00..0xE000).contains(&n));
+                if paired {
+                    i += 12;
+                    continue;
+                }
+                if high || low {
+                    out.push_str(&data[last..i]);
+                    out.push_str("\\ufffd");
+                    i += 6;
+                    last = i;
+                    continue;
+                }
+                i += 6;
+                continue;
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    out.push_str(&data[last..]);
+    out
+}
+
+#[cfg(test)]
+mod decode_tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_read_as_replacement_and_pairs_stay() {
+        match decode(r#"{"a":"\ud83d","b":"\ud83d\ude00"}"#) {
+            Payload::LoneSurrogates(v) => {
+                assert_eq!(v["a"], "\u{FFFD}");
+                assert_eq!(v["b"], "😀");
+            }
+            other => panic!("{other:?}"),
         }
     }
 }

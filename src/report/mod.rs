@@ -2,8 +2,11 @@
 //! output format is one file behind the [`Render`] trait. Renderers never
 //! decide a verdict; they only show what the checks found.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
 use crate::lint::Severity;
 use crate::pipeline::FileResult;
@@ -16,6 +19,10 @@ pub struct Run {
     pub files: Vec<FileResult>,
     /// The profile's name.
     pub profile: String,
+    /// Findings the baseline suppressed.
+    pub suppressed: u64,
+    /// The `--fail-on` threshold (`None` = never).
+    pub fail_on: Option<Severity>,
 }
 
 impl Run {
@@ -31,18 +38,20 @@ impl Run {
         t
     }
 
-    /// The worst severity found, if any.
+    /// The worst severity among findings the baseline does not cover.
     pub fn worst(&self) -> Option<Severity> {
-        let (e, w, i) = self.totals();
-        if e > 0 {
-            Some(Severity::Error)
-        } else if w > 0 {
-            Some(Severity::Warning)
-        } else if i > 0 {
-            Some(Severity::Info)
-        } else {
-            None
+        let mut worst = None;
+        for s in self.files.iter().flat_map(|f| &f.streams) {
+            for d in s.diagnostics.iter().filter(|d| !d.suppressed) {
+                worst = worst.max(Some(d.severity));
+            }
+            for (rule, sev) in &s.omitted_worst {
+                if !s.omitted_suppressed.contains(rule) {
+                    worst = worst.max(Some(*sev));
+                }
+            }
         }
+        worst
     }
 
     /// Whether any input could not be read.

@@ -1,0 +1,82 @@
+//! `--format github`: GitHub Actions workflow commands, one per finding
+//! (`::error`, `::warning`, `::notice` for info), then a summary line.
+//! Escaping follows GitHub's workflow-command rules: in the message `%`, CR
+//! and LF become `%25`, `%0D`, `%0A`; in property values also `:` and `,`
+//! become `%3A` and `%2C`. GitHub shows only some annotations per step; the
+//! summary line and SARIF carry the rest.
+
+use super::{Render, Run};
+use crate::lint::Severity;
+use std::io::{self, Write};
+
+/// The GitHub renderer.
+pub struct Github;
+
+/// Escapes a workflow command's message.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+impl Render for Github {
+    fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
+        for f in &run.files {
+            for s in &f.streams {
+                let body_relative = s.origin.file_start.is_none();
+                for d in &s.diagnostics {
+                    let cmd = match d.severity {
+                        Severity::Error => "error",
+                        Severity::Warning => "warning",
+                        Severity::Info => "notice",
+                    };
+                    let l = &d.location;
+                    let (line, col, prefix) = if body_relative {
+                        let where_ = match s.origin.har_entry {
+                            Some(e) => format!("entries[{e}] body"),
+                            None => "body".to_string(),
+                        };
+                        (1, None, format!("{where_} {}:{}: ", l.line, l.column))
+                    } else {
+                        (l.line.max(1), Some(l.column.max(1)), String::new())
+                    };
+                    let col = col.map(|c| format!(",col={c}")).unwrap_or_default();
+                    let suppressed = if d.suppressed { " (in baseline)" } else { "" };
+                    writeln!(
+                        out,
+                        "::{cmd} file={},line={line}{col},title={}::{}",
+                        escape_property(&super::display_path(&f.path)),
+                        escape_property(&format!("{} ({}){suppressed}", d.rule, d.code)),
+                        escape_data(&format!("{prefix}{}", d.message))
+                    )?;
+                }
+            }
+        }
+        let (e, w, i) = run.totals();
+        writeln!(
+            out,
+            "sselint: {e} error(s), {w} warning(s), {i} info(s){}",
+            if run.suppressed > 0 {
+                format!(", {} suppressed by the baseline", run.suppressed)
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_properties_are_escaped() {
+        assert_eq!(escape_data("100% done\r\nnext"), "100%25 done%0D%0Anext");
+        assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+}

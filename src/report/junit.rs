@@ -1,0 +1,81 @@
+//! `--format junit`: JUnit XML (the Jenkins/Surefire layout CI systems
+//! render), written with quick-junit. One test suite per stream; one test
+//! case per rule that ran and found nothing, and one per finding: a
+//! failure when it reaches `--fail-on` and the baseline does not cover it,
+//! a passing case with the finding in `system-out` otherwise.
+
+use super::{stream_name, Render, Run};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use std::io::{self, Write};
+
+/// The JUnit renderer.
+pub struct Junit;
+
+impl Render for Junit {
+    fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
+        let mut report = Report::new("sselint");
+        for f in &run.files {
+            if let Some(e) = &f.error {
+                let mut suite = TestSuite::new(super::display_path(&f.path));
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+                status.set_message(e.clone());
+                let mut tc = TestCase::new("read", status);
+                tc.set_classname(super::display_path(&f.path));
+                suite.add_test_case(tc);
+                report.add_test_suite(suite);
+                continue;
+            }
+            for s in &f.streams {
+                let name = stream_name(f, &s.label);
+                let mut suite = TestSuite::new(name.clone());
+                for rule in &f.rules_run {
+                    let found: Vec<_> = s.diagnostics.iter().filter(|d| d.rule == *rule).collect();
+                    let omitted = s.omitted.get(rule).copied().unwrap_or(0);
+                    if found.is_empty() {
+                        let mut tc = TestCase::new(*rule, TestCaseStatus::success());
+                        tc.set_classname(name.clone());
+                        suite.add_test_case(tc);
+                        continue;
+                    }
+                    for d in found {
+                        let fails = run.fail_on.is_some_and(|t| d.severity >= t) && !d.suppressed;
+                        let text = format!(
+                            "{}[{}] {} at line {}, column {}{}",
+                            d.severity,
+                            d.code,
+                            d.message,
+                            d.location.line,
+                            d.location.column,
+                            if d.suppressed { " (in baseline)" } else { "" }
+                        );
+                        let status = if fails {
+                            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                            st.set_message(d.message.clone());
+                            st.set_type(d.severity.name());
+                            st.set_description(text.clone());
+                            st
+                        } else {
+                            TestCaseStatus::success()
+                        };
+                        let mut tc = TestCase::new(*rule, status);
+                        tc.set_classname(name.clone());
+                        if !fails {
+                            tc.set_system_out(text);
+                        }
+                        suite.add_test_case(tc);
+                    }
+                    if omitted > 0 {
+                        suite.set_system_out(format!(
+                            "{omitted} more `{rule}` finding(s) past the per-rule limit"
+                        ));
+                    }
+                }
+                report.add_test_suite(suite);
+            }
+        }
+        report
+            .serialize(&mut *out)
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        writeln!(out)
+    }
+}

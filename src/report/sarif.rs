@@ -1,0 +1,343 @@
+//! `--format sarif`: SARIF 2.1.0 (OASIS), with our own serde structs. One
+//! run; `tool.driver.rules` is the catalogue (id = code); each result has
+//! `ruleId`, `ruleIndex`, `level`, a message and a physical location whose
+//! region holds line, column (`columnKind`: Unicode code points), byte
+//! offset and length. Findings inside a HAR body, or inside a body that is
+//! not a contiguous part of its file (de-chunked, decoded, a filtered
+//! `curl -v` dump), point at line 1 of the file and carry the body position
+//! in `properties` and a logical location such as `entries[3]/event[12]`.
+//! Baseline-suppressed findings carry an external suppression.
+
+use super::{Render, Run};
+use crate::lint::{catalogue, Diagnostic, Severity};
+use crate::pipeline::{FileResult, StreamResult};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// The SARIF renderer.
+pub struct Sarif;
+
+#[derive(Serialize)]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: Vec<SarifRun<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifRun<'a> {
+    tool: Tool,
+    column_kind: &'static str,
+    results: Vec<SarifResult<'a>>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    semantic_version: &'static str,
+    rules: Vec<RuleDescriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleDescriptor {
+    id: &'static str,
+    name: &'static str,
+    short_description: Text,
+    full_description: Text,
+    help: Help,
+    default_configuration: DefaultConfiguration,
+    properties: RuleProperties,
+}
+
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct Help {
+    text: String,
+    markdown: String,
+}
+
+#[derive(Serialize)]
+struct DefaultConfiguration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct RuleProperties {
+    tags: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location<'a>>,
+    partial_fingerprints: Fingerprints<'a>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suppressions: Vec<Suppression>,
+    properties: ResultProperties<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location<'a> {
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    logical_locations: Vec<LogicalLocation>,
+    #[serde(skip)]
+    _p: std::marker::PhantomData<&'a ()>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_column: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    byte_offset: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    byte_length: Option<u64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation {
+    fully_qualified_name: String,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Fingerprints<'a> {
+    #[serde(rename = "sselint/v1")]
+    v1: &'a str,
+}
+
+#[derive(Serialize)]
+struct Suppression {
+    kind: &'static str,
+    justification: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultProperties<'a> {
+    rule: &'static str,
+    stream: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    har_entry: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    event_index: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pointer: Option<&'a str>,
+    body_relative: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_column: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_byte_offset: Option<u64>,
+}
+
+/// SARIF's level for a severity.
+pub fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// A path as a SARIF URI: relative paths as they are (with `/`),
+/// absolute ones as `file://` URIs, stdin as `stdin`.
+pub fn uri(path: &str) -> (String, Option<&'static str>) {
+    if path == "-" {
+        return ("stdin".to_string(), None);
+    }
+    let p = path.replace('\\', "/");
+    let enc: String = p
+        .chars()
+        .map(|c| match c {
+            ' ' => "%20".to_string(),
+            '#' => "%23".to_string(),
+            '%' => "%25".to_string(),
+            '?' => "%3F".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    if p.starts_with('/') {
+        (format!("file://{enc}"), None)
+    } else {
+        (enc.trim_start_matches("./").to_string(), Some("%SRCROOT%"))
+    }
+}
+
+fn result<'a>(
+    f: &FileResult,
+    s: &'a StreamResult,
+    d: &'a Diagnostic,
+    rule_index: usize,
+) -> SarifResult<'a> {
+    let l = &d.location;
+    let body_relative = s.origin.file_start.is_none();
+    let (uri, base) = uri(&f.path);
+    let region = if body_relative {
+        Region {
+            start_line: 1,
+            start_column: None,
+            byte_offset: None,
+            byte_length: None,
+        }
+    } else {
+        Region {
+            start_line: l.line.max(1),
+            start_column: Some(l.column.max(1)),
+            byte_offset: Some(l.byte_offset),
+            byte_length: Some(l.byte_len),
+        }
+    };
+    let mut logical = Vec::new();
+    if let Some(e) = s.origin.har_entry {
+        logical.push(LogicalLocation {
+            fully_qualified_name: match d.event_index {
+                Some(ev) => format!("entries[{e}]/event[{ev}]"),
+                None => format!("entries[{e}]"),
+            },
+            kind: "element",
+        });
+    }
+    SarifResult {
+        rule_id: d.code,
+        rule_index,
+        level: level(d.severity),
+        message: Text {
+            text: d.message.clone(),
+        },
+        locations: vec![Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation {
+                    uri,
+                    uri_base_id: base,
+                },
+                region,
+            },
+            logical_locations: logical,
+            _p: std::marker::PhantomData,
+        }],
+        partial_fingerprints: Fingerprints { v1: &d.fingerprint },
+        suppressions: if d.suppressed {
+            vec![Suppression {
+                kind: "external",
+                justification: "recorded in the sselint baseline",
+            }]
+        } else {
+            Vec::new()
+        },
+        properties: ResultProperties {
+            rule: d.rule,
+            stream: &s.label,
+            har_entry: s.origin.har_entry,
+            event_index: d.event_index,
+            pointer: d.pointer.as_deref(),
+            body_relative,
+            body_line: body_relative.then_some(l.line),
+            body_column: body_relative.then_some(l.column),
+            body_byte_offset: body_relative.then_some(l.byte_offset),
+        },
+    }
+}
+
+impl Render for Sarif {
+    fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
+        let cat = catalogue();
+        let rules: Vec<_> = cat.rules().collect();
+        let descriptors = rules
+            .iter()
+            .map(|r| RuleDescriptor {
+                id: r.code,
+                name: r.name,
+                short_description: Text {
+                    text: r.summary.to_string(),
+                },
+                full_description: Text {
+                    text: r.rationale.trim().to_string(),
+                },
+                help: Help {
+                    text: format!("{}\n\nRun `sselint rule {}` for examples.", r.fix.trim(), r.name),
+                    markdown: format!(
+                        "**{}** ({})\n\n{}\n\n**What to send instead:** {}\n\nRun `sselint rule {}` for examples.",
+                        r.name,
+                        r.code,
+                        r.rationale.trim(),
+                        r.fix.trim(),
+                        r.name
+                    ),
+                },
+                default_configuration: DefaultConfiguration {
+                    level: level(r.severity),
+                },
+                properties: RuleProperties {
+                    tags: vec![r.group],
+                },
+            })
+            .collect();
+        let mut results = Vec::new();
+        for f in &run.files {
+            for s in &f.streams {
+                for d in &s.diagnostics {
+                    let idx = rules.iter().position(|r| r.name == d.rule).unwrap_or(0);
+                    results.push(result(f, s, d, idx));
+                }
+            }
+        }
+        let log = Log {
+            schema: "https://json.schemastore.org/sarif-2.1.0.json",
+            version: "2.1.0",
+            runs: vec![SarifRun {
+                tool: Tool {
+                    driver: Driver {
+                        name: "sselint",
+                        version: env!("CARGO_PKG_VERSION"),
+                        semantic_version: env!("CARGO_PKG_VERSION"),
+                        rules: descriptors,
+                    },
+                },
+                column_kind: "unicodeCodePoints",
+                results,
+            }],
+        };
+        serde_json::to_writer_pretty(&mut *out, &log)?;
+        writeln!(out)
+    }
+}

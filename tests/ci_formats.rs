@@ -1,0 +1,425 @@
+//! CI gating: the SARIF, JUnit and GitHub outputs are valid and say what the
+//! findings say; exit codes hold for every format; output is byte-identical
+//! between runs; sselint.toml, baselines and --report work end to end.
+
+mod common;
+use assert_cmd::Command;
+use common::root;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn sselint() -> Command {
+    let mut c = Command::cargo_bin("sselint").unwrap();
+    c.current_dir(root()).env("NO_COLOR", "1");
+    c
+}
+
+fn stdout(args: &[&str]) -> (i32, Vec<u8>) {
+    let out = sselint().args(args).output().unwrap();
+    (out.status.code().unwrap(), out.stdout)
+}
+
+/// Inputs with findings of every severity, a HAR and a body-relative dump.
+const MIXED: &[&str] = &[
+    "samples/providers/xai.sse",
+    "samples/bad/cut-off.sse",
+    "samples/har/firefox-truncated.har",
+    "samples/curl/curl-v.txt",
+    "samples/bad/invalid-json.sse",
+];
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-ci-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn sarif_is_valid_against_our_sarif_2_1_0_schema_and_matches_the_findings() {
+    let mut args = vec!["check", "--format", "sarif", "--fail-on", "never"];
+    args.extend(MIXED);
+    let (code, out) = stdout(&args);
+    assert_eq!(code, 0);
+    let sarif: Value = serde_json::from_slice(&out).unwrap();
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/sarif-2.1.0-subset.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v
+        .iter_errors(&sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let (_, json) = stdout(
+        &[
+            &["check", "--format", "json", "--fail-on", "never"][..],
+            MIXED,
+        ]
+        .concat(),
+    );
+    let json: Value = serde_json::from_slice(&json).unwrap();
+    let n: usize = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["streams"].as_array().unwrap())
+        .map(|s| s["diagnostics"].as_array().unwrap().len())
+        .sum();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), n);
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for r in results {
+        let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[idx]["id"], r["ruleId"]);
+    }
+    let har = results
+        .iter()
+        .find(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                == "samples/har/firefox-truncated.har"
+        })
+        .expect("a HAR result");
+    assert_eq!(har["properties"]["harEntry"], 0);
+    assert!(
+        har["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]
+            .as_str()
+            .unwrap()
+            .starts_with("entries[0]")
+    );
+    let raw = results
+        .iter()
+        .find(|r| r["properties"]["rule"] == "invalid-json")
+        .expect("an invalid-json result");
+    assert!(raw["locations"][0]["physicalLocation"]["region"]["byteOffset"].is_u64());
+    assert_eq!(sarif["runs"][0]["columnKind"], "unicodeCodePoints");
+}
+
+#[test]
+fn junit_parses_as_xml_and_its_counts_match_the_findings() {
+    let mut args = vec!["check", "--format", "junit", "--fail-on", "warning"];
+    args.extend(MIXED);
+    let (code, out) = stdout(&args);
+    assert_eq!(code, 1);
+    let text = String::from_utf8(out).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("JUnit output is XML");
+    let (_, json) = stdout(
+        &[
+            &["check", "--format", "json", "--fail-on", "never"][..],
+            MIXED,
+        ]
+        .concat(),
+    );
+    let json: Value = serde_json::from_slice(&json).unwrap();
+    let streams: Vec<&Value> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["streams"].as_array().unwrap())
+        .collect();
+    let suites: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert_eq!(suites.len(), streams.len());
+    for (suite, stream) in suites.iter().zip(&streams) {
+        let diags = stream["diagnostics"].as_array().unwrap();
+        let want_failures = diags.iter().filter(|d| d["severity"] != "info").count();
+        let failures = suite
+            .descendants()
+            .filter(|n| n.has_tag_name("failure"))
+            .count();
+        assert_eq!(failures, want_failures, "{:?}", suite.attribute("name"));
+        assert_eq!(
+            suite
+                .attribute("failures")
+                .unwrap()
+                .parse::<usize>()
+                .unwrap(),
+            want_failures
+        );
+        let cases = suite
+            .children()
+            .filter(|n| n.has_tag_name("testcase"))
+            .count();
+        assert_eq!(
+            suite.attribute("tests").unwrap().parse::<usize>().unwrap(),
+            cases
+        );
+    }
+}
+
+#[test]
+fn github_annotations_escape_percent_comma_colon_and_newlines() {
+    let dir = scratch("gh");
+    let name = dir.join("odd,name:100%.sse");
+    // An unknown field whose name holds a newline escape, a comma, a colon
+    // and a percent sign: they reach the message.
+    std::fs::write(
+        &name,
+        "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}],\"a,b:c%d\\ne\":1}\n\ndata: [DONE]\n\n",
+    )
+    .unwrap();
+    let out = sselint()
+        .args(["check", "--format", "github"])
+        .arg(&name)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("::warning"))
+        .expect("a warning annotation");
+    assert!(line.contains("odd%2Cname%3A100%25.sse"), "{line}");
+    assert!(line.contains("title=unknown-field (X101)"), "{line}");
+    // `::warning <properties>::<message>`
+    let message = line[2..].split_once("::").unwrap().1;
+    assert!(message.contains("a,b:c%25d%0Ae"), "{message}");
+    assert!(!message.contains('\n'));
+}
+
+#[test]
+fn exit_codes_hold_for_every_format() {
+    for fmt in ["human", "json", "sarif", "junit", "github"] {
+        sselint()
+            .args(["check", "samples/good/openai-basic.sse", "--format", fmt])
+            .assert()
+            .code(0);
+        sselint()
+            .args(["check", "samples/bad/cut-off.sse", "--format", fmt])
+            .assert()
+            .code(1);
+        sselint()
+            .args([
+                "check",
+                "samples/bad/cut-off.sse",
+                "--format",
+                fmt,
+                "--fail-on",
+                "never",
+            ])
+            .assert()
+            .code(0);
+        sselint()
+            .args([
+                "check",
+                "samples/providers/xai.sse",
+                "--format",
+                fmt,
+                "--fail-on",
+                "warning",
+            ])
+            .assert()
+            .code(1);
+        sselint()
+            .args(["check", "nope.sse", "--format", fmt])
+            .assert()
+            .code(2);
+        sselint()
+            .args(["check", "samples/good", "--format", fmt, "--select", "nope"])
+            .assert()
+            .code(2);
+    }
+}
+
+#[test]
+fn output_is_byte_identical_between_runs_and_thread_counts() {
+    for fmt in ["human", "json", "sarif", "junit", "github"] {
+        let a = stdout(&[
+            "check",
+            "samples",
+            "--format",
+            fmt,
+            "--fail-on",
+            "never",
+            "-j",
+            "1",
+        ])
+        .1;
+        let b = stdout(&[
+            "check",
+            "samples",
+            "--format",
+            fmt,
+            "--fail-on",
+            "never",
+            "-j",
+            "2",
+        ])
+        .1;
+        let c = stdout(&["check", "samples", "--format", fmt, "--fail-on", "never"]).1;
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "{fmt}");
+        assert_eq!(b, c, "{fmt}");
+    }
+}
+
+#[test]
+fn output_and_reports_are_written_to_files_while_the_terminal_gets_the_human_report() {
+    let dir = scratch("reports");
+    let sarif = dir.join("out.sarif");
+    let junit = dir.join("junit.xml");
+    let json = dir.join("report.json");
+    sselint()
+        .args(["check", "samples/bad/cut-off.sse", "--report"])
+        .arg(format!("sarif={}", sarif.display()))
+        .arg("--report")
+        .arg(format!("junit={}", junit.display()))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("ending: cut-off"));
+    assert!(std::fs::read_to_string(&sarif)
+        .unwrap()
+        .contains("\"2.1.0\""));
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .contains("<testsuites"));
+    sselint()
+        .args([
+            "check",
+            "samples/bad/cut-off.sse",
+            "--format",
+            "json",
+            "--output",
+        ])
+        .arg(&json)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_empty());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["version"], 1);
+    sselint()
+        .args(["check", "samples/good/emoji.sse", "--report", "xml=x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown format"));
+}
+
+#[test]
+fn a_config_file_sets_profile_severities_fail_on_and_per_path_profiles() {
+    let dir = scratch("config");
+    std::fs::create_dir_all(dir.join("captures/azure")).unwrap();
+    std::fs::copy(
+        root().join("samples/providers/azure.sse"),
+        dir.join("captures/azure/a.sse"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("samples/bad/missing-done.sse"),
+        dir.join("captures/m.sse"),
+    )
+    .unwrap();
+    let run = |toml: &str| {
+        std::fs::write(dir.join("sselint.toml"), toml).unwrap();
+        let mut c = Command::cargo_bin("sselint").unwrap();
+        c.current_dir(&dir)
+            .env("NO_COLOR", "1")
+            .args(["check", "captures"])
+            .output()
+            .unwrap()
+    };
+    // Defaults: azure's preamble is a warning, missing-done a warning.
+    assert_eq!(run("").status.code(), Some(0));
+    assert_eq!(run("fail-on = \"warning\"\n").status.code(), Some(1));
+    // Severity override, with the note naming the file.
+    let out = run("[rules]\nmissing-done = \"error\"\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("`missing-done` is set to error in"));
+    // Per-path profile and rule off: clean under fail-on warning.
+    let out = run(
+        "fail-on = \"warning\"\n[rules]\nmissing-done = \"off\"\n[per-path]\n\"captures/azure/**\" = \"azure\"\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Command-line flags win over the file.
+    let mut c = Command::cargo_bin("sselint").unwrap();
+    c.current_dir(&dir)
+        .args(["check", "captures", "--fail-on", "never"])
+        .assert()
+        .code(0);
+    // Mistakes are exit 2 with a snippet of the file and a suggestion.
+    let out = run("[rules]\nmissing-dne = \"error\"\n");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sselint.toml:2:1") && err.contains("did you mean `missing-done`"),
+        "{err}"
+    );
+    let out = run("fail_on = \"warning\"\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown field `fail_on`"));
+}
+
+#[test]
+fn init_writes_a_starting_config_and_never_overwrites() {
+    let dir = scratch("init");
+    let mut c = Command::cargo_bin("sselint").unwrap();
+    c.current_dir(&dir).arg("init").assert().code(0);
+    let text = std::fs::read_to_string(dir.join("sselint.toml")).unwrap();
+    assert!(text.contains("fail-on"));
+    let mut c = Command::cargo_bin("sselint").unwrap();
+    c.current_dir(&dir)
+        .arg("init")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already exists"));
+    std::fs::copy(root().join("samples/good/emoji.sse"), dir.join("e.sse")).unwrap();
+    let mut c = Command::cargo_bin("sselint").unwrap();
+    c.current_dir(&dir)
+        .args(["check", "e.sse"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_baseline_suppresses_known_findings_but_not_new_ones() {
+    let dir = scratch("baseline");
+    let base = dir.join("baseline.json");
+    let known = "samples/bad/cut-off.sse";
+    sselint()
+        .args(["check", known, "--write-baseline"])
+        .arg(&base)
+        .assert()
+        .code(1);
+    sselint()
+        .args(["check", known, "--baseline"])
+        .arg(&base)
+        .assert()
+        .code(0);
+    // A new finding in another file still fails.
+    sselint()
+        .args(["check", known, "samples/bad/invalid-json.sse", "--baseline"])
+        .arg(&base)
+        .assert()
+        .code(1);
+    let out = sselint()
+        .args(["check", known, "--format", "github", "--baseline"])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("suppressed by the baseline"));
+    sselint()
+        .args(["check", known, "--baseline", "no-such-baseline.json"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn quoted_globs_expand() {
+    sselint()
+        .args(["check", "samples/good/openai-*.sse", "--format", "json"])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::contains("samples/good/openai-basic.sse")
+                .and(predicate::str::contains("emoji").not()),
+        );
+}

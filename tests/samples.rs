@@ -1,0 +1,192 @@
+//! The shipped samples get the verdicts their folders promise: `good/` is
+//! clean (nothing above info), `providers/` reads fine in an OpenAI client
+//! (no error, and every extension field named after its provider), the HAR
+//! and curl readers find the stream and its answer.
+
+mod common;
+use common::*;
+use sselint::lint::{profile, Severity};
+use sselint::model::assembly::Ending;
+
+#[test]
+fn good_samples_have_nothing_above_info() {
+    for p in samples("good") {
+        let r = lint_file(&p);
+        let bad = rules_at_least(&r, Severity::Warning);
+        assert!(bad.is_empty(), "{}: {bad:?}", p.display());
+        assert_eq!(r.streams[0].ending, Ending::Complete, "{}", p.display());
+    }
+}
+
+#[test]
+fn provider_samples_get_no_false_errors_and_name_their_extensions() {
+    for p in samples("providers") {
+        let r = lint_file(&p);
+        let errors = rules_at_least(&r, Severity::Error);
+        assert!(errors.is_empty(), "{}: {errors:?}", p.display());
+        assert!(!text0(&r).is_empty(), "{}: no text", p.display());
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let Some(prof) = profile::profile(&stem) else {
+            continue;
+        };
+        for d in diags(&r)
+            .into_iter()
+            .filter(|d| d.rule == "vendor-extension")
+        {
+            let provider = &prof.provider;
+            assert!(
+                d.message.contains(provider.as_str()),
+                "{}: {} does not name {provider}",
+                p.display(),
+                d.message
+            );
+        }
+    }
+}
+
+#[test]
+fn provider_samples_are_clean_under_their_own_profile_except_documented_quirks() {
+    for p in samples("providers") {
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let Some(prof) = profile::profile(&stem) else {
+            continue;
+        };
+        let settings = sselint::lint::Settings {
+            profile: prof,
+            ..Default::default()
+        };
+        let r = lint_file_with(&p, &settings);
+        // Under its own profile a provider's annotation chunks and enum
+        // values are normal; what stays is what clients really trip on.
+        let warnings = rules_at_least(&r, Severity::Warning);
+        for w in &warnings {
+            assert!(
+                ["schema", "unknown-field", "usage-mismatch"].contains(w),
+                "{} under --profile {stem}: {w}",
+                p.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn har_samples_pick_the_sse_entry_and_its_request() {
+    let r = lint_file(&root().join("samples/har/chrome.har"));
+    assert_eq!(r.streams.len(), 1);
+    assert!(r.streams[0]
+        .label
+        .starts_with("#3 POST https://api.example.com/v1/chat/completions"));
+    assert!(text0(&r).starts_with("The sky looks blue"));
+    assert!(
+        r.streams[0].timing.is_some(),
+        "Chrome's _eventSourceMessages give times"
+    );
+    let b64 = lint_file(&root().join("samples/har/chrome-base64.har"));
+    assert_eq!(text0(&b64), text0(&r));
+}
+
+#[test]
+fn a_firefox_body_at_the_1_mib_cap_is_capture_damage_not_a_server_cut() {
+    let r = lint_file(&root().join("samples/har/firefox-truncated.har"));
+    let rules: Vec<_> = diags(&r).iter().map(|d| d.rule).collect();
+    assert!(rules.contains(&"capture-truncated"), "{rules:?}");
+    assert!(!rules.contains(&"cut-off"), "{rules:?}");
+    let d = diags(&r)
+        .into_iter()
+        .find(|d| d.rule == "capture-truncated")
+        .unwrap();
+    assert!(d.message.contains("Firefox"), "{}", d.message);
+}
+
+#[test]
+fn curl_dumps_read_to_the_same_kind_of_answer() {
+    let cases = [
+        ("curl-i-http11.txt", "Hello! How can I help you today?"),
+        (
+            "curl-i-http2.txt",
+            "Rust is a systems programming language.",
+        ),
+        (
+            "curl-i-continue.txt",
+            "The document describes a billing dispute.",
+        ),
+        ("curl-v.txt", "Seven (7) is a prime number."),
+        (
+            "curl-raw.txt",
+            "Chunked transfer encoding frames each write.",
+        ),
+        ("curl-trace.txt", "Hello! Hola! Bonjour!"),
+        ("curl-trace-ascii.txt", "2 + 2 = 4."),
+        (
+            "curl-gzip.bin",
+            "Compressed streams must be flushed per event to arrive on time.",
+        ),
+    ];
+    for (f, text) in cases {
+        let r = lint_file(&root().join("samples/curl").join(f));
+        assert_eq!(text0(&r), text, "{f}");
+        assert_eq!(r.streams[0].ending, Ending::Complete, "{f}");
+        let bad = rules_at_least(&r, Severity::Warning);
+        assert!(bad.is_empty(), "{f}: {bad:?}");
+    }
+}
+
+#[test]
+fn cut_curl_captures_are_capture_truncated_not_cut_off() {
+    for f in [
+        "curl-error-18.txt",
+        "curl-raw-cut.txt",
+        "curl-gzip-truncated.bin",
+    ] {
+        let r = lint_file(&root().join("samples/curl").join(f));
+        let rules: Vec<_> = diags(&r).iter().map(|d| d.rule).collect();
+        assert!(rules.contains(&"capture-truncated"), "{f}: {rules:?}");
+        assert!(!rules.contains(&"cut-off"), "{f}: {rules:?}");
+        assert_eq!(r.streams[0].ending, Ending::CutOff, "{f}");
+    }
+}
+
+#[test]
+fn a_404_is_one_http_status_error_naming_the_servers_message() {
+    let r = lint_file(&root().join("samples/curl/curl-404.txt"));
+    let rules: Vec<_> = diags(&r).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["http-status"]);
+    assert!(diags(&r)[0].message.contains("does not exist"));
+}
+
+#[test]
+fn every_bad_sample_triggers_the_rule_it_is_named_after() {
+    for p in samples("bad") {
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let r = lint_file(&p);
+        let rules: Vec<_> = diags(&r).iter().map(|d| d.rule).collect();
+        assert!(rules.contains(&stem.as_str()), "{}: {rules:?}", p.display());
+    }
+}
+
+#[test]
+fn every_rule_has_a_bad_sample() {
+    let dir = root().join("samples/bad");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.map(|e| {
+                e.unwrap()
+                    .path()
+                    .file_stem()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    let missing: Vec<&str> = sselint::lint::catalogue()
+        .rules()
+        .map(|r| r.name)
+        .filter(|n| !names.iter().any(|x| x == n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "rules without samples/bad/<name>.*: {missing:?}"
+    );
+}
