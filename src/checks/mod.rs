@@ -295,7 +295,9 @@ impl Sink for Linter<'_> {
     fn block(&mut self, block: &Block<'_>) {
         self.check_block_framing(block);
         if let Some(last) = block.lines.last() {
-            self.last_loc = self.loc(block, last, 0, last.len);
+            // Whole-stream findings (cut-off, missing-done) point at where
+            // the stream stops: the end of its last line.
+            self.last_loc = self.loc(block, last, last.len.saturating_sub(1), last.len);
         }
         if let Some(d) = &block.dispatch {
             self.cur_data_hash = Some(crate::lint::fnv1a(&[d.data.as_bytes()]));
