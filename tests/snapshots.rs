@@ -53,3 +53,76 @@ fn human_and_json_reports_of_every_sample() {
         }
     });
 }
+
+#[test]
+fn sarif_junit_and_github_reports_of_a_mixed_set() {
+    std::env::set_current_dir(root()).unwrap();
+    let inputs = [
+        "samples/providers/xai.sse",
+        "samples/bad/cut-off.sse",
+        "samples/bad/invalid-json.sse",
+        "samples/har/firefox-truncated.har",
+        "samples/curl/curl-v.txt",
+    ];
+    let run = Run {
+        files: inputs
+            .iter()
+            .map(|p| lint_path(p, &Default::default(), &Settings::default()))
+            .collect(),
+        profile: "openai".to_string(),
+        suppressed: 0,
+        fail_on: Some(sselint::lint::Severity::Warning),
+    };
+    let render = |r: &dyn Render| {
+        let mut out = Vec::new();
+        r.render(&run, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(
+        r#""(semanticVersion|version)": "[0-9][0-9.]*""#,
+        r#""$1": "[version]""#,
+    );
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!("mixed.sarif", render(&sselint::report::sarif::Sarif));
+        insta::assert_snapshot!("mixed.junit", render(&sselint::report::junit::Junit));
+        insta::assert_snapshot!("mixed.github", render(&sselint::report::github::Github));
+    });
+}
+
+#[test]
+fn findings_past_the_per_rule_limit_are_counted_not_shown() {
+    let mut body = String::new();
+    for _ in 0..50 {
+        body.push_str("data: {not json}\n\n");
+    }
+    body.push_str("data: [DONE]\n\n");
+    let r = lint_bytes(body.as_bytes());
+    let s = &r.streams[0];
+    let shown = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "invalid-json")
+        .count();
+    assert_eq!(shown, 20);
+    assert_eq!(s.omitted.get("invalid-json"), Some(&30));
+    assert_eq!(s.counts.0, 50 + 1, "50 invalid-json and one empty-stream");
+    let run = Run {
+        files: vec![r],
+        profile: "openai".into(),
+        suppressed: 0,
+        fail_on: None,
+    };
+    let mut out = Vec::new();
+    Human {
+        verbose: false,
+        color: false,
+        quiet: false,
+    }
+    .render(&run, &mut out)
+    .unwrap();
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .contains("… and 30 more `invalid-json` finding(s) in this stream"));
+}

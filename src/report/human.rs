@@ -243,6 +243,9 @@ impl Render for Human {
             plural(w, "warning", "warnings"),
             plural(i, "info", "infos")
         );
+        if run.suppressed > 0 {
+            total.push_str(&format!("; {} suppressed by the baseline", run.suppressed));
+        }
         if hidden_infos > 0 {
             total.push_str(" (infos hidden; -v shows them)");
         }

@@ -37,6 +37,8 @@ struct Summary {
     errors: u64,
     warnings: u64,
     infos: u64,
+    /// Findings the baseline covers (counted in the three above too).
+    suppressed: u64,
 }
 
 #[derive(Serialize)]
@@ -137,6 +139,7 @@ impl Render for Json {
                 errors,
                 warnings,
                 infos,
+                suppressed: run.suppressed,
             },
         };
         serde_json::to_writer_pretty(&mut *out, &doc)?;
