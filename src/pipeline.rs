@@ -103,6 +103,17 @@ pub fn lint_stream(
     settings: &Settings,
     observer: &mut impl Observer,
 ) -> StreamResult {
+    lint_stream_with(stream, settings, observer, false)
+}
+
+/// Lints one stream; with `collect_fields` the linter also records each
+/// chunk's field pointers for the observer (`diff` uses them).
+pub fn lint_stream_with(
+    stream: Stream,
+    settings: &Settings,
+    observer: &mut impl Observer,
+    collect_fields: bool,
+) -> StreamResult {
     let request = stream
         .request
         .as_ref()
@@ -113,10 +124,11 @@ pub fn lint_stream(
         request,
         origin: stream.origin,
     };
-    let mut tee = Tee {
-        linter: Linter::new(settings, ctx),
-        observer,
-    };
+    let mut linter = Linter::new(settings, ctx);
+    if collect_fields {
+        linter.fields_seen = Some(Vec::new());
+    }
+    let mut tee = Tee { linter, observer };
     let mut parser = Parser::new();
     let mut read_error = None;
     match stream.body {

@@ -154,6 +154,21 @@ pub enum Timing {
     Events(Vec<f64>),
 }
 
+impl Timing {
+    /// The time (ms) of the event that ended at body offset `end` (exclusive)
+    /// and was dispatched as event `index`: the read that delivered its
+    /// last byte, or the message time.
+    pub fn time_of(&self, end: u64, index: Option<u64>) -> Option<f64> {
+        match self {
+            Timing::Reads(reads) => {
+                let last = end.saturating_sub(1);
+                reads.iter().rev().find(|r| r.offset <= last).map(|r| r.ms)
+            }
+            Timing::Events(times) => index.and_then(|i| times.get(i as usize).copied()),
+        }
+    }
+}
+
 /// Evidence that the capture tool (not the server) cut the body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Truncation {

@@ -106,6 +106,9 @@ impl Linter<'_> {
         if annotation {
             self.kind("annotation");
         }
+        if let Some(seen) = self.fields_seen.as_mut() {
+            collect_pointers(v, &mut String::new(), seen);
+        }
         self.check_envelope(block, data, index, v, exempt);
         let chunk_adds = self.check_choices(block, data, index, v, exempt, annotation);
         let usage = self.check_usage(block, data, index, v);
@@ -939,6 +942,69 @@ fn is_structural(ptr: &str) -> bool {
             | "/choices/*/delta/tool_calls/*"
             | "/choices/*/delta/tool_calls/*/function"
     )
+}
+
+/// Every key's pointer in `v`, array indices folded to `*`.
+fn collect_pointers(v: &Value, base: &mut String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, c) in o {
+                let len = base.len();
+                base.push('/');
+                base.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                if !out.contains(base) {
+                    out.push(base.clone());
+                }
+                collect_pointers(c, base, out);
+                base.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            let len = base.len();
+            base.push_str("/*");
+            for c in a {
+                collect_pointers(c, base, out);
+            }
+            base.truncate(len);
+        }
+        _ => {}
+    }
+}
+
+/// Whether a pointer (indices folded) is a field of OpenAI's chunk schema
+/// (anything under `logprobs` and `moderation` counts: those objects are
+/// OpenAI's own).
+pub fn is_openai_field(pointer: &str) -> bool {
+    let parts: Vec<&str> = pointer.split('/').skip(1).collect();
+    let mut level: &[&str] = TOP_KEYS;
+    let mut i = 0;
+    while i < parts.len() {
+        let p = parts[i];
+        if !level.contains(&p) {
+            return false;
+        }
+        let next = parts.get(i + 1).copied();
+        level = match (p, next) {
+            ("logprobs" | "moderation", _) => return true,
+            ("choices", Some("*")) => {
+                i += 1;
+                CHOICE_KEYS
+            }
+            ("delta", _) | ("message", _) => DELTA_KEYS,
+            ("tool_calls", Some("*")) => {
+                i += 1;
+                TOOL_KEYS
+            }
+            ("function" | "function_call", _) => FUNCTION_KEYS,
+            ("usage", _) => USAGE_KEYS,
+            ("completion_tokens_details", _) => COMPLETION_DETAIL_KEYS,
+            ("prompt_tokens_details", _) => PROMPT_DETAIL_KEYS,
+            (_, None) => return true,
+            _ => return false,
+        };
+        i += 1;
+    }
+    true
 }
 
 /// Pointers of keys of `obj` (at `base`) not in `known`.

@@ -125,6 +125,9 @@ pub struct Linter<'s> {
     pub event_kind: Vec<&'static str>,
     /// Hash of the event being checked, for fingerprints.
     cur_data_hash: Option<u64>,
+    /// When set (by `diff`), the JSON pointers (indices folded) of the last
+    /// chunk are collected here, cleared per event.
+    pub fields_seen: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default)]
@@ -177,6 +180,7 @@ impl<'s> Linter<'s> {
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
             cur_data_hash: None,
+            fields_seen: None,
         }
     }
 

@@ -20,6 +20,9 @@ impl Linter<'_> {
         event_type: &str,
     ) {
         self.event_kind.clear();
+        if let Some(f) = self.fields_seen.as_mut() {
+            f.clear();
+        }
         let separator = self.check_event_framing(block, event_type, index);
         if self.done_event.is_some() {
             self.kind("after-done");

@@ -118,7 +118,8 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    fn threshold(self) -> Option<sselint::lint::Severity> {
+    /// The severity threshold (`None` = never).
+    pub fn threshold(self) -> Option<sselint::lint::Severity> {
         use sselint::lint::Severity;
         match self {
             FailOn::Error => Some(Severity::Error),

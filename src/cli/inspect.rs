@@ -78,14 +78,7 @@ fn diag_json(d: &Diagnostic) -> Value {
 
 impl Recorder<'_> {
     fn time_of(&self, block: &Block<'_>, event_index: Option<u64>) -> Option<f64> {
-        match &self.timing {
-            Some(Timing::Reads(reads)) => {
-                let end = block.end_offset.saturating_sub(1);
-                reads.iter().rev().find(|r| r.offset <= end).map(|r| r.ms)
-            }
-            Some(Timing::Events(times)) => event_index.and_then(|i| times.get(i as usize).copied()),
-            None => None,
-        }
+        self.timing.as_ref()?.time_of(block.end_offset, event_index)
     }
 
     fn emit(&mut self, v: Value) {

@@ -2,6 +2,7 @@
 //! This layer prints; the library below it never does.
 
 mod check;
+mod diff;
 mod inspect;
 mod rules;
 
@@ -39,6 +40,9 @@ enum Command {
     Rules(rules::ListArgs),
     /// Explain one rule (by name or code) with its examples.
     Rule(rules::RuleArgs),
+    /// Compare two streams point by point (answer, tool calls, shape,
+    /// fields, findings, timing).
+    Diff(diff::Args),
     /// Write a commented sselint.toml to start from.
     Init(check::InitArgs),
 }
@@ -132,5 +136,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Rules(a) => rules::list(a),
         Command::Rule(a) => rules::explain(a),
         Command::Init(a) => check::init(a),
+        Command::Diff(a) => diff::run(a),
     }
 }

@@ -2,6 +2,7 @@
 //! output format is one file behind the [`Render`] trait. Renderers never
 //! decide a verdict; they only show what the checks found.
 
+pub mod diff;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -1,0 +1,87 @@
+//! `sselint diff A B`: compare two streams point by point.
+
+use super::ColorChoice;
+use anyhow::Context as _;
+use clap::ValueEnum;
+use sselint::diff::{self, Options};
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Examples:
+  sselint diff openai.sse vllm.sse
+  sselint diff chrome.har#3 other.har#0 --ignore-text
+  sselint diff a.sse b.sse --format json
+
+Exit codes: 0 compatible (same ending and finish reasons, no finding on B that A
+lacks at or above --fail-on, same answer unless --ignore-text), 1 not, 2 errors.";
+
+/// Compare two streams: answer, tool calls, shape, fields, findings, timing.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The reference stream (`PATH`, or `PATH#N` for HAR entry N).
+    #[arg(value_name = "A")]
+    a: String,
+    /// The stream compared with it.
+    #[arg(value_name = "B")]
+    b: String,
+    /// Compare shape and fields only (for different prompts).
+    #[arg(long)]
+    ignore_text: bool,
+    /// `human` or `json`.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// A finding on B that A lacks makes the two incompatible from this
+    /// severity on.
+    #[arg(long, value_enum, default_value = "error")]
+    fail_on: super::check::FailOn,
+    /// Provider profile for both sides.
+    #[arg(long, default_value = "openai", value_name = "NAME")]
+    profile: String,
+    /// Colour.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let settings = super::check::settings(&a.profile)?;
+    let opts = sselint::capture::Options::default();
+    let read = |spec: &str| diff::read_side(spec, &opts, &settings);
+    let (sa, sb) = match (read(&a.a), read(&a.b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (x, y) => {
+            for e in [x.err(), y.err()].into_iter().flatten() {
+                eprintln!("sselint: error: {e}");
+            }
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let cmp = diff::compare(
+        &sa,
+        &sb,
+        Options {
+            ignore_text: a.ignore_text,
+            fail_on: a.fail_on.threshold(),
+        },
+    );
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    match a.format {
+        Format::Human => sselint::report::diff::human(&sa, &sb, &cmp, a.color.enabled(), &mut out),
+        Format::Json => sselint::report::diff::json(&sa, &sb, &cmp, &mut out),
+    }
+    .context("writing the report")?;
+    out.flush().context("writing the report")?;
+    Ok(if cmp.compatible {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,255 @@
+//! `sselint diff`: what a client would notice between two streams, and
+//! nothing else.
+
+mod common;
+use assert_cmd::Command;
+use common::root;
+use serde_json::Value;
+
+fn diff(a: &str, b: &str, extra: &[&str]) -> (i32, Value) {
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .current_dir(root())
+        .args(["diff", a, b, "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), v)
+}
+
+fn items(v: &Value) -> Vec<(String, String, String)> {
+    v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["section"].as_str().unwrap().to_string(),
+                d["item"].as_str().unwrap().to_string(),
+                d["class"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_capture_against_itself_is_equivalent_in_one_line() {
+    for f in [
+        "samples/good/openai-tool-calls.sse",
+        "samples/har/chrome.har",
+        "samples/providers/azure.sse",
+    ] {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(root())
+            .args(["diff", f, f, "--color", "never"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{f}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains("are equivalent"), "{text}");
+    }
+}
+
+#[test]
+fn no_done_usage_on_finish_and_reasoning_content_are_the_only_differences() {
+    let (code, v) = diff("samples/diff/openai.sse", "samples/diff/provider.sse", &[]);
+    assert_eq!(code, 1, "a different ending is not compatible");
+    let items = items(&v);
+    // Each of the three causes shows up, classified…
+    assert!(
+        items.contains(&("shape".into(), "[DONE]".into(), "ending".into())),
+        "{items:#?}"
+    );
+    assert!(
+        items.contains(&("shape".into(), "ending".into(), "ending".into())),
+        "{items:#?}"
+    );
+    assert!(
+        items.contains(&(
+            "shape".into(),
+            "usage placement".into(),
+            "usage placement".into()
+        )),
+        "{items:#?}"
+    );
+    assert!(
+        items.iter().any(|(s, i, c)| s == "fields"
+            && i == "/choices/*/delta/reasoning_content"
+            && c.starts_with("extension (")
+            && c.contains("DeepSeek")),
+        "{items:#?}"
+    );
+    // …and everything else listed is one of their direct consequences.
+    for (s, i, _) in &items {
+        let explained = matches!(
+            (s.as_str(), i.as_str()),
+            (
+                "shape",
+                "[DONE]" | "ending" | "usage placement" | "chunk sequence"
+            ) | ("fields", "/choices/*/delta/reasoning_content")
+                | ("answer", "choice 0 reasoning")
+                | ("diagnostics", "missing-done" | "vendor-extension")
+        );
+        assert!(explained, "unexpected difference {s} / {i}");
+    }
+    let seq = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["item"] == "chunk sequence")
+        .unwrap();
+    assert_eq!(seq["a"], "role · content×7 · finish · usage · [DONE]");
+    assert_eq!(seq["b"], "role · reasoning×4 · content×7 · finish+usage");
+    assert!(
+        v["text_diffs"].as_array().unwrap().is_empty(),
+        "same answer text"
+    );
+}
+
+#[test]
+fn the_same_answer_chunked_differently_is_a_chunking_difference_not_a_text_one() {
+    let (code, v) = diff(
+        "samples/diff/whole-words.sse",
+        "samples/diff/one-char-per-chunk.sse",
+        &[],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        items(&v),
+        [(
+            "shape".to_string(),
+            "chunking".to_string(),
+            "chunking".to_string()
+        )]
+    );
+    assert!(v["text_diffs"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn different_answers_get_a_word_diff_unless_text_is_ignored() {
+    let (code, v) = diff(
+        "samples/good/openai-usage.sse",
+        "samples/providers/deepseek.sse",
+        &[],
+    );
+    assert_eq!(code, 1);
+    let ops = v["text_diffs"][0]["ops"].as_array().unwrap();
+    assert!(ops.iter().any(|o| o[0] == "delete") && ops.iter().any(|o| o[0] == "insert"));
+    let (code, v) = diff(
+        "samples/good/openai-usage.sse",
+        "samples/providers/deepseek.sse",
+        &["--ignore-text"],
+    );
+    assert_eq!(code, 0, "{v:#}");
+    assert!(!items(&v).iter().any(|(_, i, _)| i.ends_with(" text")));
+}
+
+#[test]
+fn tool_call_arguments_compare_as_json() {
+    let dir = std::env::temp_dir().join(format!("sselint-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mk = |name: &str, args: &[&str]| {
+        let mut s = String::from("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n");
+        for a in args {
+            s.push_str(&format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"function\":{{\"arguments\":{}}}}}]}},\"finish_reason\":null}}]}}\n\n", serde_json::to_string(a).unwrap()));
+        }
+        s.push_str("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+        let p = dir.join(name);
+        std::fs::write(&p, s).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let a = mk("a.sse", &["{\"city\": \"Paris\",", " \"days\": 3}"]);
+    let b = mk("b.sse", &["{\"days\":3,\"city\":\"Paris\"}"]);
+    let c = mk("c.sse", &["{\"days\":4,\"city\":\"Paris\"}"]);
+    let (code, v) = diff(&a, &b, &[]);
+    assert_eq!(code, 0);
+    assert!(
+        !items(&v).iter().any(|(s, _, _)| s == "tool-calls"),
+        "{v:#}"
+    );
+    let (_, v) = diff(&a, &c, &[]);
+    let d = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["section"] == "tool-calls")
+        .expect("arguments differ");
+    assert_eq!(d["class"], "/days 3 ≠ 4");
+}
+
+#[test]
+fn a_har_side_needs_an_entry_when_it_holds_several_streams_and_accepts_path_hash_n() {
+    let (code, _) = diff(
+        "samples/har/chrome.har#3",
+        "samples/har/chrome-base64.har#3",
+        &[],
+    );
+    assert_eq!(code, 0);
+    let mut har: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("samples/har/chrome.har")).unwrap(),
+    )
+    .unwrap();
+    let entries = har["log"]["entries"].as_array_mut().unwrap();
+    let sse = entries[3].clone();
+    entries.push(sse);
+    let p = std::env::temp_dir().join(format!("sselint-two-streams-{}.har", std::process::id()));
+    std::fs::write(&p, serde_json::to_string(&har).unwrap()).unwrap();
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .current_dir(root())
+        .arg("diff")
+        .arg(&p)
+        .arg("samples/har/chrome.har#3")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("holds 2 SSE streams") && err.contains("#N"),
+        "{err}"
+    );
+    let (code, _) = diff(
+        &format!("{}#4", p.display()),
+        "samples/har/chrome.har#3",
+        &[],
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn human_and_json_diff_reports_are_stable() {
+    for (name, a, b) in [
+        (
+            "diff-provider",
+            "samples/diff/openai.sse",
+            "samples/diff/provider.sse",
+        ),
+        (
+            "diff-chunking",
+            "samples/diff/whole-words.sse",
+            "samples/diff/one-char-per-chunk.sse",
+        ),
+        (
+            "diff-text",
+            "samples/good/openai-usage.sse",
+            "samples/providers/deepseek.sse",
+        ),
+    ] {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(root())
+            .args(["diff", a, b, "--color", "never"])
+            .output()
+            .unwrap();
+        insta::assert_snapshot!(
+            format!("{name}.human"),
+            String::from_utf8(out.stdout).unwrap()
+        );
+        let (_, v) = diff(a, b, &[]);
+        insta::assert_json_snapshot!(format!("{name}.json"), v);
+    }
+}
