@@ -123,6 +123,7 @@ pub fn lint_stream_with(
         http: stream.http.clone(),
         request,
         origin: stream.origin,
+        timing: stream.timing.clone(),
     };
     let mut linter = Linter::new(settings, ctx);
     if collect_fields {

@@ -289,6 +289,20 @@ fn entry_stream(i: usize, entry: &Value, method: &str, url: &str) -> Stream {
         body: str_at(entry, &["request", "postData", "text"]).map(str::to_string),
     });
     stream.timing = timing(entry);
+    match entry.pointer("/_sselint/stopped").and_then(Value::as_str) {
+        Some("interrupted") => super::note_truncation(
+            &stream.evidence,
+            "the recording was stopped by Ctrl-C before the stream ended",
+        ),
+        Some("timeout") => super::note_truncation(
+            &stream.evidence,
+            "the recording was stopped by its --timeout before the stream ended",
+        ),
+        Some(s) if s.starts_with("connection-error") => {
+            stream.notes.push(format!("recording ended by a {s}"));
+        }
+        _ => {}
+    }
     stream.origin = Origin {
         file_start: None,
         har_entry: Some(i),

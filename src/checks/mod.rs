@@ -37,6 +37,8 @@ pub struct Context {
     pub request: Option<RequestOptions>,
     /// Body position → file position.
     pub origin: Origin,
+    /// When the body's bytes arrived, if the capture knows.
+    pub timing: Option<crate::capture::Timing>,
 }
 
 /// Per-choice bookkeeping of the sequence rules.
@@ -128,6 +130,11 @@ pub struct Linter<'s> {
     /// When set (by `diff`), the JSON pointers (indices folded) of the last
     /// chunk are collected here, cleared per event.
     pub fields_seen: Option<Vec<String>>,
+    /// Time (ms) and index of the previous dispatched event.
+    prev_time: Option<(f64, u64)>,
+    /// Times (ms) of content events, and where the first was.
+    content_times: Vec<f64>,
+    first_content_loc: Option<(Location, Option<u64>)>,
 }
 
 #[derive(Debug, Default)]
@@ -181,6 +188,9 @@ impl<'s> Linter<'s> {
             event_kind: Vec::new(),
             cur_data_hash: None,
             fields_seen: None,
+            prev_time: None,
+            content_times: Vec::new(),
+            first_content_loc: None,
         }
     }
 
@@ -269,6 +279,7 @@ impl<'s> Linter<'s> {
     pub fn finish(mut self, framing: &Framing, evidence: &[Truncation]) -> Report<'s> {
         self.finish_framing(framing);
         self.finish_stream(evidence);
+        self.finish_timing();
         let ending = self.answer.ending();
         Report {
             out: self.out,
@@ -279,6 +290,74 @@ impl<'s> Linter<'s> {
         }
     }
 }
+
+impl Linter<'_> {
+    /// `stall`: a long gap before this event; and the content times that
+    /// `buffered` judges at the end.
+    fn check_timing(&mut self, block: &Block<'_>, index: u64) {
+        let Some(t) = self
+            .ctx
+            .timing
+            .as_ref()
+            .and_then(|tm| tm.time_of(block.end_offset, Some(index)))
+        else {
+            return;
+        };
+        if let Some((prev, prev_index)) = self.prev_time {
+            let gap = t - prev;
+            if gap > self.out.settings().stall_ms as f64 {
+                let loc = self.event_loc(block);
+                self.report(
+                    Finding::new(
+                        "stall",
+                        format!(
+                            "no event for {:.1} s between events {prev_index} and {index} (over --stall-ms {}): clients with a read timeout give up, and users see a frozen answer",
+                            gap / 1000.0,
+                            self.out.settings().stall_ms
+                        ),
+                        loc,
+                    )
+                    .event(Some(index)),
+                );
+            }
+        }
+        self.prev_time = Some((t, index));
+        if self.event_kind.contains(&"content") {
+            if self.first_content_loc.is_none() {
+                self.first_content_loc = Some((self.event_loc(block), Some(index)));
+            }
+            self.content_times.push(t);
+        }
+    }
+
+    /// `buffered`: every content chunk arrived in one read, after a long
+    /// wait — the sign of a proxy that holds the stream until it ends.
+    pub(crate) fn finish_timing(&mut self) {
+        let n = self.content_times.len();
+        let Some(&first) = self.content_times.first() else {
+            return;
+        };
+        let one_read = self.content_times.iter().all(|t| (*t - first).abs() < 0.5);
+        if n >= 3 && one_read && first >= BUFFERED_WAIT_MS {
+            let (loc, ev) = self.first_content_loc.clone().unwrap_or_default();
+            self.report(
+                Finding::new(
+                    "buffered",
+                    format!(
+                        "all {n} content chunks arrived in one read after {:.1} s: something (a proxy, a server flag, compression) buffered the stream, so users wait and then get the whole answer at once",
+                        first / 1000.0
+                    ),
+                    loc,
+                )
+                .event(ev)
+                .help("disable response buffering for text/event-stream (e.g. nginx `proxy_buffering off`, `X-Accel-Buffering: no`), and do not compress event streams"),
+            );
+        }
+    }
+}
+
+/// The least wait (ms) before a single-read answer counts as `buffered`.
+pub const BUFFERED_WAIT_MS: f64 = 1000.0;
 
 /// What linting one stream produced.
 #[derive(Debug)]
@@ -310,6 +389,7 @@ impl Sink for Linter<'_> {
             let index = d.index;
             let event_type = d.event_type;
             self.check_event(block, data, Some(index), event_type);
+            self.check_timing(block, index);
         } else if !block.terminated {
             self.cur_data_hash = block.data.map(|d| crate::lint::fnv1a(&[d.as_bytes()]));
             self.check_tail(block);

@@ -78,6 +78,13 @@ pub struct Args {
     jobs: Option<usize>,
     #[command(flatten)]
     input: InputArgs,
+    /// Live URLs (`check https://…`): recorded to a temporary capture, then
+    /// linted.
+    #[command(flatten, next_help_heading = "Live URLs")]
+    live: super::live::LiveArgs,
+    /// Gaps between events longer than this are `stall` findings.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    stall_ms: u64,
     /// Colour.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -297,15 +304,28 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .or(cfg.fail_on)
         .unwrap_or(Some(sselint::lint::Severity::Error));
     let opts = a.input.options();
-    let (files, walk_errors) = expand_inputs(&a.inputs);
-    if files.is_empty() && walk_errors.is_empty() {
+    let (urls, paths): (Vec<String>, Vec<String>) = a
+        .inputs
+        .iter()
+        .cloned()
+        .partition(|i| i.starts_with("http://") || i.starts_with("https://"));
+    let (files, walk_errors) = if paths.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        expand_inputs(&paths)
+    };
+    if files.is_empty() && walk_errors.is_empty() && urls.is_empty() {
         bail!("no capture found in {}", a.inputs.join(", "));
     }
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let settings_for =
-        |path: &str| cfg.settings_for(path, a.profile.as_deref(), &cli_select, &cli_ignore);
+    let stall_ms = a.stall_ms;
+    let settings_for = |path: &str| {
+        let mut s = cfg.settings_for(path, a.profile.as_deref(), &cli_select, &cli_ignore);
+        s.stall_ms = stall_ms;
+        s
+    };
     let mut results: Vec<FileResult> = walk_errors
         .into_iter()
         .map(|e| FileResult {
@@ -317,6 +337,28 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             streams: Vec::new(),
         })
         .collect();
+    for (i, url) in urls.iter().enumerate() {
+        let tmp = std::env::temp_dir().join(format!("sselint-live-{}-{i}.har", std::process::id()));
+        let settings = settings_for(url);
+        let result = match super::live::record_to(url, &a.live, &tmp, false, &settings) {
+            Ok(_) => {
+                let mut r =
+                    pipeline::lint_path(&tmp.to_string_lossy(), &Default::default(), &settings);
+                r.path.clone_from(url);
+                r
+            }
+            Err(e) => FileResult {
+                path: url.clone(),
+                input_format: None,
+                detail: "",
+                error: Some(format!("{e:#}")),
+                rules_run: Vec::new(),
+                streams: Vec::new(),
+            },
+        };
+        let _ = std::fs::remove_file(&tmp);
+        results.push(result);
+    }
     results.extend(lint_all(&files, jobs, &settings_for, &opts));
     let mut run = Run {
         files: results,

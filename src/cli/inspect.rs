@@ -47,6 +47,60 @@ struct Recorder<'w> {
     timing: Option<Timing>,
     error: Option<std::io::Error>,
     color: bool,
+    /// (event index, ms, carried content) per timed event.
+    times: Vec<(u64, f64, bool)>,
+}
+
+/// Time to first byte and content, total, largest gaps, and a sparkline of
+/// arrivals, from the timed events.
+struct TimingSummary {
+    first_ms: f64,
+    first_content_ms: Option<f64>,
+    total_ms: f64,
+    gaps: Vec<(f64, u64)>,
+    sparkline: String,
+}
+
+fn timing_summary(times: &[(u64, f64, bool)]) -> Option<TimingSummary> {
+    let (_, first, _) = *times.first()?;
+    let total = times.iter().map(|t| t.1).fold(first, f64::max);
+    let mut gaps: Vec<(f64, u64)> = times
+        .windows(2)
+        .map(|w| (w[1].1 - w[0].1, w[1].0))
+        .filter(|g| g.0 > 0.0)
+        .collect();
+    gaps.sort_by(|a, b| b.0.total_cmp(&a.0));
+    gaps.truncate(3);
+    // Arrivals over time, 40 buckets from 0 to the last event.
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let buckets = 40usize;
+    let mut counts = vec![0u32; buckets];
+    for (_, t, _) in times {
+        let i = if total > 0.0 {
+            ((t / total) * (buckets as f64 - 1.0)).round() as usize
+        } else {
+            0
+        };
+        counts[i.min(buckets - 1)] += 1;
+    }
+    let max = counts.iter().copied().max().unwrap_or(1).max(1);
+    let sparkline = counts
+        .iter()
+        .map(|&c| {
+            if c == 0 {
+                ' '
+            } else {
+                BARS[((c as usize * 7) / max as usize).min(7)]
+            }
+        })
+        .collect();
+    Some(TimingSummary {
+        first_ms: first,
+        first_content_ms: times.iter().find(|t| t.2).map(|t| t.1),
+        total_ms: total,
+        gaps,
+        sparkline,
+    })
 }
 
 fn short(s: &str, max: usize) -> String {
@@ -103,6 +157,10 @@ impl Observer for Recorder<'_> {
         let diags: Vec<Value> = new.iter().map(diag_json).collect();
         let (ty, kind, data) = if let Some(d) = &block.dispatch {
             let time = self.time_of(block, Some(d.index));
+            if let Some(t) = time {
+                self.times
+                    .push((d.index, t, linter.event_kind.contains(&"content")));
+            }
             let kind = linter.event_kind.join("+");
             self.emit(
                 json!({"type": "event", "index": d.index, "line": line, "byte_offset": offset,
@@ -193,12 +251,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             timing,
             error: None,
             color,
+            times: Vec::new(),
         };
         let result = pipeline::lint_stream(stream, &settings, &mut rec);
         if let Some(e) = rec.error.take() {
             return Err(e).context("writing the report");
         }
         let rows = std::mem::take(&mut rec.rows);
+        let timing = timing_summary(&rec.times);
         drop(rec);
         let attached: usize = 0;
         let _ = attached;
@@ -223,7 +283,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 &json!({"type": "stream", "label": label, "events": result.events, "ending": result.ending,
                     "choices": choices, "usage": result.answer.usage,
                     "diagnostics": stream_diags.iter().map(|d| diag_json(d)).collect::<Vec<_>>(),
-                    "counts": {"errors": result.counts.0, "warnings": result.counts.1, "infos": result.counts.2}}),
+                    "counts": {"errors": result.counts.0, "warnings": result.counts.1, "infos": result.counts.2},
+                    "timing": timing.as_ref().map(|t| json!({"first_event_ms": t.first_ms,
+                        "first_content_ms": t.first_content_ms, "total_ms": t.total_ms,
+                        "largest_gaps": t.gaps.iter().map(|g| json!({"ms": g.0, "before_event": g.1})).collect::<Vec<_>>(),
+                        "sparkline": t.sparkline}))}),
             )?;
             writeln!(out)?;
         } else {
@@ -276,6 +340,22 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                     "  finish_reason: {}",
                     c.finish_reason.as_deref().unwrap_or("(none)")
                 )?;
+            }
+            if let Some(t) = &timing {
+                let gaps: Vec<String> = t
+                    .gaps
+                    .iter()
+                    .map(|g| format!("{:.0} ms before event {}", g.0, g.1))
+                    .collect();
+                writeln!(
+                    out,
+                    "\ntiming: first event {:.0} ms, first content {}, last event {:.0} ms; largest gaps: {}",
+                    t.first_ms,
+                    t.first_content_ms.map_or("—".to_string(), |v| format!("{v:.0} ms")),
+                    t.total_ms,
+                    if gaps.is_empty() { "none".to_string() } else { gaps.join(", ") }
+                )?;
+                writeln!(out, "arrivals: |{}| 0 → {:.0} ms", t.sparkline, t.total_ms)?;
             }
             writeln!(out, "\n{}", summary_line(&result))?;
         }

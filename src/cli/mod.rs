@@ -4,6 +4,7 @@
 mod check;
 mod diff;
 mod inspect;
+mod live;
 mod rules;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -32,7 +33,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Lint captures: raw SSE bodies, curl dumps, HAR files, directories.
-    Check(check::Args),
+    Check(Box<check::Args>),
     /// Show every event of a stream with its kind and findings, then the
     /// reconstructed answer.
     Inspect(inspect::Args),
@@ -43,6 +44,12 @@ enum Command {
     /// Compare two streams point by point (answer, tool calls, shape,
     /// fields, findings, timing).
     Diff(diff::Args),
+    /// Record a live stream to HAR (per-read timing, secrets redacted),
+    /// linting it as it arrives.
+    Record(live::RecordArgs),
+    /// Serve a capture as an OpenAI-compatible endpoint, with fault
+    /// injection (delays, split writes, keep-alives, a dropped connection).
+    Replay(live::ReplayArgs),
     /// Write a commented sselint.toml to start from.
     Init(check::InitArgs),
 }
@@ -131,11 +138,13 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
     };
     match cli.command {
-        Command::Check(a) => check::run(a),
+        Command::Check(a) => check::run(*a),
         Command::Inspect(a) => inspect::run(a),
         Command::Rules(a) => rules::list(a),
         Command::Rule(a) => rules::explain(a),
         Command::Init(a) => check::init(a),
         Command::Diff(a) => diff::run(a),
+        Command::Record(a) => live::record(a),
+        Command::Replay(a) => live::replay(a),
     }
 }

@@ -97,6 +97,7 @@ pub const GROUPS: &[&str] = &[
     "finish",
     "tools",
     "usage",
+    "timing",
     "fields",
 ];
 

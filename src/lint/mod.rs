@@ -203,6 +203,8 @@ pub struct Settings {
     /// Extra fields the user accepts (JSON pointers, `*` = any index), from
     /// `allow-fields` in `sselint.toml`.
     pub allow_fields: Vec<String>,
+    /// A gap between events longer than this (milliseconds) is a `stall`.
+    pub stall_ms: u64,
 }
 
 impl Default for Settings {
@@ -212,6 +214,7 @@ impl Default for Settings {
             overrides: BTreeMap::new(),
             per_rule_limit: 20,
             allow_fields: Vec::new(),
+            stall_ms: 10_000,
         }
     }
 }

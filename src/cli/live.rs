@@ -1,0 +1,301 @@
+//! `sselint record` (and `check URL`): record a live stream to HAR while
+//! linting it; `sselint replay`: serve a capture as an endpoint.
+
+use super::ColorChoice;
+use anyhow::{bail, Context as _};
+use sselint::checks::{Context, Linter};
+use sselint::lint::{Settings, Severity};
+use sselint::live::{self, Recording};
+use sselint::sse::Parser;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// Options of a live request (`record`, `check URL`).
+#[derive(Debug, clap::Args, Clone)]
+pub struct LiveArgs {
+    /// The request body (JSON); `"stream": true` is forced.
+    #[arg(long, value_name = "FILE")]
+    body: Option<PathBuf>,
+    /// An extra request header, `Name: value` (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// Environment variable holding the API key, sent as `Authorization:
+    /// Bearer …` (never printed, never saved).
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// Stop after this many seconds (what arrived is kept).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Do not add `stream_options.include_usage`.
+    #[arg(long)]
+    no_usage: bool,
+    /// Accept any TLS certificate.
+    #[arg(long)]
+    insecure: bool,
+}
+
+impl LiveArgs {
+    fn request(&self, url: &str) -> anyhow::Result<live::Request> {
+        let Some(path) = &self.body else {
+            bail!("a live URL needs --body FILE (the request JSON)");
+        };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the request body {}", path.display()))?;
+        let body: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: the request body is not JSON", path.display()))?;
+        let mut headers = Vec::new();
+        for h in &self.headers {
+            let Some((n, v)) = h.split_once(':') else {
+                bail!("-H takes `Name: value`, not {h:?}");
+            };
+            headers.push((n.trim().to_string(), v.trim().to_string()));
+        }
+        let api_key = match &self.api_key_env {
+            Some(var) => Some(
+                std::env::var(var).with_context(|| format!("--api-key-env: ${var} is not set"))?,
+            ),
+            None => None,
+        };
+        Ok(live::Request {
+            url: url.to_string(),
+            body,
+            headers,
+            api_key,
+            include_usage: !self.no_usage,
+            timeout: self.timeout.map(Duration::from_secs_f64),
+            insecure: self.insecure,
+        })
+    }
+}
+
+/// The Ctrl-C flag, installed once per process.
+fn interrupted() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+        flag
+    })
+    .clone()
+}
+
+/// Records `url` to `out` (atomically). With `live`, findings are printed
+/// as they happen and a status line runs on a terminal.
+pub fn record_to(
+    url: &str,
+    args: &LiveArgs,
+    out: &Path,
+    live: bool,
+    settings: &Settings,
+) -> anyhow::Result<Recording> {
+    let req = args.request(url)?;
+    let stop = interrupted();
+    let mut parser = Parser::new();
+    let mut linter = Linter::new(settings, Context::default());
+    let status = live && std::io::stderr().is_terminal();
+    let mut shown = 0usize;
+    let mut bytes = 0usize;
+    let rec = live::record(&req, &stop, |chunk, ms| {
+        bytes += chunk.len();
+        linter.observe_bytes(chunk);
+        parser.feed(chunk, &mut linter);
+        if live {
+            let mut o = std::io::stdout().lock();
+            for d in &linter.out.diagnostics[shown..] {
+                if d.severity >= Severity::Warning {
+                    let _ = writeln!(
+                        o,
+                        "[{:>7.1} s] {}[{}] {} (line {})",
+                        ms / 1000.0,
+                        d.severity,
+                        d.rule,
+                        d.message,
+                        d.location.line
+                    );
+                }
+            }
+            let _ = o.flush();
+            shown = linter.out.diagnostics.len();
+        }
+        if status {
+            eprint!(
+                "\r\x1b[2K  {:.1} s · {} bytes · {} events",
+                ms / 1000.0,
+                bytes,
+                linter.events
+            );
+        }
+    })
+    .map_err(anyhow::Error::msg)?;
+    if status {
+        eprint!("\r\x1b[2K");
+    }
+    let har = serde_json::to_vec_pretty(&rec.to_har())?;
+    sselint::output::write_atomic(out, &har)
+        .with_context(|| format!("writing {}", out.display()))?;
+    Ok(rec)
+}
+
+/// Record a live stream to HAR, linting it as it arrives.
+#[derive(Debug, clap::Args)]
+pub struct RecordArgs {
+    /// The endpoint, e.g. https://api.openai.com/v1/chat/completions.
+    #[arg(value_name = "URL")]
+    url: String,
+    #[command(flatten)]
+    live: LiveArgs,
+    /// Where to save the capture (default: sselint-TIMESTAMP.har).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Replace an existing output file.
+    #[arg(long)]
+    force: bool,
+    /// Provider profile for the live findings.
+    #[arg(long, default_value = "openai", value_name = "NAME")]
+    profile: String,
+    /// Colour of the final report.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+}
+
+pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
+    let settings = super::check::settings(&a.profile)?;
+    let out = a.output.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        PathBuf::from(format!("sselint-{secs}.har"))
+    });
+    if out.exists() && !a.force {
+        eprintln!(
+            "sselint: error: {} already exists; use --force to replace it",
+            out.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let rec = match record_to(&a.url, &a.live, &out, true, &settings) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("sselint: error: {e:#}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    println!(
+        "saved {} ({} bytes in {} reads, HTTP {}, {:.1} s, stopped: {})",
+        out.display(),
+        rec.body.len(),
+        rec.reads.len(),
+        rec.status,
+        rec.total_ms / 1000.0,
+        rec.stop.name()
+    );
+    let file = sselint::pipeline::lint_path(&out.to_string_lossy(), &Default::default(), &settings);
+    let run = sselint::report::Run {
+        files: vec![file],
+        profile: settings.profile.name.clone(),
+        suppressed: 0,
+        fail_on: None,
+    };
+    let mut o = std::io::stdout().lock();
+    sselint::report::Render::render(
+        &sselint::report::human::Human {
+            verbose: false,
+            color: a.color.enabled(),
+            quiet: true,
+        },
+        &run,
+        &mut o,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serve a capture as an OpenAI-compatible endpoint, with fault injection.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  sselint replay samples/good/emoji.sse --listen 127.0.0.1:8080
+  sselint replay capture.har --split-bytes 1 --delay-ms 50
+  sselint replay capture.sse --cut-after-bytes 300 --once
+
+Point a client at http://127.0.0.1:PORT/v1 (its base URL); it POSTs to
+/v1/chat/completions and gets the capture back in chunked transfer coding.")]
+pub struct ReplayArgs {
+    /// The capture to serve (any format `check` reads).
+    #[arg(value_name = "CAPTURE")]
+    capture: String,
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
+    listen: String,
+    /// HAR: serve entry N.
+    #[arg(long, value_name = "N")]
+    entry: Option<usize>,
+    /// Milliseconds between events (overrides the capture's timing).
+    #[arg(long, value_name = "MS")]
+    delay_ms: Option<u64>,
+    /// Milliseconds before the first byte.
+    #[arg(long, value_name = "MS")]
+    first_delay_ms: Option<u64>,
+    /// Write the body N bytes at a time (splits UTF-8 characters and CRLF).
+    #[arg(long, value_name = "N")]
+    split_bytes: Option<usize>,
+    /// Drop the connection after N body bytes.
+    #[arg(long, value_name = "N")]
+    cut_after_bytes: Option<u64>,
+    /// Send `: keep-alive` comments during waits, every MS milliseconds.
+    #[arg(long, value_name = "MS")]
+    keepalive_ms: Option<u64>,
+    /// Answer any path and method.
+    #[arg(long)]
+    any_path: bool,
+    /// Serve one request, then exit.
+    #[arg(long)]
+    once: bool,
+}
+
+pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let opts = sselint::capture::Options {
+        entry: a.entry,
+        ..Default::default()
+    };
+    let replay = match sselint::replay::Replay::load(&a.capture, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("sselint: error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let listener = match std::net::TcpListener::bind(&a.listen) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("sselint: error: cannot listen on {}: {e}", a.listen);
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let addr = listener.local_addr()?;
+    println!(
+        "sselint replay: serving {} on http://{addr}/v1 (POST /v1/chat/completions); Ctrl-C stops",
+        a.capture
+    );
+    std::io::stdout().flush()?;
+    let stop = interrupted();
+    sselint::replay::serve(
+        listener,
+        Arc::new(replay),
+        sselint::replay::Options {
+            delay_ms: a.delay_ms,
+            first_delay_ms: a.first_delay_ms,
+            split_bytes: a.split_bytes,
+            cut_after_bytes: a.cut_after_bytes,
+            keepalive_ms: a.keepalive_ms,
+            any_path: a.any_path,
+            once: a.once,
+        },
+        stop,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}

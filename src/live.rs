@@ -1,0 +1,431 @@
+//! Recording a live stream: POST a Chat Completions request with
+//! `"stream": true`, read the response as it arrives with a monotonic
+//! timestamp per read, and keep everything needed to write a HAR 1.2 capture
+//! that our HAR reader replays byte for byte (the per-read times go in the
+//! entry's `_sselint.reads`).
+//!
+//! Secrets never reach the capture: Authorization, api-key, x-api-key,
+//! cookie and set-cookie header values are `[REDACTED]`, and `sk-…` keys in
+//! the request body are masked. The API key comes from an environment
+//! variable and is only ever put in the outgoing header.
+//!
+//! The network read runs on its own thread so that Ctrl-C, a `--timeout` or
+//! a dropped connection all end with the bytes received so far.
+
+use crate::capture::{self, header, Header, Read_};
+use serde_json::{json, Value};
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
+
+/// What to send.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The endpoint (`https://…/v1/chat/completions`).
+    pub url: String,
+    /// The request body (JSON); `stream: true` is forced.
+    pub body: Value,
+    /// Extra headers (name, value).
+    pub headers: Vec<(String, String)>,
+    /// The API key, sent as `Authorization: Bearer …`.
+    pub api_key: Option<String>,
+    /// Add `stream_options.include_usage: true` (unless the body sets it).
+    pub include_usage: bool,
+    /// Give up after this long (the bytes so far are kept).
+    pub timeout: Option<Duration>,
+    /// Accept any TLS certificate.
+    pub insecure: bool,
+}
+
+/// Why a recording ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The server ended the body.
+    Complete,
+    /// Ctrl-C.
+    Interrupted,
+    /// `--timeout` passed.
+    TimedOut,
+    /// The connection failed mid-body (the server's or the network's doing).
+    ConnectionError(String),
+}
+
+impl Stop {
+    /// The word stored in the capture.
+    pub fn name(&self) -> String {
+        match self {
+            Stop::Complete => "complete".into(),
+            Stop::Interrupted => "interrupted".into(),
+            Stop::TimedOut => "timeout".into(),
+            Stop::ConnectionError(e) => format!("connection-error: {e}"),
+        }
+    }
+}
+
+/// A finished recording.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    /// The request as sent, secrets redacted.
+    pub request: capture::Request,
+    /// Status code.
+    pub status: u16,
+    /// Reason phrase.
+    pub reason: String,
+    /// HTTP version (`HTTP/1.1`).
+    pub version: String,
+    /// Response headers, secrets redacted.
+    pub headers: Vec<Header>,
+    /// The body bytes, exactly as received.
+    pub body: Vec<u8>,
+    /// A time per read: the body offset of its first byte and the
+    /// milliseconds since the request was sent.
+    pub reads: Vec<Read_>,
+    /// Wall-clock start.
+    pub started: SystemTime,
+    /// Milliseconds to the response head.
+    pub wait_ms: f64,
+    /// Milliseconds in all.
+    pub total_ms: f64,
+    /// Why it ended.
+    pub stop: Stop,
+}
+
+/// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) in text.
+pub fn redact_keys(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i + 3 <= b.len() {
+        if &b[i..i + 3] == b"sk-" && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let mut j = i + 3;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b'_') {
+                j += 1;
+            }
+            if j - i >= 12 {
+                out.push_str(&text[last..i]);
+                out.push_str(capture::REDACTED);
+                last = j;
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The request body as sent: `stream: true` forced, usage asked for unless
+/// told not to.
+pub fn prepare_body(mut body: Value, include_usage: bool) -> Result<Value, String> {
+    let Some(obj) = body.as_object_mut() else {
+        return Err("the request body is not a JSON object".to_string());
+    };
+    obj.insert("stream".into(), Value::Bool(true));
+    if include_usage {
+        let so = obj.entry("stream_options").or_insert_with(|| json!({}));
+        if let Some(so) = so.as_object_mut() {
+            so.entry("include_usage").or_insert(Value::Bool(true));
+        }
+    }
+    Ok(body)
+}
+
+enum Msg {
+    Head {
+        status: u16,
+        reason: String,
+        version: String,
+        headers: Vec<Header>,
+        at: Instant,
+    },
+    Bytes(Vec<u8>, Instant),
+    End,
+    Error(String),
+}
+
+/// Records one exchange. `on_read` sees each read (bytes, ms since the
+/// request was sent) as it arrives; `stop` ends the recording early (the
+/// Ctrl-C flag).
+///
+/// # Errors
+/// The request could not be sent or no response head came (nothing to
+/// save).
+pub fn record(
+    req: &Request,
+    stop: &AtomicBool,
+    mut on_read: impl FnMut(&[u8], f64),
+) -> Result<Recording, String> {
+    let body = prepare_body(req.body.clone(), req.include_usage)?;
+    let body_text = serde_json::to_string(&body).map_err(|e| e.to_string())?;
+    let mut tls = ureq::tls::TlsConfig::builder();
+    if req.insecure {
+        tls = tls.disable_verification(true);
+    }
+    let config = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .tls_config(tls.build())
+        .timeout_connect(Some(Duration::from_secs(30)))
+        .build();
+    let agent = ureq::Agent::new_with_config(config);
+    let mut sent_headers = vec![
+        ("Content-Type".to_string(), "application/json".to_string()),
+        ("Accept".to_string(), "text/event-stream".to_string()),
+    ];
+    sent_headers.extend(req.headers.iter().cloned());
+    let mut builder = agent.post(&req.url);
+    for (n, v) in &sent_headers {
+        builder = builder.header(n.as_str(), v.as_str());
+    }
+    if let Some(k) = &req.api_key {
+        builder = builder.header("Authorization", format!("Bearer {k}"));
+        sent_headers.push(("Authorization".to_string(), "Bearer …".to_string()));
+    }
+    let started = SystemTime::now();
+    let t0 = Instant::now();
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let payload = body_text.clone();
+    std::thread::spawn(move || {
+        let resp = match builder.send(payload.as_bytes()) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = tx.send(Msg::Error(e.to_string()));
+                return;
+            }
+        };
+        let status = resp.status();
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(n, v)| header(n.as_str(), &String::from_utf8_lossy(v.as_bytes())))
+            .collect();
+        let version = format!("{:?}", resp.version());
+        let _ = tx.send(Msg::Head {
+            status: status.as_u16(),
+            reason: status.canonical_reason().unwrap_or("").to_string(),
+            version,
+            headers,
+            at: Instant::now(),
+        });
+        let mut reader = resp.into_body().into_reader();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => {
+                    let _ = tx.send(Msg::End);
+                    return;
+                }
+                Ok(n) => {
+                    if tx
+                        .send(Msg::Bytes(buf[..n].to_vec(), Instant::now()))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = tx.send(Msg::Error(e.to_string()));
+                    return;
+                }
+            }
+        }
+    });
+    let ms = |at: Instant| at.duration_since(t0).as_secs_f64() * 1000.0;
+    let request = capture::Request {
+        method: "POST".into(),
+        url: req.url.clone(),
+        headers: sent_headers.iter().map(|(n, v)| header(n, v)).collect(),
+        body: Some(redact_keys(&body_text)),
+    };
+    let mut rec = Recording {
+        request,
+        status: 0,
+        reason: String::new(),
+        version: String::new(),
+        headers: Vec::new(),
+        body: Vec::new(),
+        reads: Vec::new(),
+        started,
+        wait_ms: 0.0,
+        total_ms: 0.0,
+        stop: Stop::Complete,
+    };
+    let mut got_head = false;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            rec.stop = Stop::Interrupted;
+            break;
+        }
+        if req.timeout.is_some_and(|t| t0.elapsed() >= t) {
+            rec.stop = Stop::TimedOut;
+            break;
+        }
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(Msg::Head {
+                status,
+                reason,
+                version,
+                headers,
+                at,
+            }) => {
+                got_head = true;
+                rec.status = status;
+                rec.reason = reason;
+                rec.version = version;
+                rec.headers = headers;
+                rec.wait_ms = ms(at);
+            }
+            Ok(Msg::Bytes(b, at)) => {
+                let t = ms(at);
+                rec.reads.push(Read_ {
+                    offset: rec.body.len() as u64,
+                    ms: t,
+                });
+                on_read(&b, t);
+                rec.body.extend_from_slice(&b);
+            }
+            Ok(Msg::End) => break,
+            Ok(Msg::Error(e)) => {
+                if !got_head {
+                    return Err(format!("{}: {e}", req.url));
+                }
+                rec.stop = Stop::ConnectionError(e);
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    if !got_head {
+        return Err(match rec.stop {
+            Stop::Interrupted => format!("{}: interrupted before the response came", req.url),
+            Stop::TimedOut => format!("{}: no response within the timeout", req.url),
+            _ => format!("{}: no response", req.url),
+        });
+    }
+    rec.total_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    Ok(rec)
+}
+
+fn har_headers(hs: &[Header]) -> Value {
+    Value::Array(
+        hs.iter()
+            .map(|h| json!({"name": h.name, "value": h.value}))
+            .collect(),
+    )
+}
+
+fn iso8601(t: SystemTime) -> String {
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = if month <= 2 { y + 1 } else { y };
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+impl Recording {
+    /// The capture as a HAR 1.2 document with one entry.
+    pub fn to_har(&self) -> Value {
+        let (text, encoding) = match std::str::from_utf8(&self.body) {
+            Ok(s) => (s.to_string(), None),
+            Err(_) => {
+                use base64::Engine;
+                (
+                    base64::engine::general_purpose::STANDARD.encode(&self.body),
+                    Some("base64"),
+                )
+            }
+        };
+        let mime = capture::find_header(&self.headers, "content-type").unwrap_or("");
+        let mut content = json!({"size": self.body.len(), "mimeType": mime, "text": text});
+        if let Some(e) = encoding {
+            content["encoding"] = json!(e);
+        }
+        let receive = (self.total_ms - self.wait_ms).max(0.0);
+        json!({
+            "log": {
+                "version": "1.2",
+                "creator": {"name": "sselint", "version": env!("CARGO_PKG_VERSION")},
+                "entries": [{
+                    "startedDateTime": iso8601(self.started),
+                    "time": self.total_ms,
+                    "request": {
+                        "method": self.request.method,
+                        "url": self.request.url,
+                        "httpVersion": "HTTP/1.1",
+                        "headers": har_headers(&self.request.headers),
+                        "cookies": [],
+                        "queryString": [],
+                        "postData": {"mimeType": "application/json", "text": self.request.body.clone().unwrap_or_default()},
+                        "headersSize": -1,
+                        "bodySize": self.request.body.as_ref().map_or(0, String::len)
+                    },
+                    "response": {
+                        "status": self.status,
+                        "statusText": self.reason,
+                        "httpVersion": self.version,
+                        "headers": har_headers(&self.headers),
+                        "cookies": [],
+                        "content": content,
+                        "redirectURL": "",
+                        "headersSize": -1,
+                        "bodySize": self.body.len()
+                    },
+                    "cache": {},
+                    "timings": {"send": 0, "wait": self.wait_ms, "receive": receive},
+                    "_sselint": {
+                        "reads": self.reads.iter().map(|r| json!({"offset": r.offset, "ms": r.ms})).collect::<Vec<_>>(),
+                        "stopped": self.stop.name()
+                    }
+                }]
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_masked_and_other_text_kept() {
+        assert_eq!(
+            redact_keys(r#"{"api_key":"sk-test-FAKE0000000000000000","x":"ask-me sk-short"}"#),
+            r#"{"api_key":"[REDACTED]","x":"ask-me sk-short"}"#
+        );
+    }
+
+    #[test]
+    fn stream_is_forced_and_usage_asked() {
+        let b = prepare_body(json!({"model": "m", "stream": false}), true).unwrap();
+        assert_eq!(b["stream"], true);
+        assert_eq!(b["stream_options"]["include_usage"], true);
+        let b = prepare_body(json!({"stream_options": {"include_usage": false}}), true).unwrap();
+        assert_eq!(b["stream_options"]["include_usage"], false);
+    }
+
+    #[test]
+    fn dates_are_iso_8601() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+        assert_eq!(iso8601(t), "2023-11-14T22:13:20.123Z");
+    }
+}

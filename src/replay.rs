@@ -1,0 +1,378 @@
+//! Serving a capture as an OpenAI-compatible endpoint: a small HTTP/1.1
+//! server (std `TcpListener`, a thread per connection) that answers
+//! `POST /v1/chat/completions` with the capture's status, headers and body,
+//! in chunked transfer coding, paced by the capture's own timing or by
+//! fixed delays, and able to inject faults: writes of N bytes (splitting
+//! UTF-8 characters and CRLF pairs), keep-alive comments during waits, and
+//! a connection dropped after N bytes.
+//!
+//! It is for testing clients (and sselint's own `record`); it is not a
+//! general web server.
+
+use crate::capture::{self, Body, Timing};
+use crate::sse::{Block, Parser};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Largest request head read (bytes).
+pub const MAX_REQUEST_HEAD: usize = 64 * 1024;
+/// Largest request body read (bytes).
+pub const MAX_REQUEST_BODY: usize = 16 * 1024 * 1024;
+
+/// What to serve.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// Status code.
+    pub status: u16,
+    /// Reason phrase.
+    pub reason: String,
+    /// Headers to send (hop-by-hop and framing headers removed).
+    pub headers: Vec<(String, String)>,
+    /// The body (decoded, de-chunked).
+    pub body: Vec<u8>,
+    /// Timing from the capture, if any.
+    pub timing: Option<Timing>,
+}
+
+/// How to serve it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Milliseconds between events (when the capture has no timing, or to
+    /// override it).
+    pub delay_ms: Option<u64>,
+    /// Milliseconds before the first byte.
+    pub first_delay_ms: Option<u64>,
+    /// Write the body N bytes at a time.
+    pub split_bytes: Option<usize>,
+    /// Drop the connection after N body bytes.
+    pub cut_after_bytes: Option<u64>,
+    /// Send `: keep-alive` comments at event boundaries during waits of this
+    /// many milliseconds.
+    pub keepalive_ms: Option<u64>,
+    /// Answer any path, not only `/v1/chat/completions`.
+    pub any_path: bool,
+    /// Serve one request, then stop.
+    pub once: bool,
+}
+
+/// Headers never copied from the capture (they describe the original
+/// transfer, not this one).
+const DROPPED_HEADERS: &[&str] = &[
+    "content-length",
+    "transfer-encoding",
+    "content-encoding",
+    "connection",
+    "keep-alive",
+    "date",
+];
+
+impl Replay {
+    /// Loads the first stream of a capture (`opts` picks a HAR entry).
+    ///
+    /// # Errors
+    /// The capture cannot be read.
+    pub fn load(path: &str, opts: &capture::Options) -> Result<Self, String> {
+        let cap = capture::open(path, opts).map_err(|e| e.to_string())?;
+        let Some(stream) = cap.streams.into_iter().next() else {
+            return Err(format!("{path}: no stream to replay"));
+        };
+        let body = match stream.body {
+            Body::Bytes(b) => b,
+            Body::Reader(mut r) => {
+                let mut v = Vec::new();
+                r.read_to_end(&mut v)
+                    .map_err(|e| format!("{path}: {}", capture::io_message(&e)))?;
+                v
+            }
+        };
+        let (status, reason, mut headers) = match &stream.http {
+            Some(h) => (
+                h.status,
+                h.reason.clone(),
+                h.headers
+                    .iter()
+                    .filter(|x| {
+                        !DROPPED_HEADERS
+                            .iter()
+                            .any(|d| d.eq_ignore_ascii_case(&x.name))
+                            && x.value != capture::REDACTED
+                    })
+                    .map(|x| (x.name.clone(), x.value.clone()))
+                    .collect::<Vec<_>>(),
+            ),
+            None => (200, "OK".to_string(), Vec::new()),
+        };
+        if !headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        {
+            let ct = stream
+                .http
+                .as_ref()
+                .and_then(|h| h.content_type.clone())
+                .unwrap_or_else(|| "text/event-stream".to_string());
+            headers.push(("Content-Type".to_string(), ct));
+        }
+        Ok(Replay {
+            status,
+            reason: if reason.is_empty() {
+                reason_phrase(status).to_string()
+            } else {
+                reason
+            },
+            headers,
+            body,
+            timing: stream.timing,
+        })
+    }
+
+    /// The body as (wait in ms before, bytes) segments, following the
+    /// capture's timing, or `opts`' delays at event boundaries.
+    pub fn schedule(&self, opts: &Options) -> Vec<(u64, std::ops::Range<usize>)> {
+        let len = self.body.len();
+        let mut cuts: Vec<(usize, f64)> = Vec::new(); // (start offset, absolute ms)
+        let overridden = opts.delay_ms.is_some() || opts.first_delay_ms.is_some();
+        match (&self.timing, overridden) {
+            (Some(Timing::Reads(reads)), false) => {
+                for r in reads {
+                    cuts.push(((r.offset as usize).min(len), r.ms));
+                }
+            }
+            (Some(Timing::Events(times)), false) => {
+                let ends = event_ends(&self.body);
+                cuts.push((0, times.first().copied().unwrap_or(0.0)));
+                for (i, end) in ends.iter().enumerate() {
+                    if let Some(t) = times.get(i + 1) {
+                        cuts.push((*end, *t));
+                    }
+                }
+            }
+            _ => {
+                let first = opts.first_delay_ms.unwrap_or(0) as f64;
+                let step = opts.delay_ms.unwrap_or(0) as f64;
+                cuts.push((0, first));
+                for (i, end) in event_ends(&self.body).iter().enumerate() {
+                    cuts.push((*end, first + step * (i as f64 + 1.0)));
+                }
+            }
+        }
+        cuts.sort_by_key(|c| c.0);
+        cuts.dedup_by_key(|c| c.0);
+        if cuts.first().is_none_or(|c| c.0 != 0) {
+            cuts.insert(0, (0, 0.0));
+        }
+        let mut out = Vec::new();
+        let mut prev_ms = 0.0;
+        for (i, (start, ms)) in cuts.iter().enumerate() {
+            let end = cuts.get(i + 1).map_or(len, |c| c.0);
+            if end <= *start {
+                continue;
+            }
+            let wait = (ms - prev_ms).max(0.0);
+            prev_ms = prev_ms.max(*ms);
+            out.push((wait.round() as u64, *start..end));
+        }
+        out
+    }
+}
+
+/// End offsets of every block (after its blank line), in order.
+fn event_ends(body: &[u8]) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut p = Parser::new();
+    let mut sink = |b: &Block<'_>| {
+        if b.terminated {
+            ends.push(b.end_offset as usize);
+        }
+    };
+    p.feed(body, &mut sink);
+    p.finish(&mut sink);
+    ends
+}
+
+fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "",
+    }
+}
+
+/// Serves `replay` on `listener` until `stop` is set (or after one
+/// request with `opts.once`). Each connection gets its own thread.
+///
+/// # Errors
+/// Accepting fails for a reason other than the listener being
+/// non-blocking.
+pub fn serve(
+    listener: TcpListener,
+    replay: Arc<Replay>,
+    opts: Options,
+    stop: Arc<AtomicBool>,
+) -> io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let mut workers = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
+        match listener.accept() {
+            Ok((sock, _)) => {
+                sock.set_nonblocking(false)?;
+                let replay = replay.clone();
+                let stop2 = stop.clone();
+                let handle = std::thread::spawn(move || {
+                    let served = handle_connection(sock, &replay, &opts, &stop2).unwrap_or(false);
+                    if served && opts.once {
+                        stop2.store(true, Ordering::Relaxed);
+                    }
+                });
+                if opts.once {
+                    let _ = handle.join();
+                } else {
+                    workers.push(handle);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+        workers.retain(|h| !h.is_finished());
+    }
+    Ok(())
+}
+
+/// Reads one request and answers it; returns whether it was a replay.
+fn handle_connection(
+    sock: TcpStream,
+    replay: &Replay,
+    opts: &Options,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
+    sock.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(sock.try_clone()?);
+    let mut head = Vec::new();
+    loop {
+        let n = reader
+            .by_ref()
+            .take((MAX_REQUEST_HEAD - head.len()) as u64)
+            .read_until(b'\n', &mut head)?;
+        if n == 0 || head.ends_with(b"\r\n\r\n") || head.ends_with(b"\n\n") {
+            break;
+        }
+        if head.len() >= MAX_REQUEST_HEAD {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&head);
+    let mut lines = text.lines();
+    let request_line = lines.next().unwrap_or("");
+    let mut parts = request_line.split(' ');
+    let method = parts.next().unwrap_or("");
+    let path = parts.next().unwrap_or("");
+    let mut content_length = 0usize;
+    for l in lines {
+        if let Some((n, v)) = l.split_once(':') {
+            if n.trim().eq_ignore_ascii_case("content-length") {
+                content_length = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0u8; content_length.min(MAX_REQUEST_BODY)];
+    reader.read_exact(&mut body)?;
+    let mut sock = sock;
+    let path_only = path.split('?').next().unwrap_or("");
+    let known = matches!(path_only, "/v1/chat/completions" | "/chat/completions");
+    if !(opts.any_path || known && method == "POST") {
+        let msg = format!(
+            "{{\"error\":{{\"message\":\"sselint replay serves POST /v1/chat/completions, not {} {}\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}}}",
+            method.replace('"', ""),
+            path.replace('"', "")
+        );
+        write!(
+            sock,
+            "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{msg}",
+            msg.len()
+        )?;
+        return Ok(false);
+    }
+    let mut resp = format!("HTTP/1.1 {} {}\r\n", replay.status, replay.reason);
+    for (n, v) in &replay.headers {
+        resp.push_str(&format!("{n}: {v}\r\n"));
+    }
+    resp.push_str("transfer-encoding: chunked\r\nconnection: close\r\n\r\n");
+    sock.write_all(resp.as_bytes())?;
+    sock.flush()?;
+    let _ = sock.set_nodelay(true);
+    let mut sent: u64 = 0;
+    let mut at_boundary = true;
+    for (wait, range) in replay.schedule(opts) {
+        wait_with_keepalives(&mut sock, wait, opts.keepalive_ms, at_boundary, stop)?;
+        let seg = &replay.body[range];
+        let step = opts.split_bytes.unwrap_or(seg.len()).max(1);
+        for piece in seg.chunks(step) {
+            let piece = match opts.cut_after_bytes {
+                Some(cut) if sent + piece.len() as u64 >= cut => {
+                    let keep = (cut - sent) as usize;
+                    write_chunk(&mut sock, &piece[..keep])?;
+                    // Drop the connection without the final chunk.
+                    let _ = sock.shutdown(std::net::Shutdown::Both);
+                    return Ok(true);
+                }
+                _ => piece,
+            };
+            write_chunk(&mut sock, piece)?;
+            sent += piece.len() as u64;
+        }
+        at_boundary =
+            seg.ends_with(b"\n\n") || seg.ends_with(b"\r\n\r\n") || seg.ends_with(b"\r\r");
+    }
+    sock.write_all(b"0\r\n\r\n")?;
+    sock.flush()?;
+    let _ = sock.shutdown(std::net::Shutdown::Write);
+    Ok(true)
+}
+
+fn write_chunk(sock: &mut TcpStream, bytes: &[u8]) -> io::Result<()> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    write!(sock, "{:x}\r\n", bytes.len())?;
+    sock.write_all(bytes)?;
+    sock.write_all(b"\r\n")?;
+    sock.flush()
+}
+
+fn wait_with_keepalives(
+    sock: &mut TcpStream,
+    wait_ms: u64,
+    keepalive_ms: Option<u64>,
+    at_boundary: bool,
+    stop: &AtomicBool,
+) -> io::Result<()> {
+    let mut left = wait_ms;
+    let every = keepalive_ms.filter(|k| *k > 0 && at_boundary);
+    let mut since = 0;
+    while left > 0 {
+        if stop.load(Ordering::Relaxed) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "stopped"));
+        }
+        let slice = left.min(50);
+        std::thread::sleep(Duration::from_millis(slice));
+        left -= slice;
+        since += slice;
+        if let Some(k) = every {
+            if since >= k && left > 0 {
+                since = 0;
+                write_chunk(sock, b": keep-alive\n\n")?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,433 @@
+//! Live streams end to end, on 127.0.0.1 only: `sselint replay` serves a
+//! capture, `sselint record` captures it back, and the saved HAR must hold
+//! the same bytes, the right verdict, and no secret.
+
+mod common;
+use assert_cmd::cargo::cargo_bin;
+use common::root;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A running `sselint replay`, stopped on drop.
+struct Replay {
+    child: Child,
+    url: String,
+}
+
+impl Replay {
+    fn start(capture: &Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(cargo_bin("sselint"))
+            .arg("replay")
+            .arg(capture)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Replay {
+            child,
+            url: format!("http://{addr}/v1/chat/completions"),
+        }
+    }
+}
+
+impl Drop for Replay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-live-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn request_file(dir: &Path) -> PathBuf {
+    let p = dir.join("request.json");
+    std::fs::write(
+        &p,
+        r#"{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}"#,
+    )
+    .unwrap();
+    p
+}
+
+fn har_body(har: &Path) -> (Vec<u8>, Value) {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(har).unwrap()).unwrap();
+    let e = v["log"]["entries"][0].clone();
+    let text = e["response"]["content"]["text"].as_str().unwrap();
+    let body = if e["response"]["content"]["encoding"] == "base64" {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .unwrap()
+    } else {
+        text.as_bytes().to_vec()
+    };
+    (body, e)
+}
+
+fn record(url: &str, dir: &Path, out: &str, extra: &[&str]) -> std::process::Output {
+    Command::new(cargo_bin("sselint"))
+        .args(["record", url, "--body"])
+        .arg(request_file(dir))
+        .arg("-o")
+        .arg(dir.join(out))
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn record_of_a_replay_gives_back_the_same_bytes_for_every_sample() {
+    let dir = scratch("roundtrip");
+    let mut samples = common::samples("good");
+    samples.extend(common::samples("providers"));
+    samples.extend(common::samples("diff"));
+    for (i, s) in samples.iter().enumerate() {
+        let replay = Replay::start(s, &["--once"]);
+        let out = record(&replay.url, &dir, &format!("r{i}.har"), &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            s.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (body, entry) = har_body(&dir.join(format!("r{i}.har")));
+        assert_eq!(body, std::fs::read(s).unwrap(), "{}", s.display());
+        assert_eq!(entry["_sselint"]["stopped"], "complete");
+        assert!(!entry["_sselint"]["reads"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn one_byte_writes_still_give_three_emoji() {
+    let dir = scratch("split");
+    let sample = root().join("samples/good/emoji.sse");
+    let replay = Replay::start(&sample, &["--once", "--split-bytes", "1"]);
+    let out = record(&replay.url, &dir, "emoji.har", &["--no-usage"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("answer: \"😀😀😀\""),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // How many reads the client sees depends on the network stack; the
+    // bytes, and so the three emoji, must not.
+    let (body, _) = har_body(&dir.join("emoji.har"));
+    assert_eq!(body, std::fs::read(&sample).unwrap());
+}
+
+#[test]
+fn a_dropped_connection_keeps_the_partial_body_and_is_cut_off() {
+    let dir = scratch("cut");
+    let sample = root().join("samples/good/openai-basic.sse");
+    let replay = Replay::start(&sample, &["--once", "--cut-after-bytes", "700"]);
+    let out = record(&replay.url, &dir, "cut.har", &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (body, entry) = har_body(&dir.join("cut.har"));
+    assert_eq!(body, std::fs::read(&sample).unwrap()[..700]);
+    assert!(entry["_sselint"]["stopped"]
+        .as_str()
+        .unwrap()
+        .starts_with("connection-error"));
+    let check = Command::new(cargo_bin("sselint"))
+        .args(["check", "--format", "json"])
+        .arg(dir.join("cut.har"))
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let s = &v["files"][0]["streams"][0];
+    assert_eq!(s["ending"], "cut-off");
+    assert!(s["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["rule"] == "cut-off"));
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_record_leaves_a_valid_har_with_what_arrived() {
+    let dir = scratch("sigint");
+    let sample = root().join("samples/good/openai-basic.sse");
+    let replay = Replay::start(&sample, &["--once", "--delay-ms", "300"]);
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["record", &replay.url, "--body"])
+        .arg(request_file(&dir))
+        .arg("-o")
+        .arg(dir.join("int.har"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (body, entry) = har_body(&dir.join("int.har"));
+    let full = std::fs::read(&sample).unwrap();
+    assert!(
+        !body.is_empty() && body.len() < full.len(),
+        "partial: {} of {}",
+        body.len(),
+        full.len()
+    );
+    assert_eq!(body, full[..body.len()]);
+    assert_eq!(entry["_sselint"]["stopped"], "interrupted");
+    let check = Command::new(cargo_bin("sselint"))
+        .args(["check", "--format", "json", "--fail-on", "never"])
+        .arg(dir.join("int.har"))
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"capture-truncated"), "{rules:?}");
+}
+
+#[test]
+fn no_output_and_no_saved_capture_holds_the_key_or_a_cookie() {
+    let dir = scratch("secrets");
+    let key = "sk-test-FAKE9f8e7d6c5b4a39281706";
+    let cookie = "session=FAKECOOKIE12345";
+    let sample = root().join("samples/good/openai-usage.sse");
+    let replay = Replay::start(&sample, &["--once"]);
+    let req = dir.join("req.json");
+    std::fs::write(
+        &req,
+        format!(r#"{{"model":"m","messages":[],"user":"{key}"}}"#),
+    )
+    .unwrap();
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["record", &replay.url, "--body"])
+        .arg(&req)
+        .args([
+            "--api-key-env",
+            "SSELINT_TEST_KEY",
+            "-H",
+            &format!("Cookie: {cookie}"),
+            "-H",
+            "x-api-key: FAKEXAPIKEY777",
+        ])
+        .arg("-o")
+        .arg(dir.join("s.har"))
+        .env("SSELINT_TEST_KEY", key)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut texts = vec![
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        std::fs::read_to_string(dir.join("s.har")).unwrap(),
+    ];
+    for fmt in ["human", "json", "sarif", "junit", "github"] {
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["check", "-v", "--format", fmt])
+            .arg(dir.join("s.har"))
+            .output()
+            .unwrap();
+        texts.push(String::from_utf8_lossy(&o.stdout).into_owned());
+        texts.push(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    let inspect = Command::new(cargo_bin("sselint"))
+        .args(["inspect", "--format", "jsonl"])
+        .arg(dir.join("s.har"))
+        .output()
+        .unwrap();
+    texts.push(String::from_utf8_lossy(&inspect.stdout).into_owned());
+    for t in &texts {
+        for secret in [key, "FAKECOOKIE12345", "FAKEXAPIKEY777", "9f8e7d6c5b4a"] {
+            assert!(
+                !t.contains(secret),
+                "{secret} leaked into:\n{}",
+                &t[..t.len().min(2000)]
+            );
+        }
+    }
+    assert!(texts[2].contains("[REDACTED]"));
+}
+
+#[test]
+fn check_url_records_to_a_temporary_capture_and_lints_it() {
+    let dir = scratch("checkurl");
+    let sample = root().join("samples/bad/missing-done.sse");
+    let replay = Replay::start(&sample, &["--once"]);
+    let out = Command::new(cargo_bin("sselint"))
+        .args([
+            "check",
+            &replay.url,
+            "--format",
+            "json",
+            "--no-usage",
+            "--body",
+        ])
+        .arg(request_file(&dir))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"][0]["path"], replay.url.as_str());
+    assert_eq!(v["files"][0]["streams"][0]["ending"], "no-done");
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["check", &replay.url])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--body"));
+}
+
+#[test]
+fn replayed_timing_shows_up_as_stall_and_in_inspect() {
+    let dir = scratch("timing");
+    let sample = root().join("samples/good/openai-basic.sse");
+    let replay = Replay::start(
+        &sample,
+        &["--once", "--delay-ms", "150", "--keepalive-ms", "60"],
+    );
+    let out = record(&replay.url, &dir, "t.har", &["--no-usage"]);
+    assert_eq!(out.status.code(), Some(0));
+    let check = Command::new(cargo_bin("sselint"))
+        .args(["check", "-v", "--color", "never", "--stall-ms", "100"])
+        .arg(dir.join("t.har"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(text.contains("[stall]"), "{text}");
+    assert!(
+        text.contains("[comment]"),
+        "keep-alives were inserted: {text}"
+    );
+    let inspect = Command::new(cargo_bin("sselint"))
+        .args(["inspect", "--color", "never"])
+        .arg(dir.join("t.har"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        text.contains("timing: first event") && text.contains("arrivals: |"),
+        "{text}"
+    );
+}
+
+#[test]
+fn replay_answers_other_paths_with_404_and_serves_any_path_when_asked() {
+    let sample = root().join("samples/good/emoji.sse");
+    let replay = Replay::start(&sample, &[]);
+    let other = replay.url.replace("/v1/chat/completions", "/v1/models");
+    let dir = scratch("paths");
+    let out = record(&other, &dir, "x.har", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("HTTP 404"));
+    // Several connections, one after the other, on the same server.
+    let out = record(&replay.url, &dir, "y.har", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let replay2 = Replay::start(&sample, &["--any-path", "--once"]);
+    let out = record(
+        &replay2.url.replace("/v1/chat/completions", "/anything"),
+        &dir,
+        "z.har",
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("HTTP 200"));
+}
+
+/// The official OpenAI Python client reads a replayed sample and gets the
+/// text `check` reconstructs. Runs when `python3 -c 'import openai'` works
+/// (`pip install openai`); otherwise it says so and passes.
+#[test]
+fn the_openai_python_client_reads_a_replay_like_check_does() {
+    let has_openai = Command::new("python3")
+        .args(["-c", "import openai"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_openai {
+        eprintln!("skipped: the openai Python package is not installed (pip install openai)");
+        return;
+    }
+    for name in [
+        "samples/good/openai-usage.sse",
+        "samples/good/emoji.sse",
+        "samples/providers/deepseek.sse",
+    ] {
+        let sample = root().join(name);
+        let replay = Replay::start(&sample, &["--once", "--split-bytes", "7"]);
+        let base = replay.url.trim_end_matches("/chat/completions").to_string();
+        let script = r#"
+import sys, openai
+c = openai.OpenAI(base_url=sys.argv[1], api_key="sk-test-unused")
+s = c.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
+print("".join((ch.choices[0].delta.content or "") for ch in s if ch.choices), end="")
+"#;
+        let out = Command::new("python3")
+            .args(["-c", script, &base])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let check = Command::new(cargo_bin("sselint"))
+            .args(["check", "--format", "json", "--fail-on", "never"])
+            .arg(&sample)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&check.stdout).unwrap();
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            v["files"][0]["streams"][0]["choices"][0]["text"]
+                .as_str()
+                .unwrap(),
+            "{name}"
+        );
+    }
+}
