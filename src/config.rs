@@ -40,6 +40,9 @@ ignore = []
 # `unknown-field` warnings.
 allow-fields = []
 
+# The largest event read, in bytes (larger ones are `event-too-large`).
+# max-event-bytes = 16777216
+
 # Per-rule severity: "error" | "warning" | "info" | "off".
 [rules]
 # missing-done = "error"
@@ -63,6 +66,7 @@ struct File {
     ignore: Vec<Spanned<String>>,
     #[serde(default)]
     allow_fields: Vec<Spanned<String>>,
+    max_event_bytes: Option<usize>,
     #[serde(default)]
     rules: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
@@ -87,6 +91,8 @@ pub struct Config {
     pub ignore: Vec<&'static str>,
     /// Allowed extra fields.
     pub allow_fields: Vec<String>,
+    /// `max-event-bytes`, if set.
+    pub max_event_bytes: Option<usize>,
     /// Rule → severity (`None` = off).
     pub rules: BTreeMap<&'static str, Option<Severity>>,
     /// Glob → (profile, extra ignores), in file order.
@@ -171,6 +177,7 @@ impl Config {
             select: Vec::new(),
             ignore: Vec::new(),
             allow_fields: Vec::new(),
+            max_event_bytes: None,
             rules: BTreeMap::new(),
             per_path: Vec::new(),
         }
@@ -233,6 +240,7 @@ impl Config {
         };
         c.select = rules_of(&file.select)?;
         c.ignore = rules_of(&file.ignore)?;
+        c.max_event_bytes = file.max_event_bytes;
         for f in &file.allow_fields {
             if !f.get_ref().starts_with('/') {
                 return Err(err(
@@ -352,6 +360,9 @@ impl Config {
             ..Settings::default()
         };
         s.allow_fields.clone_from(&self.allow_fields);
+        if let Some(n) = self.max_event_bytes {
+            s.max_event_bytes = n;
+        }
         for (rule, sev) in &self.rules {
             s.overrides.insert(rule.to_string(), (*sev, source.clone()));
         }

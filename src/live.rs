@@ -19,6 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
+/// How long a live read may wait for the next bytes: 5 minutes.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// What to send.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -34,6 +37,9 @@ pub struct Request {
     pub include_usage: bool,
     /// Give up after this long (the bytes so far are kept).
     pub timeout: Option<Duration>,
+    /// Give up when nothing arrives for this long (default
+    /// [`DEFAULT_READ_TIMEOUT`]).
+    pub read_timeout: Duration,
     /// Accept any TLS certificate.
     pub insecure: bool,
 }
@@ -254,16 +260,23 @@ pub fn record(
         stop: Stop::Complete,
     };
     let mut got_head = false;
+    let mut last_activity = Instant::now();
     loop {
         if stop.load(Ordering::Relaxed) {
             rec.stop = Stop::Interrupted;
             break;
         }
-        if req.timeout.is_some_and(|t| t0.elapsed() >= t) {
+        if req.timeout.is_some_and(|t| t0.elapsed() >= t)
+            || last_activity.elapsed() >= req.read_timeout
+        {
             rec.stop = Stop::TimedOut;
             break;
         }
-        match rx.recv_timeout(Duration::from_millis(50)) {
+        let msg = rx.recv_timeout(Duration::from_millis(50));
+        if msg.is_ok() {
+            last_activity = Instant::now();
+        }
+        match msg {
             Ok(Msg::Head {
                 status,
                 reason,

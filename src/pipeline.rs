@@ -130,7 +130,7 @@ pub fn lint_stream_with(
         linter.fields_seen = Some(Vec::new());
     }
     let mut tee = Tee { linter, observer };
-    let mut parser = Parser::new();
+    let mut parser = Parser::with_limit(settings.max_event_bytes);
     let mut read_error = None;
     match stream.body {
         Body::Bytes(bytes) => {

@@ -431,3 +431,23 @@ print("".join((ch.choices[0].delta.content or "") for ch in s if ch.choices), en
         );
     }
 }
+
+#[test]
+fn the_read_timeout_keeps_what_arrived_at_and_past_the_limit() {
+    let dir = scratch("readtimeout");
+    let sample = root().join("samples/good/openai-basic.sse");
+    // Events every 600 ms: a 2 s read time-out is never reached…
+    let replay = Replay::start(&sample, &["--once", "--delay-ms", "600"]);
+    let out = record(&replay.url, &dir, "slow.har", &["--read-timeout", "2"]);
+    assert_eq!(out.status.code(), Some(0));
+    let (body, entry) = har_body(&dir.join("slow.har"));
+    assert_eq!(entry["_sselint"]["stopped"], "complete");
+    assert_eq!(body, std::fs::read(&sample).unwrap());
+    // …a 0.2 s one is, after the first event.
+    let replay = Replay::start(&sample, &["--once", "--delay-ms", "600"]);
+    let out = record(&replay.url, &dir, "fast.har", &["--read-timeout", "0.2"]);
+    assert_eq!(out.status.code(), Some(0));
+    let (body, entry) = har_body(&dir.join("fast.har"));
+    assert_eq!(entry["_sselint"]["stopped"], "timeout");
+    assert!(body.len() < std::fs::read(&sample).unwrap().len());
+}

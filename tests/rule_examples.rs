@@ -5,7 +5,11 @@ use sselint::capture::{self, Options, Request};
 use sselint::lint::{catalogue, Settings};
 use sselint::pipeline::{lint_capture, NoObserver};
 
-fn rules_found(capture_bytes: &[u8], request: Option<&str>) -> Vec<&'static str> {
+fn rules_found(
+    capture_bytes: &[u8],
+    request: Option<&str>,
+    limit: Option<usize>,
+) -> Vec<&'static str> {
     let mut cap = capture::from_reader(
         "example",
         Box::new(std::io::Cursor::new(capture_bytes.to_vec())),
@@ -22,7 +26,10 @@ fn rules_found(capture_bytes: &[u8], request: Option<&str>) -> Vec<&'static str>
             });
         }
     }
-    let settings = Settings::default();
+    let mut settings = Settings::default();
+    if let Some(n) = limit {
+        settings.max_event_bytes = n;
+    }
     let res = lint_capture(cap, &settings, &mut NoObserver);
     res.streams
         .iter()
@@ -51,7 +58,7 @@ fn invalid_examples_trigger_their_rule_and_valid_ones_do_not() {
     let mut failures = Vec::new();
     for r in catalogue().rules() {
         for (i, ex) in r.examples.iter().enumerate() {
-            let found = rules_found(&ex.capture, ex.request.as_deref());
+            let found = rules_found(&ex.capture, ex.request.as_deref(), ex.max_event_bytes);
             let hit = found.contains(&r.name);
             if ex.valid == hit {
                 failures.push(format!(

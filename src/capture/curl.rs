@@ -118,7 +118,11 @@ fn trace_record(l: &[u8]) -> Option<Record> {
 ///
 /// # Errors
 /// I/O errors, or a trace with no received data at all.
-pub fn read(name: &str, reader: Box<dyn Read + Send>) -> Result<Capture, InputError> {
+pub fn read(
+    name: &str,
+    reader: Box<dyn Read + Send>,
+    max_decoded: u64,
+) -> Result<Capture, InputError> {
     let mut reader = BufReader::with_capacity(super::SNIFF_BYTES, reader);
     let head = reader
         .fill_buf()
@@ -131,12 +135,12 @@ pub fn read(name: &str, reader: Box<dyn Read + Send>) -> Result<Capture, InputEr
     let t = &head[start..];
     let first = t.split(|b| *b == b'\n').next().unwrap_or(&[]);
     if trace_record(strip_time(first)).is_some() {
-        return read_trace(name, reader);
+        return read_trace(name, reader, max_decoded);
     }
     if is_status_line(t) {
-        read_include(name, reader)
+        read_include(name, reader, max_decoded)
     } else {
-        read_verbose(name, reader)
+        read_verbose(name, reader, max_decoded)
     }
 }
 
@@ -180,7 +184,11 @@ fn parse_header(l: &[u8]) -> Option<Header> {
 }
 
 /// The response of a `curl -i` dump: header blocks, then the body.
-fn read_include(name: &str, mut r: BufReader<Box<dyn Read + Send>>) -> Result<Capture, InputError> {
+fn read_include(
+    name: &str,
+    mut r: BufReader<Box<dyn Read + Send>>,
+    max_decoded: u64,
+) -> Result<Capture, InputError> {
     let err = |e: io::Error| InputError::new(name, super::io_message(&e));
     let mut offset = 0u64;
     let mut line_no = 1u64;
@@ -238,7 +246,7 @@ fn read_include(name: &str, mut r: BufReader<Box<dyn Read + Send>>) -> Result<Ca
         );
     }
     let body_reader: Box<dyn Read + Send> = Box::new(r);
-    let contiguous = finish_body(&mut stream, http.as_ref(), body_reader);
+    let contiguous = finish_body(&mut stream, http.as_ref(), body_reader, max_decoded);
     stream.http = http;
     stream.origin = Origin {
         file_start: contiguous.then_some((offset, line_no)),
@@ -259,7 +267,12 @@ fn name_of(name: &str) -> String {
 /// Wraps a body reader in de-chunking, decoding and the curl error-line
 /// filter as the headers and the first bytes call for. Returns whether the
 /// body is still byte-for-byte the file's.
-fn finish_body(stream: &mut Stream, http: Option<&Http>, body: Box<dyn Read + Send>) -> bool {
+fn finish_body(
+    stream: &mut Stream,
+    http: Option<&Http>,
+    body: Box<dyn Read + Send>,
+    max_decoded: u64,
+) -> bool {
     let mut body = BufReader::with_capacity(super::SNIFF_BYTES, body);
     let head = body.fill_buf().map(<[u8]>::to_vec).unwrap_or_default();
     let chunked = http
@@ -293,7 +306,7 @@ fn finish_body(stream: &mut Stream, http: Option<&Http>, body: Box<dyn Read + Se
         None => None,
     };
     if let Some(e) = enc {
-        reader = decode::decoder(e, reader, stream.evidence.clone());
+        reader = decode::decoder(e, reader, stream.evidence.clone(), max_decoded);
         stream
             .notes
             .push(format!("body decoded from Content-Encoding: {}", e.name()));
@@ -308,7 +321,11 @@ fn finish_body(stream: &mut Stream, http: Option<&Http>, body: Box<dyn Read + Se
 
 /// A `curl -v … 2>&1` dump: header lines from `< `, request line from `> `,
 /// the body with curl's own lines removed.
-fn read_verbose(name: &str, mut r: BufReader<Box<dyn Read + Send>>) -> Result<Capture, InputError> {
+fn read_verbose(
+    name: &str,
+    mut r: BufReader<Box<dyn Read + Send>>,
+    max_decoded: u64,
+) -> Result<Capture, InputError> {
     let err = |e: io::Error| InputError::new(name, super::io_message(&e));
     let mut http: Option<Http> = None;
     let mut request = Request::default();
@@ -349,7 +366,7 @@ fn read_verbose(name: &str, mut r: BufReader<Box<dyn Read + Send>>) -> Result<Ca
     }
     let rest: Box<dyn Read + Send> = Box::new(Cursor::new(first_body_line).chain(r));
     let filtered: Box<dyn Read + Send> = Box::new(VerboseFilter::new(rest));
-    finish_body(&mut stream, http.as_ref(), filtered);
+    finish_body(&mut stream, http.as_ref(), filtered, max_decoded);
     stream.http = http;
     stream.request = (!request.method.is_empty()).then_some(request);
     Ok(Capture {
@@ -480,7 +497,11 @@ struct TraceRecord {
 }
 
 /// A `--trace` (hex, exact) or `--trace-ascii` (lossy) dump.
-fn read_trace(name: &str, mut r: BufReader<Box<dyn Read + Send>>) -> Result<Capture, InputError> {
+fn read_trace(
+    name: &str,
+    mut r: BufReader<Box<dyn Read + Send>>,
+    max_decoded: u64,
+) -> Result<Capture, InputError> {
     let mut text = Vec::new();
     r.read_to_end(&mut text)
         .map_err(|e| InputError::new(name, super::io_message(&e)))?;
@@ -631,7 +652,7 @@ fn read_trace(name: &str, mut r: BufReader<Box<dyn Read + Send>>) -> Result<Capt
         stream.timing = Some(Timing::Reads(reads));
     }
     let body_reader: Box<dyn Read + Send> = Box::new(Cursor::new(body));
-    finish_body(&mut stream, http.as_ref(), body_reader);
+    finish_body(&mut stream, http.as_ref(), body_reader, max_decoded);
     stream.http = http;
     stream.request = (!request.method.is_empty()).then_some(request);
     Ok(Capture {
@@ -783,7 +804,12 @@ mod tests {
     #[test]
     fn curl_i_takes_the_last_header_block() {
         let dump = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/2 200\r\ncontent-type: text/event-stream\r\nauthorization: x\r\n\r\ndata: a\n\n";
-        let c = read("t", Box::new(Cursor::new(dump.to_vec()))).unwrap();
+        let c = read(
+            "t",
+            Box::new(Cursor::new(dump.to_vec())),
+            decode::MAX_DECODED_BYTES,
+        )
+        .unwrap();
         let http = c.streams[0].http.clone().unwrap();
         assert_eq!(http.status, 200);
         assert_eq!(http.content_type.as_deref(), Some("text/event-stream"));
@@ -795,7 +821,12 @@ mod tests {
     #[test]
     fn curl_v_lines_are_dropped_from_the_body() {
         let dump = b"* Trying 1.2.3.4\n> POST /v1/chat/completions HTTP/1.1\n> Host: api.example.com\n>\n< HTTP/1.1 200 OK\n< Content-Type: text/event-stream\n<\n{ [5 bytes data]\ndata: a\n* TLSv1.3 (IN), TLS header\n\ndata: b\n\n* Connection #0 left intact\n";
-        let c = read("t", Box::new(Cursor::new(dump.to_vec()))).unwrap();
+        let c = read(
+            "t",
+            Box::new(Cursor::new(dump.to_vec())),
+            decode::MAX_DECODED_BYTES,
+        )
+        .unwrap();
         assert_eq!(c.detail, "curl -v");
         let req = c.streams[0].request.clone().unwrap();
         assert_eq!(req.url, "https://api.example.com/v1/chat/completions");

@@ -8,8 +8,10 @@
 use super::{note_truncation, Evidence};
 use std::io::{self, Read};
 
-/// Largest decoded body accepted from a compressed one (bytes).
-pub const MAX_DECODED_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+/// Default largest decoded body accepted from a compressed one (bytes):
+/// 512 MiB, so a decompression bomb ends as a finding, not as the machine's
+/// memory (a HAR body is decoded in memory).
+pub const MAX_DECODED_BYTES: u64 = 512 * 1024 * 1024;
 
 /// A Content-Encoding we can undo.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,7 @@ pub fn decoder(
     enc: Encoding,
     inner: Box<dyn Read + Send>,
     evidence: Evidence,
+    limit: u64,
 ) -> Box<dyn Read + Send> {
     let mut inner = io::BufReader::new(inner);
     let decoded: Box<dyn Read + Send> = match enc {
@@ -72,11 +75,12 @@ pub fn decoder(
         Encoding::Brotli => Box::new(brotli_decompressor::Decompressor::new(inner, 4096)),
     };
     Box::new(Lenient {
-        inner: decoded.take(MAX_DECODED_BYTES + 1),
+        inner: decoded.take(limit.saturating_add(1)),
         evidence,
         what: enc.name(),
         produced: 0,
         done: false,
+        limit,
     })
 }
 
@@ -88,6 +92,7 @@ struct Lenient<R> {
     what: &'static str,
     produced: u64,
     done: bool,
+    limit: u64,
 }
 
 impl<R: Read> Read for Lenient<R> {
@@ -98,16 +103,16 @@ impl<R: Read> Read for Lenient<R> {
         match self.inner.read(buf) {
             Ok(n) => {
                 self.produced += n as u64;
-                if self.produced > MAX_DECODED_BYTES {
+                if self.produced > self.limit {
                     self.done = true;
                     note_truncation(
                         &self.evidence,
                         format!(
-                            "the {} body decodes to more than {} bytes (limit); the rest was not read",
-                            self.what, MAX_DECODED_BYTES
+                            "the {} body decodes to more than {} bytes (--max-decoded-bytes); the rest was not read",
+                            self.what, self.limit
                         ),
                     );
-                    let keep = n - (self.produced - MAX_DECODED_BYTES) as usize;
+                    let keep = n - (self.produced - self.limit) as usize;
                     return Ok(keep);
                 }
                 Ok(n)

@@ -83,7 +83,7 @@ pub fn read(
                 continue;
             }
         }
-        streams.push(entry_stream(i, entry, method, url));
+        streams.push(entry_stream(i, entry, method, url, opts.decoded_limit()));
     }
     if streams.is_empty() {
         let why = match (&opts.entry, &opts.url_match) {
@@ -171,7 +171,7 @@ fn is_sse_entry(entry: &Value) -> bool {
         == Some(true)
 }
 
-fn entry_stream(i: usize, entry: &Value, method: &str, url: &str) -> Stream {
+fn entry_stream(i: usize, entry: &Value, method: &str, url: &str, max_decoded: u64) -> Stream {
     let content = entry.pointer("/response/content");
     let mut stream = Stream::new(format!("#{i} {method} {url}"), Body::Bytes(Vec::new()));
     let text = content.and_then(|c| c.get("text"));
@@ -252,6 +252,7 @@ fn entry_stream(i: usize, entry: &Value, method: &str, url: &str) -> Stream {
             super::decode::Encoding::Gzip,
             Box::new(std::io::Cursor::new(std::mem::take(&mut body))),
             stream.evidence.clone(),
+            max_decoded,
         );
         let _ = r.read_to_end(&mut plain);
         body = plain;

@@ -277,6 +277,16 @@ pub struct Options {
     pub entry: Option<usize>,
     /// HAR: only entries whose URL contains this text.
     pub url_match: Option<String>,
+    /// Largest decoded size of a compressed body (bytes); `None` is
+    /// [`decode::MAX_DECODED_BYTES`].
+    pub max_decoded_bytes: Option<u64>,
+}
+
+impl Options {
+    /// The decoded-size limit in force.
+    pub fn decoded_limit(&self) -> u64 {
+        self.max_decoded_bytes.unwrap_or(decode::MAX_DECODED_BYTES)
+    }
 }
 
 /// An input that could not be read as a capture: names the input and says
@@ -336,8 +346,8 @@ pub fn from_reader(
     let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(reader));
     match format {
         InputFormat::Har => har::read(name, reader, opts),
-        InputFormat::Curl => curl::read(name, reader),
-        InputFormat::Sse => raw::read(name, reader),
+        InputFormat::Curl => curl::read(name, reader, opts.decoded_limit()),
+        InputFormat::Sse => raw::read(name, reader, opts.decoded_limit()),
     }
 }
 

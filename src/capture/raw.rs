@@ -11,7 +11,11 @@ use std::io::{BufRead, BufReader, Read};
 ///
 /// # Errors
 /// Only I/O errors while looking at the first bytes.
-pub fn read(name: &str, reader: Box<dyn Read + Send>) -> Result<Capture, InputError> {
+pub fn read(
+    name: &str,
+    reader: Box<dyn Read + Send>,
+    max_decoded: u64,
+) -> Result<Capture, InputError> {
     let mut reader = BufReader::with_capacity(super::SNIFF_BYTES, reader);
     let head = reader
         .fill_buf()
@@ -23,7 +27,7 @@ pub fn read(name: &str, reader: Box<dyn Read + Send>) -> Result<Capture, InputEr
     let mut contiguous = true;
     if decode::is_gzip(&head) {
         stream.notes.push("body decoded from gzip".to_string());
-        body = decode::decoder(Encoding::Gzip, body, stream.evidence.clone());
+        body = decode::decoder(Encoding::Gzip, body, stream.evidence.clone(), max_decoded);
         contiguous = false;
     } else if decode::looks_chunked(&head) && looks_like_sse(after_first_line(&head)) {
         stream

@@ -376,6 +376,22 @@ pub struct Report<'s> {
 
 impl Sink for Linter<'_> {
     fn block(&mut self, block: &Block<'_>) {
+        if block.dropped > 0 {
+            let loc = self.event_loc(block);
+            let kept: usize = block.lines.iter().map(|l| l.len).sum();
+            self.report(
+                Finding::new(
+                    "event-too-large",
+                    format!(
+                        "an event of more than {} bytes is larger than the limit of {} bytes (--max-event-bytes): it was not read, so whatever it held is missing from this report",
+                        kept as u64 + block.dropped,
+                        self.out.settings().max_event_bytes
+                    ),
+                    loc,
+                )
+                .help("raise --max-event-bytes if such events are expected"),
+            );
+        }
         self.check_block_framing(block);
         if let Some(last) = block.lines.last() {
             // Whole-stream findings (cut-off, missing-done) point at where

@@ -85,6 +85,10 @@ pub struct Args {
     /// Gaps between events longer than this are `stall` findings.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     stall_ms: u64,
+    /// The largest event read, in bytes [default: 16 MiB, or sselint.toml's
+    /// max-event-bytes].
+    #[arg(long, value_name = "BYTES")]
+    max_event_bytes: Option<usize>,
     /// Colour.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -324,6 +328,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let settings_for = |path: &str| {
         let mut s = cfg.settings_for(path, a.profile.as_deref(), &cli_select, &cli_ignore);
         s.stall_ms = stall_ms;
+        if let Some(n) = a.max_event_bytes {
+            s.max_event_bytes = n;
+        }
         s
     };
     let mut results: Vec<FileResult> = walk_errors

@@ -28,6 +28,9 @@ pub struct Args {
     /// Provider profile.
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,
+    /// The largest event read, in bytes.
+    #[arg(long, default_value_t = sselint::sse::DEFAULT_MAX_BLOCK_BYTES, value_name = "BYTES")]
+    max_event_bytes: usize,
     #[command(flatten)]
     input_args: InputArgs,
     /// Colour.
@@ -230,7 +233,8 @@ impl Observer for Recorder<'_> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let settings = super::check::settings(&a.profile)?;
+    let mut settings = super::check::settings(&a.profile)?;
+    settings.max_event_bytes = a.max_event_bytes;
     let cap = match capture::open(&a.input, &a.input_args.options()) {
         Ok(c) => c,
         Err(e) => {

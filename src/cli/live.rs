@@ -30,6 +30,10 @@ pub struct LiveArgs {
     /// Stop after this many seconds (what arrived is kept).
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
+    /// Stop when nothing arrives for this many seconds (what arrived is
+    /// kept).
+    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    read_timeout: f64,
     /// Do not add `stream_options.include_usage`.
     #[arg(long)]
     no_usage: bool,
@@ -67,6 +71,7 @@ impl LiveArgs {
             api_key,
             include_usage: !self.no_usage,
             timeout: self.timeout.map(Duration::from_secs_f64),
+            read_timeout: Duration::from_secs_f64(self.read_timeout.max(0.001)),
             insecure: self.insecure,
         })
     }

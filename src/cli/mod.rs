@@ -98,6 +98,10 @@ pub struct InputArgs {
     /// HAR: lint only entries whose URL contains TEXT.
     #[arg(long, value_name = "TEXT")]
     url_match: Option<String>,
+    /// The largest size a gzip/deflate/br body may decode to, in bytes
+    /// [default: 512 MiB].
+    #[arg(long, value_name = "BYTES")]
+    max_decoded_bytes: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -120,6 +124,7 @@ impl InputArgs {
             },
             entry: self.entry,
             url_match: self.url_match.clone(),
+            max_decoded_bytes: self.max_decoded_bytes,
         }
     }
 }

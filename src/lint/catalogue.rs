@@ -24,6 +24,8 @@ pub struct Example {
     pub capture: Vec<u8>,
     /// The request body, when the example depends on it.
     pub request: Option<String>,
+    /// A smaller `--max-event-bytes` for the example, when it needs one.
+    pub max_event_bytes: Option<usize>,
 }
 
 /// A rule's metadata and documentation.
@@ -74,6 +76,7 @@ struct ExampleFile {
     capture: Option<String>,
     capture_hex: Option<String>,
     request: Option<String>,
+    max_event_bytes: Option<usize>,
 }
 
 /// All rules, by name and by code.
@@ -201,6 +204,7 @@ fn load() -> Catalogue {
                         (None, None) => Vec::new(),
                     },
                     request: e.request,
+                    max_event_bytes: e.max_event_bytes,
                 })
                 .collect(),
         });

@@ -205,6 +205,9 @@ pub struct Settings {
     pub allow_fields: Vec<String>,
     /// A gap between events longer than this (milliseconds) is a `stall`.
     pub stall_ms: u64,
+    /// The largest event (bytes of its lines) read; larger ones are
+    /// `event-too-large` and not read. Bounds memory per stream.
+    pub max_event_bytes: usize,
 }
 
 impl Default for Settings {
@@ -215,6 +218,7 @@ impl Default for Settings {
             per_rule_limit: 20,
             allow_fields: Vec::new(),
             stall_ms: 10_000,
+            max_event_bytes: crate::sse::DEFAULT_MAX_BLOCK_BYTES,
         }
     }
 }

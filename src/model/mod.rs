@@ -38,9 +38,9 @@ pub enum Payload {
     },
 }
 
-/// Largest JSON nesting depth accepted (serde_json's own recursion limit is
-/// 128; deeper data is reported as invalid, never a stack overflow).
-pub const MAX_JSON_DEPTH: usize = 128;
+/// Deepest JSON nesting read: 127 levels (serde_json's recursion limit);
+/// deeper data is `invalid-json`, never a stack overflow.
+pub const MAX_JSON_DEPTH: usize = 127;
 
 /// Classifies an event's data.
 pub fn decode(data: &str) -> Payload {
@@ -84,6 +84,11 @@ fn invalid(data: &str, e: &serde_json::Error) -> Payload {
     let message = match msg.find(" at line ") {
         Some(i) => msg[..i].to_string(),
         None => msg,
+    };
+    let message = if message.contains("recursion limit") {
+        format!("nested deeper than {MAX_JSON_DEPTH} levels (the limit)")
+    } else {
+        message
     };
     Payload::Invalid { message, at }
 }

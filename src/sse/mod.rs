@@ -105,6 +105,9 @@ pub struct Block<'a> {
     /// Byte offset just past the block's last line terminator (or the end of
     /// the body for the tail).
     pub end_offset: u64,
+    /// Bytes of the block not kept because it grew past the parser's limit
+    /// ([`Parser::with_limit`]); when non-zero nothing is dispatched.
+    pub dropped: u64,
 }
 
 impl<'a> Block<'a> {
@@ -205,8 +208,15 @@ impl<F: FnMut(&Block<'_>)> Sink for F {
 /// The incremental parser. Feed it byte chunks of any size with
 /// [`Parser::feed`], then call [`Parser::finish`]. Memory use is bounded by
 /// the largest block (plus its decoded data), never by the stream.
+/// The default largest block (event) kept: 16 MiB.
+pub const DEFAULT_MAX_BLOCK_BYTES: usize = 16 * 1024 * 1024;
+
 #[derive(Debug, Default)]
 pub struct Parser {
+    /// Largest block kept (bytes of its lines); 0 means the default.
+    max_block: usize,
+    /// Bytes of the current block dropped past `max_block`.
+    dropped: u64,
     /// Bytes of the current block's lines (contents only).
     raw: Vec<u8>,
     lines: Vec<Line>,
@@ -246,11 +256,21 @@ enum BomState {
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 impl Parser {
-    /// A parser at the start of a stream.
+    /// A parser at the start of a stream, keeping blocks up to
+    /// [`DEFAULT_MAX_BLOCK_BYTES`].
     pub fn new() -> Self {
+        Self::with_limit(DEFAULT_MAX_BLOCK_BYTES)
+    }
+
+    /// A parser that keeps at most `max_block` bytes of one block's lines;
+    /// the rest of an oversized block is counted in [`Block::dropped`] and
+    /// the block dispatches nothing. Memory stays bounded by the limit
+    /// whatever the input (a 50 MB line without a newline included).
+    pub fn with_limit(max_block: usize) -> Self {
         Parser {
             line_no: 1,
             cur_line: 1,
+            max_block: max_block.max(1),
             ..Parser::default()
         }
     }
@@ -362,7 +382,10 @@ impl Parser {
             self.cur_offset = self.offset;
             self.cur_line = self.line_no;
         }
-        self.raw.extend_from_slice(bytes);
+        let room = self.max_block.saturating_sub(self.raw.len());
+        let keep = room.min(bytes.len());
+        self.raw.extend_from_slice(&bytes[..keep]);
+        self.dropped += (bytes.len() - keep) as u64;
         self.offset += bytes.len() as u64;
     }
 
@@ -388,7 +411,8 @@ impl Parser {
         let start = self.cur_start;
         let len = self.raw.len() - start;
         let content = &self.raw[start..];
-        let kind = if content[0] == b':' {
+        // `content` may be empty when the block limit dropped the line.
+        let kind = if content.first() == Some(&b':') {
             LineKind::Comment
         } else {
             LineKind::Field {
@@ -398,7 +422,7 @@ impl Parser {
         let line = Line {
             start,
             len,
-            offset: self.offset - len as u64 - terminator,
+            offset: self.cur_offset.min(self.offset - terminator),
             line: self.cur_line,
             end,
             kind,
@@ -458,6 +482,7 @@ impl Parser {
             }
         }
         let has_data = !self.data.is_empty();
+        let dropped = std::mem::take(&mut self.dropped);
         if has_data {
             // Step 3: remove the data buffer's final LF.
             self.data.pop();
@@ -468,7 +493,7 @@ impl Parser {
             } else {
                 self.event_type.as_str()
             };
-            let dispatch = (terminated && has_data).then(|| Dispatch {
+            let dispatch = (terminated && has_data && dropped == 0).then(|| Dispatch {
                 index: self.framing.events,
                 event_type,
                 data: &self.data,
@@ -482,9 +507,10 @@ impl Parser {
                 retry: self.retry,
                 terminated,
                 end_offset,
+                dropped,
             };
             sink.block(&block);
-            if terminated && has_data {
+            if terminated && has_data && dropped == 0 {
                 self.framing.events += 1;
             }
         }
