@@ -54,25 +54,39 @@ pub struct Omitted {
     pub count: u64,
 }
 
+/// A stream's key: its label, or the file's key when the label is the path
+/// itself (single-stream captures), so spelling the path differently does
+/// not matter.
+fn stream_key(path: &str, label: &str, file_key: &str) -> String {
+    if label == path || label == "<stdin>" {
+        file_key.to_string()
+    } else {
+        label.to_string()
+    }
+}
+
 impl Baseline {
-    /// Records every finding of `files`.
-    pub fn from_results(files: &[FileResult]) -> Self {
+    /// Records every finding of `files`, their paths relative to `base` (the
+    /// baseline file's directory).
+    pub fn from_results(files: &[FileResult], base: &Path) -> Self {
         let mut findings = BTreeSet::new();
         let mut omitted = BTreeSet::new();
         for f in files {
             for s in &f.streams {
+                let key = crate::config::relative_key(&f.path, base);
+                let stream = stream_key(&f.path, &s.label, &key);
                 for d in &s.diagnostics {
                     findings.insert(Entry {
-                        file: f.path.clone(),
-                        stream: s.label.clone(),
+                        file: key.clone(),
+                        stream: stream.clone(),
                         rule: d.rule.to_string(),
                         fingerprint: d.fingerprint.clone(),
                     });
                 }
                 for (rule, n) in &s.omitted {
                     omitted.insert(Omitted {
-                        file: f.path.clone(),
-                        stream: s.label.clone(),
+                        file: key.clone(),
+                        stream: stream.clone(),
                         rule: rule.to_string(),
                         count: *n,
                     });
@@ -112,9 +126,9 @@ impl Baseline {
         s
     }
 
-    /// Marks the findings of `files` that the baseline knows; returns how
-    /// many findings it suppressed.
-    pub fn apply(&self, files: &mut [FileResult]) -> u64 {
+    /// Marks the findings of `files` that the baseline knows (paths relative to
+    /// `base`); returns how many findings it suppressed.
+    pub fn apply(&self, files: &mut [FileResult], base: &Path) -> u64 {
         let known: BTreeSet<(&str, &str, &str, &str)> = self
             .findings
             .iter()
@@ -139,11 +153,13 @@ impl Baseline {
             .collect();
         let mut n = 0;
         for f in files.iter_mut() {
+            let key = crate::config::relative_key(&f.path, base);
             for s in &mut f.streams {
+                let stream = stream_key(&f.path, &s.label, &key);
                 for d in &mut s.diagnostics {
                     if known.contains(&(
-                        f.path.as_str(),
-                        s.label.as_str(),
+                        key.as_str(),
+                        stream.as_str(),
                         d.rule,
                         d.fingerprint.as_str(),
                     )) {
@@ -152,7 +168,7 @@ impl Baseline {
                     }
                 }
                 for (rule, count) in &s.omitted {
-                    let k = (f.path.as_str(), s.label.as_str(), *rule);
+                    let k = (key.as_str(), stream.as_str(), *rule);
                     if counts.get(&k).is_some_and(|known| known >= count) {
                         s.omitted_suppressed.push(rule);
                         n += count;

@@ -130,10 +130,13 @@ pub fn resolve_rules(items: &[&str]) -> Result<Vec<&'static str>, String> {
     let cat = catalogue();
     let mut out = Vec::new();
     for item in items.iter().filter(|i| !i.is_empty()) {
+        let lower = item.to_ascii_lowercase();
         if let Some(r) = cat.find(item) {
             out.push(r.name);
-        } else if cat.groups().contains(item) {
-            out.extend(cat.rules().filter(|r| r.group == *item).map(|r| r.name));
+        } else if cat.groups().contains(&lower.as_str()) {
+            out.extend(cat.rules().filter(|r| r.group == lower).map(|r| r.name));
+        } else if !cat.by_prefix(item).is_empty() {
+            out.extend(cat.by_prefix(item).iter().map(|r| r.name));
         } else {
             let hint = cat
                 .suggest(item)
@@ -145,6 +148,30 @@ pub fn resolve_rules(items: &[&str]) -> Result<Vec<&'static str>, String> {
         }
     }
     Ok(out)
+}
+
+/// The directory a file lives in (`.` for a bare name).
+pub fn parent_dir(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `path` as seen from `base`: relative when it lies under it, however it
+/// was spelled (`captures/a.sse`, `./captures/a.sse`, an absolute path, or
+/// from a subdirectory); stdin, URLs and missing files as given.
+pub fn relative_key(path: &str, base: &Path) -> String {
+    if path == "-" || path.starts_with("http://") || path.starts_with("https://") {
+        return path.to_string();
+    }
+    match (std::fs::canonicalize(path), std::fs::canonicalize(base)) {
+        (Ok(p), Ok(b)) => match p.strip_prefix(&b) {
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            Err(_) => p.to_string_lossy().into_owned(),
+        },
+        _ => path.trim_start_matches("./").to_string(),
+    }
 }
 
 /// Parses a `fail-on` value.
@@ -251,7 +278,8 @@ impl Config {
                     ),
                 ));
             }
-            c.allow_fields.push(f.get_ref().clone());
+            c.allow_fields
+                .push(crate::lint::profile::fold_indices(f.get_ref()));
         }
         for (k, v) in &file.rules {
             let Some(rule) = catalogue().find(k.get_ref()) else {
@@ -342,7 +370,12 @@ impl Config {
         );
         let mut profile_name = self.profile.clone();
         let mut extra_ignore: Vec<&'static str> = Vec::new();
-        let rel = path.trim_start_matches("./");
+        // Globs are relative to the configuration file's directory.
+        let rel_owned = match &self.path {
+            Some(cfg) => relative_key(path, &parent_dir(cfg)),
+            None => path.trim_start_matches("./").to_string(),
+        };
+        let rel = rel_owned.as_str();
         for (m, prof, ign) in &self.per_path {
             if m.is_match(rel) {
                 if prof.is_some() {

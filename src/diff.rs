@@ -213,7 +213,15 @@ pub fn read_side(spec: &str, opts: &capture::Options, settings: &Settings) -> Re
         timing: stream.timing.clone(),
         last_ms: None,
     };
-    let result = pipeline::lint_stream_with(stream, settings, &mut rec, true);
+    let result = pipeline::lint_stream_with(
+        stream,
+        settings,
+        &mut rec,
+        pipeline::Extras {
+            fields: true,
+            summaries: false,
+        },
+    );
     rec.shape.content_chars = result
         .answer
         .choices

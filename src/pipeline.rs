@@ -103,16 +103,24 @@ pub fn lint_stream(
     settings: &Settings,
     observer: &mut impl Observer,
 ) -> StreamResult {
-    lint_stream_with(stream, settings, observer, false)
+    lint_stream_with(stream, settings, observer, Extras::default())
 }
 
-/// Lints one stream; with `collect_fields` the linter also records each
-/// chunk's field pointers for the observer (`diff` uses them).
+/// What the linter records beyond findings, for the commands that show it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Extras {
+    /// Each chunk's field pointers (`diff`).
+    pub fields: bool,
+    /// A short rendering of what each chunk adds (`inspect`).
+    pub summaries: bool,
+}
+
+/// Lints one stream, recording the `extras` for the observer.
 pub fn lint_stream_with(
     stream: Stream,
     settings: &Settings,
     observer: &mut impl Observer,
-    collect_fields: bool,
+    extras: Extras,
 ) -> StreamResult {
     let request = stream
         .request
@@ -126,9 +134,10 @@ pub fn lint_stream_with(
         timing: stream.timing.clone(),
     };
     let mut linter = Linter::new(settings, ctx);
-    if collect_fields {
+    if extras.fields {
         linter.fields_seen = Some(Vec::new());
     }
+    linter.summaries = extras.summaries;
     let mut tee = Tee { linter, observer };
     let mut parser = Parser::with_limit(settings.max_event_bytes);
     let mut read_error = None;
@@ -164,10 +173,17 @@ pub fn lint_stream_with(
         .map(|v| v.clone())
         .unwrap_or_default();
     let report = tee.linter.finish(&framing, &evidence);
+    let mut notes = stream.notes;
+    notes.extend(
+        evidence
+            .iter()
+            .filter(|t| !t.by_capture)
+            .map(|t| format!("the transfer broke: {}", t.reason)),
+    );
     StreamResult {
         label: stream.label,
         http: stream.http,
-        notes: stream.notes,
+        notes,
         events: report.events,
         ending: report.ending,
         answer: report.answer,

@@ -94,14 +94,14 @@ fn cases() -> Vec<Case> {
         Case { name: "no-log.har", bytes: b"{\"logs\": {}, \"log\"  : null}".to_vec(), code: 2, says: "not a HAR file" },
         Case { name: "wrong-type.har", bytes: har(r#""text": 42"#), code: 0, says: "content.text is a JSON number" },
         Case { name: "bad-base64.har", bytes: har(r#""text":"@@@not base64@@@","encoding":"base64""#), code: 0, says: "not valid base64" },
-        Case { name: "gzip-cut.har", bytes: har_gz, code: 0, says: "capture-truncated" },
-        Case { name: "gzip-cut.txt", bytes: gz_cut, code: 0, says: "capture-truncated" },
+        Case { name: "gzip-cut.har", bytes: har_gz, code: 1, says: "the transfer broke" },
+        Case { name: "gzip-cut.txt", bytes: gz_cut, code: 1, says: "the transfer broke" },
         Case { name: "cut-headers.txt", bytes: b"HTTP/1.1 200 OK\r\ncontent-type: text/eve".to_vec(), code: 0, says: "inside the response headers" },
         Case {
             name: "cut-chunk-size.txt",
             bytes: b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-type: text/event-stream\r\n\r\n10\r\ndata: [DONE]\n\n\r\n\r\n1".to_vec(),
-            code: 0,
-            says: "capture-truncated",
+            code: 1,
+            says: "the transfer broke",
         },
     ]
 }

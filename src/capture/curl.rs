@@ -124,10 +124,16 @@ pub fn read(
     max_decoded: u64,
 ) -> Result<Capture, InputError> {
     let mut reader = BufReader::with_capacity(super::SNIFF_BYTES, reader);
-    let head = reader
+    let mut head = reader
         .fill_buf()
         .map_err(|e| InputError::new(name, super::io_message(&e)))?
         .to_vec();
+    // A BOM (a Windows editor, PowerShell's Out-File) before the status
+    // line belongs to the file, not to the response.
+    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        reader.consume(3);
+        head.drain(..3);
+    }
     let start = head
         .iter()
         .position(|b| !b.is_ascii_whitespace())

@@ -5,7 +5,7 @@
 //! every one is capped at [`MAX_DECODED_BYTES`] so a decompression bomb
 //! cannot take the machine down.
 
-use super::{note_truncation, Evidence};
+use super::{note_cut, note_truncation, Evidence};
 use std::io::{self, Read};
 
 /// Default largest decoded body accepted from a compressed one (bytes):
@@ -120,7 +120,7 @@ impl<R: Read> Read for Lenient<R> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
             Err(e) => {
                 self.done = true;
-                note_truncation(
+                note_cut(
                     &self.evidence,
                     format!(
                         "the {} body could not be decoded past byte {} of its decoded form ({}): the capture holds an incomplete compressed body",
@@ -196,7 +196,7 @@ impl<R: Read> Read for Dechunk<R> {
                 ChunkState::Done => return Ok(0),
                 ChunkState::Size => {
                     let Some(line) = self.read_line()? else {
-                        note_truncation(
+                        note_cut(
                             &self.evidence,
                             "the chunked body ends without its final zero-size chunk (curl --raw): the transfer was cut",
                         );
@@ -217,7 +217,7 @@ impl<R: Read> Read for Dechunk<R> {
                         }
                         Ok(n) => self.state = ChunkState::Data(n),
                         Err(_) => {
-                            note_truncation(
+                            note_cut(
                                 &self.evidence,
                                 format!(
                                     "a chunk-size line of the chunked body is malformed ({:?}); the body ends there",
@@ -232,7 +232,7 @@ impl<R: Read> Read for Dechunk<R> {
                     let want = buf.len().min(left.min(usize::MAX as u64) as usize);
                     let n = self.inner.read(&mut buf[..want])?;
                     if n == 0 {
-                        note_truncation(
+                        note_cut(
                             &self.evidence,
                             format!(
                                 "the chunked body ends {left} bytes into a chunk's data (curl --raw): the transfer was cut"
@@ -253,7 +253,7 @@ impl<R: Read> Read for Dechunk<R> {
                     match self.read_line()? {
                         Some(l) if l.is_empty() => self.state = ChunkState::Size,
                         Some(_) | None => {
-                            note_truncation(
+                            note_cut(
                                 &self.evidence,
                                 "a chunk of the chunked body is not followed by CRLF; the body ends there",
                             );
@@ -325,13 +325,18 @@ impl<R: Read> CurlErrorTail<R> {
                         }
                         if self.eof && rest_blank {
                             let line = String::from_utf8_lossy(&self.pending[..rest_start]);
-                            note_truncation(
-                                &self.evidence,
-                                format!(
-                                    "curl reported an error at the end of the capture: {}",
-                                    line.trim().trim_start_matches("curl: ")
-                                ),
-                            );
+                            let text = line.trim().trim_start_matches("curl: ").to_string();
+                            // (28) is curl's own time-out (--max-time): the
+                            // capture was cut. (18), (56), (92)… mean the
+                            // server or the network closed the transfer.
+                            if text.starts_with("(28)") {
+                                note_truncation(
+                                    &self.evidence,
+                                    format!("curl gave up at the end of the capture: {text}"),
+                                );
+                            } else {
+                                note_cut(&self.evidence, format!("curl reported {text}"));
+                            }
                             self.pending.clear();
                             return;
                         }

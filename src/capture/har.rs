@@ -60,17 +60,15 @@ pub fn read(
             ),
         ));
     }
-    let mut streams = Vec::new();
+    let mut streams: Vec<(bool, Stream)> = Vec::new();
     let mut listing = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let method = str_at(entry, &["request", "method"]).unwrap_or("?");
         let url = str_at(entry, &["request", "url"]).unwrap_or("?");
-        let status = entry
-            .pointer("/response/status")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let status = status_of(entry);
         let mime = str_at(entry, &["response", "content", "mimeType"]).unwrap_or("");
-        listing.push(format!("  #{i} {method} {url} → {status} {mime}"));
+        let url_shown = super::redact_url(url);
+        listing.push(format!("  #{i} {method} {url_shown} → {status} {mime}"));
         if let Some(n) = opts.entry {
             if n != i {
                 continue;
@@ -83,7 +81,16 @@ pub fn read(
                 continue;
             }
         }
-        streams.push(entry_stream(i, entry, method, url, opts.decoded_limit()));
+        streams.push((
+            is_chat_completion(entry),
+            entry_stream(
+                i,
+                entry,
+                method,
+                &super::redact_url(url),
+                opts.decoded_limit(),
+            ),
+        ));
     }
     if streams.is_empty() {
         let why = match (&opts.entry, &opts.url_match) {
@@ -104,6 +111,14 @@ pub fn read(
             format!("{why}; entries:\n{listing}\n(pick one with --entry N)"),
         ));
     }
+    // An app's other event streams (notifications, live reload) are not
+    // chat completions: when the HAR holds chat completions, lint those.
+    let any_chat = streams.iter().any(|(chat, _)| *chat);
+    let streams = streams
+        .into_iter()
+        .filter(|(chat, _)| !any_chat || *chat || opts.entry.is_some())
+        .map(|(_, s)| s)
+        .collect();
     Ok(Capture {
         path: name.to_string(),
         input_format: InputFormat::Har,
@@ -143,6 +158,21 @@ fn headers_of(v: Option<&Value>) -> Vec<super::Header> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Whether an entry is a chat completion request: a URL path ending in
+/// `/chat/completions` or `/completions`, or a JSON body with `messages` or
+/// `"stream": true`.
+fn is_chat_completion(entry: &Value) -> bool {
+    let url = str_at(entry, &["request", "url"]).unwrap_or("");
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    if path.ends_with("/chat/completions") || path.ends_with("/completions") {
+        return true;
+    }
+    let body = str_at(entry, &["request", "postData", "text"]).unwrap_or("");
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .is_some_and(|v| v.get("messages").is_some() || v.get("stream") == Some(&Value::Bool(true)))
 }
 
 /// Whether an entry's response is an event stream (`reference` §3.1).
@@ -199,7 +229,14 @@ fn entry_stream(i: usize, entry: &Value, method: &str, url: &str, max_decoded: u
         }
         Some(Value::String(s)) => match encoding {
             Some("base64") => {
-                match base64::engine::general_purpose::STANDARD.decode(s.trim().as_bytes()) {
+                // Exporters wrap lines and drop padding: read both.
+                let clean: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+                let lenient = base64::engine::GeneralPurpose::new(
+                    &base64::alphabet::STANDARD,
+                    base64::engine::GeneralPurposeConfig::new()
+                        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+                );
+                match lenient.decode(&clean) {
                     Ok(b) => b,
                     Err(e) => {
                         super::note_truncation(
@@ -258,10 +295,7 @@ fn entry_stream(i: usize, entry: &Value, method: &str, url: &str, max_decoded: u
         body = plain;
         stream.notes.push("body decoded from gzip".to_string());
     }
-    let status = entry
-        .pointer("/response/status")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let status = status_of(entry);
     let headers = headers_of(entry.pointer("/response/headers"));
     let content_type = super::find_header(&headers, "content-type")
         .map(str::to_string)
@@ -310,6 +344,16 @@ fn entry_stream(i: usize, entry: &Value, method: &str, url: &str, max_decoded: u
     };
     stream.body = Body::Bytes(body);
     stream
+}
+
+/// The response status: a number, or a string of digits (some exporters);
+/// 0 when unknown.
+fn status_of(entry: &Value) -> u64 {
+    match entry.pointer("/response/status") {
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+        Some(Value::String(s)) => s.trim().parse().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 fn json_type(v: &Value) -> &'static str {

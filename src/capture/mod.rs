@@ -71,6 +71,76 @@ pub const SECRET_HEADERS: &[&str] = &[
     "openai-organization",
 ];
 
+/// Query parameters whose values are secrets (compared case-insensitively).
+pub const SECRET_PARAMS: &[&str] = &[
+    "key",
+    "api_key",
+    "api-key",
+    "apikey",
+    "token",
+    "access_token",
+    "auth",
+    "sig",
+    "signature",
+    "secret",
+    "password",
+    "code",
+];
+
+/// A URL with the values of secret-looking query parameters redacted
+/// (`?key=AIza…` → `?key=[REDACTED]`).
+pub fn redact_url(url: &str) -> String {
+    let Some((base, query)) = url.split_once('?') else {
+        return url.to_string();
+    };
+    let (query, frag) = match query.split_once('#') {
+        Some((q, f)) => (q, Some(f)),
+        None => (query, None),
+    };
+    let parts: Vec<String> = query
+        .split('&')
+        .map(|kv| match kv.split_once('=') {
+            Some((k, _)) if SECRET_PARAMS.iter().any(|s| s.eq_ignore_ascii_case(k)) => {
+                format!("{k}={REDACTED}")
+            }
+            _ => kv.to_string(),
+        })
+        .collect();
+    let mut out = format!("{base}?{}", parts.join("&"));
+    if let Some(f) = frag {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// Redacts secrets in a line of text shown to the user: the value of a
+/// secret header written as `Name: value` (also after curl's `> `/`< `),
+/// `Bearer` tokens, and `sk-…` keys.
+pub fn redact_text(line: &str) -> String {
+    let lower = line.to_ascii_lowercase();
+    for h in SECRET_HEADERS {
+        let needle = format!("{h}:");
+        if let Some(i) = lower.find(&needle) {
+            let before = lower[..i].trim_end_matches([' ', '>', '<']);
+            if before.is_empty() {
+                return format!("{} {REDACTED}", &line[..i + needle.len()]);
+            }
+        }
+    }
+    let mut out = line.to_string();
+    if let Some(i) = lower.find("bearer ") {
+        let start = i + "bearer ".len();
+        let end = line[start..]
+            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+            .map_or(line.len(), |e| start + e);
+        if end > start {
+            out = format!("{}{REDACTED}{}", &line[..start], &line[end..]);
+        }
+    }
+    crate::live::redact_keys(&out)
+}
+
 /// Builds a header, redacting the value of a secret-bearing one.
 pub fn header(name: &str, value: &str) -> Header {
     let secret = SECRET_HEADERS
@@ -174,6 +244,11 @@ impl Timing {
 pub struct Truncation {
     /// What the evidence is, in a sentence.
     pub reason: String,
+    /// True when the capture tool (or the user, or a limit of ours) cut the
+    /// body: `capture-truncated`. False when the transfer itself broke (the
+    /// server or the network closed early): the ending rules judge the
+    /// stream and cite this reason.
+    pub by_capture: bool,
 }
 
 /// Shared slot for evidence found while a streamed body is being read.
@@ -184,6 +259,17 @@ pub fn note_truncation(evidence: &Evidence, reason: impl Into<String>) {
     if let Ok(mut v) = evidence.lock() {
         v.push(Truncation {
             reason: reason.into(),
+            by_capture: true,
+        });
+    }
+}
+
+/// Records that the transfer broke (server or network), with its evidence.
+pub fn note_cut(evidence: &Evidence, reason: impl Into<String>) {
+    if let Ok(mut v) = evidence.lock() {
+        v.push(Truncation {
+            reason: reason.into(),
+            by_capture: false,
         });
     }
 }
@@ -454,8 +540,19 @@ fn walk(
         if name.as_deref().is_some_and(|n| n.starts_with('.')) {
             continue;
         }
-        if path.is_dir() {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue; // a dangling symlink
+        };
+        if meta.is_dir() {
             walk(&path, out, errors, seen, depth + 1);
+        } else if !meta.is_file() {
+            // FIFOs, sockets, devices: reading one could block forever.
+            continue;
+        } else if path.to_str().is_none() {
+            errors.push(InputError::new(
+                path.to_string_lossy(),
+                "the file name is not valid UTF-8; rename it to lint it",
+            ));
         } else if is_capture_file(&path) {
             out.push(path);
         }

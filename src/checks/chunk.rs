@@ -109,6 +109,9 @@ impl Linter<'_> {
         if let Some(seen) = self.fields_seen.as_mut() {
             collect_pointers(v, &mut String::new(), seen);
         }
+        if self.summaries {
+            self.event_summary = crate::model::summarize_chunk(v);
+        }
         self.check_envelope(block, data, index, v, exempt);
         let chunk_adds = self.check_choices(block, data, index, v, exempt, annotation);
         let usage = self.check_usage(block, data, index, v);
@@ -865,6 +868,12 @@ impl Linter<'_> {
             if owned_by_rule(&ptr, &what, err.instance().is_null()) {
                 continue;
             }
+            if what == "required"
+                && ptr.ends_with("/finish_reason")
+                && self.profile.finish_reason_optional
+            {
+                continue;
+            }
             if what == "enum" && ptr == "/service_tier" {
                 if let Some(s) = v.get("service_tier").and_then(Value::as_str) {
                     if self.profile.service_tiers.iter().any(|t| t == s) {
@@ -875,7 +884,10 @@ impl Linter<'_> {
             // A null where the structure belongs reads as "absent" to most
             // clients (`delta.tool_calls or []`): a warning, not an error.
             let is_null = err.instance().is_null();
-            let structural = what == "type" && is_structural(&ptr) && !is_null;
+            // Text and arguments of the wrong type make accumulators throw
+            // (`text += 1989`), like a broken structure does.
+            let walked = is_structural(&ptr) || is_accumulated(&ptr);
+            let structural = what == "type" && walked && !is_null;
             let msg = if what == "required" && ptr.ends_with("/finish_reason") {
                 "the choice has no `finish_reason` key: the schema requires it on every choice (null until the end); typed clients that expect the key may fail".to_string()
             } else {
@@ -1005,6 +1017,17 @@ pub fn is_openai_field(pointer: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// The strings clients append delta by delta.
+fn is_accumulated(ptr: &str) -> bool {
+    matches!(
+        fold_indices(ptr).as_str(),
+        "/choices/*/delta/content"
+            | "/choices/*/delta/refusal"
+            | "/choices/*/delta/tool_calls/*/function/arguments"
+            | "/choices/*/delta/tool_calls/*/function/name"
+    )
 }
 
 /// Pointers of keys of `obj` (at `base`) not in `known`.

@@ -31,7 +31,7 @@ impl Linter<'_> {
     pub(super) fn finish_stream(&mut self, evidence: &[Truncation]) {
         let http = self.ctx.http.clone();
         let head_json: Option<Value> = serde_json::from_slice(trim(&self.head)).ok();
-        if let Some(h) = &http {
+        if let Some(h) = http.as_ref().filter(|h| h.status != 0) {
             if !(200..300).contains(&h.status) {
                 let detail = head_json
                     .as_ref()
@@ -73,7 +73,17 @@ impl Linter<'_> {
                 ));
             }
         }
-        for t in evidence {
+        let cut_reasons: Vec<&str> = evidence
+            .iter()
+            .filter(|t| !t.by_capture)
+            .map(|t| t.reason.as_str())
+            .collect();
+        let transport = if cut_reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" (the transfer broke: {})", cut_reasons.join("; "))
+        };
+        for t in evidence.iter().filter(|t| t.by_capture) {
             let loc = self.last_loc.clone();
             self.report(
                 Finding::new(
@@ -127,7 +137,7 @@ impl Linter<'_> {
             }
         }
         let ending = self.answer.ending();
-        let damaged = !evidence.is_empty();
+        let damaged = evidence.iter().any(|t| t.by_capture);
         if self.after_done > 0 {
             let loc = self.first_after_done.clone().unwrap_or_default();
             self.report(Finding::new(
@@ -141,7 +151,8 @@ impl Linter<'_> {
         }
         match ending {
             Ending::Empty => {
-                if !damaged {
+                // Events that were not JSON explain the empty answer.
+                if !damaged && self.invalid_payloads == 0 {
                     let loc = self.last_loc.clone();
                     self.report(Finding::new(
                         "empty-stream",
@@ -170,7 +181,7 @@ impl Linter<'_> {
                         Finding::new(
                             "cut-off",
                             format!(
-                                "the stream ended with neither a finish_reason nor `[DONE]` after {} event(s) ({text} characters of text): the answer is incomplete, yet many clients show it as if it were whole",
+                                "the stream ended with neither a finish_reason nor `[DONE]` after {} event(s) ({text} characters of text){transport}: the answer is incomplete, yet many clients show it as if it were whole",
                                 self.events
                             ),
                             loc,
@@ -184,7 +195,7 @@ impl Linter<'_> {
                     let loc = self.last_loc.clone();
                     self.report(Finding::new(
                         "missing-done",
-                        "every choice finished but `data: [DONE]` never came: clients that wait for it hang until the connection closes, and some report an error",
+                        format!("every choice finished but `data: [DONE]` never came{transport}: clients that wait for it hang until the connection closes, and some report an error"),
                         loc,
                     ).help("send `data: [DONE]` and a blank line after the last chunk"));
                 }

@@ -40,19 +40,13 @@ impl Linter<'_> {
             if let Err(e) = std::str::from_utf8(bytes) {
                 let at = e.valid_up_to();
                 let len = e.error_len().unwrap_or(bytes.len() - at);
+                // One finding per stream, at the first bad bytes; the rest
+                // are counted (random binary has them on every line).
                 self.invalid_utf8_reported += 1;
-                let loc = self.loc(block, line, at, at + len);
-                self.report(
-                    Finding::new(
-                        "invalid-utf8",
-                        format!(
-                            "bytes {} are not UTF-8; they decode to U+FFFD, so the text a client shows differs from what the server meant",
-                            hex_bytes(&bytes[at..at + len])
-                        ),
-                        loc,
-                    )
-                    .help("send the body as UTF-8; a split multi-byte character must be completed in the same stream"),
-                );
+                if self.first_invalid_utf8.is_none() {
+                    let loc = self.loc(block, line, at, at + len);
+                    self.first_invalid_utf8 = Some((loc, hex_bytes(&bytes[at..at + len])));
+                }
             }
             match line.kind {
                 LineKind::Comment => {
@@ -239,6 +233,22 @@ impl Linter<'_> {
 
     /// Whole-stream framing counts.
     pub(super) fn finish_framing(&mut self, framing: &Framing) {
+        if let Some((loc, bytes)) = self.first_invalid_utf8.take() {
+            let more = match self.invalid_utf8_reported {
+                1 => String::new(),
+                n => format!(" ({} lines hold such bytes)", n),
+            };
+            self.report(
+                Finding::new(
+                    "invalid-utf8",
+                    format!(
+                        "bytes {bytes} are not UTF-8{more}; they decode to U+FFFD, so the text a client shows differs from what the server meant"
+                    ),
+                    loc,
+                )
+                .help("send the body as UTF-8; a split multi-byte character must be completed in the same stream"),
+            );
+        }
         if framing.bom {
             let mut l = Location {
                 byte_offset: 0,

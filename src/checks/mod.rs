@@ -94,6 +94,7 @@ pub struct Linter<'s> {
     first_crlf: Option<Location>,
     first_lf: Option<Location>,
     invalid_utf8_reported: u64,
+    first_invalid_utf8: Option<(Location, String)>,
     /// Location of the last line seen.
     last_loc: Location,
     /// Dispatched events.
@@ -127,6 +128,11 @@ pub struct Linter<'s> {
     pub event_kind: Vec<&'static str>,
     /// Hash of the event being checked, for fingerprints.
     cur_data_hash: Option<u64>,
+    /// When set (by `inspect`), a short rendering of what the last chunk
+    /// adds is kept in `event_summary`.
+    pub summaries: bool,
+    /// See `summaries`.
+    pub event_summary: String,
     /// When set (by `diff`), the JSON pointers (indices folded) of the last
     /// chunk are collected here, cleared per event.
     pub fields_seen: Option<Vec<String>>,
@@ -164,6 +170,7 @@ impl<'s> Linter<'s> {
             first_crlf: None,
             first_lf: None,
             invalid_utf8_reported: 0,
+            first_invalid_utf8: None,
             last_loc: Location::default(),
             events: 0,
             done_event: None,
@@ -187,6 +194,8 @@ impl<'s> Linter<'s> {
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
             cur_data_hash: None,
+            summaries: false,
+            event_summary: String::new(),
             fields_seen: None,
             prev_time: None,
             content_times: Vec::new(),

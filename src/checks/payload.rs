@@ -20,6 +20,7 @@ impl Linter<'_> {
         event_type: &str,
     ) {
         self.event_kind.clear();
+        self.event_summary.clear();
         if let Some(f) = self.fields_seen.as_mut() {
             f.clear();
         }

@@ -213,7 +213,7 @@ fn renderer(format: Format, a: &Args, color: bool) -> Box<dyn Render> {
         Format::Json => Box::new(Json),
         Format::Sarif => Box::new(Sarif),
         Format::Junit => Box::new(Junit),
-        Format::Github => Box::new(Github),
+        Format::Github => Box::new(Github { verbose: a.verbose }),
         Format::Human => Box::new(Human {
             verbose: a.verbose,
             color,
@@ -296,6 +296,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let Some(f) = Format::parse(fmt) else {
             bail!("--report: unknown format {fmt:?}; use human, json, sarif, junit or github");
         };
+        if file.is_empty() {
+            bail!("--report {fmt}= needs a file name");
+        }
         reports.push((f, PathBuf::from(file)));
     }
     let baseline = match &a.baseline {
@@ -377,35 +380,56 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         suppressed: 0,
         fail_on,
     };
-    if let Some(b) = &baseline {
-        run.suppressed = b.apply(&mut run.files);
+    if let (Some(b), Some(p)) = (&baseline, &a.baseline) {
+        run.suppressed = b.apply(&mut run.files, &config::parent_dir(p));
     }
-    if let Some(p) = &a.write_baseline {
-        let b = Baseline::from_results(&run.files);
-        sselint::output::write_atomic(p, b.to_json().as_bytes())
-            .with_context(|| format!("writing the baseline {}", p.display()))?;
-    }
+    let mut write_errors: Vec<String> = Vec::new();
     let color = a.color.enabled() && a.output.is_none();
-    for (fmt, path) in &reports {
-        let mut buf = Vec::new();
-        renderer(*fmt, &a, false).render(&run, &mut buf)?;
-        sselint::output::write_atomic(path, &buf)
-            .with_context(|| format!("writing the report {}", path.display()))?;
-    }
     let main = renderer(a.format, &a, color);
-    match &a.output {
+    // The main report first, so a failing --report never hides it; `-` is
+    // stdout.
+    match a.output.as_deref().filter(|p| *p != Path::new("-")) {
         Some(path) => {
             let mut buf = Vec::new();
             main.render(&run, &mut buf)?;
-            sselint::output::write_atomic(path, &buf)
-                .with_context(|| format!("writing the report {}", path.display()))?;
+            if let Err(e) = sselint::output::write_atomic(path, &buf) {
+                write_errors.push(format!("writing the report {}: {e}", path.display()));
+            }
         }
         None => {
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());
-            main.render(&run, &mut out).context("writing the report")?;
-            out.flush().context("writing the report")?;
+            let written = main.render(&run, &mut out).and_then(|()| out.flush());
+            match written {
+                // `sselint check … | head`: stop writing, keep the verdict.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => write_errors.push(format!("writing the report: {e}")),
+                Ok(()) => {}
+            }
         }
+    }
+    for (fmt, path) in &reports {
+        let mut buf = Vec::new();
+        renderer(*fmt, &a, false).render(&run, &mut buf)?;
+        if let Err(e) = sselint::output::write_atomic(path, &buf) {
+            write_errors.push(format!("writing the report {}: {e}", path.display()));
+        }
+    }
+    if let Some(p) = &a.write_baseline {
+        let b = Baseline::from_results(&run.files, &config::parent_dir(p));
+        if let Err(e) = sselint::output::write_atomic(p, b.to_json().as_bytes()) {
+            write_errors.push(format!("writing the baseline {}: {e}", p.display()));
+        }
+    }
+    if let Some(b) = &baseline {
+        if run.suppressed == 0 && !b.findings.is_empty() {
+            eprintln!(
+                "sselint: note: the baseline matched no finding (its paths are relative to the baseline file's directory)"
+            );
+        }
+    }
+    for e in &write_errors {
+        eprintln!("sselint: error: {e}");
     }
     if run.had_input_errors() {
         for f in run.files.iter().filter(|f| f.error.is_some()) {
@@ -416,6 +440,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             );
         }
         return Ok(ExitCode::from(2));
+    }
+    if !write_errors.is_empty() {
+        return Ok(ExitCode::from(2));
+    }
+    if a.write_baseline.is_some() {
+        // Recording a baseline accepts today's findings.
+        return Ok(ExitCode::SUCCESS);
     }
     let fails = match (fail_on, run.worst()) {
         (Some(t), Some(w)) => w >= t,
@@ -440,6 +471,14 @@ pub struct InitArgs {
 }
 
 pub fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
+    if a.path.is_dir() {
+        eprintln!(
+            "sselint: error: {} is a directory; give a file name such as {}/sselint.toml",
+            a.path.display(),
+            a.path.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
     if a.path.exists() && !a.force {
         eprintln!(
             "sselint: error: {} already exists; use --force to replace it",

@@ -9,7 +9,7 @@ use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use serde_json::{json, Value};
 use sselint::capture::{self, Timing};
 use sselint::checks::Linter;
-use sselint::lint::{Diagnostic, Severity};
+use sselint::lint::{printable, printable_text, Diagnostic, Severity};
 use sselint::pipeline::{self, Observer};
 use sselint::report::human::summary_line;
 use sselint::sse::{Block, LineKind};
@@ -25,9 +25,9 @@ pub struct Args {
     /// `table` for people, `jsonl` for one JSON record per line.
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
-    /// Provider profile.
-    #[arg(long, default_value = "openai", value_name = "NAME")]
-    profile: String,
+    /// Provider profile [default: sselint.toml's, else openai].
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
     /// The largest event read, in bytes.
     #[arg(long, default_value_t = sselint::sse::DEFAULT_MAX_BLOCK_BYTES, value_name = "BYTES")]
     max_event_bytes: usize,
@@ -170,7 +170,12 @@ impl Observer for Recorder<'_> {
                 "time_ms": time, "event": d.event_type, "data": d.data, "id": d.last_event_id,
                 "retry": block.retry, "kind": kind, "diagnostics": diags}),
             );
-            (d.index.to_string(), kind, d.data.to_string())
+            let shown = if linter.event_summary.is_empty() {
+                d.data.to_string()
+            } else {
+                linter.event_summary.clone()
+            };
+            (d.index.to_string(), kind, shown)
         } else if !block.terminated {
             self.emit(json!({"type": "tail", "line": line, "byte_offset": offset,
                 "data": block.data, "diagnostics": diags}));
@@ -233,7 +238,20 @@ impl Observer for Recorder<'_> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let mut settings = super::check::settings(&a.profile)?;
+    if let Some(p) = &a.profile {
+        super::check::settings(p)?;
+    }
+    let cfg = match sselint::config::Config::find(&std::env::current_dir().unwrap_or_default()) {
+        Some(p) => match sselint::config::Config::load(&p) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("sselint: error: bad configuration\n{}", e.message);
+                return Ok(ExitCode::from(2));
+            }
+        },
+        None => sselint::config::Config::empty(),
+    };
+    let mut settings = cfg.settings_for(&a.input, a.profile.as_deref(), &[], &[]);
     settings.max_event_bytes = a.max_event_bytes;
     let cap = match capture::open(&a.input, &a.input_args.options()) {
         Ok(c) => c,
@@ -257,7 +275,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             color,
             times: Vec::new(),
         };
-        let result = pipeline::lint_stream(stream, &settings, &mut rec);
+        let result = pipeline::lint_stream_with(
+            stream,
+            &settings,
+            &mut rec,
+            pipeline::Extras {
+                fields: false,
+                summaries: true,
+            },
+        );
         if let Some(e) = rec.error.take() {
             return Err(e).context("writing the report");
         }
@@ -302,12 +328,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 t.force_no_tty();
             }
             t.set_header([
-                "#", "line", "offset", "time", "event", "kind", "data", "findings",
+                "#", "line", "offset", "time", "event", "kind", "adds", "findings",
             ]);
             for r in rows {
                 t.add_row(r);
             }
-            writeln!(out, "{label}")?;
+            writeln!(out, "{}", printable(&label))?;
             writeln!(out, "{t}")?;
             for d in &stream_diags {
                 writeln!(
@@ -319,11 +345,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             for c in result.answer.choices.values() {
                 writeln!(out, "\nchoice {}:", c.index)?;
                 if !c.reasoning.is_empty() {
-                    writeln!(out, "  reasoning: {}", c.reasoning.kept)?;
+                    writeln!(out, "  reasoning: {}", printable_text(&c.reasoning.kept))?;
                 }
-                writeln!(out, "  text: {}", c.text.kept)?;
+                writeln!(out, "  text: {}", printable_text(&c.text.kept))?;
                 if let Some(r) = &c.refusal {
-                    writeln!(out, "  refusal: {}", r.kept)?;
+                    writeln!(out, "  refusal: {}", printable_text(&r.kept))?;
                 }
                 for tc in c.tool_calls.values() {
                     let args = serde_json::from_str::<Value>(&tc.arguments)
@@ -334,9 +360,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                         out,
                         "  tool call {} {} (id {}):\n    {}",
                         tc.index,
-                        tc.name.as_deref().unwrap_or("?"),
-                        tc.id.as_deref().unwrap_or("none"),
-                        args.replace('\n', "\n    ")
+                        printable(tc.name.as_deref().unwrap_or("?")),
+                        printable(tc.id.as_deref().unwrap_or("none")),
+                        printable_text(&args).replace('\n', "\n    ")
                     )?;
                 }
                 writeln!(

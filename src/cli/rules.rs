@@ -26,6 +26,10 @@ pub fn list(a: ListArgs) -> anyhow::Result<ExitCode> {
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
     t.set_content_arrangement(ContentArrangement::Dynamic);
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        // Piped: wrap at a readable width instead of one very long row.
+        t.set_width(120);
+    }
     if a.profiles {
         t.set_header(["profile", "provider", "extensions", "description"]);
         for p in profile::profiles() {

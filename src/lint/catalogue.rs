@@ -112,11 +112,27 @@ impl Catalogue {
 
     /// The rule called `name_or_code` (name or code, case-insensitive code).
     pub fn find(&self, name_or_code: &str) -> Option<&Rule> {
-        self.get(name_or_code).or_else(|| {
-            self.by_code
-                .get(name_or_code.to_ascii_uppercase().as_str())
-                .map(|&i| &self.rules[i])
-        })
+        self.get(name_or_code)
+            .or_else(|| self.get(&name_or_code.to_ascii_lowercase()))
+            .or_else(|| {
+                self.by_code
+                    .get(name_or_code.to_ascii_uppercase().as_str())
+                    .map(|&i| &self.rules[i])
+            })
+    }
+
+    /// Rules whose code starts with `prefix` (`E4` → E401, E402, E403), as
+    /// ruff selects by code prefix; empty when `prefix` is not a letter and
+    /// digits.
+    pub fn by_prefix(&self, prefix: &str) -> Vec<&Rule> {
+        let p = prefix.to_ascii_uppercase();
+        let mut chars = p.chars();
+        let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_digit());
+        if !well_formed {
+            return Vec::new();
+        }
+        self.rules().filter(|r| r.code.starts_with(&p)).collect()
     }
 
     /// Every rule, in pipeline order of their groups (transport, framing,
@@ -141,8 +157,8 @@ impl Catalogue {
     pub fn suggest(&self, s: &str) -> Option<&'static str> {
         self.rules
             .iter()
-            .map(|r| (edit_distance(s, r.name), r.name))
-            .filter(|(d, _)| *d <= 3.max(s.len() / 3))
+            .map(|r| (edit_distance(&s.to_ascii_lowercase(), r.name), r.name))
+            .filter(|(d, _)| *d <= (s.len() / 3).clamp(1, 3))
             .min()
             .map(|(_, n)| n)
     }

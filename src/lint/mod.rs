@@ -91,8 +91,9 @@ pub struct Location {
     pub source: Option<SourceLine>,
 }
 
-/// Longest line excerpt kept for a snippet (bytes).
-pub const MAX_SOURCE_LINE: usize = 8192;
+/// Most bytes kept before a finding's span for its snippet: lines up to
+/// this long are shown from their start, so columns stay right.
+pub const MAX_SOURCE_LINE: usize = 64 * 1024;
 
 /// An excerpt of one line of the capture.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -123,11 +124,14 @@ impl Location {
             .count() as u64;
         // Cut long lines around the span, on char boundaries of the lossy
         // text.
-        let from = start.saturating_sub(MAX_SOURCE_LINE / 2);
-        let to = (end.max(start + 1) + MAX_SOURCE_LINE / 2).min(line_bytes.len());
-        let before = String::from_utf8_lossy(&line_bytes[from..start]).into_owned();
-        let mid = String::from_utf8_lossy(&line_bytes[start..end]).into_owned();
-        let after = String::from_utf8_lossy(&line_bytes[end..to.max(end)]).into_owned();
+        let from = start.saturating_sub(MAX_SOURCE_LINE);
+        let to = (end.max(start + 1) + 400).min(line_bytes.len());
+        // Secrets in the line (an `Authorization:` header in a dump read as
+        // SSE, a `Bearer` token, an `sk-` key) never reach a snippet.
+        let redact = |b: &[u8]| crate::capture::redact_text(&String::from_utf8_lossy(b));
+        let before = redact(&line_bytes[from..start]);
+        let mid = redact(&line_bytes[start..end]);
+        let after = redact(&line_bytes[end..to.max(end)]);
         let text = format!("{before}{mid}{after}");
         Location {
             byte_offset: line_offset + start as u64,
@@ -156,6 +160,33 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// Text safe to print: secrets redacted, control characters (ESC and the
+/// rest, which could drive a terminal) escaped as `\u{1b}`.
+pub fn printable(s: &str) -> String {
+    let s = crate::capture::redact_text(s);
+    if !s.chars().any(char::is_control) {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Like [`printable`], but line feeds and tabs stay (for answer text shown
+/// on its own lines).
+pub fn printable_text(s: &str) -> String {
+    s.split('\n')
+        .map(|l| l.split('\t').map(printable).collect::<Vec<_>>().join("\t"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One finding.
@@ -377,7 +408,7 @@ impl<'s> Collector<'s> {
             rule: rule.name,
             code: rule.code,
             severity,
-            message: f.message,
+            message: printable(&f.message),
             location: f.location,
             event_index: f.event_index,
             pointer: f.pointer,

@@ -47,6 +47,10 @@ pub struct Profile {
     pub severity: BTreeMap<String, Option<Severity>>,
     /// Severity of `vendor-extension` findings (strict: warning).
     pub extension_severity: Option<Severity>,
+    /// The provider leaves the `finish_reason` key out of chunks until the
+    /// last (xAI, Gemini, LiteLLM): under this profile that is not a
+    /// `schema` finding.
+    pub finish_reason_optional: bool,
 }
 
 #[derive(serde::Deserialize)]
@@ -68,6 +72,8 @@ struct ProfileFile {
     #[serde(default)]
     severity: BTreeMap<String, String>,
     extension_severity: Option<String>,
+    #[serde(default)]
+    finish_reason_optional: bool,
 }
 
 /// Whether `pattern` (with `*` for array indices) matches `pointer` or one
@@ -137,6 +143,7 @@ pub fn profiles() -> &'static [Profile] {
                         .map(|(k, v)| (k.clone(), parse(v)))
                         .collect(),
                     extension_severity: f.extension_severity.as_deref().and_then(parse),
+                    finish_reason_optional: f.finish_reason_optional,
                 }
             })
             .collect()

@@ -165,6 +165,92 @@ fn offset_of(s: &str, line: usize, column: usize) -> usize {
     s.len()
 }
 
+/// A short rendering of what a chunk adds, for `inspect`: per choice the
+/// role, text, refusal, reasoning, tool-call fragments and finish_reason,
+/// then usage (`#0 role=assistant "Hel" finish=stop · usage 14+9=23`).
+pub fn summarize_chunk(v: &Value) -> String {
+    let mut parts = Vec::new();
+    let many = v
+        .get("choices")
+        .and_then(Value::as_array)
+        .is_some_and(|c| c.len() > 1);
+    for c in v
+        .get("choices")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let mut p = Vec::new();
+        if many {
+            p.push(format!(
+                "#{}",
+                c.get("index").map_or("?".into(), |i| i.to_string())
+            ));
+        }
+        let d = c.get("delta").unwrap_or(&Value::Null);
+        if let Some(r) = d.get("role").filter(|r| !r.is_null()) {
+            p.push(format!("role={}", r.as_str().unwrap_or("?")));
+        }
+        for (k, label) in [
+            ("content", ""),
+            ("refusal", "refusal="),
+            ("reasoning_content", "reasoning="),
+            ("reasoning", "reasoning="),
+        ] {
+            if let Some(s) = d.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                p.push(format!("{label}{s:?}"));
+            }
+        }
+        for t in d
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let idx = t.get("index").map_or("?".to_string(), |i| i.to_string());
+            let f = t.get("function").unwrap_or(&Value::Null);
+            let name = f.get("name").and_then(Value::as_str).unwrap_or("");
+            let args = f.get("arguments").and_then(Value::as_str).unwrap_or("");
+            let mut t = format!("tool[{idx}]");
+            if !name.is_empty() {
+                t.push(' ');
+                t.push_str(name);
+            }
+            if !args.is_empty() {
+                t.push_str(&format!(" {args:?}"));
+            }
+            p.push(t);
+        }
+        if let Some(f) = c.get("finish_reason").filter(|f| !f.is_null()) {
+            p.push(format!(
+                "finish={}",
+                f.as_str().map_or(f.to_string(), str::to_string)
+            ));
+        }
+        if !p.is_empty() {
+            parts.push(p.join(" "));
+        }
+    }
+    if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+        let n = |k: &str| {
+            u.get(k)
+                .and_then(Value::as_u64)
+                .map_or("?".to_string(), |x| x.to_string())
+        };
+        parts.push(format!(
+            "usage {}+{}={}",
+            n("prompt_tokens"),
+            n("completion_tokens"),
+            n("total_tokens")
+        ));
+    }
+    if parts.is_empty() {
+        "(adds nothing)".to_string()
+    } else {
+        parts.join(" · ")
+    }
+}
+
 /// The JSON type of a value, in JSON's words.
 pub fn json_type(v: &Value) -> &'static str {
     match v {

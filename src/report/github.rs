@@ -10,13 +10,20 @@ use crate::lint::Severity;
 use std::io::{self, Write};
 
 /// The GitHub renderer.
-pub struct Github;
+pub struct Github {
+    /// Also annotate info findings (`::notice`); GitHub caps annotations per
+    /// step, so infos are left out by default.
+    pub verbose: bool,
+}
 
 /// Escapes a workflow command's message.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    // Other control characters (ESC…) must not reach the runner's log.
+    crate::lint::printable(&s)
 }
 
 /// Escapes a workflow command's property value.
@@ -30,6 +37,9 @@ impl Render for Github {
             for s in &f.streams {
                 let body_relative = s.origin.file_start.is_none();
                 for d in &s.diagnostics {
+                    if d.severity == Severity::Info && !self.verbose {
+                        continue;
+                    }
                     let cmd = match d.severity {
                         Severity::Error => "error",
                         Severity::Warning => "warning",

@@ -126,16 +126,22 @@ pub fn summary_line(s: &StreamResult) -> String {
         } else {
             String::new()
         };
-        let mut text = shorten(&c.text.kept, 60);
-        if let Some(r) = &c.refusal {
-            text = format!("{text} (refusal: {})", shorten(&r.kept, 40));
-        }
+        let text = shorten(&c.text.kept, 60);
         let mut p = format!("{prefix}answer: {text:?}");
+        if let Some(r) = &c.refusal {
+            p.push_str(&format!(" | refusal: {:?}", shorten(&r.kept, 60)));
+        }
         if !c.tool_calls.is_empty() {
             let names: Vec<String> = c
                 .tool_calls
                 .values()
-                .map(|t| format!("{}()", t.name.as_deref().unwrap_or("?")))
+                .map(|t| {
+                    format!(
+                        "{}({})",
+                        crate::lint::printable(t.name.as_deref().unwrap_or("?")),
+                        shorten(&crate::lint::printable(&t.arguments), 40)
+                    )
+                })
                 .collect();
             p.push_str(&format!(" | tool calls: {}", names.join(", ")));
         }

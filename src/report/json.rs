@@ -61,6 +61,9 @@ struct Stream<'a> {
     http: Option<Http<'a>>,
     events: u64,
     ending: &'static str,
+    /// `file`: line, column and byte offset are the file's; `body`: they
+    /// are the body's (HAR entries, de-chunked, decoded or filtered dumps).
+    positions: &'static str,
     choices: Vec<Choice<'a>>,
     usage: Option<&'a Value>,
     diagnostics: &'a [Diagnostic],
@@ -94,6 +97,11 @@ fn stream(s: &StreamResult) -> Stream<'_> {
         }),
         events: s.events,
         ending: s.ending.name(),
+        positions: if s.origin.file_start.is_some() {
+            "file"
+        } else {
+            "body"
+        },
         choices: s
             .answer
             .choices

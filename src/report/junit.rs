@@ -73,9 +73,13 @@ impl Render for Junit {
                 report.add_test_suite(suite);
             }
         }
+        // Serialize in memory, then write: a closed pipe stays an io error
+        // of its own kind.
+        let mut buf = Vec::new();
         report
-            .serialize(&mut *out)
+            .serialize(&mut buf)
             .map_err(|e| io::Error::other(e.to_string()))?;
+        out.write_all(&buf)?;
         writeln!(out)
     }
 }

@@ -186,14 +186,16 @@ pub fn uri(path: &str) -> (String, Option<&'static str>) {
         return ("stdin".to_string(), None);
     }
     let p = path.replace('\\', "/");
+    // RFC 3986: keep unreserved characters and `/`, percent-encode every
+    // other byte (non-ASCII names included).
     let enc: String = p
-        .chars()
-        .map(|c| match c {
-            ' ' => "%20".to_string(),
-            '#' => "%23".to_string(),
-            '%' => "%25".to_string(),
-            '?' => "%3F".to_string(),
-            c => c.to_string(),
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
         })
         .collect();
     if p.starts_with('/') {
