@@ -27,6 +27,7 @@ pub mod live;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod redact;
 pub mod replay;
 pub mod report;
 pub mod sse;

@@ -5,6 +5,7 @@ mod check;
 mod diff;
 mod inspect;
 mod live;
+mod redact;
 mod rules;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -50,6 +51,9 @@ enum Command {
     /// Serve a capture as an OpenAI-compatible endpoint, with fault
     /// injection (delays, split writes, keep-alives, a dropped connection).
     Replay(live::ReplayArgs),
+    /// Write a shareable copy of a capture: secrets removed, and with
+    /// --scrub-text the prompt and answer text replaced.
+    Redact(redact::Args),
     /// Write a commented sselint.toml to start from.
     Init(check::InitArgs),
 }
@@ -151,5 +155,6 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Diff(a) => diff::run(a),
         Command::Record(a) => live::record(a),
         Command::Replay(a) => live::replay(a),
+        Command::Redact(a) => redact::run(a),
     }
 }

@@ -128,11 +128,28 @@ impl Location {
         let to = (end.max(start + 1) + 400).min(line_bytes.len());
         // Secrets in the line (an `Authorization:` header in a dump read as
         // SSE, a `Bearer` token, an `sk-` key) never reach a snippet.
-        let redact = |b: &[u8]| crate::capture::redact_text(&String::from_utf8_lossy(b));
-        let before = redact(&line_bytes[from..start]);
-        let mid = redact(&line_bytes[start..end]);
-        let after = redact(&line_bytes[end..to.max(end)]);
-        let text = format!("{before}{mid}{after}");
+        let before = String::from_utf8_lossy(&line_bytes[from..start]).into_owned();
+        let mid = String::from_utf8_lossy(&line_bytes[start..end]).into_owned();
+        let after = String::from_utf8_lossy(&line_bytes[end..to.max(end)]).into_owned();
+        let whole = format!("{before}{mid}{after}");
+        // Redact on the whole excerpt (a header's name and value may fall
+        // on both sides of the span); keep the span inside what is left.
+        let text = crate::capture::redact_text(&whole);
+        let (before, mid) = if text == whole {
+            (before, mid)
+        } else {
+            let b = before.len().min(text.len());
+            let m = (before.len() + mid.len()).min(text.len()) - b;
+            let b = (0..=b)
+                .rev()
+                .find(|i| text.is_char_boundary(*i))
+                .unwrap_or(0);
+            let m = (0..=m)
+                .rev()
+                .find(|i| text.is_char_boundary(b + *i))
+                .unwrap_or(0);
+            (text[..b].to_string(), text[b..b + m].to_string())
+        };
         Location {
             byte_offset: line_offset + start as u64,
             byte_len: (end - start) as u64,

@@ -1,0 +1,453 @@
+//! A shareable copy of a capture: secrets removed and, on request, the
+//! prompt and answer text replaced by placeholders of the same byte length,
+//! so that a user can attach it to a bug report for a provider.
+//!
+//! What stays: the stream's framing byte for byte (line endings, `data:`
+//! spacing, comments, invalid UTF-8, blank lines), every JSON key and the
+//! JSON structure, finish reasons, ids, usage numbers, and the relations the
+//! rules look at (a text that repeats the previous delta still does, tool
+//! arguments stay valid or invalid JSON). What goes: secret header values,
+//! cookies, secret URL parameters, `sk-…` keys, and with `scrub_text` the
+//! characters of `content`, `refusal`, reasoning text and the strings inside
+//! tool-call `arguments`, and of the request's messages.
+//!
+//! Letters map to letters and digits to digits through a permutation drawn
+//! per run (so equal texts stay equal, and prefixes stay prefixes); other
+//! characters map to a placeholder of the same UTF-8 length.
+
+use crate::capture::{self, REDACTED};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The character mapping of one run.
+#[derive(Debug, Clone)]
+pub struct Scrubber {
+    lower: [u8; 26],
+    upper: [u8; 26],
+    digits: [u8; 10],
+    /// Inner JSON string state of each tool call's arguments, by the key
+    /// `(choice, index)`, across fragments: (inside a string, after `\`).
+    args_state: HashMap<(u64, u64), (bool, bool)>,
+}
+
+fn permutation<const N: usize>(seed: &mut u64) -> [u8; N] {
+    let mut p: [u8; N] = std::array::from_fn(|i| i as u8);
+    for i in (1..N).rev() {
+        // xorshift64*
+        *seed ^= *seed >> 12;
+        *seed ^= *seed << 25;
+        *seed ^= *seed >> 27;
+        let r = seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let j = (r % (i as u64 + 1)) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+impl Scrubber {
+    /// A scrubber with a permutation drawn from `seed`.
+    pub fn new(seed: u64) -> Self {
+        let mut s = seed | 1;
+        Scrubber {
+            lower: permutation::<26>(&mut s),
+            upper: permutation::<26>(&mut s),
+            digits: permutation::<10>(&mut s),
+            args_state: HashMap::new(),
+        }
+    }
+
+    /// A scrubber seeded from the clock and the process (a new mapping per
+    /// run, so the placeholders cannot be reversed from another capture).
+    pub fn random() -> Self {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Self::new(t ^ (u64::from(std::process::id()) << 32))
+    }
+
+    /// One character's placeholder (same UTF-8 length).
+    pub fn char(&self, c: char) -> char {
+        match c {
+            'a'..='z' => (b'a' + self.lower[(c as u8 - b'a') as usize]) as char,
+            'A'..='Z' => (b'A' + self.upper[(c as u8 - b'A') as usize]) as char,
+            '0'..='9' => (b'0' + self.digits[(c as u8 - b'0') as usize]) as char,
+            c if c.is_ascii() => c,
+            c => match c.len_utf8() {
+                2 => 'ß',
+                3 => '中',
+                _ => '😀',
+            },
+        }
+    }
+
+    /// Scrubs plain text.
+    pub fn text(&self, s: &str) -> String {
+        s.chars().map(|c| self.char(c)).collect()
+    }
+
+    /// Scrubs the *content* of a JSON string literal as it appears in JSON
+    /// text (escapes kept, BMP `\uXXXX` letters replaced by `\u2022`),
+    /// byte for byte the same length.
+    fn literal(&self, lit: &str, out: &mut String) {
+        let b = lit.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\\' && i + 1 < b.len() {
+                if b[i + 1] == b'u' && i + 6 <= b.len() {
+                    let hex = &lit[i + 2..i + 6];
+                    let surrogate =
+                        u16::from_str_radix(hex, 16).is_ok_and(|u| (0xD800..0xE000).contains(&u));
+                    out.push_str(if surrogate { &lit[i..i + 6] } else { "\\u2022" });
+                    i += 6;
+                } else {
+                    out.push_str(&lit[i..i + 2]);
+                    i += 2;
+                }
+                continue;
+            }
+            let c = lit[i..].chars().next().unwrap_or('\u{FFFD}');
+            out.push(self.char(c));
+            i += c.len_utf8();
+        }
+    }
+
+    /// Scrubs the strings inside tool-call arguments (JSON text carried in
+    /// a JSON string, split over fragments), keeping the inner structure,
+    /// numbers and literals so the assembled arguments stay as valid (or
+    /// invalid) as they were.
+    fn arguments(&mut self, key: (u64, u64), lit: &str, out: &mut String) {
+        let (mut in_str, mut esc) = self.args_state.get(&key).copied().unwrap_or((false, false));
+        let b = lit.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            // Outer escapes stand for one inner character each.
+            let (inner, width) = if b[i] == b'\\' && i + 1 < b.len() {
+                let w = if b[i + 1] == b'u' {
+                    6.min(b.len() - i)
+                } else {
+                    2
+                };
+                let ch = match b[i + 1] {
+                    b'"' => '"',
+                    b'\\' => '\\',
+                    _ => 'x',
+                };
+                (ch, w)
+            } else {
+                let c = lit[i..].chars().next().unwrap_or('\u{FFFD}');
+                (c, c.len_utf8())
+            };
+            let raw = &lit[i..i + width];
+            if in_str && !esc && inner != '"' && inner != '\\' && width == raw.chars().count() {
+                for c in raw.chars() {
+                    out.push(self.char(c));
+                }
+            } else {
+                out.push_str(raw);
+            }
+            if esc {
+                esc = false;
+            } else if inner == '\\' && in_str {
+                esc = true;
+            } else if inner == '"' {
+                in_str = !in_str;
+            }
+            i += width;
+        }
+        self.args_state.insert(key, (in_str, esc));
+    }
+
+    /// Scrubs one event's data line value (JSON text): the literals after
+    /// `content`, `refusal`, `reasoning_content`, `reasoning` and `text`
+    /// keys, and the strings inside `arguments`. Anything that does not
+    /// scan as JSON is left as it is.
+    pub fn data_value(&mut self, v: &str) -> String {
+        const TEXT_KEYS: &[&str] = &[
+            "content",
+            "refusal",
+            "reasoning_content",
+            "reasoning",
+            "text",
+        ];
+        let b = v.as_bytes();
+        let mut out = String::with_capacity(v.len());
+        let mut i = 0;
+        let mut last_key: Option<String> = None;
+        let mut choice: u64 = 0;
+        let mut tool: u64 = 0;
+        while i < b.len() {
+            if b[i] != b'"' {
+                // Outside strings: copy through to the next quote.
+                let next = memchr::memchr(b'"', &b[i..]).map_or(b.len(), |n| i + n);
+                out.push_str(&v[i..next]);
+                i = next;
+                continue;
+            }
+            // A string literal: find its end.
+            let start = i + 1;
+            let mut j = start;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = j.min(b.len());
+            let lit = &v[start..end];
+            let after = v[end.min(v.len())..].trim_start_matches('"').trim_start();
+            let is_key = after.starts_with(':');
+            out.push('"');
+            match (&last_key, is_key) {
+                (Some(k), false) if TEXT_KEYS.contains(&k.as_str()) => self.literal(lit, &mut out),
+                (Some(k), false) if k == "arguments" => {
+                    self.arguments((choice, tool), lit, &mut out)
+                }
+                _ => out.push_str(lit),
+            }
+            if end < b.len() {
+                out.push('"');
+            }
+            if is_key {
+                last_key = Some(lit.to_string());
+                if lit == "index" {
+                    // The next number is a choice or tool index.
+                    let num: String = after[1..]
+                        .trim_start()
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    if let Ok(n) = num.parse::<u64>() {
+                        if v[..i].contains("\"tool_calls\"")
+                            && v[..i].rfind("\"tool_calls\"") > v[..i].rfind("\"delta\"")
+                        {
+                            tool = n;
+                        } else {
+                            choice = n;
+                        }
+                    }
+                }
+            } else {
+                last_key = None;
+            }
+            i = end + 1;
+        }
+        out
+    }
+
+    /// Scrubs an SSE body: only the values of `data` lines change, every
+    /// other byte (terminators, comments, other fields, invalid UTF-8
+    /// lines) stays.
+    pub fn body(&mut self, body: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(body.len());
+        let mut rest = body;
+        while !rest.is_empty() {
+            let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+            let (line, tail) = rest.split_at(end);
+            match (line.strip_prefix(b"data:"), std::str::from_utf8(line)) {
+                (Some(v), Ok(_)) => {
+                    out.extend_from_slice(b"data:");
+                    let (space, val) = match v.strip_prefix(b" ") {
+                        Some(x) => (&b" "[..], x),
+                        None => (&b""[..], v),
+                    };
+                    out.extend_from_slice(space);
+                    let val = std::str::from_utf8(val).unwrap_or("");
+                    out.extend_from_slice(self.data_value(val).as_bytes());
+                }
+                _ => out.extend_from_slice(line),
+            }
+            // Copy the terminator(s) as they are.
+            let term = tail
+                .iter()
+                .take_while(|b| **b == b'\n' || **b == b'\r')
+                .count()
+                .min(1);
+            let term = if tail.starts_with(b"\r\n") { 2 } else { term };
+            out.extend_from_slice(&tail[..term]);
+            rest = &tail[term..];
+        }
+        out
+    }
+
+    /// Scrubs the text of a request body's messages (strings and text
+    /// parts), keeping everything else.
+    pub fn request(&self, body: &mut Value) {
+        let Some(msgs) = body.get_mut("messages").and_then(Value::as_array_mut) else {
+            return;
+        };
+        for m in msgs {
+            match m.get_mut("content") {
+                Some(Value::String(s)) => *s = self.text(s),
+                Some(Value::Array(parts)) => {
+                    for p in parts {
+                        if let Some(Value::String(s)) = p.get_mut("text") {
+                            *s = self.text(s);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A redacted copy of a raw body or a curl dump: secret headers, `Bearer`
+/// tokens and `sk-` keys on every line; with a scrubber, the text of every
+/// `data` line too. Line terminators and invalid UTF-8 stay as they are.
+pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
+    let scrubbed = match scrub {
+        Some(s) => s.body(bytes),
+        None => bytes.to_vec(),
+    };
+    let mut out = Vec::with_capacity(scrubbed.len());
+    for piece in scrubbed.split_inclusive(|b| *b == b'\n') {
+        match std::str::from_utf8(piece) {
+            Ok(text) => {
+                let (line, end) = match text.find(['\r', '\n']) {
+                    Some(i) => text.split_at(i),
+                    None => (text, ""),
+                };
+                out.extend_from_slice(capture::redact_text(line).as_bytes());
+                out.extend_from_slice(end.as_bytes());
+            }
+            Err(_) => out.extend_from_slice(piece),
+        }
+    }
+    out
+}
+
+fn redact_headers(hs: Option<&mut Value>) {
+    for h in hs.and_then(Value::as_array_mut).into_iter().flatten() {
+        let secret = h.get("name").and_then(Value::as_str).is_some_and(|n| {
+            capture::SECRET_HEADERS
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(n))
+        });
+        if secret {
+            h["value"] = Value::String(REDACTED.to_string());
+        }
+    }
+}
+
+/// A redacted copy of a HAR document (see the module docs).
+///
+/// # Errors
+/// Not a HAR (`log.entries` missing).
+pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> {
+    let entries = doc
+        .pointer_mut("/log/entries")
+        .and_then(Value::as_array_mut)
+        .ok_or("not a HAR file: `log.entries` is not an array")?;
+    let mut scrub = scrub;
+    for e in entries {
+        for side in ["request", "response"] {
+            redact_headers(e.pointer_mut(&format!("/{side}/headers")));
+            if let Some(c) = e.pointer_mut(&format!("/{side}/cookies")) {
+                *c = Value::Array(Vec::new());
+            }
+        }
+        if let Some(Value::String(u)) = e.pointer_mut("/request/url") {
+            *u = capture::redact_url(u);
+        }
+        for q in e
+            .pointer_mut("/request/queryString")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            let secret = q.get("name").and_then(Value::as_str).is_some_and(|n| {
+                capture::SECRET_PARAMS
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(n))
+            });
+            if secret {
+                q["value"] = Value::String(REDACTED.to_string());
+            }
+        }
+        if let Some(Value::String(t)) = e.pointer_mut("/request/postData/text") {
+            let mut text = crate::live::redact_keys(t);
+            if let Some(s) = scrub.as_deref_mut() {
+                if let Ok(mut v) = serde_json::from_str::<Value>(&text) {
+                    s.request(&mut v);
+                    text = serde_json::to_string(&v).unwrap_or(text);
+                }
+            }
+            *t = text;
+        }
+        if let Some(s) = scrub.as_deref_mut() {
+            s.args_state.clear();
+            let base64 = e
+                .pointer("/response/content/encoding")
+                .and_then(Value::as_str)
+                == Some("base64");
+            if let Some(Value::String(t)) = e.pointer_mut("/response/content/text") {
+                use base64::Engine;
+                let engine = base64::engine::general_purpose::STANDARD;
+                if base64 {
+                    if let Ok(bytes) = engine.decode(t.as_bytes()) {
+                        *t = engine.encode(s.body(&bytes));
+                    }
+                } else {
+                    let scrubbed = s.body(t.as_bytes());
+                    *t = String::from_utf8_lossy(&scrubbed).into_owned();
+                }
+            }
+            for m in e
+                .get_mut("_eventSourceMessages")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(Value::String(d)) = m.get_mut("data") {
+                    *d = s.data_value(d);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_keeps_length_structure_and_prefixes() {
+        let mut s = Scrubber::new(7);
+        let orig = r#"{"choices":[{"index":0,"delta":{"content":"Hello \"you\"\n"},"finish_reason":null}]}"#;
+        let a = s.data_value(orig);
+        let b = s.data_value(r#"{"choices":[{"index":0,"delta":{"content":"Hello \"you\"\nthere"},"finish_reason":null}]}"#);
+        assert_eq!(a.len(), orig.len());
+        assert!(!a.contains("Hello"));
+        assert!(a.contains(r#""finish_reason":null"#));
+        let ca = &a[a.find("content").unwrap()..];
+        let cb = &b[b.find("content").unwrap()..];
+        assert!(cb.starts_with(&ca[..ca.find("\"}").unwrap()]));
+        serde_json::from_str::<Value>(&a).unwrap();
+    }
+
+    #[test]
+    fn tool_arguments_stay_valid_json_across_fragments() {
+        let mut s = Scrubber::new(3);
+        let frag = |s: &mut Scrubber, a: &str| {
+            let v = format!(
+                r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"function":{{"arguments":{}}}}}]}}}}]}}"#,
+                serde_json::to_string(a).unwrap()
+            );
+            let out = s.data_value(&v);
+            let parsed: Value = serde_json::from_str(&out).unwrap();
+            parsed
+                .pointer("/choices/0/delta/tool_calls/0/function/arguments")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let args =
+            frag(&mut s, r#"{"city": "Pa"#) + &frag(&mut s, r#"ris", "days": 3, "ok": true}"#);
+        // Keys and string values are scrubbed; numbers, literals and the
+        // structure stay.
+        let v: Value = serde_json::from_str(&args).unwrap();
+        let values: Vec<&Value> = v.as_object().unwrap().values().collect();
+        assert_eq!(values.len(), 3);
+        assert!(values.contains(&&Value::from(3)) && values.contains(&&Value::Bool(true)));
+        assert!(!args.contains("Paris") && !args.contains("city"));
+    }
+}

@@ -1,0 +1,260 @@
+//! Secrets never leave sselint: a HAR full of fake ones goes through every
+//! command and format; `redact` writes a copy without them; and a copy with
+//! the text scrubbed gets the same findings as the original.
+
+mod common;
+use assert_cmd::cargo::cargo_bin;
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+
+const SECRETS: &[&str] = &[
+    "sk-test-FAKESECRETKEY0123456789",
+    "FAKECOOKIEVALUE42",
+    "FAKEXAPIKEY99",
+    "FAKEAPIKEYHEADER77",
+    "FAKEPROXYAUTH55",
+    "AIzaFAKEURLKEY31337",
+    "FAKESETCOOKIE88",
+];
+
+/// chrome.har with fake secrets in every place a capture holds them.
+fn secret_har(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut har: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("samples/har/chrome.har")).unwrap(),
+    )
+    .unwrap();
+    let e = &mut har["log"]["entries"][3];
+    e["request"]["url"] = Value::from(format!(
+        "{}?key={}&stream=1",
+        e["request"]["url"].as_str().unwrap(),
+        SECRETS[5]
+    ));
+    let hs = e["request"]["headers"].as_array_mut().unwrap();
+    hs.push(
+        serde_json::json!({"name": "Authorization", "value": format!("Bearer {}", SECRETS[0])}),
+    );
+    hs.push(serde_json::json!({"name": "Cookie", "value": format!("session={}", SECRETS[1])}));
+    hs.push(serde_json::json!({"name": "x-api-key", "value": SECRETS[2]}));
+    hs.push(serde_json::json!({"name": "api-key", "value": SECRETS[3]}));
+    hs.push(serde_json::json!({"name": "Proxy-Authorization", "value": format!("Basic {}", SECRETS[4])}));
+    e["request"]["cookies"] = serde_json::json!([{"name": "session", "value": SECRETS[1]}]);
+    e["response"]["headers"].as_array_mut().unwrap().push(
+        serde_json::json!({"name": "Set-Cookie", "value": format!("sid={}; HttpOnly", SECRETS[6])}),
+    );
+    let body: Value =
+        serde_json::from_str(e["request"]["postData"]["text"].as_str().unwrap()).unwrap();
+    let mut body = body;
+    body["user"] = Value::from(SECRETS[0]);
+    e["request"]["postData"]["text"] = Value::from(body.to_string());
+    let p = dir.join("secrets.har");
+    std::fs::write(&p, serde_json::to_string_pretty(&har).unwrap()).unwrap();
+    p
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-secrets-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn assert_clean(what: &str, text: &str) {
+    for s in SECRETS {
+        assert!(
+            !text.contains(s),
+            "{s} leaked in {what}:\n{}",
+            &text[..text.len().min(3000)]
+        );
+    }
+}
+
+#[test]
+fn no_format_of_any_command_prints_a_secret() {
+    let dir = scratch("formats");
+    let har = secret_har(&dir);
+    let raw = std::fs::read_to_string(&har).unwrap();
+    assert!(
+        SECRETS.iter().all(|s| raw.contains(s)),
+        "the fixture holds every secret"
+    );
+    let mut runs: Vec<(String, Vec<String>)> = Vec::new();
+    for fmt in ["human", "json", "sarif", "junit", "github"] {
+        runs.push((
+            format!("check {fmt}"),
+            vec!["check".into(), "-v".into(), "--format".into(), fmt.into()],
+        ));
+    }
+    runs.push(("inspect".into(), vec!["inspect".into()]));
+    runs.push((
+        "inspect jsonl".into(),
+        vec!["inspect".into(), "--format".into(), "jsonl".into()],
+    ));
+    for (what, args) in runs {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(&args)
+            .arg(&har)
+            .output()
+            .unwrap();
+        assert_clean(&what, &String::from_utf8_lossy(&out.stdout));
+        assert_clean(&what, &String::from_utf8_lossy(&out.stderr));
+    }
+    let out = Command::new(cargo_bin("sselint"))
+        .arg("diff")
+        .arg(&har)
+        .arg(&har)
+        .output()
+        .unwrap();
+    assert_clean("diff", &String::from_utf8_lossy(&out.stdout));
+    let base = dir.join("baseline.json");
+    Command::new(cargo_bin("sselint"))
+        .args(["check", "--write-baseline"])
+        .arg(&base)
+        .arg(&har)
+        .output()
+        .unwrap();
+    assert_clean("baseline", &std::fs::read_to_string(&base).unwrap());
+    // A HAR with no SSE entry lists its entries: URLs redacted there too.
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["check", "--url-match", "nothing-matches"])
+        .arg(&har)
+        .output()
+        .unwrap();
+    assert_clean("entry listing", &String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_curl_dump_read_as_sse_still_hides_its_headers() {
+    let dump = format!(
+        "> POST /v1/chat/completions HTTP/1.1\n> Authorization: Bearer {}\n> Cookie: a={}\n< HTTP/1.1 200 OK\n< set-cookie: x={}\n\n{}",
+        SECRETS[0],
+        SECRETS[1],
+        SECRETS[6],
+        std::fs::read_to_string(root().join("samples/good/openai-basic.sse")).unwrap()
+    );
+    let dir = scratch("curlsse");
+    let p = dir.join("dump.txt");
+    std::fs::write(&p, dump).unwrap();
+    for fmt in ["human", "json", "github"] {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["check", "-v", "--input-format", "sse", "--format", fmt])
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert_clean(fmt, &String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+#[test]
+fn redact_writes_a_copy_without_secrets() {
+    let dir = scratch("redact");
+    let har = secret_har(&dir);
+    let out = dir.join("shareable.har");
+    let st = Command::new(cargo_bin("sselint"))
+        .arg("redact")
+        .arg(&har)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_clean("redact output", &text);
+    // Never over the input, never over an existing file without --force.
+    let st = Command::new(cargo_bin("sselint"))
+        .arg("redact")
+        .arg(&har)
+        .arg("-o")
+        .arg(&har)
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(2));
+    let st = Command::new(cargo_bin("sselint"))
+        .arg("redact")
+        .arg(&har)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(2));
+}
+
+/// (rule, severity) of every finding, sorted, and the ending.
+fn verdict(path: &std::path::Path) -> (Vec<(String, String)>, String, usize, bool) {
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["check", "--format", "json", "--fail-on", "never"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let mut rules = Vec::new();
+    let mut ending = String::new();
+    let mut text_len = 0;
+    let mut letters = false;
+    for s in v["files"][0]["streams"].as_array().into_iter().flatten() {
+        for d in s["diagnostics"].as_array().unwrap() {
+            rules.push((
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+            ));
+        }
+        ending.push_str(s["ending"].as_str().unwrap());
+        for c in s["choices"].as_array().unwrap() {
+            let t = c["text"].as_str().unwrap();
+            text_len += t.len();
+            letters |= t.chars().any(|ch| ch.is_ascii_alphanumeric());
+        }
+    }
+    rules.sort();
+    (rules, ending, text_len, letters)
+}
+
+#[test]
+fn a_scrubbed_capture_gets_the_same_findings_as_the_original() {
+    let dir = scratch("scrub");
+    let mut inputs = Vec::new();
+    for d in ["good", "providers", "bad", "har", "curl", "diff"] {
+        inputs.extend(samples(d));
+    }
+    for p in std::fs::read_dir(root().join("tests/cases"))
+        .unwrap()
+        .flatten()
+    {
+        if !p.path().to_string_lossy().ends_with(".json") {
+            inputs.push(p.path());
+        }
+    }
+    let mut compared = 0;
+    for (i, input) in inputs.iter().enumerate() {
+        if input.extension().is_some_and(|e| e == "md") || input.ends_with("har-no-sse.har") {
+            continue;
+        }
+        let ext = input
+            .extension()
+            .map_or("sse".to_string(), |e| e.to_string_lossy().into_owned());
+        let out = dir.join(format!("s{i}.{ext}"));
+        let st = Command::new(cargo_bin("sselint"))
+            .args(["redact", "--scrub-text"])
+            .arg(input)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .unwrap();
+        let unscrubbable = input.to_string_lossy().contains("trace")
+            || input.extension().is_some_and(|e| e == "bin");
+        if unscrubbable {
+            // Trace dumps and compressed bodies are refused, with exit 2.
+            assert_eq!(st.code(), Some(2), "{}", input.display());
+            continue;
+        }
+        assert!(st.success(), "{}", input.display());
+        let (a, b) = (verdict(input), verdict(&out));
+        assert_eq!((&a.0, &a.1, a.2), (&b.0, &b.1, b.2), "{}", input.display());
+        if a.3 {
+            let same = std::fs::read(input).unwrap() == std::fs::read(&out).unwrap();
+            assert!(!same, "{}: the text was not scrubbed", input.display());
+        }
+        compared += 1;
+    }
+    assert!(compared > 100, "compared {compared}");
+}
