@@ -378,24 +378,32 @@ impl<R: Read> Read for CurlErrorTail<R> {
                 }
                 continue;
             }
-            let mut tmp = [0u8; 16 * 1024];
-            let n = self.inner.read(&mut tmp)?;
-            if n == 0 {
-                self.eof = true;
-            } else if self.pending.is_empty()
-                && memchr::memmem::find(&tmp[..n], b"curl: (").is_none()
-            {
-                // Fast path: nothing to hold back unless the read ends with a
-                // prefix of the marker at a line start.
-                let tail_hold = hold_len(&tmp[..n], self.at_line_start);
-                self.out.extend_from_slice(&tmp[..n - tail_hold]);
-                self.pending.extend_from_slice(&tmp[n - tail_hold..n]);
-                if n - tail_hold > 0 {
-                    self.at_line_start = tmp[n - tail_hold - 1] == b'\n';
+            if self.pending.is_empty() && buf.len() >= 64 {
+                // Fast path, no copy: read straight into the caller's
+                // buffer and hold back only what could start a curl line.
+                let n = self.inner.read(buf)?;
+                if n == 0 {
+                    self.eof = true;
+                    continue;
                 }
-                continue;
+                if memchr::memmem::find(&buf[..n], CURL_ERR).is_none() {
+                    let hold = hold_len(&buf[..n], self.at_line_start);
+                    self.pending.extend_from_slice(&buf[n - hold..n]);
+                    if n - hold > 0 {
+                        self.at_line_start = buf[n - hold - 1] == b'\n';
+                        return Ok(n - hold);
+                    }
+                    continue;
+                }
+                self.pending.extend_from_slice(&buf[..n]);
             } else {
-                self.pending.extend_from_slice(&tmp[..n]);
+                let mut tmp = [0u8; 16 * 1024];
+                let n = self.inner.read(&mut tmp)?;
+                if n == 0 {
+                    self.eof = true;
+                } else {
+                    self.pending.extend_from_slice(&tmp[..n]);
+                }
             }
             self.release();
         }

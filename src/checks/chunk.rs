@@ -82,16 +82,16 @@ impl Linter<'_> {
     /// Whether the chunk carries a pointer that marks an annotation chunk in
     /// `profile` (all profiles when `None`).
     fn is_annotation(&self, v: &Value, only_active: bool) -> bool {
-        let profiles: Vec<&profile::Profile> = if only_active {
-            vec![self.profile]
-        } else {
-            profile::profiles().iter().collect()
-        };
-        profiles.iter().any(|p| {
+        let has = |p: &profile::Profile| {
             p.annotation_pointers
                 .iter()
                 .any(|ptr| pointer_present(v, ptr))
-        })
+        };
+        if only_active {
+            has(self.profile)
+        } else {
+            profile::profiles().iter().any(has)
+        }
     }
 
     pub(super) fn check_chunk(
@@ -843,7 +843,20 @@ impl Linter<'_> {
     /// The JSON Schema of the chunk, for what no dedicated rule covers.
     fn check_schema(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {
         let validator = chunk_schema();
-        if validator.is_valid(v) {
+        // Chunks of one stream share a few shapes: validate each shape
+        // once. The shape keeps everything the schema constrains.
+        let shape = shape_hash(v);
+        let valid = match self.schema_cache.get(&shape) {
+            Some(ok) => *ok,
+            None => {
+                let ok = validator.is_valid(v);
+                if self.schema_cache.len() < 4096 {
+                    self.schema_cache.insert(shape, ok);
+                }
+                ok
+            }
+        };
+        if valid {
             return;
         }
         let mut found: Vec<(String, String, bool)> = Vec::new();
@@ -925,6 +938,64 @@ impl Linter<'_> {
             self.report(f);
         }
     }
+}
+
+/// A hash of what the chunk schema constrains in `v`: keys, types, the
+/// values of enum and const fields, empty strings, and the sign and kind
+/// of numbers — not the text or the magnitudes, which the schema does not
+/// judge. Equal shapes validate alike.
+pub fn shape_hash(v: &Value) -> u64 {
+    fn mix_bytes(h: &mut u64, b: &[u8]) {
+        for x in b {
+            *h ^= u64::from(*x);
+            *h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        *h ^= 0xff;
+        *h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    fn walk(v: &Value, key: &str, h: &mut u64) {
+        match v {
+            Value::Null => mix_bytes(h, b"n"),
+            Value::Bool(b) => mix_bytes(h, if *b { b"t" } else { b"f" }),
+            Value::Number(n) => mix_bytes(
+                h,
+                match (n.as_u64(), n.as_i64()) {
+                    (Some(0), _) => b"0",
+                    (Some(_), _) => b"u",
+                    (None, Some(_)) => b"i",
+                    _ => b"d",
+                },
+            ),
+            Value::String(s) => {
+                mix_bytes(h, b"s");
+                if matches!(
+                    key,
+                    "object" | "role" | "finish_reason" | "service_tier" | "type"
+                ) || s.is_empty()
+                {
+                    mix_bytes(h, s.as_bytes());
+                }
+            }
+            Value::Array(a) => {
+                mix_bytes(h, b"[");
+                for x in a {
+                    walk(x, "", h);
+                }
+                mix_bytes(h, b"]");
+            }
+            Value::Object(o) => {
+                mix_bytes(h, b"{");
+                for (k, x) in o {
+                    mix_bytes(h, k.as_bytes());
+                    walk(x, k, h);
+                }
+                mix_bytes(h, b"}");
+            }
+        }
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    walk(v, "", &mut h);
+    h
 }
 
 /// Whether a schema failure at `ptr` is already a dedicated rule's.
@@ -1061,6 +1132,13 @@ pub(super) fn pointer_present(v: &Value, pattern: &str) -> bool {
             },
         }
     }
-    let parts: Vec<&str> = pattern.split('/').skip(1).collect();
-    walk(v, &parts)
+    // Most chunks lack the first key: answer that without allocating.
+    let mut it = pattern.split('/').skip(1);
+    match it.next() {
+        Some(first) if v.get(first).is_none() => false,
+        _ => {
+            let parts: Vec<&str> = pattern.split('/').skip(1).collect();
+            walk(v, &parts)
+        }
+    }
 }

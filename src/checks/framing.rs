@@ -141,8 +141,13 @@ impl Linter<'_> {
         index: Option<u64>,
     ) -> bool {
         let mut separator = false;
-        let data_lines: Vec<_> = block.data_lines().collect();
-        if data_lines.len() >= 2 {
+        let several = block.data_lines().nth(1).is_some();
+        let data_lines: Vec<_> = if several {
+            block.data_lines().collect()
+        } else {
+            Vec::new()
+        };
+        if several {
             let all_json = data_lines.iter().all(|l| {
                 let v = block.value(l);
                 matches!(v.first(), Some(b'{' | b'['))

@@ -128,6 +128,8 @@ pub struct Linter<'s> {
     pub event_kind: Vec<&'static str>,
     /// Hash of the event being checked, for fingerprints.
     cur_data_hash: Option<u64>,
+    /// Schema verdicts by chunk shape (see `chunk::shape_hash`).
+    schema_cache: std::collections::HashMap<u64, bool>,
     /// When set (by `inspect`), a short rendering of what the last chunk
     /// adds is kept in `event_summary`.
     pub summaries: bool,
@@ -194,6 +196,7 @@ impl<'s> Linter<'s> {
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
             cur_data_hash: None,
+            schema_cache: std::collections::HashMap::new(),
             summaries: false,
             event_summary: String::new(),
             fields_seen: None,
