@@ -84,7 +84,7 @@ impl Linter<'_> {
             format!(" (the transfer broke: {})", cut_reasons.join("; "))
         };
         for t in evidence.iter().filter(|t| t.by_capture) {
-            let loc = self.last_loc.clone();
+            let loc = self.last_location();
             self.report(
                 Finding::new(
                     "capture-truncated",
@@ -153,7 +153,7 @@ impl Linter<'_> {
             Ending::Empty => {
                 // Events that were not JSON explain the empty answer.
                 if !damaged && self.invalid_payloads == 0 {
-                    let loc = self.last_loc.clone();
+                    let loc = self.last_location();
                     self.report(Finding::new(
                         "empty-stream",
                         format!(
@@ -170,7 +170,7 @@ impl Linter<'_> {
                     let loc = self
                         .tail_loc
                         .clone()
-                        .unwrap_or_else(|| self.last_loc.clone());
+                        .unwrap_or_else(|| self.last_location());
                     let text: usize = self
                         .answer
                         .choices
@@ -192,7 +192,7 @@ impl Linter<'_> {
             }
             Ending::NoDone => {
                 if !damaged {
-                    let loc = self.last_loc.clone();
+                    let loc = self.last_location();
                     self.report(Finding::new(
                         "missing-done",
                         format!("every choice finished but `data: [DONE]` never came{transport}: clients that wait for it hang until the connection closes, and some report an error"),
@@ -223,7 +223,7 @@ impl Linter<'_> {
                         self.report(Finding::new(
                             "missing-finish-reason",
                             format!("`[DONE]` arrived but choice {i} never got a finish_reason: clients cannot tell a complete answer from a cut one"),
-                            loc.unwrap_or_else(|| self.last_loc.clone()),
+                            loc.unwrap_or_else(|| self.last_location()),
                         ));
                     }
                 }
@@ -291,7 +291,7 @@ impl Linter<'_> {
                 Ending::Complete | Ending::NoDone | Ending::DoneWithoutFinish
             )
         {
-            let loc = self.last_loc.clone();
+            let loc = self.last_location();
             self.report(Finding::new(
                 "usage-missing",
                 "the request asked for usage (`stream_options.include_usage`) but no chunk carried it",

@@ -96,7 +96,9 @@ pub struct Linter<'s> {
     invalid_utf8_reported: u64,
     first_invalid_utf8: Option<(Location, String)>,
     /// Location of the last line seen.
-    last_loc: Location,
+    /// The last line seen (its bytes, offset, line number), kept raw: the
+    /// location is built only when a whole-stream finding needs it.
+    last_line: (Vec<u8>, u64, u64),
     /// Dispatched events.
     pub events: u64,
     done_event: Option<u64>,
@@ -128,8 +130,9 @@ pub struct Linter<'s> {
     pub event_kind: Vec<&'static str>,
     /// Hash of the event being checked, for fingerprints.
     cur_data_hash: Option<u64>,
-    /// Schema verdicts by chunk shape (see `chunk::shape_hash`).
-    schema_cache: std::collections::HashMap<u64, bool>,
+    /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
+    /// are hashes already, so the map does not hash them again.
+    schema_cache: std::collections::HashMap<u64, bool, std::hash::BuildHasherDefault<IdentityHasher>>,
     /// When set (by `inspect`), a short rendering of what the last chunk
     /// adds is kept in `event_summary`.
     pub summaries: bool,
@@ -173,7 +176,7 @@ impl<'s> Linter<'s> {
             first_lf: None,
             invalid_utf8_reported: 0,
             first_invalid_utf8: None,
-            last_loc: Location::default(),
+            last_line: (Vec::new(), 0, 0),
             events: 0,
             done_event: None,
             after_done: 0,
@@ -196,7 +199,7 @@ impl<'s> Linter<'s> {
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
             cur_data_hash: None,
-            schema_cache: std::collections::HashMap::new(),
+            schema_cache: std::collections::HashMap::default(),
             summaries: false,
             event_summary: String::new(),
             fields_seen: None,
@@ -231,6 +234,18 @@ impl<'s> Linter<'s> {
         }
     }
 
+    /// Where the stream stops: the last byte of its last line.
+    fn last_location(&self) -> Location {
+        let (bytes, offset, line) = &self.last_line;
+        if bytes.is_empty() && *line == 0 {
+            return Location::default();
+        }
+        let n = bytes.len();
+        let mut l = Location::in_line(bytes, *offset, *line, n.saturating_sub(1), n);
+        self.to_file(&mut l);
+        l
+    }
+
     /// The whole value of the first `data` line of `block` (or its first
     /// line).
     fn event_loc(&self, block: &Block<'_>) -> Location {
@@ -239,7 +254,7 @@ impl<'s> Linter<'s> {
                 let s = block.value_start(line);
                 self.loc(block, line, s, line.len)
             }
-            None => self.last_loc.clone(),
+            None => self.last_location(),
         }
     }
 
@@ -368,6 +383,24 @@ impl Linter<'_> {
     }
 }
 
+/// A hasher for keys that are hashes already (u64 shape hashes).
+#[derive(Debug, Default)]
+pub struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// The least wait (ms) before a single-read answer counts as `buffered`.
 pub const BUFFERED_WAIT_MS: f64 = 1000.0;
 
@@ -408,7 +441,12 @@ impl Sink for Linter<'_> {
         if let Some(last) = block.lines.last() {
             // Whole-stream findings (cut-off, missing-done) point at where
             // the stream stops: the end of its last line.
-            self.last_loc = self.loc(block, last, last.len.saturating_sub(1), last.len);
+            let bytes = block.bytes(last);
+            let keep = &bytes[bytes.len().saturating_sub(crate::lint::MAX_SOURCE_LINE)..];
+            self.last_line.0.clear();
+            self.last_line.0.extend_from_slice(keep);
+            self.last_line.1 = last.offset + (bytes.len() - keep.len()) as u64;
+            self.last_line.2 = last.line;
         }
         if let Some(d) = &block.dispatch {
             self.cur_data_hash = Some(crate::lint::fnv1a(&[d.data.as_bytes()]));
