@@ -84,7 +84,7 @@ fn get_mut<'v>(v: &'v mut Value, path: &[String]) -> &'v mut Value {
 fn remove_at(v: &mut Value, path: &[String]) {
     let (last, parent) = path.split_last().unwrap();
     if let Value::Object(o) = get_mut(v, parent) {
-        o.shift_remove(last);
+        o.remove(last);
     }
 }
 

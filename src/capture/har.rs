@@ -29,27 +29,32 @@ pub const MAX_ENTRIES: usize = 100_000;
 /// entries present), or `--entry`/`--url-match` matched nothing.
 pub fn read(
     name: &str,
-    mut reader: Box<dyn Read + Send>,
+    reader: Box<dyn Read + Send>,
     opts: &super::Options,
 ) -> Result<Capture, InputError> {
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
+    // Parse from the reader: the file is never held whole beside the
+    // document (a 200 MB HAR peaks near twice its size, not three times).
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
+    let head = std::io::BufRead::fill_buf(&mut reader)
         .map_err(|e| InputError::new(name, super::io_message(&e)))?;
-    let text = bytes
-        .strip_prefix(&[0xEF, 0xBB, 0xBF][..])
-        .unwrap_or(&bytes);
-    let doc: Value = serde_json::from_slice(text).map_err(|e| {
+    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        std::io::BufRead::consume(&mut reader, 3);
+    }
+    let mut doc: Value = serde_json::from_reader(reader).map_err(|e| {
         InputError::new(
             name,
-            format!("not a HAR file: the JSON does not parse ({e})"),
+            if e.is_io() {
+                format!("cannot read the file ({e})")
+            } else {
+                format!("not a HAR file: the JSON does not parse ({e})")
+            },
         )
     })?;
     let entries = doc
-        .get("log")
+        .get_mut("log")
         .ok_or_else(|| InputError::new(name, "not a HAR file: no top-level `log` object"))?
-        .get("entries")
-        .and_then(Value::as_array)
+        .get_mut("entries")
+        .and_then(Value::as_array_mut)
         .ok_or_else(|| InputError::new(name, "not a HAR file: `log.entries` is not an array"))?;
     if entries.len() > MAX_ENTRIES {
         return Err(InputError::new(
@@ -62,7 +67,7 @@ pub fn read(
     }
     let mut streams: Vec<(bool, Stream)> = Vec::new();
     let mut listing = Vec::new();
-    for (i, entry) in entries.iter().enumerate() {
+    for (i, entry) in entries.iter_mut().enumerate() {
         let method = str_at(entry, &["request", "method"]).unwrap_or("?");
         let url = str_at(entry, &["request", "url"]).unwrap_or("?");
         let status = status_of(entry);
@@ -81,15 +86,15 @@ pub fn read(
                 continue;
             }
         }
+        let chat = is_chat_completion(entry);
+        let (method, url) = (method.to_string(), super::redact_url(url));
+        // Move the body text out of the document instead of copying it.
+        let text = entry
+            .pointer_mut("/response/content/text")
+            .map(std::mem::take);
         streams.push((
-            is_chat_completion(entry),
-            entry_stream(
-                i,
-                entry,
-                method,
-                &super::redact_url(url),
-                opts.decoded_limit(),
-            ),
+            chat,
+            entry_stream(i, entry, text, &method, &url, opts.decoded_limit()),
         ));
     }
     if streams.is_empty() {
@@ -201,10 +206,16 @@ fn is_sse_entry(entry: &Value) -> bool {
         == Some(true)
 }
 
-fn entry_stream(i: usize, entry: &Value, method: &str, url: &str, max_decoded: u64) -> Stream {
+fn entry_stream(
+    i: usize,
+    entry: &Value,
+    text: Option<Value>,
+    method: &str,
+    url: &str,
+    max_decoded: u64,
+) -> Stream {
     let content = entry.pointer("/response/content");
     let mut stream = Stream::new(format!("#{i} {method} {url}"), Body::Bytes(Vec::new()));
-    let text = content.and_then(|c| c.get("text"));
     let size = content
         .and_then(|c| c.get("size"))
         .and_then(Value::as_i64)
@@ -253,14 +264,14 @@ fn entry_stream(i: usize, entry: &Value, method: &str, url: &str, max_decoded: u
                 ));
                 s.as_bytes().to_vec()
             }
-            _ => s.as_bytes().to_vec(),
+            _ => s.into_bytes(),
         },
         Some(other) => {
             super::note_truncation(
                 &stream.evidence,
                 format!(
                     "content.text is a JSON {} where a string belongs; the body could not be read",
-                    json_type(other)
+                    json_type(&other)
                 ),
             );
             Vec::new()

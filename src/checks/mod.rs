@@ -132,7 +132,8 @@ pub struct Linter<'s> {
     cur_data_hash: Option<u64>,
     /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
     /// are hashes already, so the map does not hash them again.
-    schema_cache: std::collections::HashMap<u64, bool, std::hash::BuildHasherDefault<IdentityHasher>>,
+    schema_cache:
+        std::collections::HashMap<u64, bool, std::hash::BuildHasherDefault<IdentityHasher>>,
     /// When set (by `inspect`), a short rendering of what the last chunk
     /// adds is kept in `event_summary`.
     pub summaries: bool,

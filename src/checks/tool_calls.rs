@@ -68,12 +68,14 @@ impl Linter<'_> {
             let has_id = given(obj.get("id"));
             let has_kind = given(obj.get("type"));
             let has_name = given(obj.get("function").and_then(|f| f.get("name")));
+            // Only the call's id is needed: never clone its arguments (they
+            // grow with every fragment).
             let existing = self
                 .answer
                 .choices
                 .get(&choice)
                 .and_then(|c| c.tool_calls.get(&tidx))
-                .cloned();
+                .map(|t| t.id.clone());
             match existing {
                 None => {
                     let mut missing = Vec::new();
@@ -117,7 +119,7 @@ impl Linter<'_> {
                         let t = self.choices.entry(choice).or_default();
                         t.tools.entry(tidx).or_default().args_wrong_type = true;
                     }
-                    let new_call = id.is_some_and(|i| prev.id.as_deref().is_some_and(|p| p != i));
+                    let new_call = id.is_some_and(|i| prev.as_deref().is_some_and(|p| p != i));
                     let track = self
                         .choices
                         .entry(choice)
@@ -136,7 +138,7 @@ impl Linter<'_> {
                                     format!(
                                         "a new tool call (id {:?}) is written under index {tidx}, which already holds call {:?}: accumulators merge the two into one call with garbled arguments",
                                         shorten(id.unwrap_or(""), 40),
-                                        shorten(prev.id.as_deref().unwrap_or(""), 40)
+                                        shorten(prev.as_deref().unwrap_or(""), 40)
                                     ),
                                     loc,
                                 )
