@@ -51,19 +51,24 @@ impl Sink for Trace {
     }
 }
 
-fn frame(body: &[u8], cuts: &[usize]) -> (Trace, sselint::sse::Framing) {
-    let mut t = Trace::default();
+/// Feeds `body` to a parser in the pieces `cuts` makes, into `sink`.
+fn feed_split(body: &[u8], cuts: &[usize], sink: &mut impl Sink) -> sselint::sse::Framing {
     let mut p = Parser::new();
     let mut last = 0;
     for &c in cuts {
         let c = c.min(body.len());
         if c >= last {
-            p.feed(&body[last..c], &mut t);
+            p.feed(&body[last..c], sink);
             last = c;
         }
     }
-    p.feed(&body[last..], &mut t);
-    let f = p.finish(&mut t);
+    p.feed(&body[last..], sink);
+    p.finish(sink)
+}
+
+fn frame(body: &[u8], cuts: &[usize]) -> (Trace, sselint::sse::Framing) {
+    let mut t = Trace::default();
+    let f = feed_split(body, cuts, &mut t);
     (t, f)
 }
 
@@ -71,17 +76,7 @@ fn frame(body: &[u8], cuts: &[usize]) -> (Trace, sselint::sse::Framing) {
 fn findings(body: &[u8], cuts: &[usize]) -> Vec<(&'static str, u64, u64, u64)> {
     let settings = Settings::default();
     let mut l = Linter::new(&settings, Context::default());
-    let mut p = Parser::new();
-    let mut last = 0;
-    for &c in cuts {
-        let c = c.min(body.len());
-        if c >= last {
-            p.feed(&body[last..c], &mut l);
-            last = c;
-        }
-    }
-    p.feed(&body[last..], &mut l);
-    let f = p.finish(&mut l);
+    let f = feed_split(body, cuts, &mut l);
     let r = l.finish(&f, &[]);
     r.out
         .diagnostics

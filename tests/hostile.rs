@@ -86,6 +86,7 @@ fn cases() -> Vec<Case> {
         Case { name: "nuls.sse", bytes: vec![0; 4096], code: 1, says: "body-not-sse" },
         Case { name: "random.bin", bytes: random, code: 1, says: "ending:" },
         Case { name: "long-line.sse", bytes: vec![b'a'; 10 * 1024 * 1024], code: 1, says: "body-not-sse" },
+        Case { name: "line-50mb.sse", bytes: vec![b'a'; 50 * 1000 * 1000], code: 1, says: "event-too-large" },
         Case { name: "nested.sse", bytes: nested.into_bytes(), code: 1, says: "invalid-json" },
         Case { name: "digits.sse", bytes: digits.into_bytes(), code: 1, says: "invalid-json" },
         Case { name: "surrogate.sse", bytes: surrogate.into_bytes(), code: 0, says: "invalid-json" },

@@ -118,7 +118,10 @@ impl Location {
         end: usize,
     ) -> Self {
         let start = start.min(line_bytes.len());
-        let end = end.clamp(start, line_bytes.len());
+        let full_end = end.clamp(start, line_bytes.len());
+        // The snippet shows at most the first 4 KiB of a long span (a
+        // whole oversized event, say); `byte_len` keeps the real length.
+        let end = full_end.min(start + 4096);
         let column = 1 + String::from_utf8_lossy(&line_bytes[..start])
             .chars()
             .count() as u64;
@@ -152,7 +155,7 @@ impl Location {
         };
         Location {
             byte_offset: line_offset + start as u64,
-            byte_len: (end - start) as u64,
+            byte_len: (full_end - start) as u64,
             line,
             column,
             source: Some(SourceLine {
