@@ -89,25 +89,33 @@ impl Scrubber {
     /// text (escapes kept, BMP `\uXXXX` letters replaced by `\u2022`),
     /// byte for byte the same length.
     fn literal(&self, lit: &str, out: &mut String) {
-        let b = lit.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] == b'\\' && i + 1 < b.len() {
-                if b[i + 1] == b'u' && i + 6 <= b.len() {
-                    let hex = &lit[i + 2..i + 6];
-                    let surrogate =
-                        u16::from_str_radix(hex, 16).is_ok_and(|u| (0xD800..0xE000).contains(&u));
-                    out.push_str(if surrogate { &lit[i..i + 6] } else { "\\u2022" });
-                    i += 6;
-                } else {
-                    out.push_str(&lit[i..i + 2]);
-                    i += 2;
-                }
+        let mut it = lit.chars().peekable();
+        while let Some(c) = it.next() {
+            if c != '\\' {
+                out.push(self.char(c));
                 continue;
             }
-            let c = lit[i..].chars().next().unwrap_or('\u{FFFD}');
-            out.push(self.char(c));
-            i += c.len_utf8();
+            match it.next() {
+                Some('u') => {
+                    let hex: String = std::iter::from_fn(|| it.next_if(char::is_ascii_hexdigit))
+                        .take(4)
+                        .collect();
+                    let surrogate = hex.len() == 4
+                        && u16::from_str_radix(&hex, 16)
+                            .is_ok_and(|u| (0xD800..0xE000).contains(&u));
+                    if hex.len() == 4 && !surrogate {
+                        out.push_str("\\u2022");
+                    } else {
+                        out.push_str("\\u");
+                        out.push_str(&hex);
+                    }
+                }
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push('\\'),
+            }
         }
     }
 
@@ -117,34 +125,39 @@ impl Scrubber {
     /// invalid) as they were.
     fn arguments(&mut self, key: (u64, u64), lit: &str, out: &mut String) {
         let (mut in_str, mut esc) = self.args_state.get(&key).copied().unwrap_or((false, false));
-        let b = lit.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            // Outer escapes stand for one inner character each.
-            let (inner, width) = if b[i] == b'\\' && i + 1 < b.len() {
-                let w = if b[i + 1] == b'u' {
-                    6.min(b.len() - i)
-                } else {
-                    2
-                };
-                let ch = match b[i + 1] {
-                    b'"' => '"',
-                    b'\\' => '\\',
-                    _ => 'x',
-                };
-                (ch, w)
-            } else {
-                let c = lit[i..].chars().next().unwrap_or('\u{FFFD}');
-                (c, c.len_utf8())
-            };
-            let raw = &lit[i..i + width];
-            if in_str && !esc && inner != '"' && inner != '\\' && width == raw.chars().count() {
-                for c in raw.chars() {
-                    out.push(self.char(c));
+        let mut it = lit.chars().peekable();
+        while let Some(c) = it.next() {
+            // An outer escape stands for one inner character; copy it as it
+            // is and track what it stands for.
+            let inner = if c == '\\' {
+                out.push('\\');
+                match it.next() {
+                    Some('u') => {
+                        out.push('u');
+                        for h in std::iter::from_fn(|| it.next_if(char::is_ascii_hexdigit)).take(4)
+                        {
+                            out.push(h);
+                        }
+                        'x'
+                    }
+                    Some(n) => {
+                        out.push(n);
+                        match n {
+                            '"' => '"',
+                            '\\' => '\\',
+                            _ => 'x',
+                        }
+                    }
+                    None => 'x',
                 }
             } else {
-                out.push_str(raw);
-            }
+                if in_str && !esc && c != '"' {
+                    out.push(self.char(c));
+                } else {
+                    out.push(c);
+                }
+                c
+            };
             if esc {
                 esc = false;
             } else if inner == '\\' && in_str {
@@ -152,7 +165,6 @@ impl Scrubber {
             } else if inner == '"' {
                 in_str = !in_str;
             }
-            i += width;
         }
         self.args_state.insert(key, (in_str, esc));
     }
@@ -189,7 +201,10 @@ impl Scrubber {
             while j < b.len() && b[j] != b'"' {
                 j += if b[j] == b'\\' { 2 } else { 1 };
             }
-            let end = j.min(b.len());
+            let mut end = j.min(b.len());
+            while !v.is_char_boundary(end) {
+                end += 1;
+            }
             let lit = &v[start..end];
             let after = v[end.min(v.len())..].trim_start_matches('"').trim_start();
             let is_key = after.starts_with(':');
@@ -421,6 +436,26 @@ mod tests {
         let cb = &b[b.find("content").unwrap()..];
         assert!(cb.starts_with(&ca[..ca.find("\"}").unwrap()]));
         serde_json::from_str::<Value>(&a).unwrap();
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_scrubs_without_panic(s in "\\PC{0,200}", bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            let mut sc = Scrubber::new(11);
+            let _ = sc.data_value(&s);
+            let _ = sc.body(&bytes);
+            let _ = raw(&bytes, Some(&mut sc));
+            let with_escapes = format!(r#"{{"content":"{}\\é\\u00"}}"#, s.replace('"', ""));
+            let _ = sc.data_value(&with_escapes);
+        }
+
+        #[test]
+        fn valid_chunks_stay_valid_and_keep_their_length(text in "[a-zA-Z0-9 éü中😀\\n\"\\\\]{0,40}") {
+            let chunk = serde_json::json!({"choices":[{"index":0,"delta":{"content": text, "reasoning": text},"finish_reason":null}]}).to_string();
+            let out = Scrubber::new(5).data_value(&chunk);
+            proptest::prop_assert_eq!(out.len(), chunk.len());
+            proptest::prop_assert!(serde_json::from_str::<Value>(&out).is_ok(), "{}", out);
+        }
     }
 
     #[test]
