@@ -2,7 +2,7 @@
 # Seeds each fuzz target's corpus from the shipped samples and test cases.
 set -euo pipefail
 cd "$(dirname "$0")"
-for t in sse_split curl_reader har_reader chunk_decoder check_pipeline; do
+for t in sse_split curl_reader har_reader chunk_decoder check_pipeline redact; do
   mkdir -p "corpus/$t"
 done
 for f in ../samples/*/*.sse ../tests/cases/*.sse; do
@@ -13,6 +13,7 @@ cp ../samples/curl/* ../samples/bad/*.txt corpus/curl_reader/
 cp ../samples/curl/* corpus/check_pipeline/
 cp ../samples/har/*.har corpus/har_reader/
 cp ../samples/har/*.har corpus/check_pipeline/
+cp ../samples/har/*.har ../samples/good/*.sse corpus/redact/
 # One chunk per file for the chunk decoder.
 i=0
 for f in ../samples/good/*.sse ../samples/providers/*.sse; do
