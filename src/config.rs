@@ -48,8 +48,9 @@ allow-fields = []
 # missing-done = "error"
 # comment = "off"
 
-# Per-path settings, by glob on the path as given on the command line:
-# a profile name, or a table with `profile` and `ignore`.
+# Per-path settings, by glob on the path relative to this file's directory
+# (however the path is spelled on the command line): a profile name, or a
+# table with `profile` and `ignore`.
 [per-path]
 # "captures/groq/**" = "groq"
 # "captures/azure/**" = { profile = "azure", ignore = ["empty-choices"] }

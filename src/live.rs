@@ -242,7 +242,7 @@ pub fn record(
     let ms = |at: Instant| at.duration_since(t0).as_secs_f64() * 1000.0;
     let request = capture::Request {
         method: "POST".into(),
-        url: req.url.clone(),
+        url: capture::redact_url(&req.url),
         headers: sent_headers.iter().map(|(n, v)| header(n, v)).collect(),
         body: Some(redact_keys(&body_text)),
     };

@@ -330,11 +330,10 @@ pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
 
 fn redact_headers(hs: Option<&mut Value>) {
     for h in hs.and_then(Value::as_array_mut).into_iter().flatten() {
-        let secret = h.get("name").and_then(Value::as_str).is_some_and(|n| {
-            capture::SECRET_HEADERS
-                .iter()
-                .any(|s| s.eq_ignore_ascii_case(n))
-        });
+        let secret = h
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(capture::is_secret_header);
         if secret {
             h["value"] = Value::String(REDACTED.to_string());
         }
@@ -367,11 +366,10 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
             .into_iter()
             .flatten()
         {
-            let secret = q.get("name").and_then(Value::as_str).is_some_and(|n| {
-                capture::SECRET_PARAMS
-                    .iter()
-                    .any(|s| s.eq_ignore_ascii_case(n))
-            });
+            let secret = q
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(capture::is_secret_param);
             if secret {
                 q["value"] = Value::String(REDACTED.to_string());
             }

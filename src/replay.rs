@@ -227,7 +227,8 @@ pub fn serve(
                 let replay = replay.clone();
                 let stop2 = stop.clone();
                 let handle = std::thread::spawn(move || {
-                    let served = handle_connection(sock, &replay, &opts, &stop2).unwrap_or(false);
+                    // A client that hangs up mid-stream was still served.
+                    let served = handle_connection(sock, &replay, &opts, &stop2).unwrap_or(true);
                     if served && opts.once {
                         stop2.store(true, Ordering::Relaxed);
                     }

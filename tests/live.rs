@@ -451,3 +451,73 @@ fn the_read_timeout_keeps_what_arrived_at_and_past_the_limit() {
     assert_eq!(entry["_sselint"]["stopped"], "timeout");
     assert!(body.len() < std::fs::read(&sample).unwrap().len());
 }
+
+#[test]
+fn record_saves_no_url_or_custom_header_secret() {
+    let dir = scratch("urlsecrets");
+    let sample = root().join("samples/good/emoji.sse");
+    let replay = Replay::start(&sample, &["--once", "--any-path"]);
+    let url = replay
+        .url
+        .replace("http://", "http://alice:FAKEPASS31@")
+        .replace(
+            "/v1/chat/completions",
+            "/v1/chat/completions?key=FAKEKEY41&x-goog-api-key=FAKEGOOG51&stream=1",
+        );
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["record", &url, "--body"])
+        .arg(request_file(&dir))
+        .args([
+            "-H",
+            "Ocp-Apim-Subscription-Key: FAKEAPIM61",
+            "-H",
+            "X-Custom-Token: FAKETOKEN71",
+        ])
+        .arg("-o")
+        .arg(dir.join("u.har"))
+        .output()
+        .unwrap();
+    let saved = std::fs::read_to_string(dir.join("u.har")).unwrap_or_default();
+    for t in [
+        saved,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ] {
+        for s in [
+            "FAKEPASS31",
+            "FAKEKEY41",
+            "FAKEGOOG51",
+            "FAKEAPIM61",
+            "FAKETOKEN71",
+        ] {
+            assert!(!t.contains(s), "{s} leaked:\n{}", &t[..t.len().min(1500)]);
+        }
+    }
+}
+
+#[test]
+fn replay_once_stops_when_the_client_hangs_up_mid_stream() {
+    use std::io::{Read, Write};
+    let sample = root().join("samples/good/openai-basic.sse");
+    let mut replay = Replay::start(&sample, &["--once", "--delay-ms", "300"]);
+    let addr = replay
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut sock = std::net::TcpStream::connect(&addr).unwrap();
+    sock.write_all(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+        .unwrap();
+    let mut buf = [0u8; 64];
+    let _ = sock.read(&mut buf).unwrap();
+    drop(sock);
+    for _ in 0..100 {
+        if replay.child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("replay --once still running 10 s after the client hung up");
+}

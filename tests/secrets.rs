@@ -258,3 +258,60 @@ fn a_scrubbed_capture_gets_the_same_findings_as_the_original() {
     }
     assert!(compared > 100, "compared {compared}");
 }
+
+#[test]
+fn redact_refuses_a_trace_dump_whose_hex_column_holds_every_byte() {
+    let dir = scratch("trace");
+    let out = dir.join("t.txt");
+    let st = Command::new(cargo_bin("sselint"))
+        .arg("redact")
+        .arg(root().join("samples/curl/curl-trace.txt"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&st.stderr).contains("trace dump"));
+    assert!(!out.exists());
+}
+
+#[test]
+fn stream_text_cannot_drive_the_terminal_in_diff_or_inspect() {
+    let dir = scratch("esc");
+    let body = std::fs::read_to_string(root().join("samples/good/openai-basic.sse"))
+        .unwrap()
+        .replacen(
+            "\"content\":\"",
+            "\"content\":\"\\u001b[31mRED\\u001b]0;t\\u0007\\u202e",
+            2,
+        );
+    let p = dir.join("esc.sse");
+    std::fs::write(&p, body).unwrap();
+    for args in [
+        vec![
+            "diff".to_string(),
+            p.to_string_lossy().into_owned(),
+            root()
+                .join("samples/good/openai-basic.sse")
+                .to_string_lossy()
+                .into_owned(),
+        ],
+        vec!["inspect".to_string(), p.to_string_lossy().into_owned()],
+        vec![
+            "check".to_string(),
+            "-v".to_string(),
+            p.to_string_lossy().into_owned(),
+        ],
+    ] {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(&args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
+            "{args:?}:\n{text}"
+        );
+    }
+}

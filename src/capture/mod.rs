@@ -90,8 +90,20 @@ pub const SECRET_PARAMS: &[&str] = &[
 /// A URL with the values of secret-looking query parameters redacted
 /// (`?key=AIza…` → `?key=[REDACTED]`).
 pub fn redact_url(url: &str) -> String {
+    // `https://user:password@host/…`: the user info goes.
+    let url = match url.find("://") {
+        Some(s) => {
+            let rest = &url[s + 3..];
+            let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            match rest[..host_end].rfind('@') {
+                Some(at) => format!("{}{REDACTED}@{}", &url[..s + 3], &rest[at + 1..]),
+                None => url.to_string(),
+            }
+        }
+        None => url.to_string(),
+    };
     let Some((base, query)) = url.split_once('?') else {
-        return url.to_string();
+        return url;
     };
     let (query, frag) = match query.split_once('#') {
         Some((q, f)) => (q, Some(f)),
@@ -100,7 +112,7 @@ pub fn redact_url(url: &str) -> String {
     let parts: Vec<String> = query
         .split('&')
         .map(|kv| match kv.split_once('=') {
-            Some((k, _)) if SECRET_PARAMS.iter().any(|s| s.eq_ignore_ascii_case(k)) => {
+            Some((k, _)) if is_secret_param(k) => {
                 format!("{k}={REDACTED}")
             }
             _ => kv.to_string(),
@@ -119,13 +131,29 @@ pub fn redact_url(url: &str) -> String {
 /// `Bearer` tokens, and `sk-…` keys.
 pub fn redact_text(line: &str) -> String {
     let lower = line.to_ascii_lowercase();
-    for h in SECRET_HEADERS {
-        let needle = format!("{h}:");
-        if let Some(i) = lower.find(&needle) {
-            let before = lower[..i].trim_end_matches([' ', '>', '<']);
-            if before.is_empty() {
-                return format!("{} {REDACTED}", &line[..i + needle.len()]);
-            }
+    // `Name: value` at the line start (also after curl's `> `/`< `).
+    let start = lower.len() - lower.trim_start_matches([' ', '>', '<']).len();
+    if let Some(colon) = lower[start..].find(':') {
+        let name = &lower[start..start + colon];
+        if !name.is_empty() && !name.contains(' ') && is_secret_header(name) {
+            return format!("{} {REDACTED}", &line[..start + colon + 1]);
+        }
+    }
+    // Request lines and URLs: secret query values and user info.
+    if lower.contains("://") || lower.contains('?') {
+        let redacted: Vec<String> = line
+            .split(' ')
+            .map(|w| {
+                if w.contains('?') || w.contains("://") {
+                    redact_url(w)
+                } else {
+                    w.to_string()
+                }
+            })
+            .collect();
+        let joined = redacted.join(" ");
+        if joined != line {
+            return crate::live::redact_keys(&joined);
         }
     }
     let mut out = line.to_string();
@@ -141,11 +169,34 @@ pub fn redact_text(line: &str) -> String {
     crate::live::redact_keys(&out)
 }
 
+/// Whether a header name carries a secret: the known ones, and any name
+/// that looks like a key, token or secret (`X-Auth-Token`,
+/// `Ocp-Apim-Subscription-Key`, `X-Amz-Security-Token`).
+pub fn is_secret_header(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    SECRET_HEADERS.iter().any(|s| *s == n)
+        || n.ends_with("-key")
+        || n.ends_with("_key")
+        || n.contains("token")
+        || n.contains("secret")
+        || n.contains("password")
+        || n.starts_with("ocp-apim")
+}
+
+/// Whether a URL query parameter carries a secret.
+pub fn is_secret_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    SECRET_PARAMS.iter().any(|s| *s == n)
+        || n.contains("key")
+        || n.contains("token")
+        || n.contains("secret")
+        || n.contains("password")
+        || n.contains("signature")
+}
+
 /// Builds a header, redacting the value of a secret-bearing one.
 pub fn header(name: &str, value: &str) -> Header {
-    let secret = SECRET_HEADERS
-        .iter()
-        .any(|s| s.eq_ignore_ascii_case(name.trim()));
+    let secret = is_secret_header(name);
     Header {
         name: name.trim().to_string(),
         value: if secret {
@@ -402,6 +453,7 @@ impl InputError {
 /// The file cannot be opened or read, is not a capture of the given format,
 /// or (HAR) holds no SSE entry matching the options.
 pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
+    let forced_har = opts.input_format.is_none() && path.to_ascii_lowercase().ends_with(".har");
     let reader: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
@@ -411,6 +463,14 @@ pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
         }
         Box::new(file)
     };
+    if forced_har {
+        // A `.har` file is read as HAR, so a broken one says so.
+        let opts = Options {
+            input_format: Some(InputFormat::Har),
+            ..opts.clone()
+        };
+        return from_reader(path, reader, &opts);
+    }
     from_reader(path, reader, opts)
 }
 
@@ -425,6 +485,12 @@ pub fn from_reader(
 ) -> Result<Capture, InputError> {
     let mut reader = BufReader::with_capacity(SNIFF_BYTES, reader);
     let head = fill_sniff(&mut reader).map_err(|e| InputError::new(name, io_message(&e)))?;
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        return Err(InputError::new(
+            name,
+            "the file is UTF-16 (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8 (e.g. `curl -o file`, or `Out-File -Encoding utf8`)",
+        ));
+    }
     let format = match opts.input_format {
         Some(f) => f,
         None => detect(&head),

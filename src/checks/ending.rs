@@ -150,6 +150,16 @@ impl Linter<'_> {
             ));
         }
         match ending {
+            Ending::Empty if self.tail_loc.is_some() && !damaged && self.error_events == 0 => {
+                // Cut inside the first event: nothing was dispatched.
+                let loc = self.tail_loc.clone().unwrap_or_default();
+                self.report(Finding::new(
+                    "cut-off",
+                    format!("the stream ended inside its first event{transport}: no chunk arrived whole, so the client shows nothing"),
+                    loc,
+                ));
+                self.tail_loc = None;
+            }
             Ending::Empty => {
                 // Events that were not JSON explain the empty answer.
                 if !damaged && self.invalid_payloads == 0 {

@@ -215,7 +215,8 @@ fn renderer(format: Format, a: &Args, color: bool) -> Box<dyn Render> {
         Format::Junit => Box::new(Junit),
         Format::Github => Box::new(Github { verbose: a.verbose }),
         Format::Human => Box::new(Human {
-            verbose: a.verbose,
+            // Infos that fail the run are shown.
+            verbose: a.verbose || a.fail_on == Some(FailOn::Info),
             color,
             quiet: a.quiet,
         }),
@@ -488,6 +489,6 @@ pub fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
     }
     sselint::output::write_atomic(&a.path, config::TEMPLATE.as_bytes())
         .with_context(|| format!("writing {}", a.path.display()))?;
-    println!("wrote {}", a.path.display());
+    let _ = writeln!(std::io::stdout(), "wrote {}", a.path.display());
     Ok(ExitCode::SUCCESS)
 }

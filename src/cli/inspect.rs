@@ -107,6 +107,7 @@ fn timing_summary(times: &[(u64, f64, bool)]) -> Option<TimingSummary> {
 }
 
 fn short(s: &str, max: usize) -> String {
+    let s = &printable_text(s);
     // Control characters escaped, quotes left alone: JSON stays readable.
     let esc: String = s
         .chars()
@@ -228,7 +229,9 @@ impl Observer for Recorder<'_> {
                 Cell::new(line),
                 Cell::new(offset),
                 Cell::new(time),
-                Cell::new(block.dispatch.as_ref().map_or("", |d| d.event_type)),
+                Cell::new(printable(
+                    block.dispatch.as_ref().map_or("", |d| d.event_type),
+                )),
                 Cell::new(kind),
                 Cell::new(short(&data, 60)),
                 fcell,

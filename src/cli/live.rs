@@ -190,7 +190,8 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    println!(
+    let _ = writeln!(
+        std::io::stdout(),
         "saved {} ({} bytes in {} reads, HTTP {}, {:.1} s, stopped: {})",
         out.display(),
         rec.body.len(),
@@ -207,15 +208,15 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
         fail_on: None,
     };
     let mut o = std::io::stdout().lock();
-    sselint::report::Render::render(
+    let _ = sselint::report::Render::render(
         &sselint::report::human::Human {
             verbose: false,
             color: a.color.enabled(),
-            quiet: true,
+            quiet: false,
         },
         &run,
         &mut o,
-    )?;
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -282,11 +283,12 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let addr = listener.local_addr()?;
-    println!(
+    let _ = writeln!(
+        std::io::stdout(),
         "sselint replay: serving {} on http://{addr}/v1 (POST /v1/chat/completions); Ctrl-C stops",
         a.capture
     );
-    std::io::stdout().flush()?;
+    let _ = std::io::stdout().flush();
     let stop = interrupted();
     sselint::replay::serve(
         listener,

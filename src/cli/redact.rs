@@ -60,22 +60,28 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             ))
         }
     };
-    if a.scrub_text {
-        // Scrubbing rewrites `data:` lines in place; a trace dump (hex or
-        // ASCII records) or a compressed body has none to rewrite.
+    {
+        // A trace dump holds every byte twice (hex and ASCII columns), so
+        // it cannot be redacted line by line; scrubbing rewrites `data:`
+        // lines in place, which a compressed body does not have.
         let opts = capture::Options::default();
         if let Ok(cap) =
             capture::from_reader("in", Box::new(std::io::Cursor::new(bytes.clone())), &opts)
         {
+            if cap.detail.contains("trace") {
+                return fail(format!(
+                    "{}: redact cannot rewrite a curl trace dump (its hex column holds every byte); capture with `curl -N`, `curl -i` or as HAR",
+                    a.input.display()
+                ));
+            }
             let compressed = cap
                 .streams
                 .iter()
                 .any(|s| s.notes.iter().any(|n| n.contains("decoded from")));
-            if cap.detail.contains("trace") || compressed {
+            if a.scrub_text && compressed {
                 return fail(format!(
-                    "{}: --scrub-text cannot rewrite a {} ; capture with `curl -N`, `curl -i` or as HAR, or redact without --scrub-text",
-                    a.input.display(),
-                    if compressed { "compressed body" } else { "curl trace dump" }
+                    "{}: --scrub-text cannot rewrite a compressed body; capture uncompressed, or redact without --scrub-text",
+                    a.input.display()
                 ));
             }
         }

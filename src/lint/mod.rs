@@ -186,12 +186,17 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
 /// rest, which could drive a terminal) escaped as `\u{1b}`.
 pub fn printable(s: &str) -> String {
     let s = crate::capture::redact_text(s);
-    if !s.chars().any(char::is_control) {
+    // Bidi overrides and isolates reorder what a terminal shows.
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.chars().any(unsafe_char) {
         return s;
     }
     s.chars()
         .map(|c| {
-            if c.is_control() {
+            if unsafe_char(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

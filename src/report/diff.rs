@@ -20,7 +20,8 @@ fn side_name(s: &Side) -> String {
 }
 
 fn short(s: &str, max: usize) -> String {
-    let esc = s.replace('\n', "\\n");
+    // Stream text reaches the terminal: escape controls and bidi marks.
+    let esc = crate::lint::printable(&s.replace('\n', "\\n"));
     if esc.chars().count() <= max {
         esc
     } else {
@@ -48,7 +49,12 @@ pub fn human(
             "A ({na}) and B ({nb}) are equivalent: same answer, finish reasons, usage, tool calls, shape, fields and findings."
         );
     }
-    writeln!(out, "A: {na}\nB: {nb}\n")?;
+    writeln!(
+        out,
+        "A: {}\nB: {}\n",
+        crate::lint::printable(&na),
+        crate::lint::printable(&nb)
+    )?;
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
     t.set_content_arrangement(ContentArrangement::Dynamic);
@@ -75,6 +81,7 @@ pub fn human(
         writeln!(out, "\nchoice {} text, word by word (A → B):", td.choice)?;
         let mut line = String::new();
         for (tag, text) in &td.ops {
+            let text = &crate::lint::printable(&text.replace('\n', "\\n"));
             match (*tag, color) {
                 ("equal", _) => line.push_str(text),
                 ("delete", true) => line.push_str(&format!("{}", text.red().strikethrough())),

@@ -40,10 +40,12 @@ impl Render for Github {
                     if d.severity == Severity::Info && !self.verbose {
                         continue;
                     }
-                    let cmd = match d.severity {
-                        Severity::Error => "error",
-                        Severity::Warning => "warning",
-                        Severity::Info => "notice",
+                    // A finding the baseline covers is a notice, not a
+                    // failure annotation.
+                    let cmd = match (d.suppressed, d.severity) {
+                        (true, _) | (_, Severity::Info) => "notice",
+                        (_, Severity::Error) => "error",
+                        (_, Severity::Warning) => "warning",
                     };
                     let l = &d.location;
                     let (line, col, prefix) = if body_relative {

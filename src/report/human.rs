@@ -62,7 +62,11 @@ pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> S
         Severity::Warning => Level::WARNING,
         Severity::Info => Level::INFO,
     };
-    let title = format!("{} [{}]", d.message, d.rule);
+    let title = if d.suppressed {
+        format!("{} [{}] (in the baseline)", d.message, d.rule)
+    } else {
+        format!("{} [{}]", d.message, d.rule)
+    };
     let mut group = Group::with_title(level.primary_title(title).id(d.code));
     let l = &d.location;
     let whole_line = l.source.as_ref().is_some_and(|s| !s.cut.0);
