@@ -176,7 +176,7 @@ fn a_dropped_connection_keeps_the_partial_body_and_is_cut_off() {
 fn ctrl_c_during_record_leaves_a_valid_har_with_what_arrived() {
     let dir = scratch("sigint");
     let sample = root().join("samples/good/openai-basic.sse");
-    let replay = Replay::start(&sample, &["--once", "--delay-ms", "300"]);
+    let replay = Replay::start(&sample, &["--once", "--delay-ms", "400"]);
     let child = Command::new(cargo_bin("sselint"))
         .args(["record", &replay.url, "--body"])
         .arg(request_file(&dir))
@@ -186,7 +186,7 @@ fn ctrl_c_during_record_leaves_a_valid_har_with_what_arrived() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1000));
+    std::thread::sleep(Duration::from_millis(1500));
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
