@@ -28,6 +28,9 @@ pub struct StreamResult {
     pub notes: Vec<String>,
     /// Dispatched events.
     pub events: u64,
+    /// Chunks linted on the typed fast path (`checks::typed`); the rest
+    /// took the general path. Not part of any report.
+    pub typed_chunks: u64,
     /// How it ended.
     pub ending: Ending,
     /// The reconstructed answer.
@@ -185,6 +188,7 @@ pub fn lint_stream_with(
         http: stream.http,
         notes,
         events: report.events,
+        typed_chunks: report.typed_chunks,
         ending: report.ending,
         answer: report.answer,
         diagnostics: report.out.diagnostics,

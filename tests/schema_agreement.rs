@@ -34,60 +34,6 @@ fn base() -> Value {
             "prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}})
 }
 
-/// Every mutation: remove a key, or set it to a value of each wrong type.
-fn mutations(v: &Value, path: &mut Vec<String>, out: &mut Vec<(String, Value)>, root: &Value) {
-    let replacements = [
-        json!(null),
-        json!(7),
-        json!("x"),
-        json!(true),
-        json!([]),
-        json!({}),
-        json!(""),
-        json!(-1),
-        json!(1.5),
-    ];
-    match v {
-        Value::Object(o) => {
-            for (k, child) in o {
-                path.push(k.clone());
-                let mut removed = root.clone();
-                remove_at(&mut removed, path);
-                out.push((format!("remove /{}", path.join("/")), removed));
-                for r in &replacements {
-                    let mut m = root.clone();
-                    *get_mut(&mut m, path) = r.clone();
-                    out.push((format!("/{} = {r}", path.join("/")), m));
-                }
-                mutations(child, path, out, root);
-                path.pop();
-            }
-        }
-        Value::Array(a) => {
-            for (i, child) in a.iter().enumerate() {
-                path.push(i.to_string());
-                mutations(child, path, out, root);
-                path.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-fn get_mut<'v>(v: &'v mut Value, path: &[String]) -> &'v mut Value {
-    path.iter().fold(v, |cur, p| match cur {
-        Value::Array(a) => &mut a[p.parse::<usize>().unwrap()],
-        other => &mut other[p.as_str()],
-    })
-}
-
-fn remove_at(v: &mut Value, path: &[String]) {
-    let (last, parent) = path.split_last().unwrap();
-    if let Value::Object(o) = get_mut(v, parent) {
-        o.remove(last);
-    }
-}
-
 #[test]
 fn typed_checks_and_the_schema_agree_on_mutated_chunks() {
     let root = base();

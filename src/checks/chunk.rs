@@ -325,25 +325,8 @@ impl Linter<'_> {
         self.answer.chunks_with_choices += 1;
         let mut adds = false;
         let mut seen = Vec::new();
-        if choices.len() == 1 {
-            let idx = choices[0].get("index").and_then(Value::as_u64);
-            let d = &mut self.drift;
-            match (d.last, idx) {
-                (None, Some(i)) => d.last = Some(i),
-                (Some(l), Some(i)) if i == l + 1 => {
-                    d.steps += 1;
-                    d.last = Some(i);
-                    if d.first_loc.is_none() {
-                        let ptr = "/choices/0/index".to_string();
-                        let loc = self.pointer_loc(block, data, &ptr, false);
-                        self.drift.first_loc = Some((loc, index));
-                    }
-                }
-                _ => self.drift.broken = true,
-            }
-        } else {
-            self.drift.broken = true;
-        }
+        let first_index = choices[0].get("index").and_then(Value::as_u64);
+        self.track_drift(block, data, index, choices.len(), first_index);
         for (pos, choice) in choices.iter().enumerate() {
             let base = format!("/choices/{pos}");
             if !choice.is_object() {
@@ -460,6 +443,65 @@ impl Linter<'_> {
         adds
     }
 
+    /// The `choice-index-drift` bookkeeping: chunks with exactly one
+    /// choice whose index steps up by one each time. `count` is the number
+    /// of choices in the chunk, `first` the first one's index.
+    pub(super) fn track_drift(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        count: usize,
+        first: Option<u64>,
+    ) {
+        if count != 1 {
+            self.drift.broken = true;
+            return;
+        }
+        let d = &mut self.drift;
+        match (d.last, first) {
+            (None, Some(i)) => d.last = Some(i),
+            (Some(l), Some(i)) if i == l + 1 => {
+                d.steps += 1;
+                d.last = Some(i);
+                if d.first_loc.is_none() {
+                    let loc = self.pointer_loc(block, data, "/choices/0/index", false);
+                    self.drift.first_loc = Some((loc, index));
+                }
+            }
+            _ => self.drift.broken = true,
+        }
+    }
+
+    /// A non-empty `content` delta `s` of choice `idx` (at pointer `base`,
+    /// `/choices/N`): the `cumulative-content` bookkeeping (each delta
+    /// repeating the text so far).
+    pub(super) fn track_content(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        idx: u64,
+        base: &str,
+        s: &str,
+    ) {
+        self.kind("content");
+        let t = self.choices.entry(idx).or_default();
+        if !t.last_content.is_empty()
+            && s.len() > t.last_content.len()
+            && s.starts_with(t.last_content.as_str())
+        {
+            t.cumulative += 1;
+            if t.cumulative_loc.is_none() {
+                let loc = self.pointer_loc(block, data, &format!("{base}/delta/content"), false);
+                self.choices.entry(idx).or_default().cumulative_loc = Some((loc, index));
+            }
+        }
+        let t = self.choices.entry(idx).or_default();
+        t.last_content.clear();
+        t.last_content.push_str(&s[..s.len().min(4096)]);
+    }
+
     fn check_delta(
         &mut self,
         block: &Block<'_>,
@@ -524,23 +566,8 @@ impl Linter<'_> {
         let finished = self.choices.get(&idx).is_some_and(|t| t.finished);
         let mut after_finish = None;
         if let Some(s) = Field::of(d, "content").nonempty_str() {
-            self.kind("content");
             adds = true;
-            let t = self.choices.entry(idx).or_default();
-            if !t.last_content.is_empty()
-                && s.len() > t.last_content.len()
-                && s.starts_with(t.last_content.as_str())
-            {
-                t.cumulative += 1;
-                if t.cumulative_loc.is_none() {
-                    let loc =
-                        self.pointer_loc(block, data, &format!("{base}/delta/content"), false);
-                    self.choices.entry(idx).or_default().cumulative_loc = Some((loc, index));
-                }
-            }
-            let t = self.choices.entry(idx).or_default();
-            t.last_content.clear();
-            t.last_content.push_str(&s[..s.len().min(4096)]);
+            self.track_content(block, data, index, idx, base, s);
             if finished {
                 after_finish = Some("content");
             }

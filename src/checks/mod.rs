@@ -13,6 +13,7 @@ mod ending;
 mod framing;
 mod payload;
 mod tool_calls;
+mod typed;
 mod usage;
 
 pub use chunk::chunk_schema;
@@ -101,6 +102,8 @@ pub struct Linter<'s> {
     last_line: (Vec<u8>, u64, u64),
     /// Dispatched events.
     pub events: u64,
+    /// Chunks linted on the typed fast path (see `typed`).
+    pub typed_chunks: u64,
     done_event: Option<u64>,
     after_done: u64,
     first_after_done: Option<Location>,
@@ -128,8 +131,10 @@ pub struct Linter<'s> {
     /// What the last event was (`role`, `content`, `finish`, `usage`,
     /// `done`, `error`, `invalid`, …), for `inspect`.
     pub event_kind: Vec<&'static str>,
-    /// Hash of the event being checked, for fingerprints.
-    cur_data_hash: Option<u64>,
+    /// An event's data is being checked: its findings are fingerprinted
+    /// by that data once the event is done (see `fingerprint_event`), so
+    /// the data is hashed only for events that have findings.
+    in_event: bool,
     /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
     /// are hashes already, so the map does not hash them again.
     schema_cache:
@@ -179,6 +184,7 @@ impl<'s> Linter<'s> {
             first_invalid_utf8: None,
             last_line: (Vec::new(), 0, 0),
             events: 0,
+            typed_chunks: 0,
             done_event: None,
             after_done: 0,
             first_after_done: None,
@@ -199,7 +205,7 @@ impl<'s> Linter<'s> {
             separator_errors: 0,
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
-            cur_data_hash: None,
+            in_event: false,
             schema_cache: std::collections::HashMap::default(),
             summaries: false,
             event_summary: String::new(),
@@ -279,20 +285,38 @@ impl<'s> Linter<'s> {
     }
 
     /// Reports a finding, fingerprinted by rule, pointer (indices folded)
-    /// and the current event's data (or the message outside an event).
+    /// and the current event's data (by `fingerprint_event`, once the event
+    /// is done) or, outside an event, the message.
     fn report(&mut self, mut f: Finding) {
-        let ptr = f
-            .pointer
-            .as_deref()
-            .map(crate::lint::profile::fold_indices)
-            .unwrap_or_default();
-        let data_hash = self.cur_data_hash.map(u64::to_le_bytes);
-        let what: &[u8] = match &data_hash {
-            Some(h) => h,
-            None => f.message.as_bytes(),
-        };
-        f.fingerprint = crate::lint::fnv1a(&[f.rule.as_bytes(), ptr.as_bytes(), what]);
+        if !self.in_event {
+            let ptr = f
+                .pointer
+                .as_deref()
+                .map(crate::lint::profile::fold_indices)
+                .unwrap_or_default();
+            f.fingerprint =
+                crate::lint::fnv1a(&[f.rule.as_bytes(), ptr.as_bytes(), f.message.as_bytes()]);
+        }
         self.out.push(f);
+    }
+
+    /// Fingerprints the findings kept since the `first`-th by rule, pointer
+    /// (indices folded) and the hash of the event's `data`.
+    fn fingerprint_event(&mut self, first: usize, data: &str) {
+        let kept = &mut self.out.diagnostics[first..];
+        if kept.is_empty() {
+            return;
+        }
+        let data_hash = crate::lint::fnv1a(&[data.as_bytes()]).to_le_bytes();
+        for d in kept {
+            let ptr = d
+                .pointer
+                .as_deref()
+                .map(crate::lint::profile::fold_indices)
+                .unwrap_or_default();
+            let h = crate::lint::fnv1a(&[d.rule.as_bytes(), ptr.as_bytes(), &data_hash]);
+            d.fingerprint = format!("{h:016x}");
+        }
     }
 
     /// Notes what the current event does, once per kind.
@@ -314,6 +338,7 @@ impl<'s> Linter<'s> {
             answer: self.answer,
             ending,
             events: self.events,
+            typed_chunks: self.typed_chunks,
             head: self.head,
         }
     }
@@ -416,6 +441,8 @@ pub struct Report<'s> {
     pub ending: crate::model::assembly::Ending,
     /// Dispatched events.
     pub events: u64,
+    /// Chunks linted on the typed fast path.
+    pub typed_chunks: u64,
     /// The first bytes of the body.
     pub head: Vec<u8>,
 }
@@ -449,18 +476,24 @@ impl Sink for Linter<'_> {
             self.last_line.1 = last.offset + (bytes.len() - keep.len()) as u64;
             self.last_line.2 = last.line;
         }
+        let first = self.out.diagnostics.len();
         if let Some(d) = &block.dispatch {
-            self.cur_data_hash = Some(crate::lint::fnv1a(&[d.data.as_bytes()]));
+            self.in_event = true;
             self.events += 1;
             let data = d.data;
             let index = d.index;
             let event_type = d.event_type;
             self.check_event(block, data, Some(index), event_type);
             self.check_timing(block, index);
+            self.in_event = false;
+            self.fingerprint_event(first, data);
         } else if !block.terminated {
-            self.cur_data_hash = block.data.map(|d| crate::lint::fnv1a(&[d.as_bytes()]));
+            self.in_event = block.data.is_some();
             self.check_tail(block);
+            self.in_event = false;
+            if let Some(data) = block.data {
+                self.fingerprint_event(first, data);
+            }
         }
-        self.cur_data_hash = None;
     }
 }

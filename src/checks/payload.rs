@@ -51,6 +51,9 @@ impl Linter<'_> {
             );
             return;
         }
+        if self.check_typed(block, data, index) {
+            return;
+        }
         match model::decode(data) {
             Payload::Done => {
                 self.kind("done");

@@ -264,6 +264,10 @@ pub struct Settings {
     /// The largest event (bytes of its lines) read; larger ones are
     /// `event-too-large` and not read. Bounds memory per stream.
     pub max_event_bytes: usize,
+    /// Lint ordinary chunks on the typed fast path (`checks::typed`); the
+    /// findings are the same either way, so this is off only in the tests
+    /// that compare the two paths.
+    pub typed: bool,
 }
 
 impl Default for Settings {
@@ -275,6 +279,7 @@ impl Default for Settings {
             allow_fields: Vec::new(),
             stall_ms: 10_000,
             max_event_bytes: crate::sse::DEFAULT_MAX_BLOCK_BYTES,
+            typed: true,
         }
     }
 }

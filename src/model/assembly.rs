@@ -37,6 +37,16 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+impl ToolCall {
+    /// Appends an `arguments` fragment; a fragment that would take the
+    /// arguments past [`MAX_TEXT_BYTES`] is dropped.
+    pub fn push_arguments(&mut self, fragment: &str) {
+        if self.arguments.len() + fragment.len() <= MAX_TEXT_BYTES {
+            self.arguments.push_str(fragment);
+        }
+    }
+}
+
 /// Text capped at [`MAX_TEXT_BYTES`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Text {
@@ -178,9 +188,7 @@ impl Answer {
                             }
                         }
                         if let Some(a) = f.get("arguments").and_then(Value::as_str) {
-                            if tc.arguments.len() + a.len() <= MAX_TEXT_BYTES {
-                                tc.arguments.push_str(a);
-                            }
+                            tc.push_arguments(a);
                         }
                     }
                 }

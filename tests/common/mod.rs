@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use serde_json::Value;
 use sselint::capture::{self, Options};
 use sselint::lint::{Diagnostic, Settings, Severity};
 use sselint::pipeline::{lint_capture, FileResult, NoObserver};
@@ -70,4 +71,60 @@ pub fn text0(r: &FileResult) -> String {
         .get(&0)
         .map(|c| c.text.kept.clone())
         .unwrap_or_default()
+}
+
+/// Every mutation of `v` (a part of `root` at `path`): remove a key, or
+/// set it to a value of each JSON type; each is `(what, mutated root)`.
+pub fn mutations(v: &Value, path: &mut Vec<String>, out: &mut Vec<(String, Value)>, root: &Value) {
+    use serde_json::json;
+    let replacements = [
+        json!(null),
+        json!(7),
+        json!("x"),
+        json!(true),
+        json!([]),
+        json!({}),
+        json!(""),
+        json!(-1),
+        json!(1.5),
+    ];
+    match v {
+        Value::Object(o) => {
+            for (k, child) in o {
+                path.push(k.clone());
+                let mut removed = root.clone();
+                remove_at(&mut removed, path);
+                out.push((format!("remove /{}", path.join("/")), removed));
+                for r in &replacements {
+                    let mut m = root.clone();
+                    *get_mut(&mut m, path) = r.clone();
+                    out.push((format!("/{} = {r}", path.join("/")), m));
+                }
+                mutations(child, path, out, root);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                path.push(i.to_string());
+                mutations(child, path, out, root);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+pub fn get_mut<'v>(v: &'v mut Value, path: &[String]) -> &'v mut Value {
+    path.iter().fold(v, |cur, p| match cur {
+        Value::Array(a) => &mut a[p.parse::<usize>().unwrap()],
+        other => &mut other[p.as_str()],
+    })
+}
+
+pub fn remove_at(v: &mut Value, path: &[String]) {
+    let (last, parent) = path.split_last().unwrap();
+    if let Value::Object(o) = get_mut(v, parent) {
+        o.remove(last);
+    }
 }

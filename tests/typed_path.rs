@@ -1,0 +1,284 @@
+//! The typed fast path (`checks::typed`) changes nothing but speed: every
+//! shipped sample and case, and a stream whose ordinary chunk is mutated in
+//! every way the schema agreement test knows (plus unknown keys, escapes,
+//! duplicate keys, new choices and calls), lint to the same findings,
+//! fingerprints, answer and ending with the fast path on and off.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use sselint::capture::{self, Options};
+use sselint::lint::{profile, Settings};
+use sselint::pipeline::{lint_capture, FileResult, NoObserver};
+use std::path::{Path, PathBuf};
+
+/// Everything a report is made of, as text (the count of typed chunks
+/// left out).
+fn outcome(r: &FileResult) -> String {
+    let mut s = format!("{:?} {:?}\n", r.error, r.rules_run);
+    for st in &r.streams {
+        s.push_str(&format!(
+            "{:#?}\n{:?} {:?} {:?} {:?} {} {:?}\n{:#?}\n{:?} {:?}\n",
+            st.diagnostics,
+            st.omitted,
+            st.omitted_worst,
+            st.counts,
+            st.ending,
+            st.events,
+            st.notes,
+            st.answer.choices,
+            st.answer.usage,
+            st.framing,
+        ));
+    }
+    s
+}
+
+/// `None` for the samples that are not captures at all.
+fn lint_path(p: &Path, settings: &Settings) -> Option<FileResult> {
+    let cap = capture::open(p.to_str().unwrap(), &Options::default()).ok()?;
+    Some(lint_capture(cap, settings, &mut NoObserver))
+}
+
+fn lint_body(body: &str, settings: &Settings) -> FileResult {
+    let cap = capture::from_reader(
+        "bytes",
+        Box::new(std::io::Cursor::new(body.as_bytes().to_vec())),
+        &Options::default(),
+    )
+    .expect("bytes read as a capture");
+    lint_capture(cap, settings, &mut NoObserver)
+}
+
+fn typed(on: bool, base: &Settings) -> Settings {
+    Settings {
+        profile: base.profile,
+        typed: on,
+        ..Settings::default()
+    }
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else if !p.to_string_lossy().ends_with(".json") && !p.ends_with("README.md") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn samples_and_cases_lint_the_same_on_both_paths() {
+    let mut files = Vec::new();
+    files_under(&root().join("samples"), &mut files);
+    files_under(&root().join("tests/cases"), &mut files);
+    files.sort();
+    assert!(files.len() > 80, "only {} files", files.len());
+    let mut typed_chunks = 0;
+    for p in &files {
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut profiles = vec![Settings::default()];
+        if let Some(prof) = profile::profile(&stem) {
+            profiles.push(Settings {
+                profile: prof,
+                ..Settings::default()
+            });
+        }
+        for s in &profiles {
+            let Some(fast) = lint_path(p, &typed(true, s)) else {
+                continue;
+            };
+            let slow = lint_path(p, &typed(false, s)).unwrap();
+            assert!(slow.streams.iter().all(|s| s.typed_chunks == 0));
+            typed_chunks += fast.streams.iter().map(|s| s.typed_chunks).sum::<u64>();
+            assert_eq!(outcome(&fast), outcome(&slow), "{}", p.display());
+        }
+    }
+    // The comparison means something only if the fast path ran.
+    assert!(typed_chunks > 100, "{typed_chunks} chunks on the fast path");
+}
+
+fn envelope(choices: Value) -> Value {
+    json!({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,
+        "model":"gpt-4o-mini","system_fingerprint":"fp_1","service_tier":"default",
+        "choices":choices})
+}
+
+/// A stream whose fourth event is `middle`: role, content and the start of
+/// a tool call before it; more text, arguments, the finish, usage and
+/// `[DONE]` after.
+fn stream_around(middle: &str) -> String {
+    let choice = |delta: Value, finish: Value| json!([{"index":0,"delta":delta,"logprobs":null,"finish_reason":finish}]);
+    let before = [
+        envelope(choice(
+            json!({"role":"assistant","content":""}),
+            Value::Null,
+        )),
+        envelope(choice(json!({"content":"Hel"}), Value::Null)),
+        envelope(choice(
+            json!({"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}),
+            Value::Null,
+        )),
+    ];
+    let after = [
+        envelope(choice(json!({"content":"lo"}), Value::Null)),
+        envelope(choice(
+            json!({"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}),
+            Value::Null,
+        )),
+        envelope(choice(json!({}), json!("tool_calls"))),
+    ];
+    let mut usage = envelope(json!([]));
+    usage["usage"] = json!({"prompt_tokens":3,"completion_tokens":4,"total_tokens":7});
+    let mut body = String::new();
+    for c in &before {
+        body.push_str(&format!("data: {c}\n\n"));
+    }
+    body.push_str(&format!("data: {middle}\n\n"));
+    for c in after.iter().chain([&usage]) {
+        body.push_str(&format!("data: {c}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+/// The ordinary chunk the mutations start from: text and more arguments
+/// of a call under way.
+fn ordinary() -> Value {
+    let mut c = envelope(json!([{"index":0,
+        "delta":{"content":" wor","refusal":null,
+            "tool_calls":[{"index":0,"function":{"arguments":"{\"a\":"}}]},
+        "logprobs":null,"finish_reason":null}]));
+    c["obfuscation"] = json!("abc");
+    c
+}
+
+#[test]
+fn mutated_chunks_lint_the_same_on_both_paths() {
+    let root = ordinary();
+    let defaults = Settings::default();
+    // The unmutated stream takes the fast path for its ordinary chunks.
+    let plain = lint_body(&stream_around(&root.to_string()), &typed(true, &defaults));
+    assert_eq!(plain.streams[0].typed_chunks, 4, "{:#?}", plain.streams[0]);
+    assert!(diags(&plain).is_empty(), "{:#?}", diags(&plain));
+
+    let mut corpus = Vec::new();
+    mutations(&root, &mut Vec::new(), &mut corpus, &root);
+    let mut extra = |what: &str, f: &dyn Fn(&mut Value)| {
+        let mut m = root.clone();
+        f(&mut m);
+        corpus.push((what.to_string(), m));
+    };
+    extra("unknown top key", &|m| m["x_extra"] = json!(1));
+    extra("known extension", &|m| {
+        m["prompt_filter_results"] = json!([])
+    });
+    extra("moderation", &|m| m["moderation"] = json!(null));
+    extra(
+        "usage",
+        &|m| m["usage"] = json!({"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}),
+    );
+    extra("other id", &|m| m["id"] = json!("chatcmpl-2"));
+    extra("other model", &|m| m["model"] = json!("gpt-4o"));
+    extra("created ms", &|m| {
+        m["created"] = json!(1_700_000_000_000u64)
+    });
+    extra("service tier", &|m| m["service_tier"] = json!("on_demand"));
+    extra("role", &|m| {
+        m["choices"][0]["delta"]["role"] = json!("assistant")
+    });
+    extra("role null", &|m| {
+        m["choices"][0]["delta"]["role"] = json!(null)
+    });
+    extra("reasoning", &|m| {
+        m["choices"][0]["delta"]["reasoning_content"] = json!("hm")
+    });
+    extra("refusal", &|m| {
+        m["choices"][0]["delta"]["refusal"] = json!("no")
+    });
+    extra("finish", &|m| {
+        m["choices"][0]["finish_reason"] = json!("stop")
+    });
+    extra("finish other", &|m| {
+        m["choices"][0]["finish_reason"] = json!("eos")
+    });
+    extra("new choice", &|m| m["choices"][0]["index"] = json!(1));
+    extra("two choices", &|m| {
+        let c = m["choices"][0].clone();
+        m["choices"].as_array_mut().unwrap().push(c);
+    });
+    extra("no choices", &|m| m["choices"] = json!([]));
+    extra("new call", &|m| {
+        m["choices"][0]["delta"]["tool_calls"][0]["index"] = json!(1)
+    });
+    extra("call id", &|m| {
+        m["choices"][0]["delta"]["tool_calls"][0]["id"] = json!("call_2")
+    });
+    extra("call name", &|m| {
+        m["choices"][0]["delta"]["tool_calls"][0]["function"]["name"] = json!("f")
+    });
+    extra("no calls", &|m| {
+        m["choices"][0]["delta"]["tool_calls"] = json!([])
+    });
+    extra("cumulative", &|m| {
+        m["choices"][0]["delta"]["content"] = json!("Hello, world");
+        m["choices"][0]["delta"]
+            .as_object_mut()
+            .unwrap()
+            .remove("tool_calls");
+    });
+    extra("adds nothing", &|m| {
+        m["choices"][0]["delta"] = json!({"content":""});
+    });
+    extra("logprobs", &|m| {
+        m["choices"][0]["logprobs"] = json!({"content":[],"refusal":null})
+    });
+    let mut texts: Vec<(String, String)> = corpus
+        .iter()
+        .map(|(w, v)| (w.clone(), v.to_string()))
+        .collect();
+    let r = root.to_string();
+    texts.push(("escapes".into(), r.replace(" wor", "\\u0020w\\u006fr")));
+    texts.push(("lone surrogate".into(), r.replace(" wor", "\\ud83d")));
+    texts.push((
+        "duplicate key".into(),
+        r.replace("{\"id\"", "{\"id\":\"x\",\"id\""),
+    ));
+    texts.push(("not JSON".into(), r.replacen('{', "{{", 1)));
+    texts.push((
+        "event error".into(),
+        "{\"error\":{\"message\":\"boom\"}}".into(),
+    ));
+    texts.push(("[DONE]".into(), "[DONE]".into()));
+    assert!(texts.len() > 200, "corpus of {}", texts.len());
+
+    let azure = Settings {
+        profile: profile::profile("azure").unwrap(),
+        ..Settings::default()
+    };
+    let mut differ = Vec::new();
+    for (what, middle) in &texts {
+        let body = stream_around(middle);
+        for s in [&defaults, &azure] {
+            let fast = lint_body(&body, &typed(true, s));
+            let slow = lint_body(&body, &typed(false, s));
+            if outcome(&fast) != outcome(&slow) {
+                differ.push(format!(
+                    "{what} ({}):\n--- fast\n{}\n--- general\n{}",
+                    s.profile.name,
+                    outcome(&fast),
+                    outcome(&slow)
+                ));
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {} differ; the first:\n{}",
+        differ.len(),
+        texts.len(),
+        differ[0]
+    );
+}
