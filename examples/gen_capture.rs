@@ -1,7 +1,8 @@
 //! A deterministic generator of synthetic captures for the benchmark
 //! (`bench/run.sh`): OpenAI-shaped chunks of about 267 bytes, optionally
 //! with CRLF line ends, keep-alive comments, tool-call deltas, two choices,
-//! or every chunk broken.
+//! or every chunk broken (cut before its closing brace, so that a parser
+//! reads all of it before it fails).
 //!
 //! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken]
 
@@ -60,7 +61,7 @@ fn main() -> std::io::Result<()> {
         };
         let body = format!("{head}{{\"index\":{c},\"delta\":{delta},\"logprobs\":null,\"finish_reason\":null}}],\"obfuscation\":\"Ab3dE6\"}}");
         let body = if broken {
-            body.replacen('{', "{{", 1)
+            body[..body.len() - 1].to_string()
         } else {
             body
         };

@@ -247,6 +247,22 @@ fn mutated_chunks_lint_the_same_on_both_paths() {
         r.replace("{\"id\"", "{\"id\":\"x\",\"id\""),
     ));
     texts.push(("not JSON".into(), r.replacen('{', "{{", 1)));
+    // Broken JSON: the typed parse's syntax error stands for a second parse.
+    for cut in (1..r.len()).step_by(9) {
+        texts.push((format!("cut at {cut}"), r[..cut].to_string()));
+    }
+    for (what, from, to) in [
+        ("trailing bytes", "}]}", "}]} x"),
+        ("bad escape", " wor", "\\x"),
+        ("raw control character", " wor", "\u{1}"),
+        ("leading zero", "1700000000", "01"),
+        ("huge number", "1700000000", "1e999"),
+        ("bare word", "null", "nul"),
+        ("missing comma", ",\"model\"", "\"model\""),
+        ("surrogate then cut", " wor\"", "\\ud83d"),
+    ] {
+        texts.push((what.to_string(), r.replacen(from, to, 1)));
+    }
     texts.push((
         "event error".into(),
         "{\"error\":{\"message\":\"boom\"}}".into(),

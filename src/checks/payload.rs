@@ -51,10 +51,10 @@ impl Linter<'_> {
             );
             return;
         }
-        if self.check_typed(block, data, index) {
+        let Some(payload) = self.check_typed(block, data, index) else {
             return;
-        }
-        match model::decode(data) {
+        };
+        match payload {
             Payload::Done => {
                 self.kind("done");
                 self.answer.done = true;
@@ -78,9 +78,13 @@ impl Linter<'_> {
                 self.answer.done = true;
                 self.done_event = Some(index.unwrap_or(self.events));
             }
-            Payload::Invalid { message, at } => {
+            Payload::Invalid(invalid) => {
                 self.kind("invalid");
                 self.invalid_payloads += 1;
+                if self.out.count_only("invalid-json", None) {
+                    return;
+                }
+                let (message, at) = (invalid.message(), invalid.at(data));
                 let loc = match model::span::data_position(block, at) {
                     Some((line, s)) => self.loc(block, line, s, (s + 1).min(line.len)),
                     None => self.event_loc(block),

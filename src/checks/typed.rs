@@ -11,14 +11,17 @@
 //! through the same helpers as the general path.
 //!
 //! Anything else — a decode failure, an unusual field, the first or last
-//! chunk of a choice — returns `false` before any state changes, and the
-//! general path (`serde_json::Value`, every rule) handles the chunk.
+//! chunk of a choice — returns before any state changes, and the general
+//! path (`serde_json::Value`, every rule) handles the chunk. Data that is
+//! not JSON at all is not parsed twice: the typed parse's syntax error is
+//! the one a `Value` parse would meet.
 //!
 //! Source: `CreateChatCompletionStreamResponse` and
 //! `rules/schemas/chunk.schema.json`; the equivalence of the two paths is
 //! tested in `tests/typed_path.rs`.
 
 use super::Linter;
+use crate::model::{self, Payload};
 use crate::sse::Block;
 use serde::de::{Deserializer, Error, Visitor};
 use serde::Deserialize;
@@ -160,25 +163,30 @@ struct Function<'a> {
 }
 
 impl Linter<'_> {
-    /// Lints `data` on the typed fast path when it is an ordinary chunk;
-    /// returns `false`, having changed nothing, when it is not.
+    /// Lints `data` on the typed fast path when it is an ordinary chunk
+    /// (`None`); otherwise changes nothing and returns the payload for the
+    /// general path: the invalid JSON the typed parse found, or
+    /// [`model::decode`]'s reading.
     pub(super) fn check_typed(
         &mut self,
         block: &Block<'_>,
         data: &str,
         index: Option<u64>,
-    ) -> bool {
+    ) -> Option<Payload> {
         // `diff` and `inspect` record every chunk's fields and summary,
         // which only the general path builds.
         let extras = self.fields_seen.is_some() || self.summaries;
         if !self.out.settings().typed || extras || !data.starts_with('{') {
-            return false;
+            return Some(model::decode(data));
         }
-        let Ok(chunk) = serde_json::from_str::<Chunk>(data) else {
-            return false;
+        let chunk = match serde_json::from_str::<Chunk>(data) {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                return Some(model::decode_failed(data, e).unwrap_or_else(|| model::decode(data)))
+            }
         };
         if !self.is_ordinary(&chunk) {
-            return false;
+            return Some(model::decode(data));
         }
         self.typed_chunks += 1;
         self.answer.chunks_with_choices += 1;
@@ -205,7 +213,7 @@ impl Linter<'_> {
                 }
             }
         }
-        true
+        None
     }
 
     /// Whether a decoded chunk raises no per-chunk finding and continues

@@ -409,6 +409,47 @@ impl<'s> Collector<'s> {
             .is_some()
     }
 
+    /// Counts a finding of `rule` at level `case` (`None` = the rule's
+    /// default) without building it, when it would not be kept anyway: the
+    /// rule is off, or past the per-rule limit (then it is counted as
+    /// omitted, as [`Collector::push`] would). Returns `false` when the
+    /// finding would be kept: build it and push it.
+    ///
+    /// # Panics
+    /// When `rule` is not in the catalogue (a programming error).
+    pub fn count_only(&mut self, rule: &str, case: Option<Severity>) -> bool {
+        let rule = catalogue()
+            .get(rule)
+            .unwrap_or_else(|| panic!("rule {rule} is not in the catalogue"));
+        let Some((severity, _)) = self.settings.severity(rule, case) else {
+            return true;
+        };
+        if self.kept.get(rule.name).copied().unwrap_or(0) < self.settings.per_rule_limit {
+            return false;
+        }
+        self.count(rule.name, severity);
+        true
+    }
+
+    /// Counts one finding; `false` when it is past the per-rule limit (and
+    /// counted as omitted).
+    fn count(&mut self, rule: &'static str, severity: Severity) -> bool {
+        match severity {
+            Severity::Error => self.counts.0 += 1,
+            Severity::Warning => self.counts.1 += 1,
+            Severity::Info => self.counts.2 += 1,
+        }
+        let kept = self.kept.entry(rule).or_insert(0);
+        if *kept >= self.settings.per_rule_limit {
+            *self.omitted.entry(rule).or_insert(0) += 1;
+            let worst = self.omitted_worst.entry(rule).or_insert(severity);
+            *worst = (*worst).max(severity);
+            return false;
+        }
+        *kept += 1;
+        true
+    }
+
     /// Records a finding.
     ///
     /// # Panics
@@ -421,19 +462,9 @@ impl<'s> Collector<'s> {
         let Some((severity, source)) = self.settings.severity(rule, f.case) else {
             return;
         };
-        match severity {
-            Severity::Error => self.counts.0 += 1,
-            Severity::Warning => self.counts.1 += 1,
-            Severity::Info => self.counts.2 += 1,
-        }
-        let kept = self.kept.entry(rule.name).or_insert(0);
-        if *kept >= self.settings.per_rule_limit {
-            *self.omitted.entry(rule.name).or_insert(0) += 1;
-            let worst = self.omitted_worst.entry(rule.name).or_insert(severity);
-            *worst = (*worst).max(severity);
+        if !self.count(rule.name, severity) {
             return;
         }
-        *kept += 1;
         self.diagnostics.push(Diagnostic {
             rule: rule.name,
             code: rule.code,

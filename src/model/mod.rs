@@ -28,14 +28,36 @@ pub enum Payload {
     /// parsers (serde_json, Go's, Java's) reject the event. Read here with
     /// each lone surrogate as U+FFFD.
     LoneSurrogates(Value),
-    /// Not JSON; the parser's message and the byte offset in the data where
-    /// it gave up.
-    Invalid {
-        /// serde_json's message (without position).
-        message: String,
-        /// Byte offset in the data of the failure.
-        at: usize,
-    },
+    /// Not JSON.
+    Invalid(InvalidJson),
+}
+
+/// Why an event's data is not JSON. The message and position are worked
+/// out only when asked for (a report shows them; a stream of thousands of
+/// broken events shows the first few).
+#[derive(Debug)]
+pub struct InvalidJson(serde_json::Error);
+
+impl InvalidJson {
+    /// serde_json's message, without its position.
+    pub fn message(&self) -> String {
+        let msg = self.0.to_string();
+        let message = match msg.find(" at line ") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        if message.contains("recursion limit") {
+            format!("nested deeper than {MAX_JSON_DEPTH} levels (the limit)")
+        } else {
+            message
+        }
+    }
+
+    /// The byte offset in `data` (the event's data this came from) where
+    /// the parser gave up.
+    pub fn at(&self, data: &str) -> usize {
+        offset_of(data, self.0.line(), self.0.column())
+    }
 }
 
 /// Deepest JSON nesting read: 127 levels (serde_json's recursion limit);
@@ -61,36 +83,37 @@ pub fn decode(data: &str) -> Payload {
         Err(e) if has_surrogate_escape(data) => {
             match serde_json::from_str::<Value>(&replace_lone_surrogates(data)) {
                 Ok(v) => Payload::LoneSurrogates(v),
-                Err(_) => invalid(data, &e),
+                Err(_) => Payload::Invalid(InvalidJson(e)),
             }
         }
-        Err(e) => invalid(data, &e),
+        Err(e) => Payload::Invalid(InvalidJson(e)),
     }
+}
+
+/// The payload of `data` when a typed deserializer of it failed with
+/// `error`: a syntax error (or an early end) is where any JSON parser of
+/// `data` stops, so it is the error a `Value` parse would meet too and
+/// `data` need not be parsed again. `None` for other errors (the data is
+/// JSON of another shape) and for data with surrogate escapes, which
+/// [`decode`] reads leniently: call [`decode`] then.
+pub fn decode_failed(data: &str, error: serde_json::Error) -> Option<Payload> {
+    let syntax = matches!(
+        error.classify(),
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+    );
+    (syntax && !has_surrogate_escape(data)).then_some(Payload::Invalid(InvalidJson(error)))
 }
 
 /// Whether `data` holds a `\\uD800`–`\\uDFFF` escape.
 fn has_surrogate_escape(data: &str) -> bool {
-    data.as_bytes().windows(4).any(|w| {
-        w[0] == b'\\'
-            && (w[1] == b'u' || w[1] == b'U')
-            && (w[2] == b'd' || w[2] == b'D')
-            && matches!(w[3], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+    let b = data.as_bytes();
+    memchr::memchr_iter(b'\\', b).any(|i| {
+        b.get(i + 1..i + 4).is_some_and(|w| {
+            (w[0] == b'u' || w[0] == b'U')
+                && (w[1] == b'd' || w[1] == b'D')
+                && matches!(w[2], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+        })
     })
-}
-
-fn invalid(data: &str, e: &serde_json::Error) -> Payload {
-    let at = offset_of(data, e.line(), e.column());
-    let msg = e.to_string();
-    let message = match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
-    };
-    let message = if message.contains("recursion limit") {
-        format!("nested deeper than {MAX_JSON_DEPTH} levels (the limit)")
-    } else {
-        message
-    };
-    Payload::Invalid { message, at }
 }
 
 /// Replaces `\uD800`–`\uDFFF` escapes that do not form a pair with
