@@ -5,7 +5,6 @@
 
 mod common;
 use common::*;
-use serde_json::{json, Value};
 use sselint::checks::chunk_schema;
 
 /// Rules whose findings are about a chunk's JSON shape (types, required
@@ -24,19 +23,9 @@ const SHAPE_RULES: &[&str] = &[
     "usage-shape",
 ];
 
-fn base() -> Value {
-    json!({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini",
-        "system_fingerprint":"fp_1","service_tier":"default","obfuscation":"abc",
-        "choices":[{"index":0,"delta":{"role":"assistant","content":"Hi","refusal":null,
-            "tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
-            "logprobs":null,"finish_reason":null}],
-        "usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2,
-            "prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}})
-}
-
 #[test]
 fn typed_checks_and_the_schema_agree_on_mutated_chunks() {
-    let root = base();
+    let root = full_chunk();
     assert!(chunk_schema().is_valid(&root));
     let mut corpus = Vec::new();
     mutations(&root, &mut Vec::new(), &mut corpus, &root);

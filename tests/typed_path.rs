@@ -166,6 +166,12 @@ fn mutated_chunks_lint_the_same_on_both_paths() {
 
     let mut corpus = Vec::new();
     mutations(&root, &mut Vec::new(), &mut corpus, &root);
+    // Chunks with every field (role, usage, a call's start): the general
+    // path, where the typed form proves schema validity instead of the
+    // validator.
+    let full = full_chunk();
+    mutations(&full, &mut Vec::new(), &mut corpus, &full);
+    corpus.push(("full".into(), full));
     let mut extra = |what: &str, f: &dyn Fn(&mut Value)| {
         let mut m = root.clone();
         f(&mut m);
@@ -268,7 +274,7 @@ fn mutated_chunks_lint_the_same_on_both_paths() {
         "{\"error\":{\"message\":\"boom\"}}".into(),
     ));
     texts.push(("[DONE]".into(), "[DONE]".into()));
-    assert!(texts.len() > 200, "corpus of {}", texts.len());
+    assert!(texts.len() > 500, "corpus of {}", texts.len());
 
     let azure = Settings {
         profile: profile::profile("azure").unwrap(),

@@ -87,6 +87,36 @@ impl<'de> Deserialize<'de> for Never {
     }
 }
 
+/// A JSON object decoded as `T`. serde's derived structs also accept an
+/// array of their fields in order (`"function": ["{}"]`); the schema does
+/// not, so every struct here is read through this wrapper, which accepts
+/// only an object.
+#[derive(Debug)]
+struct Obj<T>(T);
+
+impl<T> std::ops::Deref for Obj<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
 /// For `#[serde(default, deserialize_with = "present")]`: the key may be
 /// absent (`None`), but `null` is not accepted.
 fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
@@ -105,7 +135,7 @@ struct Chunk<'a> {
     #[serde(borrow)]
     model: JsonStr<'a>,
     #[serde(borrow)]
-    choices: Vec<Choice<'a>>,
+    choices: Vec<Obj<Choice<'a>>>,
     #[serde(default)]
     #[allow(dead_code)]
     usage: Option<Never>,
@@ -125,7 +155,7 @@ struct Chunk<'a> {
 struct Choice<'a> {
     index: u64,
     #[serde(borrow)]
-    delta: Delta<'a>,
+    delta: Obj<Delta<'a>>,
     #[allow(dead_code)]
     finish_reason: Null,
     #[serde(default)]
@@ -143,7 +173,7 @@ struct Delta<'a> {
     #[allow(dead_code)]
     refusal: Option<Never>,
     #[serde(default, borrow, deserialize_with = "present")]
-    tool_calls: Option<Vec<ToolCall<'a>>>,
+    tool_calls: Option<Vec<Obj<ToolCall<'a>>>>,
 }
 
 /// A continuation fragment of a tool call: `index` and more `arguments`.
@@ -152,7 +182,7 @@ struct Delta<'a> {
 struct ToolCall<'a> {
     index: u64,
     #[serde(borrow)]
-    function: Function<'a>,
+    function: Obj<Function<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -179,7 +209,7 @@ impl Linter<'_> {
         if !self.out.settings().typed || extras || !data.starts_with('{') {
             return Some(model::decode(data));
         }
-        let chunk = match serde_json::from_str::<Chunk>(data) {
+        let chunk = match serde_json::from_str::<Obj<Chunk>>(data) {
             Ok(chunk) => chunk,
             Err(e) => {
                 return Some(model::decode_failed(data, e).unwrap_or_else(|| model::decode(data)))
@@ -252,7 +282,7 @@ impl Linter<'_> {
             if let Some(calls) = &ch.delta.tool_calls {
                 let started = self.answer.choices.get(&idx).map(|a| &a.tool_calls);
                 let continues =
-                    |t: &ToolCall<'_>| started.is_some_and(|s| s.contains_key(&t.index));
+                    |t: &Obj<ToolCall<'_>>| started.is_some_and(|s| s.contains_key(&t.index));
                 if calls.is_empty() || !calls.iter().all(continues) {
                     return false;
                 }
@@ -264,4 +294,199 @@ impl Linter<'_> {
         }
         adds
     }
+}
+
+/// `role` values of the chunk schema's enum.
+const ROLES: &[&str] = &["developer", "system", "user", "assistant", "tool"];
+
+/// A chunk the schema accepts, in typed form: decoding a chunk into it
+/// (unknown fields are ignored, as the schema allows them) and passing
+/// [`SchemaChunk::holds`] proves the chunk valid without running the JSON
+/// Schema validator, which is then compiled only for streams that need it.
+/// It may reject a valid chunk (a `logprobs` object, an integer written
+/// `1.0`): the validator decides those.
+#[derive(Debug, Deserialize)]
+struct SchemaChunk<'a> {
+    #[serde(borrow)]
+    id: JsonStr<'a>,
+    #[serde(borrow)]
+    object: JsonStr<'a>,
+    created: u64,
+    #[serde(borrow)]
+    model: JsonStr<'a>,
+    #[serde(borrow)]
+    choices: Vec<Obj<SchemaChoice<'a>>>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    usage: Option<Obj<SchemaUsage>>,
+    #[serde(default, borrow)]
+    service_tier: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    #[allow(dead_code)]
+    system_fingerprint: Option<JsonStr<'a>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    #[allow(dead_code)]
+    obfuscation: Option<JsonStr<'a>>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    moderation: Option<Never>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SchemaChoice<'a> {
+    #[allow(dead_code)]
+    index: u64,
+    #[serde(borrow)]
+    delta: Obj<SchemaDelta<'a>>,
+    #[serde(borrow)]
+    finish_reason: NullOr<'a>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    logprobs: Option<Never>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SchemaDelta<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    role: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    #[allow(dead_code)]
+    content: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    #[allow(dead_code)]
+    refusal: Option<JsonStr<'a>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    tool_calls: Option<Vec<Obj<SchemaToolCall<'a>>>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    #[allow(dead_code)]
+    function_call: Option<Obj<SchemaFunction<'a>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SchemaToolCall<'a> {
+    #[allow(dead_code)]
+    index: u64,
+    #[serde(default, borrow, deserialize_with = "present")]
+    #[allow(dead_code)]
+    id: Option<JsonStr<'a>>,
+    #[serde(default, borrow, rename = "type", deserialize_with = "present")]
+    kind: Option<JsonStr<'a>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    #[allow(dead_code)]
+    function: Option<Obj<SchemaFunction<'a>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SchemaFunction<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    #[allow(dead_code)]
+    name: Option<JsonStr<'a>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    #[allow(dead_code)]
+    arguments: Option<JsonStr<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct SchemaUsage {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    total_tokens: u64,
+    #[serde(default, deserialize_with = "present")]
+    completion_tokens_details: Option<Obj<CompletionDetails>>,
+    #[serde(default, deserialize_with = "present")]
+    prompt_tokens_details: Option<Obj<PromptDetails>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct CompletionDetails {
+    #[serde(default, deserialize_with = "present")]
+    accepted_prediction_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    audio_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    reasoning_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    text_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    rejected_prediction_tokens: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct PromptDetails {
+    #[serde(default, deserialize_with = "present")]
+    audio_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    cached_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    text_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    image_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    cache_write_tokens: Option<u64>,
+}
+
+/// A string or `null` whose key must be present.
+#[derive(Debug)]
+struct NullOr<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for NullOr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = NullOr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or null")
+            }
+            fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+                Ok(NullOr(None))
+            }
+            fn visit_borrowed_str<E: Error>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(NullOr(Some(Cow::Borrowed(s))))
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(NullOr(Some(Cow::Owned(s.to_string()))))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl SchemaChunk<'_> {
+    /// The constraints serde's types do not express: non-empty strings,
+    /// `const` and `enum` values, `created` ≥ 1.
+    fn holds(&self) -> bool {
+        let choices_hold = self.choices.iter().all(|c| {
+            c.finish_reason
+                .0
+                .as_deref()
+                .is_none_or(|f| super::chunk::FINISH_REASONS.contains(&f))
+                && c.delta
+                    .role
+                    .as_ref()
+                    .is_none_or(|r| ROLES.contains(&r.0.as_ref()))
+                && c.delta
+                    .tool_calls
+                    .iter()
+                    .flatten()
+                    .all(|t| t.kind.as_ref().is_none_or(|k| k.0 == "function"))
+        });
+        self.object.0 == "chat.completion.chunk"
+            && self.created >= 1
+            && !self.id.0.is_empty()
+            && !self.model.0.is_empty()
+            && self
+                .service_tier
+                .as_ref()
+                .is_none_or(|t| SERVICE_TIERS.contains(&t.0.as_ref()))
+            && choices_hold
+    }
+}
+
+/// Whether `v` is proven valid against the chunk schema by its typed form
+/// ([`SchemaChunk`]); `false` means "ask the validator", not "invalid".
+pub(super) fn proven_valid(v: &serde_json::Value) -> bool {
+    Obj::<SchemaChunk>::deserialize(v).is_ok_and(|c| c.holds())
 }

@@ -87,6 +87,7 @@ pub fn mutations(v: &Value, path: &mut Vec<String>, out: &mut Vec<(String, Value
         json!(""),
         json!(-1),
         json!(1.5),
+        json!(["x"]),
     ];
     match v {
         Value::Object(o) => {
@@ -127,4 +128,15 @@ pub fn remove_at(v: &mut Value, path: &[String]) {
     if let Value::Object(o) = get_mut(v, parent) {
         o.remove(last);
     }
+}
+
+/// A chunk with every field OpenAI's schema describes, all valid.
+pub fn full_chunk() -> Value {
+    serde_json::json!({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini",
+        "system_fingerprint":"fp_1","service_tier":"default","obfuscation":"abc",
+        "choices":[{"index":0,"delta":{"role":"assistant","content":"Hi","refusal":null,
+            "tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+            "logprobs":null,"finish_reason":null}],
+        "usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2,
+            "prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}})
 }
