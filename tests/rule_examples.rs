@@ -41,12 +41,12 @@ fn rules_found(
 fn every_rule_has_a_valid_and_an_invalid_example() {
     for r in catalogue().rules() {
         assert!(
-            r.examples.iter().any(|e| e.valid),
+            r.examples().iter().any(|e| e.valid),
             "{} has no valid example",
             r.name
         );
         assert!(
-            r.examples.iter().any(|e| !e.valid),
+            r.examples().iter().any(|e| !e.valid),
             "{} has no invalid example",
             r.name
         );
@@ -57,7 +57,7 @@ fn every_rule_has_a_valid_and_an_invalid_example() {
 fn invalid_examples_trigger_their_rule_and_valid_ones_do_not() {
     let mut failures = Vec::new();
     for r in catalogue().rules() {
-        for (i, ex) in r.examples.iter().enumerate() {
+        for (i, ex) in r.examples().iter().enumerate() {
             let found = rules_found(&ex.capture, ex.request.as_deref(), ex.max_event_bytes);
             let hit = found.contains(&r.name);
             if ex.valid == hit {

@@ -79,7 +79,7 @@ pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {
     }
     writeln!(out, "\n## Why it matters\n\n{}", r.rationale.trim())?;
     writeln!(out, "\n## What to send instead\n\n{}", r.fix.trim())?;
-    for ex in &r.examples {
+    for ex in r.examples() {
         let head = if ex.valid { "Passes" } else { "Fails" };
         writeln!(out, "\n## {head}: {}\n", ex.note)?;
         if let Some(req) = &ex.request {

@@ -47,8 +47,38 @@ pub struct Rule {
     pub fix: &'static str,
     /// Specs and public reports.
     pub references: Vec<&'static str>,
+    /// The rule file's `[[examples]]` tables, parsed on first use: most
+    /// runs never need them, and they are most of the catalogue's bytes.
+    examples_toml: &'static str,
+    examples: OnceLock<Vec<Example>>,
+}
+
+impl Rule {
     /// Valid and invalid examples.
-    pub examples: Vec<Example>,
+    ///
+    /// # Panics
+    /// When the rule file's examples are malformed: the build ships them,
+    /// and the example test parses every one.
+    pub fn examples(&self) -> &[Example] {
+        self.examples.get_or_init(|| {
+            let f: ExamplesFile = toml::from_str(self.examples_toml)
+                .unwrap_or_else(|e| panic!("rules/{}.toml: examples: {e}", self.name));
+            f.examples
+                .into_iter()
+                .map(|e| Example {
+                    valid: e.valid,
+                    note: e.note,
+                    capture: match (e.capture, e.capture_hex) {
+                        (Some(c), _) => c.into_bytes(),
+                        (None, Some(h)) => hex(&h),
+                        (None, None) => Vec::new(),
+                    },
+                    request: e.request,
+                    max_event_bytes: e.max_event_bytes,
+                })
+                .collect()
+        })
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -63,6 +93,11 @@ struct RuleFile {
     fix: String,
     #[serde(default)]
     references: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExamplesFile {
     #[serde(default)]
     examples: Vec<ExampleFile>,
 }
@@ -194,7 +229,13 @@ fn hex(s: &str) -> Vec<u8> {
 fn load() -> Catalogue {
     let mut rules = Vec::new();
     for (stem, text) in RULE_FILES {
-        let f: RuleFile = toml::from_str(text)
+        // The top-level keys come before the first table; the examples are
+        // parsed when asked for.
+        let (head, examples_toml) = match text.find("\n[[examples]]") {
+            Some(i) => text.split_at(i + 1),
+            None => (*text, ""),
+        };
+        let f: RuleFile = toml::from_str(head)
             .unwrap_or_else(|e| panic!("rules/{stem}.toml does not parse: {e}"));
         assert_eq!(&f.name, stem, "rules/{stem}.toml names another rule");
         let severity = Severity::parse(&f.severity)
@@ -208,21 +249,8 @@ fn load() -> Catalogue {
             rationale: leak(f.rationale),
             fix: leak(f.fix),
             references: f.references.into_iter().map(leak).collect(),
-            examples: f
-                .examples
-                .into_iter()
-                .map(|e| Example {
-                    valid: e.valid,
-                    note: e.note,
-                    capture: match (e.capture, e.capture_hex) {
-                        (Some(c), _) => c.into_bytes(),
-                        (None, Some(h)) => hex(&h),
-                        (None, None) => Vec::new(),
-                    },
-                    request: e.request,
-                    max_event_bytes: e.max_event_bytes,
-                })
-                .collect(),
+            examples_toml,
+            examples: OnceLock::new(),
         });
     }
     let by_name = rules.iter().enumerate().map(|(i, r)| (r.name, i)).collect();
