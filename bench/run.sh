@@ -1,50 +1,73 @@
 #!/usr/bin/env bash
 # The benchmark: MB/s, events/s and peak RSS of `sselint check --format json`
 # on synthetic captures, next to the parse-limit baseline (frame + typed
-# serde parse, nothing else), measured in the same run.
+# serde parse, nothing else), measured in the same run; and the whole-process
+# time of a 100 KB capture.
 #
 # usage: bench/run.sh [SIZES_MB...]     (default: 1 10 100 1000)
-#        VARIANTS="plain crlf keepalive tools n2 broken" bench/run.sh 100
-# Needs /usr/bin/time (GNU time). Captures go to ${BENCH_DIR:-/tmp/sselint-bench}.
+#        VARIANTS="plain crlf keepalive tools n2 broken har" bench/run.sh 100
+#        RUNS=7 bench/run.sh 100        (timed runs per figure; default 5)
+# Needs bash 5 (EPOCHREALTIME) and GNU time (/usr/bin/time) for peak RSS.
+# Captures go to ${BENCH_DIR:-/tmp/sselint-bench}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sizes=("${@:-1 10 100 1000}")
+sizes=("$@")
 [ $# -eq 0 ] && sizes=(1 10 100 1000)
-variants=(${VARIANTS:-plain})
+read -r -a variants <<< "${VARIANTS:-plain}"
+runs=${RUNS:-5}
 dir=${BENCH_DIR:-/tmp/sselint-bench}
 mkdir -p "$dir"
 cargo build --release --quiet --bin sselint --example gen_capture --example parse_limit
 bin=target/release/sselint
 gen=target/release/examples/gen_capture
 base=target/release/examples/parse_limit
-measure() { # prints: seconds max_rss_kb
-  local out
-  out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null; } 2>&1 | tail -1 )
-  echo "$out"
+
+# Median wall time (seconds) of $runs runs of the command, output discarded.
+wall() {
+  local t=() i start
+  for ((i = 0; i < runs; i++)); do
+    start=$EPOCHREALTIME
+    "$@" > /dev/null
+    t+=("$(awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN { print a - b }')")
+  done
+  printf '%s\n' "${t[@]}" | sort -g | sed -n "$(((runs + 1) / 2))p"
 }
+# Peak RSS (KiB) of one run.
+rss() { { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -1; }
+
 printf '| capture | size | events | parse limit | sselint check --format json | ratio | sselint peak RSS |\n'
 printf '|---|---|---|---|---|---|---|\n'
 for v in "${variants[@]}"; do
   flag=""
   [ "$v" != plain ] && flag="--$v"
+  ext=sse
+  [ "$v" = har ] && ext=har
   for mb in "${sizes[@]}"; do
-    f="$dir/$v-$mb.sse"
+    f="$dir/$v-$mb.$ext"
     [ -f "$f" ] || $gen $((mb * 1000000)) "$f" $flag
     bytes=$(stat -c %s "$f")
-    events=$(grep -c '^data: ' "$f" || true)
-    # Warm the page cache, then take the median of 3 runs.
-    cat "$f" > /dev/null
-    b=(); s=(); r=()
-    for i in 1 2 3; do
-      read -r t _ < <(measure $base "$f"); b+=("$t")
-      read -r t m < <(measure $bin check "$f" --format json --fail-on never); s+=("$t"); r+=("$m")
-    done
-    bt=$(printf '%s\n' "${b[@]}" | sort -n | sed -n 2p)
-    st=$(printf '%s\n' "${s[@]}" | sort -n | sed -n 2p)
-    rss=$(printf '%s\n' "${r[@]}" | sort -n | tail -1)
-    awk -v v="$v" -v mb="$mb" -v bytes="$bytes" -v ev="$events" -v bt="$bt" -v st="$st" -v rss="$rss" 'BEGIN {
-      bt = (bt < 0.005 ? 0.005 : bt); st = (st < 0.005 ? 0.005 : st);
-      printf "| %s | %d MB | %d | %.0f MB/s | %.0f MB/s, %.2f M events/s | %.2f× | %.1f MiB |\n",
-        v, mb, ev, bytes/1e6/bt, bytes/1e6/st, ev/1e6/st, st/bt, rss/1024 }'
+    cat "$f" > /dev/null # warm the page cache
+    if [ "$v" = har ]; then
+      # The events are inside a JSON string: no line-based baseline.
+      events=$($bin check "$f" --format json --fail-on never | grep -o '"events": *[0-9]*' | grep -o '[0-9]*$')
+      bt=""
+    else
+      events=$(grep -c '^data: ' "$f" || true)
+      bt=$(wall $base "$f")
+    fi
+    st=$(wall $bin check "$f" --format json --fail-on never)
+    m=$(rss $bin check "$f" --format json --fail-on never)
+    awk -v v="$v" -v mb="$mb" -v bytes="$bytes" -v ev="$events" -v bt="$bt" -v st="$st" -v rss="$m" 'BEGIN {
+      if (bt == "") { limit = "—"; ratio = sprintf("RSS %.1f× the file", rss * 1024 / bytes) }
+      else { limit = sprintf("%.0f MB/s", bytes/1e6/bt); ratio = sprintf("%.2f×", st/bt) }
+      printf "| %s | %d MB | %d | %s | %.0f MB/s, %.2f M events/s | %s | %.1f MiB |\n",
+        v, mb, ev, limit, bytes/1e6/st, ev/1e6/st, ratio, rss/1024 }'
   done
 done
+
+# A 100 KB capture, whole process: the mean of 50 runs.
+small="$dir/small-100k.sse"
+[ -f "$small" ] || $gen 100000 "$small"
+start=$EPOCHREALTIME
+for _ in $(seq 50); do $bin check "$small" --format json --fail-on never > /dev/null; done
+awk -v a="$EPOCHREALTIME" -v b="$start" 'BEGIN { printf "\n100 KB capture, whole process: %.2f ms (mean of 50 runs)\n", (a - b) * 1000 / 50 }'

@@ -4,14 +4,17 @@
 //! or every chunk broken (cut before its closing brace, so that a parser
 //! reads all of it before it fails).
 //!
-//! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken]
+//! With `--har` the stream is written as the response body of the one
+//! entry of a HAR 1.2 file (SIZE_BYTES is then the body's size).
+//!
+//! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
 
 use std::io::{BufWriter, Write};
 
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let size: u64 = args.get(1).and_then(|s| s.parse().ok()).expect(
-        "usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken]",
+        "usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]",
     );
     let out = args.get(2).expect("an output path");
     let has = |f: &str| args.iter().any(|a| a == f);
@@ -30,9 +33,19 @@ fn main() -> std::io::Result<()> {
     ];
     let mut written: u64 = 0;
     let mut i: u64 = 0;
+    let har = has("--har");
+    if har {
+        w.write_all(HAR_HEAD.as_bytes())?;
+    }
     let emit =
         |w: &mut BufWriter<std::fs::File>, s: &str, written: &mut u64| -> std::io::Result<()> {
-            w.write_all(s.as_bytes())?;
+            if har {
+                // A JSON string's contents: the quotes serde_json adds cut off.
+                let quoted = serde_json::to_string(s)?;
+                w.write_all(&quoted.as_bytes()[1..quoted.len() - 1])?;
+            } else {
+                w.write_all(s.as_bytes())?;
+            }
             *written += s.len() as u64;
             Ok(())
         };
@@ -76,5 +89,14 @@ fn main() -> std::io::Result<()> {
         emit(&mut w, &ev, &mut written)?;
     }
     emit(&mut w, &format!("data: [DONE]{eol}{eol}"), &mut written)?;
+    if har {
+        w.write_all(HAR_TAIL.as_bytes())?;
+    }
     w.flush()
 }
+
+/// A HAR 1.2 file up to the opening quote of the response body.
+const HAR_HEAD: &str = r#"{"log":{"version":"1.2","creator":{"name":"gen_capture","version":"1"},"entries":[{"startedDateTime":"2026-01-01T00:00:00.000Z","time":1000,"request":{"method":"POST","url":"https://api.example.com/v1/chat/completions","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":-1},"response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[{"name":"Content-Type","value":"text/event-stream"}],"cookies":[],"content":{"size":0,"mimeType":"text/event-stream","text":""#;
+
+/// The rest of the HAR file after the body.
+const HAR_TAIL: &str = r#""},"redirectURL":"","headersSize":-1,"bodySize":-1},"cache":{},"timings":{"send":0,"wait":0,"receive":1000}}]}}"#;

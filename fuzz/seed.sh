@@ -2,12 +2,13 @@
 # Seeds each fuzz target's corpus from the shipped samples and test cases.
 set -euo pipefail
 cd "$(dirname "$0")"
-for t in sse_split curl_reader har_reader chunk_decoder check_pipeline redact; do
+for t in sse_split curl_reader har_reader chunk_decoder check_pipeline redact typed_equivalence; do
   mkdir -p "corpus/$t"
 done
 for f in ../samples/*/*.sse ../tests/cases/*.sse; do
   cp "$f" corpus/sse_split/
   cp "$f" corpus/check_pipeline/
+  cp "$f" corpus/typed_equivalence/
 done
 cp ../samples/curl/* ../samples/bad/*.txt corpus/curl_reader/
 cp ../samples/curl/* corpus/check_pipeline/

@@ -235,25 +235,32 @@ fn lint_all(
     let slots: Mutex<Vec<Option<FileResult>>> =
         Mutex::new((0..files.len()).map(|_| None).collect());
     let progress = std::io::stderr().is_terminal() && files.len() >= 50;
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1).min(files.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(path) = files.get(i) else { break };
-                let settings = settings_for(path);
-                let r = pipeline::lint_path(path, opts, &settings);
-                if let Ok(mut s) = slots.lock() {
-                    s[i] = Some(r);
-                }
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if progress {
-                    let mut err = std::io::stderr().lock();
-                    let _ = write!(err, "\r\x1b[2K[{n}/{}] {path}", files.len());
-                    let _ = err.flush();
-                }
-            });
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(path) = files.get(i) else { break };
+        let settings = settings_for(path);
+        let r = pipeline::lint_path(path, opts, &settings);
+        if let Ok(mut s) = slots.lock() {
+            s[i] = Some(r);
         }
-    });
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if progress {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K[{n}/{}] {path}", files.len());
+            let _ = err.flush();
+        }
+    };
+    let workers = jobs.max(1).min(files.len().max(1));
+    if workers == 1 {
+        // One input (or --jobs 1): no thread to start, no second heap.
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(work);
+            }
+        });
+    }
     if progress {
         eprint!("\r\x1b[2K");
     }
