@@ -473,16 +473,17 @@ impl Linter<'_> {
         }
     }
 
-    /// A non-empty `content` delta `s` of choice `idx` (at pointer `base`,
-    /// `/choices/N`): the `cumulative-content` bookkeeping (each delta
-    /// repeating the text so far).
+    /// A non-empty `content` delta `s` of choice `idx`: the
+    /// `cumulative-content` bookkeeping (each delta repeating the text so
+    /// far). `pointer` gives the content's JSON pointer, built only for a
+    /// finding.
     pub(super) fn track_content(
         &mut self,
         block: &Block<'_>,
         data: &str,
         index: Option<u64>,
         idx: u64,
-        base: &str,
+        pointer: impl FnOnce() -> String,
         s: &str,
     ) {
         self.kind("content");
@@ -493,7 +494,7 @@ impl Linter<'_> {
         {
             t.cumulative += 1;
             if t.cumulative_loc.is_none() {
-                let loc = self.pointer_loc(block, data, &format!("{base}/delta/content"), false);
+                let loc = self.pointer_loc(block, data, &pointer(), false);
                 self.choices.entry(idx).or_default().cumulative_loc = Some((loc, index));
             }
         }
@@ -567,7 +568,8 @@ impl Linter<'_> {
         let mut after_finish = None;
         if let Some(s) = Field::of(d, "content").nonempty_str() {
             adds = true;
-            self.track_content(block, data, index, idx, base, s);
+            let pointer = || format!("{base}/delta/content");
+            self.track_content(block, data, index, idx, pointer, s);
             if finished {
                 after_finish = Some("content");
             }

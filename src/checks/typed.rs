@@ -227,7 +227,8 @@ impl Linter<'_> {
             self.choices.entry(idx).or_default().deltas += 1;
             let content = c.delta.content.as_ref().map(|s| s.0.as_ref());
             if let Some(s) = content.filter(|s| !s.is_empty()) {
-                self.track_content(block, data, index, idx, &format!("/choices/{pos}"), s);
+                let pointer = || format!("/choices/{pos}/delta/content");
+                self.track_content(block, data, index, idx, pointer, s);
             }
             let calls = c.delta.tool_calls.as_deref().unwrap_or_default();
             if !calls.is_empty() {
