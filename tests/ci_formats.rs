@@ -438,3 +438,39 @@ fn quoted_globs_expand() {
                 .and(predicate::str::contains("emoji").not()),
         );
 }
+
+#[test]
+fn inspect_reads_max_event_bytes_from_the_config_like_check() {
+    let dir = scratch("inspect-config");
+    std::fs::copy(
+        root().join("samples/good/openai-basic.sse"),
+        dir.join("a.sse"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("sselint.toml"), "max-event-bytes = 200\n").unwrap();
+    let run = |cmd: &[&str]| {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(&dir)
+            .env("NO_COLOR", "1")
+            .args(cmd)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let check = run(&["check", "a.sse", "--format", "json"]);
+    let inspect = run(&["inspect", "a.sse", "--format", "jsonl"]);
+    let too_large = |s: &str| s.matches("\"event-too-large\"").count();
+    assert!(too_large(&check) > 0, "{check}");
+    assert_eq!(too_large(&inspect), too_large(&check), "{inspect}");
+    // The command line still wins.
+    let wide = run(&[
+        "inspect",
+        "a.sse",
+        "--format",
+        "jsonl",
+        "--max-event-bytes",
+        "100000",
+    ]);
+    assert_eq!(too_large(&wide), 0, "{wide}");
+}

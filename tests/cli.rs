@@ -277,3 +277,91 @@ fn help_teaches_with_examples() {
         .code(0)
         .stdout(predicate::str::contains("Examples:").and(predicate::str::contains("Exit codes")));
 }
+
+/// The records of `inspect --format jsonl` on a file.
+fn inspect_records(args: &[&str]) -> Vec<Value> {
+    let out = sselint()
+        .arg("inspect")
+        .args(args)
+        .args(["--format", "jsonl"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Rule names of every diagnostic in `inspect`'s records, and those of
+/// `check --format json` on the same file.
+fn inspect_and_check_rules(file: &str) -> (Vec<String>, Vec<String>) {
+    let recs = inspect_records(&[file]);
+    let mut seen: Vec<String> = recs
+        .iter()
+        .flat_map(|r| r["diagnostics"].as_array().cloned().unwrap_or_default())
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    let out = sselint()
+        .args(["check", file, "--format", "json"])
+        .output()
+        .unwrap();
+    let mut checked: Vec<String> = json_of(&out.stdout)["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    seen.sort();
+    checked.sort();
+    (seen, checked)
+}
+
+#[test]
+fn inspect_shows_every_finding_check_reports_once() {
+    // End-of-stream findings tied to an event (tool-call-arguments,
+    // cumulative-content) were left out; block findings were shown twice.
+    for f in [
+        "samples/bad/tool-call-arguments.sse",
+        "samples/bad/cumulative-content.sse",
+        "samples/bad/unknown-sse-field.sse",
+        "samples/bad/unterminated-event.sse",
+    ] {
+        let (seen, checked) = inspect_and_check_rules(f);
+        assert!(!checked.is_empty(), "{f}");
+        assert_eq!(seen, checked, "{f}");
+    }
+}
+
+#[test]
+fn inspect_says_how_many_findings_the_per_rule_limit_left_out() {
+    let chunk = |c: &str| {
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{c},\"finish_reason\":null}}]}}\n\n")
+    };
+    let mut body = chunk("{\"role\":\"assistant\",\"content\":\"\"}");
+    for _ in 0..30 {
+        body.push_str("data: {\"broken\n\n");
+    }
+    body.push_str("data: [DONE]\n\n");
+    let out = sselint()
+        .args(["inspect", "-", "--format", "jsonl"])
+        .write_stdin(body.clone())
+        .output()
+        .unwrap();
+    let last: Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(last["omitted"]["invalid-json"], 10, "{last}");
+    sselint()
+        .args(["inspect", "-"])
+        .write_stdin(body)
+        .assert()
+        .stdout(predicate::str::contains(
+            "… and 10 more invalid-json finding(s) (the per-rule limit)",
+        ));
+}

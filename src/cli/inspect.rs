@@ -28,9 +28,10 @@ pub struct Args {
     /// Provider profile [default: sselint.toml's, else openai].
     #[arg(long, value_name = "NAME")]
     profile: Option<String>,
-    /// The largest event read, in bytes.
-    #[arg(long, default_value_t = sselint::sse::DEFAULT_MAX_BLOCK_BYTES, value_name = "BYTES")]
-    max_event_bytes: usize,
+    /// The largest event read, in bytes [default: 16 MiB, or sselint.toml's
+    /// max-event-bytes].
+    #[arg(long, value_name = "BYTES")]
+    max_event_bytes: Option<usize>,
     #[command(flatten)]
     input_args: InputArgs,
     /// Colour.
@@ -52,6 +53,9 @@ struct Recorder<'w> {
     color: bool,
     /// (event index, ms, carried content) per timed event.
     times: Vec<(u64, f64, bool)>,
+    /// Findings shown on the rows so far; those after them (the
+    /// end-of-stream rules') go with the stream.
+    shown: usize,
 }
 
 /// Time to first byte and content, total, largest gaps, and a sparkline of
@@ -155,6 +159,7 @@ impl Recorder<'_> {
 
 impl Observer for Recorder<'_> {
     fn block(&mut self, block: &Block<'_>, new: &[Diagnostic], linter: &Linter<'_>) {
+        self.shown = linter.out.diagnostics.len();
         let first = block.lines.first();
         let line = first.map_or(0, |l| l.line);
         let offset = first.map_or(0, |l| l.offset);
@@ -255,7 +260,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         None => sselint::config::Config::empty(),
     };
     let mut settings = cfg.settings_for(&a.input, a.profile.as_deref(), &[], &[]);
-    settings.max_event_bytes = a.max_event_bytes;
+    if let Some(n) = a.max_event_bytes {
+        settings.max_event_bytes = n;
+    }
     let cap = match capture::open(&a.input, &a.input_args.options()) {
         Ok(c) => c,
         Err(e) => {
@@ -277,6 +284,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             error: None,
             color,
             times: Vec::new(),
+            shown: 0,
         };
         let result = pipeline::lint_stream_with(
             stream,
@@ -292,14 +300,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         let rows = std::mem::take(&mut rec.rows);
         let timing = timing_summary(&rec.times);
+        let shown = rec.shown;
         drop(rec);
-        let attached: usize = 0;
-        let _ = attached;
-        let stream_diags: Vec<&Diagnostic> = result
-            .diagnostics
-            .iter()
-            .filter(|d| d.event_index.is_none())
-            .collect();
+        // What the rows did not show: the findings of the end-of-stream
+        // rules, which may point back at an event.
+        let stream_diags: Vec<&Diagnostic> = result.diagnostics.iter().skip(shown).collect();
         if jsonl {
             let choices: Vec<Value> = result
                 .answer
@@ -316,6 +321,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 &json!({"type": "stream", "label": label, "events": result.events, "ending": result.ending,
                     "choices": choices, "usage": result.answer.usage,
                     "diagnostics": stream_diags.iter().map(|d| diag_json(d)).collect::<Vec<_>>(),
+                    "omitted": result.omitted,
                     "counts": {"errors": result.counts.0, "warnings": result.counts.1, "infos": result.counts.2},
                     "timing": timing.as_ref().map(|t| json!({"first_event_ms": t.first_ms,
                         "first_content_ms": t.first_content_ms, "total_ms": t.total_ms,
@@ -344,6 +350,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                     "{} {}: {} (line {})",
                     d.severity, d.rule, d.message, d.location.line
                 )?;
+            }
+            for (rule, n) in &result.omitted {
+                writeln!(out, "… and {n} more {rule} finding(s) (the per-rule limit)")?;
             }
             for c in result.answer.choices.values() {
                 writeln!(out, "\nchoice {}:", c.index)?;
