@@ -26,7 +26,10 @@ fn main() -> std::io::Result<()> {
         has("--broken"),
     );
     let eol = if crlf { "\r\n" } else { "\n" };
-    let mut w = BufWriter::new(std::fs::File::create(out)?);
+    // Written beside OUT and renamed when complete, so that an interrupted
+    // run never leaves a partial capture for the benchmark to reuse.
+    let partial = format!("{out}.partial");
+    let mut w = BufWriter::new(std::fs::File::create(&partial)?);
     let head = r#"{"id":"chatcmpl-Bench0000000000000000000000","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":["#;
     let words = [
         "The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", ".",
@@ -92,7 +95,9 @@ fn main() -> std::io::Result<()> {
     if har {
         w.write_all(HAR_TAIL.as_bytes())?;
     }
-    w.flush()
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&partial, out)
 }
 
 /// A HAR 1.2 file up to the opening quote of the response body.
