@@ -79,7 +79,19 @@ fn cases() -> Vec<Case> {
         base64_of(&body_gz[..body_gz.len() / 2])
     ));
     har_gz.shrink_to_fit();
+    let mut mid_bom = CHUNK
+        .replace("data: [DONE]", "\u{FEFF}data: [DONE]")
+        .into_bytes();
+    mid_bom.shrink_to_fit();
+    let declared = |encoding: &str| {
+        format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: {encoding}\r\n\r\n{CHUNK}")
+            .into_bytes()
+    };
     vec![
+        // An invisible U+FEFF in a message is shown escaped.
+        Case { name: "mid-bom.sse", bytes: mid_bom, code: 0, says: "field `\\u{feff}data`" },
+        Case { name: "gzip-decoded.txt", bytes: declared("gzip"), code: 0, says: "Content-Encoding: gzip, but the body is not encoded" },
+        Case { name: "zstd.txt", bytes: declared("zstd"), code: 0, says: "Content-Encoding: zstd is not one sselint decodes" },
         Case { name: "empty.sse", bytes: vec![], code: 1, says: "empty-stream" },
         Case { name: "bom.sse", bytes: vec![0xEF, 0xBB, 0xBF], code: 1, says: "empty-stream" },
         Case { name: "blank.sse", bytes: b"\n\n\r\n\r\r\n".to_vec(), code: 1, says: "empty-stream" },

@@ -284,9 +284,16 @@ fn finish_body(
     let chunked = http
         .and_then(|h| h.header("transfer-encoding"))
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    let encoding = http
+    let declared = http
         .and_then(|h| h.header("content-encoding"))
-        .and_then(Encoding::from_header);
+        .map(str::trim)
+        .filter(|d| !d.is_empty() && !d.eq_ignore_ascii_case("identity"));
+    let encoding = declared.and_then(Encoding::from_header);
+    if let (Some(d), None) = (declared, encoding) {
+        stream.notes.push(format!(
+            "Content-Encoding: {d} is not one sselint decodes (gzip, deflate, br); the body is read as is"
+        ));
+    }
     let mut contiguous = true;
     let mut reader: Box<dyn Read + Send> = Box::new(body);
     if chunked && decode::looks_chunked(&head) {
@@ -301,10 +308,19 @@ fn finish_body(
     let mut r2 = BufReader::with_capacity(super::SNIFF_BYTES, reader);
     let head2 = r2.fill_buf().map(<[u8]>::to_vec).unwrap_or_default();
     let mut reader: Box<dyn Read + Send> = Box::new(r2);
+    let already_decoded = |e: Encoding| {
+        format!(
+            "Content-Encoding: {}, but the body is not encoded (curl --compressed decodes it and keeps the header); read as is",
+            e.name()
+        )
+    };
     let enc = match encoding {
-        Some(Encoding::Gzip) if !decode::is_gzip(&head2) => None,
+        Some(Encoding::Gzip) if !decode::is_gzip(&head2) => {
+            stream.notes.push(already_decoded(Encoding::Gzip));
+            None
+        }
         Some(e) if super::raw::looks_like_sse(&head2) => {
-            let _ = e;
+            stream.notes.push(already_decoded(e));
             None
         }
         Some(e) => Some(e),

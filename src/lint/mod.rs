@@ -186,10 +186,11 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
 /// rest, which could drive a terminal) escaped as `\u{1b}`.
 pub fn printable(s: &str) -> String {
     let s = crate::capture::redact_text(s);
-    // Bidi overrides and isolates reorder what a terminal shows.
+    // Bidi overrides and isolates reorder what a terminal shows; a BOM
+    // (U+FEFF) inside a line is invisible but is what the finding is about.
     let unsafe_char = |c: char| {
         c.is_control()
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
     };
     if !s.chars().any(unsafe_char) {
         return s;
