@@ -443,9 +443,11 @@ impl Linter<'_> {
         adds
     }
 
-    /// The `choice-index-drift` bookkeeping: chunks with exactly one
-    /// choice whose index steps up by one each time. `count` is the number
-    /// of choices in the chunk, `first` the first one's index.
+    /// The bookkeeping of `choice-index`'s drift: chunks with exactly one
+    /// choice whose index stays or steps up by one, never back (one answer
+    /// spread over "choices"; a real `n > 1` stream interleaves its choices
+    /// or finishes each). `count` is the number of choices in the chunk,
+    /// `first` the first one's index.
     pub(super) fn track_drift(
         &mut self,
         block: &Block<'_>,
@@ -469,6 +471,7 @@ impl Linter<'_> {
                     self.drift.first_loc = Some((loc, index));
                 }
             }
+            (Some(l), Some(i)) if i == l => d.repeats = true,
             _ => self.drift.broken = true,
         }
     }

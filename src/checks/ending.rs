@@ -251,17 +251,17 @@ impl Linter<'_> {
         }
         if self.drift_detected() {
             if let Some((loc, ev)) = self.drift.first_loc.clone() {
-                self.report(
-                    Finding::new(
-                        "choice-index",
-                        format!(
-                            "the choice index grows by one on every chunk (0, 1, 2, … up to {}): clients put each piece in a new choice, so choice 0 holds only the first piece",
-                            self.drift.last.unwrap_or(0)
-                        ),
-                        loc,
+                let last = self.drift.last.unwrap_or(0);
+                let message = if self.drift.repeats {
+                    format!(
+                        "the choice index changes mid-stream on single-choice chunks, up to {last}, and no choice but the last finishes: clients put the later pieces in new choices, so choice 0 holds only part of the answer"
                     )
-                    .event(ev),
-                );
+                } else {
+                    format!(
+                        "the choice index grows by one on every chunk (0, 1, 2, … up to {last}): clients put each piece in a new choice, so choice 0 holds only the first piece"
+                    )
+                };
+                self.report(Finding::new("choice-index", message, loc).event(ev));
             }
         }
         let repeated: Option<(u64, u64, u64, Option<Location>)> = self
@@ -310,13 +310,16 @@ impl Linter<'_> {
         }
     }
 
-    /// The index grew by one on every single-choice chunk and no choice but
-    /// the last one finished: one answer spread over "choices" (a real
-    /// `n > 1` stream finishes every choice).
+    /// The index stayed or grew by one on every single-choice chunk, grew at
+    /// least once, and no choice but the last one finished: one answer
+    /// spread over "choices" (a real `n > 1` stream interleaves or finishes
+    /// every choice, and its request, when captured, asked for them).
     fn drift_detected(&self) -> bool {
         let last = self.drift.last.unwrap_or(0);
+        let asked_several = self.ctx.request.as_ref().and_then(|r| r.n) > Some(1);
         self.drift.steps >= 1
             && !self.drift.broken
+            && !asked_several
             && self
                 .answer
                 .choices

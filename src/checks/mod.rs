@@ -158,6 +158,8 @@ pub struct Linter<'s> {
 struct DriftTrack {
     last: Option<u64>,
     steps: u64,
+    /// A chunk repeated the index before it (the drift began mid-stream).
+    repeats: bool,
     broken: bool,
     first_loc: Option<(Location, Option<u64>)>,
 }
