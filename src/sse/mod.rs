@@ -235,7 +235,14 @@ pub struct Parser {
     line_no: u64,
     /// BOM detection state: bytes of a possible BOM seen at the start.
     bom_state: BomState,
+    /// The data buffer, built only once a block has a second `data` line
+    /// (or one that is not UTF-8); a single line's value is lent from
+    /// `raw` instead (`first_data`).
     data: String,
+    /// `data` lines in the current block.
+    data_lines: usize,
+    /// Start and length in `raw` of the first `data` line's value.
+    first_data: (usize, usize),
     event_type: String,
     last_event_id: Option<String>,
     /// The last event ID buffer (`None` until an `id` field is accepted).
@@ -452,8 +459,21 @@ impl Parser {
                 push_lossy(&mut self.event_type, value);
             }
             b"data" => {
-                push_lossy(&mut self.data, value);
-                self.data.push('\n');
+                self.data_lines += 1;
+                if self.data_lines == 1 {
+                    let start = line.start + line.len - value.len();
+                    self.first_data = (start, value.len());
+                } else {
+                    if self.data_lines == 2 {
+                        let (start, len) = self.first_data;
+                        push_lossy(&mut self.data, &self.raw[start..start + len]);
+                        self.data.push('\n');
+                    }
+                    let content = &self.raw[line.start..line.start + line.len];
+                    let value = &content[content.len() - value.len()..];
+                    push_lossy(&mut self.data, value);
+                    self.data.push('\n');
+                }
             }
             b"id" if !value.contains(&0) => {
                 let mut id = String::new();
@@ -481,29 +501,39 @@ impl Parser {
                 self.last_event_id.clone_from(&self.id_buffer);
             }
         }
-        let has_data = !self.data.is_empty();
+        // Step 2: the data buffer is non-empty once a `data` line added its
+        // value and an LF.
+        let has_data = self.data_lines > 0;
         let dropped = std::mem::take(&mut self.dropped);
-        if has_data {
+        let (start, len) = self.first_data;
+        let single = match self.data_lines {
+            1 => std::str::from_utf8(&self.raw[start..start + len]).ok(),
+            _ => None,
+        };
+        if self.data_lines == 1 && single.is_none() {
+            push_lossy(&mut self.data, &self.raw[start..start + len]);
+        } else if self.data_lines > 1 {
             // Step 3: remove the data buffer's final LF.
             self.data.pop();
         }
+        let data: &str = single.unwrap_or(&self.data);
         if !self.lines.is_empty() || has_data {
             let event_type = if self.event_type.is_empty() {
                 "message"
             } else {
                 self.event_type.as_str()
             };
-            let dispatch = (terminated && has_data && dropped == 0).then(|| Dispatch {
+            let dispatch = (terminated && has_data && dropped == 0).then_some(Dispatch {
                 index: self.framing.events,
                 event_type,
-                data: &self.data,
+                data,
                 last_event_id: self.last_event_id.as_deref(),
             });
             let block = Block {
                 raw: &self.raw,
                 lines: &self.lines,
                 dispatch,
-                data: has_data.then_some(self.data.as_str()),
+                data: has_data.then_some(data),
                 retry: self.retry,
                 terminated,
                 end_offset,
@@ -515,6 +545,7 @@ impl Parser {
             }
         }
         self.data.clear();
+        self.data_lines = 0;
         self.event_type.clear();
         self.retry = None;
         self.raw.clear();
