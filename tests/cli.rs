@@ -365,3 +365,42 @@ fn inspect_says_how_many_findings_the_per_rule_limit_left_out() {
             "… and 10 more invalid-json finding(s) (the per-rule limit)",
         ));
 }
+
+#[test]
+fn inspect_shows_the_readers_notes_like_check() {
+    let recs = inspect_records(&["samples/curl/curl-gzip.bin"]);
+    let stream = recs.last().unwrap();
+    assert_eq!(stream["type"], "stream");
+    let notes = stream["notes"].to_string();
+    assert!(
+        notes.contains("body decoded from Content-Encoding: gzip"),
+        "{stream}"
+    );
+    sselint()
+        .args(["inspect", "samples/curl/curl-gzip.bin"])
+        .assert()
+        .stdout(predicate::str::contains(
+            "note: body decoded from Content-Encoding: gzip",
+        ));
+}
+
+#[test]
+fn a_gzip_body_under_a_list_of_encodings_is_decoded_without_a_contradicting_note() {
+    use std::io::Write;
+    let body = std::fs::read(root().join("samples/good/openai-basic.sse")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&body).unwrap();
+    let mut capture = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: gzip, identity\r\n\r\n".to_vec();
+    capture.extend(gz.finish().unwrap());
+    let out = sselint()
+        .args(["check", "-", "--input-format", "curl"])
+        .write_stdin(capture)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("body decoded from Content-Encoding: gzip"),
+        "{text}"
+    );
+    assert!(!text.contains("is not one sselint decodes"), "{text}");
+}

@@ -289,11 +289,6 @@ fn finish_body(
         .map(str::trim)
         .filter(|d| !d.is_empty() && !d.eq_ignore_ascii_case("identity"));
     let encoding = declared.and_then(Encoding::from_header);
-    if let (Some(d), None) = (declared, encoding) {
-        stream.notes.push(format!(
-            "Content-Encoding: {d} is not one sselint decodes (gzip, deflate, br); the body is read as is"
-        ));
-    }
     let mut contiguous = true;
     let mut reader: Box<dyn Read + Send> = Box::new(body);
     if chunked && decode::looks_chunked(&head) {
@@ -327,6 +322,11 @@ fn finish_body(
         None if decode::is_gzip(&head2) => Some(Encoding::Gzip),
         None => None,
     };
+    if let (Some(d), None, None) = (declared, encoding, enc) {
+        stream.notes.push(format!(
+            "Content-Encoding: {d} is not one sselint decodes (gzip, deflate, br); the body is read as is"
+        ));
+    }
     if let Some(e) = enc {
         reader = decode::decoder(e, reader, stream.evidence.clone(), max_decoded);
         stream

@@ -444,7 +444,7 @@ impl Linter<'_> {
     }
 
     /// The bookkeeping of `choice-index`'s drift: chunks with exactly one
-    /// choice whose index stays or steps up by one, never back (one answer
+    /// choice whose index stays or grows, never goes back (one answer
     /// spread over "choices"; a real `n > 1` stream interleaves its choices
     /// or finishes each). `count` is the number of choices in the chunk,
     /// `first` the first one's index.
@@ -463,7 +463,7 @@ impl Linter<'_> {
         let d = &mut self.drift;
         match (d.last, first) {
             (None, Some(i)) => d.last = Some(i),
-            (Some(l), Some(i)) if i == l + 1 => {
+            (Some(l), Some(i)) if i > l => {
                 d.steps += 1;
                 d.last = Some(i);
                 if d.first_loc.is_none() {

@@ -258,7 +258,7 @@ impl Linter<'_> {
                     )
                 } else {
                     format!(
-                        "the choice index grows by one on every chunk (0, 1, 2, … up to {last}): clients put each piece in a new choice, so choice 0 holds only the first piece"
+                        "the choice index grows on every chunk (0, 1, 2, … up to {last}): clients put each piece in a new choice, so choice 0 holds only the first piece"
                     )
                 };
                 self.report(Finding::new("choice-index", message, loc).event(ev));
@@ -310,16 +310,28 @@ impl Linter<'_> {
         }
     }
 
-    /// The index stayed or grew by one on every single-choice chunk, grew at
-    /// least once, and no choice but the last one finished: one answer
-    /// spread over "choices" (a real `n > 1` stream interleaves or finishes
-    /// every choice, and its request, when captured, asked for them).
+    /// The index stayed or grew on every single-choice chunk, grew at least
+    /// once, no choice after the first opened with a role, and no choice but
+    /// the last one finished: one answer spread over "choices" (a real
+    /// `n > 1` stream interleaves its choices or finishes each, opens each
+    /// with a role, and its request, when captured, asked for them).
     fn drift_detected(&self) -> bool {
         let last = self.drift.last.unwrap_or(0);
         let asked_several = self.ctx.request.as_ref().and_then(|r| r.n) > Some(1);
+        // Real choices each open with their own role delta; drifted pieces
+        // of one answer do not — unless the server sends `role` on every
+        // delta, when a role tells nothing.
+        let first = self.choices.keys().next().copied();
+        let role_only_first = self.choices.values().any(|t| t.deltas > t.role_deltas);
+        let later_roles = role_only_first
+            && self
+                .choices
+                .iter()
+                .any(|(i, t)| Some(*i) != first && t.role_deltas > 0);
         self.drift.steps >= 1
             && !self.drift.broken
             && !asked_several
+            && !later_roles
             && self
                 .answer
                 .choices

@@ -318,7 +318,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 .collect();
             serde_json::to_writer(
                 &mut out,
-                &json!({"type": "stream", "label": label, "events": result.events, "ending": result.ending,
+                &json!({"type": "stream", "label": label, "notes": result.notes.iter().map(|n| printable(n)).collect::<Vec<_>>(),
+                    "events": result.events, "ending": result.ending,
                     "choices": choices, "usage": result.answer.usage,
                     "diagnostics": stream_diags.iter().map(|d| diag_json(d)).collect::<Vec<_>>(),
                     "omitted": result.omitted,
@@ -343,6 +344,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 t.add_row(r);
             }
             writeln!(out, "{}", printable(&label))?;
+            for n in &result.notes {
+                writeln!(out, "note: {}", printable(n))?;
+            }
             writeln!(out, "{t}")?;
             for d in &stream_diags {
                 writeln!(
