@@ -87,11 +87,19 @@ fn cases() -> Vec<Case> {
         format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: {encoding}\r\n\r\n{CHUNK}")
             .into_bytes()
     };
+    // A zstd frame (magic 28 B5 2F FD) sselint cannot decode.
+    let mut zstd_binary =
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: zstd\r\n\r\n"
+            .to_vec();
+    zstd_binary.extend_from_slice(&[
+        0x28, 0xB5, 0x2F, 0xFD, 0x04, 0x58, 0x9D, 0x02, 0x00, 0xC2, 0x85, 0x0F, 0xFF, 0xE1, 0x01,
+    ]);
     vec![
         // An invisible U+FEFF in a message is shown escaped.
         Case { name: "mid-bom.sse", bytes: mid_bom, code: 0, says: "field `\\u{feff}data`" },
         Case { name: "gzip-decoded.txt", bytes: declared("gzip"), code: 0, says: "Content-Encoding: gzip, but the body is not encoded" },
         Case { name: "zstd.txt", bytes: declared("zstd"), code: 0, says: "Content-Encoding: zstd is not one sselint decodes" },
+        Case { name: "zstd-binary.txt", bytes: zstd_binary, code: 1, says: "decompress it first" },
         Case { name: "empty.sse", bytes: vec![], code: 1, says: "empty-stream" },
         Case { name: "bom.sse", bytes: vec![0xEF, 0xBB, 0xBF], code: 1, says: "empty-stream" },
         Case { name: "blank.sse", bytes: b"\n\n\r\n\r\r\n".to_vec(), code: 1, says: "empty-stream" },

@@ -323,8 +323,13 @@ fn finish_body(
         None => None,
     };
     if let (Some(d), None, None) = (declared, encoding, enc) {
+        let advice = if super::raw::looks_like_sse(&head2) {
+            ""
+        } else {
+            ": it does not look like text, so the findings below are about the compressed bytes; decompress it first (or capture with curl --compressed) and lint that"
+        };
         stream.notes.push(format!(
-            "Content-Encoding: {d} is not one sselint decodes (gzip, deflate, br); the body is read as is"
+            "Content-Encoding: {d} is not one sselint decodes (gzip, deflate, br); the body is read as is{advice}"
         ));
     }
     if let Some(e) = enc {
