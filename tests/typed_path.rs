@@ -188,6 +188,15 @@ fn mutated_chunks_lint_the_same_on_both_paths() {
     extra("reasoning", &|m| {
         m["choices"][0]["delta"]["reasoning_content"] = json!("hm")
     });
+    extra("reasoning null", &|m| {
+        m["choices"][0]["delta"]["reasoning_content"] = json!(null)
+    });
+    extra("reasoning (groq) null", &|m| {
+        m["choices"][0]["delta"]["reasoning"] = json!(null)
+    });
+    extra("reasoning (groq) empty", &|m| {
+        m["choices"][0]["delta"]["reasoning"] = json!("")
+    });
     extra("refusal", &|m| {
         m["choices"][0]["delta"]["refusal"] = json!("no")
     });

@@ -806,14 +806,19 @@ impl Linter<'_> {
             if self.reported_fields.contains(&folded) {
                 continue;
             }
-            self.reported_fields.insert(folded.clone());
-            let loc = self.pointer_loc(block, data, &ptr, true);
-            let known = providers_of(&folded);
-            if !known.is_empty() && v.pointer(&ptr).is_some_and(Value::is_null) {
-                // A known field sent as null carries nothing to name.
-                self.reported_fields.remove(&folded);
+            // A known field sent as null carries nothing to name (and may
+            // be named later, when it carries something).
+            let is_null = v.pointer(&ptr).is_some_and(Value::is_null);
+            if is_null && self.known_null_fields.contains(&folded) {
                 continue;
             }
+            let known = providers_of(&folded);
+            if !known.is_empty() && is_null {
+                self.known_null_fields.insert(folded);
+                continue;
+            }
+            self.reported_fields.insert(folded.clone());
+            let loc = self.pointer_loc(block, data, &ptr, true);
             let allowed = self
                 .out
                 .settings()

@@ -118,6 +118,9 @@ pub struct Linter<'s> {
     /// they might show a drifting index.
     drift: DriftTrack,
     reported_fields: BTreeSet<String>,
+    /// Known extension fields (indices folded) seen as null: skipped
+    /// without looking them up in the profiles again.
+    known_null_fields: BTreeSet<String>,
     error_events: u64,
     choice_message_reported: bool,
     /// The tail (unterminated) block held JSON or `[DONE]`.
@@ -199,6 +202,7 @@ impl<'s> Linter<'s> {
             choices: BTreeMap::new(),
             drift: DriftTrack::default(),
             reported_fields: BTreeSet::new(),
+            known_null_fields: BTreeSet::new(),
             error_events: 0,
             choice_message_reported: false,
             tail_complete: false,

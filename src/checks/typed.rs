@@ -163,7 +163,10 @@ struct Choice<'a> {
     logprobs: Option<Never>,
 }
 
-/// A delta without `role` or a refusal.
+/// A delta without `role` or a refusal. The reasoning fields of known
+/// extensions (DeepSeek's `reasoning_content`, Groq's and vLLM's
+/// `reasoning`) are accepted only as null, which the general path skips as
+/// carrying nothing.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Delta<'a> {
@@ -172,6 +175,12 @@ struct Delta<'a> {
     #[serde(default)]
     #[allow(dead_code)]
     refusal: Option<Never>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    reasoning_content: Option<Never>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    reasoning: Option<Never>,
     #[serde(default, borrow, deserialize_with = "present")]
     tool_calls: Option<Vec<Obj<ToolCall<'a>>>>,
 }
