@@ -164,8 +164,10 @@ fn github_annotations_escape_percent_comma_colon_and_newlines() {
         "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"stop\"}],\"a,b:c%d\\ne\":1}\n\ndata: [DONE]\n\n",
     )
     .unwrap();
+    // unknown-field is info by default; the strict profile makes it a
+    // warning, which GitHub shows as an annotation.
     let out = sselint()
-        .args(["check", "--format", "github"])
+        .args(["check", "--format", "github", "--profile", "strict"])
         .arg(&name)
         .output()
         .unwrap();

@@ -665,10 +665,9 @@ impl Linter<'_> {
                 self.report(
                     Finding::new(
                         "finish-reason-value",
-                        "finish_reason is \"\" instead of null: clients that test `finish_reason != null` end the choice here",
+                        "finish_reason is \"\" instead of null: code that tests `finish_reason != null` ends the choice here",
                         loc,
                     )
-                    .level(Severity::Error)
                     .event(index)
                     .pointer(ptr),
                 );
@@ -695,7 +694,6 @@ impl Linter<'_> {
                             ),
                             loc,
                         )
-                        .level(Severity::Warning)
                         .event(index)
                         .pointer(ptr.clone()),
                     );

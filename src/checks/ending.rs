@@ -14,7 +14,7 @@ use super::payload::error_message;
 use super::Linter;
 use crate::capture::har::media_type;
 use crate::capture::Truncation;
-use crate::lint::{Finding, Location};
+use crate::lint::{Finding, Location, Severity};
 use crate::model::assembly::Ending;
 use serde_json::Value;
 
@@ -140,14 +140,29 @@ impl Linter<'_> {
         let damaged = evidence.iter().any(|t| t.by_capture);
         if self.after_done > 0 {
             let loc = self.first_after_done.clone().unwrap_or_default();
-            self.report(Finding::new(
-                "data-after-done",
-                format!(
-                    "{} event(s) follow `[DONE]`: clients stop reading at `[DONE]` and never see them",
-                    self.after_done
-                ),
-                loc,
-            ));
+            // Observed: every client stops at the first `[DONE]`; a repeated
+            // `[DONE]` loses nothing, data after it is lost to all of them.
+            let finding = if self.after_done_data == 0 {
+                Finding::new(
+                    "data-after-done",
+                    format!(
+                        "`[DONE]` is sent {} more time(s); clients stop at the first, so nothing is lost",
+                        self.after_done
+                    ),
+                    loc,
+                )
+                .level(Severity::Info)
+            } else {
+                Finding::new(
+                    "data-after-done",
+                    format!(
+                        "{} event(s) with data follow `[DONE]`: clients stop reading at the first `[DONE]`, so what they carry is lost",
+                        self.after_done_data
+                    ),
+                    loc,
+                )
+            };
+            self.report(finding);
         }
         match ending {
             Ending::Empty if self.tail_loc.is_some() && !damaged && self.error_events == 0 => {

@@ -302,8 +302,7 @@ impl Linter<'_> {
                         framing.lf, framing.crlf
                     ),
                     loc,
-                )
-                .level(Severity::Warning),
+                ),
             );
         } else if framing.crlf > 0 {
             let loc = self.first_crlf.clone().unwrap_or_default();

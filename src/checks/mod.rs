@@ -106,6 +106,8 @@ pub struct Linter<'s> {
     pub typed_chunks: u64,
     done_event: Option<u64>,
     after_done: u64,
+    /// Events after `[DONE]` that carry data other than a repeated `[DONE]`.
+    after_done_data: u64,
     first_after_done: Option<Location>,
     first_id: Option<String>,
     id_changed: bool,
@@ -192,6 +194,7 @@ impl<'s> Linter<'s> {
             typed_chunks: 0,
             done_event: None,
             after_done: 0,
+            after_done_data: 0,
             first_after_done: None,
             first_id: None,
             id_changed: false,

@@ -28,6 +28,9 @@ impl Linter<'_> {
         if self.done_event.is_some() {
             self.kind("after-done");
             self.after_done += 1;
+            if data.trim() != "[DONE]" {
+                self.after_done_data += 1;
+            }
             if self.first_after_done.is_none() {
                 self.first_after_done = Some(self.event_loc(block));
             }
@@ -160,7 +163,7 @@ impl Linter<'_> {
                 Finding::new(
                     "error-event",
                     format!(
-                        "an error arrived inside the stream: {}; openai-python raises APIError here, other clients show a truncated answer as if complete",
+                        "an error arrived inside the stream: {}; the answer failed (`sselint rule error-event` shows what each client did)",
                         error_message(err)
                     ),
                     loc.clone(),

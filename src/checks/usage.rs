@@ -4,7 +4,7 @@
 
 use super::framing::shorten;
 use super::Linter;
-use crate::lint::Finding;
+use crate::lint::{Finding, Severity};
 use crate::model::Field;
 use crate::sse::Block;
 use serde_json::Value;
@@ -104,24 +104,28 @@ impl Linter<'_> {
             let cached = u
                 .pointer("/prompt_tokens_details/cached_tokens")
                 .and_then(Value::as_u64);
+            // Observed: clients that compute the total themselves disagree
+            // with a wrong total (warning); none reads cached_tokens (info).
             let why = if p + c != t {
-                Some(format!(
-                    "total_tokens {t} ≠ prompt_tokens {p} + completion_tokens {c}"
+                Some((
+                    format!("total_tokens {t} ≠ prompt_tokens {p} + completion_tokens {c}"),
+                    Severity::Warning,
                 ))
             } else if cached.is_some_and(|x| x > p) {
-                Some(format!(
-                    "cached_tokens {} > prompt_tokens {p}",
-                    cached.unwrap_or(0)
+                Some((
+                    format!("cached_tokens {} > prompt_tokens {p}", cached.unwrap_or(0)),
+                    Severity::Info,
                 ))
             } else {
                 None
             };
-            if let Some(why) = why {
+            if let Some((why, level)) = why {
                 if !self.reported_fields.contains("usage-mismatch") {
                     self.reported_fields.insert("usage-mismatch".to_string());
                     let loc = self.pointer_loc(block, data, "/usage/total_tokens", false);
                     self.report(
                         Finding::new("usage-mismatch", format!("{why}: billing and context accounting that trust these numbers go wrong"), loc)
+                            .level(level)
                             .event(index)
                             .pointer("/usage"),
                     );

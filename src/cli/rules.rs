@@ -3,7 +3,7 @@
 
 use anyhow::bail;
 use comfy_table::{presets, ContentArrangement, Table};
-use sselint::lint::{catalogue, profile};
+use sselint::lint::{catalogue, observed, profile};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -66,6 +66,13 @@ pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{} ({}) — {}", r.name, r.code, r.summary)?;
     writeln!(out, "group: {}; default severity: {}", r.group, r.severity)?;
+    match r.severity_basis {
+        Some(why) => writeln!(out, "severity basis: {}", why.trim())?,
+        None => writeln!(
+            out,
+            "severity basis: what the clients did with the failing examples (below)"
+        )?,
+    }
     let changed: Vec<String> = profile::profiles()
         .iter()
         .filter_map(|p| {
@@ -94,6 +101,7 @@ pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    write_observed(&mut out, r)?;
     if !r.references.is_empty() {
         writeln!(out, "\n## References\n")?;
         for x in &r.references {
@@ -101,4 +109,72 @@ pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The "Observed in clients" section: one row per client, one column per
+/// example, each cell what the client did (from `rules/observed.json`).
+fn write_observed(out: &mut impl Write, r: &sselint::lint::Rule) -> anyhow::Result<()> {
+    let rec = observed::record();
+    let examples: Vec<_> = (1..=r.examples().len())
+        .filter_map(|k| rec.example(r.name, k).map(|c| (k, c)))
+        .collect();
+    writeln!(out, "\n## Observed in clients\n")?;
+    if examples.is_empty() {
+        writeln!(out, "No observations recorded (run clients/run.py).")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "Each example replayed by `sselint replay` to each client (clients/README.md); \
+         a cell is what the application ended up with: ok (the answer the server meant), \
+         diverges (usage or refusal reported otherwise), differs (another text, tool calls \
+         or finish_reason), raised (the exception).\n"
+    )?;
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_width(120);
+    let mut header = vec!["client".to_string()];
+    for (k, _) in &examples {
+        let ex = &r.examples()[k - 1];
+        header.push(format!("{} {k}", if ex.valid { "passes" } else { "fails" }));
+    }
+    t.set_header(header);
+    for c in &rec.clients {
+        let mut row = vec![format!("{}\n{}", c.name, c.version)];
+        for (_, cap) in &examples {
+            row.push(match cap.clients.get(&c.name) {
+                Some(o) => match &o.detail {
+                    Some(d) => format!("{}: {}", o.verdict.name(), shorten(d, 70)),
+                    None => o.verdict.name().to_string(),
+                },
+                None => "-".to_string(),
+            });
+        }
+        t.add_row(row);
+    }
+    writeln!(out, "{t}")?;
+    for (k, cap) in &examples {
+        let ex = &r.examples()[k - 1];
+        if !ex.valid {
+            writeln!(
+                out,
+                "fails {k} ({}): {}; the policy gives {}",
+                ex.note,
+                observed::summary(cap),
+                observed::derived_severity(cap)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn shorten(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
 }

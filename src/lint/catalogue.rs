@@ -47,6 +47,12 @@ pub struct Rule {
     pub fix: &'static str,
     /// Specs and public reports.
     pub references: Vec<&'static str>,
+    /// Why the default severity is not the one the client observations
+    /// give (`rules/observed.json`, see [`super::observed`]): a rule whose
+    /// effect replaying cannot show (timing, the capture tool, the request),
+    /// or whose clients all inherit the server's fault. `None` when the
+    /// severity is the observed one, which `tests/observed.rs` checks.
+    pub severity_basis: Option<&'static str>,
     /// The rule file's `[[examples]]` tables, parsed on first use: most
     /// runs never need them, and they are most of the catalogue's bytes.
     examples_toml: &'static str,
@@ -93,6 +99,7 @@ struct RuleFile {
     fix: String,
     #[serde(default)]
     references: Vec<String>,
+    severity_basis: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -249,6 +256,7 @@ fn load() -> Catalogue {
             rationale: leak(f.rationale),
             fix: leak(f.fix),
             references: f.references.into_iter().map(leak).collect(),
+            severity_basis: f.severity_basis.map(leak),
             examples_toml,
             examples: OnceLock::new(),
         });

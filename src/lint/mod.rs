@@ -8,6 +8,7 @@
 //! per-rule limit. Nothing here prints.
 
 pub mod catalogue;
+pub mod observed;
 pub mod profile;
 
 pub use catalogue::{catalogue, Rule};

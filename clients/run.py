@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""The client harness: what real clients do with each capture of the corpus.
+
+For every capture of the corpus (each rule example in rules/*.toml, every file
+under samples/, every capture under tests/cases/), it starts `sselint replay`
+on 127.0.0.1, points each client at it (clients/py_clients.py and
+clients/node_clients.mjs: openai-python raw and its stream() helper,
+LangChain, openai-node raw and its stream() helper, the Vercel AI SDK, the
+seed document's hand-written parser), and compares what each client ended up
+with against the answer the server meant (sselint's own reconstruction,
+`check --format json`).
+
+    clients/run.py                 regenerate rules/observed.json
+    clients/run.py --check         fail (exit 1) when a fresh run differs
+    clients/run.py --only NAME     only captures whose id contains NAME; prints
+
+Needs clients/.venv (pip install -r clients/requirements.txt) and
+clients/node_modules (npm ci in clients/); see clients/README.md.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CLIENTS_DIR = ROOT / "clients"
+RECORD = ROOT / "rules" / "observed.json"
+
+# Client name -> (runtime, how it is used). The order is the table's order.
+CLIENTS = {
+    "openai-python": ("python", "openai-python: iterate chat.completions.create(stream=True)"),
+    "openai-python-stream": ("python", "openai-python: chat.completions.stream() helper, get_final_completion()"),
+    "langchain": ("python", "langchain-openai: ChatOpenAI.stream(), chunks added up"),
+    "openai-node": ("node", "openai-node: for await over chat.completions.create({stream: true})"),
+    "openai-node-stream": ("node", "openai-node: chat.completions.stream() helper, finalChatCompletion()"),
+    "vercel-ai": ("node", "Vercel AI SDK: streamText() with @ai-sdk/openai-compatible, fullStream"),
+    "hand-written": ("node", "the seed document's fetch loop: split on \\n, 'data: ' lines, [DONE], JSON.parse, choices[0]?.delta?.content"),
+}
+# What each client's outcome is compared on. The hand-written parser only
+# collects text.
+COMPARED = {name: ("text", "refusal", "tool_calls", "finish_reason", "usage") for name in CLIENTS}
+COMPARED["hand-written"] = ("text",)
+COMPARED["vercel-ai"] = ("text", "tool_calls", "finish_reason", "usage")
+COMPARED["langchain"] = ("text", "tool_calls", "finish_reason", "usage")
+
+CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log"}
+
+
+def corpus(tmp):
+    """(id, path) of every capture the harness runs, sorted by id."""
+    items = []
+    ex_dir = Path(tmp) / "examples"
+    ex_dir.mkdir()
+    for f in sorted((ROOT / "rules").glob("*.toml")):
+        doc = tomllib.loads(f.read_text(encoding="utf-8"))
+        for k, ex in enumerate(doc.get("examples", []), start=1):
+            if "capture" in ex:
+                data = ex["capture"].encode("utf-8")
+            else:
+                data = bytes.fromhex(ex.get("capture_hex", ""))
+            p = ex_dir / f"{f.stem}-{k}.sse"
+            p.write_bytes(data)
+            items.append((f"rules/{f.name}#{k}", p))
+    for base in ("samples", "tests/cases"):
+        for p in sorted((ROOT / base).rglob("*")):
+            if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
+                items.append((str(p.relative_to(ROOT)), p))
+    return sorted(items)
+
+
+def expected_answer(sselint, path):
+    """The answer the server meant: sselint's reconstruction of choice 0."""
+    out = subprocess.run(
+        [sselint, "check", "--format", "json", "--no-config", "--fail-on", "never", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    try:
+        doc = json.loads(out.stdout)
+        stream = doc["files"][0]["streams"][0]
+    except (json.JSONDecodeError, KeyError, IndexError):
+        return None
+    choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None)
+    usage = stream.get("usage")
+    return {
+        "text": (choice or {}).get("text") or "",
+        "refusal": (choice or {}).get("refusal"),
+        "tool_calls": [
+            {"id": t.get("id"), "name": t.get("name"), "arguments": t.get("arguments")}
+            for t in (choice or {}).get("tool_calls", [])
+        ],
+        "finish_reason": (choice or {}).get("finish_reason"),
+        "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+        if isinstance(usage, dict)
+        else None,
+        "http_status": (stream.get("http") or {}).get("status"),
+    }
+
+
+class Replays:
+    """`sselint replay` of each capture on 127.0.0.1, port picked by the OS."""
+
+    def __init__(self, sselint, items):
+        self.procs = []
+        self.urls = {}
+        for cid, path in items:
+            p = subprocess.Popen(
+                [sselint, "replay", str(path), "--listen", "127.0.0.1:0", "--delay-ms", "0", "--any-path"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+            self.procs.append(p)
+            line = p.stdout.readline()
+            m = re.search(r"http://([0-9.]+:[0-9]+)", line)
+            if m:
+                self.urls[cid] = f"http://{m.group(1)}/v1"
+
+    def close(self):
+        for p in self.procs:
+            p.kill()
+        for p in self.procs:
+            p.wait()
+
+
+PORT = re.compile(r"(127\.0\.0\.1|localhost):\d+")
+ADDR = re.compile(r"0x[0-9a-f]{6,}")
+
+
+def scrub(s):
+    return ADDR.sub("0x…", PORT.sub(r"\1:PORT", s))
+
+
+def json_or_text(s):
+    if not isinstance(s, str):
+        return s
+    try:
+        return json.loads(s)
+    except (json.JSONDecodeError, ValueError):
+        return s
+
+
+def short(v, n=60):
+    s = json.dumps(v, ensure_ascii=False)
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def compare(name, exp, got):
+    """{"verdict": …, "detail": …}: `ok` (the answer the server meant), `diverges`
+    (usage or refusal reported otherwise; text, tool calls and finish right),
+    `differs` (another text, tool calls or finish_reason), `raised`."""
+    if got is None:
+        return {"verdict": "raised", "detail": "no result (client crashed or timed out)"}
+    if "error" in got:
+        e = got["error"]
+        return {"verdict": "raised", "detail": scrub(f"{e['type']}: {e['message']}")}
+    diffs, minor = [], []
+    fields = COMPARED[name]
+    got_text = got.get("text") or ""
+    if "text" in fields and got_text != exp["text"]:
+        if exp["refusal"] and got_text == exp["text"] + exp["refusal"]:
+            # The refusal shown as answer text: the user reads it either way.
+            minor.append("refusal shown as text")
+        else:
+            diffs.append(f"text {short(got_text)}")
+    if "refusal" in fields and (got.get("refusal") or None) != (exp["refusal"] or None):
+        minor.append(f"refusal {short(got.get('refusal'))}")
+    if "finish_reason" in fields and got.get("finish_reason") != exp["finish_reason"]:
+        diffs.append(f"finish_reason {short(got.get('finish_reason'))}")
+    if "tool_calls" in fields:
+        want = [(t["id"] or None, t["name"] or None, json_or_text(t["arguments"])) for t in exp["tool_calls"]]
+        have = []
+        for i, t in enumerate(got.get("tool_calls") or []):
+            tid = t.get("id") or None
+            # A client that makes up an id where the stream sent none
+            # (the Vercel AI SDK does) is not a difference.
+            if i < len(want) and want[i][0] is None and tid is not None:
+                tid = None
+            have.append((tid, t.get("name") or None, json_or_text(t.get("arguments"))))
+        if have != want:
+            diffs.append("tool_calls " + short([list(h) for h in have], 120))
+    if "usage" in fields and exp["usage"] is not None:
+        u = got.get("usage")
+        u = {k: u.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")} if isinstance(u, dict) else u
+        if u != exp["usage"]:
+            minor.append(f"usage {short(u)}")
+    if diffs:
+        return {"verdict": "differs", "detail": scrub("; ".join(diffs + minor))}
+    if minor:
+        return {"verdict": "diverges", "detail": scrub("; ".join(minor))}
+    return {"verdict": "ok"}
+
+
+def run_clients(runtime, jobs, tmp):
+    jobs_file = Path(tmp) / f"jobs-{runtime}.json"
+    jobs_file.write_text(json.dumps(jobs), encoding="utf-8")
+    if runtime == "python":
+        cmd = [sys.executable, str(CLIENTS_DIR / "py_clients.py"), str(jobs_file)]
+    else:
+        cmd = [str(CLIENTS_DIR / "node_modules" / ".bin" / "node"), str(CLIENTS_DIR / "node_clients.mjs"), str(jobs_file)]
+    env = dict(os.environ, NO_PROXY="*", no_proxy="*")
+    for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
+        env.pop(k, None)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=CLIENTS_DIR)
+    if out.returncode != 0:
+        sys.exit(f"clients/run.py: the {runtime} clients failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout)
+
+
+def versions():
+    """Pinned versions, read from what is installed."""
+    v = {}
+    py = subprocess.run(
+        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai']}))"],
+        capture_output=True,
+        text=True,
+    )
+    pyv = json.loads(py.stdout)
+    lock = json.loads((CLIENTS_DIR / "package-lock.json").read_text())["packages"]
+    nodev = {k.split("node_modules/")[-1]: e.get("version") for k, e in lock.items() if k.startswith("node_modules/")}
+    v["openai-python"] = f"openai {pyv['openai']}"
+    v["openai-python-stream"] = v["openai-python"]
+    v["langchain"] = f"langchain-openai {pyv['langchain-openai']}"
+    v["openai-node"] = f"openai {nodev.get('openai')} (Node {nodev.get('node')})"
+    v["openai-node-stream"] = v["openai-node"]
+    v["vercel-ai"] = f"ai {nodev.get('ai')}, @ai-sdk/openai-compatible {nodev.get('@ai-sdk/openai-compatible')}"
+    v["hand-written"] = f"Node {nodev.get('node')} fetch"
+    return v
+
+
+def observe(sselint, only=None):
+    with tempfile.TemporaryDirectory(prefix="sselint-harness-") as tmp:
+        items = [(i, p) for i, p in corpus(tmp) if only is None or only in i]
+        expected = {}
+        for cid, p in items:
+            expected[cid] = expected_answer(sselint, p)
+        items = [(i, p) for i, p in items if expected[i] is not None]
+        captures = {}
+        # Batches keep the number of replay processes modest.
+        for start in range(0, len(items), 60):
+            batch = items[start : start + 60]
+            replays = Replays(sselint, batch)
+            try:
+                jobs = [
+                    {"id": cid, "base_url": replays.urls[cid], "tools": sorted({t["name"] or "" for t in expected[cid]["tool_calls"]})}
+                    for cid, _ in batch
+                    if cid in replays.urls
+                ]
+                results = {}
+
+                def go(rt):
+                    results[rt] = run_clients(rt, jobs, tmp)
+
+                threads = [threading.Thread(target=go, args=(rt,)) for rt in ("python", "node")]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                if set(results) != {"python", "node"}:
+                    sys.exit("clients/run.py: a client runtime failed")
+            finally:
+                replays.close()
+            for job in jobs:
+                cid = job["id"]
+                got = {**results["python"].get(cid, {}), **results["node"].get(cid, {})}
+                exp = expected[cid]
+                captures[cid] = {
+                    "expected": {k: exp[k] for k in ("text", "tool_calls", "finish_reason")},
+                    "clients": {name: compare(name, exp, got.get(name)) for name in CLIENTS},
+                }
+        v = versions()
+        return {
+            "about": "What real clients did with each capture of the corpus, replayed by `sselint replay`. Regenerate with clients/run.py; see clients/README.md.",
+            "clients": [{"name": name, "how": how, "version": v[name]} for name, (_, how) in CLIENTS.items()],
+            "captures": captures,
+        }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sselint", default=str(ROOT / "target" / "debug" / "sselint"), help="the sselint binary")
+    ap.add_argument("--check", action="store_true", help="compare a fresh run with rules/observed.json")
+    ap.add_argument("--only", help="only captures whose id contains this; prints the observations")
+    args = ap.parse_args()
+    if not Path(args.sselint).exists():
+        sys.exit(f"clients/run.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
+    record = observe(args.sselint, args.only)
+    text = json.dumps(record, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+    if args.only:
+        print(text)
+        return 0
+    if args.check:
+        old = RECORD.read_text(encoding="utf-8") if RECORD.exists() else ""
+        if old == text:
+            print(f"clients/run.py: {len(record['captures'])} captures x {len(CLIENTS)} clients match rules/observed.json")
+            return 0
+        import difflib
+
+        diff = difflib.unified_diff(old.splitlines(), text.splitlines(), "rules/observed.json", "fresh run", lineterm="", n=2)
+        sys.stdout.write("\n".join(list(diff)[:400]) + "\n")
+        print("clients/run.py: the clients no longer do what rules/observed.json records; review the diff, then run clients/run.py to update it")
+        return 1
+    tmp = RECORD.with_suffix(".json.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(RECORD)
+    print(f"clients/run.py: wrote {RECORD.relative_to(ROOT)} ({len(record['captures'])} captures x {len(CLIENTS)} clients)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+//! What real clients did with each capture of the corpus: the record that
+//! the client harness (`clients/run.py`) writes to `rules/observed.json` by
+//! replaying every rule example, sample and test case to openai-python,
+//! openai-node, LangChain, the Vercel AI SDK and a hand-written parser.
+//!
+//! It is the only place where sselint speaks about a named client: `sselint
+//! rule NAME` prints its table, the human report's notes quote its counts,
+//! and the severity policy (`derived_severity`) is read off it. It does not
+//! run any client; the harness does, and `tests/clients.rs` checks that a
+//! fresh run still matches the record.
+
+use super::Severity;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// The record, embedded at build time (the path is relative to this file,
+/// so a moved checkout embeds the same record).
+const RECORD: &str = include_str!("../../rules/observed.json");
+
+/// What one client ended up with on one capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The text, tool calls, finish_reason and usage the server meant.
+    Ok,
+    /// Text, tool calls and finish right; usage or the refusal reported
+    /// otherwise.
+    Diverges,
+    /// Another text, other tool calls or another finish_reason.
+    Differs,
+    /// The client raised (threw).
+    Raised,
+}
+
+impl Verdict {
+    /// The word the tables show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Diverges => "diverges",
+            Verdict::Differs => "differs",
+            Verdict::Raised => "raised",
+        }
+    }
+}
+
+/// One client's outcome on one capture.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Outcome {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// What differed (`text "HiHi"`), or the exception (`TypeError: …`,
+    /// first line, ports scrubbed).
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+/// A client the harness runs.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Client {
+    /// Its name in tables (`openai-python`).
+    pub name: String,
+    /// How the harness uses it.
+    pub how: String,
+    /// The pinned package versions.
+    pub version: String,
+}
+
+/// The observations of one capture.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Capture {
+    /// The answer the server meant (choice 0): `text`, `tool_calls`,
+    /// `finish_reason`, as `check --format json` reconstructs it.
+    pub expected: serde_json::Value,
+    /// Client name → outcome, in the record's order.
+    pub clients: BTreeMap<String, Outcome>,
+}
+
+/// The whole record.
+#[derive(Debug, serde::Deserialize)]
+pub struct Record {
+    /// The clients, in table order.
+    pub clients: Vec<Client>,
+    /// Capture id (`rules/NAME.toml#K`, 1-based, or a repository path) →
+    /// observations.
+    pub captures: BTreeMap<String, Capture>,
+}
+
+/// The client that stands for hand-written parsers: its failures alone make
+/// a warning, not an error.
+pub const HAND_WRITTEN: &str = "hand-written";
+
+impl Record {
+    /// The observations of `rules/RULE.toml`'s example `k` (1-based).
+    pub fn example(&self, rule: &str, k: usize) -> Option<&Capture> {
+        self.captures.get(&format!("rules/{rule}.toml#{k}"))
+    }
+}
+
+/// The severity the policy gives a capture from what the clients did:
+/// - error: a mainstream client raised, or ended with another text, tool
+///   calls or finish_reason;
+/// - warning: only the hand-written parser broke, or clients diverge on
+///   usage or the refusal;
+/// - info: every client got the answer the server meant.
+pub fn derived_severity(c: &Capture) -> Severity {
+    let broke = |o: &Outcome| matches!(o.verdict, Verdict::Differs | Verdict::Raised);
+    if c.clients.iter().any(|(n, o)| n != HAND_WRITTEN && broke(o)) {
+        Severity::Error
+    } else if c.clients.values().any(|o| o.verdict != Verdict::Ok) {
+        Severity::Warning
+    } else {
+        Severity::Info
+    }
+}
+
+/// One line on what the clients did with a capture, for notes:
+/// `3 of 7 clients broke (openai-node raised SyntaxError, …)`.
+pub fn summary(c: &Capture) -> String {
+    let bad: Vec<String> = c
+        .clients
+        .iter()
+        .filter(|(_, o)| o.verdict != Verdict::Ok)
+        .map(|(n, o)| {
+            let what = match (o.verdict, &o.detail) {
+                (Verdict::Raised, Some(d)) => {
+                    format!("raised {}", d.split(':').next().unwrap_or(d))
+                }
+                (v, Some(d)) => format!("{}: {}", v.name(), d),
+                (v, None) => v.name().to_string(),
+            };
+            format!("{n} {what}")
+        })
+        .collect();
+    if bad.is_empty() {
+        format!("all {} clients read it as meant", c.clients.len())
+    } else {
+        format!(
+            "{} of {} clients did not: {}",
+            bad.len(),
+            c.clients.len(),
+            bad.join("; ")
+        )
+    }
+}
+
+/// The record, parsed once.
+///
+/// # Panics
+/// When the embedded record is malformed: `tests/clients.rs` parses it.
+pub fn record() -> &'static Record {
+    static R: OnceLock<Record> = OnceLock::new();
+    R.get_or_init(|| {
+        serde_json::from_str(RECORD)
+            .unwrap_or_else(|e| panic!("rules/observed.json does not parse: {e}"))
+    })
+}

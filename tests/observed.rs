@@ -1,0 +1,259 @@
+//! Severities and client claims follow `rules/observed.json`, the record of
+//! what real clients did with each capture (written by `clients/run.py`;
+//! `tests/clients.rs` checks that a fresh run still matches it).
+
+mod common;
+use common::{lint_file, root};
+use sselint::capture::{self, Options, Request};
+use sselint::lint::observed::{derived_severity, record};
+use sselint::lint::{catalogue, Diagnostic, Settings, Severity};
+use sselint::pipeline::{lint_capture, NoObserver};
+use std::path::{Path, PathBuf};
+
+fn lint_example(bytes: &[u8], request: Option<&str>, limit: Option<usize>) -> Vec<Diagnostic> {
+    let mut cap = capture::from_reader(
+        "example",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        &Options::default(),
+    )
+    .expect("example reads as a capture");
+    if let Some(body) = request {
+        for s in &mut cap.streams {
+            s.request = Some(Request {
+                method: "POST".into(),
+                url: "/v1/chat/completions".into(),
+                headers: Vec::new(),
+                body: Some(body.to_string()),
+            });
+        }
+    }
+    let mut settings = Settings::default();
+    if let Some(n) = limit {
+        settings.max_event_bytes = n;
+    }
+    let res = lint_capture(cap, &settings, &mut NoObserver);
+    res.streams
+        .into_iter()
+        .flat_map(|s| s.diagnostics.into_iter())
+        .collect()
+}
+
+/// Capture files of the corpus the harness runs (besides rule examples).
+fn corpus_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for base in ["samples", "tests/cases"] {
+        let mut stack = vec![root().join(base)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if matches!(
+                    p.extension().and_then(|x| x.to_str()),
+                    Some("sse" | "har" | "curl" | "trace" | "txt" | "bin" | "log")
+                ) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    assert!(
+        out.len() > 50,
+        "the corpus went missing: {} files",
+        out.len()
+    );
+    out
+}
+
+fn id_of(p: &Path) -> String {
+    p.strip_prefix(root())
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+#[test]
+fn every_example_sample_and_case_has_observations() {
+    let rec = record();
+    let mut missing = Vec::new();
+    for r in catalogue().rules() {
+        for k in 1..=r.examples().len() {
+            if rec.example(r.name, k).is_none() {
+                missing.push(format!("rules/{}.toml#{k}", r.name));
+            }
+        }
+    }
+    for p in corpus_files() {
+        // A file that is not a capture (a HAR with no stream) has nothing to
+        // replay.
+        let readable = sselint::capture::open(p.to_str().unwrap(), &Options::default())
+            .is_ok_and(|c| !c.streams.is_empty());
+        if readable && !rec.captures.contains_key(&id_of(&p)) {
+            missing.push(id_of(&p));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "no observations for {missing:#?}; run clients/run.py (clients/README.md)"
+    );
+    assert!(rec.clients.len() >= 6, "too few clients: {:?}", rec.clients);
+}
+
+#[test]
+fn severities_follow_what_the_clients_did() {
+    let rec = record();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for r in catalogue().rules() {
+        if r.severity_basis.is_some() {
+            continue;
+        }
+        for (i, ex) in r.examples().iter().enumerate() {
+            if ex.valid {
+                continue;
+            }
+            let obs = rec
+                .example(r.name, i + 1)
+                .unwrap_or_else(|| panic!("rules/{}.toml#{}: no observations", r.name, i + 1));
+            let want = derived_severity(obs);
+            let found = lint_example(&ex.capture, ex.request.as_deref(), ex.max_event_bytes);
+            let got: Vec<Severity> = found
+                .iter()
+                .filter(|d| d.rule == r.name)
+                .map(|d| d.severity)
+                .collect();
+            checked += 1;
+            if got.first() != Some(&want) {
+                wrong.push(format!(
+                    "rules/{}.toml#{} ({}): the finding is {:?}, the clients give {want}",
+                    r.name,
+                    i + 1,
+                    ex.note,
+                    got.first()
+                ));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} examples checked");
+    assert!(
+        wrong.is_empty(),
+        "severities that do not follow rules/observed.json (change the check's level, or give the rule a severity_basis):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_rule_without_observed_severity_says_why() {
+    for r in catalogue().rules() {
+        if let Some(why) = r.severity_basis {
+            assert!(
+                why.trim().len() > 40,
+                "{}: severity_basis is too short to explain anything: {why:?}",
+                r.name
+            );
+        }
+    }
+}
+
+#[test]
+fn real_provider_streams_get_no_error_unless_a_client_broke() {
+    let rec = record();
+    let mut wrong = Vec::new();
+    let mut files = common::samples("providers");
+    files.extend(common::samples("good"));
+    for p in files {
+        let res = lint_file(&p);
+        let errors: Vec<&str> = res
+            .streams
+            .iter()
+            .flat_map(|s| s.diagnostics.iter())
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| d.rule)
+            .collect();
+        let obs = rec
+            .captures
+            .get(&id_of(&p))
+            .unwrap_or_else(|| panic!("{}: no observations", id_of(&p)));
+        if !errors.is_empty() && derived_severity(obs) != Severity::Error {
+            wrong.push(format!(
+                "{}: errors {errors:?}, yet every client read it",
+                id_of(&p)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The harness's clients, as a message or a rule doc might name them.
+const CLIENT_NAMES: &[&str] = &[
+    "openai-python",
+    "openai python",
+    "openai-node",
+    "openai node",
+    "langchain",
+    "vercel",
+    "ai sdk",
+    "ai-sdk",
+];
+
+#[test]
+fn no_message_or_rule_doc_names_a_client_except_the_observations() {
+    // Claims about a named client come only from rules/observed.json (the
+    // `sselint rule` table and the report's notes), so they are what was
+    // observed. References (public reports) may name anything.
+    let mut hits = Vec::new();
+    for r in catalogue().rules() {
+        let mut texts = vec![
+            ("summary", r.summary),
+            ("rationale", r.rationale),
+            ("fix", r.fix),
+        ];
+        if let Some(b) = r.severity_basis {
+            texts.push(("severity_basis", b));
+        }
+        let notes: Vec<String> = r.examples().iter().map(|e| e.note.clone()).collect();
+        for (what, t) in texts
+            .into_iter()
+            .map(|(w, t)| (w.to_string(), t.to_string()))
+            .chain(notes.into_iter().map(|n| ("example note".to_string(), n)))
+        {
+            let low = t.to_lowercase();
+            for n in CLIENT_NAMES {
+                if low.contains(n) {
+                    hits.push(format!("rules/{}.toml {what}: names {n}", r.name));
+                }
+            }
+        }
+    }
+    let mut stack = vec![root().join("src")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p.ends_with("lint/observed.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                // Code comments may cite a client's source; everything
+                // else can reach users.
+                let code = line.split("//").next().unwrap_or("");
+                let low = code.to_lowercase();
+                for n in CLIENT_NAMES {
+                    if low.contains(n) {
+                        hits.push(format!("{}:{}: names {n}", id_of(&p), i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        hits.is_empty(),
+        "claims about named clients outside rules/observed.json:\n{}",
+        hits.join("\n")
+    );
+}
