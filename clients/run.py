@@ -50,6 +50,10 @@ COMPARED["hand-written"] = ("text",)
 COMPARED["vercel-ai"] = ("text", "tool_calls", "finish_reason", "usage")
 COMPARED["langchain"] = ("text", "tool_calls", "finish_reason", "usage")
 
+# Capture id -> the text the server meant, where the rule example says
+# (`meant_text`: text sent under a key clients do not read).
+MEANT = {}
+
 CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log"}
 
 
@@ -68,6 +72,8 @@ def corpus(tmp):
             p = ex_dir / f"{f.stem}-{k}.sse"
             p.write_bytes(data)
             items.append((f"rules/{f.name}#{k}", p))
+            if "meant_text" in ex:
+                MEANT[f"rules/{f.name}#{k}"] = ex["meant_text"]
     for base in ("samples", "tests/cases"):
         for p in sorted((ROOT / base).rglob("*")):
             if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
@@ -241,6 +247,8 @@ def observe(sselint, only=None):
         expected = {}
         for cid, p in items:
             expected[cid] = expected_answer(sselint, p)
+            if expected[cid] is not None and cid in MEANT:
+                expected[cid]["text"] = MEANT[cid]
         items = [(i, p) for i, p in items if expected[i] is not None]
         captures = {}
         # Batches keep the number of replay processes modest.

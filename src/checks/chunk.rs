@@ -41,7 +41,19 @@ const TOP_KEYS: &[&str] = &[
     "moderation",
 ];
 const CHOICE_KEYS: &[&str] = &["index", "delta", "finish_reason", "logprobs", "message"];
-const DELTA_KEYS: &[&str] = &["role", "content", "refusal", "tool_calls", "function_call"];
+/// OpenAI's delta fields: `annotations` (search models' URL citations) and
+/// `audio` (audio models; its `transcript` is the spoken answer) are sent by
+/// OpenAI itself (API reference, chat completion chunk object).
+const DELTA_KEYS: &[&str] = &[
+    "role",
+    "content",
+    "refusal",
+    "tool_calls",
+    "function_call",
+    "annotations",
+    "audio",
+];
+const AUDIO_KEYS: &[&str] = &["id", "data", "expires_at", "transcript"];
 const TOOL_KEYS: &[&str] = &["index", "id", "type", "function"];
 const FUNCTION_KEYS: &[&str] = &["name", "arguments"];
 const USAGE_KEYS: &[&str] = &[
@@ -368,6 +380,9 @@ impl Linter<'_> {
                 );
             }
             seen.push(idx);
+            if idx == 0 {
+                self.note_misplaced_text(block, data, index, &base, choice);
+            }
             if let Some(n) = self.ctx.request.as_ref().and_then(|r| r.n) {
                 if idx >= n.max(1) {
                     let loc = self.pointer_loc(block, data, &format!("{base}/index"), false);
@@ -1106,7 +1121,8 @@ pub fn is_openai_field(pointer: &str) -> bool {
         }
         let next = parts.get(i + 1).copied();
         level = match (p, next) {
-            ("logprobs" | "moderation", _) => return true,
+            ("logprobs" | "moderation" | "annotations", _) => return true,
+            ("audio", _) => AUDIO_KEYS,
             ("choices", Some("*")) => {
                 i += 1;
                 CHOICE_KEYS

@@ -308,6 +308,7 @@ impl Linter<'_> {
             );
         }
         self.finish_tool_calls(ending == Ending::CutOff || damaged);
+        self.check_empty_answer(ending);
         let asked_usage = self.ctx.request.as_ref().is_some_and(|r| r.include_usage);
         if asked_usage
             && self.answer.usage.is_none()

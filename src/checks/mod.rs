@@ -8,6 +8,7 @@
 //! Checks never re-read bytes and never print; every finding carries a
 //! location computed while its block is at hand.
 
+mod answer;
 pub mod chunk;
 mod ending;
 mod framing;
@@ -124,6 +125,8 @@ pub struct Linter<'s> {
     /// without looking them up in the profiles again.
     known_null_fields: BTreeSet<String>,
     error_events: u64,
+    /// Choice 0's text under a key clients do not read (`empty-answer`).
+    misplaced: Option<answer::Misplaced>,
     choice_message_reported: bool,
     /// The tail (unterminated) block held JSON or `[DONE]`.
     tail_complete: bool,
@@ -207,6 +210,7 @@ impl<'s> Linter<'s> {
             reported_fields: BTreeSet::new(),
             known_null_fields: BTreeSet::new(),
             error_events: 0,
+            misplaced: None,
             choice_message_reported: false,
             tail_complete: false,
             tail_loc: None,

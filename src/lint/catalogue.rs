@@ -26,6 +26,10 @@ pub struct Example {
     pub request: Option<String>,
     /// A smaller `--max-event-bytes` for the example, when it needs one.
     pub max_event_bytes: Option<usize>,
+    /// The text the server meant, when sselint's reconstruction cannot
+    /// show it (text sent under a key clients do not read): the client
+    /// harness compares the clients' text with this instead.
+    pub meant_text: Option<String>,
 }
 
 /// A rule's metadata and documentation.
@@ -81,6 +85,7 @@ impl Rule {
                     },
                     request: e.request,
                     max_event_bytes: e.max_event_bytes,
+                    meant_text: e.meant_text,
                 })
                 .collect()
         })
@@ -119,6 +124,7 @@ struct ExampleFile {
     capture_hex: Option<String>,
     request: Option<String>,
     max_event_bytes: Option<usize>,
+    meant_text: Option<String>,
 }
 
 /// All rules, by name and by code.

@@ -89,6 +89,9 @@ pub struct Choice {
     pub refusal: Option<Text>,
     /// Reasoning text of the known extensions, joined.
     pub reasoning: Text,
+    /// `delta.audio.transcript` pieces joined: the spoken answer of an
+    /// audio model, whose `content` stays null.
+    pub transcript: Text,
     /// The last non-empty string finish_reason.
     pub finish_reason: Option<String>,
     /// Tool calls by index.
@@ -135,6 +138,9 @@ pub struct Answer {
     pub done: bool,
     /// Chunks that carried a `choices` array with at least one choice.
     pub chunks_with_choices: u64,
+    /// Why choice 0's answer is blank (`empty-answer`'s short cause, e.g.
+    /// `length: the budget went on reasoning`); `None` when it is not.
+    pub empty: Option<String>,
 }
 
 impl Answer {
@@ -162,6 +168,9 @@ impl Answer {
                 if let Some(s) = delta.get(*f).and_then(Value::as_str) {
                     c.reasoning.push(s);
                 }
+            }
+            if let Some(s) = delta.pointer("/audio/transcript").and_then(Value::as_str) {
+                c.transcript.push(s);
             }
             if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
                 for (pos, call) in calls.iter().enumerate() {

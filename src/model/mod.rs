@@ -339,6 +339,8 @@ pub struct RequestOptions {
     pub n: Option<u64>,
     /// `tools` was a non-empty array (or `functions` for the old API).
     pub tools: bool,
+    /// `max_completion_tokens`, or the older `max_tokens`.
+    pub max_tokens: Option<u64>,
 }
 
 impl RequestOptions {
@@ -359,6 +361,10 @@ impl RequestOptions {
                 .or_else(|| obj.get("functions"))
                 .and_then(Value::as_array)
                 .is_some_and(|a| !a.is_empty()),
+            max_tokens: obj
+                .get("max_completion_tokens")
+                .or_else(|| obj.get("max_tokens"))
+                .and_then(Value::as_u64),
         })
     }
 }

@@ -131,7 +131,16 @@ pub fn summary_line(s: &StreamResult) -> String {
             String::new()
         };
         let text = shorten(&c.text.kept, 60);
-        let mut p = format!("{prefix}answer: {text:?}");
+        let mut p = match (&s.answer.empty, c.index) {
+            (Some(why), 0) => format!("{prefix}answer: (empty: {why})"),
+            _ => format!("{prefix}answer: {text:?}"),
+        };
+        if !c.transcript.is_empty() {
+            p.push_str(&format!(
+                " | transcript: {:?}",
+                shorten(&c.transcript.kept, 60)
+            ));
+        }
         if let Some(r) = &c.refusal {
             p.push_str(&format!(" | refusal: {:?}", shorten(&r.kept, 60)));
         }

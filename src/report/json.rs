@@ -65,6 +65,9 @@ struct Stream<'a> {
     /// are the body's (HAR entries, de-chunked, decoded or filtered dumps).
     positions: &'static str,
     choices: Vec<Choice<'a>>,
+    /// Why choice 0's answer is blank (`empty-answer`), when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    empty_answer: Option<&'a str>,
     usage: Option<&'a Value>,
     diagnostics: &'a [Diagnostic],
     omitted: &'a BTreeMap<&'static str, u64>,
@@ -77,6 +80,9 @@ struct Choice<'a> {
     text: &'a str,
     refusal: Option<&'a str>,
     reasoning: Option<&'a str>,
+    /// `delta.audio.transcript` joined (audio models).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transcript: Option<&'a str>,
     finish_reason: Option<&'a str>,
     tool_calls: Vec<&'a ToolCall>,
     /// Bytes of text past the kept limit.
@@ -111,11 +117,13 @@ fn stream(s: &StreamResult) -> Stream<'_> {
                 text: &c.text.kept,
                 refusal: c.refusal.as_ref().map(|r| r.kept.as_str()),
                 reasoning: (!c.reasoning.is_empty()).then_some(c.reasoning.kept.as_str()),
+                transcript: (!c.transcript.is_empty()).then_some(c.transcript.kept.as_str()),
                 finish_reason: c.finish_reason.as_deref(),
                 tool_calls: c.tool_calls.values().collect(),
                 text_omitted_bytes: c.text.dropped,
             })
             .collect(),
+        empty_answer: s.answer.empty.as_deref(),
         usage: s.answer.usage.as_ref(),
         diagnostics: &s.diagnostics,
         omitted: &s.omitted,

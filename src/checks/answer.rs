@@ -1,0 +1,194 @@
+//! `empty-answer`: the stream ended and choice 0 shows nothing — no text
+//! (or only whitespace, which a chat UI shows as blank), no refusal, no tool
+//! calls, no audio transcript — and the message says why, from the evidence
+//! the stream holds. This is the first question a user brings: "my chat UI
+//! showed a blank answer; what happened?"
+//!
+//! It does not judge how the stream ended (`cut-off`, `error-event` and the
+//! ending rules do); it names the cause of the blank. Tool calls alone are an
+//! answer, not a blank one.
+
+use super::Linter;
+use crate::lint::{Finding, Location, Severity};
+use crate::model::assembly::Ending;
+use crate::sse::Block;
+use serde_json::Value;
+
+/// Keys where some servers put choice 0's text instead of `delta.content`,
+/// as JSON pointers below the choice. Clients read only `delta.content`.
+const MISPLACED: &[(&str, &str)] = &[
+    ("/delta/text", "delta.text"),
+    ("/delta/message", "delta.message"),
+    ("/delta/message/content", "delta.message.content"),
+    ("/text", "choices[].text"),
+    ("/message/content", "choices[].message.content"),
+];
+
+/// Text of choice 0 found under a key clients do not read.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Misplaced {
+    /// Where it was first seen (`delta.text`).
+    key: &'static str,
+    /// Characters seen there, over the whole stream.
+    chars: usize,
+    /// The first piece, for the message.
+    sample: String,
+    loc: Location,
+    event: Option<u64>,
+}
+
+impl Linter<'_> {
+    /// Notes text of choice 0 under a key clients do not read (see
+    /// [`MISPLACED`]); called for every choice 0 the general path reads.
+    pub(super) fn note_misplaced_text(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        base: &str,
+        choice: &Value,
+    ) {
+        for (ptr, key) in MISPLACED {
+            let Some(s) = choice.pointer(ptr).and_then(Value::as_str) else {
+                continue;
+            };
+            if s.is_empty() {
+                continue;
+            }
+            match self.misplaced.as_mut() {
+                Some(m) => m.chars += s.chars().count(),
+                None => {
+                    let full = format!("{base}{ptr}");
+                    let loc = self.pointer_loc(block, data, &full, false);
+                    self.misplaced = Some(Misplaced {
+                        key,
+                        chars: s.chars().count(),
+                        sample: super::framing::shorten(s, 40),
+                        loc,
+                        event: index,
+                    });
+                }
+            }
+            return;
+        }
+    }
+
+    /// The `empty-answer` finding, at the end of the stream; sets the
+    /// answer's `empty` cause for the summary line.
+    pub(super) fn check_empty_answer(&mut self, ending: Ending) {
+        let Some(c) = self.answer.choices.get(&0) else {
+            // No chunk with choices: `empty-stream` (or the error) says so.
+            return;
+        };
+        let blank = c.text.kept.trim().is_empty() && c.text.dropped == 0;
+        let refused = c.refusal.as_ref().is_some_and(|r| !r.is_empty());
+        if !blank || refused || !c.tool_calls.is_empty() || !c.transcript.is_empty() {
+            return;
+        }
+        let finish = c.finish_reason.clone();
+        let finish_name = finish.as_deref().unwrap_or("(none)");
+        let reasoning = c.reasoning.kept.chars().count() + c.reasoning.dropped as usize;
+        let whitespace = c.text.kept.chars().count();
+        let max_tokens = self
+            .ctx
+            .request
+            .as_ref()
+            .and_then(|r| r.max_tokens)
+            .map(|n| format!(" (the request's max_tokens was {n})"))
+            .unwrap_or_default();
+        let finish_loc = self.choices.get(&0).and_then(|t| t.finish_loc.clone());
+        // The cause, the summary's short form, the level the observed
+        // clients give it (rules/observed.json), and where to point.
+        let (cause, short, level, loc, event) = if let Some(m) = self.misplaced.clone() {
+            (
+                format!(
+                    "the text came under `{}` ({} characters, starting {:?}), where clients read only `delta.content`",
+                    m.key, m.chars, m.sample
+                ),
+                format!("text under {}", m.key),
+                Severity::Error,
+                Some(m.loc),
+                m.event,
+            )
+        } else if self.error_events > 0 {
+            (
+                "an error event came instead of the answer (see `error-event`)".to_string(),
+                "an error event".to_string(),
+                Severity::Error,
+                None,
+                None,
+            )
+        } else if ending == Ending::CutOff {
+            (
+                "the stream was cut before any text arrived (see `cut-off`)".to_string(),
+                "cut before any text".to_string(),
+                Severity::Info,
+                None,
+                None,
+            )
+        } else if finish.as_deref() == Some("content_filter") {
+            (
+                "finish_reason is content_filter: the provider's filter withheld the answer"
+                    .to_string(),
+                "content_filter".to_string(),
+                Severity::Error,
+                finish_loc,
+                None,
+            )
+        } else if reasoning > 0 {
+            let why = if finish.as_deref() == Some("length") {
+                format!(": the token budget went on reasoning{max_tokens}")
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "only reasoning came ({reasoning} characters of reasoning text, no answer text) and finish_reason is {finish_name}{why}"
+                ),
+                if finish.as_deref() == Some("length") {
+                    "length: the budget went on reasoning".to_string()
+                } else {
+                    format!("reasoning only, finish {finish_name}")
+                },
+                if finish.as_deref() == Some("length") {
+                    Severity::Error
+                } else {
+                    Severity::Info
+                },
+                finish_loc,
+                None,
+            )
+        } else if finish.as_deref() == Some("length") {
+            (
+                format!("finish_reason is length before any text{max_tokens}"),
+                "length before any text".to_string(),
+                Severity::Error,
+                finish_loc,
+                None,
+            )
+        } else if whitespace > 0 {
+            (
+                format!("the text is only whitespace ({whitespace} characters), which a chat UI shows as blank"),
+                "whitespace only".to_string(),
+                Severity::Info,
+                finish_loc,
+                None,
+            )
+        } else {
+            (
+                format!("the server sent no text: every delta's content was empty or null, and finish_reason is {finish_name}"),
+                format!("no text sent, finish {finish_name}"),
+                Severity::Info,
+                finish_loc,
+                None,
+            )
+        };
+        self.answer.empty = Some(short);
+        let loc = loc.unwrap_or_else(|| self.last_location());
+        self.report(
+            Finding::new("empty-answer", format!("the answer is empty: {cause}"), loc)
+                .level(level)
+                .event(event),
+        );
+    }
+}
