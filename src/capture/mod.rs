@@ -13,6 +13,7 @@
 pub mod curl;
 pub mod decode;
 pub mod har;
+pub mod meter;
 pub mod raw;
 
 use std::fmt;
@@ -491,17 +492,44 @@ pub fn from_reader(
             "the file is UTF-16 (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8 (e.g. `curl -o file`, or `Out-File -Encoding utf8`)",
         ));
     }
+    let mut reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(reader));
+    let mut head = head;
+    // curl's progress meter (stderr merged without -s) goes before anything
+    // looks at the bytes: it can sit before the status line and inside the
+    // body. A HAR is JSON, where a bare CR cannot sit inside a string.
+    let meter = opts.input_format != Some(InputFormat::Har)
+        && detect(&head) != InputFormat::Har
+        && meter::present(&head);
+    if meter {
+        let mut filtered = BufReader::with_capacity(
+            SNIFF_BYTES,
+            Box::new(meter::MeterFilter::new(reader)) as Box<dyn Read + Send>,
+        );
+        head = fill_sniff(&mut filtered).map_err(|e| InputError::new(name, io_message(&e)))?;
+        reader = Box::new(io::Cursor::new(head.clone()).chain(filtered));
+    }
     let format = match opts.input_format {
         Some(f) => f,
         None => detect(&head),
     };
-    let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(reader));
-    match format {
+    let mut cap = match format {
         InputFormat::Har => har::read(name, reader, opts),
         InputFormat::Curl => curl::read(name, reader, opts.decoded_limit()),
         InputFormat::Sse => raw::read(name, reader, opts.decoded_limit()),
+    }?;
+    if meter {
+        for s in &mut cap.streams {
+            s.notes.insert(0, METER_NOTE.to_string());
+            // The file holds curl's meter between body bytes: positions
+            // are in the body without it.
+            s.origin.file_start = None;
+        }
     }
+    Ok(cap)
 }
+
+/// The note on a capture that held curl's progress meter.
+pub const METER_NOTE: &str = "curl's progress meter (stderr merged into the file without -s) was removed wherever it landed, including inside body lines; positions are in the body without it (capture with curl -s to leave it out)";
 
 /// Reads up to [`SNIFF_BYTES`] from the start of `reader`.
 fn fill_sniff(reader: &mut impl Read) -> io::Result<Vec<u8>> {
