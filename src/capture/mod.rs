@@ -512,6 +512,12 @@ pub fn from_reader(
         Some(f) => f,
         None => detect(&head),
     };
+    if let (Some(n), false) = (opts.entry, format == InputFormat::Har) {
+        return Err(InputError::new(
+            name,
+            format!("--entry {n} picks an entry of a HAR file, but this input is read as {format}, not HAR; leave --entry out (or pass --input-format har if it is one)"),
+        ));
+    }
     let mut cap = match format {
         InputFormat::Har => har::read(name, reader, opts),
         InputFormat::Curl => curl::read(name, reader, opts.decoded_limit()),
@@ -575,8 +581,10 @@ pub fn io_message(e: &io::Error) -> String {
     }
 }
 
-/// Extensions of files a directory walk takes without sniffing.
-const CAPTURE_EXTENSIONS: &[&str] = &["sse", "har", "curl", "trace", "txt", "log", "bin"];
+/// Extensions of files a directory walk takes without sniffing. Others
+/// (`.txt`, `.log`, `.bin`, `.json`, none) are taken when they sniff as a
+/// capture.
+const CAPTURE_EXTENSIONS: &[&str] = &["sse", "har", "curl", "trace"];
 
 /// Expands inputs: a directory becomes every capture inside, recursively,
 /// sorted by path (so output order never depends on the file system). A file
@@ -655,7 +663,8 @@ fn walk(
 }
 
 /// Whether a file found in a directory walk is a capture: by extension, or
-/// by sniffing a `.json` file for HAR and any other file for SSE fields.
+/// by sniffing it: HAR, a curl dump, SSE field lines, a gzip body, or
+/// curl's progress meter (a merged `curl … 2>&1` dump).
 fn is_capture_file(path: &Path) -> bool {
     let ext = path
         .extension()
@@ -674,6 +683,8 @@ fn is_capture_file(path: &Path) -> bool {
     }
     match detect(&head) {
         InputFormat::Har | InputFormat::Curl => true,
-        InputFormat::Sse => raw::looks_like_sse(&head),
+        InputFormat::Sse => {
+            raw::looks_like_sse(&head) || decode::is_gzip(&head) || meter::present(&head)
+        }
     }
 }
