@@ -342,7 +342,13 @@ fn entry_stream(
         ),
         Some("timeout") => super::note_truncation(
             &stream.evidence,
-            "the recording was stopped by its --timeout before the stream ended",
+            "the recording was stopped by its --timeout (the limit on the whole exchange) before the stream ended",
+        ),
+        // The server sent nothing for the whole --read-timeout: the stream
+        // stalled, which is the server's failure, not the recorder's.
+        Some("read-timeout") => super::note_cut(
+            &stream.evidence,
+            "the server sent nothing for the recording's --read-timeout, so the read gave up",
         ),
         Some(s) if s.starts_with("connection-error") => {
             stream.notes.push(format!("recording ended by a {s}"));
