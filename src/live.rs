@@ -51,8 +51,10 @@ pub enum Stop {
     Complete,
     /// Ctrl-C.
     Interrupted,
-    /// `--timeout` passed.
+    /// `--timeout` (the whole exchange's limit) passed: the user's cut.
     TimedOut,
+    /// Nothing arrived for `--read-timeout`: the server stalled.
+    ReadTimedOut,
     /// The connection failed mid-body (the server's or the network's doing).
     ConnectionError(String),
 }
@@ -64,6 +66,7 @@ impl Stop {
             Stop::Complete => "complete".into(),
             Stop::Interrupted => "interrupted".into(),
             Stop::TimedOut => "timeout".into(),
+            Stop::ReadTimedOut => "read-timeout".into(),
             Stop::ConnectionError(e) => format!("connection-error: {e}"),
         }
     }
@@ -266,10 +269,12 @@ pub fn record(
             rec.stop = Stop::Interrupted;
             break;
         }
-        if req.timeout.is_some_and(|t| t0.elapsed() >= t)
-            || last_activity.elapsed() >= req.read_timeout
-        {
+        if req.timeout.is_some_and(|t| t0.elapsed() >= t) {
             rec.stop = Stop::TimedOut;
+            break;
+        }
+        if last_activity.elapsed() >= req.read_timeout {
+            rec.stop = Stop::ReadTimedOut;
             break;
         }
         let msg = rx.recv_timeout(Duration::from_millis(50));
@@ -315,7 +320,16 @@ pub fn record(
     if !got_head {
         return Err(match rec.stop {
             Stop::Interrupted => format!("{}: interrupted before the response came", req.url),
-            Stop::TimedOut => format!("{}: no response within the timeout", req.url),
+            Stop::TimedOut => format!(
+                "{}: no response within --timeout {} s",
+                req.url,
+                req.timeout.map_or(0.0, |t| t.as_secs_f64())
+            ),
+            Stop::ReadTimedOut => format!(
+                "{}: no response within --read-timeout {} s",
+                req.url,
+                req.read_timeout.as_secs_f64()
+            ),
             _ => format!("{}: no response", req.url),
         });
     }

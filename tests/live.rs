@@ -143,9 +143,10 @@ fn a_dropped_connection_keeps_the_partial_body_and_is_cut_off() {
     let sample = root().join("samples/good/openai-basic.sse");
     let replay = Replay::start(&sample, &["--once", "--cut-after-bytes", "700"]);
     let out = record(&replay.url, &dir, "cut.har", &[]);
+    // Saved, and a failure as `check` of it would be: cut-off is an error.
     assert_eq!(
         out.status.code(),
-        Some(0),
+        Some(1),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -365,7 +366,8 @@ fn replay_answers_other_paths_with_404_and_serves_any_path_when_asked() {
     let other = replay.url.replace("/v1/chat/completions", "/v1/models");
     let dir = scratch("paths");
     let out = record(&other, &dir, "x.har", &[]);
-    assert_eq!(out.status.code(), Some(0));
+    // Saved; a 404 is an `http-status` error, so the run fails as `check`.
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("HTTP 404"));
     // Several connections, one after the other, on the same server.
     let out = record(&replay.url, &dir, "y.har", &[]);
@@ -446,9 +448,10 @@ fn the_read_timeout_keeps_what_arrived_at_and_past_the_limit() {
     // …a 0.2 s one is, after the first event.
     let replay = Replay::start(&sample, &["--once", "--delay-ms", "600"]);
     let out = record(&replay.url, &dir, "fast.har", &["--read-timeout", "0.2"]);
-    assert_eq!(out.status.code(), Some(0));
+    // The server stalled: cut-off, an error, so the run fails.
+    assert_eq!(out.status.code(), Some(1));
     let (body, entry) = har_body(&dir.join("fast.har"));
-    assert_eq!(entry["_sselint"]["stopped"], "timeout");
+    assert_eq!(entry["_sselint"]["stopped"], "read-timeout");
     assert!(body.len() < std::fs::read(&sample).unwrap().len());
 }
 

@@ -324,24 +324,46 @@ impl<R: Read> CurlErrorTail<R> {
                             return;
                         }
                         if self.eof && rest_blank {
-                            let line = String::from_utf8_lossy(&self.pending[..rest_start]);
-                            let text = line.trim().trim_start_matches("curl: ").to_string();
-                            // (28) is curl's own time-out (--max-time): the
-                            // capture was cut. (18), (56), (92)… mean the
-                            // server or the network closed the transfer.
-                            if text.starts_with("(28)") {
-                                note_truncation(
-                                    &self.evidence,
-                                    format!("curl gave up at the end of the capture: {text}"),
-                                );
-                            } else {
-                                note_cut(&self.evidence, format!("curl reported {text}"));
-                            }
+                            self.record(rest_start);
                             self.pending.clear();
                             return;
                         }
                     }
                 }
+            }
+            // `curl: (` after body bytes on the same line: the transfer
+            // broke mid-line and curl's message follows the last bytes.
+            let line_len = memchr::memchr(b'\n', &self.pending).map(|i| i + 1);
+            let line = &self.pending[..line_len.unwrap_or(self.pending.len())];
+            if let Some(p) = memchr::memmem::find(line, CURL_ERR) {
+                let rest_start = line.len();
+                let rest_blank = self.pending[rest_start..]
+                    .iter()
+                    .all(u8::is_ascii_whitespace);
+                if rest_blank && !self.eof {
+                    // Hold it while it could still be the last line.
+                    if p > 0 {
+                        self.out.extend(self.pending.drain(..p));
+                        self.at_line_start = false;
+                    }
+                    return;
+                }
+                if rest_blank && is_curl_error(&self.pending[p..]) {
+                    self.out.extend(self.pending.drain(..p));
+                    self.at_line_start = false;
+                    self.record(rest_start - p);
+                    self.pending.clear();
+                    return;
+                }
+            } else if line_len.is_none() && !self.eof {
+                // Hold back what could begin `curl: (`.
+                let hold = hold_len(&self.pending);
+                let n = self.pending.len() - hold;
+                if n > 0 {
+                    self.out.extend(self.pending.drain(..n));
+                    self.at_line_start = false;
+                }
+                return;
             }
             // Release through the next line end (or everything).
             match memchr::memchr(b'\n', &self.pending) {
@@ -356,6 +378,34 @@ impl<R: Read> CurlErrorTail<R> {
             }
         }
     }
+}
+
+impl<R> CurlErrorTail<R> {
+    /// Records the curl error line `pending[..end]` as evidence.
+    fn record(&self, end: usize) {
+        let line = String::from_utf8_lossy(&self.pending[..end]);
+        let text = line.trim().trim_start_matches("curl: ").to_string();
+        // (28) is curl's own time-out (--max-time): the capture was cut.
+        // (18), (56), (92)… mean the server or the network closed the
+        // transfer.
+        if text.starts_with("(28)") {
+            note_truncation(
+                &self.evidence,
+                format!("curl gave up at the end of the capture: {text}"),
+            );
+        } else {
+            note_cut(&self.evidence, format!("curl reported {text}"));
+        }
+    }
+}
+
+/// Whether `t` starts like curl's error line: `curl: (NN)`.
+fn is_curl_error(t: &[u8]) -> bool {
+    let Some(rest) = t.strip_prefix(CURL_ERR) else {
+        return false;
+    };
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && rest.get(digits) == Some(&b')')
 }
 
 impl<R: Read> Read for CurlErrorTail<R> {
@@ -387,7 +437,7 @@ impl<R: Read> Read for CurlErrorTail<R> {
                     continue;
                 }
                 if memchr::memmem::find(&buf[..n], CURL_ERR).is_none() {
-                    let hold = hold_len(&buf[..n], self.at_line_start);
+                    let hold = hold_len(&buf[..n]);
                     self.pending.extend_from_slice(&buf[n - hold..n]);
                     if n - hold > 0 {
                         self.at_line_start = buf[n - hold - 1] == b'\n';
@@ -410,22 +460,13 @@ impl<R: Read> Read for CurlErrorTail<R> {
     }
 }
 
-/// How many bytes at the end of `b` could begin a `curl: (` line.
-fn hold_len(b: &[u8], at_line_start: bool) -> usize {
-    for k in (1..CURL_ERR.len()).rev() {
-        if b.len() >= k && b[b.len() - k..] == CURL_ERR[..k] {
-            let start = b.len() - k;
-            let line_start = if start == 0 {
-                at_line_start
-            } else {
-                b[start - 1] == b'\n'
-            };
-            if line_start {
-                return k;
-            }
-        }
-    }
-    0
+/// How many bytes at the end of `b` could begin `curl: (` (at a line start,
+/// or glued to a line the transfer cut).
+fn hold_len(b: &[u8]) -> usize {
+    (1..CURL_ERR.len())
+        .rev()
+        .find(|&k| b.len() >= k && b[b.len() - k..] == CURL_ERR[..k])
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -464,6 +505,39 @@ mod tests {
             got.extend_from_slice(&buf[..n]);
         }
         assert_eq!(got, body);
+    }
+
+    #[test]
+    fn a_curl_error_glued_to_a_cut_line_is_removed_and_recorded() {
+        // `curl -sS … 2>&1` (or the meter's line feed taken out) when the
+        // transfer broke mid-line: curl's message follows the last bytes.
+        let body =
+            b"data: a\n\ndatcurl: (18) transfer closed with outstanding read data remaining\n";
+        for piece in [1, 4, 9, 4096] {
+            let ev = Evidence::default();
+            let r = Pieces(&body[..], piece);
+            let out = drain(CurlErrorTail::new(r, ev.clone()));
+            assert_eq!(out, b"data: a\n\ndat", "pieces of {piece}");
+            let ev = ev.lock().unwrap();
+            assert_eq!(ev.len(), 1);
+            assert!(ev[0].reason.contains("(18)"));
+        }
+        // Text that merely mentions curl stays.
+        let body = b"data: run curl: (see docs)\n";
+        assert_eq!(
+            drain(CurlErrorTail::new(&body[..], Evidence::default())),
+            body
+        );
+    }
+
+    struct Pieces<'a>(&'a [u8], usize);
+    impl Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
     }
 
     #[test]

@@ -293,6 +293,7 @@ fn entry_stream(
             ),
         );
     }
+    browser_error(entry, &stream.evidence);
     if super::decode::is_gzip(&body) {
         // Some exporters store the still-encoded bytes.
         let mut plain = Vec::new();
@@ -342,7 +343,13 @@ fn entry_stream(
         ),
         Some("timeout") => super::note_truncation(
             &stream.evidence,
-            "the recording was stopped by its --timeout before the stream ended",
+            "the recording was stopped by its --timeout (the limit on the whole exchange) before the stream ended",
+        ),
+        // The server sent nothing for the whole --read-timeout: the stream
+        // stalled, which is the server's failure, not the recorder's.
+        Some("read-timeout") => super::note_cut(
+            &stream.evidence,
+            "the server sent nothing for the recording's --read-timeout, so the read gave up",
         ),
         Some(s) if s.starts_with("connection-error") => {
             stream.notes.push(format!("recording ended by a {s}"));
@@ -416,4 +423,39 @@ fn timing(entry: &Value) -> Option<Timing> {
     Some(Timing::Events(
         times.iter().map(|t| (t - first) * 1000.0 + ttfb).collect(),
     ))
+}
+
+/// Errors a browser writes when the page or the user stopped reading:
+/// Chrome's `net::ERR_ABORTED` (Stop pressed, the page navigated away, the
+/// app aborted the fetch), Firefox's `NS_BINDING_ABORTED`, WebKit's
+/// `cancelled` (NSURLErrorCancelled).
+const CLIENT_ABORTS: &[&str] = &["ERR_ABORTED", "NS_BINDING_ABORTED", "cancelled"];
+
+/// Records the browser's own error for the entry (`response._error`, or
+/// `_error` on the entry): a client abort cut the capture
+/// (`capture-truncated`); anything else — `ERR_INCOMPLETE_CHUNKED_ENCODING`,
+/// `ERR_HTTP2_PROTOCOL_ERROR`, `ERR_CONNECTION_RESET`,
+/// `ERR_NETWORK_CHANGED`, Firefox's `NS_ERROR_NET_*` — broke the transfer,
+/// and the ending rules cite it.
+fn browser_error(entry: &Value, evidence: &super::Evidence) {
+    let Some(err) = entry
+        .pointer("/response/_error")
+        .or_else(|| entry.get("_error"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    else {
+        return;
+    };
+    let code = err.trim_start_matches("net::");
+    if CLIENT_ABORTS.iter().any(|a| code.eq_ignore_ascii_case(a)) {
+        super::note_truncation(
+            evidence,
+            format!(
+                "the browser reported {err}: the client stopped reading (Stop pressed, the page navigated away, or the app aborted the request), so the capture ends there"
+            ),
+        );
+    } else {
+        super::note_cut(evidence, format!("the browser reported {err}"));
+    }
 }

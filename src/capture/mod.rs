@@ -13,6 +13,7 @@
 pub mod curl;
 pub mod decode;
 pub mod har;
+pub mod meter;
 pub mod raw;
 
 use std::fmt;
@@ -491,17 +492,50 @@ pub fn from_reader(
             "the file is UTF-16 (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8 (e.g. `curl -o file`, or `Out-File -Encoding utf8`)",
         ));
     }
+    let mut reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(reader));
+    let mut head = head;
+    // curl's progress meter (stderr merged without -s) goes before anything
+    // looks at the bytes: it can sit before the status line and inside the
+    // body. A HAR is JSON, where a bare CR cannot sit inside a string.
+    let meter = opts.input_format != Some(InputFormat::Har)
+        && detect(&head) != InputFormat::Har
+        && meter::present(&head);
+    if meter {
+        let mut filtered = BufReader::with_capacity(
+            SNIFF_BYTES,
+            Box::new(meter::MeterFilter::new(reader)) as Box<dyn Read + Send>,
+        );
+        head = fill_sniff(&mut filtered).map_err(|e| InputError::new(name, io_message(&e)))?;
+        reader = Box::new(io::Cursor::new(head.clone()).chain(filtered));
+    }
     let format = match opts.input_format {
         Some(f) => f,
         None => detect(&head),
     };
-    let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(reader));
-    match format {
+    if let (Some(n), false) = (opts.entry, format == InputFormat::Har) {
+        return Err(InputError::new(
+            name,
+            format!("--entry {n} picks an entry of a HAR file, but this input is read as {format}, not HAR; leave --entry out (or pass --input-format har if it is one)"),
+        ));
+    }
+    let mut cap = match format {
         InputFormat::Har => har::read(name, reader, opts),
         InputFormat::Curl => curl::read(name, reader, opts.decoded_limit()),
         InputFormat::Sse => raw::read(name, reader, opts.decoded_limit()),
+    }?;
+    if meter {
+        for s in &mut cap.streams {
+            s.notes.insert(0, METER_NOTE.to_string());
+            // The file holds curl's meter between body bytes: positions
+            // are in the body without it.
+            s.origin.file_start = None;
+        }
     }
+    Ok(cap)
 }
+
+/// The note on a capture that held curl's progress meter.
+pub const METER_NOTE: &str = "curl's progress meter (stderr merged into the file without -s) was removed wherever it landed, including inside body lines; positions are in the body without it (capture with curl -s to leave it out)";
 
 /// Reads up to [`SNIFF_BYTES`] from the start of `reader`.
 fn fill_sniff(reader: &mut impl Read) -> io::Result<Vec<u8>> {
@@ -547,8 +581,10 @@ pub fn io_message(e: &io::Error) -> String {
     }
 }
 
-/// Extensions of files a directory walk takes without sniffing.
-const CAPTURE_EXTENSIONS: &[&str] = &["sse", "har", "curl", "trace", "txt", "log", "bin"];
+/// Extensions of files a directory walk takes without sniffing. Others
+/// (`.txt`, `.log`, `.bin`, `.json`, none) are taken when they sniff as a
+/// capture.
+const CAPTURE_EXTENSIONS: &[&str] = &["sse", "har", "curl", "trace"];
 
 /// Expands inputs: a directory becomes every capture inside, recursively,
 /// sorted by path (so output order never depends on the file system). A file
@@ -627,7 +663,8 @@ fn walk(
 }
 
 /// Whether a file found in a directory walk is a capture: by extension, or
-/// by sniffing a `.json` file for HAR and any other file for SSE fields.
+/// by sniffing it: HAR, a curl dump, SSE field lines, a gzip body, or
+/// curl's progress meter (a merged `curl … 2>&1` dump).
 fn is_capture_file(path: &Path) -> bool {
     let ext = path
         .extension()
@@ -646,6 +683,8 @@ fn is_capture_file(path: &Path) -> bool {
     }
     match detect(&head) {
         InputFormat::Har | InputFormat::Curl => true,
-        InputFormat::Sse => raw::looks_like_sse(&head),
+        InputFormat::Sse => {
+            raw::looks_like_sse(&head) || decode::is_gzip(&head) || meter::present(&head)
+        }
     }
 }

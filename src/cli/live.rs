@@ -217,7 +217,18 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
         &run,
         &mut o,
     );
-    Ok(ExitCode::SUCCESS)
+    // As `check URL` (and `check` of the saved file) with its default
+    // `--fail-on error`: an error in the capture fails the run.
+    Ok(
+        if run
+            .worst()
+            .is_some_and(|w| w >= sselint::lint::Severity::Error)
+        {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 /// Serve a capture as an OpenAI-compatible endpoint, with fault injection.

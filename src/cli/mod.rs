@@ -146,6 +146,11 @@ pub fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
     };
+    // A binary built from a checkout without rules/ has nothing to lint
+    // with: say so (exit 2) rather than print an empty catalogue or panic.
+    if let Err(e) = sselint::lint::check_embedded() {
+        anyhow::bail!(e);
+    }
     match cli.command {
         Command::Check(a) => check::run(*a),
         Command::Inspect(a) => inspect::run(a),

@@ -272,10 +272,52 @@ pub struct Settings {
     pub typed: bool,
 }
 
+/// The `openai` profile. A binary built without it (see [`check_embedded`],
+/// which every command runs first) gets an empty stand-in, never a panic.
+pub fn default_profile() -> &'static Profile {
+    static EMPTY: std::sync::OnceLock<Profile> = std::sync::OnceLock::new();
+    profile("openai").unwrap_or_else(|| {
+        EMPTY.get_or_init(|| Profile {
+            name: "openai".to_string(),
+            provider: "OpenAI".to_string(),
+            description: String::new(),
+            references: Vec::new(),
+            extensions: Vec::new(),
+            finish_reasons: Vec::new(),
+            service_tiers: Vec::new(),
+            annotation_pointers: Vec::new(),
+            severity: BTreeMap::new(),
+            extension_severity: None,
+            finish_reason_optional: false,
+        })
+    })
+}
+
+/// Whether this binary holds its rule catalogue and its default profile.
+///
+/// # Errors
+/// A message saying what is missing and how to get a working binary.
+pub fn check_embedded() -> Result<(), String> {
+    embedded_problem(catalogue().rules().count(), profile("openai").is_some())
+}
+
+/// What is wrong with an embedded catalogue of `rules` rules, with or
+/// without the `openai` profile.
+fn embedded_problem(rules: usize, has_openai: bool) -> Result<(), String> {
+    let missing = match (rules, has_openai) {
+        (0, _) => "no rule catalogue",
+        (_, false) => "no `openai` profile",
+        _ => return Ok(()),
+    };
+    Err(format!(
+        "this sselint binary was built with {missing} (rules/ was empty or missing when it was built); rebuild it from a checkout that has rules/ (cargo build --release)"
+    ))
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            profile: profile("openai").expect("the openai profile ships with the binary"),
+            profile: default_profile(),
             overrides: BTreeMap::new(),
             per_rule_limit: 20,
             allow_fields: Vec::new(),
@@ -480,5 +522,25 @@ impl<'s> Collector<'s> {
             fingerprint: format!("{:016x}", f.fingerprint),
             suppressed: false,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_without_its_catalogue_or_profile_says_so_instead_of_panicking() {
+        let e = embedded_problem(0, true).unwrap_err();
+        assert!(
+            e.contains("no rule catalogue") && e.contains("rebuild"),
+            "{e}"
+        );
+        let e = embedded_problem(57, false).unwrap_err();
+        assert!(e.contains("no `openai` profile"), "{e}");
+        assert!(embedded_problem(57, true).is_ok());
+        assert!(check_embedded().is_ok());
+        assert_eq!(default_profile().name, "openai");
+        assert_eq!(Settings::default().profile.name, "openai");
     }
 }

@@ -1,0 +1,96 @@
+//! Which inputs are taken, and options that do not fit an input.
+
+mod common;
+use assert_cmd::cargo::cargo_bin;
+use common::root;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-inputs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn sselint(args: &[&str]) -> std::process::Output {
+    Command::new(cargo_bin("sselint"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn entry_on_an_input_that_is_not_har_is_an_error() {
+    let sse = root().join("samples/good/openai-basic.sse");
+    let sse = sse.to_str().unwrap();
+    for args in [
+        vec!["check", "--entry", "0", sse],
+        vec!["check", "--entry", "3", "--format", "json", sse],
+        vec!["inspect", "--entry", "0", sse],
+    ] {
+        let out = sselint(&args);
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {all}");
+        assert!(all.contains("--entry"), "{args:?}: {all}");
+        assert!(all.contains("openai-basic.sse"), "{args:?}: {all}");
+        assert!(!all.contains("panicked"), "{args:?}: {all}");
+    }
+    // On a HAR it still picks the entry.
+    let har = root().join("samples/har/chrome.har");
+    if har.exists() {
+        let out = sselint(&["check", "--entry", "0", "-q", har.to_str().unwrap()]);
+        assert_ne!(out.status.code(), Some(2));
+    }
+}
+
+#[test]
+fn a_directory_takes_a_log_or_txt_file_only_when_it_sniffs_as_a_capture() {
+    let d = scratch("dir");
+    std::fs::copy(
+        root().join("samples/good/openai-basic.sse"),
+        d.join("a.sse"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("server.log"),
+        "2025-01-01T10:00:00Z INFO listening on :8080\n2025-01-01T10:00:01Z ERROR upstream timed out\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("notes.txt"), "remember to rotate the key\n").unwrap();
+    std::fs::write(d.join("blob.bin"), [0u8, 1, 2, 3, 255, 254]).unwrap();
+    // Captures under those names are still taken.
+    std::fs::copy(
+        root().join("samples/good/openai-basic.sse"),
+        d.join("body.log"),
+    )
+    .unwrap();
+    let curl_i = std::fs::read_dir(root().join("samples/curl"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read(p).unwrap().starts_with(b"HTTP/"))
+        .expect("a curl -i sample");
+    std::fs::copy(&curl_i, d.join("dump.txt")).unwrap();
+    let out = sselint(&["check", "--format", "json", d.to_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut paths: Vec<String> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            PathBuf::from(f["path"].as_str().unwrap())
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    paths.sort();
+    assert_eq!(paths, ["a.sse", "body.log", "dump.txt"], "{v}");
+}
