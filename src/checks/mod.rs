@@ -462,7 +462,7 @@ impl Sink for Linter<'_> {
                 Finding::new(
                     "event-too-large",
                     format!(
-                        "an event of more than {} bytes is larger than the limit of {} bytes (--max-event-bytes): it was not read, so whatever it held is missing from this report",
+                        "an event of {} bytes is larger than the limit of {} bytes (--max-event-bytes): it was not read, so whatever it held is missing from this report",
                         kept as u64 + block.dropped,
                         self.out.settings().max_event_bytes
                     ),
