@@ -118,6 +118,9 @@ pub struct Linter<'s> {
     /// they might show a drifting index.
     drift: DriftTrack,
     reported_fields: BTreeSet<String>,
+    /// Non-default event types already reported: one finding per type per
+    /// stream (a server that names every event does it on each one).
+    reported_event_types: BTreeSet<String>,
     /// Known extension fields (indices folded) seen as null: skipped
     /// without looking them up in the profiles again.
     known_null_fields: BTreeSet<String>,
@@ -202,6 +205,7 @@ impl<'s> Linter<'s> {
             choices: BTreeMap::new(),
             drift: DriftTrack::default(),
             reported_fields: BTreeSet::new(),
+            reported_event_types: BTreeSet::new(),
             known_null_fields: BTreeSet::new(),
             error_events: 0,
             choice_message_reported: false,
