@@ -577,3 +577,59 @@ fn junit_fails_every_error_finding_whatever_fail_on_says() {
         .collect();
     assert_eq!(failed, ["cut-off"], "{xml}");
 }
+
+#[test]
+fn with_a_baseline_the_counts_are_of_the_findings_that_still_count() {
+    let dir = scratch("baseline-words");
+    let base = dir.join("baseline.json");
+    let known = "samples/bad/cut-off.sse";
+    sselint()
+        .args(["check", known, "--write-baseline"])
+        .arg(&base)
+        .assert()
+        .code(0);
+    let out = sselint()
+        .args(["check", known, "--baseline"])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("Checked 1 stream in 1 input: 0 errors, 0 warnings, 0 infos"),
+        "{last}"
+    );
+    assert!(
+        last.contains("1 error in the baseline, not counted"),
+        "{last}"
+    );
+    let out = sselint()
+        .args(["check", known, "--format", "github", "--baseline"])
+        .arg(&base)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("sselint: 0 error(s), 0 warning(s), 0 info(s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_human_report_names_an_input_that_could_not_be_read() {
+    let out = sselint()
+        .args(["check", "samples/har/har-no-sse.har"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("error: samples/har/har-no-sse.har: no entry is an event stream"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 could not be read"), "{stdout}");
+}

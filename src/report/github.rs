@@ -79,12 +79,15 @@ impl Render for Github {
                 }
             }
         }
-        let (e, w, i) = run.totals();
+        let (e, w, i) = run.counted_totals();
         writeln!(
             out,
             "sselint: {e} error(s), {w} warning(s), {i} info(s){}",
             if run.suppressed > 0 {
-                format!(", {} suppressed by the baseline", run.suppressed)
+                format!(
+                    ", and {} more suppressed by the baseline (not counted)",
+                    run.suppressed
+                )
             } else {
                 String::new()
             }
