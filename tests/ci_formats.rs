@@ -633,3 +633,40 @@ fn the_human_report_names_an_input_that_could_not_be_read() {
     );
     assert!(stdout.contains("1 could not be read"), "{stdout}");
 }
+
+#[test]
+fn har_findings_name_the_entry_and_body_position_in_sarif_and_github() {
+    let (_, out) = stdout(&[
+        "check",
+        "--format",
+        "sarif",
+        "--fail-on",
+        "never",
+        "samples/har/firefox-truncated.har",
+    ]);
+    let sarif: Value = serde_json::from_slice(&out).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        let text = r["message"]["text"].as_str().unwrap();
+        assert!(text.starts_with("entries[0] body line "), "{text}");
+        assert!(text.contains(", byte "), "{text}");
+        assert_eq!(r["properties"]["harEntry"], 0, "{r}");
+        assert!(r["properties"]["bodyByteOffset"].is_u64(), "{r}");
+    }
+    let (_, out) = stdout(&[
+        "check",
+        "--format",
+        "github",
+        "--fail-on",
+        "never",
+        "samples/har/firefox-truncated.har",
+    ]);
+    let text = String::from_utf8(out).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.contains("::entries[0] body line "), "{first}");
+    assert!(
+        first.contains("%2C byte ") || first.contains(", byte "),
+        "{first}"
+    );
+}

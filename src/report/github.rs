@@ -59,11 +59,7 @@ impl Render for Github {
                     };
                     let l = &d.location;
                     let (line, col, prefix) = if body_relative {
-                        let where_ = match s.origin.har_entry {
-                            Some(e) => format!("entries[{e}] body"),
-                            None => "body".to_string(),
-                        };
-                        (1, None, format!("{where_} {}:{}: ", l.line, l.column))
+                        (1, None, format!("{}: ", super::sarif::body_position(s, d)))
                     } else {
                         (l.line.max(1), Some(l.column.max(1)), String::new())
                     };

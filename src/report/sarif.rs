@@ -226,6 +226,21 @@ pub fn uri(path: &str) -> (String, Option<&'static str>) {
     }
 }
 
+/// Where a finding sits in a body that is not a contiguous part of its
+/// file: `entries[3] body line 12, column 5, byte 345` (HAR) or `body line
+/// …`. The file's line 1 is all SARIF's region can give for it.
+pub fn body_position(s: &StreamResult, d: &Diagnostic) -> String {
+    let l = &d.location;
+    let where_ = match s.origin.har_entry {
+        Some(e) => format!("entries[{e}] body"),
+        None => "body".to_string(),
+    };
+    format!(
+        "{where_} line {}, column {}, byte {}",
+        l.line, l.column, l.byte_offset
+    )
+}
+
 fn result<'a>(
     f: &FileResult,
     s: &'a StreamResult,
@@ -265,7 +280,11 @@ fn result<'a>(
         rule_index,
         level: level(d.severity),
         message: Text {
-            text: d.message.clone(),
+            text: if body_relative {
+                format!("{}: {}", body_position(s, d), d.message)
+            } else {
+                d.message.clone()
+            },
         },
         locations: vec![Location {
             physical_location: PhysicalLocation {
