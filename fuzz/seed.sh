@@ -1,25 +1,68 @@
 #!/usr/bin/env bash
-# Seeds each fuzz target's corpus from the shipped samples and test cases.
+# Seeds each fuzz target's corpus from the shipped samples and test cases,
+# keeping only files no longer than the target's -max_len (below): one
+# large seed makes libFuzzer raise its maximum length to match, and the
+# corpus then fills with inputs near that size, which the slow targets
+# (check_pipeline, har_reader, redact) run at a few dozen execs/s. The
+# 1.19 MB samples/har/firefox-truncated.har is covered by a test
+# (tests/samples.rs), not by a seed.
+#
+# Run each target with its length, e.g.
+#   RUSTC_BOOTSTRAP=1 cargo fuzz run -O har_reader corpus/har_reader -- -max_len=65536
+# `./seed.sh --print` lists the target and its -max_len, one per line.
 set -euo pipefail
 cd "$(dirname "$0")"
-for t in sse_split curl_reader har_reader chunk_decoder check_pipeline redact typed_equivalence; do
+
+# target -max_len (bytes)
+max_len() {
+  case "$1" in
+    chunk_decoder) echo 4096 ;;          # one chunk's JSON
+    sse_split | typed_equivalence) echo 16384 ;;  # a few dozen events
+    curl_reader | check_pipeline) echo 65536 ;;   # curl dumps up to 39 KB
+    har_reader | redact) echo 65536 ;;   # HAR samples up to 36 KB
+    *) echo "unknown target $1" >&2; exit 2 ;;
+  esac
+}
+targets=(sse_split curl_reader har_reader chunk_decoder check_pipeline redact typed_equivalence)
+if [ "${1:-}" = "--print" ]; then
+  for t in "${targets[@]}"; do echo "$t $(max_len "$t")"; done
+  exit 0
+fi
+
+# seed TARGET FILE...: copies the files that fit the target's -max_len.
+seed() {
+  local t=$1 limit f
+  shift
+  limit=$(max_len "$t")
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    if [ "$(wc -c < "$f")" -le "$limit" ]; then
+      cp "$f" "corpus/$t/"
+    fi
+  done
+}
+
+for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
 done
-for f in ../samples/*/*.sse ../tests/cases/*.sse; do
-  cp "$f" corpus/sse_split/
-  cp "$f" corpus/check_pipeline/
-  cp "$f" corpus/typed_equivalence/
-done
-cp ../samples/curl/* ../samples/bad/*.txt corpus/curl_reader/
-cp ../samples/curl/* corpus/check_pipeline/
-cp ../samples/har/*.har corpus/har_reader/
-cp ../samples/har/*.har corpus/check_pipeline/
-cp ../samples/har/*.har ../samples/good/*.sse corpus/redact/
+raw=(../samples/*/*.sse ../tests/cases/*.sse)
+seed sse_split "${raw[@]}"
+seed check_pipeline "${raw[@]}" ../samples/curl/* ../samples/har/*.har
+seed typed_equivalence "${raw[@]}"
+seed curl_reader ../samples/curl/* ../samples/bad/*.txt
+seed har_reader ../samples/har/*.har
+seed redact ../samples/har/*.har ../samples/good/*.sse
 # One chunk per file for the chunk decoder.
-i=0
 for f in ../samples/good/*.sse ../samples/providers/*.sse; do
-  grep '^data: {' "$f" | head -5 | while read -r line; do
-    i=$((i + 1))
+  grep -m 5 '^data: {' "$f" | while read -r line; do
     printf '%s' "${line#data: }" > "corpus/chunk_decoder/$(basename "$f")-$RANDOM"
   done
+done
+# Nothing larger than its target's limit.
+for t in "${targets[@]}"; do
+  limit=$(max_len "$t")
+  if find "corpus/$t" -type f -size +"${limit}"c | grep -q .; then
+    echo "seed.sh: corpus/$t holds a file over $limit bytes" >&2
+    exit 1
+  fi
 done

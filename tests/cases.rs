@@ -77,7 +77,9 @@ fn every_case_gets_its_verdict() {
                 .filter(|d| d.rule == rule)
                 .map(|d| d.severity)
                 .collect();
-            if !got.is_empty() && !got.contains(&sev(want.as_str().unwrap())) {
+            if got.is_empty() {
+                problems.push(format!("{rule} never fired (severity_of wants {want})"));
+            } else if !got.contains(&sev(want.as_str().unwrap())) {
                 problems.push(format!("{rule} severity {got:?} != {want}"));
             }
         }

@@ -476,3 +476,199 @@ fn inspect_reads_max_event_bytes_from_the_config_like_check() {
     ]);
     assert_eq!(too_large(&wide), 0, "{wide}");
 }
+
+/// `check good.sse emptydir/` in `format`: (exit code, stdout).
+fn with_an_empty_directory(format: &str) -> (i32, String) {
+    let dir = scratch(&format!("empty-{format}"));
+    let empty = dir.join("emptydir");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = sselint()
+        .args(["check", "--format", format, "samples/good/openai-basic.sse"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8(out.stdout).unwrap();
+    if format == "human" {
+        // The human report names input errors on stderr.
+        text.push_str(&String::from_utf8(out.stderr).unwrap());
+    }
+    (out.status.code().unwrap(), text)
+}
+
+#[test]
+fn a_directory_without_a_capture_is_an_input_error_in_every_format() {
+    for format in ["human", "json", "sarif", "junit", "github"] {
+        let (code, out) = with_an_empty_directory(format);
+        assert_eq!(code, 2, "{format}: {out}");
+        assert!(out.contains("emptydir"), "{format}: {out}");
+        assert!(out.contains("no capture"), "{format}: {out}");
+    }
+}
+
+#[test]
+fn input_errors_reach_sarif_junit_github_and_json() {
+    let (_, sarif) = with_an_empty_directory("sarif");
+    let sarif: Value = serde_json::from_str(&sarif).unwrap();
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/sarif-2.1.0-subset.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = v.iter_errors(&sarif).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let inv = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false, "{inv}");
+    let n = &inv["toolExecutionNotifications"][0];
+    assert_eq!(n["level"], "error", "{n}");
+    assert!(n["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("no capture"));
+    assert!(
+        n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .contains("emptydir")
+    );
+
+    let (_, junit) = with_an_empty_directory("junit");
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let error = doc
+        .descendants()
+        .find(|n| n.has_tag_name("error"))
+        .expect("an <error> test case");
+    assert!(error.attribute("message").unwrap().contains("no capture"));
+
+    let (_, github) = with_an_empty_directory("github");
+    assert!(
+        github.lines().any(|l| l.starts_with("::error file=")
+            && l.contains("emptydir")
+            && l.contains("no capture")),
+        "{github}"
+    );
+
+    let (_, json) = with_an_empty_directory("json");
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let errors: Vec<&str> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["error"].as_str())
+        .collect();
+    assert_eq!(errors.len(), 1, "{json}");
+    assert!(errors[0].contains("no capture"), "{errors:?}");
+}
+
+#[test]
+fn junit_fails_every_error_finding_whatever_fail_on_says() {
+    let (code, out) = stdout(&[
+        "check",
+        "--format",
+        "junit",
+        "--fail-on",
+        "never",
+        "samples/bad/cut-off.sse",
+    ]);
+    assert_eq!(code, 0, "--fail-on never sets the exit code");
+    let xml = String::from_utf8(out).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failed: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .filter_map(|n| n.parent().and_then(|p| p.attribute("name")))
+        .collect();
+    assert_eq!(failed, ["cut-off"], "{xml}");
+}
+
+#[test]
+fn with_a_baseline_the_counts_are_of_the_findings_that_still_count() {
+    let dir = scratch("baseline-words");
+    let base = dir.join("baseline.json");
+    let known = "samples/bad/cut-off.sse";
+    sselint()
+        .args(["check", known, "--write-baseline"])
+        .arg(&base)
+        .assert()
+        .code(0);
+    let out = sselint()
+        .args(["check", known, "--baseline"])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.starts_with("Checked 1 stream in 1 input: 0 errors, 0 warnings, 0 infos"),
+        "{last}"
+    );
+    assert!(
+        last.contains("1 error in the baseline, not counted"),
+        "{last}"
+    );
+    let out = sselint()
+        .args(["check", known, "--format", "github", "--baseline"])
+        .arg(&base)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("sselint: 0 error(s), 0 warning(s), 0 info(s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_human_report_names_an_input_that_could_not_be_read() {
+    let out = sselint()
+        .args(["check", "samples/har/har-no-sse.har"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("error: samples/har/har-no-sse.har: no entry is an event stream"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 could not be read"), "{stdout}");
+}
+
+#[test]
+fn har_findings_name_the_entry_and_body_position_in_sarif_and_github() {
+    let (_, out) = stdout(&[
+        "check",
+        "--format",
+        "sarif",
+        "--fail-on",
+        "never",
+        "samples/har/firefox-truncated.har",
+    ]);
+    let sarif: Value = serde_json::from_slice(&out).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        let text = r["message"]["text"].as_str().unwrap();
+        assert!(text.starts_with("entries[0] body line "), "{text}");
+        assert!(text.contains(", byte "), "{text}");
+        assert_eq!(r["properties"]["harEntry"], 0, "{r}");
+        assert!(r["properties"]["bodyByteOffset"].is_u64(), "{r}");
+    }
+    let (_, out) = stdout(&[
+        "check",
+        "--format",
+        "github",
+        "--fail-on",
+        "never",
+        "samples/har/firefox-truncated.har",
+    ]);
+    let text = String::from_utf8(out).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.contains("::entries[0] body line "), "{first}");
+    assert!(
+        first.contains("%2C byte ") || first.contains(", byte "),
+        "{first}"
+    );
+}

@@ -405,3 +405,42 @@ fn a_gzip_body_under_a_list_of_encodings_is_decoded_without_a_contradicting_note
     );
     assert!(!text.contains("is not one sselint decodes"), "{text}");
 }
+
+#[test]
+fn inspect_on_a_long_capture_shows_the_head_and_tail_rows_and_points_to_jsonl() {
+    // The table keeps a bounded number of rows, whatever the capture's
+    // length: the first and the last, with a note on what was left out.
+    let chunk = |i: usize| {
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"w{i} \"}},\"finish_reason\":null}}]}}\n\n")
+    };
+    let mut body = String::new();
+    let n = 5000;
+    for i in 0..n {
+        body.push_str(&chunk(i));
+    }
+    body.push_str("data: [DONE]\n\n");
+    let out = sselint()
+        .args(["inspect", "-", "--color", "never"])
+        .write_stdin(body)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows = |idx: usize| {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("│ {idx} ")))
+            .count()
+    };
+    assert_eq!(rows(0), 1, "the first event is shown");
+    assert_eq!(rows(999), 1, "the head holds 1000 rows");
+    assert_eq!(rows(1000), 0, "the middle is left out");
+    assert_eq!(rows(n - 1), 1, "the last event is shown");
+    assert!(
+        text.contains("note: 3901 rows not shown")
+            && text.contains("--format jsonl prints every event"),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    // The answer is still whole.
+    assert!(text.contains(&format!("w{} ", n - 1)));
+}

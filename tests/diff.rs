@@ -253,3 +253,34 @@ fn human_and_json_diff_reports_are_stable() {
         insta::assert_json_snapshot!(format!("{name}.json"), v);
     }
 }
+
+#[test]
+fn the_human_table_wraps_cells_instead_of_cutting_them() {
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .current_dir(root())
+        .args([
+            "diff",
+            "samples/diff/whole-words.sse",
+            "samples/diff/one-char-per-chunk.sse",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('…'), "a cell was cut:\n{text}");
+    // The cells' words, wrapped over lines, are all there.
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || "│┆".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let joined = words.join(" ");
+    for want in [
+        "3.9 chars per content chunk)",
+        "1.0 chars per content chunk)",
+    ] {
+        assert!(joined.contains(want), "{want} missing:\n{text}");
+    }
+}

@@ -36,6 +36,22 @@ fn event_of(len: usize) -> Vec<u8> {
     line
 }
 
+fn event_too_large_messages(bytes: &[u8], settings: &Settings) -> Vec<String> {
+    let cap = capture::from_reader(
+        "limit",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        &Options::default(),
+    )
+    .unwrap();
+    let r = lint_capture(cap, settings, &mut NoObserver);
+    r.streams
+        .iter()
+        .flat_map(|s| s.diagnostics.iter())
+        .filter(|d| d.rule == "event-too-large")
+        .map(|d| d.message.clone())
+        .collect()
+}
+
 #[test]
 fn max_event_bytes_at_and_past_the_limit() {
     let settings = Settings {
@@ -44,13 +60,39 @@ fn max_event_bytes_at_and_past_the_limit() {
     };
     let at = rules(&event_of(4096), &settings, &Options::default());
     assert!(!at.contains(&"event-too-large"), "{at:?}");
-    let past = rules(&event_of(4097), &settings, &Options::default());
-    assert!(past.contains(&"event-too-large"), "{past:?}");
+    let past = event_too_large_messages(&event_of(4097), &settings);
+    assert_eq!(past.len(), 1, "{past:?}");
+    // The event's size is known exactly: it is named, not "more than".
+    assert!(
+        past[0].starts_with("an event of 4097 bytes "),
+        "{}",
+        past[0]
+    );
+}
+
+#[test]
+fn a_file_that_is_one_oversized_event_names_its_exact_size() {
+    // No line end at all: the event is the whole file.
+    let settings = Settings {
+        max_event_bytes: 1000,
+        ..Default::default()
+    };
+    let mut file = b"data: ".to_vec();
+    file.resize(1006, b'a');
+    let m = event_too_large_messages(&file, &settings);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].starts_with("an event of 1006 bytes "), "{}", m[0]);
 }
 
 #[test]
 fn the_default_event_limit_is_16_mib() {
-    assert_eq!(Settings::default().max_event_bytes, 16 * 1024 * 1024);
+    // Behaviour under `Settings::default()`, no explicit limit.
+    let mib16 = 16 * 1024 * 1024;
+    let at = rules(&event_of(mib16), &Settings::default(), &Options::default());
+    assert!(!at.contains(&"event-too-large"), "{at:?}");
+    let past = event_too_large_messages(&event_of(mib16 + 1), &Settings::default());
+    assert_eq!(past.len(), 1, "{past:?}");
+    assert!(past[0].contains("limit of 16777216 bytes"), "{}", past[0]);
 }
 
 #[test]

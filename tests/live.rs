@@ -271,6 +271,8 @@ fn no_output_and_no_saved_capture_holds_the_key_or_a_cookie() {
             .arg(dir.join("s.har"))
             .output()
             .unwrap();
+        assert_eq!(o.status.code(), Some(0), "check --format {fmt}: {o:?}");
+        assert!(!o.stdout.is_empty(), "check --format {fmt} printed nothing");
         texts.push(String::from_utf8_lossy(&o.stdout).into_owned());
         texts.push(String::from_utf8_lossy(&o.stderr).into_owned());
     }
@@ -279,6 +281,11 @@ fn no_output_and_no_saved_capture_holds_the_key_or_a_cookie() {
         .arg(dir.join("s.har"))
         .output()
         .unwrap();
+    assert_eq!(inspect.status.code(), Some(0), "{inspect:?}");
+    assert!(
+        String::from_utf8_lossy(&inspect.stdout).contains("\"type\":\"stream\""),
+        "{inspect:?}"
+    );
     texts.push(String::from_utf8_lossy(&inspect.stdout).into_owned());
     for t in &texts {
         for secret in [key, "FAKECOOKIE12345", "FAKEXAPIKEY777", "9f8e7d6c5b4a"] {
@@ -384,7 +391,9 @@ fn replay_answers_other_paths_with_404_and_serves_any_path_when_asked() {
 
 /// The official OpenAI Python client reads a replayed sample and gets the
 /// text `check` reconstructs. Runs when `python3 -c 'import openai'` works
-/// (`pip install openai`); otherwise it says so and passes.
+/// (`pip install openai`). Without the package it prints SKIPPED on stderr
+/// (`--nocapture` shows it) and passes, except when `CI=true`: in CI a
+/// missing client is a failure, not a silent pass.
 #[test]
 fn the_openai_python_client_reads_a_replay_like_check_does() {
     let has_openai = Command::new("python3")
@@ -392,7 +401,12 @@ fn the_openai_python_client_reads_a_replay_like_check_does() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_openai {
-        eprintln!("skipped: the openai Python package is not installed (pip install openai)");
+        let why = "the openai Python package is not installed (pip install openai)";
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true and {why}: this test must run in CI"
+        );
+        eprintln!("SKIPPED the_openai_python_client_reads_a_replay_like_check_does: {why}");
         return;
     }
     for name in [
@@ -423,9 +437,12 @@ print("".join((ch.choices[0].delta.content or "") for ch in s if ch.choices), en
             .arg(&sample)
             .output()
             .unwrap();
+        assert_eq!(check.status.code(), Some(0), "{name}");
         let v: Value = serde_json::from_slice(&check.stdout).unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.is_empty(), "{name}: the client read no text");
         assert_eq!(
-            String::from_utf8(out.stdout).unwrap(),
+            text,
             v["files"][0]["streams"][0]["choices"][0]["text"]
                 .as_str()
                 .unwrap(),
@@ -480,7 +497,20 @@ fn record_saves_no_url_or_custom_header_secret() {
         .arg(dir.join("u.har"))
         .output()
         .unwrap();
-    let saved = std::fs::read_to_string(dir.join("u.har")).unwrap_or_default();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The capture exists and holds the exchange: an absent file would
+    // hold no secret either.
+    let saved = std::fs::read_to_string(dir.join("u.har")).unwrap();
+    assert!(saved.contains("\"entries\""), "{saved}");
+    assert!(
+        saved.contains("[REDACTED]") || saved.contains("REDACTED"),
+        "{saved}"
+    );
     for t in [
         saved,
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -69,6 +69,22 @@ fn assert_clean(what: &str, text: &str) {
     }
 }
 
+/// The run ended with a verdict, not a crash: exit `codes`, something on
+/// stdout, no panic. A check for absent secrets proves nothing otherwise.
+fn assert_ran(what: &str, out: &std::process::Output, codes: &[i32]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some_and(|c| codes.contains(&c)),
+        "{what}: exit {:?}, want one of {codes:?}: {stderr}",
+        out.status.code()
+    );
+    assert!(
+        !out.stdout.is_empty(),
+        "{what}: no output; stderr: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+}
+
 #[test]
 fn no_format_of_any_command_prints_a_secret() {
     let dir = scratch("formats");
@@ -96,6 +112,7 @@ fn no_format_of_any_command_prints_a_secret() {
             .arg(&har)
             .output()
             .unwrap();
+        assert_ran(&what, &out, &[0, 1]);
         assert_clean(&what, &String::from_utf8_lossy(&out.stdout));
         assert_clean(&what, &String::from_utf8_lossy(&out.stderr));
     }
@@ -105,22 +122,30 @@ fn no_format_of_any_command_prints_a_secret() {
         .arg(&har)
         .output()
         .unwrap();
+    assert_ran("diff", &out, &[0]);
     assert_clean("diff", &String::from_utf8_lossy(&out.stdout));
+    assert_clean("diff", &String::from_utf8_lossy(&out.stderr));
     let base = dir.join("baseline.json");
-    Command::new(cargo_bin("sselint"))
+    let st = Command::new(cargo_bin("sselint"))
         .args(["check", "--write-baseline"])
         .arg(&base)
         .arg(&har)
         .output()
         .unwrap();
-    assert_clean("baseline", &std::fs::read_to_string(&base).unwrap());
+    assert_eq!(st.status.code(), Some(0), "{st:?}");
+    let baseline = std::fs::read_to_string(&base).unwrap();
+    assert!(baseline.contains("\"findings\""), "{baseline}");
+    assert_clean("baseline", &baseline);
     // A HAR with no SSE entry lists its entries: URLs redacted there too.
     let out = Command::new(cargo_bin("sselint"))
         .args(["check", "--url-match", "nothing-matches"])
         .arg(&har)
         .output()
         .unwrap();
-    assert_clean("entry listing", &String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("entries:"), "{stderr}");
+    assert_clean("entry listing", &stderr);
 }
 
 #[test]
@@ -141,7 +166,9 @@ fn a_curl_dump_read_as_sse_still_hides_its_headers() {
             .arg(&p)
             .output()
             .unwrap();
+        assert_ran(fmt, &out, &[0, 1]);
         assert_clean(fmt, &String::from_utf8_lossy(&out.stdout));
+        assert_clean(fmt, &String::from_utf8_lossy(&out.stderr));
     }
 }
 
@@ -308,7 +335,10 @@ fn stream_text_cannot_drive_the_terminal_in_diff_or_inspect() {
             .env("NO_COLOR", "1")
             .output()
             .unwrap();
+        assert_ran(&format!("{args:?}"), &out, &[0, 1]);
         let text = String::from_utf8_lossy(&out.stdout);
+        // The text is shown, with its control characters made visible.
+        assert!(text.contains("RED"), "{args:?}:\n{text}");
         assert!(
             !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
             "{args:?}:\n{text}"

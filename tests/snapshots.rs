@@ -28,9 +28,7 @@ fn human_and_json_reports_of_every_sample() {
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
         for dir in ["good", "providers", "bad", "har", "curl"] {
-            if !root().join("samples").join(dir).exists() {
-                continue;
-            }
+            // `samples` panics on a missing folder: nothing is skipped.
             for p in samples(dir) {
                 let rel = p
                     .strip_prefix(root())

@@ -598,7 +598,16 @@ pub fn expand(inputs: &[String]) -> (Vec<String>, Vec<InputError>) {
         if input != "-" && p.is_dir() {
             let mut found = Vec::new();
             let mut seen = Vec::new();
+            let errors_before = errors.len();
             walk(p, &mut found, &mut errors, &mut seen, 0);
+            if found.is_empty() && errors.len() == errors_before {
+                // Named on the command line, so it must not vanish from the
+                // report (`check good.sse emptydir/` would pass silently).
+                errors.push(InputError::new(
+                    input.clone(),
+                    "no capture found in this directory",
+                ));
+            }
             found.sort();
             files.extend(found.into_iter().map(|p| p.to_string_lossy().into_owned()));
         } else {

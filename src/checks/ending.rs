@@ -176,8 +176,12 @@ impl Linter<'_> {
                 self.tail_loc = None;
             }
             Ending::Empty => {
-                // Events that were not JSON explain the empty answer.
-                if !damaged && self.invalid_payloads == 0 {
+                // Events that were not JSON explain the empty answer; so
+                // does an error event (one root cause, one finding), except
+                // in a body with no SSE lines, where `body-not-sse` and
+                // `empty-stream` are the documented pair.
+                let explained_by_error = self.error_events > 0 && self.sse_lines > 0;
+                if !damaged && self.invalid_payloads == 0 && !explained_by_error {
                     let loc = self.last_location();
                     self.report(Finding::new(
                         "empty-stream",

@@ -186,7 +186,15 @@ impl Linter<'_> {
                 );
             }
         }
-        if event_type != "message" && event_type != "error" {
+        if event_type != "message"
+            && event_type != "error"
+            && !self.reported_event_types.contains(event_type)
+        {
+            // Bounded: past 64 distinct types each is reported (and the
+            // per-rule limit counts the rest).
+            if self.reported_event_types.len() < 64 {
+                self.reported_event_types.insert(event_type.to_string());
+            }
             let loc = block
                 .lines
                 .iter()
@@ -197,7 +205,7 @@ impl Linter<'_> {
                 Finding::new(
                     "event-type",
                     format!(
-                        "event type `{}` instead of the default `message`: `EventSource.onmessage` never sees it, and clients that filter on the type drop it",
+                        "event type `{}` instead of the default `message`: `EventSource.onmessage` never sees it, and clients that filter on the type drop it (reported at its first event; later events of this type are not repeated)",
                         shorten(event_type, 60)
                     ),
                     loc,

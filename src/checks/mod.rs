@@ -121,6 +121,9 @@ pub struct Linter<'s> {
     /// they might show a drifting index.
     drift: DriftTrack,
     reported_fields: BTreeSet<String>,
+    /// Non-default event types already reported: one finding per type per
+    /// stream (a server that names every event does it on each one).
+    reported_event_types: BTreeSet<String>,
     /// Known extension fields (indices folded) seen as null: skipped
     /// without looking them up in the profiles again.
     known_null_fields: BTreeSet<String>,
@@ -208,6 +211,7 @@ impl<'s> Linter<'s> {
             choices: BTreeMap::new(),
             drift: DriftTrack::default(),
             reported_fields: BTreeSet::new(),
+            reported_event_types: BTreeSet::new(),
             known_null_fields: BTreeSet::new(),
             error_events: 0,
             misplaced: None,
@@ -469,7 +473,7 @@ impl Sink for Linter<'_> {
                 Finding::new(
                     "event-too-large",
                     format!(
-                        "an event of more than {} bytes is larger than the limit of {} bytes (--max-event-bytes): it was not read, so whatever it held is missing from this report",
+                        "an event of {} bytes is larger than the limit of {} bytes (--max-event-bytes): it was not read, so whatever it held is missing from this report",
                         kept as u64 + block.dropped,
                         self.out.settings().max_event_bytes
                     ),

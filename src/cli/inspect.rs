@@ -1,6 +1,8 @@
 //! `sselint inspect`: every block of a stream in order (events, comments,
 //! the undispatched tail) with offsets, times, kinds and findings, then the
-//! reconstructed answer. `--format jsonl` streams one record a line.
+//! reconstructed answer. The table keeps the first and the last rows of a
+//! long stream, so memory does not grow with the capture; `--format jsonl`
+//! streams one record a line, every event.
 
 use super::{ColorChoice, InputArgs};
 use anyhow::Context as _;
@@ -45,9 +47,20 @@ enum Format {
     Jsonl,
 }
 
+/// Rows of the table kept from the start of a stream.
+const HEAD_ROWS: usize = 1000;
+/// Rows of the table kept from the end of a stream.
+const TAIL_ROWS: usize = 100;
+
 struct Recorder<'w> {
     jsonl: Option<&'w mut dyn Write>,
+    /// The first [`HEAD_ROWS`] rows.
     rows: Vec<Vec<Cell>>,
+    /// The last [`TAIL_ROWS`] rows after the head: memory stays bounded
+    /// whatever the capture's length.
+    tail: std::collections::VecDeque<Vec<Cell>>,
+    /// Rows between the head and the tail, counted and dropped.
+    skipped: u64,
     timing: Option<Timing>,
     error: Option<std::io::Error>,
     color: bool,
@@ -229,7 +242,7 @@ impl Observer for Recorder<'_> {
                     None => fcell,
                 };
             }
-            self.rows.push(vec![
+            let row = vec![
                 Cell::new(ty),
                 Cell::new(line),
                 Cell::new(offset),
@@ -240,7 +253,16 @@ impl Observer for Recorder<'_> {
                 Cell::new(kind),
                 Cell::new(short(&data, 60)),
                 fcell,
-            ]);
+            ];
+            if self.rows.len() < HEAD_ROWS {
+                self.rows.push(row);
+            } else {
+                if self.tail.len() == TAIL_ROWS {
+                    self.tail.pop_front();
+                    self.skipped += 1;
+                }
+                self.tail.push_back(row);
+            }
         }
     }
 }
@@ -280,6 +302,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let mut rec = Recorder {
             jsonl: if jsonl { Some(&mut out) } else { None },
             rows: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+            skipped: 0,
             timing,
             error: None,
             color,
@@ -299,6 +323,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             return Err(e).context("writing the report");
         }
         let rows = std::mem::take(&mut rec.rows);
+        let tail = std::mem::take(&mut rec.tail);
+        let skipped = rec.skipped;
         let timing = timing_summary(&rec.times);
         let shown = rec.shown;
         drop(rec);
@@ -343,11 +369,32 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             for r in rows {
                 t.add_row(r);
             }
+            if skipped > 0 {
+                t.add_row(vec![
+                    Cell::new("…"),
+                    Cell::new(""),
+                    Cell::new(""),
+                    Cell::new(""),
+                    Cell::new(""),
+                    Cell::new(""),
+                    Cell::new(format!("{skipped} rows not shown")),
+                    Cell::new(""),
+                ]);
+            }
+            for r in tail {
+                t.add_row(r);
+            }
             writeln!(out, "{}", printable(&label))?;
             for n in &result.notes {
                 writeln!(out, "note: {}", printable(n))?;
             }
             writeln!(out, "{t}")?;
+            if skipped > 0 {
+                writeln!(
+                    out,
+                    "note: {skipped} rows not shown: the table keeps the first {HEAD_ROWS} and the last {TAIL_ROWS} of a stream; --format jsonl prints every event"
+                )?;
+            }
             for d in &stream_diags {
                 writeln!(
                     out,

@@ -30,6 +30,9 @@ pub struct Example {
     /// show it (text sent under a key clients do not read): the client
     /// harness compares the clients' text with this instead.
     pub meant_text: Option<String>,
+    /// How many findings of the rule an invalid example gives: 1 unless the
+    /// example holds several faults on purpose (`count = N`).
+    pub count: usize,
 }
 
 /// A rule's metadata and documentation.
@@ -80,12 +83,15 @@ impl Rule {
                     note: e.note,
                     capture: match (e.capture, e.capture_hex) {
                         (Some(c), _) => c.into_bytes(),
-                        (None, Some(h)) => hex(&h),
+                        (None, Some(h)) => hex(&h).unwrap_or_else(|e| {
+                            panic!("rules/{}.toml: capture_hex: {e}", self.name)
+                        }),
                         (None, None) => Vec::new(),
                     },
                     request: e.request,
                     max_event_bytes: e.max_event_bytes,
                     meant_text: e.meant_text,
+                    count: e.count.unwrap_or(1),
                 })
                 .collect()
         })
@@ -125,6 +131,7 @@ struct ExampleFile {
     request: Option<String>,
     max_event_bytes: Option<usize>,
     meant_text: Option<String>,
+    count: Option<usize>,
 }
 
 /// All rules, by name and by code.
@@ -231,11 +238,28 @@ fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-fn hex(s: &str) -> Vec<u8> {
+/// Hex digits (whitespace ignored) as bytes; an odd count or a pair that is
+/// not hex is an error naming it, never silently dropped.
+fn hex(s: &str) -> Result<Vec<u8>, String> {
     let clean: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if !clean.len().is_multiple_of(2) {
+        return Err(format!("{} hex digits, an odd count", clean.len()));
+    }
     clean
         .chunks(2)
-        .filter_map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
+        .enumerate()
+        .map(|(i, p)| {
+            std::str::from_utf8(p)
+                .ok()
+                .filter(|t| t.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|t| u8::from_str_radix(t, 16).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "byte {i}: {:?} is not a hex pair",
+                        String::from_utf8_lossy(p)
+                    )
+                })
+        })
         .collect()
 }
 
@@ -288,4 +312,19 @@ fn load() -> Catalogue {
 pub fn catalogue() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
     CATALOGUE.get_or_init(load)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hex;
+
+    #[test]
+    fn hex_reads_pairs_and_refuses_bad_ones() {
+        assert_eq!(hex("64 61\n0a").unwrap(), b"da\n");
+        assert!(hex("6").unwrap_err().contains("odd"));
+        let e = hex("64zz0a").unwrap_err();
+        assert!(e.contains("byte 1") && e.contains("zz"), "{e}");
+        // `from_str_radix` alone would read "+f" as 15.
+        assert!(hex("+f").is_err());
+    }
 }

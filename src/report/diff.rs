@@ -19,14 +19,21 @@ fn side_name(s: &Side) -> String {
     }
 }
 
-fn short(s: &str, max: usize) -> String {
+/// A cell's text, escaped. Cells wrap rather than being cut; only a value
+/// past `max` characters (a long answer) is shortened, and the cell says by
+/// how much and where the whole value is.
+fn cell_text(s: &str, max: usize) -> String {
     // Stream text reaches the terminal: escape controls and bidi marks.
     let esc = crate::lint::printable(&s.replace('\n', "\\n"));
-    if esc.chars().count() <= max {
+    let n = esc.chars().count();
+    if n <= max {
         esc
     } else {
         let mut t: String = esc.chars().take(max).collect();
-        t.push('…');
+        t.push_str(&format!(
+            " [… {} more characters; --format json has them all]",
+            n - max
+        ));
         t
     }
 }
@@ -61,19 +68,20 @@ pub fn human(
     if !color {
         t.force_no_tty();
     }
-    t.set_width(140);
+    // On a terminal cells wrap to its width; elsewhere (a pipe, a file,
+    // CI logs) rows stay whole on one line each.
     t.set_header(["section", "item", "A", "B", "note"]);
     for d in &c.differences {
-        let mut bcell = Cell::new(short(&d.b, 60));
+        let mut bcell = Cell::new(cell_text(&d.b, 500));
         if color {
             bcell = bcell.fg(Color::Yellow);
         }
         t.add_row(vec![
             Cell::new(d.section.name()),
-            Cell::new(short(&d.item, 64)),
-            Cell::new(short(&d.a, 60)),
+            Cell::new(cell_text(&d.item, 500)),
+            Cell::new(cell_text(&d.a, 500)),
             bcell,
-            Cell::new(short(&d.class, 40)),
+            Cell::new(cell_text(&d.class, 500)),
         ]);
     }
     writeln!(out, "{t}")?;

@@ -1,5 +1,6 @@
 //! `--format github`: GitHub Actions workflow commands, one per finding
-//! (`::error`, `::warning`, `::notice` for info), then a summary line.
+//! (`::error`, `::warning`, `::notice` for info), an `::error` per input
+//! that could not be read, then a summary line.
 //! Escaping follows GitHub's workflow-command rules: in the message `%`, CR
 //! and LF become `%25`, `%0D`, `%0A`; in property values also `:` and `,`
 //! become `%3A` and `%2C`. GitHub shows only some annotations per step; the
@@ -34,6 +35,15 @@ pub fn escape_property(s: &str) -> String {
 impl Render for Github {
     fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
         for f in &run.files {
+            if let Some(e) = &f.error {
+                writeln!(
+                    out,
+                    "::error file={},title={}::{}",
+                    escape_property(&super::display_path(&f.path)),
+                    escape_property("sselint: input error"),
+                    escape_data(e)
+                )?;
+            }
             for s in &f.streams {
                 let body_relative = s.origin.file_start.is_none();
                 for d in &s.diagnostics {
@@ -49,11 +59,7 @@ impl Render for Github {
                     };
                     let l = &d.location;
                     let (line, col, prefix) = if body_relative {
-                        let where_ = match s.origin.har_entry {
-                            Some(e) => format!("entries[{e}] body"),
-                            None => "body".to_string(),
-                        };
-                        (1, None, format!("{where_} {}:{}: ", l.line, l.column))
+                        (1, None, format!("{}: ", super::sarif::body_position(s, d)))
                     } else {
                         (l.line.max(1), Some(l.column.max(1)), String::new())
                     };
@@ -69,12 +75,15 @@ impl Render for Github {
                 }
             }
         }
-        let (e, w, i) = run.totals();
+        let (e, w, i) = run.counted_totals();
         writeln!(
             out,
             "sselint: {e} error(s), {w} warning(s), {i} info(s){}",
             if run.suppressed > 0 {
-                format!(", {} suppressed by the baseline", run.suppressed)
+                format!(
+                    ", and {} more suppressed by the baseline (not counted)",
+                    run.suppressed
+                )
             } else {
                 String::new()
             }

@@ -211,6 +211,14 @@ impl Render for Human {
         };
         let mut hidden_infos = 0u64;
         for f in &run.files {
+            if let Some(e) = &f.error {
+                let line = format!("error: {}: {e}", crate::report::display_path(&f.path));
+                if self.color {
+                    writeln!(out, "{}\n", line.red().bold())?;
+                } else {
+                    writeln!(out, "{line}\n")?;
+                }
+            }
             for s in &f.streams {
                 let origin = origin_label(f, s);
                 if !self.quiet {
@@ -252,18 +260,39 @@ impl Render for Human {
                 }
             }
         }
-        let (e, w, i) = run.totals();
+        // Findings the baseline covers are not counted: they are named
+        // apart, so "1 error" never sits beside exit 0.
+        let (e, w, i) = run.counted_totals();
         let streams: usize = run.files.iter().map(|f| f.streams.len()).sum();
+        let unread = run.files.iter().filter(|f| f.error.is_some()).count();
         let mut total = format!(
-            "Checked {} in {}: {}, {}, {}",
+            "Checked {} in {}{}: {}, {}, {}",
             plural(streams as u64, "stream", "streams"),
             plural(run.files.len() as u64, "input", "inputs"),
+            if unread > 0 {
+                format!(" ({unread} could not be read)")
+            } else {
+                String::new()
+            },
             plural(e, "error", "errors"),
             plural(w, "warning", "warnings"),
             plural(i, "info", "infos")
         );
         if run.suppressed > 0 {
-            total.push_str(&format!("; {} suppressed by the baseline", run.suppressed));
+            let (se, sw, si) = run.suppressed_totals();
+            let parts: Vec<String> = [
+                (se, "error", "errors"),
+                (sw, "warning", "warnings"),
+                (si, "info", "infos"),
+            ]
+            .iter()
+            .filter(|(n, _, _)| *n > 0)
+            .map(|(n, one, many)| plural(*n, one, many))
+            .collect();
+            total.push_str(&format!(
+                "; {} in the baseline, not counted",
+                parts.join(", ")
+            ));
         }
         if hidden_infos > 0 {
             total.push_str(" (infos hidden; -v shows them)");

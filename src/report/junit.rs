@@ -1,8 +1,10 @@
 //! `--format junit`: JUnit XML (the Jenkins/Surefire layout CI systems
 //! render), written with quick-junit. One test suite per stream; one test
 //! case per rule that ran and found nothing, and one per finding: a
-//! failure when it reaches `--fail-on` and the baseline does not cover it,
-//! a passing case with the finding in `system-out` otherwise.
+//! failure when it is an error or reaches `--fail-on` (which sets only the
+//! exit code) and the baseline does not cover it, a passing case with the
+//! finding in `system-out` otherwise. An input that could not be read is an
+//! `<error>` test case named `read`.
 
 use super::{stream_name, Render, Run};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
@@ -38,7 +40,12 @@ impl Render for Junit {
                         continue;
                     }
                     for d in found {
-                        let fails = run.fail_on.is_some_and(|t| d.severity >= t) && !d.suppressed;
+                        // An error is a failure whatever `--fail-on` says
+                        // (it sets only the exit code); below error, the
+                        // threshold decides.
+                        let fails = !d.suppressed
+                            && (d.severity == crate::lint::Severity::Error
+                                || run.fail_on.is_some_and(|t| d.severity >= t));
                         let text = format!(
                             "{}[{}] {} at line {}, column {}{}",
                             d.severity,

@@ -39,6 +39,41 @@ impl Run {
         t
     }
 
+    /// (errors, warnings, infos) the baseline covers: part of
+    /// [`Run::totals`], but they do not count toward `--fail-on`.
+    pub fn suppressed_totals(&self) -> (u64, u64, u64) {
+        let mut t = (0, 0, 0);
+        let mut add = |sev: Severity, n: u64| match sev {
+            Severity::Error => t.0 += n,
+            Severity::Warning => t.1 += n,
+            Severity::Info => t.2 += n,
+        };
+        for s in self.files.iter().flat_map(|f| &f.streams) {
+            for d in s.diagnostics.iter().filter(|d| d.suppressed) {
+                add(d.severity, 1);
+            }
+            for (rule, n) in &s.omitted {
+                if s.omitted_suppressed.contains(rule) {
+                    if let Some(sev) = s.omitted_worst.get(rule) {
+                        add(*sev, *n);
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    /// (errors, warnings, infos) the baseline does not cover: what the
+    /// reports' closing lines count.
+    pub fn counted_totals(&self) -> (u64, u64, u64) {
+        let (a, b) = (self.totals(), self.suppressed_totals());
+        (
+            a.0.saturating_sub(b.0),
+            a.1.saturating_sub(b.1),
+            a.2.saturating_sub(b.2),
+        )
+    }
+
     /// The worst severity among findings the baseline does not cover.
     pub fn worst(&self) -> Option<Severity> {
         let mut worst = None;

@@ -6,7 +6,9 @@
 //! not a contiguous part of its file (de-chunked, decoded, a filtered
 //! `curl -v` dump), point at line 1 of the file and carry the body position
 //! in `properties` and a logical location such as `entries[3]/event[12]`.
-//! Baseline-suppressed findings carry an external suppression.
+//! Baseline-suppressed findings carry an external suppression. Inputs that
+//! could not be read are `invocations[0].toolExecutionNotifications`, and
+//! make `executionSuccessful` false.
 
 use super::{Render, Run};
 use crate::lint::{catalogue, Diagnostic, Severity};
@@ -31,6 +33,24 @@ struct SarifRun<'a> {
     tool: Tool,
     column_kind: &'static str,
     results: Vec<SarifResult<'a>>,
+    invocations: Vec<Invocation<'a>>,
+}
+
+/// The run's invocation: unsuccessful when an input could not be read,
+/// with one notification per such input.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation<'a> {
+    execution_successful: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_execution_notifications: Vec<Notification<'a>>,
+}
+
+#[derive(Serialize)]
+struct Notification<'a> {
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location<'a>>,
 }
 
 #[derive(Serialize)]
@@ -108,7 +128,8 @@ struct Location<'a> {
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: Region,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
 }
 
 #[derive(Serialize)]
@@ -205,6 +226,21 @@ pub fn uri(path: &str) -> (String, Option<&'static str>) {
     }
 }
 
+/// Where a finding sits in a body that is not a contiguous part of its
+/// file: `entries[3] body line 12, column 5, byte 345` (HAR) or `body line
+/// …`. The file's line 1 is all SARIF's region can give for it.
+pub fn body_position(s: &StreamResult, d: &Diagnostic) -> String {
+    let l = &d.location;
+    let where_ = match s.origin.har_entry {
+        Some(e) => format!("entries[{e}] body"),
+        None => "body".to_string(),
+    };
+    format!(
+        "{where_} line {}, column {}, byte {}",
+        l.line, l.column, l.byte_offset
+    )
+}
+
 fn result<'a>(
     f: &FileResult,
     s: &'a StreamResult,
@@ -244,7 +280,11 @@ fn result<'a>(
         rule_index,
         level: level(d.severity),
         message: Text {
-            text: d.message.clone(),
+            text: if body_relative {
+                format!("{}: {}", body_position(s, d), d.message)
+            } else {
+                d.message.clone()
+            },
         },
         locations: vec![Location {
             physical_location: PhysicalLocation {
@@ -252,7 +292,7 @@ fn result<'a>(
                     uri,
                     uri_base_id: base,
                 },
-                region,
+                region: Some(region),
             },
             logical_locations: logical,
             _p: std::marker::PhantomData,
@@ -323,6 +363,31 @@ impl Render for Sarif {
                 }
             }
         }
+        let notifications: Vec<Notification> = run
+            .files
+            .iter()
+            .filter_map(|f| {
+                let e = f.error.as_ref()?;
+                let (uri, base) = uri(&f.path);
+                Some(Notification {
+                    level: "error",
+                    message: Text {
+                        text: format!("{}: {e}", super::display_path(&f.path)),
+                    },
+                    locations: vec![Location {
+                        physical_location: PhysicalLocation {
+                            artifact_location: ArtifactLocation {
+                                uri,
+                                uri_base_id: base,
+                            },
+                            region: None,
+                        },
+                        logical_locations: Vec::new(),
+                        _p: std::marker::PhantomData,
+                    }],
+                })
+            })
+            .collect();
         let log = Log {
             schema: "https://json.schemastore.org/sarif-2.1.0.json",
             version: "2.1.0",
@@ -337,6 +402,10 @@ impl Render for Sarif {
                 },
                 column_kind: "unicodeCodePoints",
                 results,
+                invocations: vec![Invocation {
+                    execution_successful: notifications.is_empty(),
+                    tool_execution_notifications: notifications,
+                }],
             }],
         };
         serde_json::to_writer_pretty(&mut *out, &log)?;
