@@ -139,6 +139,7 @@ impl Linter<'_> {
         block: &Block<'_>,
         event_type: &str,
         index: Option<u64>,
+        data: &str,
     ) -> bool {
         let mut separator = false;
         let several = block.data_lines().nth(1).is_some();
@@ -201,7 +202,21 @@ impl Linter<'_> {
                 .find(|l| block.name(l) == b"event")
                 .map(|l| self.loc(block, l, 0, l.len))
                 .unwrap_or_else(|| self.event_loc(block));
-            self.report(
+            // A named event whose data is not a chunk (a progress or
+            // status event mixed into a chat stream) is one root cause:
+            // observed, the clients that read every event as a chunk fail
+            // on it (rules/observed.json, tests/cases/61).
+            let finding = if is_foreign_event(data) {
+                Finding::new(
+                    "event-type",
+                    format!(
+                        "a `{}` event whose data is not a chunk is mixed into the chat stream: clients that read every event as a chunk fail on it (reported at its first event; later events of this type are not repeated)",
+                        shorten(event_type, 60)
+                    ),
+                    loc,
+                )
+                .level(Severity::Error)
+            } else {
                 Finding::new(
                     "event-type",
                     format!(
@@ -210,8 +225,8 @@ impl Linter<'_> {
                     ),
                     loc,
                 )
-                .event(index),
-            );
+            };
+            self.report(finding.event(index));
         }
         separator
     }
@@ -370,4 +385,12 @@ pub(super) fn shorten(s: &str, max: usize) -> String {
         t.push('…');
         t
     }
+}
+
+/// Whether a named event's data is a JSON object that is neither a chunk
+/// nor an error (no `choices`, no `error`): a foreign event such as
+/// `{"type":"progress",…}`. A substring test, so it costs one scan.
+pub(super) fn is_foreign_event(data: &str) -> bool {
+    let t = data.trim_start();
+    t.starts_with('{') && !t.contains("\"choices\"") && !t.contains("\"error\"")
 }

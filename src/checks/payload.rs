@@ -24,7 +24,7 @@ impl Linter<'_> {
         if let Some(f) = self.fields_seen.as_mut() {
             f.clear();
         }
-        let separator = self.check_event_framing(block, event_type, index);
+        let separator = self.check_event_framing(block, event_type, index, data);
         if self.done_event.is_some() {
             self.kind("after-done");
             self.after_done += 1;
@@ -52,6 +52,12 @@ impl Linter<'_> {
                 )
                 .event(index),
             );
+            return;
+        }
+        if event_type != "message" && super::framing::is_foreign_event(data) {
+            // Reported once as `event-type`; its data is not a chunk, so
+            // the chunk rules would only repeat that one cause.
+            self.kind("foreign");
             return;
         }
         let Some(payload) = self.check_typed(block, data, index) else {

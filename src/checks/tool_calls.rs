@@ -1,8 +1,9 @@
 //! Tool-call rules: `tool-call-index`, `tool-call-start`,
 //! `tool-call-id-repeated`, `tool-call-index-reused` (per fragment) and
 //! `tool-call-arguments`, `tool-calls-finish` (at the end). Source:
-//! OpenAI's `ChatCompletionMessageToolCallChunk`; openai-python's stream
-//! accumulator merges fragments by `index` and concatenates `arguments`.
+//! OpenAI's `ChatCompletionMessageToolCallChunk`; stream accumulators merge
+//! fragments by `index` and concatenate `arguments` (what each observed
+//! client does with the other fields is in `rules/observed.json`).
 
 use super::framing::shorten;
 use super::{Linter, ToolTrack};
@@ -19,6 +20,10 @@ impl Linter<'_> {
         base: &str,
         calls: &[Value],
     ) {
+        // Calls started earlier in this chunk: the answer applies the chunk
+        // only after these checks, and parallel calls written under one
+        // index in a single chunk are a reused index too.
+        let mut in_chunk: Vec<(u64, Option<String>)> = Vec::new();
         for (pos, call) in calls.iter().enumerate() {
             let ptr = format!("{base}/delta/tool_calls/{pos}");
             let Some(obj) = call.as_object() else {
@@ -51,7 +56,23 @@ impl Linter<'_> {
                 .get("id")
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty());
-            let kind = obj.get("type").and_then(Value::as_str);
+            let kind = obj
+                .get("type")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            let is_empty = |v: Option<&Value>| v.and_then(Value::as_str) == Some("");
+            let empties: Vec<&str> = [
+                ("id", obj.get("id")),
+                ("type", obj.get("type")),
+                (
+                    "function.name",
+                    obj.get("function").and_then(|f| f.get("name")),
+                ),
+            ]
+            .into_iter()
+            .filter(|(_, v)| is_empty(*v))
+            .map(|(n, _)| n)
+            .collect();
             let name = obj
                 .get("function")
                 .and_then(|f| f.get("name"))
@@ -75,7 +96,16 @@ impl Linter<'_> {
                 .choices
                 .get(&choice)
                 .and_then(|c| c.tool_calls.get(&tidx))
-                .map(|t| t.id.clone());
+                .map(|t| t.id.clone())
+                .or_else(|| {
+                    in_chunk
+                        .iter()
+                        .find(|(i, _)| *i == tidx)
+                        .map(|(_, id)| id.clone())
+                });
+            if !in_chunk.iter().any(|(i, _)| *i == tidx) {
+                in_chunk.push((tidx, id.map(str::to_string)));
+            }
             match existing {
                 None => {
                     let mut missing = Vec::new();
@@ -146,7 +176,10 @@ impl Linter<'_> {
                                 .pointer(format!("{ptr}/index")),
                             );
                         }
-                    } else if (id.is_some() || kind.is_some() || name.is_some())
+                    } else if (id.is_some()
+                        || kind.is_some()
+                        || name.is_some()
+                        || !empties.is_empty())
                         && !track.repeated_reported
                     {
                         track.repeated_reported = true;
@@ -154,25 +187,47 @@ impl Linter<'_> {
                         if id.is_some() {
                             rep.push("id");
                         }
-                        if kind.is_some() {
-                            rep.push("type");
-                        }
                         if name.is_some() {
                             rep.push("function.name");
                         }
                         let loc = self.pointer_loc(block, data, &ptr, false);
-                        self.report(
+                        // Three causes, three levels, as the clients showed
+                        // (rules/observed.json): a repeated id or name is
+                        // concatenated; empty strings break an accumulator
+                        // that checks the type; `type` alone is overwritten.
+                        let finding = if !rep.is_empty() {
+                            if kind.is_some_and(|k| !k.is_empty()) {
+                                rep.insert(1.min(rep.len()), "type");
+                            }
                             Finding::new(
                                 "tool-call-id-repeated",
                                 format!(
-                                    "a continuation fragment of tool call {tidx} repeats {}: accumulators that concatenate fields build ids and names like \"call_1call_1\"",
+                                    "a continuation fragment of tool call {tidx} repeats {}: accumulators that concatenate string fields build ids and names like \"call_1call_1\"",
                                     rep.join(", ")
                                 ),
                                 loc,
                             )
-                            .event(index)
-                            .pointer(ptr.clone()),
-                        );
+                        } else if !empties.is_empty() {
+                            Finding::new(
+                                "tool-call-id-repeated",
+                                format!(
+                                    "a continuation fragment of tool call {tidx} carries empty strings for {}: accumulators that check the accumulated fields fail on them; leave the keys out",
+                                    empties.join(", ")
+                                ),
+                                loc,
+                            )
+                            .level(crate::lint::Severity::Error)
+                        } else {
+                            Finding::new(
+                                "tool-call-id-repeated",
+                                format!(
+                                    "a continuation fragment of tool call {tidx} repeats only `type`; accumulators keep one type, so the call is unchanged"
+                                ),
+                                loc,
+                            )
+                            .level(crate::lint::Severity::Info)
+                        };
+                        self.report(finding.event(index).pointer(ptr.clone()));
                     }
                 }
             }
