@@ -53,6 +53,9 @@ pub struct StreamResult {
     pub framing: Framing,
     /// The body could not be read to its end (an I/O error mid-body).
     pub read_error: Option<String>,
+    /// The provider the stream looks like (host, model, extension fields),
+    /// and so the `--profile` that fits; never applied on its own.
+    pub provider: Option<crate::checks::provider::ProviderGuess>,
 }
 
 /// What linting one input produced.
@@ -135,6 +138,7 @@ pub fn lint_stream_with(
         request,
         origin: stream.origin,
         timing: stream.timing.clone(),
+        url: stream.request.as_ref().map(|r| r.url.clone()),
     };
     let mut linter = Linter::new(settings, ctx);
     if extras.fields {
@@ -200,6 +204,7 @@ pub fn lint_stream_with(
         timing: stream.timing,
         framing,
         read_error,
+        provider: report.provider,
     }
 }
 

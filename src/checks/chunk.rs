@@ -691,6 +691,12 @@ impl Linter<'_> {
             }
             Field::Present(Value::String(s)) => {
                 self.kind("finish");
+                if !FINISH_REASONS.contains(&s.as_str())
+                    && !self.odd_finish_reasons.contains(s)
+                    && self.odd_finish_reasons.len() < 8
+                {
+                    self.odd_finish_reasons.push(s.clone());
+                }
                 if !FINISH_REASONS.contains(&s.as_str()) && !self.profile.finish_reasons.contains(s)
                 {
                     let known = profile::providers_of_finish_reason(s);
@@ -829,6 +835,9 @@ impl Linter<'_> {
             if !known.is_empty() && is_null {
                 self.known_null_fields.insert(folded);
                 continue;
+            }
+            if !known.is_empty() && self.extension_fields.len() < 64 {
+                self.extension_fields.push(folded.clone());
             }
             self.reported_fields.insert(folded.clone());
             let loc = self.pointer_loc(block, data, &ptr, true);

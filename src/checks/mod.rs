@@ -13,6 +13,7 @@ pub mod chunk;
 mod ending;
 mod framing;
 mod payload;
+pub mod provider;
 mod tool_calls;
 mod typed;
 mod usage;
@@ -41,6 +42,8 @@ pub struct Context {
     pub origin: Origin,
     /// When the body's bytes arrived, if the capture knows.
     pub timing: Option<crate::capture::Timing>,
+    /// The request URL, when the capture has it (HAR, curl `-v`, `record`).
+    pub url: Option<String>,
 }
 
 /// Per-choice bookkeeping of the sequence rules.
@@ -130,6 +133,10 @@ pub struct Linter<'s> {
     error_events: u64,
     /// Choice 0's text under a key clients do not read (`empty-answer`).
     misplaced: Option<answer::Misplaced>,
+    /// Provider extension fields seen with a value (folded pointers).
+    extension_fields: Vec<String>,
+    /// finish_reason values outside OpenAI's set.
+    odd_finish_reasons: Vec<String>,
     choice_message_reported: bool,
     /// The tail (unterminated) block held JSON or `[DONE]`.
     tail_complete: bool,
@@ -215,6 +222,8 @@ impl<'s> Linter<'s> {
             known_null_fields: BTreeSet::new(),
             error_events: 0,
             misplaced: None,
+            extension_fields: Vec::new(),
+            odd_finish_reasons: Vec::new(),
             choice_message_reported: false,
             tail_complete: false,
             tail_loc: None,
@@ -350,7 +359,9 @@ impl<'s> Linter<'s> {
         self.finish_stream(evidence);
         self.finish_timing();
         let ending = self.answer.ending();
+        let provider = self.guess_provider();
         Report {
+            provider,
             out: self.out,
             answer: self.answer,
             ending,
@@ -462,6 +473,8 @@ pub struct Report<'s> {
     pub typed_chunks: u64,
     /// The first bytes of the body.
     pub head: Vec<u8>,
+    /// The provider the stream looks like, if anything points at one.
+    pub provider: Option<provider::ProviderGuess>,
 }
 
 impl Sink for Linter<'_> {

@@ -289,6 +289,8 @@ pub fn default_profile() -> &'static Profile {
             severity: BTreeMap::new(),
             extension_severity: None,
             finish_reason_optional: false,
+            hosts: Vec::new(),
+            model_prefixes: Vec::new(),
         })
     })
 }

@@ -51,6 +51,13 @@ pub struct Profile {
     /// last (xAI, Gemini, LiteLLM): under this profile that is not a
     /// `schema` finding.
     pub finish_reason_optional: bool,
+    /// Pieces of the request URL's host (and port) that name this provider
+    /// (`api.groq.com`, `:11434`), for telling which provider a capture
+    /// looks like.
+    pub hosts: Vec<String>,
+    /// Prefixes of the `model` value that only this provider uses
+    /// (`grok-`), lower case.
+    pub model_prefixes: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -74,6 +81,10 @@ struct ProfileFile {
     extension_severity: Option<String>,
     #[serde(default)]
     finish_reason_optional: bool,
+    #[serde(default)]
+    hosts: Vec<String>,
+    #[serde(default)]
+    model_prefixes: Vec<String>,
 }
 
 /// Whether `pattern` (with `*` for array indices) matches `pointer` or one
@@ -144,6 +155,8 @@ pub fn profiles() -> &'static [Profile] {
                         .collect(),
                     extension_severity: f.extension_severity.as_deref().and_then(parse),
                     finish_reason_optional: f.finish_reason_optional,
+                    hosts: f.hosts,
+                    model_prefixes: f.model_prefixes,
                 }
             })
             .collect()

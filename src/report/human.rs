@@ -188,6 +188,34 @@ pub fn summary_line(s: &StreamResult) -> String {
     parts.join(" | ")
 }
 
+/// The stream's info findings in one line, by rule (`infos: unknown-field
+/// ×2, vendor-extension ×3`), so conformance findings are seen without
+/// `-v`; `None` when there are none.
+fn info_line(s: &StreamResult) -> Option<String> {
+    let mut by_rule: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for d in s
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Info)
+    {
+        *by_rule.entry(d.rule).or_insert(0) += 1;
+    }
+    if by_rule.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = by_rule
+        .iter()
+        .map(|(r, n)| {
+            if *n == 1 {
+                r.to_string()
+            } else {
+                format!("{r} ×{n}")
+            }
+        })
+        .collect();
+    Some(format!("infos: {} (-v shows them)", parts.join(", ")))
+}
+
 fn shorten(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
@@ -252,6 +280,20 @@ impl Render for Human {
                     writeln!(out, "{name}: {}", summary_line(s))?;
                 }
                 writeln!(out, "  {counts}")?;
+                if !self.verbose {
+                    if let Some(line) = info_line(s) {
+                        writeln!(out, "  {line}")?;
+                    }
+                }
+                if let Some(g) = s.provider.as_ref().filter(|g| g.profile != run.profile) {
+                    writeln!(
+                        out,
+                        "  looks like {} ({}): `--profile {}` fits",
+                        g.provider,
+                        g.evidence.join(", "),
+                        g.profile
+                    )?;
+                }
                 for n in &s.notes {
                     writeln!(out, "  note: {n}")?;
                 }

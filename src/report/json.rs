@@ -68,6 +68,9 @@ struct Stream<'a> {
     /// Why choice 0's answer is blank (`empty-answer`), when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     empty_answer: Option<&'a str>,
+    /// The provider the stream looks like, and the profile that fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider_guess: Option<&'a crate::checks::provider::ProviderGuess>,
     usage: Option<&'a Value>,
     diagnostics: &'a [Diagnostic],
     omitted: &'a BTreeMap<&'static str, u64>,
@@ -124,6 +127,7 @@ fn stream(s: &StreamResult) -> Stream<'_> {
             })
             .collect(),
         empty_answer: s.answer.empty.as_deref(),
+        provider_guess: s.provider.as_ref(),
         usage: s.answer.usage.as_ref(),
         diagnostics: &s.diagnostics,
         omitted: &s.omitted,
