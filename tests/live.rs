@@ -390,23 +390,36 @@ fn replay_answers_other_paths_with_404_and_serves_any_path_when_asked() {
 }
 
 /// The official OpenAI Python client reads a replayed sample and gets the
-/// text `check` reconstructs. Runs when `python3 -c 'import openai'` works
-/// (`pip install openai`). Without the package it prints SKIPPED on stderr
-/// (`--nocapture` shows it) and passes, except when `CI=true`: in CI a
-/// missing client is a failure, not a silent pass.
+/// text `check` reconstructs. Uses the harness's pinned client
+/// (`clients/.venv`), else `python3` with `openai` installed. Without the
+/// package it prints SKIPPED on stderr and passes, except when `CI=true`:
+/// in CI a missing client is a failure, not a silent pass.
 #[test]
 fn the_openai_python_client_reads_a_replay_like_check_does() {
-    let has_openai = Command::new("python3")
+    // The harness's pinned client (clients/README.md), else the system's.
+    let venv = root().join("clients/.venv/bin/python");
+    let python = if venv.exists() {
+        venv.to_string_lossy().into_owned()
+    } else {
+        "python3".to_string()
+    };
+    let has_openai = Command::new(&python)
         .args(["-c", "import openai"])
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_openai {
-        let why = "the openai Python package is not installed (pip install openai)";
+        let why =
+            "the openai Python package is not installed (clients/README.md, or pip install openai)";
         assert!(
             std::env::var("CI").map_or(true, |v| v != "true"),
             "CI=true and {why}: this test must run in CI"
         );
-        eprintln!("SKIPPED the_openai_python_client_reads_a_replay_like_check_does: {why}");
+        // Past the test harness's capture, so `cargo test` shows it.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("SKIPPED the_openai_python_client_reads_a_replay_like_check_does: {why}\n")
+                .as_bytes(),
+        );
         return;
     }
     for name in [
@@ -423,7 +436,7 @@ c = openai.OpenAI(base_url=sys.argv[1], api_key="sk-test-unused")
 s = c.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
 print("".join((ch.choices[0].delta.content or "") for ch in s if ch.choices), end="")
 "#;
-        let out = Command::new("python3")
+        let out = Command::new(&python)
             .args(["-c", script, &base])
             .output()
             .unwrap();
