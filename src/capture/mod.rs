@@ -518,6 +518,12 @@ pub fn from_reader(
             format!("--entry {n} picks an entry of a HAR file, but this input is read as {format}, not HAR; leave --entry out (or pass --input-format har if it is one)"),
         ));
     }
+    if let (Some(m), false) = (&opts.url_match, format == InputFormat::Har) {
+        return Err(InputError::new(
+            name,
+            format!("--url-match {m:?} picks entries of a HAR file by URL, but this input is read as {format}, not HAR; leave --url-match out (or pass --input-format har if it is one)"),
+        ));
+    }
     let mut cap = match format {
         InputFormat::Har => har::read(name, reader, opts),
         InputFormat::Curl => curl::read(name, reader, opts.decoded_limit()),
