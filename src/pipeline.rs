@@ -5,7 +5,7 @@
 //!
 //! This is the only place that reads body bytes; nothing is printed here.
 
-use crate::capture::{self, Body, Capture, Http, InputFormat, Origin, Stream, Timing};
+use crate::capture::{self, Body, Capture, FilePos, Http, InputFormat, Origin, Stream, Timing};
 use crate::checks::{Context, Linter};
 use crate::lint::{Diagnostic, Settings};
 use crate::model::assembly::{Answer, Ending};
@@ -47,6 +47,10 @@ pub struct StreamResult {
     pub counts: (u64, u64, u64),
     /// Body → file positions.
     pub origin: Origin,
+    /// HAR: the file position of each finding's body byte offset (and of
+    /// its span's end) where the body maps onto the entry's `content.text`
+    /// string (see [`Origin::har_text`]).
+    pub har_positions: BTreeMap<u64, FilePos>,
     /// Timing, if the capture had it.
     pub timing: Option<Timing>,
     /// Framing counts.
@@ -148,12 +152,15 @@ pub fn lint_stream_with(
     let mut tee = Tee { linter, observer };
     let mut parser = Parser::with_limit(settings.max_event_bytes);
     let mut read_error = None;
+    // A HAR body is kept until its findings are mapped into the file.
+    let mut kept = None;
     match stream.body {
         Body::Bytes(bytes) => {
             for part in bytes.chunks(READ_BYTES) {
                 tee.linter.observe_bytes(part);
                 parser.feed(part, &mut tee);
             }
+            kept = Some(bytes);
         }
         Body::Reader(mut r) => {
             let mut buf = vec![0u8; READ_BYTES];
@@ -180,6 +187,17 @@ pub fn lint_stream_with(
         .map(|v| v.clone())
         .unwrap_or_default();
     let report = tee.linter.finish(&framing, &evidence);
+    let har_positions = match (stream.origin.har_text, kept) {
+        (Some(t), Some(body)) if t.mapped > 0 => capture::har_pos::map_offsets(
+            &body,
+            &t,
+            report.out.diagnostics.iter().flat_map(|d| {
+                let l = &d.location;
+                [l.byte_offset, l.byte_offset + l.byte_len]
+            }),
+        ),
+        _ => BTreeMap::new(),
+    };
     let mut notes = stream.notes;
     notes.extend(
         evidence
@@ -201,6 +219,7 @@ pub fn lint_stream_with(
         omitted_suppressed: Vec::new(),
         counts: report.out.counts,
         origin: stream.origin,
+        har_positions,
         timing: stream.timing,
         framing,
         read_error,

@@ -51,6 +51,39 @@ fn entry_on_an_input_that_is_not_har_is_an_error() {
 }
 
 #[test]
+fn url_match_on_an_input_that_is_not_har_is_an_error() {
+    let sse = root().join("samples/good/openai-basic.sse");
+    let sse = sse.to_str().unwrap();
+    for args in [
+        vec!["check", "--url-match", "/chat/completions", sse],
+        vec!["check", "--url-match", "x", "--format", "json", sse],
+        vec!["check", "--url-match", "x", "--format", "sarif", sse],
+        vec!["inspect", "--url-match", "x", sse],
+    ] {
+        let out = sselint(&args);
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {all}");
+        assert!(all.contains("--url-match"), "{args:?}: {all}");
+        assert!(all.contains("openai-basic.sse"), "{args:?}: {all}");
+        assert!(!all.contains("panicked"), "{args:?}: {all}");
+    }
+    // On a HAR it still picks the entries whose URL contains the text.
+    let har = root().join("samples/har/chrome.har");
+    let out = sselint(&[
+        "check",
+        "--url-match",
+        "/chat/completions",
+        "-q",
+        har.to_str().unwrap(),
+    ]);
+    assert_ne!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
 fn a_directory_takes_a_log_or_txt_file_only_when_it_sniffs_as_a_capture() {
     let d = scratch("dir");
     std::fs::copy(

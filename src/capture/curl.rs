@@ -257,6 +257,7 @@ fn read_include(
     stream.origin = Origin {
         file_start: contiguous.then_some((offset, line_no)),
         har_entry: None,
+        ..Origin::default()
     };
     Ok(Capture {
         path: name.to_string(),

@@ -9,12 +9,16 @@
 //! `size` > 0, text shorter than `size`, a body exactly at Firefox's 1 MiB
 //! cap. Our own `record` writes `_sselint.reads`, a time per network read.
 
+use super::{har_pos, HarText};
 use super::{
     header, Body, Capture, Http, InputError, InputFormat, Origin, Read_, Request, Stream, Timing,
 };
 use base64::Engine;
+use serde::de::DeserializeSeed;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::io::Read;
+use std::rc::Rc;
 
 /// Firefox's default `devtools.netmonitor.responseBodyLimit` (bytes).
 pub const FIREFOX_BODY_LIMIT: usize = 1_048_576;
@@ -37,10 +41,25 @@ pub fn read(
     let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
     let head = std::io::BufRead::fill_buf(&mut reader)
         .map_err(|e| InputError::new(name, super::io_message(&e)))?;
-    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+    let bom = head.starts_with(&[0xEF, 0xBB, 0xBF]);
+    if bom {
         std::io::BufRead::consume(&mut reader, 3);
     }
-    let mut doc: Value = serde_json::from_reader(reader).map_err(|e| {
+    // Learn where each entry's content.text starts while parsing, so
+    // findings in its body can point into the file.
+    let track = Rc::new(RefCell::new(har_pos::Track::new(if bom { 3 } else { 0 })));
+    let parsed = {
+        let mut de =
+            serde_json::Deserializer::from_reader(har_pos::Tracking::new(reader, track.clone()));
+        har_pos::Doc::new(track.clone())
+            .deserialize(&mut de)
+            .and_then(|v| de.end().map(|()| v))
+    };
+    let text_at: std::collections::HashMap<usize, HarText> =
+        std::mem::take(&mut track.borrow_mut().found)
+            .into_iter()
+            .collect();
+    let mut doc: Value = parsed.map_err(|e| {
         InputError::new(
             name,
             if e.is_io() {
@@ -94,7 +113,15 @@ pub fn read(
             .map(std::mem::take);
         streams.push((
             chat,
-            entry_stream(i, entry, text, &method, &url, opts.decoded_limit()),
+            entry_stream(
+                i,
+                entry,
+                text,
+                text_at.get(&i).copied(),
+                &method,
+                &url,
+                opts.decoded_limit(),
+            ),
         ));
     }
     if streams.is_empty() {
@@ -210,6 +237,7 @@ fn entry_stream(
     i: usize,
     entry: &Value,
     text: Option<Value>,
+    text_at: Option<HarText>,
     method: &str,
     url: &str,
     max_decoded: u64,
@@ -223,6 +251,8 @@ fn entry_stream(
     let encoding = content
         .and_then(|c| c.get("encoding"))
         .and_then(Value::as_str);
+    // The body maps onto the string only when it is the string as it is.
+    let as_is = matches!(&text, Some(Value::String(_))) && encoding != Some("base64");
     let mut body: Vec<u8> = match text {
         None | Some(Value::Null) => {
             if size > 0 {
@@ -294,6 +324,7 @@ fn entry_stream(
         );
     }
     browser_error(entry, &stream.evidence);
+    let mut decoded = false;
     if super::decode::is_gzip(&body) {
         // Some exporters store the still-encoded bytes.
         let mut plain = Vec::new();
@@ -306,6 +337,7 @@ fn entry_stream(
         let _ = r.read_to_end(&mut plain);
         body = plain;
         stream.notes.push("body decoded from gzip".to_string());
+        decoded = true;
     }
     let status = status_of(entry);
     let headers = headers_of(entry.pointer("/response/headers"));
@@ -359,6 +391,10 @@ fn entry_stream(
     stream.origin = Origin {
         file_start: None,
         har_entry: Some(i),
+        har_text: text_at.map(|t| HarText {
+            mapped: if as_is && !decoded { t.mapped } else { 0 },
+            ..t
+        }),
     };
     stream.body = Body::Bytes(body);
     stream

@@ -13,6 +13,7 @@
 pub mod curl;
 pub mod decode;
 pub mod har;
+pub mod har_pos;
 pub mod meter;
 pub mod raw;
 
@@ -352,6 +353,36 @@ pub struct Origin {
     pub file_start: Option<(u64, u64)>,
     /// HAR entry index, for labels and SARIF.
     pub har_entry: Option<usize>,
+    /// HAR: where the entry's `response.content.text` value sits in the
+    /// file, and how much of the body maps onto it byte for byte.
+    pub har_text: Option<HarText>,
+}
+
+/// A position in a file: byte offset, 1-based line and 1-based column in
+/// Unicode code points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FilePos {
+    /// Byte offset from the start of the file.
+    pub byte: u64,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column, in Unicode code points.
+    pub column: u64,
+}
+
+/// Where a HAR entry's `response.content.text` value starts in the file (its
+/// first character: the opening quote of a string), and how many leading
+/// body bytes can be mapped onto the string's characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HarText {
+    /// The value's first character.
+    pub start: FilePos,
+    /// Body bytes, from the start, that are the string's characters as they
+    /// are: every character before this offset is written raw or with the
+    /// usual escape (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`, `\u00XX` for
+    /// other control characters). 0 when the body is not the string itself
+    /// (base64, decoded) or the value is not a string.
+    pub mapped: u64,
 }
 
 /// One stream to lint.
@@ -516,6 +547,12 @@ pub fn from_reader(
         return Err(InputError::new(
             name,
             format!("--entry {n} picks an entry of a HAR file, but this input is read as {format}, not HAR; leave --entry out (or pass --input-format har if it is one)"),
+        ));
+    }
+    if let (Some(m), false) = (&opts.url_match, format == InputFormat::Har) {
+        return Err(InputError::new(
+            name,
+            format!("--url-match {m:?} picks entries of a HAR file by URL, but this input is read as {format}, not HAR; leave --url-match out (or pass --input-format har if it is one)"),
         ));
     }
     let mut cap = match format {

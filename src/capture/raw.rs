@@ -41,6 +41,7 @@ pub fn read(
     stream.origin = Origin {
         file_start: contiguous.then_some((0, 1)),
         har_entry: None,
+        ..Origin::default()
     };
     Ok(Capture {
         path: name.to_string(),

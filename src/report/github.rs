@@ -59,7 +59,11 @@ impl Render for Github {
                     };
                     let l = &d.location;
                     let (line, col, prefix) = if body_relative {
-                        (1, None, format!("{}: ", super::sarif::body_position(s, d)))
+                        let prefix = format!("{}: ", super::sarif::body_position(s, d));
+                        match super::sarif::file_region(s, d) {
+                            Some((p, _)) => (p.line, Some(p.column), prefix),
+                            None => (1, None, prefix),
+                        }
                     } else {
                         (l.line.max(1), Some(l.column.max(1)), String::new())
                     };

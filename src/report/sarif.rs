@@ -2,15 +2,18 @@
 //! run; `tool.driver.rules` is the catalogue (id = code); each result has
 //! `ruleId`, `ruleIndex`, `level`, a message and a physical location whose
 //! region holds line, column (`columnKind`: Unicode code points), byte
-//! offset and length. Findings inside a HAR body, or inside a body that is
-//! not a contiguous part of its file (de-chunked, decoded, a filtered
-//! `curl -v` dump), point at line 1 of the file and carry the body position
-//! in `properties` and a logical location such as `entries[3]/event[12]`.
+//! offset and length. Findings inside a HAR body point at their bytes in
+//! the entry's `content.text` string when the body maps onto it (else at the
+//! start of that value); findings inside another body that is not a
+//! contiguous part of its file (de-chunked, decoded, a filtered `curl -v`
+//! dump) point at line 1 of the file. Both carry the body position in
+//! `properties`, HAR ones a logical location such as `entries[3]/event[12]`.
 //! Baseline-suppressed findings carry an external suppression. Inputs that
 //! could not be read are `invocations[0].toolExecutionNotifications`, and
 //! make `executionSuccessful` false.
 
 use super::{Render, Run};
+use crate::capture::FilePos;
 use crate::lint::{catalogue, Diagnostic, Severity};
 use crate::pipeline::{FileResult, StreamResult};
 use serde::Serialize;
@@ -228,7 +231,7 @@ pub fn uri(path: &str) -> (String, Option<&'static str>) {
 
 /// Where a finding sits in a body that is not a contiguous part of its
 /// file: `entries[3] body line 12, column 5, byte 345` (HAR) or `body line
-/// …`. The file's line 1 is all SARIF's region can give for it.
+/// …`. For a HAR, [`file_region`] gives the region in the file.
 pub fn body_position(s: &StreamResult, d: &Diagnostic) -> String {
     let l = &d.location;
     let where_ = match s.origin.har_entry {
@@ -241,6 +244,23 @@ pub fn body_position(s: &StreamResult, d: &Diagnostic) -> String {
     )
 }
 
+/// Where a finding in a HAR body sits in the `.har` file, and the length
+/// of its span there: the exact bytes when the body maps onto the entry's
+/// `content.text` string, else the start of that value (no length).
+/// `None` when neither is known (not HAR, or a value the parser did not
+/// see).
+pub fn file_region(s: &StreamResult, d: &Diagnostic) -> Option<(FilePos, Option<u64>)> {
+    let text = s.origin.har_text?;
+    let l = &d.location;
+    match s.har_positions.get(&l.byte_offset) {
+        Some(p) => {
+            let end = s.har_positions.get(&(l.byte_offset + l.byte_len));
+            Some((*p, end.map(|e| e.byte - p.byte)))
+        }
+        None => Some((text.start, None)),
+    }
+}
+
 fn result<'a>(
     f: &FileResult,
     s: &'a StreamResult,
@@ -251,11 +271,19 @@ fn result<'a>(
     let body_relative = s.origin.file_start.is_none();
     let (uri, base) = uri(&f.path);
     let region = if body_relative {
-        Region {
-            start_line: 1,
-            start_column: None,
-            byte_offset: None,
-            byte_length: None,
+        match file_region(s, d) {
+            Some((p, len)) => Region {
+                start_line: p.line,
+                start_column: Some(p.column),
+                byte_offset: Some(p.byte),
+                byte_length: len,
+            },
+            None => Region {
+                start_line: 1,
+                start_column: None,
+                byte_offset: None,
+                byte_length: None,
+            },
         }
     } else {
         Region {
