@@ -194,7 +194,7 @@ impl Linter<'_> {
                 Finding::new(
                     "missing-field",
                     format!(
-                        "{}: every chunk carries id, object, created and model, and typed clients reject a chunk without them",
+                        "{}: OpenAI sends id, object, created and model on every chunk; the observed SDKs read on without them, validators of OpenAI's schema do not",
                         missing.join(", ")
                     ),
                     loc,
@@ -270,7 +270,7 @@ impl Linter<'_> {
                         "`{key}` changed from {:?} to {:?}: every chunk of one completion carries the same {key}{}",
                         shorten(f, 40),
                         shorten(s, 40),
-                        if is_id { "; clients that group chunks by id split the answer" } else { "" }
+                        if is_id { "; code that groups chunks by id splits the answer (the observed SDKs do not group by id)" } else { "" }
                     );
                     let loc = self.pointer_loc(block, data, &format!("/{key}"), false);
                     let rule = if is_id { "id-changed" } else { "model-changed" };
@@ -323,7 +323,7 @@ impl Linter<'_> {
                     Finding::new(
                         "empty-choices",
                         format!(
-                            "`choices` is empty on a chunk without usage{}: clients that read `choices[0]` fail on it",
+                            "`choices` is empty on a chunk without usage{}: code that reads `choices[0]` unguarded fails on it, though the observed SDKs skip such chunks",
                             if annotation { " (a provider annotation chunk; `--profile` for that provider exempts it)" } else { "" }
                         ),
                         loc,
@@ -354,16 +354,23 @@ impl Linter<'_> {
                             format!("{} ({})", json_type(x), shorten(&x.to_string(), 20))
                         }
                     };
-                    let loc = self.pointer_loc(block, data, &format!("{base}/index"), true);
-                    self.report(
-                        Finding::new(
-                            "choice-index",
-                            format!("the choice's `index` is {what}: clients cannot tell which answer the delta belongs to"),
-                            loc,
-                        )
-                        .event(index)
-                        .pointer(format!("{base}/index")),
-                    );
+                    // One cause, one finding: a server that leaves the index
+                    // out does so on every chunk.
+                    if self
+                        .reported_fields
+                        .insert("choice-index:bad-index".to_string())
+                    {
+                        let loc = self.pointer_loc(block, data, &format!("{base}/index"), true);
+                        self.report(
+                            Finding::new(
+                                "choice-index",
+                                format!("the choice's `index` is {what}: clients cannot tell which answer the delta belongs to (reported at its first chunk; later chunks are not repeated)"),
+                                loc,
+                            )
+                            .event(index)
+                            .pointer(format!("{base}/index")),
+                        );
+                    }
                     pos as u64
                 }
             };
@@ -573,7 +580,7 @@ impl Linter<'_> {
                     self.report(
                         Finding::new(
                             "missing-role",
-                            "the first delta of the choice has no `role`; OpenAI sends `role: \"assistant\"` first, and clients that wait for it may show nothing",
+                            "the first delta of the choice has no `role`; OpenAI sends `role: \"assistant\"` first, and stream helpers that build the message from the deltas refuse a choice without it",
                             loc,
                         )
                         .event(index)
@@ -710,7 +717,7 @@ impl Linter<'_> {
                         Finding::new(
                             "finish-reason-value",
                             format!(
-                                "finish_reason {:?}{whose} is outside OpenAI's values (stop, length, tool_calls, content_filter, function_call): clients that switch on it fall through",
+                                "finish_reason {:?}{whose} is outside OpenAI's values (stop, length, tool_calls, content_filter, function_call): the SDKs pass it through, and code that switches on it falls through",
                                 shorten(s, 40)
                             ),
                             loc,
@@ -862,7 +869,7 @@ impl Linter<'_> {
                     Finding::new(
                         "unknown-field",
                         format!(
-                            "`{folded}` is in neither OpenAI's chunk schema nor any known provider's extensions; unknown fields are a policy, not a spec violation (the schema allows extra fields), but strict typed clients drop or reject them"
+                            "`{folded}` is in neither OpenAI's chunk schema nor any known provider's extensions; unknown fields are a policy, not a spec violation (the schema allows extra fields); the observed SDKs ignore them"
                         ),
                         loc,
                     )

@@ -321,7 +321,7 @@ impl Linter<'_> {
                 Finding::new(
                     "line-endings",
                     format!(
-                        "line endings are mixed ({} LF, {} CRLF); clients that split on one kind leave stray CRs in field values",
+                        "line endings are mixed ({} LF, {} CRLF); a parser that splits on `\\n` alone keeps a stray CR in some values (the observed SDKs split on both)",
                         framing.lf, framing.crlf
                     ),
                     loc,

@@ -39,16 +39,22 @@ impl Linter<'_> {
                             shorten(&v.to_string(), 20)
                         ),
                     };
-                    let loc = self.pointer_loc(block, data, &ptr, false);
-                    self.report(
-                        Finding::new(
-                            "tool-call-index",
-                            format!("a tool-call delta {what}: accumulators merge fragments by index, so this one cannot be placed (assembled here by its array position {pos})"),
-                            loc,
-                        )
-                        .event(index)
-                        .pointer(format!("{ptr}/index")),
-                    );
+                    // One cause, one finding: reported at the first fragment.
+                    if self
+                        .reported_fields
+                        .insert("tool-call-index:bad-index".to_string())
+                    {
+                        let loc = self.pointer_loc(block, data, &ptr, false);
+                        self.report(
+                            Finding::new(
+                                "tool-call-index",
+                                format!("a tool-call delta {what}: accumulators merge fragments by index, so this one cannot be placed (assembled here by its array position {pos}; reported at its first fragment, later ones are not repeated)"),
+                                loc,
+                            )
+                            .event(index)
+                            .pointer(format!("{ptr}/index")),
+                        );
+                    }
                     pos as u64
                 }
             };
