@@ -300,6 +300,8 @@ def main():
     if not Path(args.sselint).exists():
         sys.exit(f"clients/run.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
     record = observe(args.sselint, args.only)
+    if args.only and not record["captures"]:
+        sys.exit(f"clients/run.py: no capture id contains {args.only!r} (ids look like rules/NAME.toml#K or samples/…)")
     text = json.dumps(record, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
     if args.only:
         print(text)

@@ -92,6 +92,25 @@ pub const SECRET_PARAMS: &[&str] = &[
 /// A URL with the values of secret-looking query parameters redacted
 /// (`?key=AIza…` → `?key=[REDACTED]`).
 pub fn redact_url(url: &str) -> String {
+    // Control characters (ESC, NUL) in a captured URL would drive the
+    // terminal that shows the label: escaped, as `\u{1b}`.
+    let url = redact_url_text(url);
+    if url.chars().any(char::is_control) {
+        url.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    } else {
+        url
+    }
+}
+
+fn redact_url_text(url: &str) -> String {
     // `https://user:password@host/…`: the user info goes.
     let url = match url.find("://") {
         Some(s) => {
@@ -647,6 +666,13 @@ pub fn expand(inputs: &[String]) -> (Vec<String>, Vec<InputError>) {
             }
             found.sort();
             files.extend(found.into_iter().map(|p| p.to_string_lossy().into_owned()));
+        } else if input == "-" && files.iter().any(|f| f == "-") {
+            // Standard input can be read once; a second `-` would lint an
+            // empty stream and blame the server for it.
+            errors.push(InputError::new(
+                input.clone(),
+                "standard input is named twice; it can be read only once",
+            ));
         } else {
             files.push(input.clone());
         }

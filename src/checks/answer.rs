@@ -77,7 +77,11 @@ impl Linter<'_> {
     /// answer's `empty` cause for the summary line.
     pub(super) fn check_empty_answer(&mut self, ending: Ending) {
         let Some(c) = self.answer.choices.get(&0) else {
-            // No chunk with choices: `empty-stream` (or the error) says so.
+            // No chunk with choices: `empty-stream` (or `error-event`) is
+            // the finding; the summary still says why the answer is blank.
+            if self.error_events > 0 {
+                self.answer.empty = Some("an error event came instead".to_string());
+            }
             return;
         };
         let blank = c.text.kept.trim().is_empty() && c.text.dropped == 0;
@@ -93,8 +97,8 @@ impl Linter<'_> {
             .ctx
             .request
             .as_ref()
-            .and_then(|r| r.max_tokens)
-            .map(|n| format!(" (the request's max_tokens was {n})"))
+            .and_then(|r| r.max_tokens.map(|n| (r.max_tokens_key, n)))
+            .map(|(key, n)| format!(" (the request's {key} was {n})"))
             .unwrap_or_default();
         let finish_loc = self.choices.get(&0).and_then(|t| t.finish_loc.clone());
         // The cause, the summary's short form, the level the observed
@@ -120,7 +124,7 @@ impl Linter<'_> {
             )
         } else if ending == Ending::CutOff {
             (
-                "the stream was cut before any text arrived (see `cut-off`)".to_string(),
+                "the stream ended before any text arrived (see how it ended: `cut-off` or `capture-truncated`)".to_string(),
                 "cut before any text".to_string(),
                 Severity::Info,
                 None,

@@ -215,7 +215,11 @@ impl Linter<'_> {
                             ),
                             loc,
                         )
-                        .help("the server (or a proxy) closed the connection early; check its timeouts and error logs"),
+                        .help(if cut_reasons.iter().any(|r| r.contains("--read-timeout")) {
+                            "the server (or a proxy) stopped sending mid-answer; check why it stalls (load, a hung upstream)"
+                        } else {
+                            "the server (or a proxy) closed the connection early; check its timeouts and error logs"
+                        }),
                     );
                 }
             }

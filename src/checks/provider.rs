@@ -22,6 +22,10 @@ pub struct ProviderGuess {
     /// What points at it, most telling first (`host api.groq.com`, `field
     /// /x_groq`, `model grok-3`).
     pub evidence: Vec<String>,
+    /// Other profiles the same evidence fits as well (a field two
+    /// providers send), by name; empty when the guess is unique.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 /// Host part of a URL (`api.groq.com:443`), lower case; the whole string
@@ -57,7 +61,8 @@ impl Linter<'_> {
         for p in profiles() {
             if let Some(h) = &host {
                 if let Some(pat) = p.hosts.iter().find(|pat| h.contains(pat.as_str())) {
-                    add(p.name.as_str(), 10.0, format!("host {h} ({pat})"));
+                    let shown = crate::lint::printable(h);
+                    add(p.name.as_str(), 10.0, format!("host {shown} ({pat})"));
                 }
             }
             if let Some(m) = &model {
@@ -65,7 +70,8 @@ impl Linter<'_> {
                     .iter()
                     .any(|pre| m.starts_with(pre.as_str()))
                 {
-                    add(p.name.as_str(), 3.0, format!("model {m}"));
+                    let shown = crate::lint::printable(m);
+                    add(p.name.as_str(), 2.5, format!("model {shown}"));
                 }
             }
         }
@@ -87,10 +93,14 @@ impl Linter<'_> {
         let mut ranked: Vec<(&str, (f64, Vec<String>))> = score.into_iter().collect();
         ranked.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0).then(a.0.cmp(b.0)));
         let (best, (s, evidence)) = ranked.first()?.clone();
-        let tied = ranked
-            .get(1)
-            .is_some_and(|(_, (s2, _))| (*s2 - s).abs() < 1e-9);
-        if s < 1.0 || tied {
+        // Profiles the evidence fits equally well (a field shared by two
+        // providers): named together, up to three; more says nothing.
+        let also: Vec<String> = ranked[1..]
+            .iter()
+            .filter(|(_, (s2, _))| (*s2 - s).abs() < 1e-9)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        if s < 1.0 || also.len() > 2 {
             return None;
         }
         let p = crate::lint::profile(best)?;
@@ -98,6 +108,7 @@ impl Linter<'_> {
             profile: p.name.clone(),
             provider: p.provider.clone(),
             evidence,
+            also,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! `sselint check`: lint inputs (in parallel, reported in input order) and
 //! report in one or more formats.
 
+use super::parse_event_limit;
 use super::{ColorChoice, InputArgs};
 use anyhow::{bail, Context as _};
 use clap::ValueEnum;
@@ -87,7 +88,7 @@ pub struct Args {
     stall_ms: u64,
     /// The largest event read, in bytes [default: 16 MiB, or sselint.toml's
     /// max-event-bytes].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = parse_event_limit)]
     max_event_bytes: Option<usize>,
     /// Colour.
     #[arg(long, value_enum, default_value = "auto")]

@@ -4,6 +4,7 @@
 //! long stream, so memory does not grow with the capture; `--format jsonl`
 //! streams one record a line, every event.
 
+use super::parse_event_limit;
 use super::{ColorChoice, InputArgs};
 use anyhow::Context as _;
 use clap::ValueEnum;
@@ -32,7 +33,7 @@ pub struct Args {
     profile: Option<String>,
     /// The largest event read, in bytes [default: 16 MiB, or sselint.toml's
     /// max-event-bytes].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = parse_event_limit)]
     max_event_bytes: Option<usize>,
     #[command(flatten)]
     input_args: InputArgs,

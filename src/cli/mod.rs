@@ -163,3 +163,20 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Redact(a) => redact::run(a),
     }
 }
+
+/// `--max-event-bytes`: at least 64 bytes (smaller drops every line of an
+/// ordinary stream).
+///
+/// # Errors
+/// Not a number, or below 64.
+pub fn parse_event_limit(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of bytes"))?;
+    if n < 64 {
+        return Err(format!(
+            "{n} bytes is too small for any event; use at least 64 (the default is 16 MiB)"
+        ));
+    }
+    Ok(n)
+}

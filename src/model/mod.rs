@@ -341,6 +341,8 @@ pub struct RequestOptions {
     pub tools: bool,
     /// `max_completion_tokens`, or the older `max_tokens`.
     pub max_tokens: Option<u64>,
+    /// Which of the two keys `max_tokens` came from.
+    pub max_tokens_key: &'static str,
 }
 
 impl RequestOptions {
@@ -365,6 +367,11 @@ impl RequestOptions {
                 .get("max_completion_tokens")
                 .or_else(|| obj.get("max_tokens"))
                 .and_then(Value::as_u64),
+            max_tokens_key: if obj.get("max_completion_tokens").is_some_and(Value::is_u64) {
+                "max_completion_tokens"
+            } else {
+                "max_tokens"
+            },
         })
     }
 }

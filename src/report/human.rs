@@ -165,7 +165,10 @@ pub fn summary_line(s: &StreamResult) -> String {
         parts.push(p);
     }
     if parts.is_empty() {
-        parts.push("answer: (none)".to_string());
+        parts.push(match &s.answer.empty {
+            Some(why) => format!("answer: (none: {why})"),
+            None => "answer: (none)".to_string(),
+        });
     }
     let usage = match &s.answer.usage {
         Some(u) => {
@@ -285,13 +288,25 @@ impl Render for Human {
                         writeln!(out, "  {line}")?;
                     }
                 }
-                if let Some(g) = s.provider.as_ref().filter(|g| g.profile != run.profile) {
+                if let Some(g) = s
+                    .provider
+                    .as_ref()
+                    .filter(|g| g.profile != run.profile && !g.also.contains(&run.profile))
+                {
+                    let mut names = vec![g.provider.clone()];
+                    let mut flags = vec![format!("`--profile {}`", g.profile)];
+                    for a in &g.also {
+                        if let Some(p) = crate::lint::profile(a) {
+                            names.push(p.provider.clone());
+                            flags.push(format!("`--profile {a}`"));
+                        }
+                    }
                     writeln!(
                         out,
-                        "  looks like {} ({}): `--profile {}` fits",
-                        g.provider,
+                        "  looks like {} ({}): {} fits",
+                        names.join(" or "),
                         g.evidence.join(", "),
-                        g.profile
+                        flags.join(" or ")
                     )?;
                 }
                 for n in &s.notes {

@@ -111,7 +111,11 @@ pub fn stream_name(file: &FileResult, label: &str) -> String {
     if label == file.path || label == "<stdin>" && file.path == "-" {
         display_path(&file.path)
     } else {
-        format!("{} {label}", display_path(&file.path))
+        format!(
+            "{} {}",
+            display_path(&file.path),
+            crate::lint::printable(label)
+        )
     }
 }
 

@@ -1,0 +1,135 @@
+//! Found by trying sselint as a new user (third trial): each a test first.
+
+mod common;
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn sselint() -> Command {
+    Command::cargo_bin("sselint").unwrap()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-trial-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn control_characters_in_a_har_url_and_a_model_never_reach_the_terminal() {
+    let dir = scratch("ctl");
+    let har = std::fs::read_to_string("samples/har/chrome.har").unwrap();
+    let bad = har
+        .replace(
+            "https://api.example.com/v1/chat/completions",
+            "https://api.example.com/v1/chat/completions\\u001b[31mRED\\u0000",
+        )
+        .replace(
+            "\\\"model\\\":\\\"gpt-4o-mini",
+            "\\\"model\\\":\\\"deepseek-chat\\u001b[31mX",
+        );
+    let p = dir.join("ctl.har");
+    std::fs::write(&p, bad).unwrap();
+    let out = sselint()
+        .args(["check", "--color", "never", "--fail-on", "never"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("POST https://api.example.com/v1/chat/completions"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\u{1b}'),
+        "an ESC reached the report:\n{text}"
+    );
+    assert!(!text.contains('\u{0}'), "a NUL reached the report");
+    assert!(text.contains("\\u{1b}[31mRED"), "{text}");
+}
+
+#[test]
+fn standard_input_named_twice_is_a_usage_error() {
+    sselint()
+        .args(["check", "-", "-"])
+        .write_stdin("data: [DONE]\n\n")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("standard input is named twice"));
+}
+
+#[test]
+fn a_max_event_bytes_too_small_for_any_event_is_refused() {
+    for cmd in ["check", "inspect"] {
+        sselint()
+            .args([cmd, "--max-event-bytes", "0", "samples/good/emoji.sse"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("too small for any event"));
+    }
+}
+
+#[test]
+fn an_error_only_stream_says_why_its_answer_is_blank() {
+    sselint()
+        .args([
+            "check",
+            "tests/cases/60-error-only-stream.sse",
+            "--color",
+            "never",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "answer: (none: an error event came instead)",
+        ));
+}
+
+#[test]
+fn the_request_key_that_set_the_token_budget_is_named() {
+    let dir = scratch("budget");
+    let body = std::fs::read_to_string("samples/bad/empty-answer.sse").unwrap();
+    let req = r#"{"model":"deepseek-reasoner","messages":[{"role":"user","content":"haiku"}],"stream":true,"max_completion_tokens":32}"#;
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "request": {"method": "POST", "url": "https://api.deepseek.com/chat/completions", "headers": [],
+                    "postData": {"mimeType": "application/json", "text": req}},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                     "headers": [{"name": "content-type", "value": "text/event-stream"}],
+                     "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body}}}]}});
+    let p = dir.join("budget.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let out = sselint()
+        .args(["check", "--format", "json", "--fail-on", "never"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["files"][0]["streams"][0];
+    let d = s["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "empty-answer")
+        .expect("empty-answer")
+        .clone();
+    let msg = d["message"].as_str().unwrap();
+    assert!(
+        msg.contains("the request's max_completion_tokens was 32"),
+        "{msg}"
+    );
+    assert_eq!(s["empty_answer"], "length: the budget went on reasoning");
+    assert_eq!(s["provider_guess"]["profile"], "deepseek");
+}
+
+#[test]
+fn azure_is_named_by_its_filter_fields_although_it_serves_openai_models() {
+    sselint()
+        .args(["check", "samples/providers/azure.sse", "--color", "never"])
+        .assert()
+        .stdout(
+            predicates::str::contains("looks like Azure OpenAI")
+                .and(predicates::str::contains("`--profile azure` fits")),
+        );
+}
