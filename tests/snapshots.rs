@@ -65,7 +65,15 @@ fn sarif_junit_and_github_reports_of_a_mixed_set() {
     let run = Run {
         files: inputs
             .iter()
-            .map(|p| lint_path(p, &Default::default(), &Settings::default()))
+            .map(|p| {
+                // As `check --format sarif|github` reads them: HAR findings
+                // point into the .har.
+                let opts = sselint::capture::Options {
+                    har_positions: true,
+                    ..Default::default()
+                };
+                lint_path(p, &opts, &Settings::default())
+            })
             .collect(),
         profile: "openai".to_string(),
         suppressed: 0,

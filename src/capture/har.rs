@@ -47,13 +47,17 @@ pub fn read(
     }
     // Learn where each entry's content.text starts while parsing, so
     // findings in its body can point into the file.
+    // Only when a renderer uses it (`Options::har_positions`): the
+    // tracking reader hands serde one byte per call.
     let track = Rc::new(RefCell::new(har_pos::Track::new(if bom { 3 } else { 0 })));
-    let parsed = {
+    let parsed = if opts.har_positions {
         let mut de =
             serde_json::Deserializer::from_reader(har_pos::Tracking::new(reader, track.clone()));
         har_pos::Doc::new(track.clone())
             .deserialize(&mut de)
             .and_then(|v| de.end().map(|()| v))
+    } else {
+        serde_json::from_reader::<_, Value>(reader)
     };
     let text_at: std::collections::HashMap<usize, HarText> =
         std::mem::take(&mut track.borrow_mut().found)

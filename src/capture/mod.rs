@@ -468,6 +468,11 @@ pub struct Options {
     /// Largest decoded size of a compressed body (bytes); `None` is
     /// [`decode::MAX_DECODED_BYTES`].
     pub max_decoded_bytes: Option<u64>,
+    /// HAR: learn where each entry's `content.text` sits in the file, so
+    /// findings can point into the .har (SARIF and GitHub output want it).
+    /// Costs a byte-by-byte pass while parsing (about 1.8× the HAR read
+    /// time), so it is off unless a renderer needs it.
+    pub har_positions: bool,
 }
 
 impl Options {

@@ -319,7 +319,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .map(FailOn::threshold)
         .or(cfg.fail_on)
         .unwrap_or(Some(sselint::lint::Severity::Error));
-    let opts = a.input.options();
+    let mut opts = a.input.options();
+    // SARIF and GitHub annotations point into a .har; the other formats
+    // give body positions and skip the slower tracking parse.
+    opts.har_positions = matches!(a.format, Format::Sarif | Format::Github)
+        || reports
+            .iter()
+            .any(|(f, _)| matches!(f, Format::Sarif | Format::Github));
     let (urls, paths): (Vec<String>, Vec<String>) = a
         .inputs
         .iter()

@@ -129,6 +129,7 @@ impl InputArgs {
             entry: self.entry,
             url_match: self.url_match.clone(),
             max_decoded_bytes: self.max_decoded_bytes,
+            har_positions: false,
         }
     }
 }
