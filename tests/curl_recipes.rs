@@ -6,59 +6,10 @@
 
 mod common;
 use assert_cmd::cargo::cargo_bin;
-use common::root;
+use common::{root, scratch, Replay};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-
-/// A running `sselint replay`, stopped on drop.
-struct Replay {
-    child: Child,
-    url: String,
-}
-
-impl Replay {
-    fn start(capture: &Path, extra: &[&str]) -> Self {
-        let mut child = Command::new(cargo_bin("sselint"))
-            .arg("replay")
-            .arg(capture)
-            .args(["--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|s| s.split('/').next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .to_string();
-        Replay {
-            child,
-            url: format!("http://{addr}/v1/chat/completions"),
-        }
-    }
-}
-
-impl Drop for Replay {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-curl-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::process::Command;
 
 fn curl_present() -> bool {
     Command::new("curl")

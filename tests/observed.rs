@@ -3,40 +3,11 @@
 //! `tests/clients.rs` checks that a fresh run still matches it).
 
 mod common;
-use common::{lint_file, root};
-use sselint::capture::{self, Options, Request};
+use common::{lint_example, lint_file, root};
+use sselint::capture::Options;
 use sselint::lint::observed::{derived_severity, record};
-use sselint::lint::{catalogue, Diagnostic, Settings, Severity};
-use sselint::pipeline::{lint_capture, NoObserver};
+use sselint::lint::{catalogue, Severity};
 use std::path::{Path, PathBuf};
-
-fn lint_example(bytes: &[u8], request: Option<&str>, limit: Option<usize>) -> Vec<Diagnostic> {
-    let mut cap = capture::from_reader(
-        "example",
-        Box::new(std::io::Cursor::new(bytes.to_vec())),
-        &Options::default(),
-    )
-    .expect("example reads as a capture");
-    if let Some(body) = request {
-        for s in &mut cap.streams {
-            s.request = Some(Request {
-                method: "POST".into(),
-                url: "/v1/chat/completions".into(),
-                headers: Vec::new(),
-                body: Some(body.to_string()),
-            });
-        }
-    }
-    let mut settings = Settings::default();
-    if let Some(n) = limit {
-        settings.max_event_bytes = n;
-    }
-    let res = lint_capture(cap, &settings, &mut NoObserver);
-    res.streams
-        .into_iter()
-        .flat_map(|s| s.diagnostics.into_iter())
-        .collect()
-}
 
 /// Capture files of the corpus the harness runs (besides rule examples).
 fn corpus_files() -> Vec<PathBuf> {

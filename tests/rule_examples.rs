@@ -2,39 +2,17 @@
 //! invalid example must produce that rule exactly once (or `count` times
 //! when it holds several faults on purpose), a valid one must not.
 
-use sselint::capture::{self, Options, Request};
-use sselint::lint::{catalogue, Settings};
-use sselint::pipeline::{lint_capture, NoObserver};
+mod common;
+use sselint::lint::catalogue;
 
 fn rules_found(
     capture_bytes: &[u8],
     request: Option<&str>,
     limit: Option<usize>,
 ) -> Vec<&'static str> {
-    let mut cap = capture::from_reader(
-        "example",
-        Box::new(std::io::Cursor::new(capture_bytes.to_vec())),
-        &Options::default(),
-    )
-    .expect("example reads as a capture");
-    if let Some(body) = request {
-        for s in &mut cap.streams {
-            s.request = Some(Request {
-                method: "POST".into(),
-                url: "/v1/chat/completions".into(),
-                headers: Vec::new(),
-                body: Some(body.to_string()),
-            });
-        }
-    }
-    let mut settings = Settings::default();
-    if let Some(n) = limit {
-        settings.max_event_bytes = n;
-    }
-    let res = lint_capture(cap, &settings, &mut NoObserver);
-    res.streams
+    common::lint_example(capture_bytes, request, limit)
         .iter()
-        .flat_map(|s| s.diagnostics.iter().map(|d| d.rule))
+        .map(|d| d.rule)
         .collect()
 }
 

@@ -140,3 +140,99 @@ pub fn full_chunk() -> Value {
         "usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2,
             "prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}})
 }
+
+/// A running `sselint replay` on 127.0.0.1 (port picked by the OS),
+/// stopped on drop.
+pub struct Replay {
+    /// The replay process.
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:PORT/v1/chat/completions`.
+    pub url: String,
+}
+
+impl Replay {
+    /// Serves `capture` with the extra `replay` options.
+    pub fn start(capture: &Path, extra: &[&str]) -> Self {
+        use std::io::{BufRead, BufReader};
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+            .arg("replay")
+            .arg(capture)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        Replay {
+            child,
+            url: format!("http://{addr}/v1/chat/completions"),
+        }
+    }
+}
+
+impl Drop for Replay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fresh scratch directory for one test (per process and name).
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A minimal chat request body in `dir/request.json`.
+pub fn request_file(dir: &Path) -> PathBuf {
+    let p = dir.join("request.json");
+    std::fs::write(
+        &p,
+        r#"{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}"#,
+    )
+    .unwrap();
+    p
+}
+
+/// Lints a rule example: its bytes, with its request (as a HAR would hold
+/// it) and its `--max-event-bytes`, under the default settings.
+pub fn lint_example(bytes: &[u8], request: Option<&str>, limit: Option<usize>) -> Vec<Diagnostic> {
+    let mut cap = sselint::capture::from_reader(
+        "example",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        &Options::default(),
+    )
+    .expect("example reads as a capture");
+    if let Some(body) = request {
+        for s in &mut cap.streams {
+            s.request = Some(sselint::capture::Request {
+                method: "POST".into(),
+                url: "/v1/chat/completions".into(),
+                headers: Vec::new(),
+                body: Some(body.to_string()),
+            });
+        }
+    }
+    let mut settings = Settings::default();
+    if let Some(n) = limit {
+        settings.max_event_bytes = n;
+    }
+    let res = lint_capture(cap, &settings, &mut NoObserver);
+    res.streams
+        .into_iter()
+        .flat_map(|s| s.diagnostics.into_iter())
+        .collect()
+}
