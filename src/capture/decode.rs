@@ -411,14 +411,7 @@ fn is_curl_error(t: &[u8]) -> bool {
 impl<R: Read> Read for CurlErrorTail<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            if self.out_pos < self.out.len() {
-                let n = buf.len().min(self.out.len() - self.out_pos);
-                buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
-                self.out_pos += n;
-                if self.out_pos == self.out.len() {
-                    self.out.clear();
-                    self.out_pos = 0;
-                }
+            if let Some(n) = super::decode::drain(&mut self.out, &mut self.out_pos, buf) {
                 return Ok(n);
             }
             if self.eof {
@@ -467,6 +460,22 @@ fn hold_len(b: &[u8]) -> usize {
         .rev()
         .find(|&k| b.len() >= k && b[b.len() - k..] == CURL_ERR[..k])
         .unwrap_or(0)
+}
+
+/// Hands out what a filtering reader has ready (`out` from `*pos`) into
+/// `buf`; `None` when nothing is ready. Resets `out` once it is all out.
+pub(super) fn drain(out: &mut Vec<u8>, pos: &mut usize, buf: &mut [u8]) -> Option<usize> {
+    if *pos >= out.len() {
+        return None;
+    }
+    let n = buf.len().min(out.len() - *pos);
+    buf[..n].copy_from_slice(&out[*pos..*pos + n]);
+    *pos += n;
+    if *pos == out.len() {
+        out.clear();
+        *pos = 0;
+    }
+    Some(n)
 }
 
 #[cfg(test)]

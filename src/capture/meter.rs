@@ -180,14 +180,7 @@ impl<R: Read> MeterFilter<R> {
 impl<R: Read> Read for MeterFilter<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            if self.out_pos < self.out.len() {
-                let n = buf.len().min(self.out.len() - self.out_pos);
-                buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
-                self.out_pos += n;
-                if self.out_pos == self.out.len() {
-                    self.out.clear();
-                    self.out_pos = 0;
-                }
+            if let Some(n) = super::decode::drain(&mut self.out, &mut self.out_pos, buf) {
                 return Ok(n);
             }
             if self.eof {
