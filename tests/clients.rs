@@ -32,13 +32,10 @@ fn real_clients_still_do_what_rules_observed_json_records() {
     .collect();
     if !missing.is_empty() {
         let msg = format!(
-            "SKIPPED: the client harness did not run; it needs {}. .ci/run installs them.",
+            "it did not run: it needs {} (.ci/run installs them)",
             missing.join(" and ")
         );
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{msg} With CI=true the client checks must run.");
-        }
-        say(&msg);
+        common::not_run("the client harness", &msg);
         return;
     }
     let out = Command::new(&python)

@@ -351,15 +351,9 @@ fn the_openai_python_client_reads_a_replay_like_check_does() {
     if !has_openai {
         let why =
             "the openai Python package is not installed (clients/README.md, or pip install openai)";
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true and {why}: this test must run in CI"
-        );
-        // Past the test harness's capture, so `cargo test` shows it.
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            format!("SKIPPED the_openai_python_client_reads_a_replay_like_check_does: {why}\n")
-                .as_bytes(),
+        common::not_run(
+            "the_openai_python_client_reads_a_replay_like_check_does",
+            why,
         );
         return;
     }
