@@ -440,13 +440,7 @@ impl<R: Read> Read for CurlErrorTail<R> {
                 }
                 self.pending.extend_from_slice(&buf[..n]);
             } else {
-                let mut tmp = [0u8; 16 * 1024];
-                let n = self.inner.read(&mut tmp)?;
-                if n == 0 {
-                    self.eof = true;
-                } else {
-                    self.pending.extend_from_slice(&tmp[..n]);
-                }
+                self.eof = fill(&mut self.inner, &mut self.pending)?;
             }
             self.release();
         }
@@ -460,6 +454,18 @@ fn hold_len(b: &[u8]) -> usize {
         .rev()
         .find(|&k| b.len() >= k && b[b.len() - k..] == CURL_ERR[..k])
         .unwrap_or(0)
+}
+
+/// Reads the next piece of `inner` onto `pending`; `true` at the end of
+/// the input.
+///
+/// # Errors
+/// The read failed.
+pub(super) fn fill(inner: &mut impl Read, pending: &mut Vec<u8>) -> io::Result<bool> {
+    let mut tmp = [0u8; 16 * 1024];
+    let n = inner.read(&mut tmp)?;
+    pending.extend_from_slice(&tmp[..n]);
+    Ok(n == 0)
 }
 
 /// Hands out what a filtering reader has ready (`out` from `*pos`) into

@@ -194,13 +194,7 @@ impl<R: Read> Read for MeterFilter<R> {
                 }
                 continue;
             }
-            let mut tmp = [0u8; 16 * 1024];
-            let n = self.inner.read(&mut tmp)?;
-            if n == 0 {
-                self.eof = true;
-            } else {
-                self.pending.extend_from_slice(&tmp[..n]);
-            }
+            self.eof = super::decode::fill(&mut self.inner, &mut self.pending)?;
             self.process();
         }
     }

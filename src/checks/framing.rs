@@ -133,13 +133,15 @@ impl Linter<'_> {
         }
     }
 
-    /// Event-level framing: several `data` lines, a non-default type.
+    /// Event-level framing: several `data` lines, a non-default type
+    /// (`foreign`: a named event whose data is not a chunk, see
+    /// [`is_foreign_event`]).
     pub(super) fn check_event_framing(
         &mut self,
         block: &Block<'_>,
         event_type: &str,
         index: Option<u64>,
-        data: &str,
+        foreign: bool,
     ) -> bool {
         let mut separator = false;
         let several = block.data_lines().nth(1).is_some();
@@ -206,7 +208,7 @@ impl Linter<'_> {
             // status event mixed into a chat stream) is one root cause:
             // observed, the clients that read every event as a chunk fail
             // on it (rules/observed.json, tests/cases/61).
-            let finding = if is_foreign_event(data) {
+            let finding = if foreign {
                 Finding::new(
                     "event-type",
                     format!(

@@ -24,7 +24,10 @@ impl Linter<'_> {
         if let Some(f) = self.fields_seen.as_mut() {
             f.clear();
         }
-        let separator = self.check_event_framing(block, event_type, index, data);
+        // A named event whose data is neither a chunk nor an error: one
+        // `event-type` finding, and none of the chunk rules.
+        let foreign = event_type != "message" && super::framing::is_foreign_event(data);
+        let separator = self.check_event_framing(block, event_type, index, foreign);
         if self.done_event.is_some() {
             self.kind("after-done");
             self.after_done += 1;
@@ -54,9 +57,7 @@ impl Linter<'_> {
             );
             return;
         }
-        if event_type != "message" && super::framing::is_foreign_event(data) {
-            // Reported once as `event-type`; its data is not a chunk, so
-            // the chunk rules would only repeat that one cause.
+        if foreign {
             self.kind("foreign");
             return;
         }
