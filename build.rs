@@ -1,5 +1,6 @@
-//! Embeds the rule catalogue (`rules/*.toml`) and the provider profiles
-//! (`rules/profiles/*.toml`) into the binary, so `sselint rule NAME` and the
+//! Embeds the rule catalogue (`rules/DIALECT/*.toml`, one folder per
+//! dialect plus `transport` for the rules every dialect shares) and the
+//! provider profiles (`rules/profiles/*.toml`) into the binary, so `sselint rule NAME` and the
 //! checks read the same data the repository holds.
 //!
 //! The checkout is found at run time of this script
@@ -33,44 +34,90 @@ fn list(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     Ok(out)
 }
 
+/// Folders under `rules/` that hold data other than rules.
+const NOT_RULES: &[&str] = &["profiles", "schemas"];
+
+/// The rule folders under `rules/` (every subfolder but [`NOT_RULES`]),
+/// sorted.
+fn rule_folders(rules: &Path) -> Result<Vec<String>, String> {
+    let entries = std::fs::read_dir(rules).map_err(|e| format!("{}: {e}", rules.display()))?;
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_dir() && !NOT_RULES.contains(&name.as_str()) {
+            out.push(name);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// The generated Rust source embedding the catalogue of the checkout at
-/// `root`, and the files it embeds.
+/// `root`, and the files it embeds. `RULE_FILES` holds `(folder, file
+/// stem, contents)`; the folder is the rule's dialect (`transport` for the
+/// shared ones).
 ///
 /// # Errors
-/// `rules/` or `rules/profiles/` cannot be read, `rules/` holds no rule, or
-/// there is no `openai` profile.
+/// `rules/` or `rules/profiles/` cannot be read, `rules/` holds no rule or
+/// a rule file outside a dialect folder, or there is no `openai` profile.
 pub fn generate(root: &Path) -> Result<(String, Vec<PathBuf>), String> {
     let mut code = String::new();
     let mut files = Vec::new();
-    for (name, dir) in [("RULE_FILES", "rules"), ("PROFILE_FILES", "rules/profiles")] {
-        let found = list(&root.join(dir))?;
-        if dir == "rules" && found.is_empty() {
-            return Err(format!(
-                "{} holds no rule (*.toml): refusing to build a binary without its rule catalogue",
-                root.join(dir).display()
-            ));
+    let rules = root.join("rules");
+    if let Some((stem, _)) = list(&rules)?.into_iter().next() {
+        return Err(format!(
+            "{}: a rule file must sit in its dialect's folder (rules/transport, rules/chat, ...)",
+            rules.join(format!("{stem}.toml")).display()
+        ));
+    }
+    let mut found = Vec::new();
+    for folder in rule_folders(&rules)? {
+        for (stem, path) in list(&rules.join(&folder))? {
+            found.push((folder.clone(), stem, path));
         }
-        if dir == "rules/profiles" && !found.iter().any(|(s, _)| s == "openai") {
-            return Err(format!(
-                "{} has no openai.toml: refusing to build a binary without its default profile",
-                root.join(dir).display()
-            ));
-        }
+    }
+    if found.is_empty() {
+        return Err(format!(
+            "{} holds no rule (*.toml in a dialect folder): refusing to build a binary without its rule catalogue",
+            rules.display()
+        ));
+    }
+    let _ = writeln!(
+        code,
+        "/// `rules/FOLDER/*.toml`: (folder, file stem, contents), sorted."
+    );
+    let _ = writeln!(code, "pub static RULE_FILES: &[(&str, &str, &str)] = &[");
+    for (folder, stem, path) in found {
         let _ = writeln!(
             code,
-            "/// `{dir}/*.toml`: (file stem, contents), sorted by stem."
+            "    ({folder:?}, {stem:?}, include_str!({:?})),",
+            path.to_string_lossy()
         );
-        let _ = writeln!(code, "pub static {name}: &[(&str, &str)] = &[");
-        for (stem, path) in found {
-            let _ = writeln!(
-                code,
-                "    ({stem:?}, include_str!({:?})),",
-                path.to_string_lossy()
-            );
-            files.push(path);
-        }
-        let _ = writeln!(code, "];");
+        files.push(path);
     }
+    let _ = writeln!(code, "];");
+    let profiles = list(&root.join("rules/profiles"))?;
+    if !profiles.iter().any(|(s, _)| s == "openai") {
+        return Err(format!(
+            "{} has no openai.toml: refusing to build a binary without its default profile",
+            root.join("rules/profiles").display()
+        ));
+    }
+    let _ = writeln!(
+        code,
+        "/// `rules/profiles/*.toml`: (file stem, contents), sorted by stem."
+    );
+    let _ = writeln!(code, "pub static PROFILE_FILES: &[(&str, &str)] = &[");
+    for (stem, path) in profiles {
+        let _ = writeln!(
+            code,
+            "    ({stem:?}, include_str!({:?})),",
+            path.to_string_lossy()
+        );
+        files.push(path);
+    }
+    let _ = writeln!(code, "];");
     Ok((code, files))
 }
 

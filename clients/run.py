@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The client harness: what real clients do with each capture of the corpus.
 
-For every capture of the corpus (each rule example in rules/*.toml, every file
+For every capture of the corpus (each rule example in rules/DIALECT/*.toml, every file
 under samples/, every capture under tests/cases/), it starts `sselint replay`
 on 127.0.0.1, points each client at it (clients/py_clients.py and
 clients/node_clients.mjs: openai-python raw and its stream() helper,
@@ -62,18 +62,21 @@ def corpus(tmp):
     items = []
     ex_dir = Path(tmp) / "examples"
     ex_dir.mkdir()
-    for f in sorted((ROOT / "rules").glob("*.toml")):
+    for f in sorted((ROOT / "rules").glob("*/*.toml")):
+        if f.parent.name in ("profiles", "schemas"):
+            continue
+        rel = f.relative_to(ROOT)
         doc = tomllib.loads(f.read_text(encoding="utf-8"))
         for k, ex in enumerate(doc.get("examples", []), start=1):
             if "capture" in ex:
                 data = ex["capture"].encode("utf-8")
             else:
                 data = bytes.fromhex(ex.get("capture_hex", ""))
-            p = ex_dir / f"{f.stem}-{k}.sse"
+            p = ex_dir / f"{f.parent.name}-{f.stem}-{k}.sse"
             p.write_bytes(data)
-            items.append((f"rules/{f.name}#{k}", p))
+            items.append((f"{rel}#{k}", p))
             if "meant_text" in ex:
-                MEANT[f"rules/{f.name}#{k}"] = ex["meant_text"]
+                MEANT[f"{rel}#{k}"] = ex["meant_text"]
     for base in ("samples", "tests/cases"):
         for p in sorted((ROOT / base).rglob("*")):
             if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
@@ -301,7 +304,7 @@ def main():
         sys.exit(f"clients/run.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
     record = observe(args.sselint, args.only)
     if args.only and not record["captures"]:
-        sys.exit(f"clients/run.py: no capture id contains {args.only!r} (ids look like rules/NAME.toml#K or samples/…)")
+        sys.exit(f"clients/run.py: no capture id contains {args.only!r} (ids look like rules/chat/NAME.toml#K or samples/…)")
     text = json.dumps(record, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
     if args.only:
         print(text)

@@ -21,6 +21,7 @@ pub mod baseline;
 pub mod capture;
 pub mod checks;
 pub mod config;
+pub mod dialect;
 pub mod diff;
 pub mod lint;
 pub mod live;

@@ -60,6 +60,8 @@ pub struct StreamResult {
     /// The provider the stream looks like (host, model, extension fields),
     /// and so the `--profile` that fits; never applied on its own.
     pub provider: Option<crate::checks::provider::ProviderGuess>,
+    /// The dialect the stream was judged as (`None`: no known dialect).
+    pub dialect: Option<crate::dialect::Dialect>,
 }
 
 /// What linting one input produced.
@@ -224,6 +226,7 @@ pub fn lint_stream_with(
         framing,
         read_error,
         provider: report.provider,
+        dialect: report.dialect,
     }
 }
 

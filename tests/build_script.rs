@@ -11,6 +11,7 @@ fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("sselint-build-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("rules/profiles")).unwrap();
+    std::fs::create_dir_all(d.join("rules/chat")).unwrap();
     d
 }
 
@@ -20,6 +21,14 @@ fn a_checkout_whose_rules_folder_holds_no_rule_does_not_build() {
     std::fs::write(d.join("rules/profiles/openai.toml"), "name = \"openai\"\n").unwrap();
     let err = build_script::generate(&d).unwrap_err();
     assert!(err.contains("holds no rule"), "{err}");
+    // A rule outside a dialect folder is refused by name.
+    std::fs::write(d.join("rules/cut-off.toml"), "name = \"cut-off\"\n").unwrap();
+    let err = build_script::generate(&d).unwrap_err();
+    assert!(
+        err.contains("cut-off.toml") && err.contains("dialect"),
+        "{err}"
+    );
+    std::fs::remove_file(d.join("rules/cut-off.toml")).unwrap();
     assert!(
         err.contains(&d.join("rules").display().to_string()),
         "{err}"
@@ -33,7 +42,7 @@ fn a_checkout_whose_rules_folder_holds_no_rule_does_not_build() {
 #[test]
 fn a_checkout_without_the_openai_profile_does_not_build() {
     let d = scratch("noprofile");
-    std::fs::write(d.join("rules/cut-off.toml"), "name = \"cut-off\"\n").unwrap();
+    std::fs::write(d.join("rules/chat/cut-off.toml"), "name = \"cut-off\"\n").unwrap();
     let err = build_script::generate(&d).unwrap_err();
     assert!(err.contains("openai"), "{err}");
 }
@@ -41,13 +50,16 @@ fn a_checkout_without_the_openai_profile_does_not_build() {
 #[test]
 fn the_catalogue_comes_from_the_checkout_given_at_run_time() {
     let d = scratch("moved");
-    std::fs::write(d.join("rules/cut-off.toml"), "name = \"cut-off\"\n").unwrap();
+    std::fs::write(d.join("rules/chat/cut-off.toml"), "name = \"cut-off\"\n").unwrap();
     std::fs::write(d.join("rules/profiles/openai.toml"), "name = \"openai\"\n").unwrap();
     let (code, files) = build_script::generate(&d).unwrap();
     assert_eq!(files.len(), 2);
     let canon = d.canonicalize().unwrap();
     assert!(files.iter().all(|f| f.starts_with(&canon)), "{files:?}");
-    assert!(code.contains("(\"cut-off\", include_str!("), "{code}");
+    assert!(
+        code.contains("(\"chat\", \"cut-off\", include_str!("),
+        "{code}"
+    );
     // This checkout's own catalogue is the one the binary holds.
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let (_, files) = build_script::generate(&here).unwrap();

@@ -50,8 +50,8 @@ fn every_example_sample_and_case_has_observations() {
     let mut missing = Vec::new();
     for r in catalogue().rules() {
         for k in 1..=r.examples().len() {
-            if rec.example(r.name, k).is_none() {
-                missing.push(format!("rules/{}.toml#{k}", r.name));
+            if rec.example(r, k).is_none() {
+                missing.push(format!("{}#{k}", r.file));
             }
         }
     }
@@ -85,8 +85,8 @@ fn severities_follow_what_the_clients_did() {
                 continue;
             }
             let obs = rec
-                .example(r.name, i + 1)
-                .unwrap_or_else(|| panic!("rules/{}.toml#{}: no observations", r.name, i + 1));
+                .example(r, i + 1)
+                .unwrap_or_else(|| panic!("{}#{}: no observations", r.file, i + 1));
             let want = derived_severity(obs);
             let found = lint_example(&ex.capture, ex.request.as_deref(), ex.max_event_bytes);
             let got: Vec<Severity> = found
@@ -97,8 +97,8 @@ fn severities_follow_what_the_clients_did() {
             checked += 1;
             if got.first() != Some(&want) {
                 wrong.push(format!(
-                    "rules/{}.toml#{} ({}): the finding is {:?}, the clients give {want}",
-                    r.name,
+                    "{}#{} ({}): the finding is {:?}, the clients give {want}",
+                    r.file,
                     i + 1,
                     ex.note,
                     got.first()
@@ -192,7 +192,7 @@ fn no_message_or_rule_doc_names_a_client_except_the_observations() {
             let low = t.to_lowercase();
             for n in CLIENT_NAMES {
                 if low.contains(n) {
-                    hits.push(format!("rules/{}.toml {what}: names {n}", r.name));
+                    hits.push(format!("{} {what}: names {n}", r.file));
                 }
             }
         }

@@ -148,7 +148,7 @@ pub fn read(
         ));
     }
     // An app's other event streams (notifications, live reload) are not
-    // chat completions: when the HAR holds chat completions, lint those.
+    // LLM streams: when the HAR holds LLM requests, lint those.
     let any_chat = streams.iter().any(|(chat, _)| *chat);
     let streams = streams
         .into_iter()
@@ -196,19 +196,22 @@ fn headers_of(v: Option<&Value>) -> Vec<super::Header> {
         .unwrap_or_default()
 }
 
-/// Whether an entry is a chat completion request: a URL path ending in
-/// `/chat/completions` or `/completions`, or a JSON body with `messages` or
+/// Whether an entry is an LLM streaming request: a URL path of one of the
+/// dialects (`/chat/completions`, `/completions`, `/responses`,
+/// `/messages`), or a JSON body with `messages`, `input` or
 /// `"stream": true`.
 fn is_chat_completion(entry: &Value) -> bool {
     let url = str_at(entry, &["request", "url"]).unwrap_or("");
     let path = url.split(['?', '#']).next().unwrap_or("");
-    if path.ends_with("/chat/completions") || path.ends_with("/completions") {
+    if path.ends_with("/completions") || crate::dialect::sniff_url(url).is_some() {
         return true;
     }
     let body = str_at(entry, &["request", "postData", "text"]).unwrap_or("");
-    serde_json::from_str::<Value>(body)
-        .ok()
-        .is_some_and(|v| v.get("messages").is_some() || v.get("stream") == Some(&Value::Bool(true)))
+    serde_json::from_str::<Value>(body).ok().is_some_and(|v| {
+        v.get("messages").is_some()
+            || v.get("input").is_some()
+            || v.get("stream") == Some(&Value::Bool(true))
+    })
 }
 
 /// Whether an entry's response is an event stream (`reference` §3.1).

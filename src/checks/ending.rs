@@ -136,8 +136,13 @@ impl Linter<'_> {
                 ));
             }
         }
-        let ending = self.answer.ending();
         let damaged = evidence.iter().any(|t| t.by_capture);
+        // The rest is Chat's: another dialect's checker judges its own
+        // ending, and a stream of no known dialect gets one finding.
+        if self.finish_dialect(damaged) || self.finish_unknown() {
+            return;
+        }
+        let ending = self.answer.ending();
         if self.after_done > 0 {
             let loc = self.first_after_done.clone().unwrap_or_default();
             // Observed: every client stops at the first `[DONE]`; a repeated
@@ -261,7 +266,7 @@ impl Linter<'_> {
                     }
                 }
             }
-            Ending::Complete => {}
+            Ending::Complete | Ending::Failed => {}
         }
         if ending != Ending::CutOff && !self.tail_complete {
             if let Some(loc) = self.tail_loc.clone() {

@@ -189,7 +189,9 @@ impl Linter<'_> {
                 );
             }
         }
-        if event_type != "message"
+        if self.is_chat()
+            && self.unknown_events == 0
+            && event_type != "message"
             && event_type != "error"
             && !self.reported_event_types.contains(event_type)
         {

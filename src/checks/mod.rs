@@ -10,6 +10,7 @@
 
 mod answer;
 pub mod chunk;
+mod dialect;
 mod ending;
 mod framing;
 mod payload;
@@ -21,6 +22,7 @@ mod usage;
 pub use chunk::chunk_schema;
 
 use crate::capture::{Http, Origin, Truncation};
+use crate::dialect::Dialect;
 use crate::lint::{Collector, Finding, Location, Profile, Settings};
 use crate::model::assembly::Answer;
 use crate::model::{span, RequestOptions};
@@ -170,6 +172,16 @@ pub struct Linter<'s> {
     /// Times (ms) of content events, and where the first was.
     content_times: Vec<f64>,
     first_content_loc: Option<(Location, Option<u64>)>,
+    /// The stream's dialect, once settled (see `dialect_of`).
+    pub dialect: Option<Dialect>,
+    /// The checks of a dialect other than Chat (taken out while it runs).
+    checker: Option<Box<dyn crate::dialect::Checker>>,
+    /// How a non-Chat dialect's stream ended (its checker says).
+    dialect_ending: Option<crate::model::assembly::Ending>,
+    /// Events of no known dialect, while none is settled: the first one's
+    /// location and what it looks like.
+    unknown_events: u64,
+    first_unknown: Option<(Location, Option<u64>, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -239,6 +251,11 @@ impl<'s> Linter<'s> {
             prev_time: None,
             content_times: Vec::new(),
             first_content_loc: None,
+            dialect: None,
+            checker: None,
+            dialect_ending: None,
+            unknown_events: 0,
+            first_unknown: None,
         }
     }
 
@@ -358,9 +375,15 @@ impl<'s> Linter<'s> {
         self.finish_framing(framing);
         self.finish_stream(evidence);
         self.finish_timing();
-        let ending = self.answer.ending();
+        let ending = self.dialect_ending.unwrap_or_else(|| self.answer.ending());
         let provider = self.guess_provider();
+        // A stream never settled was judged as Chat, unless it was of no
+        // known dialect at all (`unknown-format`).
+        let dialect = self.dialect.or((self.first_unknown.is_none()
+            || self.answer.chunks_with_choices > 0)
+            .then_some(Dialect::Chat));
         Report {
+            dialect,
             provider,
             out: self.out,
             answer: self.answer,
@@ -475,6 +498,9 @@ pub struct Report<'s> {
     pub head: Vec<u8>,
     /// The provider the stream looks like, if anything points at one.
     pub provider: Option<provider::ProviderGuess>,
+    /// The dialect the stream was judged as; `None` when it is of no
+    /// known dialect (`unknown-format`).
+    pub dialect: Option<Dialect>,
 }
 
 impl Sink for Linter<'_> {

@@ -24,6 +24,19 @@ impl Linter<'_> {
         if let Some(f) = self.fields_seen.as_mut() {
             f.clear();
         }
+        let route = self.route(block, data, index, event_type);
+        match route {
+            super::dialect::Route::Chat => {}
+            super::dialect::Route::Unknown => {
+                self.check_event_framing(block, event_type, index, false);
+                return;
+            }
+            super::dialect::Route::Dialect => {
+                self.check_event_framing(block, event_type, index, false);
+                self.dialect_event(block, data, index, event_type);
+                return;
+            }
+        }
         // A named event whose data is neither a chunk nor an error: one
         // `event-type` finding, and none of the chunk rules.
         let foreign = event_type != "message" && super::framing::is_foreign_event(data);
@@ -91,27 +104,7 @@ impl Linter<'_> {
             Payload::Invalid(invalid) => {
                 self.kind("invalid");
                 self.invalid_payloads += 1;
-                if self.out.count_only("invalid-json", None) {
-                    return;
-                }
-                let (message, at) = (invalid.message(), invalid.at(data));
-                let loc = match model::span::data_position(block, at) {
-                    Some((line, s)) => self.loc(block, line, s, (s + 1).min(line.len)),
-                    None => self.event_loc(block),
-                };
-                let why = if separator {
-                    " (several events run together)".to_string()
-                } else {
-                    String::new()
-                };
-                self.report(
-                    Finding::new(
-                        "invalid-json",
-                        format!("the event's data is neither JSON nor `[DONE]`{why}: {message}; clients that parse every event fail here"),
-                        loc,
-                    )
-                    .event(index),
-                );
+                self.report_invalid_json(block, data, index, &invalid, separator);
             }
             Payload::Json(v) => self.check_json(block, data, index, &v),
             Payload::LoneSurrogates(v) => {
@@ -132,6 +125,38 @@ impl Linter<'_> {
                 self.check_json(block, data, index, &v);
             }
         }
+    }
+
+    /// `invalid-json` at the byte where the parser gave up.
+    pub(super) fn report_invalid_json(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        invalid: &model::InvalidJson,
+        separator: bool,
+    ) {
+        if self.out.count_only("invalid-json", None) {
+            return;
+        }
+        let (message, at) = (invalid.message(), invalid.at(data));
+        let loc = match model::span::data_position(block, at) {
+            Some((line, s)) => self.loc(block, line, s, (s + 1).min(line.len)),
+            None => self.event_loc(block),
+        };
+        let why = if separator {
+            " (several events run together)".to_string()
+        } else {
+            String::new()
+        };
+        self.report(
+            Finding::new(
+                "invalid-json",
+                format!("the event's data is neither JSON nor `[DONE]`{why}: {message}; clients that parse every event fail here"),
+                loc,
+            )
+            .event(index),
+        );
     }
 
     fn check_json(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {

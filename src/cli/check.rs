@@ -346,6 +346,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let settings_for = |path: &str| {
         let mut s = cfg.settings_for(path, a.profile.as_deref(), &cli_select, &cli_ignore);
         s.stall_ms = stall_ms;
+        s.dialect = a.input.dialect();
         if let Some(n) = a.max_event_bytes {
             s.max_event_bytes = n;
         }

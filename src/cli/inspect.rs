@@ -283,6 +283,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         None => sselint::config::Config::empty(),
     };
     let mut settings = cfg.settings_for(&a.input, a.profile.as_deref(), &[], &[]);
+    settings.dialect = a.input_args.dialect();
     if let Some(n) = a.max_event_bytes {
         settings.max_event_bytes = n;
     }

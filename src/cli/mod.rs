@@ -106,6 +106,20 @@ pub struct InputArgs {
     /// [default: 512 MiB].
     #[arg(long, value_name = "BYTES")]
     max_decoded_bytes: Option<u64>,
+    /// The stream format: told from the request path (HAR, curl -v,
+    /// record) and the events by default; `chat` (Chat Completions),
+    /// `responses` (OpenAI Responses) or `messages` (Anthropic Messages)
+    /// reads every stream as that one.
+    #[arg(long, value_enum, default_value = "auto")]
+    dialect: DialectArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DialectArg {
+    Auto,
+    Chat,
+    Responses,
+    Messages,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -130,6 +144,17 @@ impl InputArgs {
             url_match: self.url_match.clone(),
             max_decoded_bytes: self.max_decoded_bytes,
             har_positions: false,
+        }
+    }
+
+    /// `--dialect`, unless `auto`.
+    fn dialect(&self) -> Option<sselint::dialect::Dialect> {
+        use sselint::dialect::Dialect;
+        match self.dialect {
+            DialectArg::Auto => None,
+            DialectArg::Chat => Some(Dialect::Chat),
+            DialectArg::Responses => Some(Dialect::Responses),
+            DialectArg::Messages => Some(Dialect::Messages),
         }
     }
 }

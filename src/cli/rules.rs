@@ -116,7 +116,7 @@ pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {
 fn write_observed(out: &mut impl Write, r: &sselint::lint::Rule) -> anyhow::Result<()> {
     let rec = observed::record();
     let examples: Vec<_> = (1..=r.examples().len())
-        .filter_map(|k| rec.example(r.name, k).map(|c| (k, c)))
+        .filter_map(|k| rec.example(r, k).map(|c| (k, c)))
         .collect();
     writeln!(out, "\n## Observed in clients\n")?;
     if examples.is_empty() {

@@ -1,5 +1,6 @@
-//! The rule catalogue: one TOML file per rule under `rules/`, embedded at
-//! build time (see `build.rs`). The files are the single source of a rule's
+//! The rule catalogue: one TOML file per rule under `rules/DIALECT/`
+//! (`transport` for the rules every dialect shares), embedded at build time
+//! (see `build.rs`). The files are the single source of a rule's
 //! name, code, group, default severity and documentation; `sselint rule
 //! NAME` prints them and the example test runs their examples.
 
@@ -44,6 +45,11 @@ pub struct Rule {
     pub code: &'static str,
     /// Family (`framing`).
     pub group: &'static str,
+    /// The dialect whose streams the rule judges; `None` for the transport
+    /// and framing rules every dialect shares (`rules/transport/`).
+    pub dialect: Option<crate::dialect::Dialect>,
+    /// The file the rule comes from (`rules/chat/cut-off.toml`).
+    pub file: &'static str,
     /// Default severity.
     pub severity: Severity,
     /// One line.
@@ -75,7 +81,7 @@ impl Rule {
     pub fn examples(&self) -> &[Example] {
         self.examples.get_or_init(|| {
             let f: ExamplesFile = toml::from_str(self.examples_toml)
-                .unwrap_or_else(|e| panic!("rules/{}.toml: examples: {e}", self.name));
+                .unwrap_or_else(|e| panic!("{}: examples: {e}", self.file));
             f.examples
                 .into_iter()
                 .map(|e| Example {
@@ -83,9 +89,9 @@ impl Rule {
                     note: e.note,
                     capture: match (e.capture, e.capture_hex) {
                         (Some(c), _) => c.into_bytes(),
-                        (None, Some(h)) => hex(&h).unwrap_or_else(|e| {
-                            panic!("rules/{}.toml: capture_hex: {e}", self.name)
-                        }),
+                        (None, Some(h)) => {
+                            hex(&h).unwrap_or_else(|e| panic!("{}: capture_hex: {e}", self.file))
+                        }
                         (None, None) => Vec::new(),
                     },
                     request: e.request,
@@ -265,22 +271,32 @@ fn hex(s: &str) -> Result<Vec<u8>, String> {
 
 fn load() -> Catalogue {
     let mut rules = Vec::new();
-    for (stem, text) in RULE_FILES {
+    for (folder, stem, text) in RULE_FILES {
+        let file = leak(format!("rules/{folder}/{stem}.toml"));
+        let dialect = match *folder {
+            "transport" => None,
+            d => Some(
+                crate::dialect::Dialect::parse(d)
+                    .unwrap_or_else(|| panic!("{file}: rules/{d}/ is not a dialect sselint knows")),
+            ),
+        };
         // The top-level keys come before the first table; the examples are
         // parsed when asked for.
         let (head, examples_toml) = match text.find("\n[[examples]]") {
             Some(i) => text.split_at(i + 1),
             None => (*text, ""),
         };
-        let f: RuleFile = toml::from_str(head)
-            .unwrap_or_else(|e| panic!("rules/{stem}.toml does not parse: {e}"));
-        assert_eq!(&f.name, stem, "rules/{stem}.toml names another rule");
+        let f: RuleFile =
+            toml::from_str(head).unwrap_or_else(|e| panic!("{file} does not parse: {e}"));
+        assert_eq!(&f.name, stem, "{file} names another rule");
         let severity = Severity::parse(&f.severity)
-            .unwrap_or_else(|| panic!("rules/{stem}.toml: bad severity {}", f.severity));
+            .unwrap_or_else(|| panic!("{file}: bad severity {}", f.severity));
         rules.push(Rule {
             name: leak(f.name),
             code: leak(f.code),
             group: leak(f.group),
+            dialect,
+            file,
             severity,
             summary: leak(f.summary),
             rationale: leak(f.rationale),
@@ -295,7 +311,13 @@ fn load() -> Catalogue {
     let by_code = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let mut order: Vec<usize> = (0..rules.len()).collect();
     let rank = |g: &str| GROUPS.iter().position(|x| *x == g).unwrap_or(GROUPS.len());
-    order.sort_by_key(|&i| (rank(rules[i].group), rules[i].code));
+    // Chat's rules and the shared ones first, as before the dialects came;
+    // then each dialect's, by group and code.
+    let dialect_rank = |r: &Rule| match r.dialect {
+        None | Some(crate::dialect::Dialect::Chat) => 0,
+        Some(d) => d as usize,
+    };
+    order.sort_by_key(|&i| (dialect_rank(&rules[i]), rank(rules[i].group), rules[i].code));
     Catalogue {
         rules,
         by_name,

@@ -270,6 +270,9 @@ pub struct Settings {
     /// findings are the same either way, so this is off only in the tests
     /// that compare the two paths.
     pub typed: bool,
+    /// `--dialect`: read every stream as this dialect instead of telling
+    /// it from the request URL and the events.
+    pub dialect: Option<crate::dialect::Dialect>,
 }
 
 /// The `openai` profile. A binary built without it (see [`check_embedded`],
@@ -326,6 +329,7 @@ impl Default for Settings {
             stall_ms: 10_000,
             max_event_bytes: crate::sse::DEFAULT_MAX_BLOCK_BYTES,
             typed: true,
+            dialect: None,
         }
     }
 }

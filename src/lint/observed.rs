@@ -91,9 +91,10 @@ pub struct Record {
 pub const HAND_WRITTEN: &str = "hand-written";
 
 impl Record {
-    /// The observations of `rules/RULE.toml`'s example `k` (1-based).
-    pub fn example(&self, rule: &str, k: usize) -> Option<&Capture> {
-        self.captures.get(&format!("rules/{rule}.toml#{k}"))
+    /// The observations of `rule`'s example `k` (1-based), keyed by its
+    /// file (`rules/chat/cut-off.toml#1`).
+    pub fn example(&self, rule: &crate::lint::Rule, k: usize) -> Option<&Capture> {
+        self.captures.get(&format!("{}#{k}", rule.file))
     }
 }
 

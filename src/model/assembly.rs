@@ -112,6 +112,9 @@ pub enum Ending {
     CutOff,
     /// No chunk with choices at all.
     Empty,
+    /// The stream ended on an error (Responses `response.failed` or an
+    /// `error` event; a Messages `error` event).
+    Failed,
 }
 
 impl Ending {
@@ -123,6 +126,7 @@ impl Ending {
             Ending::DoneWithoutFinish => "done-without-finish",
             Ending::CutOff => "cut-off",
             Ending::Empty => "empty",
+            Ending::Failed => "failed",
         }
     }
 }

@@ -58,6 +58,9 @@ struct Http<'a> {
 #[derive(Serialize)]
 struct Stream<'a> {
     label: &'a str,
+    /// `chat`, `responses`, `messages`, or null for a stream of no known
+    /// dialect.
+    dialect: Option<crate::dialect::Dialect>,
     http: Option<Http<'a>>,
     events: u64,
     ending: &'static str,
@@ -100,6 +103,7 @@ fn is_zero(n: &u64) -> bool {
 fn stream(s: &StreamResult) -> Stream<'_> {
     Stream {
         label: &s.label,
+        dialect: s.dialect,
         http: s.http.as_ref().map(|h| Http {
             status: h.status,
             content_type: h.content_type.as_deref(),

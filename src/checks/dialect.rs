@@ -1,0 +1,256 @@
+//! The linter's side of the dialects (see [`crate::dialect`]): settling a
+//! stream's dialect, handing each event of a Responses or Messages stream
+//! to that dialect's [`Checker`](crate::dialect::Checker), and the
+//! `unknown-format` finding for a stream of no dialect sselint reads.
+
+use super::framing::shorten;
+use super::Linter;
+use crate::dialect::{self, Dialect, Event, Out, Sniffed, StreamEnd};
+use crate::lint::{Finding, Location};
+use crate::model::{self, Payload};
+use crate::sse::Block;
+use serde_json::Value;
+
+/// What the linter does with one event, once its dialect is looked at.
+pub(super) enum Route {
+    /// Chat's checks (the linter's own).
+    Chat,
+    /// The settled dialect's checker took it.
+    Dialect,
+    /// No dialect is settled and the event belongs to none: skipped.
+    Unknown,
+}
+
+impl Linter<'_> {
+    /// Settles the dialect where the command line or the request URL names
+    /// it (before the first event).
+    pub(super) fn settle_from_context(&mut self) {
+        if self.dialect.is_some() {
+            return;
+        }
+        let d = self
+            .out
+            .settings()
+            .dialect
+            .or_else(|| self.ctx.url.as_deref().and_then(dialect::sniff_url));
+        if let Some(d) = d {
+            self.settle(d);
+        }
+    }
+
+    fn settle(&mut self, d: Dialect) {
+        self.dialect = Some(d);
+        self.checker = d.checker();
+    }
+
+    /// Whether the stream is (so far) read as Chat.
+    pub(super) fn is_chat(&self) -> bool {
+        matches!(self.dialect, None | Some(Dialect::Chat))
+    }
+
+    /// Looks at one event's name and data, settles the dialect when they
+    /// name one, and says where the event goes. A stream not yet settled
+    /// is read as Chat (as sselint always read it), except an event that
+    /// has a `type` or a shape of another known format.
+    pub(super) fn route(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        name: &str,
+    ) -> Route {
+        self.settle_from_context();
+        if self.dialect.is_none() {
+            let json = match data.trim_start().as_bytes().first() {
+                Some(b'{') => serde_json::from_str::<Value>(data).ok(),
+                _ => None,
+            };
+            match dialect::sniff_event(name, json.as_ref()) {
+                Sniffed::Dialect(d) => self.settle(d),
+                Sniffed::Neutral => {
+                    let typed = json
+                        .as_ref()
+                        .and_then(|v| v.get("type"))
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t != "error");
+                    if typed {
+                        self.note_unknown(block, index, format!(
+                            "events whose data has a `type` ({}) but is neither a chat.completion.chunk, a Responses event nor an Anthropic Messages event",
+                            shorten(json.as_ref().and_then(|v| v["type"].as_str()).unwrap_or(""), 40)
+                        ));
+                        return Route::Unknown;
+                    }
+                }
+                Sniffed::Other(what) => {
+                    self.note_unknown(block, index, what);
+                    return Route::Unknown;
+                }
+            }
+        }
+        if self.is_chat() {
+            Route::Chat
+        } else {
+            Route::Dialect
+        }
+    }
+
+    fn note_unknown(&mut self, block: &Block<'_>, index: Option<u64>, what: String) {
+        self.unknown_events += 1;
+        if self.first_unknown.is_none() {
+            self.first_unknown = Some((self.event_loc(block), index, what));
+        }
+        self.kind("unknown");
+    }
+
+    /// One event of a Responses or Messages stream: the shared payload
+    /// rule (`invalid-json`), then the dialect's checker.
+    pub(super) fn dialect_event(
+        &mut self,
+        block: &Block<'_>,
+        data: &str,
+        index: Option<u64>,
+        name: &str,
+    ) {
+        let payload = model::decode(data);
+        let json = match &payload {
+            Payload::Json(v) | Payload::LoneSurrogates(v) => Some(v),
+            Payload::Invalid(invalid) => {
+                self.kind("invalid");
+                self.invalid_payloads += 1;
+                self.report_invalid_json(block, data, index, invalid, false);
+                return;
+            }
+            Payload::Done | Payload::MalformedDone => None,
+        };
+        let named = block.lines.iter().any(|l| block.name(l) == b"event");
+        let ev = Event {
+            index,
+            name,
+            named,
+            data,
+            json,
+            done: matches!(payload, Payload::Done),
+        };
+        let Some(mut checker) = self.checker.take() else {
+            return;
+        };
+        checker.event(
+            &ev,
+            &mut Sink {
+                linter: self,
+                block: Some(block),
+                data,
+            },
+        );
+        if self.summaries {
+            self.event_summary = checker.summary();
+        }
+        self.checker = Some(checker);
+    }
+
+    /// The end of a Responses or Messages stream: the checker's
+    /// whole-stream rules, its answer and ending. Returns false for Chat.
+    pub(super) fn finish_dialect(&mut self, damaged: bool) -> bool {
+        let Some(mut checker) = self.checker.take() else {
+            return false;
+        };
+        let end = StreamEnd {
+            events: self.events,
+            damaged,
+            invalid_payloads: self.invalid_payloads,
+        };
+        let (answer, ending) = checker.finish(
+            end,
+            &mut Sink {
+                linter: self,
+                block: None,
+                data: "",
+            },
+        );
+        self.answer = answer;
+        self.dialect_ending = Some(ending);
+        true
+    }
+
+    /// `unknown-format`: no event belonged to a dialect sselint reads.
+    /// Returns whether it was reported (the Chat ending rules then say
+    /// nothing more).
+    pub(super) fn finish_unknown(&mut self) -> bool {
+        if self.dialect.is_some() || self.answer.chunks_with_choices > 0 {
+            return false;
+        }
+        let Some((loc, index, what)) = self.first_unknown.take() else {
+            return false;
+        };
+        let n = self.unknown_events;
+        self.report(
+            Finding::new(
+                "unknown-format",
+                format!(
+                    "this stream is none of the dialects sselint reads (Chat Completions, Responses, Anthropic Messages): it looks like {what} ({n} such event(s)); only its framing was checked"
+                ),
+                loc,
+            )
+            .event(index)
+            .help("if it is one of the three, say which with `--dialect chat|responses|messages`"),
+        );
+        true
+    }
+}
+
+/// The [`Out`] a checker reports through: the linter, and the event at
+/// hand (none at the end of the stream).
+struct Sink<'a, 'b, 's> {
+    linter: &'a mut Linter<'s>,
+    block: Option<&'a Block<'b>>,
+    data: &'a str,
+}
+
+impl Out for Sink<'_, '_, '_> {
+    fn report(&mut self, f: Finding) {
+        self.linter.report(f);
+    }
+
+    fn at_event(&self) -> Location {
+        match self.block {
+            Some(b) => self.linter.event_loc(b),
+            None => self.linter.last_location(),
+        }
+    }
+
+    fn at_pointer(&self, pointer: &str, key: bool) -> Location {
+        match self.block {
+            Some(b) => self.linter.pointer_loc(b, self.data, pointer, key),
+            None => self.linter.last_location(),
+        }
+    }
+
+    fn at_name(&self) -> Location {
+        match self.block {
+            Some(b) => b
+                .lines
+                .iter()
+                .find(|l| b.name(l) == b"event")
+                .map(|l| self.linter.loc(b, l, 0, l.len))
+                .unwrap_or_else(|| self.linter.event_loc(b)),
+            None => self.linter.last_location(),
+        }
+    }
+
+    fn at_end(&self) -> Location {
+        self.linter.last_location()
+    }
+
+    fn kind(&mut self, kind: &'static str) {
+        self.linter.kind(kind);
+    }
+
+    fn muted(&mut self, rule: &'static str) -> bool {
+        // Counts the finding when it is off or past the limit.
+        self.linter.out.count_only(rule, None)
+    }
+
+    fn profile(&self) -> &'static str {
+        &self.linter.profile.name
+    }
+}

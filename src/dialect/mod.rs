@@ -1,0 +1,253 @@
+//! Stream dialects: the three JSON-over-SSE formats an LLM network panel
+//! holds, and how a stream is told to be one of them.
+//!
+//! - [`Dialect::Chat`]: OpenAI Chat Completions (`chat.completion.chunk`
+//!   objects in unnamed events, ended by `data: [DONE]`);
+//! - [`Dialect::Responses`]: OpenAI's Responses API (`event:
+//!   response.output_text.delta` with `data: {"type": …,
+//!   "sequence_number": …}`);
+//! - [`Dialect::Messages`]: Anthropic Messages (`event: message_start`,
+//!   `content_block_delta`, …).
+//!
+//! The shared stages (capture, SSE framing, the transport and framing
+//! rules, the lint engine, the renderers) carry a [`Dialect`] but do not
+//! branch on its payloads; each dialect's stream model and checks sit in
+//! its own folder behind the [`Checker`] trait, and its rules in
+//! `rules/DIALECT/`. Chat's checks predate the split and still live in
+//! [`crate::checks`].
+//!
+//! Detection ([`sniff_url`], [`sniff_event`]) reads, in order: `--dialect`,
+//! the request path where the capture has it (HAR, curl `-v`, `record`),
+//! then the first event's `event:` name and its data's `type` field.
+
+pub mod messages;
+pub mod responses;
+
+use crate::lint::{Finding, Location};
+use crate::model::assembly::Answer;
+use serde_json::Value;
+
+/// One of the stream formats sselint knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// OpenAI Chat Completions (`POST /v1/chat/completions`).
+    Chat,
+    /// OpenAI Responses (`POST /v1/responses`).
+    Responses,
+    /// Anthropic Messages (`POST /v1/messages`).
+    Messages,
+}
+
+/// Every dialect, in the order reports list them.
+pub const ALL: &[Dialect] = &[Dialect::Chat, Dialect::Responses, Dialect::Messages];
+
+impl Dialect {
+    /// The name used by `--dialect`, reports, and the rule folder
+    /// (`chat`, `responses`, `messages`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Chat => "chat",
+            Dialect::Responses => "responses",
+            Dialect::Messages => "messages",
+        }
+    }
+
+    /// The API's own name, for messages ("OpenAI Responses").
+    pub fn title(self) -> &'static str {
+        match self {
+            Dialect::Chat => "OpenAI Chat Completions",
+            Dialect::Responses => "OpenAI Responses",
+            Dialect::Messages => "Anthropic Messages",
+        }
+    }
+
+    /// The dialect called `name` (as [`Dialect::name`] gives it).
+    pub fn parse(name: &str) -> Option<Dialect> {
+        ALL.iter().copied().find(|d| d.name() == name)
+    }
+
+    /// The endpoint path under the API base (`/v1`): `/chat/completions`,
+    /// `/responses`, `/messages`.
+    pub fn endpoint(self) -> &'static str {
+        match self {
+            Dialect::Chat => "/chat/completions",
+            Dialect::Responses => "/responses",
+            Dialect::Messages => "/messages",
+        }
+    }
+
+    /// A new checker for one stream of this dialect; `None` for Chat, whose
+    /// checks are the linter's own ([`crate::checks::Linter`]).
+    pub fn checker(self) -> Option<Box<dyn Checker>> {
+        match self {
+            Dialect::Chat => None,
+            Dialect::Responses => Some(Box::new(responses::Checker::default())),
+            Dialect::Messages => Some(Box::new(messages::Checker::default())),
+        }
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The dialect a request URL names by its path (`…/chat/completions`,
+/// `…/responses`, `…/messages`, query ignored); `None` for any other path.
+pub fn sniff_url(url: &str) -> Option<Dialect> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let path = path.trim_end_matches('/');
+    if path.ends_with("/chat/completions") {
+        Some(Dialect::Chat)
+    } else if path.ends_with("/responses") {
+        Some(Dialect::Responses)
+    } else if path.ends_with("/messages") {
+        Some(Dialect::Messages)
+    } else {
+        None
+    }
+}
+
+/// What one event's data says about the stream's format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sniffed {
+    /// The event belongs to this dialect.
+    Dialect(Dialect),
+    /// An error object, `[DONE]` or a keep-alive: it fits every dialect and
+    /// decides nothing.
+    Neutral,
+    /// A JSON object of a format sselint does not read; the text says what
+    /// it looks like ("Gemini's streamGenerateContent (`candidates`)").
+    Other(String),
+}
+
+/// The Anthropic Messages event types (streaming guide, "Event types").
+pub const MESSAGES_EVENTS: &[&str] = &[
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+];
+
+/// Classifies one event: its `event:` name (`message` when it had none)
+/// and its data, parsed when it is JSON.
+pub fn sniff_event(event_type: &str, data: Option<&Value>) -> Sniffed {
+    if event_type.starts_with("response.") {
+        return Sniffed::Dialect(Dialect::Responses);
+    }
+    if MESSAGES_EVENTS.contains(&event_type) {
+        return Sniffed::Dialect(Dialect::Messages);
+    }
+    let Some(v) = data else {
+        return Sniffed::Neutral;
+    };
+    let Some(o) = v.as_object() else {
+        return Sniffed::Neutral;
+    };
+    let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+    if o.contains_key("choices")
+        || o.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+    {
+        return Sniffed::Dialect(Dialect::Chat);
+    }
+    if ty.starts_with("response.") {
+        return Sniffed::Dialect(Dialect::Responses);
+    }
+    if MESSAGES_EVENTS.contains(&ty) {
+        return Sniffed::Dialect(Dialect::Messages);
+    }
+    if ty == "error" || o.contains_key("error") || ty == "keepalive" {
+        return Sniffed::Neutral;
+    }
+    if o.contains_key("candidates") {
+        return Sniffed::Other("Gemini's streamGenerateContent (`candidates`)".into());
+    }
+    if o.contains_key("done") && (o.contains_key("message") || o.contains_key("response")) {
+        return Sniffed::Other("Ollama's native /api/chat or /api/generate (`done`)".into());
+    }
+    if o.contains_key("event_type") {
+        return Sniffed::Other("Cohere's chat stream (`event_type`)".into());
+    }
+    if o.get("object").and_then(Value::as_str) == Some("text_completion") {
+        return Sniffed::Dialect(Dialect::Chat);
+    }
+    Sniffed::Neutral
+}
+
+/// What a dialect checker sees of one dispatched event.
+#[derive(Debug)]
+pub struct Event<'a> {
+    /// The event's index in the stream (0-based), or `None` for the
+    /// undispatched tail a lenient client would still read.
+    pub index: Option<u64>,
+    /// The `event:` name (`message` when the event had none).
+    pub name: &'a str,
+    /// Whether the event had an `event:` line.
+    pub named: bool,
+    /// The data buffer.
+    pub data: &'a str,
+    /// The data as JSON (`None` for `[DONE]`-like data and text that is
+    /// not JSON: the shared stage reports the latter).
+    pub json: Option<&'a Value>,
+    /// The data is exactly `[DONE]`.
+    pub done: bool,
+}
+
+/// How a checker reports and locates findings; the linter implements it.
+pub trait Out {
+    /// Reports a finding (its location from [`Out::at_event`] or
+    /// [`Out::at_pointer`]).
+    fn report(&mut self, f: Finding);
+    /// The whole value of the current event's first `data` line.
+    fn at_event(&self) -> Location;
+    /// The bytes a JSON pointer names in the current event's data (its key
+    /// when `key`), or the event when the pointer is absent.
+    fn at_pointer(&self, pointer: &str, key: bool) -> Location;
+    /// The current event's `event:` line, or its data when it has none.
+    fn at_name(&self) -> Location;
+    /// Where the stream stops: the end of its last line.
+    fn at_end(&self) -> Location;
+    /// Notes what the current event does (`content`, `tool`, `finish`,
+    /// `usage`, `error`, …) for `inspect`, `buffered` and `stall`.
+    fn kind(&mut self, kind: &'static str);
+    /// Call just before building a finding of `rule`: true when the rule
+    /// is off or past its per-rule limit (the finding is then counted, and
+    /// must not be built or reported).
+    fn muted(&mut self, rule: &'static str) -> bool;
+    /// The active profile's name (`openai`, `openrouter-responses`, …).
+    fn profile(&self) -> &'static str;
+}
+
+/// What the stream carried, for the end-of-stream checks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StreamEnd {
+    /// Dispatched events.
+    pub events: u64,
+    /// The capture itself is damaged (cut by the tool that saved it): the
+    /// ending says nothing about the server.
+    pub damaged: bool,
+    /// Events whose data was not JSON (reported by the shared stage).
+    pub invalid_payloads: u64,
+}
+
+/// One dialect's checks for one stream: fed each event in order, then
+/// asked to finish. It assembles the answer into [`Answer`] (choice 0 for
+/// single-answer dialects) and reports through [`Out`].
+pub trait Checker: std::fmt::Debug {
+    /// One event.
+    fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out);
+    /// The end of the stream: the whole-stream rules. Returns the answer
+    /// and how the stream ended.
+    fn finish(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending);
+    /// A short rendering of what the last event added (`inspect`).
+    fn summary(&self) -> String {
+        String::new()
+    }
+}
+
+pub use crate::model::assembly::Ending;
