@@ -179,7 +179,7 @@ impl Linter<'_> {
         if self.dialect.is_some() || self.answer.chunks_with_choices > 0 {
             return false;
         }
-        let Some((loc, index, what)) = self.first_unknown.take() else {
+        let Some((loc, index, what)) = self.first_unknown.clone() else {
             return false;
         };
         let n = self.unknown_events;

@@ -58,7 +58,8 @@ impl Linter<'_> {
         };
         let host = self.ctx.url.as_deref().map(host_of);
         let model = self.first_model.as_deref().map(str::to_ascii_lowercase);
-        for p in profiles() {
+        let dialect = self.dialect.unwrap_or(crate::dialect::Dialect::Chat);
+        for p in profiles().iter().filter(|p| p.dialect == dialect) {
             if let Some(h) = &host {
                 if let Some(pat) = p.hosts.iter().find(|pat| h.contains(pat.as_str())) {
                     let shown = crate::lint::printable(h);

@@ -58,6 +58,10 @@ pub struct Profile {
     /// Prefixes of the `model` value that only this provider uses
     /// (`grok-`), lower case.
     pub model_prefixes: Vec<String>,
+    /// The dialect whose streams the profile describes (`dialect = "…"` in
+    /// the file; Chat when absent). Extension fields, finish reasons and
+    /// hosts are looked up among the profiles of the stream's dialect.
+    pub dialect: crate::dialect::Dialect,
 }
 
 #[derive(serde::Deserialize)]
@@ -85,6 +89,7 @@ struct ProfileFile {
     hosts: Vec<String>,
     #[serde(default)]
     model_prefixes: Vec<String>,
+    dialect: Option<String>,
 }
 
 /// Whether `pattern` (with `*` for array indices) matches `pointer` or one
@@ -157,6 +162,12 @@ pub fn profiles() -> &'static [Profile] {
                     finish_reason_optional: f.finish_reason_optional,
                     hosts: f.hosts,
                     model_prefixes: f.model_prefixes,
+                    dialect: match f.dialect.as_deref() {
+                        None => crate::dialect::Dialect::Chat,
+                        Some(d) => crate::dialect::Dialect::parse(d).unwrap_or_else(|| {
+                            panic!("rules/profiles/{stem}.toml: unknown dialect {d}")
+                        }),
+                    },
                 }
             })
             .collect()
@@ -168,11 +179,12 @@ pub fn profile(name: &str) -> Option<&'static Profile> {
     profiles().iter().find(|p| p.name == name)
 }
 
-/// The providers that send a field at `pointer` (indices folded or not),
-/// across all profiles, in profile order.
+/// The Chat providers that send a field at `pointer` (indices folded or
+/// not), across the Chat profiles, in profile order.
 pub fn providers_of(pointer: &str) -> Vec<&'static Profile> {
     profiles()
         .iter()
+        .filter(|p| p.dialect == crate::dialect::Dialect::Chat)
         .filter(|p| {
             p.extensions
                 .iter()
@@ -181,18 +193,20 @@ pub fn providers_of(pointer: &str) -> Vec<&'static Profile> {
         .collect()
 }
 
-/// The providers that send `value` as a finish_reason.
+/// The Chat providers that send `value` as a finish_reason.
 pub fn providers_of_finish_reason(value: &str) -> Vec<&'static Profile> {
     profiles()
         .iter()
+        .filter(|p| p.dialect == crate::dialect::Dialect::Chat)
         .filter(|p| p.finish_reasons.iter().any(|f| f == value))
         .collect()
 }
 
-/// The providers that send `value` as a service_tier.
+/// The Chat providers that send `value` as a service_tier.
 pub fn providers_of_service_tier(value: &str) -> Vec<&'static Profile> {
     profiles()
         .iter()
+        .filter(|p| p.dialect == crate::dialect::Dialect::Chat)
         .filter(|p| p.service_tiers.iter().any(|f| f == value))
         .collect()
 }

@@ -177,17 +177,30 @@ pub fn summary_line(s: &StreamResult) -> String {
                     .and_then(serde_json::Value::as_u64)
                     .map_or("?".to_string(), |v| v.to_string())
             };
-            format!(
-                "usage: {}+{}={}",
-                n("prompt_tokens"),
-                n("completion_tokens"),
-                n("total_tokens")
-            )
+            // Chat's names, or Responses' and Messages' (which has no
+            // total).
+            let first = |a: &str, b: &str| if u.get(a).is_some() { n(a) } else { n(b) };
+            let (input, output) = (
+                first("prompt_tokens", "input_tokens"),
+                first("completion_tokens", "output_tokens"),
+            );
+            if s.dialect == Some(crate::dialect::Dialect::Messages) {
+                format!("usage: {input} in, {output} out")
+            } else {
+                format!("usage: {input}+{output}={}", n("total_tokens"))
+            }
         }
         None => "usage: (none)".to_string(),
     };
     parts.push(usage);
     parts.push(format!("ending: {}", s.ending.name()));
+    // Chat is the default and goes unnamed; the other dialects lead the
+    // line.
+    match s.dialect {
+        Some(crate::dialect::Dialect::Chat) => {}
+        Some(d) => parts.insert(0, format!("[{d}]")),
+        None => parts.insert(0, "[unknown format]".to_string()),
+    }
     parts.join(" | ")
 }
 
@@ -322,8 +335,21 @@ impl Render for Human {
         let (e, w, i) = run.counted_totals();
         let streams: usize = run.files.iter().map(|f| f.streams.len()).sum();
         let unread = run.files.iter().filter(|f| f.error.is_some()).count();
+        // Streams per dialect, when any is not Chat.
+        let mut by_dialect: std::collections::BTreeMap<&str, u64> = Default::default();
+        for s in run.files.iter().flat_map(|f| &f.streams) {
+            *by_dialect
+                .entry(s.dialect.map_or("unknown format", |d| d.name()))
+                .or_default() += 1;
+        }
+        let dialects = if by_dialect.keys().any(|k| *k != "chat") {
+            let parts: Vec<String> = by_dialect.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            format!(" ({})", parts.join(", "))
+        } else {
+            String::new()
+        };
         let mut total = format!(
-            "Checked {} in {}{}: {}, {}, {}",
+            "Checked {}{dialects} in {}{}: {}, {}, {}",
             plural(streams as u64, "stream", "streams"),
             plural(run.files.len() as u64, "input", "inputs"),
             if unread > 0 {
