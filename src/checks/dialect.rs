@@ -41,6 +41,11 @@ impl Linter<'_> {
     fn settle(&mut self, d: Dialect) {
         self.dialect = Some(d);
         self.checker = d.checker();
+        // Events of no recognised format came first: the checker hears of
+        // them (a vendor event ahead of a Responses stream's first event).
+        if let (Some(c), Some((loc, index, _))) = (self.checker.as_mut(), &self.first_unknown) {
+            c.skipped(self.unknown_events, loc.clone(), *index);
+        }
     }
 
     /// Whether the stream is (so far) read as Chat.
@@ -123,10 +128,17 @@ impl Linter<'_> {
             Payload::Done | Payload::MalformedDone => None,
         };
         let named = block.lines.iter().any(|l| block.name(l) == b"event");
+        let id = block
+            .lines
+            .iter()
+            .rev()
+            .find(|l| block.name(l) == b"id")
+            .and_then(|l| std::str::from_utf8(block.value(l)).ok());
         let ev = Event {
             index,
             name,
             named,
+            id,
             data,
             json,
             done: matches!(payload, Payload::Done),

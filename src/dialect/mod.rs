@@ -189,6 +189,9 @@ pub struct Event<'a> {
     pub name: &'a str,
     /// Whether the event had an `event:` line.
     pub named: bool,
+    /// The value of the event's own `id:` line, when its block had one
+    /// (the last event ID in force is not repeated here).
+    pub id: Option<&'a str>,
     /// The data buffer.
     pub data: &'a str,
     /// The data as JSON (`None` for `[DONE]`-like data and text that is
@@ -248,6 +251,11 @@ pub trait Checker: std::fmt::Debug {
     fn summary(&self) -> String {
         String::new()
     }
+    /// Events that came before the stream's dialect was recognised (their
+    /// data named no known format then, e.g. a vendor event ahead of
+    /// `response.created`): how many, and where the first one was. Called
+    /// once, just after the checker is made, before its first event.
+    fn skipped(&mut self, _events: u64, _first: Location, _first_index: Option<u64>) {}
 }
 
 pub use crate::model::assembly::Ending;

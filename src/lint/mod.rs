@@ -295,6 +295,7 @@ pub fn default_profile() -> &'static Profile {
             hosts: Vec::new(),
             model_prefixes: Vec::new(),
             dialect: crate::dialect::Dialect::Chat,
+            events: Vec::new(),
         })
     })
 }

@@ -62,6 +62,9 @@ pub struct Profile {
     /// the file; Chat when absent). Extension fields, finish reasons and
     /// hosts are looked up among the profiles of the stream's dialect.
     pub dialect: crate::dialect::Dialect,
+    /// Event types outside the dialect's own catalogue that this provider
+    /// sends (`events = [...]`; vLLM's `response.reasoning_part.added`).
+    pub events: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -90,6 +93,8 @@ struct ProfileFile {
     #[serde(default)]
     model_prefixes: Vec<String>,
     dialect: Option<String>,
+    #[serde(default)]
+    events: Vec<String>,
 }
 
 /// Whether `pattern` (with `*` for array indices) matches `pointer` or one
@@ -168,6 +173,7 @@ pub fn profiles() -> &'static [Profile] {
                             panic!("rules/profiles/{stem}.toml: unknown dialect {d}")
                         }),
                     },
+                    events: f.events,
                 }
             })
             .collect()
