@@ -1,174 +1,487 @@
 //! OpenAI Responses streams (`POST /v1/responses` with `stream: true`):
-//! the stream model that assembles the answer from `response.*` events.
+//! the stream model that assembles the answer from `response.*` events, and
+//! the `responses-*` rules (`rules/responses/`).
 //!
-//! Events (OpenAI `openapi.yaml`, `ResponseStreamEvent`): a lifecycle
-//! (`response.created`, `response.in_progress`, then one terminal event:
-//! `response.completed`, `response.incomplete` or `response.failed`),
-//! output items (`response.output_item.added` / `.done`, keyed by
-//! `output_index`), content parts (`response.content_part.added` / `.done`,
-//! keyed by `content_index`), and deltas (`response.output_text.delta`,
-//! `response.refusal.delta`, `response.function_call_arguments.delta`,
-//! `response.reasoning_text.delta`, `response.reasoning_summary_text.delta`).
-//! An `error` event carries its fields at the top level (the schema) or in
-//! an `error` object (what OpenAI sends).
+//! Events (OpenAI `openapi.yaml`, `ResponseStreamEvent`; the reference's
+//! §1): a lifecycle (`response.created`, `response.queued`,
+//! `response.in_progress`, then one terminal event: `response.completed`,
+//! `response.incomplete` or `response.failed`), output items
+//! (`response.output_item.added` / `.done`, keyed by `output_index`),
+//! content parts (`response.content_part.added` / `.done`, keyed by
+//! `content_index`), and deltas with their `.done` events
+//! (`response.output_text.*`, `response.refusal.*`,
+//! `response.function_call_arguments.*`, `response.reasoning_text.*`,
+//! `response.reasoning_summary_text.*` with `summary_index`). An `error`
+//! event carries its fields at the top level (the schema's shape) or in an
+//! `error` object (what OpenAI sends); both are read.
 //!
-//! The answer is choice 0 of [`Answer`]: the text of every `message` item
-//! in output order, refusals, reasoning, and each `function_call` item as a
-//! tool call (`call_id`, `name`, `arguments`). Its `finish_reason` is the
-//! terminal status (`completed`, `incomplete`, `failed`).
+//! The model, per output item (at most [`MAX_ITEMS`], each with at most
+//! [`MAX_PARTS`] parts): its type, `id`, `call_id` and `name`; per content
+//! part (and per reasoning summary part) the deltas joined and the last
+//! full value a `.done` event gave; a function call's arguments likewise.
+//! Text is kept within one budget per stream ([`text::MAX_KEPT_BYTES`]);
+//! past it, text is counted and hashed, so deltas and `.done` values are
+//! still compared.
+//!
+//! The answer is choice 0 of [`Answer`]:
+//! - text: the `output_text` parts of every `message` item, in
+//!   `output_index` order, then `content_index` order; a part's text is its
+//!   deltas joined, or, when it got no delta, the full value its `.done`
+//!   events (or the terminal response's `output`) gave;
+//! - refusal: the `refusal` parts, likewise;
+//! - reasoning: `reasoning` items' `reasoning_text` parts, then their
+//!   summary parts (separated by a blank line);
+//! - tool calls: each `function_call` item, with `call_id` as the id,
+//!   `name`, and its arguments;
+//! - finish_reason: the terminal response's `status` (`completed`,
+//!   `incomplete`, `failed`; the event's own word when `status` is
+//!   absent), and for an incomplete response its
+//!   `incomplete_details.reason` after a colon: `incomplete:
+//!   max_output_tokens`;
+//! - usage: the terminal response's `usage`.
+//!
+//! The ending: `complete` after `response.completed` or
+//! `response.incomplete`; `failed` after `response.failed` or an `error`
+//! event; `cut-off` when the stream closed with neither; `empty` with no
+//! event at all.
+
+/// Reports a finding (built first, so it may locate itself through `out`)
+/// unless its rule is off or past its limit.
+macro_rules! report {
+    ($out:expr, $f:expr $(,)?) => {{
+        let f: $crate::lint::Finding = $f;
+        if !$out.muted(f.rule) {
+            $out.report(f);
+        }
+    }};
+}
+
+mod events;
+mod fields;
+mod items;
+mod lifecycle;
+pub mod text;
 
 use super::{Event, Out, StreamEnd};
+use crate::lint::Location;
 use crate::model::assembly::{Answer, Ending, Text, ToolCall};
-use serde_json::Value;
-use std::collections::BTreeMap;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use text::{Acc, Budget};
+
+pub use events::{spec_of, Need, Spec, EVENTS, TERMINAL};
+
+/// Most output items one stream's model tracks; later items are counted,
+/// not checked or assembled (a `responses-output-index` info says so).
+pub const MAX_ITEMS: usize = 1024;
+
+/// Most content (or summary) parts tracked per output item.
+pub const MAX_PARTS: usize = 64;
+
+/// Most distinct (event type, field) pairs remembered as reported, so a
+/// fault repeated on every event is reported once.
+const MAX_KEYS: usize = 256;
+
+/// Where something was seen: the location and the event's index.
+type At = (Location, Option<u64>);
+
+/// One content part (or reasoning summary part, or a call's arguments) as
+/// streamed.
+#[derive(Debug, Default, Clone)]
+pub struct Part {
+    /// `part.type` (`output_text`, `refusal`, `reasoning_text`,
+    /// `summary_text`) or what the deltas imply.
+    pub kind: String,
+    /// Announced by `content_part.added` / `reasoning_summary_part.added`
+    /// (or created by a `.done` event that carried its full value).
+    pub added: bool,
+    /// `content_part.done` / `reasoning_summary_part.done` came.
+    pub closed: bool,
+    /// The text's own `.done` event came (`output_text.done`, …).
+    pub text_done: bool,
+    /// Deltas received.
+    pub deltas: u64,
+    /// The deltas joined.
+    pub streamed: Acc,
+    /// The last full value a `.done` event gave.
+    pub settled: Option<Acc>,
+    /// Which event gave it (for messages).
+    settled_by: &'static str,
+    /// A `responses-delta-mismatch` was reported for it.
+    mismatch: bool,
+    /// Where it was announced or first streamed.
+    at: Option<At>,
+}
+
+impl Part {
+    /// The part's text for the answer: its deltas, or, with none, the last
+    /// full value.
+    pub fn text(&self) -> &str {
+        match (&self.settled, self.deltas) {
+            (Some(s), 0) => &s.kept,
+            _ => &self.streamed.kept,
+        }
+    }
+
+    /// The latest full text known: the last `.done` value, else the deltas.
+    fn latest(&self) -> &Acc {
+        self.settled.as_ref().unwrap_or(&self.streamed)
+    }
+}
 
 /// One output item as assembled.
 #[derive(Debug, Default, Clone)]
 pub struct Item {
+    /// Its `output_index`.
+    pub output_index: u64,
     /// `item.type` (`message`, `function_call`, `reasoning`, …).
     pub kind: String,
     /// `item.id`.
     pub id: Option<String>,
-    /// Text per `content_index` (`output_text` deltas).
-    pub parts: BTreeMap<u64, Text>,
-    /// Refusal deltas joined.
-    pub refusal: Option<Text>,
-    /// Reasoning text and summary deltas joined.
-    pub reasoning: Text,
-    /// A `function_call` item's `call_id`, `name` and arguments.
+    /// A call's `call_id`.
     pub call_id: Option<String>,
-    /// See `call_id`.
+    /// A call's `name`.
     pub name: Option<String>,
-    /// See `call_id`.
-    pub arguments: String,
+    /// Announced by `response.output_item.added`.
+    pub added: bool,
+    /// `response.output_item.done` came.
+    pub done: bool,
+    /// Known only from the terminal response's `output`.
+    pub from_output: bool,
+    /// Content parts by `content_index`.
+    pub parts: BTreeMap<u64, Part>,
+    /// Reasoning summary parts by `summary_index`.
+    pub summary: BTreeMap<u64, Part>,
+    /// A call's arguments (a custom tool's input).
+    pub args: Part,
+    /// Where it was announced (or first named).
+    at: Option<At>,
+    /// Where its arguments were last settled or streamed.
+    args_at: Option<At>,
+    /// Reported already: its identity, an event after its done.
+    identity_reported: bool,
+    late_reported: bool,
+}
+
+/// What the terminal event said.
+#[derive(Debug, Clone)]
+struct Terminal {
+    /// The event type (`response.completed`, …).
+    ty: String,
+    /// The finish_reason this gives (see the module docs).
+    finish: String,
+    /// The response's `usage`, when an object.
+    usage: Option<Value>,
+    /// Where it is.
+    at: At,
+}
+
+/// How the active profile's variant of the format differs (Open Responses
+/// requires `[DONE]` and named events; OpenRouter may close without a
+/// terminal event).
+#[derive(Debug, Clone, Copy, Default)]
+struct Variant {
+    done_required: bool,
+    names_required: bool,
+    may_close_without_terminal: bool,
+}
+
+impl Variant {
+    fn of(profile: &str) -> Variant {
+        match profile {
+            "open-responses" => Variant {
+                done_required: true,
+                names_required: true,
+                ..Variant::default()
+            },
+            "openrouter-responses" => Variant {
+                may_close_without_terminal: true,
+                ..Variant::default()
+            },
+            _ => Variant::default(),
+        }
+    }
+}
+
+/// `sequence_number` bookkeeping.
+#[derive(Debug, Default)]
+struct Seq {
+    last: Option<u64>,
+    first: Option<(u64, At)>,
+    missing: u64,
+    first_missing: Option<At>,
+    gaps: u64,
+    first_gap: Option<(u64, u64, At)>,
+    bad_reported: bool,
+    order_reported: bool,
+}
+
+/// An event seen once and reported at the end with a count.
+#[derive(Debug, Default)]
+struct Tally {
+    count: u64,
+    first: Option<(At, String)>,
+}
+
+impl Tally {
+    fn note(&mut self, at: impl FnOnce() -> At, what: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some((at(), what()));
+        }
+    }
 }
 
 /// The Responses checker for one stream.
 #[derive(Debug, Default)]
 pub struct Checker {
-    items: BTreeMap<u64, Item>,
-    /// The terminal event's type and its `response` object.
-    terminal: Option<(String, Value)>,
+    items: Vec<Item>,
+    by_index: BTreeMap<u64, usize>,
+    ids: HashMap<String, u64>,
+    /// The `output_index` the next `output_item.added` should carry.
+    next_index: u64,
+    /// Items past [`MAX_ITEMS`], not tracked.
+    untracked: u64,
+    budget: Budget,
+    json_events: u64,
+    seq: Seq,
+    created: bool,
+    before_created: Tally,
+    terminal: Option<Terminal>,
+    after_terminal: Tally,
+    /// `[DONE]`: where, and whether it came before any terminal event.
+    done_marker: Option<(At, bool)>,
+    /// The last event was `response.done` (a ChatGPT backend terminal
+    /// outside the union).
+    ended_with_response_done: bool,
     errored: bool,
+    error_reported: bool,
+    error_shape_reported: bool,
+    names_differ: Tally,
+    unnamed: Tally,
+    id_lines: Tally,
+    reported: BTreeSet<String>,
+    usage_reported: bool,
+    variant: Option<Variant>,
     last: String,
 }
 
+/// The JSON type of `v`, for messages.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `v` as a short literal for messages.
+fn literal(v: &Value) -> String {
+    text::shorten(&v.to_string(), 40)
+}
+
+/// The string at `key` of `o`.
+fn str_of<'v>(o: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
+    o.get(key).and_then(Value::as_str)
+}
+
 impl Checker {
-    fn item(&mut self, v: &Value) -> Option<&mut Item> {
-        let i = v.get("output_index").and_then(Value::as_u64)?;
-        Some(self.items.entry(i).or_default())
+    /// True the first time `key` is seen (then remembered, up to
+    /// [`MAX_KEYS`] keys).
+    fn first(&mut self, key: String) -> bool {
+        if self.reported.contains(&key) {
+            return false;
+        }
+        if self.reported.len() < MAX_KEYS {
+            self.reported.insert(key);
+        }
+        true
+    }
+
+    fn variant(&mut self, out: &dyn Out) -> Variant {
+        *self
+            .variant
+            .get_or_insert_with(|| Variant::of(out.profile()))
+    }
+
+    /// Characters of answer text streamed so far (all text parts).
+    fn streamed_chars(&self) -> u64 {
+        self.items
+            .iter()
+            .flat_map(|i| i.parts.values())
+            .filter(|p| p.kind != "reasoning_text")
+            .map(|p| p.streamed.chars())
+            .sum()
+    }
+
+    /// Function calls seen so far.
+    fn calls(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|i| i.kind == "function_call")
+            .count()
+    }
+
+    /// The answer, from the items (see the module docs).
+    fn assemble(&self) -> Answer {
+        let mut answer = Answer::default();
+        let c = answer.choice(0);
+        let mut order: Vec<&Item> = self.items.iter().collect();
+        order.sort_by_key(|i| i.output_index);
+        for it in order {
+            match it.kind.as_str() {
+                "reasoning" => {
+                    for p in it.parts.values() {
+                        c.reasoning.push(p.text());
+                    }
+                    for (k, p) in it.summary.values().enumerate() {
+                        if k > 0 || !c.reasoning.is_empty() {
+                            c.reasoning.push("\n\n");
+                        }
+                        c.reasoning.push(p.text());
+                    }
+                }
+                "function_call" => {
+                    let index = c.tool_calls.len() as u64;
+                    let mut call = ToolCall {
+                        index,
+                        id: it.call_id.clone(),
+                        kind: Some("function".into()),
+                        name: it.name.clone(),
+                        arguments: String::new(),
+                    };
+                    call.push_arguments(it.args.text());
+                    c.tool_calls.insert(index, call);
+                }
+                _ => {
+                    for p in it.parts.values() {
+                        match p.kind.as_str() {
+                            "refusal" => {
+                                c.refusal.get_or_insert_with(Text::default).push(p.text());
+                            }
+                            "reasoning_text" => c.reasoning.push(p.text()),
+                            _ => c.text.push(p.text()),
+                        }
+                    }
+                }
+            }
+        }
+        answer
     }
 }
 
 impl super::Checker for Checker {
     fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
         self.last.clear();
+        self.variant(out);
+        if ev.done {
+            self.on_done_marker(ev, out);
+            return;
+        }
         let Some(v) = ev.json else {
+            self.on_malformed_done(ev, out);
             return;
         };
-        let ty = v.get("type").and_then(Value::as_str).unwrap_or(ev.name);
-        let s = |k: &str| v.get(k).and_then(Value::as_str);
+        self.json_events += 1;
+        let Some(o) = v.as_object() else {
+            self.not_an_object(ev, v, out);
+            return;
+        };
+        self.check_sequence(ev, o, out);
+        let ty = str_of(o, "type");
+        self.check_framing(ev, ty, out);
+        let is_error = ty == Some("error")
+            || ev.name == "error"
+            || (o.get("error").is_some_and(|e| !e.is_null())
+                && !ty.is_some_and(|t| t.starts_with("response.")));
+        if self.terminal.is_some() && ty != Some("keepalive") {
+            let shown = ty.unwrap_or("(no type)").to_string();
+            self.after_terminal
+                .note(|| (out.at_event(), ev.index), || shown);
+        }
+        if is_error {
+            self.on_error(ev, o, out);
+            return;
+        }
+        let Some(ty) = ty else {
+            self.missing_type(ev, o, out);
+            return;
+        };
+        self.ended_with_response_done = ty == "response.done";
+        self.note_created(ev, ty, out);
+        match events::spec_of(ty) {
+            Some(spec) => self.check_fields(ev, o, spec, out),
+            None => self.unknown_event(ev, ty, out),
+        }
         match ty {
-            "response.output_item.added" | "response.output_item.done" => {
-                if let Some(item) = v.get("item") {
-                    let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
-                    let id = item.get("id").and_then(Value::as_str).map(str::to_string);
-                    let call_id = item
-                        .get("call_id")
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                    let name = item.get("name").and_then(Value::as_str).map(str::to_string);
-                    if let Some(it) = self.item(v) {
-                        if it.kind.is_empty() {
-                            it.kind = kind.to_string();
-                        }
-                        it.id = it.id.take().or(id);
-                        it.call_id = it.call_id.take().or(call_id);
-                        it.name = it.name.take().or(name);
-                    }
-                }
-            }
-            "response.output_text.delta" => {
-                out.kind("content");
-                let ci = v.get("content_index").and_then(Value::as_u64).unwrap_or(0);
-                if let (Some(d), Some(it)) = (s("delta"), self.item(v)) {
-                    it.parts.entry(ci).or_default().push(d);
-                    self.last = format!("text {d:?}");
-                }
-            }
-            "response.refusal.delta" => {
-                out.kind("content");
-                if let (Some(d), Some(it)) = (s("delta"), self.item(v)) {
-                    it.refusal.get_or_insert_with(Text::default).push(d);
-                }
-            }
-            "response.reasoning_text.delta" | "response.reasoning_summary_text.delta" => {
-                out.kind("reasoning");
-                if let (Some(d), Some(it)) = (s("delta"), self.item(v)) {
-                    it.reasoning.push(d);
-                }
-            }
-            "response.function_call_arguments.delta" => {
-                out.kind("tool");
-                if let (Some(d), Some(it)) = (s("delta"), self.item(v)) {
-                    if it.arguments.len() + d.len() <= crate::model::assembly::MAX_TEXT_BYTES {
-                        it.arguments.push_str(d);
-                    }
-                }
+            "response.created" | "response.queued" | "response.in_progress" => {
+                out.kind("lifecycle");
+                self.check_response(ev, o, false, out);
             }
             "response.completed" | "response.incomplete" | "response.failed" => {
-                out.kind("finish");
-                let r = v.get("response").cloned().unwrap_or(Value::Null);
-                self.terminal = Some((ty.to_string(), r));
+                self.on_terminal(ev, ty, o, out);
             }
-            "error" => {
-                out.kind("error");
-                self.errored = true;
+            "response.output_item.added" => self.on_item_added(ev, o, out),
+            "response.output_item.done" => self.on_item_done(ev, o, out),
+            "response.content_part.added" | "response.content_part.done" => {
+                self.on_content_part(ev, ty, o, out);
             }
-            _ => {}
+            "response.reasoning_summary_part.added" | "response.reasoning_summary_part.done" => {
+                self.on_summary_part(ev, ty, o, out);
+            }
+            "response.output_text.delta"
+            | "response.refusal.delta"
+            | "response.reasoning_text.delta"
+            | "response.reasoning_summary_text.delta"
+            | "response.function_call_arguments.delta"
+            | "response.custom_tool_call_input.delta"
+            | "response.mcp_call_arguments.delta" => self.on_delta(ev, ty, o, out),
+            "response.output_text.done"
+            | "response.refusal.done"
+            | "response.reasoning_text.done"
+            | "response.reasoning_summary_text.done"
+            | "response.function_call_arguments.done"
+            | "response.custom_tool_call_input.done"
+            | "response.mcp_call_arguments.done" => self.on_text_done(ev, ty, o, out),
+            "keepalive" => out.kind("keepalive"),
+            _ => {
+                // Other item-scoped events (annotations, hosted tools'
+                // progress): the item they name must exist and match.
+                if o.contains_key("output_index") {
+                    out.kind("item");
+                    self.scoped(ev, ty, o, out);
+                }
+            }
         }
     }
 
-    fn finish(&mut self, end: StreamEnd, _out: &mut dyn Out) -> (Answer, Ending) {
-        let mut answer = Answer::default();
-        let c = answer.choice(0);
-        for it in self.items.values() {
-            for t in it.parts.values() {
-                c.text.push(&t.kept);
-            }
-            if let Some(r) = &it.refusal {
-                c.refusal.get_or_insert_with(Text::default).push(&r.kept);
-            }
-            c.reasoning.push(&it.reasoning.kept);
-            if it.kind == "function_call" {
-                let index = c.tool_calls.len() as u64;
-                c.tool_calls.insert(
-                    index,
-                    ToolCall {
-                        index,
-                        id: it.call_id.clone(),
-                        kind: Some("function".into()),
-                        name: it.name.clone(),
-                        arguments: it.arguments.clone(),
-                    },
-                );
-            }
-        }
+    fn finish(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending) {
+        self.variant(out);
+        self.finish_lifecycle(end, out);
+        self.finish_items(end, out);
+        self.finish_framing(out);
+        let mut answer = self.assemble();
+        answer.done = self.done_marker.is_some();
+        let failed = self.errored
+            || self
+                .terminal
+                .as_ref()
+                .is_some_and(|t| t.ty == "response.failed");
         let ending = match &self.terminal {
-            Some((ty, r)) => {
-                let status = r
-                    .get("status")
-                    .and_then(Value::as_str)
-                    .unwrap_or(ty.trim_start_matches("response."));
-                c.finish_reason = Some(status.to_string());
-                answer.usage = r.get("usage").filter(|u| !u.is_null()).cloned();
-                if ty == "response.failed" {
+            Some(t) => {
+                let c = answer.choice(0);
+                c.finish_reason = Some(t.finish.clone());
+                answer.usage = t.usage.clone();
+                if failed {
                     Ending::Failed
                 } else {
                     Ending::Complete
                 }
             }
-            None if self.errored => Ending::Failed,
+            None if failed => Ending::Failed,
             None if end.events == 0 => Ending::Empty,
             None => Ending::CutOff,
         };
@@ -177,5 +490,15 @@ impl super::Checker for Checker {
 
     fn summary(&self) -> String {
         self.last.clone()
+    }
+
+    fn skipped(&mut self, events: u64, first: Location, first_index: Option<u64>) {
+        self.before_created.count += events;
+        if self.before_created.first.is_none() {
+            self.before_created.first = Some((
+                (first, first_index),
+                "an event of a format not recognised at that point".to_string(),
+            ));
+        }
     }
 }

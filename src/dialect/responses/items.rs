@@ -1,0 +1,1365 @@
+//! The output-item rules of a Responses stream: items announced before use
+//! and appended in order, events that match their item, content parts
+//! announced before their deltas, nothing after an item's done, every
+//! announcement closed, deltas that join to the `.done` values and to the
+//! terminal response's `output`, and function-call arguments that parse.
+
+use super::text::{describe_difference, Acc, Budget};
+use super::{str_of, Checker, Item, Part, MAX_ITEMS, MAX_PARTS};
+use crate::dialect::{Event, Out, StreamEnd};
+use crate::lint::{Finding, Severity};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Which text of an item an event adds to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    /// A content part (`content_index`).
+    Content,
+    /// A reasoning summary part (`summary_index`).
+    Summary,
+    /// A call's arguments (or a custom tool's input).
+    Args,
+}
+
+/// The part `key` of `m`, created while fewer than [`MAX_PARTS`] exist.
+fn entry(m: &mut BTreeMap<u64, Part>, key: u64) -> Option<&mut Part> {
+    if m.contains_key(&key) || m.len() < MAX_PARTS {
+        Some(m.entry(key).or_default())
+    } else {
+        None
+    }
+}
+
+fn part_of(item: &mut Item, which: Which, key: u64) -> Option<&mut Part> {
+    match which {
+        Which::Content => entry(&mut item.parts, key),
+        Which::Summary => entry(&mut item.summary, key),
+        Which::Args => Some(&mut item.args),
+    }
+}
+
+/// The text a content part object holds (`text`, or `refusal` for a
+/// refusal part), with its key.
+fn part_text(p: &Value) -> Option<(&str, &'static str, &str)> {
+    let kind = p.get("type").and_then(Value::as_str).unwrap_or("");
+    let key = if kind == "refusal" { "refusal" } else { "text" };
+    p.get(key).and_then(Value::as_str).map(|t| (kind, key, t))
+}
+
+/// Describes an item for messages: `message msg_1`.
+fn describe(item: &Item) -> String {
+    let kind = if item.kind.is_empty() {
+        "item"
+    } else {
+        item.kind.as_str()
+    };
+    match &item.id {
+        Some(id) => format!("{kind} {}", super::text::shorten(id, 40)),
+        None => kind.to_string(),
+    }
+}
+
+impl Checker {
+    /// The item an item-scoped event names by `output_index`, checked:
+    /// `responses-item-not-added` when no `output_item.added` announced it
+    /// (it is then made, so the rest of the stream is still read), and
+    /// `responses-item-identity` when `item_id` names another item.
+    pub(super) fn scoped(
+        &mut self,
+        ev: &Event<'_>,
+        ty: &str,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) -> Option<usize> {
+        let i = o.get("output_index").and_then(Value::as_u64)?;
+        let item_id = str_of(o, "item_id");
+        let Some(&pos) = self.by_index.get(&i) else {
+            if self.items.len() >= MAX_ITEMS {
+                return None;
+            }
+            if self.untracked == 0 {
+                report!(
+                    out,
+                    Finding::new(
+                        "responses-item-not-added",
+                        format!(
+                            "`{ty}` names output_index {i}{}, but no `response.output_item.added` announced an item there: clients that keep the response's items by index raise, or drop what this event adds",
+                            item_id.map_or(String::new(), |id| format!(" (item_id {})", super::text::shorten(id, 40)))
+                        ),
+                        out.at_pointer("/output_index", false),
+                    )
+                    .event(ev.index)
+                    .pointer("/output_index")
+                    .help("send `response.output_item.added` with the item (type, id, status) before any event about it"),
+                );
+            }
+            let pos = self.items.len();
+            self.items.push(Item {
+                output_index: i,
+                id: item_id.map(str::to_string),
+                at: Some((out.at_event(), ev.index)),
+                ..Item::default()
+            });
+            self.by_index.insert(i, pos);
+            return Some(pos);
+        };
+        let it = &mut self.items[pos];
+        match (item_id, it.id.as_deref()) {
+            (Some(iid), Some(id)) if iid != id && !it.identity_reported => {
+                it.identity_reported = true;
+                let elsewhere = self.ids.get(iid).map_or(String::new(), |j| {
+                    format!(" (the id of output_index {j}'s item)")
+                });
+                let msg = format!(
+                        "`{ty}` names item_id {}{elsewhere}, but the item at output_index {i} is {}: strict clients raise on the mismatch, the others put the text in the item at output_index {i}",
+                        super::text::shorten(iid, 40),
+                        describe(it)
+                    );
+                report!(
+                    out,
+                    Finding::new(
+                        "responses-item-identity",
+                        msg,
+                        out.at_pointer("/item_id", false)
+                    )
+                    .event(ev.index)
+                    .pointer("/item_id")
+                    .help("keep one id per output item, the same in every event about it"),
+                );
+            }
+            (Some(iid), None) => it.id = Some(iid.to_string()),
+            _ => {}
+        }
+        Some(pos)
+    }
+
+    /// `responses-item-identity` when an event's type does not fit the item
+    /// it names (a text delta for a function call).
+    fn check_kind(
+        &mut self,
+        pos: usize,
+        want: &str,
+        ty: &str,
+        ev: &Event<'_>,
+        out: &mut dyn Out,
+    ) -> bool {
+        let it = &mut self.items[pos];
+        if it.kind.is_empty() {
+            it.kind = want.to_string();
+            return true;
+        }
+        if it.kind == want {
+            return true;
+        }
+        if it.identity_reported {
+            return false;
+        }
+        it.identity_reported = true;
+        let msg = format!(
+            "a `{ty}` event for output_index {}, whose item is {}, not a {want}: clients that check the item's type raise, the others attach the text to the wrong item",
+            it.output_index,
+            describe(it)
+        );
+        report!(
+            out,
+            Finding::new(
+                "responses-item-identity",
+                msg,
+                out.at_pointer("/type", false)
+            )
+            .event(ev.index)
+            .pointer("/type"),
+        );
+        false
+    }
+
+    /// `responses-after-done`, once per item.
+    fn late(&mut self, pos: usize, what: &str, ty: &str, ev: &Event<'_>, out: &mut dyn Out) {
+        if self.terminal.is_some() {
+            // `responses-after-terminal` covers everything after the end.
+            return;
+        }
+        let it = &mut self.items[pos];
+        if it.late_reported {
+            return;
+        }
+        it.late_reported = true;
+        let msg = format!(
+            "a `{ty}` event arrives after {what} of output_index {} ({}): a done event is final, so clients that build the response from done events lose what comes after it, while those that add up deltas keep it",
+            it.output_index,
+            describe(it)
+        );
+        report!(
+            out,
+            Finding::new("responses-after-done", msg, out.at_event())
+                .event(ev.index)
+                .help("send every delta before its `.done` event, and every event of an item before `response.output_item.done`"),
+        );
+    }
+
+    /// Records a full value a `.done` layer gives and compares it with the
+    /// deltas or the earlier full value (`responses-delta-mismatch`).
+    #[allow(clippy::too_many_arguments)]
+    fn settle(
+        &mut self,
+        pos: usize,
+        which: Which,
+        key: u64,
+        kind: &str,
+        value: &str,
+        layer: &'static str,
+        pointer: &str,
+        ev: &Event<'_>,
+        out: &mut dyn Out,
+    ) {
+        let budget: &mut Budget = &mut self.budget;
+        let it = &mut self.items[pos];
+        let index = it.output_index;
+        let Some(p) = part_of(it, which, key) else {
+            return;
+        };
+        if p.kind.is_empty() {
+            p.kind = kind.to_string();
+        }
+        let new = Acc::of(value, budget);
+        let reference = match (&p.settled, p.deltas) {
+            (Some(s), _) => Some((s, p.settled_by)),
+            (None, 0) => None,
+            (None, _) => Some((&p.streamed, "the deltas joined")),
+        };
+        if let Some((r, by)) = reference {
+            if !r.same(&new) && !p.mismatch {
+                p.mismatch = true;
+                let what = match which {
+                    Which::Args => "arguments".to_string(),
+                    Which::Summary => format!("summary part {key}"),
+                    Which::Content => format!("content part {key}"),
+                };
+                let msg = format!(
+                    "{layer} for output_index {index}'s {what} differs from {by}: {}; clients that show the deltas and clients that keep the final value end with different answers",
+                    describe_difference(r, &new)
+                );
+                report!(
+                    out,
+                    Finding::new(
+                        "responses-delta-mismatch",
+                        msg,
+                        out.at_pointer(pointer, false)
+                    )
+                    .event(ev.index)
+                    .pointer(pointer)
+                    .help("build each `.done` value from exactly the deltas sent before it"),
+                );
+            }
+        }
+        if let Some(old) = p.settled.replace(new) {
+            old.release(budget);
+        }
+        p.settled_by = layer;
+        if p.at.is_none() {
+            p.at = Some((out.at_event(), ev.index));
+        }
+    }
+
+    /// `response.output_item.added`: `responses-output-index`, a duplicate
+    /// id, the item's own fields.
+    pub(super) fn on_item_added(
+        &mut self,
+        ev: &Event<'_>,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        out.kind("item");
+        let Some(i) = o.get("output_index").and_then(Value::as_u64) else {
+            return;
+        };
+        let item = o.get("item").and_then(Value::as_object);
+        if let Some(item) = item {
+            self.check_item(ev, item, out);
+        }
+        let kind = item.and_then(|m| str_of(m, "type")).unwrap_or("");
+        let id = item.and_then(|m| str_of(m, "id")).filter(|s| !s.is_empty());
+        self.last = format!("item {i} {kind}");
+        let expected = self.next_index;
+        let existing = self.by_index.get(&i).copied();
+        let reused = existing.is_some_and(|p| self.items[p].added);
+        if i != expected {
+            let msg = if reused {
+                let p = existing.unwrap_or(0);
+                format!(
+                    "`response.output_item.added` reuses output_index {i}, which already holds {}: items are appended (0, 1, 2, …); clients keep one of the two, or raise",
+                    describe(&self.items[p])
+                )
+            } else if i < expected {
+                format!(
+                    "`response.output_item.added` carries output_index {i} after {}: items are appended in order (0, 1, 2, …); clients that append to a list put the item elsewhere, or raise",
+                    expected - 1
+                )
+            } else {
+                format!(
+                    "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients that append to a list put the item at {expected}, or raise"
+                )
+            };
+            report!(
+                out,
+                Finding::new(
+                    "responses-output-index",
+                    msg,
+                    out.at_pointer("/output_index", false)
+                )
+                .event(ev.index)
+                .pointer("/output_index")
+                .help("number output items 0, 1, 2, … in the order they are added"),
+            );
+        }
+        if i >= self.next_index {
+            self.next_index = i.saturating_add(1);
+        }
+        // A duplicate id across items.
+        if let Some(id) = id {
+            if let Some(&j) = self.ids.get(id) {
+                if j != i {
+                    report!(
+                        out,
+                        Finding::new(
+                            "responses-item-identity",
+                            format!(
+                                "output_index {i}'s item has id {}, already the id of output_index {j}'s item: clients that look items up by id raise or merge the two",
+                                super::text::shorten(id, 40)
+                            ),
+                            out.at_pointer("/item/id", false),
+                        )
+                        .event(ev.index)
+                        .pointer("/item/id")
+                        .help("give every output item its own id"),
+                    );
+                }
+            }
+        }
+        let pos = match existing {
+            Some(p) if !self.items[p].added => p,
+            _ => {
+                if self.items.len() >= MAX_ITEMS {
+                    self.untracked += 1;
+                    if self.untracked == 1 {
+                        report!(
+                            out,
+                            Finding::new(
+                                "responses-output-index",
+                                format!(
+                                    "more than {MAX_ITEMS} output items: sselint checks and assembles the first {MAX_ITEMS} only; this item and the later ones are counted, not read"
+                                ),
+                                out.at_pointer("/output_index", false),
+                            )
+                            .event(ev.index)
+                            .level(Severity::Info),
+                        );
+                    }
+                    return;
+                }
+                self.items.push(Item {
+                    output_index: i,
+                    ..Item::default()
+                });
+                self.items.len() - 1
+            }
+        };
+        self.by_index.insert(i, pos);
+        if let Some(id) = id {
+            self.ids.entry(id.to_string()).or_insert(i);
+        }
+        let it = &mut self.items[pos];
+        it.added = true;
+        if !kind.is_empty() {
+            it.kind = kind.to_string();
+        }
+        if let Some(id) = id {
+            it.id = Some(id.to_string());
+        }
+        if let Some(item) = item {
+            if let Some(c) = str_of(item, "call_id").filter(|s| !s.is_empty()) {
+                it.call_id = Some(c.to_string());
+            }
+            if let Some(n) = str_of(item, "name").filter(|s| !s.is_empty()) {
+                it.name = Some(n.to_string());
+            }
+        }
+        it.at = Some((out.at_event(), ev.index));
+    }
+
+    /// `response.output_item.done`: identity against the added item, then
+    /// its content and arguments against what streamed.
+    pub(super) fn on_item_done(
+        &mut self,
+        ev: &Event<'_>,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        out.kind("item");
+        let Some(item) = o.get("item").and_then(Value::as_object) else {
+            return;
+        };
+        self.check_item(ev, item, out);
+        let Some(pos) = self.scoped(ev, "response.output_item.done", o, out) else {
+            return;
+        };
+        let kind = str_of(item, "type").unwrap_or("");
+        let id = str_of(item, "id").filter(|s| !s.is_empty());
+        let call_id = str_of(item, "call_id").filter(|s| !s.is_empty());
+        self.last = format!("item {} done", self.items[pos].output_index);
+        if self.items[pos].done {
+            self.late(
+                pos,
+                "`response.output_item.done`",
+                "response.output_item.done",
+                ev,
+                out,
+            );
+        }
+        {
+            let it = &mut self.items[pos];
+            let mut changed = Vec::new();
+            if !it.kind.is_empty() && !kind.is_empty() && it.kind != kind {
+                changed.push(format!("type {} → {kind}", it.kind));
+            }
+            if let (Some(a), Some(b)) = (it.id.as_deref(), id) {
+                if a != b {
+                    changed.push(format!(
+                        "id {} → {}",
+                        super::text::shorten(a, 40),
+                        super::text::shorten(b, 40)
+                    ));
+                }
+            }
+            if let (Some(a), Some(b)) = (it.call_id.as_deref(), call_id) {
+                if a != b {
+                    changed.push(format!(
+                        "call_id {} → {}",
+                        super::text::shorten(a, 40),
+                        super::text::shorten(b, 40)
+                    ));
+                }
+            }
+            if !changed.is_empty() && !it.identity_reported {
+                it.identity_reported = true;
+                let msg = format!(
+                    "`response.output_item.done` for output_index {} changes the item's {}: strict clients raise, the others keep two views of one item",
+                    it.output_index,
+                    changed.join(", ")
+                );
+                report!(
+                    out,
+                    Finding::new(
+                        "responses-item-identity",
+                        msg,
+                        out.at_pointer("/item", false)
+                    )
+                    .event(ev.index)
+                    .pointer("/item"),
+                );
+            }
+            it.done = true;
+            if it.kind.is_empty() {
+                it.kind = kind.to_string();
+            }
+            if it.id.is_none() {
+                it.id = id.map(str::to_string);
+            }
+            if it.call_id.is_none() {
+                it.call_id = call_id.map(str::to_string);
+            }
+            if it.name.is_none() {
+                it.name = str_of(item, "name")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string);
+            }
+        }
+        self.settle_item(
+            pos,
+            item,
+            "`response.output_item.done`'s item",
+            "/item",
+            ev,
+            out,
+        );
+        if kind == "function_call" {
+            self.items[pos].args_at = Some((out.at_pointer("/item/arguments", false), ev.index));
+        }
+    }
+
+    /// Settles an item object's content, summary and arguments (from
+    /// `output_item.done` or the terminal `output`).
+    fn settle_item(
+        &mut self,
+        pos: usize,
+        item: &Map<String, Value>,
+        layer: &'static str,
+        at: &str,
+        ev: &Event<'_>,
+        out: &mut dyn Out,
+    ) {
+        if let Some(content) = item.get("content").and_then(Value::as_array) {
+            for (j, c) in content.iter().enumerate() {
+                if let Some((kind, key, t)) = part_text(c) {
+                    let ptr = format!("{at}/content/{j}/{key}");
+                    self.settle(pos, Which::Content, j as u64, kind, t, layer, &ptr, ev, out);
+                }
+            }
+            self.parts_beyond(
+                pos,
+                Which::Content,
+                content.len(),
+                layer,
+                &format!("{at}/content"),
+                ev,
+                out,
+            );
+        }
+        if let Some(summary) = item.get("summary").and_then(Value::as_array) {
+            for (j, c) in summary.iter().enumerate() {
+                if let Some(t) = c.get("text").and_then(Value::as_str) {
+                    let ptr = format!("{at}/summary/{j}/text");
+                    self.settle(
+                        pos,
+                        Which::Summary,
+                        j as u64,
+                        "summary_text",
+                        t,
+                        layer,
+                        &ptr,
+                        ev,
+                        out,
+                    );
+                }
+            }
+            self.parts_beyond(
+                pos,
+                Which::Summary,
+                summary.len(),
+                layer,
+                &format!("{at}/summary"),
+                ev,
+                out,
+            );
+        }
+        for key in ["arguments", "input"] {
+            if let Some(a) = str_of(item, key) {
+                let streamed = {
+                    let p = &self.items[pos].args;
+                    p.deltas > 0 || p.settled.is_some()
+                };
+                // An in-progress item may carry its arguments empty.
+                if streamed || !a.is_empty() {
+                    let ptr = format!("{at}/{key}");
+                    self.settle(pos, Which::Args, 0, "arguments", a, layer, &ptr, ev, out);
+                }
+            }
+        }
+    }
+
+    /// A full item that lists fewer parts than streamed with text.
+    #[allow(clippy::too_many_arguments)]
+    fn parts_beyond(
+        &mut self,
+        pos: usize,
+        which: Which,
+        listed: usize,
+        layer: &'static str,
+        pointer: &str,
+        ev: &Event<'_>,
+        out: &mut dyn Out,
+    ) {
+        let it = &mut self.items[pos];
+        let index = it.output_index;
+        let map = match which {
+            Which::Summary => &mut it.summary,
+            _ => &mut it.parts,
+        };
+        let extra = map
+            .iter_mut()
+            .find(|(k, p)| **k >= listed as u64 && !p.latest().is_empty() && !p.mismatch);
+        if let Some((k, p)) = extra {
+            p.mismatch = true;
+            let msg = format!(
+                "{layer} for output_index {index} lists {listed} part(s), yet part {k} streamed {} characters: clients that keep the final item lose that text",
+                p.latest().chars()
+            );
+            report!(
+                out,
+                Finding::new(
+                    "responses-delta-mismatch",
+                    msg,
+                    out.at_pointer(pointer, false)
+                )
+                .event(ev.index)
+                .pointer(pointer.to_string()),
+            );
+        }
+    }
+
+    /// `response.content_part.added` / `.done`.
+    pub(super) fn on_content_part(
+        &mut self,
+        ev: &Event<'_>,
+        ty: &str,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        out.kind("part");
+        let Some(pos) = self.scoped(ev, ty, o, out) else {
+            return;
+        };
+        let Some(ci) = o.get("content_index").and_then(Value::as_u64) else {
+            return;
+        };
+        let part = o.get("part");
+        let kind = part
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if self.items[pos].done {
+            self.late(pos, "`response.output_item.done`", ty, ev, out);
+        }
+        if ty.ends_with(".added") {
+            let at = (out.at_event(), ev.index);
+            if let Some(p) = part_of(&mut self.items[pos], Which::Content, ci) {
+                p.added = true;
+                if !kind.is_empty() {
+                    p.kind = kind.to_string();
+                }
+                p.at.get_or_insert(at);
+            }
+            return;
+        }
+        if let Some((kind, key, t)) = part.and_then(part_text) {
+            let ptr = format!("/part/{key}");
+            self.settle(
+                pos,
+                Which::Content,
+                ci,
+                kind,
+                t,
+                "`response.content_part.done`'s part",
+                &ptr,
+                ev,
+                out,
+            );
+        }
+        if let Some(p) = part_of(&mut self.items[pos], Which::Content, ci) {
+            p.closed = true;
+            if !p.added && p.deltas == 0 {
+                // Announced by its done event alone.
+                p.added = true;
+            }
+        }
+    }
+
+    /// `response.reasoning_summary_part.added` / `.done`.
+    pub(super) fn on_summary_part(
+        &mut self,
+        ev: &Event<'_>,
+        ty: &str,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        out.kind("part");
+        let Some(pos) = self.scoped(ev, ty, o, out) else {
+            return;
+        };
+        if !self.check_kind(pos, "reasoning", ty, ev, out) {
+            return;
+        }
+        let Some(si) = o.get("summary_index").and_then(Value::as_u64) else {
+            return;
+        };
+        if self.items[pos].done {
+            self.late(pos, "`response.output_item.done`", ty, ev, out);
+        }
+        if ty.ends_with(".added") {
+            let at = (out.at_event(), ev.index);
+            if let Some(p) = part_of(&mut self.items[pos], Which::Summary, si) {
+                p.added = true;
+                p.kind = "summary_text".to_string();
+                p.at.get_or_insert(at);
+            }
+            return;
+        }
+        if let Some(t) = o
+            .get("part")
+            .and_then(|p| p.get("text"))
+            .and_then(Value::as_str)
+        {
+            self.settle(
+                pos,
+                Which::Summary,
+                si,
+                "summary_text",
+                t,
+                "`response.reasoning_summary_part.done`'s part",
+                "/part/text",
+                ev,
+                out,
+            );
+        }
+        if let Some(p) = part_of(&mut self.items[pos], Which::Summary, si) {
+            p.closed = true;
+            p.added = true;
+        }
+    }
+
+    /// A delta event: appended to its part, after the checks of order.
+    pub(super) fn on_delta(
+        &mut self,
+        ev: &Event<'_>,
+        ty: &str,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        let (which, index_key, want, part_kind, kind) = match ty {
+            "response.output_text.delta" => (
+                Which::Content,
+                "content_index",
+                "message",
+                "output_text",
+                "content",
+            ),
+            "response.refusal.delta" => (
+                Which::Content,
+                "content_index",
+                "message",
+                "refusal",
+                "content",
+            ),
+            "response.reasoning_text.delta" => (
+                Which::Content,
+                "content_index",
+                "reasoning",
+                "reasoning_text",
+                "reasoning",
+            ),
+            "response.reasoning_summary_text.delta" => (
+                Which::Summary,
+                "summary_index",
+                "reasoning",
+                "summary_text",
+                "reasoning",
+            ),
+            "response.function_call_arguments.delta" => {
+                (Which::Args, "", "function_call", "arguments", "tool")
+            }
+            "response.custom_tool_call_input.delta" => {
+                (Which::Args, "", "custom_tool_call", "input", "tool")
+            }
+            _ => (Which::Args, "", "mcp_call", "arguments", "tool"),
+        };
+        out.kind(kind);
+        let Some(delta) = str_of(o, "delta") else {
+            return;
+        };
+        self.last = format!("{part_kind} {:?}", super::text::shorten(delta, 60));
+        let Some(pos) = self.scoped(ev, ty, o, out) else {
+            return;
+        };
+        if !self.check_kind(pos, want, ty, ev, out) {
+            return;
+        }
+        let key = if which == Which::Args {
+            0
+        } else {
+            let Some(k) = o.get(index_key).and_then(Value::as_u64) else {
+                return;
+            };
+            k
+        };
+        let announced = self.items[pos].added;
+        let (exists, late_what) = {
+            let it = &self.items[pos];
+            let p = match which {
+                Which::Content => it.parts.get(&key),
+                Which::Summary => it.summary.get(&key),
+                Which::Args => Some(&it.args),
+            };
+            let late = if it.done {
+                Some("`response.output_item.done`")
+            } else {
+                match p {
+                    Some(p) if p.closed => Some("the part's done event"),
+                    Some(p) if p.text_done => Some("its text's `.done` event"),
+                    _ => None,
+                }
+            };
+            (p.is_some(), late)
+        };
+        if let Some(what) = late_what {
+            self.late(pos, what, ty, ev, out);
+        }
+        let needs_part = which == Which::Content && want == "message";
+        if needs_part && !exists && announced {
+            report!(
+                out,
+                Finding::new(
+                    "responses-part-not-added",
+                    format!(
+                        "`{ty}` adds to content_index {key} of output_index {}, but no `response.content_part.added` announced that part: clients that keep the item's content by index raise here",
+                        self.items[pos].output_index
+                    ),
+                    out.at_pointer("/content_index", false),
+                )
+                .event(ev.index)
+                .pointer("/content_index")
+                .help("send `response.content_part.added` (with the empty part) before the first delta of each content part"),
+            );
+        }
+        let at = (out.at_event(), ev.index);
+        let budget: &mut Budget = &mut self.budget;
+        let it = &mut self.items[pos];
+        let is_args = which == Which::Args;
+        if let Some(p) = part_of(it, which, key) {
+            if p.kind.is_empty() {
+                p.kind = part_kind.to_string();
+            }
+            p.deltas += 1;
+            p.streamed.push(delta, budget);
+            p.at.get_or_insert(at.clone());
+        }
+        if is_args {
+            it.args_at = Some(at);
+        }
+    }
+
+    /// A text's own `.done` event (`output_text.done`,
+    /// `function_call_arguments.done`, …).
+    pub(super) fn on_text_done(
+        &mut self,
+        ev: &Event<'_>,
+        ty: &str,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        let (which, index_key, want, part_kind, field) = match ty {
+            "response.output_text.done" => (
+                Which::Content,
+                "content_index",
+                "message",
+                "output_text",
+                "text",
+            ),
+            "response.refusal.done" => (
+                Which::Content,
+                "content_index",
+                "message",
+                "refusal",
+                "refusal",
+            ),
+            "response.reasoning_text.done" => (
+                Which::Content,
+                "content_index",
+                "reasoning",
+                "reasoning_text",
+                "text",
+            ),
+            "response.reasoning_summary_text.done" => (
+                Which::Summary,
+                "summary_index",
+                "reasoning",
+                "summary_text",
+                "text",
+            ),
+            "response.function_call_arguments.done" => {
+                (Which::Args, "", "function_call", "arguments", "arguments")
+            }
+            "response.custom_tool_call_input.done" => {
+                (Which::Args, "", "custom_tool_call", "input", "input")
+            }
+            _ => (Which::Args, "", "mcp_call", "arguments", "arguments"),
+        };
+        out.kind("part");
+        let Some(pos) = self.scoped(ev, ty, o, out) else {
+            return;
+        };
+        if !self.check_kind(pos, want, ty, ev, out) {
+            return;
+        }
+        let key = if which == Which::Args {
+            0
+        } else {
+            let Some(k) = o.get(index_key).and_then(Value::as_u64) else {
+                return;
+            };
+            k
+        };
+        let late = {
+            let it = &self.items[pos];
+            let p = match which {
+                Which::Content => it.parts.get(&key),
+                Which::Summary => it.summary.get(&key),
+                Which::Args => Some(&it.args),
+            };
+            if it.done {
+                Some("`response.output_item.done`")
+            } else if p.is_some_and(|p| p.closed) {
+                Some("the part's done event")
+            } else if p.is_some_and(|p| p.text_done) {
+                Some("an earlier `.done` event of the same text")
+            } else {
+                None
+            }
+        };
+        if let Some(what) = late {
+            self.late(pos, what, ty, ev, out);
+        }
+        if let Some(value) = str_of(o, field) {
+            let layer: &'static str = match ty {
+                "response.output_text.done" => "`response.output_text.done`'s text",
+                "response.refusal.done" => "`response.refusal.done`'s refusal",
+                "response.reasoning_text.done" => "`response.reasoning_text.done`'s text",
+                "response.reasoning_summary_text.done" => {
+                    "`response.reasoning_summary_text.done`'s text"
+                }
+                "response.function_call_arguments.done" => {
+                    "`response.function_call_arguments.done`'s arguments"
+                }
+                "response.custom_tool_call_input.done" => {
+                    "`response.custom_tool_call_input.done`'s input"
+                }
+                _ => "`response.mcp_call_arguments.done`'s arguments",
+            };
+            let ptr = format!("/{field}");
+            self.settle(pos, which, key, part_kind, value, layer, &ptr, ev, out);
+        }
+        let it = &mut self.items[pos];
+        if which == Which::Args {
+            it.args_at = Some((out.at_pointer(&format!("/{field}"), false), ev.index));
+            if it.name.is_none() {
+                it.name = str_of(o, "name")
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string);
+            }
+        }
+        if let Some(p) = part_of(it, which, key) {
+            p.text_done = true;
+            if p.deltas == 0 {
+                p.added = true;
+            }
+        }
+        self.last = format!("{part_kind} done");
+    }
+
+    /// `responses-output-mismatch`: the terminal response's `output`
+    /// against the items streamed. Items only the output holds are added to
+    /// the model (the answer includes them).
+    pub(super) fn compare_output(
+        &mut self,
+        ev: &Event<'_>,
+        r: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        let Some(output) = r.get("output").and_then(Value::as_array) else {
+            return;
+        };
+        let streamed: Vec<u64> = self
+            .by_index
+            .iter()
+            .filter(|(_, p)| !self.items[**p].from_output)
+            .map(|(i, _)| *i)
+            .collect();
+        let ty = ev
+            .json
+            .and_then(|v| v.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("the terminal event");
+        if output.is_empty() {
+            if !streamed.is_empty() {
+                let chars = self.streamed_chars();
+                let calls = self.calls();
+                report!(
+                    out,
+                    Finding::new(
+                        "responses-output-mismatch",
+                        format!(
+                            "`{ty}` carries `output: []`, yet {} output item(s) streamed ({chars} characters of text, {calls} function call(s)): clients that take the final response get an empty answer, those that add up deltas the full one",
+                            streamed.len()
+                        ),
+                        out.at_pointer("/response/output", false),
+                    )
+                    .event(ev.index)
+                    .pointer("/response/output")
+                    .help("put every output item, complete, in the terminal response's `output`"),
+                );
+            }
+            return;
+        }
+        let mut first: Option<(String, String)> = None;
+        let note = |first: &mut Option<(String, String)>, p: String, m: String| {
+            if first.is_none() {
+                *first = Some((p, m));
+            }
+        };
+        let mut only_in_output = Vec::new();
+        let mut matched = vec![false; self.items.len()];
+        for (i, entry) in output.iter().enumerate() {
+            let Some(e) = entry.as_object() else {
+                continue;
+            };
+            let i = i as u64;
+            let ety = str_of(e, "type").unwrap_or("");
+            // The streamed item this entry stands for: by id, else by
+            // position (an item may lack an id, a gap may shift positions).
+            let by_id = str_of(e, "id").and_then(|id| {
+                self.items
+                    .iter()
+                    .position(|it| !it.from_output && it.id.as_deref() == Some(id))
+            });
+            let by_position = self
+                .by_index
+                .get(&i)
+                .copied()
+                .filter(|p| !self.items[*p].from_output && !matched[*p]);
+            let Some(pos) = by_id.or(by_position) else {
+                if self.untracked == 0 {
+                    note(
+                        &mut first,
+                        format!("/response/output/{i}"),
+                        format!("output[{i}] (a {ety} item) was never streamed: clients that read the events miss it"),
+                    );
+                    only_in_output.push(i);
+                }
+                continue;
+            };
+            matched[pos] = true;
+            let it = &self.items[pos];
+            if !it.kind.is_empty() && !ety.is_empty() && it.kind != ety {
+                note(
+                    &mut first,
+                    format!("/response/output/{i}/type"),
+                    format!("output[{i}] is a {ety} item, but the item streamed as output_index {} is {}", it.output_index, describe(it)),
+                );
+            }
+            if let (Some(a), Some(b)) = (it.id.as_deref(), str_of(e, "id")) {
+                if a != b {
+                    note(
+                        &mut first,
+                        format!("/response/output/{i}/id"),
+                        format!(
+                            "output[{i}] has id {}, the item streamed as output_index {} has {}",
+                            super::text::shorten(b, 40),
+                            it.output_index,
+                            super::text::shorten(a, 40)
+                        ),
+                    );
+                }
+            }
+            let mut budget = Budget(usize::MAX);
+            if let Some(content) = e.get("content").and_then(Value::as_array) {
+                for (j, c) in content.iter().enumerate() {
+                    let Some((_, key, t)) = part_text(c) else {
+                        continue;
+                    };
+                    let got = Acc::of(t, &mut budget);
+                    match it.parts.get(&(j as u64)) {
+                        Some(p) if !p.latest().same(&got) => note(
+                            &mut first,
+                            format!("/response/output/{i}/content/{j}/{key}"),
+                            format!(
+                                "output[{i}].content[{j}].{key} differs from what streamed: {}",
+                                describe_difference(p.latest(), &got)
+                            ),
+                        ),
+                        None if !t.is_empty() => note(
+                            &mut first,
+                            format!("/response/output/{i}/content/{j}"),
+                            format!(
+                                "output[{i}].content[{j}] holds {} characters that never streamed",
+                                got.chars()
+                            ),
+                        ),
+                        _ => {}
+                    }
+                }
+                if let Some((k, p)) = it
+                    .parts
+                    .iter()
+                    .find(|(k, p)| **k >= content.len() as u64 && !p.latest().is_empty())
+                {
+                    note(
+                        &mut first,
+                        format!("/response/output/{i}/content"),
+                        format!(
+                            "output[{i}] lists {} content part(s), yet part {k} streamed {} characters",
+                            content.len(),
+                            p.latest().chars()
+                        ),
+                    );
+                }
+            }
+            if let Some(a) = str_of(e, "arguments") {
+                let got = Acc::of(a, &mut budget);
+                let p = &it.args;
+                if (p.deltas > 0 || p.settled.is_some()) && !p.latest().same(&got) {
+                    note(
+                        &mut first,
+                        format!("/response/output/{i}/arguments"),
+                        format!(
+                            "output[{i}].arguments differs from what streamed: {}",
+                            describe_difference(p.latest(), &got)
+                        ),
+                    );
+                }
+            }
+        }
+        let missing: Vec<u64> = self
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(p, it)| !it.from_output && !matched[*p] && (it.added || it.done))
+            .map(|(_, it)| it.output_index)
+            .collect();
+        if !missing.is_empty() {
+            note(
+                &mut first,
+                "/response/output".to_string(),
+                format!(
+                    "`output` lists {} item(s) and leaves out {} that streamed (output_index {})",
+                    output.len(),
+                    missing.len(),
+                    missing
+                        .iter()
+                        .take(5)
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        if let Some((pointer, what)) = first {
+            report!(
+                out,
+                Finding::new(
+                    "responses-output-mismatch",
+                    format!(
+                        "`{ty}`'s response disagrees with the stream: {what}; clients that take the final response and clients that add up the events end with different answers"
+                    ),
+                    out.at_pointer(&pointer, false),
+                )
+                .event(ev.index)
+                .pointer(pointer)
+                .help("make the terminal response's `output` the items exactly as streamed"),
+            );
+        }
+        // The items only the output holds join the model.
+        for i in only_in_output {
+            if self.items.len() >= MAX_ITEMS {
+                break;
+            }
+            let Some(e) = output.get(i as usize).and_then(Value::as_object) else {
+                continue;
+            };
+            let pos = self.items.len();
+            self.items.push(Item {
+                output_index: i,
+                kind: str_of(e, "type").unwrap_or("").to_string(),
+                id: str_of(e, "id").map(str::to_string),
+                call_id: str_of(e, "call_id").map(str::to_string),
+                name: str_of(e, "name").map(str::to_string),
+                from_output: true,
+                done: true,
+                ..Item::default()
+            });
+            self.by_index.insert(i, pos);
+            let mut quiet = Quiet(out);
+            self.settle_item(
+                pos,
+                e,
+                "the terminal response's output",
+                "/response/output",
+                ev,
+                &mut quiet,
+            );
+        }
+    }
+
+    /// Whole-stream item rules: `responses-not-done` and
+    /// `responses-arguments-json`.
+    pub(super) fn finish_items(&mut self, end: StreamEnd, out: &mut dyn Out) {
+        let finished = self
+            .terminal
+            .as_ref()
+            .is_some_and(|t| t.ty != "response.failed")
+            && !self.errored;
+        if finished {
+            let mut open_items = 0u64;
+            let mut open_parts = 0u64;
+            let mut open_texts = 0u64;
+            let mut first: Option<(super::At, String)> = None;
+            for it in self.items.iter().filter(|i| i.added && !i.from_output) {
+                if !it.done {
+                    open_items += 1;
+                    if first.is_none() {
+                        if let Some(at) = &it.at {
+                            first = Some((
+                                at.clone(),
+                                format!(
+                                    "output_index {} ({}) never got `response.output_item.done`",
+                                    it.output_index,
+                                    describe(it)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                for (k, p) in it.parts.iter().chain(it.summary.iter()) {
+                    if !p.added {
+                        continue;
+                    }
+                    let is_summary = p.kind == "summary_text";
+                    if !p.closed && (p.kind == "output_text" || p.kind == "refusal" || is_summary) {
+                        open_parts += 1;
+                        if first.is_none() {
+                            if let Some(at) = &p.at {
+                                first = Some((
+                                    at.clone(),
+                                    format!(
+                                        "output_index {}'s {} part {k} never got its `{}`",
+                                        it.output_index,
+                                        if is_summary { "summary" } else { "content" },
+                                        if is_summary {
+                                            "response.reasoning_summary_part.done"
+                                        } else {
+                                            "response.content_part.done"
+                                        }
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    if p.deltas > 0 && !p.text_done {
+                        open_texts += 1;
+                        if first.is_none() {
+                            if let Some(at) = &p.at {
+                                first = Some((
+                                    at.clone(),
+                                    format!(
+                                        "output_index {}'s part {k} streamed deltas but never got its text's `.done` event",
+                                        it.output_index
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                }
+                if it.args.deltas > 0 && !it.args.text_done {
+                    open_texts += 1;
+                    if first.is_none() {
+                        if let Some(at) = &it.args.at {
+                            first = Some((
+                                at.clone(),
+                                format!(
+                                    "output_index {}'s arguments streamed but never got `response.function_call_arguments.done`",
+                                    it.output_index
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            if let Some(((loc, index), what)) = first {
+                let mut counts = Vec::new();
+                if open_items > 0 {
+                    counts.push(format!("{open_items} item(s) not done"));
+                }
+                if open_parts > 0 {
+                    counts.push(format!("{open_parts} part(s) not done"));
+                }
+                if open_texts > 0 {
+                    counts.push(format!("{open_texts} text(s) without their `.done` event"));
+                }
+                report!(
+                    out,
+                    Finding::new(
+                        "responses-not-done",
+                        format!(
+                            "{what} before the response ended ({}): clients that act on done events (to show a finished message, to run a tool call) never do",
+                            counts.join(", ")
+                        ),
+                        loc,
+                    )
+                    .event(index)
+                    .help("close everything you open: every `.added` gets its `.done`, every streamed text its `.done` event, before the terminal event"),
+                );
+            }
+        }
+        // Function-call arguments that do not parse.
+        let cut = self.terminal.is_none() || end.damaged;
+        let mut found = Vec::new();
+        for it in self.items.iter().filter(|i| i.kind == "function_call") {
+            if cut && !it.done {
+                continue;
+            }
+            let a = it.args.latest();
+            if !a.is_whole() {
+                continue;
+            }
+            if let Err(e) = serde_json::from_str::<Value>(&a.kept) {
+                let why = if a.kept.trim().is_empty() {
+                    "they are empty".to_string()
+                } else {
+                    let m = e.to_string();
+                    let m = m.split(" at line ").next().unwrap_or(&m).to_string();
+                    format!("{m}: {:?}", super::text::shorten(&a.kept, 80))
+                };
+                let at = it
+                    .args_at
+                    .clone()
+                    .or_else(|| it.at.clone())
+                    .unwrap_or_else(|| (out.at_end(), None));
+                found.push((
+                    at,
+                    format!(
+                        "the arguments of function call {}{} (output_index {}) are not valid JSON ({why}): clients that parse them to run the tool fail",
+                        it.name.as_deref().unwrap_or("(no name)"),
+                        it.call_id
+                            .as_deref()
+                            .map_or(String::new(), |c| format!(" ({})", super::text::shorten(c, 40))),
+                        it.output_index
+                    ),
+                ));
+            }
+        }
+        for ((loc, index), msg) in found {
+            report!(
+                out,
+                Finding::new("responses-arguments-json", msg, loc)
+                    .event(index)
+                    .help("stream the arguments as fragments of one JSON object, and send it whole in the `.done` events"),
+            );
+        }
+    }
+}
+
+/// An [`Out`] that locates like `out` but reports nothing (the model
+/// settles items from the terminal output without judging them twice).
+struct Quiet<'a>(&'a mut dyn Out);
+
+impl Out for Quiet<'_> {
+    fn report(&mut self, _f: Finding) {}
+    fn at_event(&self) -> crate::lint::Location {
+        self.0.at_event()
+    }
+    fn at_pointer(&self, pointer: &str, key: bool) -> crate::lint::Location {
+        self.0.at_pointer(pointer, key)
+    }
+    fn at_name(&self) -> crate::lint::Location {
+        self.0.at_name()
+    }
+    fn at_end(&self) -> crate::lint::Location {
+        self.0.at_end()
+    }
+    fn kind(&mut self, _kind: &'static str) {}
+    fn muted(&mut self, _rule: &'static str) -> bool {
+        true
+    }
+    fn profile(&self) -> &'static str {
+        self.0.profile()
+    }
+}

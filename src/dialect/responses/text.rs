@@ -1,0 +1,178 @@
+//! Text as the Responses checker keeps it: the first bytes (within a budget
+//! shared by the whole stream) plus the full length and a running hash, so
+//! streamed deltas can be compared with a `.done` event's full value in
+//! bounded memory, however long the answer.
+
+/// A budget of text bytes to keep, shared by every [`Acc`] of one stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget(pub usize);
+
+/// Most text bytes one Responses stream keeps (deltas and the full values
+/// of `.done` events together). Past it text is counted and hashed, not
+/// stored.
+pub const MAX_KEPT_BYTES: usize = 4 << 20;
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget(MAX_KEPT_BYTES)
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// Accumulated text: the bytes kept, the length received (bytes) and an
+/// FNV-1a hash of all of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Acc {
+    /// The text kept (a prefix of what was received).
+    pub kept: String,
+    /// Bytes received.
+    pub len: u64,
+    hash: u64,
+}
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc {
+            kept: String::new(),
+            len: 0,
+            hash: FNV_OFFSET,
+        }
+    }
+}
+
+impl Acc {
+    /// The whole of `s`, within `budget`.
+    pub fn of(s: &str, budget: &mut Budget) -> Acc {
+        let mut a = Acc::default();
+        a.push(s, budget);
+        a
+    }
+
+    /// Appends `s`: hashed and counted in full, kept while the budget lasts
+    /// (and only while everything before it was kept).
+    pub fn push(&mut self, s: &str, budget: &mut Budget) {
+        for b in s.as_bytes() {
+            self.hash ^= u64::from(*b);
+            self.hash = self.hash.wrapping_mul(FNV_PRIME);
+        }
+        let whole = self.is_whole();
+        self.len += s.len() as u64;
+        if !whole {
+            return;
+        }
+        let mut cut = s.len().min(budget.0);
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.kept.push_str(&s[..cut]);
+        budget.0 -= cut;
+    }
+
+    /// Gives the kept bytes back to `budget` (when the value is replaced).
+    pub fn release(self, budget: &mut Budget) {
+        budget.0 += self.kept.len();
+    }
+
+    /// Whether every byte received is kept.
+    pub fn is_whole(&self) -> bool {
+        self.kept.len() as u64 == self.len
+    }
+
+    /// Whether nothing was received.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether both hold the same text (compared byte for byte where both
+    /// are kept whole, by length and hash otherwise).
+    pub fn same(&self, other: &Acc) -> bool {
+        if self.len != other.len || self.hash != other.hash {
+            return false;
+        }
+        !(self.is_whole() && other.is_whole()) || self.kept == other.kept
+    }
+
+    /// Characters received, as far as they are kept (bytes past the budget
+    /// count one each).
+    pub fn chars(&self) -> u64 {
+        self.kept.chars().count() as u64 + (self.len - self.kept.len() as u64)
+    }
+}
+
+/// `s` cut to `max` characters, with an ellipsis when cut.
+pub fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// How two texts differ, for messages: their lengths in characters and
+/// where they part (`"Hello" (5 characters) and "Hello!" (6): they differ
+/// from character 6`).
+pub fn describe_difference(a: &Acc, b: &Acc) -> String {
+    let shown = |x: &Acc| {
+        let s = shorten(&x.kept, 48);
+        if x.is_whole() {
+            format!("{s:?}")
+        } else {
+            format!("{s:?}…")
+        }
+    };
+    let mut out = format!(
+        "{} ({} characters) and {} ({})",
+        shown(a),
+        a.chars(),
+        shown(b),
+        b.chars()
+    );
+    if a.is_whole() && b.is_whole() {
+        let at = a
+            .kept
+            .chars()
+            .zip(b.kept.chars())
+            .take_while(|(x, y)| x == y)
+            .count();
+        out.push_str(&format!(": they part at character {}", at + 1));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas_compare_equal_to_the_whole_text_kept_or_not() {
+        let mut b = Budget(1000);
+        let mut a = Acc::default();
+        for d in ["Hel", "lo ", "wörld"] {
+            a.push(d, &mut b);
+        }
+        assert!(a.same(&Acc::of("Hello wörld", &mut b)));
+        assert!(!a.same(&Acc::of("Hello world", &mut b)));
+        // Past the budget: counted and hashed, not kept.
+        let mut small = Budget(4);
+        let mut c = Acc::default();
+        c.push("Hel", &mut small);
+        c.push("lo wörld", &mut small);
+        assert!(!c.is_whole());
+        assert_eq!(c.kept, "Hell");
+        assert!(c.same(&a));
+        assert_eq!(c.chars(), 4 + "o wörld".len() as u64);
+        assert!(describe_difference(&a, &Acc::of("Hello", &mut b)).contains("part at character 6"));
+    }
+
+    #[test]
+    fn a_multibyte_character_is_never_split_at_the_budget() {
+        let mut b = Budget(2);
+        let a = Acc::of("ö!", &mut b);
+        assert_eq!(a.kept, "ö");
+        let mut b = Budget(1);
+        let a = Acc::of("ö", &mut b);
+        assert_eq!(a.kept, "");
+        assert_eq!(b.0, 1);
+    }
+}
