@@ -8,8 +8,9 @@
 //! rules look at (a text that repeats the previous delta still does, tool
 //! arguments stay valid or invalid JSON). What goes: secret header values,
 //! cookies, secret URL parameters, `sk-…` keys, and with `scrub_text` the
-//! characters of `content`, `refusal`, reasoning text and the strings inside
-//! tool-call `arguments`, and of the request's messages.
+//! characters of `content`, `refusal`, reasoning text (Responses: `delta`,
+//! `text`, `instructions`) and the strings inside tool-call `arguments`,
+//! and of the request's messages.
 //!
 //! Letters map to letters and digits to digits through a permutation drawn
 //! per run (so equal texts stay equal, and prefixes stay prefixes); other
@@ -170,9 +171,11 @@ impl Scrubber {
     }
 
     /// Scrubs one event's data line value (JSON text): the literals after
-    /// `content`, `refusal`, `reasoning_content`, `reasoning` and `text`
-    /// keys, and the strings inside `arguments`. Anything that does not
-    /// scan as JSON is left as it is.
+    /// `content`, `refusal`, `reasoning_content`, `reasoning`, `text`,
+    /// `instructions` and `encrypted_content` keys, a Responses event's
+    /// string `delta`, and the strings inside `arguments` (and inside the
+    /// `delta` of an argument delta event). Anything that does not scan as
+    /// JSON is left as it is.
     pub fn data_value(&mut self, v: &str) -> String {
         const TEXT_KEYS: &[&str] = &[
             "content",
@@ -180,7 +183,12 @@ impl Scrubber {
             "reasoning_content",
             "reasoning",
             "text",
+            "instructions",
+            "encrypted_content",
         ];
+        // A Responses event whose `delta` is a fragment of JSON arguments.
+        let args_delta = v.contains("\"response.function_call_arguments.delta\"")
+            || v.contains("\"response.mcp_call_arguments.delta\"");
         let b = v.as_bytes();
         let mut out = String::with_capacity(v.len());
         let mut i = 0;
@@ -211,9 +219,10 @@ impl Scrubber {
             out.push('"');
             match (&last_key, is_key) {
                 (Some(k), false) if TEXT_KEYS.contains(&k.as_str()) => self.literal(lit, &mut out),
-                (Some(k), false) if k == "arguments" => {
+                (Some(k), false) if k == "arguments" || (k == "delta" && args_delta) => {
                     self.arguments((choice, tool), lit, &mut out)
                 }
+                (Some(k), false) if k == "delta" => self.literal(lit, &mut out),
                 _ => out.push_str(lit),
             }
             if end < b.len() {
@@ -221,6 +230,17 @@ impl Scrubber {
             }
             if is_key {
                 last_key = Some(lit.to_string());
+                if lit == "output_index" {
+                    // A Responses item: its arguments' state is its own.
+                    let num: String = after[1..]
+                        .trim_start()
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    if let Ok(n) = num.parse::<u64>() {
+                        tool = n;
+                    }
+                }
                 if lit == "index" {
                     // The next number is a choice or tool index.
                     let num: String = after[1..]

@@ -44,8 +44,21 @@ fn record_of_a_replay_gives_back_the_same_bytes_for_every_sample() {
     samples.extend(common::samples("providers"));
     samples.extend(common::samples("diff"));
     for (i, s) in samples.iter().enumerate() {
-        let replay = Replay::start(s, &["--once"]);
-        let out = record(&replay.url, &dir, &format!("r{i}.har"), &[]);
+        // A Responses capture is recorded from its own endpoint, so the
+        // saved request says which dialect it is.
+        let responses = s
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().contains("responses"));
+        let (replay, url) = if responses {
+            let r = Replay::start(s, &["--once", "--any-path"]);
+            let url = r.url.replace("/chat/completions", "/responses");
+            (r, url)
+        } else {
+            let r = Replay::start(s, &["--once"]);
+            let url = r.url.clone();
+            (r, url)
+        };
+        let out = record(&url, &dir, &format!("r{i}.har"), &[]);
         assert_eq!(
             out.status.code(),
             Some(0),
