@@ -45,7 +45,7 @@ fn level(need: Need) -> Severity {
 /// What a missing field of this need does to clients.
 fn consequence(need: Need) -> &'static str {
     match need {
-        Need::Walked => "clients that accumulate the response index or append through it, and raise without it",
+        Need::Walked => "helpers that assemble the response find the item, part or text through it, and raise without it",
         Need::Shape => "typed clients expect it and may reject the event",
         Need::Leaf => "the schema requires it, but OpenAI's own examples or older servers leave it out, and clients read on",
     }

@@ -67,7 +67,7 @@ impl Checker {
                     );
                 }
             }
-            Some(last) if u > last + 1 => {
+            Some(last) if u > last.saturating_add(1) => {
                 self.seq.gaps += 1;
                 if self.seq.first_gap.is_none() {
                     self.seq.first_gap = Some((

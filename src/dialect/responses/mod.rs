@@ -448,9 +448,9 @@ impl super::Checker for Checker {
             | "response.mcp_call_arguments.done" => self.on_text_done(ev, ty, o, out),
             "keepalive" => out.kind("keepalive"),
             _ => {
-                // Other item-scoped events (annotations, hosted tools'
-                // progress): the item they name must exist and match.
-                if o.contains_key("output_index") {
+                // Other item-scoped events of the union (annotations, hosted
+                // tools' progress): the item they name must exist and match.
+                if events::spec_of(ty).is_some() && o.contains_key("output_index") {
                     out.kind("item");
                     self.scoped(ev, ty, o, out);
                 }
