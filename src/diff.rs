@@ -738,8 +738,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             "ending",
         );
     }
-    if cross {
-    } else if sa.sequence_kinds() != sb.sequence_kinds() {
+    if !cross && sa.sequence_kinds() != sb.sequence_kinds() {
         push(
             &mut diffs,
             Section::Shape,
@@ -748,7 +747,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             sb.sequence_text(),
             "chunk kinds and order",
         );
-    } else if sa.sequence != sb.sequence {
+    } else if !cross && sa.sequence != sb.sequence {
         push(
             &mut diffs,
             Section::Shape,
