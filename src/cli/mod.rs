@@ -114,8 +114,9 @@ pub struct InputArgs {
     dialect: DialectArg,
 }
 
+/// `--dialect`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum DialectArg {
+pub enum DialectArg {
     Auto,
     Chat,
     Responses,
@@ -149,8 +150,15 @@ impl InputArgs {
 
     /// `--dialect`, unless `auto`.
     fn dialect(&self) -> Option<sselint::dialect::Dialect> {
+        self.dialect.dialect()
+    }
+}
+
+impl DialectArg {
+    /// The dialect, unless `auto`.
+    pub fn dialect(self) -> Option<sselint::dialect::Dialect> {
         use sselint::dialect::Dialect;
-        match self.dialect {
+        match self {
             DialectArg::Auto => None,
             DialectArg::Chat => Some(Dialect::Chat),
             DialectArg::Responses => Some(Dialect::Responses),
@@ -205,4 +213,23 @@ pub fn parse_event_limit(s: &str) -> Result<usize, String> {
         ));
     }
     Ok(n)
+}
+
+/// Settings for commands without a config file (`inspect`).
+pub fn profile_settings(profile_name: &str) -> anyhow::Result<sselint::lint::Settings> {
+    use sselint::lint::{profile, Settings};
+    let Some(p) = profile::profile(profile_name) else {
+        let names: Vec<&str> = profile::profiles()
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        anyhow::bail!(
+            "unknown profile {profile_name:?}; known profiles: {}",
+            names.join(", ")
+        );
+    };
+    Ok(Settings {
+        profile: p,
+        ..Settings::default()
+    })
 }
