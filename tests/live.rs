@@ -49,7 +49,7 @@ fn record_of_a_replay_gives_back_the_same_bytes_for_every_sample() {
         let responses = s
             .file_name()
             .is_some_and(|n| n.to_string_lossy().contains("responses"));
-        let (replay, url) = if responses {
+        let (_replay, url) = if responses {
             let r = Replay::start(s, &["--once", "--any-path"]);
             let url = r.url.replace("/chat/completions", "/responses");
             (r, url)
