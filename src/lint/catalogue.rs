@@ -186,17 +186,26 @@ impl Catalogue {
     }
 
     /// Rules whose code starts with `prefix` (`E4` → E401, E402, E403), as
-    /// ruff selects by code prefix; empty when `prefix` is not a letter and
-    /// digits.
+    /// ruff selects by code prefix; empty when `prefix` is not letters and
+    /// digits. The letters must be the code's own (`R` → R801…, not the
+    /// Responses rules' RS101…; `RS` → RS101…).
     pub fn by_prefix(&self, prefix: &str) -> Vec<&Rule> {
         let p = prefix.to_ascii_uppercase();
-        let mut chars = p.chars();
-        let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-            && chars.all(|c| c.is_ascii_digit());
-        if !well_formed {
+        let split = |s: &str| -> (String, String) {
+            let letters: String = s.chars().take_while(char::is_ascii_alphabetic).collect();
+            let rest = s[letters.len()..].to_string();
+            (letters, rest)
+        };
+        let (letters, digits) = split(&p);
+        if letters.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
             return Vec::new();
         }
-        self.rules().filter(|r| r.code.starts_with(&p)).collect()
+        self.rules()
+            .filter(|r| {
+                let (l, d) = split(r.code);
+                l == letters && d.starts_with(&digits)
+            })
+            .collect()
     }
 
     /// Every rule, in pipeline order of their groups (transport, framing,
@@ -341,7 +350,29 @@ pub fn catalogue() -> &'static Catalogue {
 
 #[cfg(test)]
 mod tests {
-    use super::hex;
+    use super::{catalogue, hex};
+
+    #[test]
+    fn a_code_prefix_matches_the_code_letters_exactly() {
+        let names =
+            |p: &str| -> Vec<&str> { catalogue().by_prefix(p).iter().map(|r| r.code).collect() };
+        let r = names("R");
+        assert!(
+            !r.is_empty() && r.iter().all(|c| c.starts_with('R') && !c.starts_with("RS")),
+            "{r:?}"
+        );
+        let rs = names("rs1");
+        assert!(
+            rs.len() >= 20 && rs.iter().all(|c| c.starts_with("RS1")),
+            "{rs:?}"
+        );
+        let e4 = names("E4");
+        assert!(
+            !e4.is_empty() && e4.iter().all(|c| c.starts_with("E4")),
+            "{e4:?}"
+        );
+        assert!(names("4").is_empty() && names("R-").is_empty());
+    }
 
     #[test]
     fn hex_reads_pairs_and_refuses_bad_ones() {
