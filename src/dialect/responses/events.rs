@@ -316,9 +316,14 @@ pub const TOLERATED: &[&str] = &["keepalive"];
 /// `stream_options.include_obfuscation` is false; no schema lists it).
 pub const COMMON: &[&str] = &["type", "sequence_number", "obfuscation"];
 
-/// The spec of event type `ty`.
+/// The spec of event type `ty` (a hash lookup: it runs on every event).
 pub fn spec_of(ty: &str) -> Option<&'static Spec> {
-    EVENTS.iter().find(|s| s.ty == ty)
+    static BY_TYPE: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static Spec>> =
+        std::sync::OnceLock::new();
+    BY_TYPE
+        .get_or_init(|| EVENTS.iter().map(|s| (s.ty, s)).collect())
+        .get(ty)
+        .copied()
 }
 
 /// Whether `field` is one `spec`'s events may carry.

@@ -60,6 +60,7 @@ mod events;
 mod fields;
 mod items;
 mod lifecycle;
+mod output;
 pub mod text;
 
 use super::{Event, Out, StreamEnd};
@@ -263,7 +264,11 @@ pub struct Checker {
     reported: BTreeSet<String>,
     usage_reported: bool,
     variant: Option<Variant>,
+    /// What the last event added, for `inspect`: a rendering, or a delta's
+    /// kind and first characters (rendered by `summary`).
     last: String,
+    delta_kind: &'static str,
+    delta_text: String,
 }
 
 /// The JSON type of `v`, for messages.
@@ -376,6 +381,7 @@ impl Checker {
 impl super::Checker for Checker {
     fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
         self.last.clear();
+        self.delta_kind = "";
         self.variant(out);
         if ev.done {
             self.on_done_marker(ev, out);
@@ -419,6 +425,12 @@ impl super::Checker for Checker {
         match ty {
             "response.created" | "response.queued" | "response.in_progress" => {
                 out.kind("lifecycle");
+                let status = o
+                    .get("response")
+                    .and_then(|r| r.get("status"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                self.last = format!("response {status}");
                 self.check_response(ev, o, false, out);
             }
             "response.completed" | "response.incomplete" | "response.failed" => {
@@ -489,7 +501,15 @@ impl super::Checker for Checker {
     }
 
     fn summary(&self) -> String {
-        self.last.clone()
+        if self.delta_kind.is_empty() {
+            self.last.clone()
+        } else {
+            format!(
+                "{} {:?}",
+                self.delta_kind,
+                text::shorten(&self.delta_text, 60)
+            )
+        }
     }
 
     fn skipped(&mut self, events: u64, first: Location, first_index: Option<u64>) {
