@@ -815,3 +815,40 @@ fn findings_point_at_the_bytes_they_are_about() {
     assert!(at.starts_with("3,"), "{at}");
     assert_eq!(d.pointer.as_deref(), Some("/sequence_number"));
 }
+
+#[test]
+fn an_incomplete_response_is_one_warning_and_its_cut_call_a_warning_too() {
+    // A function call cut by max_output_tokens: `responses-incomplete`
+    // says so; the arguments that do not parse are a warning, and the
+    // item left open is not reported again.
+    let mut body = CREATED.to_string();
+    body += &event(
+        "response.output_item.added",
+        "1",
+        r#","output_index":0,"item":{"id":"fc_0","type":"function_call","status":"in_progress","arguments":"","call_id":"call_0","name":"f"}"#,
+    );
+    body += &event(
+        "response.function_call_arguments.delta",
+        "2",
+        r#","item_id":"fc_0","output_index":0,"delta":"{\"city\":\"Par""#,
+    );
+    body += &event(
+        "response.incomplete",
+        "3",
+        r#","response":{"id":"resp_1","object":"response","created_at":1700000000,"status":"incomplete","error":null,"incomplete_details":{"reason":"max_output_tokens"},"instructions":null,"model":"m","output":[{"id":"fc_0","type":"function_call","status":"incomplete","arguments":"{\"city\":\"Par","call_id":"call_0","name":"f"}],"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2},"metadata":{}}"#,
+    );
+    let r = lint_bytes(body.as_bytes());
+    assert_eq!(
+        rules(&r),
+        [
+            ("responses-incomplete", Severity::Warning),
+            ("responses-arguments-json", Severity::Warning)
+        ]
+    );
+    let s = &r.streams[0];
+    assert_eq!(s.ending, Ending::Complete);
+    assert_eq!(
+        s.answer.choices[&0].finish_reason.as_deref(),
+        Some("incomplete: max_output_tokens")
+    );
+}

@@ -814,20 +814,23 @@ impl Checker {
                 .help("send `response.content_part.added` (with the empty part) before the first delta of each content part"),
             );
         }
-        let at = (out.at_event(), ev.index);
+        // Locations are built for the first delta only: they are needed
+        // by few findings, and building one costs more than the delta.
         let budget: &mut Budget = &mut self.budget;
         let it = &mut self.items[pos];
         let is_args = which == Which::Args;
+        if is_args && it.args_at.is_none() {
+            it.args_at = Some((out.at_event(), ev.index));
+        }
         if let Some(p) = part_of(it, which, key) {
             if p.kind.is_empty() {
                 p.kind = part_kind.to_string();
             }
             p.deltas += 1;
             p.streamed.push(delta, budget);
-            p.at.get_or_insert(at.clone());
-        }
-        if is_args {
-            it.args_at = Some(at);
+            if p.at.is_none() {
+                p.at = Some((out.at_event(), ev.index));
+            }
         }
     }
 
@@ -952,10 +955,12 @@ impl Checker {
     /// Whole-stream item rules: `responses-not-done` and
     /// `responses-arguments-json`.
     pub(super) fn finish_items(&mut self, end: StreamEnd, out: &mut dyn Out) {
+        // A response that ended normally; an incomplete one may leave its
+        // last item open (`responses-incomplete` says it was cut short).
         let finished = self
             .terminal
             .as_ref()
-            .is_some_and(|t| t.ty != "response.failed")
+            .is_some_and(|t| t.ty != "response.failed" && !t.incomplete)
             && !self.errored;
         if finished {
             let mut open_items = 0u64;
@@ -1096,13 +1101,17 @@ impl Checker {
                 ));
             }
         }
+        // Arguments cut by an output budget: the same failure for the
+        // client, but the response already says it is incomplete.
+        let truncated = self.terminal.as_ref().is_some_and(|t| t.incomplete);
         for ((loc, index), msg) in found {
-            report!(
-                out,
-                Finding::new("responses-arguments-json", msg, loc)
-                    .event(index)
-                    .help("stream the arguments as fragments of one JSON object, and send it whole in the `.done` events"),
-            );
+            let mut f = Finding::new("responses-arguments-json", msg, loc)
+                .event(index)
+                .help("stream the arguments as fragments of one JSON object, and send it whole in the `.done` events");
+            if truncated {
+                f = f.level(Severity::Warning);
+            }
+            report!(out, f);
         }
     }
 }

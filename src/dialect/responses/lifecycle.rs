@@ -360,6 +360,7 @@ impl Checker {
                 .filter(|u| u.is_object())
                 .cloned(),
             at: (out.at_event(), ev.index),
+            incomplete: effective == "incomplete",
         });
         self.last = effective.to_string();
     }

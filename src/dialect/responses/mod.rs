@@ -175,6 +175,8 @@ struct Terminal {
     usage: Option<Value>,
     /// Where it is.
     at: At,
+    /// The response ended incomplete (its status, or the event's type).
+    incomplete: bool,
 }
 
 /// How the active profile's variant of the format differs (Open Responses
