@@ -6,6 +6,7 @@
 #
 # usage: bench/run.sh [SIZES_MB...]     (default: 1 10 100 1000)
 #        VARIANTS="plain crlf keepalive tools n2 broken har" bench/run.sh 100
+#        VARIANTS="responses messages responses-tools messages-tools" bench/run.sh 100
 #        RUNS=7 bench/run.sh 100        (timed runs per figure; default 5)
 # Needs bash 5 (EPOCHREALTIME) and GNU time (/usr/bin/time) for peak RSS.
 # Captures go to ${BENCH_DIR:-/tmp/sselint-bench}.
@@ -40,10 +41,17 @@ printf '|---|---|---|---|---|---|---|\n'
 for v in "${variants[@]}"; do
   flag=""
   [ "$v" != plain ] && flag="--$v"
+  # A dialect variant: its generator flags, and the baseline's typed event.
+  dialect=""
+  case "$v" in
+    responses | messages) dialect="--$v" flag="--$v" ;;
+    responses-tools | messages-tools) dialect="--${v%-tools}" flag="--${v%-tools} --tools" ;;
+  esac
   ext=sse
   [ "$v" = har ] && ext=har
   for mb in "${sizes[@]}"; do
     f="$dir/$v-$mb.$ext"
+    # shellcheck disable=SC2086 # the flags are words
     [ -f "$f" ] || $gen $((mb * 1000000)) "$f" $flag
     bytes=$(stat -c %s "$f")
     cat "$f" > /dev/null # warm the page cache
@@ -53,7 +61,8 @@ for v in "${variants[@]}"; do
       bt=""
     else
       events=$(grep -c '^data: ' "$f" || true)
-      bt=$(wall $base "$f")
+      # shellcheck disable=SC2086
+      bt=$(wall $base "$f" $dialect)
     fi
     st=$(wall $bin check "$f" --format json --fail-on never)
     m=$(rss $bin check "$f" --format json --fail-on never)

@@ -7,7 +7,16 @@
 //! With `--har` the stream is written as the response body of the one
 //! entry of a HAR 1.2 file (SIZE_BYTES is then the body's size).
 //!
+//! `--responses` writes an OpenAI Responses stream instead (one message
+//! item of `response.output_text.delta` events, about 200 bytes each,
+//! with `sequence_number`, `logprobs` and `obfuscation` as OpenAI sends
+//! them), and `--messages` an Anthropic Messages stream (one text block of
+//! `content_block_delta` events, about 150 bytes each); both with their
+//! lifecycle events and a terminal with usage. `--tools` then streams
+//! function-call arguments / `input_json_delta` instead of text.
+//!
 //! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
+//!        gen_capture SIZE_BYTES OUT (--responses | --messages) [--crlf] [--tools]
 
 use std::io::{BufWriter, Write};
 
@@ -26,6 +35,9 @@ fn main() -> std::io::Result<()> {
         has("--broken"),
     );
     let eol = if crlf { "\r\n" } else { "\n" };
+    if has("--responses") || has("--messages") {
+        return dialect_stream(size, out, eol, tools, has("--messages"));
+    }
     // Written beside OUT and renamed when complete, so that an interrupted
     // run never leaves a partial capture for the benchmark to reuse.
     let partial = format!("{out}.partial");
@@ -105,3 +117,254 @@ const HAR_HEAD: &str = r#"{"log":{"version":"1.2","creator":{"name":"gen_capture
 
 /// The rest of the HAR file after the body.
 const HAR_TAIL: &str = r#""},"redirectURL":"","headersSize":-1,"bodySize":-1},"cache":{},"timings":{"send":0,"wait":0,"receive":1000}}]}}"#;
+
+/// Deltas per output item / content block: a new one starts after this
+/// many, so the `.done` events that repeat the text stay small.
+const PER_ITEM: u64 = 1000;
+
+/// A Responses (`messages == false`) or Messages stream of about `size`
+/// bytes: the lifecycle, output items / content blocks of [`PER_ITEM`]
+/// deltas each (text, or function-call arguments with `tools`), and the
+/// terminal with usage.
+fn dialect_stream(
+    size: u64,
+    out: &str,
+    eol: &str,
+    tools: bool,
+    messages: bool,
+) -> std::io::Result<()> {
+    let partial = format!("{out}.partial");
+    let mut w = BufWriter::new(std::fs::File::create(&partial)?);
+    let mut written: u64 = 0;
+    let emit = |w: &mut BufWriter<std::fs::File>, written: &mut u64, name: &str, data: &str| {
+        let ev = format!("event: {name}{eol}data: {data}{eol}{eol}");
+        *written += ev.len() as u64;
+        w.write_all(ev.as_bytes())
+    };
+    let words = [
+        "The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", ".",
+    ];
+    let mut total: u64 = 0;
+    if messages {
+        emit(
+            &mut w,
+            &mut written,
+            "message_start",
+            r#"{"type":"message_start","message":{"id":"msg_01Bench000000000000000000","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"service_tier":"standard"}}}"#,
+        )?;
+        let mut index = 0u64;
+        while written < size {
+            let start = if tools {
+                format!(
+                    r#"{{"type":"content_block_start","index":{index},"content_block":{{"type":"tool_use","id":"toolu_01Bench{index:016}","name":"get_weather","input":{{}}}}}}"#
+                )
+            } else {
+                format!(
+                    r#"{{"type":"content_block_start","index":{index},"content_block":{{"type":"text","text":""}}}}"#
+                )
+            };
+            emit(&mut w, &mut written, "content_block_start", &start)?;
+            for n in 0..PER_ITEM {
+                let word = words[(n % 10) as usize];
+                let d = if tools {
+                    // An object of one array, opened by the first fragment
+                    // and closed by the last.
+                    let open = if n == 0 { "{\\\"a\\\": [" } else { ", " };
+                    let close = if n + 1 == PER_ITEM { "]}" } else { "" };
+                    format!(
+                        r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"input_json_delta","partial_json":"{open}\"{word}\"{close}"}}}}"#
+                    )
+                } else {
+                    format!(
+                        r#"{{"type":"content_block_delta","index":{index},"delta":{{"type":"text_delta","text":"{word}"}}}}"#
+                    )
+                };
+                emit(&mut w, &mut written, "content_block_delta", &d)?;
+                total += 1;
+            }
+            emit(
+                &mut w,
+                &mut written,
+                "content_block_stop",
+                &format!(r#"{{"type":"content_block_stop","index":{index}}}"#),
+            )?;
+            index += 1;
+        }
+        let stop = if tools { "tool_use" } else { "end_turn" };
+        emit(
+            &mut w,
+            &mut written,
+            "message_delta",
+            &format!(
+                r#"{{"type":"message_delta","delta":{{"stop_reason":"{stop}","stop_sequence":null}},"usage":{{"output_tokens":{total}}}}}"#
+            ),
+        )?;
+        emit(
+            &mut w,
+            &mut written,
+            "message_stop",
+            r#"{"type":"message_stop"}"#,
+        )?;
+    } else {
+        let mut seq: u64 = 0;
+        let mut next = || {
+            seq += 1;
+            seq - 1
+        };
+        let resp = |status: &str, output: &str, usage: &str| {
+            format!(
+                r#"{{"id":"resp_Bench000000000000000000000000","object":"response","created_at":1700000000,"status":"{status}","error":null,"incomplete_details":null,"instructions":null,"model":"gpt-4.1-mini-2025-04-14","output":{output},"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"metadata":{{}},"usage":{usage}}}"#
+            )
+        };
+        emit(
+            &mut w,
+            &mut written,
+            "response.created",
+            &format!(
+                r#"{{"type":"response.created","sequence_number":{},"response":{}}}"#,
+                next(),
+                resp("in_progress", "[]", "null")
+            ),
+        )?;
+        emit(
+            &mut w,
+            &mut written,
+            "response.in_progress",
+            &format!(
+                r#"{{"type":"response.in_progress","sequence_number":{},"response":{}}}"#,
+                next(),
+                resp("in_progress", "[]", "null")
+            ),
+        )?;
+        let mut items = Vec::new();
+        let mut oi = 0u64;
+        while written < size {
+            let (item_id, item, delta_type) = if tools {
+                let id = format!("fc_Bench{oi:026}");
+                let item = format!(
+                    r#"{{"id":"{id}","type":"function_call","status":"in_progress","arguments":"","call_id":"call_Bench{oi:016}","name":"get_weather"}}"#
+                );
+                (id, item, "response.function_call_arguments.delta")
+            } else {
+                let id = format!("msg_Bench{oi:026}");
+                let item = format!(
+                    r#"{{"id":"{id}","type":"message","status":"in_progress","content":[],"role":"assistant"}}"#
+                );
+                (id, item, "response.output_text.delta")
+            };
+            emit(
+                &mut w,
+                &mut written,
+                "response.output_item.added",
+                &format!(
+                    r#"{{"type":"response.output_item.added","sequence_number":{},"output_index":{oi},"item":{item}}}"#,
+                    next()
+                ),
+            )?;
+            if !tools {
+                emit(
+                    &mut w,
+                    &mut written,
+                    "response.content_part.added",
+                    &format!(
+                        r#"{{"type":"response.content_part.added","sequence_number":{},"item_id":"{item_id}","output_index":{oi},"content_index":0,"part":{{"type":"output_text","annotations":[],"logprobs":[],"text":""}}}}"#,
+                        next()
+                    ),
+                )?;
+            }
+            let mut all = String::new();
+            for n in 0..PER_ITEM {
+                let word = words[(n % 10) as usize];
+                let piece = if tools {
+                    let open = if n == 0 { "{\\\"a\\\": [" } else { ", " };
+                    let close = if n + 1 == PER_ITEM { "]}" } else { "" };
+                    format!("{open}\\\"{word}\\\"{close}")
+                } else {
+                    word.to_string()
+                };
+                all.push_str(&piece);
+                let d = if tools {
+                    format!(
+                        r#"{{"type":"{delta_type}","sequence_number":{},"item_id":"{item_id}","output_index":{oi},"delta":"{piece}","obfuscation":"Ab3dE6fG"}}"#,
+                        next()
+                    )
+                } else {
+                    format!(
+                        r#"{{"type":"{delta_type}","sequence_number":{},"item_id":"{item_id}","output_index":{oi},"content_index":0,"delta":"{piece}","logprobs":[],"obfuscation":"Ab3dE6fG"}}"#,
+                        next()
+                    )
+                };
+                emit(&mut w, &mut written, delta_type, &d)?;
+                total += 1;
+            }
+            let done_item = if tools {
+                emit(
+                    &mut w,
+                    &mut written,
+                    "response.function_call_arguments.done",
+                    &format!(
+                        r#"{{"type":"response.function_call_arguments.done","sequence_number":{},"item_id":"{item_id}","output_index":{oi},"name":"get_weather","arguments":"{all}"}}"#,
+                        next()
+                    ),
+                )?;
+                format!(
+                    r#"{{"id":"{item_id}","type":"function_call","status":"completed","arguments":"{all}","call_id":"call_Bench{oi:016}","name":"get_weather"}}"#
+                )
+            } else {
+                emit(
+                    &mut w,
+                    &mut written,
+                    "response.output_text.done",
+                    &format!(
+                        r#"{{"type":"response.output_text.done","sequence_number":{},"item_id":"{item_id}","output_index":{oi},"content_index":0,"text":"{all}","logprobs":[]}}"#,
+                        next()
+                    ),
+                )?;
+                emit(
+                    &mut w,
+                    &mut written,
+                    "response.content_part.done",
+                    &format!(
+                        r#"{{"type":"response.content_part.done","sequence_number":{},"item_id":"{item_id}","output_index":{oi},"content_index":0,"part":{{"type":"output_text","annotations":[],"logprobs":[],"text":"{all}"}}}}"#,
+                        next()
+                    ),
+                )?;
+                format!(
+                    r#"{{"id":"{item_id}","type":"message","status":"completed","content":[{{"type":"output_text","annotations":[],"logprobs":[],"text":"{all}"}}],"role":"assistant"}}"#
+                )
+            };
+            emit(
+                &mut w,
+                &mut written,
+                "response.output_item.done",
+                &format!(
+                    r#"{{"type":"response.output_item.done","sequence_number":{},"output_index":{oi},"item":{done_item}}}"#,
+                    next()
+                ),
+            )?;
+            // The terminal response repeats the items: kept for the first
+            // few only, so that it stays one ordinary event.
+            if items.len() < 4 {
+                items.push(done_item);
+            }
+            oi += 1;
+        }
+        let usage = format!(
+            r#"{{"input_tokens":25,"input_tokens_details":{{"cached_tokens":0}},"output_tokens":{total},"output_tokens_details":{{"reasoning_tokens":0}},"total_tokens":{}}}"#,
+            total + 25
+        );
+        emit(
+            &mut w,
+            &mut written,
+            "response.completed",
+            &format!(
+                r#"{{"type":"response.completed","sequence_number":{},"response":{}}}"#,
+                next(),
+                resp("completed", &format!("[{}]", items.join(",")), &usage)
+            ),
+        )?;
+    }
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&partial, out)
+}

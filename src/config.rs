@@ -122,8 +122,9 @@ fn snippet_error(path: &Path, text: &str, span: Range<usize>, msg: &str) -> Conf
     }
 }
 
-/// Resolves rule names, codes and groups; an unknown one is an error with
-/// a suggestion.
+/// Resolves rule names, codes, code prefixes, groups and dialects (`chat`,
+/// `responses`, `messages`: that dialect's own rules); an unknown one is an
+/// error with a suggestion.
 ///
 /// # Errors
 /// The first unknown item, as text.
@@ -136,6 +137,9 @@ pub fn resolve_rules(items: &[&str]) -> Result<Vec<&'static str>, String> {
             out.push(r.name);
         } else if cat.groups().contains(&lower.as_str()) {
             out.extend(cat.rules().filter(|r| r.group == lower).map(|r| r.name));
+        } else if let Some(d) = crate::dialect::Dialect::parse(&lower) {
+            // A dialect: its own rules (the shared ones have their groups).
+            out.extend(cat.rules().filter(|r| r.dialect == Some(d)).map(|r| r.name));
         } else if !cat.by_prefix(item).is_empty() {
             out.extend(cat.by_prefix(item).iter().map(|r| r.name));
         } else {

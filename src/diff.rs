@@ -5,6 +5,14 @@
 //! (classified as OpenAI's, a known extension, or unknown), each side's
 //! findings, and timing where both captures have it.
 //!
+//! Two streams of different dialects (Chat Completions against Responses
+//! or Anthropic Messages: the migration question) are compared on what
+//! both have: the answer, tool calls with arguments as JSON, the finish
+//! mapped to one vocabulary ([`finish_class`]), usage as input/output
+//! tokens, the ending and timing. The rows that do not apply across
+//! dialects (chunk sequence, `[DONE]`, usage placement, fields) are named
+//! in [`Comparison::not_applicable`] instead of being compared.
+//!
 //! A byte diff of two streams is useless (ids, timings and chunking always
 //! differ); this compares what matters. It only reads results of the
 //! pipeline; it renders nothing (see `report::diff`).
@@ -316,6 +324,58 @@ pub struct Comparison {
     pub compatible: bool,
     /// Why not, when not.
     pub reasons: Vec<String>,
+    /// The dialects of A and B (`None`: no known dialect); the JSON has
+    /// them per side.
+    #[serde(skip)]
+    pub dialects: (
+        Option<crate::dialect::Dialect>,
+        Option<crate::dialect::Dialect>,
+    ),
+    /// Rows left out because the two streams are of different dialects,
+    /// each with why.
+    pub not_applicable: Vec<String>,
+}
+
+/// A finish in one vocabulary across dialects: `stop` (Chat `stop`,
+/// Responses `completed` without function calls, Messages `end_turn` and
+/// `stop_sequence`), `length` (Chat `length`, Responses `incomplete` for
+/// `max_output_tokens`, Messages `max_tokens`), `tool_calls` (Chat
+/// `tool_calls`, Responses `completed` with function calls, Messages
+/// `tool_use`), `content_filter` (Chat `content_filter`, Responses
+/// `incomplete` for `content_filter`, Messages `refusal`), `error`
+/// (Responses `failed`); anything else is kept as it is.
+pub fn finish_class(
+    dialect: Option<crate::dialect::Dialect>,
+    finish: &str,
+    has_tool_calls: bool,
+) -> String {
+    use crate::dialect::Dialect;
+    let f = finish.to_ascii_lowercase();
+    match dialect {
+        Some(Dialect::Responses) => {
+            if f.starts_with("completed") {
+                if has_tool_calls { "tool_calls" } else { "stop" }.to_string()
+            } else if f.starts_with("incomplete") {
+                if f.contains("content_filter") {
+                    "content_filter".to_string()
+                } else {
+                    "length".to_string()
+                }
+            } else if f.starts_with("failed") || f.starts_with("cancelled") {
+                "error".to_string()
+            } else {
+                finish.to_string()
+            }
+        }
+        Some(Dialect::Messages) => match f.as_str() {
+            "end_turn" | "stop_sequence" => "stop".to_string(),
+            "max_tokens" | "model_context_window_exceeded" => "length".to_string(),
+            "tool_use" => "tool_calls".to_string(),
+            "refusal" => "content_filter".to_string(),
+            _ => finish.to_string(),
+        },
+        _ => finish.to_string(),
+    }
 }
 
 /// Findings by rule on each side.
@@ -365,12 +425,19 @@ fn usage_text(u: Option<&Value>) -> String {
                     .and_then(Value::as_u64)
                     .map_or("?".to_string(), |v| v.to_string())
             };
-            format!(
-                "{}+{}={}",
-                n("prompt_tokens"),
-                n("completion_tokens"),
-                n("total_tokens")
-            )
+            // Chat's names, or Responses' and Messages' (which has no
+            // total: input + output stands in, as both sides then say).
+            let first = |a: &str, b: &str| if u.get(a).is_some() { n(a) } else { n(b) };
+            let (i, o) = (
+                first("prompt_tokens", "input_tokens"),
+                first("completion_tokens", "output_tokens"),
+            );
+            let total = match (u.get("total_tokens"), i.parse::<u64>(), o.parse::<u64>()) {
+                (Some(_), _, _) => n("total_tokens"),
+                (None, Ok(x), Ok(y)) => (x + y).to_string(),
+                _ => "?".to_string(),
+            };
+            format!("{i}+{o}={total}")
         }
     }
 }
@@ -415,6 +482,8 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     let mut text_diffs = Vec::new();
     let mut reasons = Vec::new();
     let (ra, rb) = (&a.result, &b.result);
+    let cross = ra.dialect != rb.dialect;
+    let mut not_applicable = Vec::new();
     let push =
         |diffs: &mut Vec<Difference>, section, item: String, x: String, y: String, class: &str| {
             diffs.push(Difference {
@@ -495,7 +564,33 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         }
         let fa = ca.and_then(|c| c.finish_reason.clone());
         let fb = cb.and_then(|c| c.finish_reason.clone());
-        if fa != fb {
+        if cross {
+            // Each side's own word, compared in one vocabulary.
+            let class = |d, f: &Option<String>, c: Option<&crate::model::assembly::Choice>| {
+                f.as_deref()
+                    .map(|f| finish_class(d, f, c.is_some_and(|c| !c.tool_calls.is_empty())))
+            };
+            let (ka, kb) = (class(ra.dialect, &fa, ca), class(rb.dialect, &fb, cb));
+            if ka != kb {
+                let shown = |f: &Option<String>, k: &Option<String>| match (f, k) {
+                    (Some(f), Some(k)) if f != k => format!("{f:?} (= {k})"),
+                    _ => opt(f.as_deref()),
+                };
+                push(
+                    &mut diffs,
+                    Section::Answer,
+                    format!("choice {i} finish"),
+                    shown(&fa, &ka),
+                    shown(&fb, &kb),
+                    "finish, mapped across dialects",
+                );
+                reasons.push(format!(
+                    "choice {i} finishes with {} on A, {} on B",
+                    opt(ka.as_deref()),
+                    opt(kb.as_deref())
+                ));
+            }
+        } else if fa != fb {
             push(
                 &mut diffs,
                 Section::Answer,
@@ -625,7 +720,15 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             rb.ending.name()
         ));
     }
-    if sa.done != sb.done {
+    if cross {
+        let name = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
+        not_applicable.push(format!(
+            "chunk sequence, chunking, [DONE], usage placement and fields: A is {}, B is {}, whose events and fields differ by design",
+            name(ra.dialect),
+            name(rb.dialect)
+        ));
+    }
+    if !cross && sa.done != sb.done {
         push(
             &mut diffs,
             Section::Shape,
@@ -635,7 +738,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             "ending",
         );
     }
-    if sa.sequence_kinds() != sb.sequence_kinds() {
+    if !cross && sa.sequence_kinds() != sb.sequence_kinds() {
         push(
             &mut diffs,
             Section::Shape,
@@ -644,7 +747,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             sb.sequence_text(),
             "chunk kinds and order",
         );
-    } else if sa.sequence != sb.sequence {
+    } else if !cross && sa.sequence != sb.sequence {
         push(
             &mut diffs,
             Section::Shape,
@@ -664,7 +767,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             "chunking",
         );
     }
-    if sa.usage_placement() != sb.usage_placement() {
+    if !cross && sa.usage_placement() != sb.usage_placement() {
         push(
             &mut diffs,
             Section::Shape,
@@ -728,7 +831,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     }
     // 4. Fields.
     let pointers: BTreeSet<&String> = sa.fields.keys().chain(sb.fields.keys()).collect();
-    for p in pointers {
+    for p in pointers.into_iter().filter(|_| !cross) {
         let (x, y) = (sa.fields.get(p), sb.fields.get(p));
         if x.is_some() != y.is_some() {
             let kinds = |k: Option<&BTreeSet<String>>| {
@@ -822,6 +925,8 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         text_diffs,
         diagnostics: dd,
         reasons,
+        dialects: (ra.dialect, rb.dialect),
+        not_applicable,
     }
 }
 

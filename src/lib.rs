@@ -1,21 +1,33 @@
-//! sselint: a stream inspector and conformance linter for the
-//! OpenAI-compatible Chat Completions streaming format.
+//! sselint: a stream inspector and conformance linter for LLM streaming
+//! responses (server-sent events) in three dialects: OpenAI Chat
+//! Completions, OpenAI Responses and Anthropic Messages.
 //!
 //! The pipeline runs in one direction, each module looking only left:
 //!
 //! ```text
-//! capture ──► sse ──► model ──► checks (lint) ──► report
+//! capture ──► sse ──► dialect (model + checks) ──► lint ──► report
+//!                       chat │ responses │ messages
 //! ```
 //!
 //! - [`capture`] turns a file, stdin, a curl dump or a HAR into streams
 //!   (body bytes, HTTP metadata, the request, timings);
 //! - [`sse`] frames a body exactly as the WHATWG event-stream algorithm
 //!   does, keeping byte offsets and line numbers;
-//! - [`model`] reads each event's data (`[DONE]`, a chunk, an error, not
-//!   JSON) and reconstructs the answer;
-//! - [`lint`] holds the rule catalogue, profiles and settings, and
-//!   [`checks`] runs the rules;
-//! - [`pipeline`] ties a stream to its findings; [`report`] renders them.
+//! - [`checks`] holds the linter one stream goes through: the transport,
+//!   framing and timing rules every dialect shares (`rules/transport/`),
+//!   and the settling of the stream's dialect; Chat Completions' own model
+//!   and checks live there too ([`model`] reads each Chat event's data and
+//!   assembles the answer), as they did before the other dialects came;
+//! - [`dialect`] names the dialects, tells one from a URL or an event, and
+//!   defines the [`dialect::Checker`] trait; each other dialect's stream
+//!   model and checks sit in their own folder ([`dialect::responses`],
+//!   [`dialect::messages`]), and its rules in `rules/DIALECT/`. Adding a
+//!   fourth means a folder under `src/dialect/`, one under `rules/`, and a
+//!   variant of [`dialect::Dialect`];
+//! - [`lint`] holds the rule catalogue (the rule files, each in its
+//!   dialect's folder), profiles, settings and the client record;
+//! - [`pipeline`] ties a stream to its findings; [`report`] renders them,
+//!   [`diff`] compares two streams (across dialects on what both have).
 
 pub mod baseline;
 pub mod capture;

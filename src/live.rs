@@ -19,21 +19,32 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
+/// The `anthropic-version` sent to a Messages endpoint when no `-H` gives
+/// one (Anthropic API reference, "Versions": the current version).
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
 /// How long a live read may wait for the next bytes: 5 minutes.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// What to send.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// The endpoint (`https://…/v1/chat/completions`).
+    /// The endpoint (`https://…/v1/chat/completions`, `…/v1/responses`,
+    /// `…/v1/messages`).
     pub url: String,
+    /// The API the endpoint speaks: how the key is sent and what the body
+    /// gains (see [`prepare_body`]).
+    pub dialect: crate::dialect::Dialect,
     /// The request body (JSON); `stream: true` is forced.
     pub body: Value,
     /// Extra headers (name, value).
     pub headers: Vec<(String, String)>,
-    /// The API key, sent as `Authorization: Bearer …`.
+    /// The API key, sent as `Authorization: Bearer …` (Chat, Responses) or
+    /// `x-api-key` (Messages, with `anthropic-version: 2023-06-01` unless a
+    /// header gives one).
     pub api_key: Option<String>,
-    /// Add `stream_options.include_usage: true` (unless the body sets it).
+    /// Chat: add `stream_options.include_usage: true` (unless the body sets
+    /// it). Responses and Messages streams carry usage unasked.
     pub include_usage: bool,
     /// Give up after this long (the bytes so far are kept).
     pub timeout: Option<Duration>,
@@ -126,14 +137,22 @@ pub fn redact_keys(text: &str) -> String {
     out
 }
 
-/// The request body as sent: `stream: true` forced, usage asked for unless
-/// told not to.
-pub fn prepare_body(mut body: Value, include_usage: bool) -> Result<Value, String> {
+/// The request body as sent: `stream: true` forced; for Chat, usage asked
+/// for unless told not to (`stream_options` is Chat's alone: the Responses
+/// API and Anthropic's reject or ignore it, and both send usage anyway).
+///
+/// # Errors
+/// The body is not a JSON object.
+pub fn prepare_body(
+    mut body: Value,
+    include_usage: bool,
+    dialect: crate::dialect::Dialect,
+) -> Result<Value, String> {
     let Some(obj) = body.as_object_mut() else {
         return Err("the request body is not a JSON object".to_string());
     };
     obj.insert("stream".into(), Value::Bool(true));
-    if include_usage {
+    if include_usage && dialect == crate::dialect::Dialect::Chat {
         let so = obj.entry("stream_options").or_insert_with(|| json!({}));
         if let Some(so) = so.as_object_mut() {
             so.entry("include_usage").or_insert(Value::Bool(true));
@@ -167,7 +186,7 @@ pub fn record(
     stop: &AtomicBool,
     mut on_read: impl FnMut(&[u8], f64),
 ) -> Result<Recording, String> {
-    let body = prepare_body(req.body.clone(), req.include_usage)?;
+    let body = prepare_body(req.body.clone(), req.include_usage, req.dialect)?;
     let body_text = serde_json::to_string(&body).map_err(|e| e.to_string())?;
     let mut tls = ureq::tls::TlsConfig::builder();
     if req.insecure {
@@ -189,8 +208,26 @@ pub fn record(
         builder = builder.header(n.as_str(), v.as_str());
     }
     if let Some(k) = &req.api_key {
-        builder = builder.header("Authorization", format!("Bearer {k}"));
-        sent_headers.push(("Authorization".to_string(), "Bearer …".to_string()));
+        if req.dialect == crate::dialect::Dialect::Messages {
+            builder = builder.header("x-api-key", k.as_str());
+            sent_headers.push(("x-api-key".to_string(), "…".to_string()));
+        } else {
+            builder = builder.header("Authorization", format!("Bearer {k}"));
+            sent_headers.push(("Authorization".to_string(), "Bearer …".to_string()));
+        }
+    }
+    // Anthropic requires the API version header; it is no secret and is
+    // kept in the capture.
+    if req.dialect == crate::dialect::Dialect::Messages
+        && !sent_headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("anthropic-version"))
+    {
+        builder = builder.header("anthropic-version", ANTHROPIC_VERSION);
+        sent_headers.push((
+            "anthropic-version".to_string(),
+            ANTHROPIC_VERSION.to_string(),
+        ));
     }
     let started = SystemTime::now();
     let t0 = Instant::now();
@@ -442,11 +479,31 @@ mod tests {
     }
 
     #[test]
+    fn stream_options_are_chats_alone() {
+        use crate::dialect::Dialect;
+        for d in [Dialect::Responses, Dialect::Messages] {
+            let b = prepare_body(json!({"model": "m"}), true, d).unwrap();
+            assert_eq!(b["stream"], true);
+            assert!(b.get("stream_options").is_none(), "{d}: {b}");
+        }
+    }
+
+    #[test]
     fn stream_is_forced_and_usage_asked() {
-        let b = prepare_body(json!({"model": "m", "stream": false}), true).unwrap();
+        let b = prepare_body(
+            json!({"model": "m", "stream": false}),
+            true,
+            crate::dialect::Dialect::Chat,
+        )
+        .unwrap();
         assert_eq!(b["stream"], true);
         assert_eq!(b["stream_options"]["include_usage"], true);
-        let b = prepare_body(json!({"stream_options": {"include_usage": false}}), true).unwrap();
+        let b = prepare_body(
+            json!({"stream_options": {"include_usage": false}}),
+            true,
+            crate::dialect::Dialect::Chat,
+        )
+        .unwrap();
         assert_eq!(b["stream_options"]["include_usage"], false);
     }
 

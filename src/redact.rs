@@ -174,13 +174,25 @@ impl Scrubber {
     /// keys, and the strings inside `arguments`. Anything that does not
     /// scan as JSON is left as it is.
     pub fn data_value(&mut self, v: &str) -> String {
+        // Chat's text keys; Responses' `delta` (a string there: Chat's is
+        // an object, whose keys are never scrubbed) and `instructions`;
+        // Messages' `thinking`.
         const TEXT_KEYS: &[&str] = &[
             "content",
             "refusal",
             "reasoning_content",
             "reasoning",
             "text",
+            "delta",
+            "thinking",
+            "instructions",
         ];
+        // Keys whose string is JSON text split over events: Chat's and
+        // Responses' `arguments`, Messages' `partial_json`, and the
+        // `delta` of a Responses arguments event.
+        let args_delta = v.contains("_arguments.delta\"");
+        let is_args =
+            |k: &str| k == "arguments" || k == "partial_json" || (k == "delta" && args_delta);
         let b = v.as_bytes();
         let mut out = String::with_capacity(v.len());
         let mut i = 0;
@@ -210,10 +222,8 @@ impl Scrubber {
             let is_key = after.starts_with(':');
             out.push('"');
             match (&last_key, is_key) {
+                (Some(k), false) if is_args(k) => self.arguments((choice, tool), lit, &mut out),
                 (Some(k), false) if TEXT_KEYS.contains(&k.as_str()) => self.literal(lit, &mut out),
-                (Some(k), false) if k == "arguments" => {
-                    self.arguments((choice, tool), lit, &mut out)
-                }
                 _ => out.push_str(lit),
             }
             if end < b.len() {
@@ -221,7 +231,18 @@ impl Scrubber {
             }
             if is_key {
                 last_key = Some(lit.to_string());
-                if lit == "index" {
+                if lit == "output_index" {
+                    // Responses: each output item is a tool call's own
+                    // stream of argument fragments.
+                    let num: String = after[1..]
+                        .trim_start()
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    if let Ok(n) = num.parse::<u64>() {
+                        choice = n;
+                    }
+                } else if lit == "index" {
                     // The next number is a choice or tool index.
                     let num: String = after[1..]
                         .trim_start()
@@ -281,24 +302,48 @@ impl Scrubber {
         out
     }
 
-    /// Scrubs the text of a request body's messages (strings and text
-    /// parts), keeping everything else.
+    /// Scrubs the prompt text of a request body, keeping everything else:
+    /// Chat's and Messages' `messages` (string content and text parts),
+    /// Messages' `system`, Responses' `input` (a string, or items with
+    /// content) and `instructions`.
     pub fn request(&self, body: &mut Value) {
-        let Some(msgs) = body.get_mut("messages").and_then(Value::as_array_mut) else {
+        let Some(obj) = body.as_object_mut() else {
+            return;
+        };
+        for key in ["instructions", "system", "input"] {
+            if let Some(v) = obj.get_mut(key) {
+                self.content(v);
+            }
+        }
+        if let Some(Value::Array(items)) = obj.get_mut("input") {
+            for m in items {
+                if let Some(c) = m.get_mut("content") {
+                    self.content(c);
+                }
+            }
+        }
+        let Some(msgs) = obj.get_mut("messages").and_then(Value::as_array_mut) else {
             return;
         };
         for m in msgs {
-            match m.get_mut("content") {
-                Some(Value::String(s)) => *s = self.text(s),
-                Some(Value::Array(parts)) => {
-                    for p in parts {
-                        if let Some(Value::String(s)) = p.get_mut("text") {
-                            *s = self.text(s);
-                        }
+            if let Some(c) = m.get_mut("content") {
+                self.content(c);
+            }
+        }
+    }
+
+    /// A content value: a string, or parts whose `text` is scrubbed.
+    fn content(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => *s = self.text(s),
+            Value::Array(parts) => {
+                for p in parts {
+                    if let Some(Value::String(s)) = p.get_mut("text") {
+                        *s = self.text(s);
                     }
                 }
-                _ => {}
             }
+            _ => {}
         }
     }
 }
@@ -482,5 +527,68 @@ mod tests {
         assert_eq!(values.len(), 3);
         assert!(values.contains(&&Value::from(3)) && values.contains(&&Value::Bool(true)));
         assert!(!args.contains("Paris") && !args.contains("city"));
+    }
+
+    #[test]
+    fn responses_and_messages_arguments_stay_json_and_text_is_scrubbed() {
+        let mut s = Scrubber::new(5);
+        // Responses: two calls' argument deltas interleave, each keyed by
+        // its output_index.
+        let ev = |s: &mut Scrubber, i: u64, d: &str| {
+            let v = serde_json::json!({"type": "response.function_call_arguments.delta", "output_index": i, "delta": d});
+            let out: Value = serde_json::from_str(&s.data_value(&v.to_string())).unwrap();
+            out["delta"].as_str().unwrap().to_string()
+        };
+        let a0 = ev(&mut s, 0, r#"{"city": "Pa"#);
+        let a1 = ev(&mut s, 1, r#"{"q": "lon"#);
+        let a0 = a0 + &ev(&mut s, 0, r#"ris"}"#);
+        let a1 = a1 + &ev(&mut s, 1, r#"don", "n": 2}"#);
+        for a in [&a0, &a1] {
+            let v: Value = serde_json::from_str(a).unwrap_or_else(|e| panic!("{a}: {e}"));
+            assert!(v.is_object(), "{a}");
+        }
+        assert!(!a0.contains("Paris") && !a1.contains("london"));
+        // Messages: partial_json of a tool_use block.
+        let v = r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Paris\"}"}}"#;
+        let out: Value = serde_json::from_str(&s.data_value(v)).unwrap();
+        let pj = out
+            .pointer("/delta/partial_json")
+            .unwrap()
+            .as_str()
+            .unwrap();
+        assert!(
+            serde_json::from_str::<Value>(pj).is_ok() && !pj.contains("Paris"),
+            "{pj}"
+        );
+        // Text: a Responses text delta and a Messages thinking delta; the
+        // event types and keys stay.
+        let t = s.data_value(r#"{"type":"response.output_text.delta","delta":"Hello"}"#);
+        assert!(
+            t.contains("response.output_text.delta") && !t.contains("Hello"),
+            "{t}"
+        );
+        let t = s.data_value(r#"{"delta":{"type":"thinking_delta","thinking":"Hmm"}}"#);
+        assert!(t.contains("thinking_delta") && !t.contains("Hmm"), "{t}");
+    }
+
+    #[test]
+    fn request_prompts_of_every_dialect_are_scrubbed() {
+        let s = Scrubber::new(9);
+        let mut b = serde_json::json!({
+            "model": "m",
+            "instructions": "Be brief",
+            "input": [{"role": "user", "content": [{"type": "input_text", "text": "Secret plan"}]}],
+            "system": [{"type": "text", "text": "You are Bob"}],
+            "messages": [{"role": "user", "content": "Hello Bob"}],
+        });
+        s.request(&mut b);
+        let t = b.to_string();
+        for secret in ["Be brief", "Secret plan", "You are Bob", "Hello Bob"] {
+            assert!(!t.contains(secret), "{secret}: {t}");
+        }
+        assert_eq!(b["model"], "m");
+        let mut b = serde_json::json!({"input": "Tell me a secret", "system": "Be kind"});
+        s.request(&mut b);
+        assert!(!b.to_string().contains("secret") && !b.to_string().contains("kind"));
     }
 }

@@ -284,3 +284,98 @@ fn the_human_table_wraps_cells_instead_of_cutting_them() {
         assert!(joined.contains(want), "{want} missing:\n{text}");
     }
 }
+
+/// The same answer (a weather tool call, then its finish) as Chat
+/// Completions, Responses and Anthropic Messages streams, and a Messages
+/// one that stops on max_tokens instead.
+fn migration_streams(dir: &std::path::Path) -> [std::path::PathBuf; 4] {
+    let chat = concat!(
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}]},\"finish_reason\":null}]}\n\n",
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"gpt-4o-mini\",\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":8,\"total_tokens\":20}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let responses = concat!(
+        "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"output\":[],\"usage\":null}}\n\n",
+        "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":1,\"output_index\":0,\"item\":{\"id\":\"fc_1\",\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":\"\",\"status\":\"in_progress\"}}\n\n",
+        "event: response.function_call_arguments.delta\ndata: {\"type\":\"response.function_call_arguments.delta\",\"sequence_number\":2,\"item_id\":\"fc_1\",\"output_index\":0,\"delta\":\"{\\\"city\\\": \\\"Paris\\\"}\"}\n\n",
+        "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":3,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"output\":[{\"id\":\"fc_1\",\"type\":\"function_call\",\"call_id\":\"call_1\",\"name\":\"get_weather\",\"arguments\":\"{\\\"city\\\": \\\"Paris\\\"}\",\"status\":\"completed\"}],\"usage\":{\"input_tokens\":12,\"output_tokens\":8,\"total_tokens\":20}}}\n\n",
+    );
+    let messages = |stop: &str| {
+        format!(
+            concat!(
+                "event: message_start\ndata: {{\"type\":\"message_start\",\"message\":{{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{{\"input_tokens\":12,\"output_tokens\":1}}}}}}\n\n",
+                "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{{}}}}}}\n\n",
+                "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":\"{{\\\"city\\\":\\\"Paris\\\"}}\"}}}}\n\n",
+                "event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":0}}\n\n",
+                "event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"{}\",\"stop_sequence\":null}},\"usage\":{{\"output_tokens\":8}}}}\n\n",
+                "event: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n",
+            ),
+            stop
+        )
+    };
+    let files = [
+        ("chat.sse", chat.to_string()),
+        ("responses.sse", responses.to_string()),
+        ("messages.sse", messages("tool_use")),
+        ("messages-length.sse", messages("max_tokens")),
+    ];
+    files.map(|(name, text)| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    })
+}
+
+#[test]
+fn streams_of_two_dialects_are_compared_on_what_both_have() {
+    let dir = common::scratch("diff-dialects");
+    let [chat, responses, messages, truncated] = migration_streams(&dir);
+    let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    // The same tool call as Chat, Responses and Messages: equivalent where
+    // they can be compared (ids differ by format, arguments as JSON).
+    for other in [&responses, &messages] {
+        let (code, v) = diff(&s(&chat), &s(other), &[]);
+        assert_eq!(code, 0, "{v:#}");
+        assert_eq!(v["identical"], true, "{v:#}");
+        assert_eq!(v["a"]["dialect"], "chat");
+        let na = v["not_applicable"].as_array().unwrap();
+        assert_eq!(na.len(), 1, "{v:#}");
+        assert!(na[0].as_str().unwrap().contains("[DONE]"), "{v:#}");
+    }
+    // A Messages stream cut by max_tokens: the finish is mapped (tool_use
+    // is tool_calls; max_tokens is length) and the run fails.
+    let (code, v) = diff(&s(&messages), &s(&truncated), &[]);
+    assert_eq!(code, 1);
+    assert!(v["not_applicable"].as_array().unwrap().is_empty());
+    let (code, v) = diff(&s(&chat), &s(&truncated), &[]);
+    assert_eq!(code, 1, "{v:#}");
+    let finish = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["item"] == "choice 0 finish")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(finish["a"], "\"tool_calls\"");
+    assert_eq!(finish["b"], "\"max_tokens\" (= length)");
+    // No shape or field rows across dialects.
+    assert!(
+        items(&v)
+            .iter()
+            .all(|(sec, _, _)| sec != "fields" && sec != "shape"),
+        "{v:#}"
+    );
+    // The human report says what was not compared.
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["diff", &s(&chat), &s(&messages)])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("equivalent where two dialects can be compared"),
+        "{text}"
+    );
+    assert!(text.contains("not compared:"), "{text}");
+}

@@ -2,7 +2,7 @@
 //! while the document is parsed from its reader (no second copy, no second
 //! pass), and how body positions map onto it.
 //!
-//! [`Tracker`] sits between the buffered file and `serde_json`, which reads
+//! `Tracker` sits between the buffered file and `serde_json`, which reads
 //! one byte at a time, so it sees every byte just as the parser takes it and
 //! counts lines and columns. The document is built by [`Doc`], which
 //! follows the path `log.entries[N].response.content` and, on the key

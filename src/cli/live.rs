@@ -24,7 +24,8 @@ pub struct LiveArgs {
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
     /// Environment variable holding the API key, sent as `Authorization:
-    /// Bearer …` (never printed, never saved).
+    /// Bearer …`, or as `x-api-key` to an Anthropic Messages endpoint
+    /// (never printed, never saved).
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
     /// Stop after this many seconds (what arrived is kept).
@@ -34,7 +35,8 @@ pub struct LiveArgs {
     /// kept).
     #[arg(long, default_value_t = 300.0, value_name = "SECS")]
     read_timeout: f64,
-    /// Do not add `stream_options.include_usage`.
+    /// Do not add `stream_options.include_usage` (Chat Completions only;
+    /// Responses and Messages streams carry usage unasked).
     #[arg(long)]
     no_usage: bool,
     /// Accept any TLS certificate.
@@ -43,7 +45,13 @@ pub struct LiveArgs {
 }
 
 impl LiveArgs {
-    fn request(&self, url: &str) -> anyhow::Result<live::Request> {
+    /// The request for `url`; its dialect is `dialect` when given, else the
+    /// one the URL's path names, else Chat Completions.
+    fn request(
+        &self,
+        url: &str,
+        dialect: Option<sselint::dialect::Dialect>,
+    ) -> anyhow::Result<live::Request> {
         let Some(path) = &self.body else {
             bail!("a live URL needs --body FILE (the request JSON)");
         };
@@ -66,6 +74,9 @@ impl LiveArgs {
         };
         Ok(live::Request {
             url: url.to_string(),
+            dialect: dialect
+                .or_else(|| sselint::dialect::sniff_url(url))
+                .unwrap_or(sselint::dialect::Dialect::Chat),
             body,
             headers,
             api_key,
@@ -98,10 +109,14 @@ pub fn record_to(
     live: bool,
     settings: &Settings,
 ) -> anyhow::Result<Recording> {
-    let req = args.request(url)?;
+    let req = args.request(url, settings.dialect)?;
     let stop = interrupted();
     let mut parser = Parser::new();
-    let mut linter = Linter::new(settings, Context::default());
+    let ctx = Context {
+        url: Some(url.to_string()),
+        ..Context::default()
+    };
+    let mut linter = Linter::new(settings, ctx);
     let status = live && std::io::stderr().is_terminal();
     let mut shown = 0usize;
     let mut bytes = 0usize;
@@ -149,9 +164,15 @@ pub fn record_to(
 /// Record a live stream to HAR, linting it as it arrives.
 #[derive(Debug, clap::Args)]
 pub struct RecordArgs {
-    /// The endpoint, e.g. https://api.openai.com/v1/chat/completions.
+    /// The endpoint, e.g. https://api.openai.com/v1/chat/completions,
+    /// …/v1/responses or https://api.anthropic.com/v1/messages.
     #[arg(value_name = "URL")]
     url: String,
+    /// The API the endpoint speaks, when its path does not say (`chat`,
+    /// `responses`, `messages`): how the key is sent and how the stream
+    /// is read.
+    #[arg(long, value_enum)]
+    dialect: Option<super::DialectArg>,
     #[command(flatten)]
     live: LiveArgs,
     /// Where to save the capture (default: sselint-TIMESTAMP.har).
@@ -169,7 +190,8 @@ pub struct RecordArgs {
 }
 
 pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
-    let settings = super::check::settings(&a.profile)?;
+    let mut settings = super::check::settings(&a.profile)?;
+    settings.dialect = a.dialect.and_then(super::DialectArg::dialect);
     let out = a.output.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

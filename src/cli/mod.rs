@@ -114,8 +114,9 @@ pub struct InputArgs {
     dialect: DialectArg,
 }
 
+/// `--dialect`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum DialectArg {
+pub enum DialectArg {
     Auto,
     Chat,
     Responses,
@@ -149,8 +150,15 @@ impl InputArgs {
 
     /// `--dialect`, unless `auto`.
     fn dialect(&self) -> Option<sselint::dialect::Dialect> {
+        self.dialect.dialect()
+    }
+}
+
+impl DialectArg {
+    /// The dialect, unless `auto`.
+    pub fn dialect(self) -> Option<sselint::dialect::Dialect> {
         use sselint::dialect::Dialect;
-        match self.dialect {
+        match self {
             DialectArg::Auto => None,
             DialectArg::Chat => Some(Dialect::Chat),
             DialectArg::Responses => Some(Dialect::Responses),

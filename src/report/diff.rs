@@ -51,6 +51,16 @@ pub fn human(
 ) -> io::Result<()> {
     let (na, nb) = (side_name(a), side_name(b));
     if c.differences.is_empty() {
+        if c.dialects.0 != c.dialects.1 {
+            writeln!(
+                out,
+                "A ({na}) and B ({nb}) are equivalent where two dialects can be compared: same answer, finish (mapped across dialects), usage, tool calls, ending and findings."
+            )?;
+            for n in &c.not_applicable {
+                writeln!(out, "not compared: {n}")?;
+            }
+            return Ok(());
+        }
         return writeln!(
             out,
             "A ({na}) and B ({nb}) are equivalent: same answer, finish reasons, usage, tool calls, shape, fields and findings."
@@ -62,6 +72,19 @@ pub fn human(
         crate::lint::printable(&na),
         crate::lint::printable(&nb)
     )?;
+    if c.dialects.0 != c.dialects.1 {
+        let name = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
+        writeln!(
+            out,
+            "A is {}, B is {}: comparing what both have (answer, tool calls, finish mapped across dialects, usage, ending, timing).",
+            name(c.dialects.0),
+            name(c.dialects.1)
+        )?;
+        for n in &c.not_applicable {
+            writeln!(out, "not compared: {n}")?;
+        }
+        writeln!(out)?;
+    }
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
     t.set_content_arrangement(ContentArrangement::Dynamic);
@@ -131,6 +154,7 @@ pub fn human(
 struct SideJson<'a> {
     input: &'a str,
     label: &'a str,
+    dialect: Option<crate::dialect::Dialect>,
     events: u64,
     ending: &'static str,
     sequence: String,
@@ -151,6 +175,7 @@ fn side_json(s: &Side) -> SideJson<'_> {
     SideJson {
         input: &s.spec,
         label: &s.result.label,
+        dialect: s.result.dialect,
         events: s.result.events,
         ending: s.result.ending.name(),
         sequence: s.shape.sequence_text(),

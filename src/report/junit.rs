@@ -3,7 +3,8 @@
 //! case per rule that ran and found nothing, and one per finding: a
 //! failure when it is an error or reaches `--fail-on` (which sets only the
 //! exit code) and the baseline does not cover it, a passing case with the
-//! finding in `system-out` otherwise. An input that could not be read is an
+//! finding in `system-out` otherwise. A stream's rules are the shared
+//! ones and its dialect's. An input that could not be read is an
 //! `<error>` test case named `read`.
 
 use super::{stream_name, Render, Run};
@@ -30,7 +31,14 @@ impl Render for Junit {
             for s in &f.streams {
                 let name = stream_name(f, &s.label);
                 let mut suite = TestSuite::new(name.clone());
-                for rule in &f.rules_run {
+                // The rules that judge this stream: the shared ones and its
+                // dialect's (a stream of no known dialect: the shared ones).
+                let applies = |rule: &str| {
+                    crate::lint::catalogue()
+                        .get(rule)
+                        .is_some_and(|r| r.dialect.is_none() || r.dialect == s.dialect)
+                };
+                for rule in f.rules_run.iter().filter(|r| applies(r)) {
                     let found: Vec<_> = s.diagnostics.iter().filter(|d| d.rule == *rule).collect();
                     let omitted = s.omitted.get(rule).copied().unwrap_or(0);
                     if found.is_empty() {
