@@ -86,6 +86,8 @@ pub struct Checker {
     /// The latest block of each index: index → position in `blocks`.
     by_index: BTreeMap<u64, usize>,
     next_index: u64,
+    /// The block started last (position in `blocks`).
+    newest: Option<usize>,
     budget: Budget,
     index_reported: bool,
     overlap_reported: bool,
@@ -365,6 +367,19 @@ impl Checker {
         }
     }
 
+    /// Marks the block at `pos` open under `index`. At most
+    /// [`model::MAX_BLOCKS`] blocks stay open: past that (a stream that
+    /// never stops its blocks, already `messages-block-overlap`) the
+    /// lowest index is closed.
+    fn open_block(&mut self, index: u64, pos: usize) {
+        if self.open.len() >= model::MAX_BLOCKS && !self.open.contains_key(&index) {
+            if let Some((_, old)) = self.open.pop_first() {
+                self.block_mut(old).open = false;
+            }
+        }
+        self.open.insert(index, pos);
+    }
+
     /// Stores a new block; past [`model::MAX_BLOCKS`] it is counted and
     /// its content goes to the overflow block.
     fn add_block(&mut self, b: Block) -> usize {
@@ -579,7 +594,9 @@ impl Checker {
                     shorten(&old, 40)
                 ),
             );
-            for pos in self.open.values().copied().collect::<Vec<_>>() {
+            // Each open block but the newest was marked when its successor
+            // started; mark the newest.
+            if let Some(pos) = self.newest {
                 self.block_mut(pos).overlapped = true;
             }
             true
@@ -613,7 +630,8 @@ impl Checker {
             self.check_block_shape(out, ev, o, kind, &mut b);
         }
         let pos = self.add_block(b);
-        self.open.insert(index, pos);
+        self.open_block(index, pos);
+        self.newest = Some(pos);
         if pos != usize::MAX {
             self.by_index.insert(index, pos);
         }
@@ -793,7 +811,7 @@ impl Checker {
         let mut b = Block::new(index, implied_kind, ev.index);
         b.implicit = true;
         let pos = self.add_block(b);
-        self.open.insert(index, pos);
+        self.open_block(index, pos);
         if pos != usize::MAX {
             self.by_index.insert(index, pos);
         }
@@ -1517,14 +1535,6 @@ impl super::Checker for Checker {
                 f.event(ev).pointer("/message/usage/input_tokens").help(
                     "send the prompt's token count in `message_start.message.usage.input_tokens`",
                 ),
-            );
-        }
-        if self.overflow_blocks > 0 {
-            // Not a finding: the limit is sselint's. The summary shows it.
-            self.last = format!(
-                "{} block(s) past the first {} were counted, not kept",
-                self.overflow_blocks,
-                model::MAX_BLOCKS
             );
         }
         (answer, ending)
