@@ -19,11 +19,12 @@ max_len() {
     chunk_decoder) echo 4096 ;;          # one chunk's JSON
     sse_split | typed_equivalence) echo 16384 ;;  # a few dozen events
     curl_reader | check_pipeline) echo 65536 ;;   # curl dumps up to 39 KB
+    dialects) echo 16384 ;;              # a few dozen events of any dialect
     har_reader | redact) echo 65536 ;;   # HAR samples up to 36 KB
     *) echo "unknown target $1" >&2; exit 2 ;;
   esac
 }
-targets=(sse_split curl_reader har_reader chunk_decoder check_pipeline redact typed_equivalence)
+targets=(sse_split curl_reader har_reader chunk_decoder check_pipeline redact typed_equivalence dialects)
 if [ "${1:-}" = "--print" ]; then
   for t in "${targets[@]}"; do echo "$t $(max_len "$t")"; done
   exit 0
@@ -47,6 +48,7 @@ for t in "${targets[@]}"; do
 done
 raw=(../samples/*/*.sse ../tests/cases/*.sse)
 seed sse_split "${raw[@]}"
+seed dialects "${raw[@]}"
 seed check_pipeline "${raw[@]}" ../samples/curl/* ../samples/har/*.har
 seed typed_equivalence "${raw[@]}"
 seed curl_reader ../samples/curl/* ../samples/bad/*.txt

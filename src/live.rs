@@ -111,32 +111,6 @@ pub struct Recording {
     pub stop: Stop,
 }
 
-/// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) in text.
-pub fn redact_keys(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut last = 0;
-    while i + 3 <= b.len() {
-        if &b[i..i + 3] == b"sk-" && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
-            let mut j = i + 3;
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b'_') {
-                j += 1;
-            }
-            if j - i >= 12 {
-                out.push_str(&text[last..i]);
-                out.push_str(capture::REDACTED);
-                last = j;
-                i = j;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    out.push_str(&text[last..]);
-    out
-}
-
 /// The request body as sent: `stream: true` forced; for Chat, usage asked
 /// for unless told not to (`stream_options` is Chat's alone: the Responses
 /// API and Anthropic's reject or ignore it, and both send usage anyway).
@@ -284,7 +258,7 @@ pub fn record(
         method: "POST".into(),
         url: capture::redact_url(&req.url),
         headers: sent_headers.iter().map(|(n, v)| header(n, v)).collect(),
-        body: Some(redact_keys(&body_text)),
+        body: Some(capture::redact_keys(&body_text)),
     };
     let mut rec = Recording {
         request,
@@ -469,14 +443,6 @@ impl Recording {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_are_masked_and_other_text_kept() {
-        assert_eq!(
-            redact_keys(r#"{"api_key":"sk-test-FAKE0000000000000000","x":"ask-me sk-short"}"#),
-            r#"{"api_key":"[REDACTED]","x":"ask-me sk-short"}"#
-        );
-    }
 
     #[test]
     fn stream_options_are_chats_alone() {

@@ -420,7 +420,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
             }
         }
         if let Some(Value::String(t)) = e.pointer_mut("/request/postData/text") {
-            let mut text = crate::live::redact_keys(t);
+            let mut text = crate::capture::redact_keys(t);
             if let Some(s) = scrub.as_deref_mut() {
                 if let Ok(mut v) = serde_json::from_str::<Value>(&text) {
                     s.request(&mut v);

@@ -174,7 +174,7 @@ pub fn redact_text(line: &str) -> String {
             .collect();
         let joined = redacted.join(" ");
         if joined != line {
-            return crate::live::redact_keys(&joined);
+            return redact_keys(&joined);
         }
     }
     let mut out = line.to_string();
@@ -187,11 +187,37 @@ pub fn redact_text(line: &str) -> String {
             out = format!("{}{REDACTED}{}", &line[..start], &line[end..]);
         }
     }
-    crate::live::redact_keys(&out)
+    redact_keys(&out)
 }
 
 /// Whether a header name carries a secret: the known ones, and any name
 /// that looks like a key, token or secret (`X-Auth-Token`,
+/// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) in text.
+pub fn redact_keys(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i + 3 <= b.len() {
+        if &b[i..i + 3] == b"sk-" && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let mut j = i + 3;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b'_') {
+                j += 1;
+            }
+            if j - i >= 12 {
+                out.push_str(&text[last..i]);
+                out.push_str(REDACTED);
+                last = j;
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
 /// `Ocp-Apim-Subscription-Key`, `X-Amz-Security-Token`).
 pub fn is_secret_header(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
@@ -763,5 +789,18 @@ fn is_capture_file(path: &Path) -> bool {
         InputFormat::Sse => {
             raw::looks_like_sse(&head) || decode::is_gzip(&head) || meter::present(&head)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_masked_and_other_text_kept() {
+        assert_eq!(
+            redact_keys(r#"{"api_key":"sk-test-FAKE0000000000000000","x":"ask-me sk-short"}"#),
+            r#"{"api_key":"[REDACTED]","x":"ask-me sk-short"}"#
+        );
     }
 }

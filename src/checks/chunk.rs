@@ -14,19 +14,10 @@ use super::Linter;
 use crate::lint::profile::{fold_indices, pointer_covers, provider_list, providers_of};
 use crate::lint::{profile, Finding, Severity};
 use crate::model::assembly::REASONING_FIELDS;
-use crate::model::{json_type, Field};
+use crate::model::{json_type, Field, FINISH_REASONS};
 use crate::sse::Block;
 use serde_json::Value;
 use std::sync::OnceLock;
-
-/// finish_reason values in OpenAI's enum.
-pub const FINISH_REASONS: &[&str] = &[
-    "stop",
-    "length",
-    "tool_calls",
-    "content_filter",
-    "function_call",
-];
 
 const TOP_KEYS: &[&str] = &[
     "id",

@@ -197,7 +197,7 @@ struct DriftTrack {
 impl<'s> Linter<'s> {
     /// A linter for one stream.
     pub fn new(settings: &'s Settings, ctx: Context) -> Self {
-        Linter {
+        let mut linter = Linter {
             out: Collector::new(settings),
             profile: settings.profile,
             ctx,
@@ -256,7 +256,10 @@ impl<'s> Linter<'s> {
             dialect_ending: None,
             unknown_events: 0,
             first_unknown: None,
-        }
+        };
+        // `--dialect` or the request URL settle it before any event.
+        linter.settle_from_context();
+        linter
     }
 
     /// Keeps the start of the body (call with every byte slice fed to the

@@ -472,7 +472,7 @@ impl SchemaChunk<'_> {
             c.finish_reason
                 .0
                 .as_deref()
-                .is_none_or(|f| super::chunk::FINISH_REASONS.contains(&f))
+                .is_none_or(|f| crate::model::FINISH_REASONS.contains(&f))
                 && c.delta
                     .role
                     .as_ref()

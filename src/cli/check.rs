@@ -7,7 +7,7 @@ use anyhow::{bail, Context as _};
 use clap::ValueEnum;
 use sselint::baseline::Baseline;
 use sselint::config::{self, Config};
-use sselint::lint::{profile, Settings};
+use sselint::lint::Settings;
 use sselint::pipeline::{self, FileResult};
 use sselint::report::{
     github::Github, human::Human, json::Json, junit::Junit, sarif::Sarif, Render, Run,
@@ -140,24 +140,6 @@ impl FailOn {
             FailOn::Never => None,
         }
     }
-}
-
-/// Settings for commands without a config file (`inspect`).
-pub fn settings(profile_name: &str) -> anyhow::Result<Settings> {
-    let Some(p) = profile::profile(profile_name) else {
-        let names: Vec<&str> = profile::profiles()
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect();
-        bail!(
-            "unknown profile {profile_name:?}; known profiles: {}",
-            names.join(", ")
-        );
-    };
-    Ok(Settings {
-        profile: p,
-        ..Settings::default()
-    })
 }
 
 fn resolve(items: &[String]) -> anyhow::Result<Vec<&'static str>> {
@@ -293,7 +275,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(p) = &a.profile {
-        settings(p)?;
+        super::profile_settings(p)?;
     }
     let cli_select = resolve(&a.select)?;
     let cli_ignore = resolve(&a.ignore)?;

@@ -51,7 +51,7 @@ enum Format {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let settings = super::check::settings(&a.profile)?;
+    let settings = super::profile_settings(&a.profile)?;
     let opts = sselint::capture::Options::default();
     let read = |spec: &str| diff::read_side(spec, &opts, &settings);
     let (sa, sb) = match (read(&a.a), read(&a.b)) {

@@ -270,7 +270,7 @@ impl Observer for Recorder<'_> {
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.profile {
-        super::check::settings(p)?;
+        super::profile_settings(p)?;
     }
     let cfg = match sselint::config::Config::find(&std::env::current_dir().unwrap_or_default()) {
         Some(p) => match sselint::config::Config::load(&p) {

@@ -190,7 +190,7 @@ pub struct RecordArgs {
 }
 
 pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
-    let mut settings = super::check::settings(&a.profile)?;
+    let mut settings = super::profile_settings(&a.profile)?;
     settings.dialect = a.dialect.and_then(super::DialectArg::dialect);
     let out = a.output.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now()

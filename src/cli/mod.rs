@@ -214,3 +214,22 @@ pub fn parse_event_limit(s: &str) -> Result<usize, String> {
     }
     Ok(n)
 }
+
+/// Settings for commands without a config file (`inspect`).
+pub fn profile_settings(profile_name: &str) -> anyhow::Result<sselint::lint::Settings> {
+    use sselint::lint::{profile, Settings};
+    let Some(p) = profile::profile(profile_name) else {
+        let names: Vec<&str> = profile::profiles()
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        anyhow::bail!(
+            "unknown profile {profile_name:?}; known profiles: {}",
+            names.join(", ")
+        );
+    };
+    Ok(Settings {
+        profile: p,
+        ..Settings::default()
+    })
+}

@@ -12,6 +12,16 @@ pub mod span;
 
 use serde_json::Value;
 
+/// finish_reason values in OpenAI's enum (`CreateChatCompletionStreamResponse`,
+/// `choices[].finish_reason`).
+pub const FINISH_REASONS: &[&str] = &[
+    "stop",
+    "length",
+    "tool_calls",
+    "content_filter",
+    "function_call",
+];
+
 /// What an event's data holds.
 #[derive(Debug)]
 pub enum Payload {

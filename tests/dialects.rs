@@ -1,0 +1,160 @@
+//! Telling a stream's dialect: from `--dialect`, the request URL, the
+//! `event:` names or the data's `type`; a stream of none gets one
+//! `unknown-format` finding; and no stream is judged by another dialect's
+//! rules.
+
+mod common;
+use common::*;
+use sselint::capture::{from_reader, Options};
+use sselint::dialect::{Dialect, ALL};
+use sselint::lint::{catalogue, Settings};
+use sselint::pipeline::{lint_capture, NoObserver};
+
+fn lint_as(bytes: &[u8], dialect: Option<Dialect>) -> sselint::pipeline::FileResult {
+    let cap = from_reader(
+        "t.sse",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        &Options::default(),
+    )
+    .unwrap();
+    let settings = Settings {
+        dialect,
+        ..Settings::default()
+    };
+    lint_capture(cap, &settings, &mut NoObserver)
+}
+
+const RESPONSES: &str = "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"output\":[]}}\n\n";
+const MESSAGES: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n";
+
+#[test]
+fn the_dialect_comes_from_event_names_or_the_data_type() {
+    let r = lint_as(RESPONSES.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Responses));
+    let r = lint_as(MESSAGES.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Messages));
+    // Without `event:` lines (OpenRouter's Responses stream), the data's
+    // `type` says it.
+    let bare: String = RESPONSES
+        .lines()
+        .filter(|l| !l.starts_with("event:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let r = lint_as(bare.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Responses));
+    // A Chat stream is Chat.
+    let r = lint_file(&root().join("samples/good/openai-basic.sse"));
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Chat));
+}
+
+#[test]
+fn no_stream_is_judged_by_another_dialects_rules() {
+    for (text, d) in [
+        (RESPONSES, Dialect::Responses),
+        (MESSAGES, Dialect::Messages),
+    ] {
+        let r = lint_as(text.as_bytes(), None);
+        for f in diags(&r) {
+            let rule = catalogue().get(f.rule).unwrap();
+            assert!(
+                rule.dialect.is_none() || rule.dialect == Some(d),
+                "{d}: {} ({:?}) fired",
+                f.rule,
+                rule.dialect
+            );
+        }
+    }
+    // And a Chat sample gets no rule of the other two.
+    for p in samples("good").into_iter().chain(samples("providers")) {
+        let r = lint_file(&p);
+        if r.streams[0].dialect != Some(Dialect::Chat) {
+            continue;
+        }
+        for f in diags(&r) {
+            let rule = catalogue().get(f.rule).unwrap();
+            assert!(
+                rule.dialect.is_none() || rule.dialect == Some(Dialect::Chat),
+                "{}: {}",
+                p.display(),
+                f.rule
+            );
+        }
+    }
+}
+
+#[test]
+fn dialect_overrides_what_the_stream_looks_like_and_holds_for_every_input() {
+    // Forced, even on an empty body and on a stream of another dialect;
+    // every sample read as every dialect: no panic, the dialect obeyed.
+    let r = lint_as(b"", Some(Dialect::Messages));
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Messages));
+    let r = lint_as(RESPONSES.as_bytes(), Some(Dialect::Chat));
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Chat));
+    let mut inputs = Vec::new();
+    for d in ["good", "providers", "bad"] {
+        inputs.extend(samples(d));
+    }
+    for p in inputs {
+        for d in ALL {
+            let settings = Settings {
+                dialect: Some(*d),
+                ..Settings::default()
+            };
+            let r = lint_file_with(&p, &settings);
+            for s in &r.streams {
+                assert_eq!(s.dialect, Some(*d), "{}", p.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_request_url_settles_the_dialect_before_any_event() {
+    // A HAR entry posted to /v1/messages whose body starts with an event
+    // of no dialect (a proxy's own) is still read as Messages.
+    let body = format!("event: proxy_status\ndata: {{\"type\":\"proxy_status\"}}\n\n{MESSAGES}");
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 10,
+        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages", "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": [{"name": "Content-Type", "value": "text/event-stream"}], "cookies": [],
+            "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body}, "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 1}}]}});
+    let dir = scratch("dialect-url");
+    let p = dir.join("m.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let r = lint_file(&p);
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Messages));
+    assert!(diags(&r).iter().all(|d| d.rule != "unknown-format"));
+}
+
+#[test]
+fn a_stream_of_no_known_dialect_gets_one_finding_not_a_wall() {
+    let r = lint_file(&root().join("samples/bad/unknown-format.sse"));
+    let s = &r.streams[0];
+    assert_eq!(s.dialect, None);
+    let rules: Vec<&str> = s.diagnostics.iter().map(|d| d.rule).collect();
+    assert_eq!(
+        rules.iter().filter(|r| **r == "unknown-format").count(),
+        1,
+        "{rules:?}"
+    );
+    // Only shared (framing) rules besides it.
+    for r in &rules {
+        assert!(catalogue().get(r).unwrap().dialect.is_none(), "{r}");
+    }
+    let d = &s
+        .diagnostics
+        .iter()
+        .find(|d| d.rule == "unknown-format")
+        .unwrap();
+    assert!(d.message.contains("Gemini"), "{}", d.message);
+    // Ollama's native NDJSON objects sent as SSE events: named as such.
+    let ollama = "data: {\"model\":\"llama3\",\"created_at\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"done\":false}\n\ndata: {\"model\":\"llama3\",\"created_at\":\"2026-01-01T00:00:01Z\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true}\n\n";
+    let r = lint_as(ollama.as_bytes(), None);
+    let u: Vec<_> = diags(&r)
+        .into_iter()
+        .filter(|d| d.rule == "unknown-format")
+        .collect();
+    assert_eq!(u.len(), 1);
+    assert!(u[0].message.contains("Ollama"), "{}", u[0].message);
+}
