@@ -137,9 +137,6 @@ impl Linter<'_> {
             }
         }
         let damaged = evidence.iter().any(|t| t.by_capture);
-        // A stream with no event still has the dialect `--dialect` or the
-        // request URL names (an empty Messages stream is judged as one).
-        self.settle_from_context();
         // The rest is Chat's: another dialect's checker judges its own
         // ending, and a stream of no known dialect gets one finding.
         if self.finish_dialect(damaged) || self.finish_unknown() {

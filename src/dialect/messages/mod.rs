@@ -442,6 +442,11 @@ impl Checker {
                 .and_then(Value::as_str)
                 .map(|s| shorten(s, 120));
         }
+        self.last = format!(
+            "message {} ({})",
+            self.message_id.as_deref().unwrap_or("?"),
+            self.model.as_deref().unwrap_or("?")
+        );
         for key in ["id", "model"] {
             if !m.get(key).is_some_and(Value::is_string) {
                 self.schema(
@@ -1352,7 +1357,10 @@ impl super::Checker for Checker {
             "content_block_stop" => self.block_stop(out, ev, v),
             "message_delta" => self.message_delta(out, ev, v),
             "message_stop" => self.message_stop(out, ev),
-            "ping" => out.kind("keepalive"),
+            "ping" => {
+                out.kind("keepalive");
+                self.last = "ping".into();
+            }
             "error" => self.error_event(out, ev, v),
             "" => self.schema(
                 out,
