@@ -526,3 +526,19 @@ fn dialect_messages_forces_a_stream_that_would_not_be_told_apart() {
         );
     }
 }
+
+#[test]
+fn the_messages_rules_are_selected_by_their_two_letter_code_prefix() {
+    let f = root().join("samples/bad/messages-block-overlap.sse");
+    let count = |select: &str| {
+        check_json(&["--select", select], &f)["files"][0]["streams"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(count("MS"), 1);
+    assert_eq!(count("ms2"), 1);
+    assert_eq!(count("MS203"), 1);
+    assert_eq!(count("MS1"), 0);
+    assert_eq!(count("messages"), 1);
+}

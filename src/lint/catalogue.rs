@@ -186,13 +186,14 @@ impl Catalogue {
     }
 
     /// Rules whose code starts with `prefix` (`E4` → E401, E402, E403), as
-    /// ruff selects by code prefix; empty when `prefix` is not a letter and
+    /// ruff selects by code prefix; empty when `prefix` is not letters and
     /// digits.
     pub fn by_prefix(&self, prefix: &str) -> Vec<&Rule> {
         let p = prefix.to_ascii_uppercase();
-        let mut chars = p.chars();
-        let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-            && chars.all(|c| c.is_ascii_digit());
+        // Letters, then digits: `E4`, and a dialect's two-letter prefix
+        // (`MS`, `MS2`).
+        let letters = p.chars().take_while(char::is_ascii_alphabetic).count();
+        let well_formed = letters > 0 && p[letters..].chars().all(|c| c.is_ascii_digit());
         if !well_formed {
             return Vec::new();
         }
