@@ -44,8 +44,17 @@ fn record_of_a_replay_gives_back_the_same_bytes_for_every_sample() {
     samples.extend(common::samples("providers"));
     samples.extend(common::samples("diff"));
     for (i, s) in samples.iter().enumerate() {
-        let replay = Replay::start(s, &["--once"]);
-        let out = record(&replay.url, &dir, &format!("r{i}.har"), &[]);
+        // A Responses or Messages sample is recorded from its own endpoint
+        // (the path settles the dialect `record` reads it as).
+        let dialect = common::lint_file(s).streams[0].dialect;
+        let endpoint = dialect.map_or("/chat/completions", |d| d.endpoint());
+        let replay = if endpoint == "/chat/completions" {
+            Replay::start(s, &["--once"])
+        } else {
+            Replay::start(s, &["--once", "--any-path"])
+        };
+        let url = replay.url.replace("/chat/completions", endpoint);
+        let out = record(&url, &dir, &format!("r{i}.har"), &[]);
         assert_eq!(
             out.status.code(),
             Some(0),
