@@ -542,3 +542,17 @@ fn the_messages_rules_are_selected_by_their_two_letter_code_prefix() {
     assert_eq!(count("MS1"), 0);
     assert_eq!(count("messages"), 1);
 }
+
+#[test]
+fn a_server_run_tool_is_checked_but_not_a_tool_call_of_the_answer() {
+    let r = sample("good/messages-server-tool.sse");
+    let (text, _, finish, tools) = summary(&r.streams[0].answer);
+    assert_eq!(
+        text,
+        "I'll search for the launch date.The Example Telescope launched on 3 March 2026."
+    );
+    assert!(tools.is_empty(), "{tools:?}");
+    assert_eq!(finish.as_deref(), Some("end_turn"));
+    assert_eq!(usage(&r)["server_tool_use"]["web_search_requests"], 1);
+    assert!(rules(&r).is_empty(), "{:?}", rules(&r));
+}

@@ -14,7 +14,7 @@
 //!
 //! The answer is choice 0 of [`Answer`] (see [`model::assemble`]): the
 //! text blocks joined in index order, thinking joined as reasoning, each
-//! `tool_use` / `server_tool_use` block as a tool call (`id`, `name`, the
+//! `tool_use` block as a tool call (`id`, `name`, the
 //! `input_json_delta` fragments joined as its arguments). Its
 //! `finish_reason` is the `stop_reason`; its usage is `message_start`'s
 //! usage with each `message_delta`'s fields written over it (cumulative
@@ -91,6 +91,7 @@ pub struct Checker {
     budget: Budget,
     index_reported: bool,
     overlap_reported: bool,
+    interleave_reported: bool,
     not_open_reported: BTreeSet<u64>,
     delta_type_reported: bool,
     signature_reported: bool,
@@ -578,6 +579,7 @@ impl Checker {
             self.report_overlap(
                 out,
                 ev,
+                true,
                 format!(
                     "a second `content_block_start` for index {index} while its `{}` block is still open (no `content_block_stop` came): clients look blocks up by index, so deltas meant for one block reach the other, or the block is not found",
                     shorten(&old, 40)
@@ -593,8 +595,9 @@ impl Checker {
             self.report_overlap(
                 out,
                 ev,
+                false,
                 format!(
-                    "block {index} (`{}`) starts while block {i} (`{}`) is still open: blocks do not interleave (each is stopped before the next starts), and clients that route deltas to the latest block put block {i}'s deltas in the wrong one",
+                    "block {index} (`{}`) starts while block {i} (`{}`) is still open: documented streams stop each block before the next starts; clients route these deltas by index, but code that takes the latest block as the current one mixes them up",
                     shorten(kind, 40),
                     shorten(&old, 40)
                 ),
@@ -643,15 +646,35 @@ impl Checker {
         self.last = format!("start block {index} ({})", shorten(kind, 40));
     }
 
-    fn report_overlap(&mut self, out: &mut dyn Out, ev: &Event<'_>, message: String) {
-        if self.overlap_reported {
+    /// `messages-block-overlap`, once per stream for a reused open index
+    /// (error) and once for blocks that interleave under their own
+    /// indexes (info: observed, clients route those deltas by index).
+    fn report_overlap(
+        &mut self,
+        out: &mut dyn Out,
+        ev: &Event<'_>,
+        same_index: bool,
+        message: String,
+    ) {
+        let flag = if same_index {
+            &mut self.overlap_reported
+        } else {
+            &mut self.interleave_reported
+        };
+        if *flag {
             return;
         }
-        self.overlap_reported = true;
+        *flag = true;
+        let level = if same_index {
+            Severity::Error
+        } else {
+            Severity::Info
+        };
         let loc = out.at_pointer("/index", false);
         emit(
             out,
             Finding::new("messages-block-overlap", message, loc)
+                .level(level)
                 .event(ev.index)
                 .pointer("/index")
                 .help(
@@ -784,10 +807,10 @@ impl Checker {
                     out,
                     Finding::new(
                         "messages-block-not-open",
-                        format!("{what} for index {index} after that `{kind}` block's `content_block_stop`: the block is closed, so clients that finish a block at its stop (show it, parse its tool input) miss this event"),
+                        format!("{what} for index {index} after that `{kind}` block's `content_block_stop`: clients still add it to the block by its index, but code that finishes a block at its stop (shows it, parses its tool input) misses it"),
                         loc,
                     )
-                    .level(Severity::Warning)
+                    .level(Severity::Info)
                     .event(ev.index)
                     .pointer("/index"),
                 );
@@ -1001,10 +1024,10 @@ impl Checker {
                 let f = if self.by_index.contains_key(&index) {
                     Finding::new(
                         "messages-block-not-open",
-                        format!("a second `content_block_stop` for index {index}: the block already stopped, so clients that finish a block at its stop do it twice"),
+                        format!("a second `content_block_stop` for index {index}: the block already stopped; clients read past it, but code that finishes a block at its stop does it twice"),
                         loc,
                     )
-                    .level(Severity::Warning)
+                    .level(Severity::Info)
                 } else {
                     Finding::new(
                         "messages-block-not-open",
@@ -1500,22 +1523,18 @@ impl super::Checker for Checker {
                 _ => {}
             }
         }
-        let reason = self.stop_reason.clone();
+        let cut = self.stop_reason.as_deref() == Some("max_tokens");
         for p in std::mem::take(&mut self.pending_input) {
-            let level = if reason.as_deref() == Some("max_tokens") {
-                Severity::Warning
-            } else {
-                Severity::Error
-            };
-            let tail = if level == Severity::Warning {
-                "; the stop reason is max_tokens, so the input was cut by the token limit, and clients that parse it at the block's stop fail"
+            // Observed: clients end with another tool input (a partial
+            // parse, `{}`) or raise, whether or not the token limit cut it.
+            let tail = if cut {
+                "; the stop reason is max_tokens, so the token limit cut the input, yet the block was stopped as if whole: clients that parse the input at the block's stop fail or keep a different object"
             } else {
                 "; clients that parse the input at the block's stop fail, and others run the tool with a partial object"
             };
             emit(
                 out,
                 Finding::new("messages-tool-input", format!("{}{tail}", p.message), p.at.0)
-                    .level(level)
                     .event(p.at.1)
                     .help("stream `partial_json` fragments that join to one JSON object (`{}` for a tool without parameters)"),
             );
@@ -1578,14 +1597,15 @@ impl Checker {
             return;
         }
         self.mismatches += 1;
-        let name_kept = fields::DISPATCHED.contains(&ev.name);
         let type_kept = fields::DISPATCHED.contains(&t);
         let (name, shown) = (shorten(ev.name, 40), shorten(t, 40));
         let lost = if ev.name == "error" {
             Some(format!("clients raise an event named `error`, so this `{shown}` ends the stream as a failure"))
         } else if t == "error" {
             Some("clients raise errors by the `error` name, so this error is not raised and the failure goes unnoticed".to_string())
-        } else if !name_kept && type_kept {
+        } else if matches!(ev.name, "ping" | "message") && type_kept {
+            // Observed: a `ping` (or unnamed) event is skipped whatever its
+            // data; an unknown name is read by its data's type.
             Some(format!("clients skip events named `{name}`, so this `{shown}` and what it carries are lost"))
         } else {
             None

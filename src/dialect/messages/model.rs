@@ -31,6 +31,11 @@ const MAX_KIND_BYTES: usize = 64;
 /// `content_block_start`, then `input_json_delta` fragments).
 pub const TOOL_BLOCKS: &[&str] = &["tool_use", "server_tool_use", "mcp_tool_use"];
 
+/// The block type that is a tool call for the client to run; the server
+/// runs `server_tool_use` and `mcp_tool_use` itself, so they are not part
+/// of the answer's tool calls.
+pub const CLIENT_TOOL: &str = "tool_use";
+
 /// One content block as streamed.
 #[derive(Debug, Default, Clone)]
 pub struct Block {
@@ -201,8 +206,9 @@ pub fn streamed(blocks: &[Block], overflow: &Block) -> Streamed {
 
 /// Assembles the blocks into choice 0 of `answer`: text blocks joined in
 /// `index` order (arrival order among equal indexes), thinking as
-/// reasoning, each tool block as a tool call (`id`, `name`, input as its
-/// arguments); the overflow block's text last.
+/// reasoning, each `tool_use` block as a tool call (`id`, `name`, input as
+/// its arguments; server-run tools are not calls for the client); the
+/// overflow block's text last.
 pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
     let mut order: Vec<usize> = (0..blocks.len()).collect();
     order.sort_by_key(|&i| (blocks[i].index, i));
@@ -214,7 +220,7 @@ pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
     {
         c.text.push(&b.text.kept);
         c.reasoning.push(&b.thinking.kept);
-        if b.is_tool() {
+        if b.kind == CLIENT_TOOL {
             let index = c.tool_calls.len() as u64;
             c.tool_calls.insert(
                 index,
