@@ -631,3 +631,67 @@ fn replay_once_stops_when_the_client_hangs_up_mid_stream() {
     }
     panic!("replay --once still running 10 s after the client hung up");
 }
+
+#[test]
+fn record_speaks_each_dialects_endpoint_and_keeps_its_key_out() {
+    // A Messages endpoint gets the key as x-api-key and an
+    // anthropic-version; a Responses one as a Bearer token; neither gets
+    // Chat's stream_options. The saved HAR holds no key and lints as the
+    // endpoint's dialect.
+    let dir = scratch("record-dialects");
+    let key = "sk-ant-api03-FAKE0a1b2c3d4e5f6a7b8c9d";
+    for (sample, dialect, key_header) in [
+        ("samples/good/messages-basic.sse", "messages", "x-api-key"),
+        (
+            "samples/good/responses-basic.sse",
+            "responses",
+            "Authorization",
+        ),
+    ] {
+        let replay = Replay::start(&root().join(sample), &["--once"]);
+        assert!(
+            replay.url.ends_with(&format!("/v1/{dialect}")),
+            "{}",
+            replay.url
+        );
+        let har = dir.join(format!("{dialect}.har"));
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["record", &replay.url, "--body"])
+            .arg(request_file(&dir))
+            .args(["--api-key-env", "SSELINT_TEST_KEY", "-o"])
+            .arg(&har)
+            .env("SSELINT_TEST_KEY", key)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}{:?}", out.stderr);
+        assert!(stdout.contains(&format!("[{dialect}]")), "{stdout}");
+        let text = std::fs::read_to_string(&har).unwrap();
+        assert!(!text.contains("FAKE0a1b2c3d") && !stdout.contains("FAKE0a1b2c3d"));
+        let (_, entry) = har_body(&har);
+        let headers = entry["request"]["headers"].as_array().unwrap();
+        let value = |name: &str| {
+            headers
+                .iter()
+                .find(|h| h["name"].as_str().unwrap().eq_ignore_ascii_case(name))
+                .map(|h| h["value"].as_str().unwrap().to_string())
+        };
+        assert_eq!(
+            value(key_header).as_deref(),
+            Some("[REDACTED]"),
+            "{headers:?}"
+        );
+        let version = value("anthropic-version");
+        if dialect == "messages" {
+            assert_eq!(version.as_deref(), Some("2023-06-01"));
+            assert!(value("Authorization").is_none(), "{headers:?}");
+        } else {
+            assert!(version.is_none(), "{headers:?}");
+        }
+        let body: Value =
+            serde_json::from_str(entry["request"]["postData"]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(body["stream"], true);
+        assert!(body.get("stream_options").is_none(), "{body}");
+    }
+}
