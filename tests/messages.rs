@@ -556,3 +556,36 @@ fn a_server_run_tool_is_checked_but_not_a_tool_call_of_the_answer() {
     assert_eq!(usage(&r)["server_tool_use"]["web_search_requests"], 1);
     assert!(rules(&r).is_empty(), "{:?}", rules(&r));
 }
+
+#[test]
+fn a_null_count_in_message_delta_usage_keeps_the_count_message_start_gave() {
+    // Observed: the SDKs keep message_start's count when message_delta
+    // repeats it as null (found by the client harness).
+    let delta = ev(
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+                "usage": {"input_tokens": null, "output_tokens": 7}}),
+    );
+    let s = format!(
+        "{}{}{}{}{}{}",
+        message_start(),
+        ev(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+        ),
+        ev(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}})
+        ),
+        ev(
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": 0})
+        ),
+        delta,
+        ev("message_stop", &json!({"type": "message_stop"})),
+    );
+    let r = lint_str(&s);
+    let u = usage(&r);
+    assert!(u["input_tokens"].as_u64().is_some(), "{u}");
+    assert_eq!(u["output_tokens"], 7, "{u}");
+}

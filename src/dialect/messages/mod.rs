@@ -1187,7 +1187,9 @@ impl Checker {
                 self.unknown_fields(out, ev, u, "/usage", "usage", "the usage");
                 let usage = self.usage.get_or_insert_with(|| Value::Object(Map::new()));
                 if let Some(o) = usage.as_object_mut() {
-                    for (k, x) in u {
+                    // A null repeats nothing: the count given before
+                    // stands (as the SDKs keep it).
+                    for (k, x) in u.iter().filter(|(_, x)| !x.is_null()) {
                         o.insert(k.clone(), x.clone());
                     }
                 }
