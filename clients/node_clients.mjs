@@ -1,15 +1,19 @@
 // The Node clients of the harness (see clients/README.md). Reads a job list
-// (JSON: [{id, base_url, tools}]) from the file named in argv[2], runs every
-// client on every job against `sselint replay`, and prints one JSON object:
+// (JSON: [{id, base_url, origin, tools, clients}]) from the file named in
+// argv[2], runs each of the job's clients that is a Node one against
+// `sselint replay`, and prints one JSON object:
 // {job id: {client name: outcome}}.
 //
 // An outcome is what an application using that client ends up with:
 // {text, refusal, tool_calls: [{id, name, arguments}], finish_reason, usage}
 // or {error: {type, message}} when the client threw (message: first line).
+// finish_reason is the dialect's own: Chat's finish_reason, the Responses
+// status, the Messages stop_reason; usage keeps the dialect's token names.
 // Each client is used the way its documentation shows.
 
 import fs from "node:fs";
 import OpenAI from "openai";
+import Anthropic from "@anthropic-ai/sdk";
 import { streamText, jsonSchema, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 
@@ -150,11 +154,147 @@ async function handWritten(job) {
   return { text: out, refusal: null, tool_calls: null, finish_reason: null, usage: null };
 }
 
+function pick(u, keys) {
+  if (u === null || u === undefined) return null;
+  return Object.fromEntries(keys.map((k) => [k, u[k] ?? null]));
+}
+
+const RESPONSES_USAGE = ["input_tokens", "output_tokens", "total_tokens"];
+const MESSAGES_USAGE = ["input_tokens", "output_tokens"];
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+// openai-node, raw iteration of responses.create({stream: true}), collecting
+// what the streaming guides collect: text from response.output_text.delta,
+// each function call from its response.output_item.added item plus its
+// response.function_call_arguments.delta fragments, the status and usage
+// from the terminal event.
+async function openaiNodeResponses(job) {
+  const stream = await client(job.base_url).responses.create({ model: MODEL, input: "hi", stream: true });
+  let text = "";
+  let refusal = null;
+  let status = null;
+  let usage = null;
+  const calls = new Map();
+  for await (const event of stream) {
+    switch (event?.type) {
+      case "response.output_text.delta":
+        text += event.delta ?? "";
+        break;
+      case "response.refusal.delta":
+        refusal = (refusal ?? "") + (event.delta ?? "");
+        break;
+      case "response.output_item.added":
+        if (event.item?.type === "function_call") {
+          calls.set(event.output_index, { id: event.item.call_id ?? null, name: event.item.name ?? null, arguments: event.item.arguments ?? "" });
+        }
+        break;
+      case "response.function_call_arguments.delta": {
+        const call = calls.get(event.output_index);
+        if (call) call.arguments += event.delta ?? "";
+        break;
+      }
+      default:
+        if (TERMINAL.has(event?.type)) {
+          status = event.response?.status ?? null;
+          usage = pick(event.response?.usage, RESPONSES_USAGE);
+        }
+    }
+  }
+  return { text, refusal, tool_calls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]), finish_reason: status, usage };
+}
+
+// openai-node's helper: responses.stream() and finalResponse(), read as its
+// docs show (output_text, the function_call items, status, usage).
+async function openaiNodeResponsesHelper(job) {
+  const stream = client(job.base_url).responses.stream({ model: MODEL, input: "hi" });
+  const done = await stream.finalResponse();
+  let refusal = null;
+  const calls = [];
+  for (const item of done.output ?? []) {
+    if (item.type === "message") {
+      for (const part of item.content ?? []) if (part.type === "refusal") refusal = (refusal ?? "") + (part.refusal ?? "");
+    } else if (item.type === "function_call") {
+      calls.push({ id: item.call_id ?? null, name: item.name ?? null, arguments: item.arguments ?? "" });
+    }
+  }
+  return { text: done.output_text ?? "", refusal, tool_calls: calls, finish_reason: done.status ?? null, usage: pick(done.usage, RESPONSES_USAGE) };
+}
+
+const CLAUDE = "claude-sonnet-4-5";
+const MAX_TOKENS = 1024;
+
+function anthropic(job) {
+  return new Anthropic({ apiKey: "sk-ant-harness", baseURL: job.origin, maxRetries: 0, timeout: TIMEOUT_MS });
+}
+
+// @anthropic-ai/sdk, raw iteration of messages.create({stream: true}),
+// accumulating as an application does: each block by index (text from
+// text_delta, a tool_use block's input from its input_json_delta
+// fragments), the stop_reason from message_delta, usage from message_start
+// updated by each message_delta (its counts are cumulative).
+async function anthropicTsRaw(job) {
+  const stream = await anthropic(job).messages.create({ model: CLAUDE, max_tokens: MAX_TOKENS, messages: MESSAGES, stream: true });
+  const blocks = new Map();
+  let stop = null;
+  let usage = null;
+  for await (const event of stream) {
+    switch (event?.type) {
+      case "message_start":
+        usage = pick(event.message?.usage, MESSAGES_USAGE);
+        break;
+      case "content_block_start": {
+        const cb = event.content_block ?? {};
+        blocks.set(event.index, { type: cb.type, text: cb.text ?? "", id: cb.id ?? null, name: cb.name ?? null, startInput: cb.input, json: "" });
+        break;
+      }
+      case "content_block_delta": {
+        const block = blocks.get(event.index);
+        if (!block) break;
+        if (event.delta?.type === "text_delta") block.text += event.delta.text ?? "";
+        else if (event.delta?.type === "input_json_delta") block.json += event.delta.partial_json ?? "";
+        break;
+      }
+      case "message_delta":
+        stop = event.delta?.stop_reason ?? stop;
+        if (event.usage) {
+          usage ??= pick({}, MESSAGES_USAGE);
+          for (const k of MESSAGES_USAGE) if (event.usage[k] !== undefined && event.usage[k] !== null) usage[k] = event.usage[k];
+        }
+        break;
+    }
+  }
+  let text = "";
+  const calls = [];
+  for (const [, b] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
+    if (b.type === "text") text += b.text;
+    else if (b.type === "tool_use") calls.push({ id: b.id, name: b.name, arguments: b.json !== "" ? b.json : JSON.stringify(b.startInput ?? {}) });
+  }
+  return { text, refusal: null, tool_calls: calls, finish_reason: stop, usage };
+}
+
+// @anthropic-ai/sdk's helper: messages.stream() and finalMessage(): its text
+// blocks, tool_use blocks (input as JSON), stop_reason, usage.
+async function anthropicTsHelper(job) {
+  const stream = anthropic(job).messages.stream({ model: CLAUDE, max_tokens: MAX_TOKENS, messages: MESSAGES });
+  const done = await stream.finalMessage();
+  let text = "";
+  const calls = [];
+  for (const block of done.content ?? []) {
+    if (block.type === "text") text += block.text ?? "";
+    else if (block.type === "tool_use") calls.push({ id: block.id ?? null, name: block.name ?? null, arguments: JSON.stringify(block.input ?? null) });
+  }
+  return { text, refusal: null, tool_calls: calls, finish_reason: done.stop_reason ?? null, usage: pick(done.usage, MESSAGES_USAGE) };
+}
+
 export const CLIENTS = {
   "openai-node": openaiNodeRaw,
   "openai-node-stream": openaiNodeHelper,
   "vercel-ai": vercelAi,
   "hand-written": handWritten,
+  "openai-node-responses": openaiNodeResponses,
+  "openai-node-responses-stream": openaiNodeResponsesHelper,
+  "anthropic-ts": anthropicTsRaw,
+  "anthropic-ts-stream": anthropicTsHelper,
 };
 
 async function runOne(fn, job) {
@@ -166,10 +306,9 @@ async function runOne(fn, job) {
 }
 
 const jobs = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const only = process.argv[3] ? process.argv[3].split(",") : Object.keys(CLIENTS);
 const out = {};
 for (const job of jobs) {
   out[job.id] = {};
-  for (const name of only) out[job.id][name] = await runOne(CLIENTS[name], job);
+  for (const name of job.clients) if (CLIENTS[name]) out[job.id][name] = await runOne(CLIENTS[name], job);
 }
 process.stdout.write(JSON.stringify(out));

@@ -1,12 +1,15 @@
 """The Python clients of the harness (see clients/README.md).
 
-Reads a job list (JSON: [{id, base_url, tools}]) from the file named in
-argv[1], runs every client on every job against `sselint replay`, and prints
-one JSON object: {job id: {client name: outcome}}.
+Reads a job list (JSON: [{id, base_url, origin, tools, clients}]) from the
+file named in argv[1], runs each of the job's clients that is a Python one
+against `sselint replay`, and prints one JSON object:
+{job id: {client name: outcome}}.
 
 An outcome is what an application using that client ends up with:
 {text, refusal, tool_calls: [{id, name, arguments}], finish_reason, usage},
 or {error: {type, message}} when the client raised (message: first line).
+finish_reason is the dialect's own: Chat's finish_reason, the Responses
+status, the Messages stop_reason; usage keeps the dialect's token names.
 Each client is used the way its documentation shows.
 """
 
@@ -152,10 +155,182 @@ def langchain(job):
     }
 
 
+def field(o, name):
+    """A field of an SDK object or of a plain dict, None when absent (raw
+    events are built without validation, so a field may be missing)."""
+    if isinstance(o, dict):
+        return o.get(name)
+    return getattr(o, name, None)
+
+
+def tokens(u, keys):
+    if u is None:
+        return None
+    return {k: field(u, k) for k in keys}
+
+
+RESPONSES_USAGE = ("input_tokens", "output_tokens", "total_tokens")
+MESSAGES_USAGE = ("input_tokens", "output_tokens")
+
+
+def openai_python_responses(job):
+    """Raw iteration of `responses.create(stream=True)`, collecting what the
+    streaming guides collect: text from `response.output_text.delta`, each
+    function call from its `response.output_item.added` item plus its
+    `response.function_call_arguments.delta` fragments, the status and
+    usage from the terminal event."""
+    stream = client(job["base_url"]).responses.create(model=MODEL, input="hi", stream=True)
+    text, refusal, status, usage = "", None, None, None
+    calls = {}
+    for event in stream:
+        kind = field(event, "type")
+        if kind == "response.output_text.delta":
+            text += field(event, "delta") or ""
+        elif kind == "response.refusal.delta":
+            refusal = (refusal or "") + (field(event, "delta") or "")
+        elif kind == "response.output_item.added":
+            item = field(event, "item")
+            if field(item, "type") == "function_call":
+                calls[field(event, "output_index")] = {
+                    "id": field(item, "call_id"),
+                    "name": field(item, "name"),
+                    "arguments": field(item, "arguments") or "",
+                }
+        elif kind == "response.function_call_arguments.delta":
+            call = calls.get(field(event, "output_index"))
+            if call is not None:
+                call["arguments"] += field(event, "delta") or ""
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            response = field(event, "response")
+            status = field(response, "status")
+            usage = tokens(field(response, "usage"), RESPONSES_USAGE)
+    return {
+        "text": text,
+        "refusal": refusal,
+        "tool_calls": [calls[k] for k in sorted(calls, key=lambda k: (k is None, k or 0))],
+        "finish_reason": status,
+        "usage": usage,
+    }
+
+
+def openai_python_responses_stream(job):
+    """The helper: `responses.stream()` and `get_final_response()`, read as
+    its docs show (`output_text`, the function_call items, `status`,
+    `usage`)."""
+    with client(job["base_url"]).responses.stream(model=MODEL, input="hi") as stream:
+        for _ in stream:
+            pass
+        done = stream.get_final_response()
+    refusal = None
+    calls = []
+    for item in done.output or []:
+        if item.type == "message":
+            for part in item.content or []:
+                if part.type == "refusal":
+                    refusal = (refusal or "") + (part.refusal or "")
+        elif item.type == "function_call":
+            calls.append({"id": item.call_id, "name": item.name, "arguments": item.arguments})
+    return {
+        "text": done.output_text,
+        "refusal": refusal,
+        "tool_calls": calls,
+        "finish_reason": done.status,
+        "usage": tokens(done.usage, RESPONSES_USAGE),
+    }
+
+
+def anthropic_client(job):
+    import anthropic
+
+    return anthropic.Anthropic(api_key="sk-ant-harness", base_url=job["origin"], max_retries=0, timeout=TIMEOUT_S)
+
+
+CLAUDE = "claude-sonnet-4-5"
+MAX_TOKENS = 1024
+
+
+def anthropic_python(job):
+    """Raw iteration of `messages.create(stream=True)`, accumulating as an
+    application does: each block by `index` (text from `text_delta`, a
+    tool_use block's input from its `input_json_delta` fragments), the
+    stop_reason from `message_delta`, usage from `message_start` updated by
+    each `message_delta` (its counts are cumulative)."""
+    stream = anthropic_client(job).messages.create(
+        model=CLAUDE, max_tokens=MAX_TOKENS, messages=MESSAGES, stream=True
+    )
+    blocks, stop, usage = {}, None, None
+    for event in stream:
+        kind = field(event, "type")
+        if kind == "message_start":
+            usage = tokens(field(field(event, "message"), "usage"), MESSAGES_USAGE)
+        elif kind == "content_block_start":
+            cb = field(event, "content_block")
+            blocks[field(event, "index")] = {
+                "type": field(cb, "type"),
+                "text": field(cb, "text") or "",
+                "id": field(cb, "id"),
+                "name": field(cb, "name"),
+                "start_input": field(cb, "input"),
+                "json": "",
+            }
+        elif kind == "content_block_delta":
+            block = blocks.get(field(event, "index"))
+            delta = field(event, "delta")
+            if block is None:
+                continue
+            if field(delta, "type") == "text_delta":
+                block["text"] += field(delta, "text") or ""
+            elif field(delta, "type") == "input_json_delta":
+                block["json"] += field(delta, "partial_json") or ""
+        elif kind == "message_delta":
+            stop = field(field(event, "delta"), "stop_reason") or stop
+            u = field(event, "usage")
+            if u is not None:
+                usage = usage or {k: None for k in MESSAGES_USAGE}
+                for k in MESSAGES_USAGE:
+                    if field(u, k) is not None:
+                        usage[k] = field(u, k)
+    text, calls = "", []
+    for k in sorted(blocks, key=lambda k: (k is None, k or 0)):
+        b = blocks[k]
+        if b["type"] == "text":
+            text += b["text"]
+        elif b["type"] == "tool_use":
+            args = b["json"] if b["json"] else json.dumps(b["start_input"] if b["start_input"] is not None else {})
+            calls.append({"id": b["id"], "name": b["name"], "arguments": args})
+    return {"text": text, "refusal": None, "tool_calls": calls, "finish_reason": stop, "usage": usage}
+
+
+def anthropic_python_stream(job):
+    """The helper: `messages.stream()` and `get_final_message()`: its text
+    blocks, tool_use blocks (`input` as JSON), `stop_reason`, `usage`."""
+    with anthropic_client(job).messages.stream(model=CLAUDE, max_tokens=MAX_TOKENS, messages=MESSAGES) as stream:
+        for _ in stream:
+            pass
+        done = stream.get_final_message()
+    text, calls = "", []
+    for block in done.content or []:
+        if block.type == "text":
+            text += block.text or ""
+        elif block.type == "tool_use":
+            calls.append({"id": block.id, "name": block.name, "arguments": json.dumps(block.input)})
+    return {
+        "text": text,
+        "refusal": None,
+        "tool_calls": calls,
+        "finish_reason": done.stop_reason,
+        "usage": tokens(done.usage, MESSAGES_USAGE),
+    }
+
+
 CLIENTS = {
     "openai-python": openai_python_raw,
     "openai-python-stream": openai_python_stream,
     "langchain": langchain,
+    "openai-python-responses": openai_python_responses,
+    "openai-python-responses-stream": openai_python_responses_stream,
+    "anthropic-python": anthropic_python,
+    "anthropic-python-stream": anthropic_python_stream,
 }
 
 
@@ -171,10 +346,9 @@ def run_one(fn, job):
 def main():
     with open(sys.argv[1], encoding="utf-8") as f:
         jobs = json.load(f)
-    only = sys.argv[2].split(",") if len(sys.argv) > 2 else list(CLIENTS)
     out = {}
     for job in jobs:
-        out[job["id"]] = {name: run_one(CLIENTS[name], job) for name in only}
+        out[job["id"]] = {name: run_one(CLIENTS[name], job) for name in job["clients"] if name in CLIENTS}
     json.dump(out, sys.stdout)
 
 

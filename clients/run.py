@@ -3,12 +3,18 @@
 
 For every capture of the corpus (each rule example in rules/DIALECT/*.toml, every file
 under samples/, every capture under tests/cases/), it starts `sselint replay`
-on 127.0.0.1, points each client at it (clients/py_clients.py and
-clients/node_clients.mjs: openai-python raw and its stream() helper,
-LangChain, openai-node raw and its stream() helper, the Vercel AI SDK, the
-seed document's hand-written parser), and compares what each client ended up
-with against the answer the server meant (sselint's own reconstruction,
-`check --format json`).
+on 127.0.0.1, points each client of the capture's dialect at it
+(clients/py_clients.py and clients/node_clients.mjs) and compares what each
+client ended up with against the answer the server meant (sselint's own
+reconstruction, `check --format json`):
+
+- Chat Completions (and a stream of no known dialect): openai-python raw and
+  its stream() helper, LangChain, openai-node raw and its stream() helper,
+  the Vercel AI SDK, the seed document's hand-written parser;
+- OpenAI Responses: openai-python and openai-node, each raw and with its
+  responses.stream() helper;
+- Anthropic Messages: the Anthropic Python and TypeScript SDKs, each raw and
+  with its messages.stream() helper.
 
     clients/run.py                 regenerate rules/observed.json
     clients/run.py --check         fail (exit 1) when a fresh run differs
@@ -33,22 +39,49 @@ ROOT = Path(__file__).resolve().parent.parent
 CLIENTS_DIR = ROOT / "clients"
 RECORD = ROOT / "rules" / "observed.json"
 
-# Client name -> (runtime, how it is used). The order is the table's order.
+# Client name -> (runtime, dialect, how it is used). The order is the
+# table's order: Chat's clients, then Responses', then Messages'.
 CLIENTS = {
-    "openai-python": ("python", "openai-python: iterate chat.completions.create(stream=True)"),
-    "openai-python-stream": ("python", "openai-python: chat.completions.stream() helper, get_final_completion()"),
-    "langchain": ("python", "langchain-openai: ChatOpenAI.stream(), chunks added up"),
-    "openai-node": ("node", "openai-node: for await over chat.completions.create({stream: true})"),
-    "openai-node-stream": ("node", "openai-node: chat.completions.stream() helper, finalChatCompletion()"),
-    "vercel-ai": ("node", "Vercel AI SDK: streamText() with @ai-sdk/openai-compatible, fullStream"),
-    "hand-written": ("node", "the seed document's fetch loop: split on \\n, 'data: ' lines, [DONE], JSON.parse, choices[0]?.delta?.content"),
+    "openai-python": ("python", "chat", "openai-python: iterate chat.completions.create(stream=True)"),
+    "openai-python-stream": ("python", "chat", "openai-python: chat.completions.stream() helper, get_final_completion()"),
+    "langchain": ("python", "chat", "langchain-openai: ChatOpenAI.stream(), chunks added up"),
+    "openai-node": ("node", "chat", "openai-node: for await over chat.completions.create({stream: true})"),
+    "openai-node-stream": ("node", "chat", "openai-node: chat.completions.stream() helper, finalChatCompletion()"),
+    "vercel-ai": ("node", "chat", "Vercel AI SDK: streamText() with @ai-sdk/openai-compatible, fullStream"),
+    "hand-written": ("node", "chat", "the seed document's fetch loop: split on \\n, 'data: ' lines, [DONE], JSON.parse, choices[0]?.delta?.content"),
+    "openai-python-responses": ("python", "responses", "openai-python: iterate responses.create(stream=True): text deltas, function_call items and their argument deltas, the terminal event's status and usage"),
+    "openai-python-responses-stream": ("python", "responses", "openai-python: responses.stream() helper, get_final_response()"),
+    "openai-node-responses": ("node", "responses", "openai-node: for await over responses.create({stream: true}), collected as openai-python-responses"),
+    "openai-node-responses-stream": ("node", "responses", "openai-node: responses.stream() helper, finalResponse()"),
+    "anthropic-python": ("python", "messages", "anthropic-sdk-python: iterate messages.create(stream=True): blocks by index, text and input_json deltas, message_delta's stop_reason and usage"),
+    "anthropic-python-stream": ("python", "messages", "anthropic-sdk-python: messages.stream() helper, get_final_message()"),
+    "anthropic-ts": ("node", "messages", "anthropic-sdk-typescript: for await over messages.create({stream: true}), collected as anthropic-python"),
+    "anthropic-ts-stream": ("node", "messages", "anthropic-sdk-typescript: messages.stream() helper, finalMessage()"),
 }
+DIALECTS = ("chat", "responses", "messages")
+
+
+def clients_of(dialect):
+    """The clients that read a capture of `dialect` (None, a stream of no
+    known dialect, is served and read as Chat)."""
+    dialect = dialect if dialect in DIALECTS else "chat"
+    return [name for name, (_, d, _) in CLIENTS.items() if d == dialect]
+
+
 # What each client's outcome is compared on. The hand-written parser only
-# collects text.
+# collects text; the Messages API has no refusal field.
 COMPARED = {name: ("text", "refusal", "tool_calls", "finish_reason", "usage") for name in CLIENTS}
 COMPARED["hand-written"] = ("text",)
 COMPARED["vercel-ai"] = ("text", "tool_calls", "finish_reason", "usage")
 COMPARED["langchain"] = ("text", "tool_calls", "finish_reason", "usage")
+for _name in clients_of("messages"):
+    COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
+# The usage counts compared, by dialect (each API's own names).
+USAGE_KEYS = {
+    "chat": ("prompt_tokens", "completion_tokens", "total_tokens"),
+    "responses": ("input_tokens", "output_tokens", "total_tokens"),
+    "messages": ("input_tokens", "output_tokens"),
+}
 
 # Capture id -> the text the server meant, where the rule example says
 # (`meant_text`: text sent under a key clients do not read).
@@ -58,7 +91,9 @@ CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log"}
 
 
 def corpus(tmp):
-    """(id, path) of every capture the harness runs, sorted by id."""
+    """(id, path, dialect) of every capture the harness runs, sorted by id.
+    A rule example's dialect is its rule's folder (`rules/responses/…`);
+    None elsewhere (told from the capture, as `check` tells it)."""
     items = []
     ex_dir = Path(tmp) / "examples"
     ex_dir.mkdir()
@@ -74,20 +109,25 @@ def corpus(tmp):
                 data = bytes.fromhex(ex.get("capture_hex", ""))
             p = ex_dir / f"{f.parent.name}-{f.stem}-{k}.sse"
             p.write_bytes(data)
-            items.append((f"{rel}#{k}", p))
+            items.append((f"{rel}#{k}", p, f.parent.name if f.parent.name in DIALECTS else None))
             if "meant_text" in ex:
                 MEANT[f"{rel}#{k}"] = ex["meant_text"]
     for base in ("samples", "tests/cases"):
         for p in sorted((ROOT / base).rglob("*")):
             if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
-                items.append((str(p.relative_to(ROOT)), p))
+                items.append((str(p.relative_to(ROOT)), p, None))
     return sorted(items)
 
 
-def expected_answer(sselint, path):
-    """The answer the server meant: sselint's reconstruction of choice 0."""
+def dialect_args(dialect):
+    return ["--dialect", dialect] if dialect else []
+
+
+def expected_answer(sselint, path, dialect):
+    """The answer the server meant: sselint's reconstruction of choice 0,
+    with the stream's dialect (`--dialect` when the capture's is known)."""
     out = subprocess.run(
-        [sselint, "check", "--format", "json", "--no-config", "--fail-on", "never", str(path)],
+        [sselint, "check", "--format", "json", "--no-config", "--fail-on", "never", *dialect_args(dialect), str(path)],
         capture_output=True,
         text=True,
     )
@@ -98,7 +138,9 @@ def expected_answer(sselint, path):
         return None
     choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None)
     usage = stream.get("usage")
+    dialect = stream.get("dialect") if stream.get("dialect") in DIALECTS else None
     return {
+        "dialect": dialect,
         "text": (choice or {}).get("text") or "",
         "refusal": (choice or {}).get("refusal"),
         "tool_calls": [
@@ -106,22 +148,22 @@ def expected_answer(sselint, path):
             for t in (choice or {}).get("tool_calls", [])
         ],
         "finish_reason": (choice or {}).get("finish_reason"),
-        "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-        if isinstance(usage, dict)
-        else None,
+        "usage": {k: usage.get(k) for k in USAGE_KEYS[dialect or "chat"]} if isinstance(usage, dict) else None,
         "http_status": (stream.get("http") or {}).get("status"),
     }
 
 
 class Replays:
-    """`sselint replay` of each capture on 127.0.0.1, port picked by the OS."""
+    """`sselint replay` of each capture on 127.0.0.1, port picked by the OS,
+    at its dialect's path (`--dialect` where the corpus says it): a client
+    of another dialect would get a 404."""
 
     def __init__(self, sselint, items):
         self.procs = []
         self.urls = {}
-        for cid, path in items:
+        for cid, path, dialect in items:
             p = subprocess.Popen(
-                [sselint, "replay", str(path), "--listen", "127.0.0.1:0", "--delay-ms", "0", "--any-path"],
+                [sselint, "replay", str(path), "--listen", "127.0.0.1:0", "--delay-ms", "0", *dialect_args(dialect)],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 text=True,
@@ -130,7 +172,7 @@ class Replays:
             line = p.stdout.readline()
             m = re.search(r"http://([0-9.]+:[0-9]+)", line)
             if m:
-                self.urls[cid] = f"http://{m.group(1)}/v1"
+                self.urls[cid] = f"http://{m.group(1)}"
 
     def close(self):
         for p in self.procs:
@@ -164,7 +206,9 @@ def short(v, n=60):
 def compare(name, exp, got):
     """{"verdict": …, "detail": …}: `ok` (the answer the server meant), `diverges`
     (usage or refusal reported otherwise; text, tool calls and finish right),
-    `differs` (another text, tool calls or finish_reason), `raised`."""
+    `differs` (another text, tool calls or finish_reason), `raised`. The
+    same for every dialect: a Responses status and a Messages stop_reason
+    are its finish_reason, usage is compared on the dialect's counts."""
     if got is None:
         return {"verdict": "raised", "detail": "no result (client crashed or timed out)"}
     if "error" in got:
@@ -197,7 +241,7 @@ def compare(name, exp, got):
             diffs.append("tool_calls " + short([list(h) for h in have], 120))
     if "usage" in fields and exp["usage"] is not None:
         u = got.get("usage")
-        u = {k: u.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")} if isinstance(u, dict) else u
+        u = {k: u.get(k) for k in USAGE_KEYS[exp["dialect"] or "chat"]} if isinstance(u, dict) else u
         if u != exp["usage"]:
             minor.append(f"usage {short(u)}")
     if diffs:
@@ -217,6 +261,10 @@ def run_clients(runtime, jobs, tmp):
     env = dict(os.environ, NO_PROXY="*", no_proxy="*")
     for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
         env.pop(k, None)
+    # The SDKs read their key, base URL and options from these; the harness
+    # passes its own.
+    for k in [k for k in env if k.startswith(("OPENAI_", "ANTHROPIC_"))]:
+        env.pop(k)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=CLIENTS_DIR)
     if out.returncode != 0:
         sys.exit(f"clients/run.py: the {runtime} clients failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
@@ -227,7 +275,7 @@ def versions():
     """Pinned versions, read from what is installed."""
     v = {}
     py = subprocess.run(
-        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai']}))"],
+        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','anthropic']}))"],
         capture_output=True,
         text=True,
     )
@@ -241,18 +289,26 @@ def versions():
     v["openai-node-stream"] = v["openai-node"]
     v["vercel-ai"] = f"ai {nodev.get('ai')}, @ai-sdk/openai-compatible {nodev.get('@ai-sdk/openai-compatible')}"
     v["hand-written"] = f"Node {nodev.get('node')} fetch"
+    v["openai-python-responses"] = v["openai-python"]
+    v["openai-python-responses-stream"] = v["openai-python"]
+    v["openai-node-responses"] = v["openai-node"]
+    v["openai-node-responses-stream"] = v["openai-node"]
+    v["anthropic-python"] = f"anthropic {pyv['anthropic']}"
+    v["anthropic-python-stream"] = v["anthropic-python"]
+    v["anthropic-ts"] = f"@anthropic-ai/sdk {nodev.get('@anthropic-ai/sdk')} (Node {nodev.get('node')})"
+    v["anthropic-ts-stream"] = v["anthropic-ts"]
     return v
 
 
 def observe(sselint, only=None):
     with tempfile.TemporaryDirectory(prefix="sselint-harness-") as tmp:
-        items = [(i, p) for i, p in corpus(tmp) if only is None or only in i]
+        items = [it for it in corpus(tmp) if only is None or only in it[0]]
         expected = {}
-        for cid, p in items:
-            expected[cid] = expected_answer(sselint, p)
+        for cid, p, dialect in items:
+            expected[cid] = expected_answer(sselint, p, dialect)
             if expected[cid] is not None and cid in MEANT:
                 expected[cid]["text"] = MEANT[cid]
-        items = [(i, p) for i, p in items if expected[i] is not None]
+        items = [it for it in items if expected[it[0]] is not None]
         captures = {}
         # Batches keep the number of replay processes modest.
         for start in range(0, len(items), 60):
@@ -260,8 +316,15 @@ def observe(sselint, only=None):
             replays = Replays(sselint, batch)
             try:
                 jobs = [
-                    {"id": cid, "base_url": replays.urls[cid], "tools": sorted({t["name"] or "" for t in expected[cid]["tool_calls"]})}
-                    for cid, _ in batch
+                    {
+                        "id": cid,
+                        # OpenAI's SDKs take the API root, Anthropic's the origin.
+                        "base_url": replays.urls[cid] + "/v1",
+                        "origin": replays.urls[cid],
+                        "tools": sorted({t["name"] or "" for t in expected[cid]["tool_calls"]}),
+                        "clients": clients_of(expected[cid]["dialect"]),
+                    }
+                    for cid, _, _ in batch
                     if cid in replays.urls
                 ]
                 results = {}
@@ -284,14 +347,29 @@ def observe(sselint, only=None):
                 exp = expected[cid]
                 captures[cid] = {
                     "expected": {k: exp[k] for k in ("text", "tool_calls", "finish_reason")},
-                    "clients": {name: compare(name, exp, got.get(name)) for name in CLIENTS},
+                    "clients": {name: compare(name, exp, got.get(name)) for name in job["clients"]},
                 }
         v = versions()
         return {
             "about": "What real clients did with each capture of the corpus, replayed by `sselint replay`. Regenerate with clients/run.py; see clients/README.md.",
-            "clients": [{"name": name, "how": how, "version": v[name]} for name, (_, how) in CLIENTS.items()],
+            "clients": [
+                {"name": name, "dialect": dialect, "how": how, "version": v[name]}
+                for name, (_, dialect, how) in CLIENTS.items()
+            ],
             "captures": captures,
         }
+
+
+def counts(record):
+    """`306 chat captures x 7 clients, …`, for the closing line."""
+    dialect = {c["name"]: c["dialect"] for c in record["clients"]}
+    per = {}
+    for c in record["captures"].values():
+        d = dialect[next(iter(c["clients"]))] if c["clients"] else "chat"
+        per[d] = per.get(d, 0) + 1
+    return ", ".join(
+        f"{per[d]} {d} capture{'s' if per[d] != 1 else ''} x {len(clients_of(d))} clients" for d in DIALECTS if d in per
+    )
 
 
 def main():
@@ -312,7 +390,7 @@ def main():
     if args.check:
         old = RECORD.read_text(encoding="utf-8") if RECORD.exists() else ""
         if old == text:
-            print(f"clients/run.py: {len(record['captures'])} captures x {len(CLIENTS)} clients match rules/observed.json")
+            print(f"clients/run.py: {counts(record)} match rules/observed.json")
             return 0
         import difflib
 
@@ -323,7 +401,7 @@ def main():
     tmp = RECORD.with_suffix(".json.tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(RECORD)
-    print(f"clients/run.py: wrote {RECORD.relative_to(ROOT)} ({len(record['captures'])} captures x {len(CLIENTS)} clients)")
+    print(f"clients/run.py: wrote {RECORD.relative_to(ROOT)} ({counts(record)})")
     return 0
 
 

@@ -1,15 +1,24 @@
-//! Serving a capture as an OpenAI-compatible endpoint: a small HTTP/1.1
-//! server (std `TcpListener`, a thread per connection) that answers
-//! `POST /v1/chat/completions` with the capture's status, headers and body,
-//! in chunked transfer coding, paced by the capture's own timing or by
-//! fixed delays, and able to inject faults: writes of N bytes (splitting
-//! UTF-8 characters and CRLF pairs), keep-alive comments during waits, and
-//! a connection dropped after N bytes.
+//! Serving a capture as the endpoint of its API: a small HTTP/1.1 server
+//! (std `TcpListener`, a thread per connection) that answers the POST of
+//! the capture's dialect (`/v1/chat/completions`, `/v1/responses` or
+//! `/v1/messages`, each also without `/v1`) with the capture's status,
+//! headers and body, in chunked transfer coding, paced by the capture's own
+//! timing or by fixed delays, and able to inject faults: writes of N bytes
+//! (splitting UTF-8 characters and CRLF pairs), keep-alive comments during
+//! waits, and a connection dropped after N bytes.
+//!
+//! The dialect is told as `check` tells it ([`crate::dialect`]): the
+//! request path the capture holds, else the first event that names one; a
+//! stream of no known dialect is served as Chat (as `check` reads it). Any
+//! other request gets a 404 whose JSON body has the error shape of the API
+//! the path belongs to (OpenAI's `{"error": {…}}`, Anthropic's `{"type":
+//! "error", "error": {…}}`) and names the path that serves the capture.
 //!
 //! It is for testing clients (and sselint's own `record`); it is not a
 //! general web server.
 
 use crate::capture::{self, Body, Timing};
+use crate::dialect::{self, Dialect, Sniffed};
 use crate::sse::{Block, Parser};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -35,6 +44,9 @@ pub struct Replay {
     pub body: Vec<u8>,
     /// Timing from the capture, if any.
     pub timing: Option<Timing>,
+    /// The stream's dialect, as told from the capture (`None`: no known
+    /// dialect; it is served as Chat).
+    pub dialect: Option<Dialect>,
 }
 
 /// How to serve it.
@@ -52,7 +64,8 @@ pub struct Options {
     /// Send `: keep-alive` comments at event boundaries during waits of this
     /// many milliseconds.
     pub keepalive_ms: Option<u64>,
-    /// Answer any path, not only `/v1/chat/completions`.
+    /// Answer any path and method, not only the POST of the dialect's
+    /// endpoint.
     pub any_path: bool,
     /// Serve one request, then stop.
     pub once: bool,
@@ -70,11 +83,16 @@ const DROPPED_HEADERS: &[&str] = &[
 ];
 
 impl Replay {
-    /// Loads the first stream of a capture (`opts` picks a HAR entry).
+    /// Loads the first stream of a capture (`opts` picks a HAR entry);
+    /// `dialect` (`--dialect`) overrides the one told from the capture.
     ///
     /// # Errors
     /// The capture cannot be read.
-    pub fn load(path: &str, opts: &capture::Options) -> Result<Self, String> {
+    pub fn load(
+        path: &str,
+        opts: &capture::Options,
+        dialect: Option<Dialect>,
+    ) -> Result<Self, String> {
         let cap = capture::open(path, opts).map_err(|e| e.to_string())?;
         let Some(stream) = cap.streams.into_iter().next() else {
             return Err(format!("{path}: no stream to replay"));
@@ -105,6 +123,11 @@ impl Replay {
             ),
             None => (200, "OK".to_string(), Vec::new()),
         };
+        let dialect = dialect.or_else(|| {
+            let url = stream.request.as_ref().map(|r| r.url.as_str());
+            url.and_then(dialect::sniff_url)
+                .or_else(|| sniff_body(&body))
+        });
         if !headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
@@ -126,7 +149,13 @@ impl Replay {
             headers,
             body,
             timing: stream.timing,
+            dialect,
         })
+    }
+
+    /// The dialect the capture is served as (Chat when none is known).
+    pub fn served(&self) -> Dialect {
+        self.dialect.unwrap_or(Dialect::Chat)
     }
 
     /// The body as (wait in ms before, bytes) segments, following the
@@ -176,6 +205,61 @@ impl Replay {
             out.push((wait.round() as u64, *start..end));
         }
         out
+    }
+}
+
+/// The dialect of the first event that names one (its `event:` name or
+/// its data's shape, as the linter settles it), if any.
+fn sniff_body(body: &[u8]) -> Option<Dialect> {
+    let mut found = None;
+    let mut sink = |b: &Block<'_>| {
+        if found.is_some() {
+            return;
+        }
+        let Some(d) = &b.dispatch else {
+            return;
+        };
+        let json = match d.data.trim_start().as_bytes().first() {
+            Some(b'{') => serde_json::from_str::<serde_json::Value>(d.data).ok(),
+            _ => None,
+        };
+        if let Sniffed::Dialect(x) = dialect::sniff_event(d.event_type, json.as_ref()) {
+            found = Some(x);
+        }
+    };
+    let mut p = Parser::new();
+    p.feed(body, &mut sink);
+    p.finish(&mut sink);
+    found
+}
+
+/// The dialect whose endpoint `path` (query excluded) is, with or without
+/// the `/v1` prefix.
+pub fn endpoint_dialect(path: &str) -> Option<Dialect> {
+    let path = path.strip_prefix("/v1").unwrap_or(path);
+    dialect::ALL.iter().copied().find(|d| d.endpoint() == path)
+}
+
+/// The body of the 404 for a request the replay does not serve: the
+/// error shape of the API `path` belongs to (the served dialect's when it
+/// belongs to none), its message naming the path that serves the capture.
+pub fn not_found_body(served: Dialect, method: &str, path: &str) -> String {
+    let message = format!(
+        "sselint replay serves this capture (an {} stream) at POST /v1{}, not {} {}",
+        served.title(),
+        served.endpoint(),
+        method,
+        path
+    );
+    // Built by hand to keep each API's field order; the message is escaped.
+    let message = serde_json::Value::String(message).to_string();
+    match endpoint_dialect(path.split('?').next().unwrap_or("")).unwrap_or(served) {
+        Dialect::Messages => format!(
+            r#"{{"type":"error","error":{{"type":"not_found_error","message":{message}}}}}"#
+        ),
+        Dialect::Chat | Dialect::Responses => format!(
+            r#"{{"error":{{"message":{message},"type":"invalid_request_error","param":null,"code":null}}}}"#
+        ),
     }
 }
 
@@ -289,13 +373,9 @@ fn handle_connection(
     reader.read_exact(&mut body)?;
     let mut sock = sock;
     let path_only = path.split('?').next().unwrap_or("");
-    let known = matches!(path_only, "/v1/chat/completions" | "/chat/completions");
-    if !(opts.any_path || known && method == "POST") {
-        let msg = format!(
-            "{{\"error\":{{\"message\":\"sselint replay serves POST /v1/chat/completions, not {} {}\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}}}}",
-            method.replace('"', ""),
-            path.replace('"', "")
-        );
+    let ours = endpoint_dialect(path_only) == Some(replay.served());
+    if !(opts.any_path || ours && method == "POST") {
+        let msg = not_found_body(replay.served(), method, path);
         write!(
             sock,
             "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{msg}",

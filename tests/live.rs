@@ -44,20 +44,16 @@ fn record_of_a_replay_gives_back_the_same_bytes_for_every_sample() {
     samples.extend(common::samples("providers"));
     samples.extend(common::samples("diff"));
     for (i, s) in samples.iter().enumerate() {
-        // A Responses capture is recorded from its own endpoint, so the
-        // saved request says which dialect it is.
-        let responses = s
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().contains("responses"));
-        let (_replay, url) = if responses {
-            let r = Replay::start(s, &["--once", "--any-path"]);
-            let url = r.url.replace("/chat/completions", "/responses");
-            (r, url)
+        // A Responses or Messages sample is recorded from its own endpoint
+        // (the path settles the dialect `record` reads it as).
+        let dialect = common::lint_file(s).streams[0].dialect;
+        let endpoint = dialect.map_or("/chat/completions", |d| d.endpoint());
+        let replay = if endpoint == "/chat/completions" {
+            Replay::start(s, &["--once"])
         } else {
-            let r = Replay::start(s, &["--once"]);
-            let url = r.url.clone();
-            (r, url)
+            Replay::start(s, &["--once", "--any-path"])
         };
+        let url = replay.url.replace("/chat/completions", endpoint);
         let out = record(&url, &dir, &format!("r{i}.har"), &[]);
         assert_eq!(
             out.status.code(),
@@ -343,6 +339,135 @@ fn replay_answers_other_paths_with_404_and_serves_any_path_when_asked() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("HTTP 200"));
 }
 
+/// One request over a fresh connection: (status, body de-chunked).
+fn http(addr: &str, method: &str, path: &str) -> (u16, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut sock = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        sock,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    sock.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut rest = &raw[split..];
+    if !head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return (status, rest.to_vec());
+    }
+    let mut body = Vec::new();
+    loop {
+        let eol = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+        let n = usize::from_str_radix(std::str::from_utf8(&rest[..eol]).unwrap(), 16).unwrap();
+        if n == 0 {
+            return (status, body);
+        }
+        body.extend_from_slice(&rest[eol + 2..eol + 2 + n]);
+        rest = &rest[eol + 4 + n..];
+    }
+}
+
+#[test]
+fn replay_serves_each_dialect_at_its_own_path_and_names_it_in_the_404() {
+    // (sample, its dialect's endpoint, the API's title, the base URL's tail)
+    let cases = [
+        (
+            "openai-basic.sse",
+            "/chat/completions",
+            "OpenAI Chat Completions",
+            "/v1 ",
+        ),
+        (
+            "responses-basic.sse",
+            "/responses",
+            "OpenAI Responses",
+            "/v1 ",
+        ),
+        ("messages-basic.sse", "/messages", "Anthropic Messages", " "),
+    ];
+    for (file, endpoint, title, base) in cases {
+        let sample = root().join("samples/good").join(file);
+        let want = std::fs::read(&sample).unwrap();
+        let replay = Replay::start(&sample, &[]);
+        let addr = replay.addr.as_str();
+        assert!(
+            replay
+                .line
+                .contains(&format!("(an {title} stream) on http://{addr}{base}"))
+                && replay.line.contains(&format!("(POST /v1{endpoint})")),
+            "{file}: {}",
+            replay.line
+        );
+        // Its path, with and without /v1 and with a query.
+        for path in [
+            format!("/v1{endpoint}"),
+            endpoint.to_string(),
+            format!("/v1{endpoint}?beta=true"),
+        ] {
+            let (status, body) = http(addr, "POST", &path);
+            assert_eq!(status, 200, "{file} at {path}");
+            assert_eq!(body, want, "{file} at {path}");
+        }
+        // Another dialect's path: a 404 in that API's error shape, naming
+        // the path that serves the capture.
+        for other in [
+            "/v1/chat/completions",
+            "/v1/responses",
+            "/v1/messages",
+            "/v1/models",
+        ] {
+            if other == format!("/v1{endpoint}") {
+                let (status, _) = http(addr, "GET", other);
+                assert_eq!(status, 404, "{file}: GET {other}");
+                continue;
+            }
+            let (status, body) = http(addr, "POST", other);
+            assert_eq!(status, 404, "{file}: POST {other}");
+            let v: Value = serde_json::from_slice(&body)
+                .unwrap_or_else(|e| panic!("{file}: POST {other}: {e}: {body:?}"));
+            let said = format!("at POST /v1{endpoint}, not POST {other}");
+            if other == "/v1/messages" || (other == "/v1/models" && endpoint == "/messages") {
+                // Anthropic's shape.
+                assert_eq!(v["type"], "error", "{file}: {other}: {v}");
+                assert_eq!(
+                    v["error"]["type"], "not_found_error",
+                    "{file}: {other}: {v}"
+                );
+            } else {
+                // OpenAI's shape.
+                assert_eq!(
+                    v["error"]["type"], "invalid_request_error",
+                    "{file}: {other}: {v}"
+                );
+                assert!(v["error"].get("code").is_some(), "{file}: {other}: {v}");
+            }
+            let msg = v["error"]["message"].as_str().unwrap();
+            assert!(
+                msg.contains(&said) && msg.contains(title),
+                "{file}: {other}: {msg}"
+            );
+        }
+    }
+    // --any-path serves a Messages capture at the Chat path too, and
+    // --dialect moves a capture to another dialect's path.
+    let sample = root().join("samples/good/messages-basic.sse");
+    let replay = Replay::start(&sample, &["--any-path"]);
+    assert!(
+        replay.line.contains("(any method and path)"),
+        "{}",
+        replay.line
+    );
+    assert_eq!(http(&replay.addr, "POST", "/v1/chat/completions").0, 200);
+    let replay = Replay::start(&sample, &["--dialect", "chat"]);
+    assert_eq!(http(&replay.addr, "POST", "/v1/chat/completions").0, 200);
+    assert_eq!(http(&replay.addr, "POST", "/v1/messages").0, 404);
+}
+
 /// The official OpenAI Python client reads a replayed sample and gets the
 /// text `check` reconstructs. Uses the harness's pinned client
 /// (`clients/.venv`), else `python3` with `openai` installed. Without the
@@ -514,4 +639,68 @@ fn replay_once_stops_when_the_client_hangs_up_mid_stream() {
         std::thread::sleep(Duration::from_millis(100));
     }
     panic!("replay --once still running 10 s after the client hung up");
+}
+
+#[test]
+fn record_speaks_each_dialects_endpoint_and_keeps_its_key_out() {
+    // A Messages endpoint gets the key as x-api-key and an
+    // anthropic-version; a Responses one as a Bearer token; neither gets
+    // Chat's stream_options. The saved HAR holds no key and lints as the
+    // endpoint's dialect.
+    let dir = scratch("record-dialects");
+    let key = "sk-ant-api03-FAKE0a1b2c3d4e5f6a7b8c9d";
+    for (sample, dialect, key_header) in [
+        ("samples/good/messages-basic.sse", "messages", "x-api-key"),
+        (
+            "samples/good/responses-basic.sse",
+            "responses",
+            "Authorization",
+        ),
+    ] {
+        let replay = Replay::start(&root().join(sample), &["--once"]);
+        assert!(
+            replay.url.ends_with(&format!("/v1/{dialect}")),
+            "{}",
+            replay.url
+        );
+        let har = dir.join(format!("{dialect}.har"));
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["record", &replay.url, "--body"])
+            .arg(request_file(&dir))
+            .args(["--api-key-env", "SSELINT_TEST_KEY", "-o"])
+            .arg(&har)
+            .env("SSELINT_TEST_KEY", key)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}{:?}", out.stderr);
+        assert!(stdout.contains(&format!("[{dialect}]")), "{stdout}");
+        let text = std::fs::read_to_string(&har).unwrap();
+        assert!(!text.contains("FAKE0a1b2c3d") && !stdout.contains("FAKE0a1b2c3d"));
+        let (_, entry) = har_body(&har);
+        let headers = entry["request"]["headers"].as_array().unwrap();
+        let value = |name: &str| {
+            headers
+                .iter()
+                .find(|h| h["name"].as_str().unwrap().eq_ignore_ascii_case(name))
+                .map(|h| h["value"].as_str().unwrap().to_string())
+        };
+        assert_eq!(
+            value(key_header).as_deref(),
+            Some("[REDACTED]"),
+            "{headers:?}"
+        );
+        let version = value("anthropic-version");
+        if dialect == "messages" {
+            assert_eq!(version.as_deref(), Some("2023-06-01"));
+            assert!(value("Authorization").is_none(), "{headers:?}");
+        } else {
+            assert!(version.is_none(), "{headers:?}");
+        }
+        let body: Value =
+            serde_json::from_str(entry["request"]["postData"]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(body["stream"], true);
+        assert!(body.get("stream_options").is_none(), "{body}");
+    }
 }

@@ -72,6 +72,75 @@ fn every_example_sample_and_case_has_observations() {
 }
 
 #[test]
+fn each_capture_is_read_by_the_clients_of_one_dialect() {
+    let rec = record();
+    let dialects: std::collections::BTreeSet<&str> =
+        rec.clients.iter().map(|c| c.dialect.as_str()).collect();
+    assert_eq!(
+        dialects,
+        ["chat", "messages", "responses"].into_iter().collect(),
+        "{:?}",
+        rec.clients
+    );
+    let mut wrong = Vec::new();
+    for (id, cap) in &rec.captures {
+        let got: Vec<&str> = cap.clients.keys().map(String::as_str).collect();
+        let fits = dialects.iter().any(|d| {
+            let mut want: Vec<&str> = rec
+                .clients
+                .iter()
+                .filter(|c| c.dialect == *d)
+                .map(|c| c.name.as_str())
+                .collect();
+            want.sort_unstable();
+            want == got
+        });
+        if !fits {
+            wrong.push(format!("{id}: {got:?}"));
+        }
+        // A rule example of a dialect is read by that dialect's clients.
+        if let Some(d) = id
+            .strip_prefix("rules/")
+            .and_then(|r| r.split('/').next())
+            .filter(|d| dialects.contains(d))
+        {
+            let theirs = rec.clients.iter().find(|c| c.name == got[0]);
+            if theirs.is_none_or(|c| c.dialect != d) {
+                wrong.push(format!("{id}: read by {got:?}, not the {d} clients"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "captures whose clients are not one dialect's set:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_basic_responses_and_messages_samples_read_as_meant_by_every_client() {
+    let rec = record();
+    for (id, dialect) in [
+        ("samples/good/responses-basic.sse", "responses"),
+        ("samples/good/messages-basic.sse", "messages"),
+    ] {
+        let cap = rec
+            .captures
+            .get(id)
+            .unwrap_or_else(|| panic!("{id}: no observations"));
+        let want = rec.clients.iter().filter(|c| c.dialect == dialect).count();
+        assert!(want >= 4, "{dialect}: {want} clients");
+        assert_eq!(cap.clients.len(), want, "{id}: {:?}", cap.clients);
+        assert_eq!(
+            derived_severity(cap),
+            Severity::Info,
+            "{id}: {:?}",
+            cap.clients
+        );
+    }
+}
+
+#[test]
 fn severities_follow_what_the_clients_did() {
     let rec = record();
     let mut wrong = Vec::new();
@@ -166,6 +235,11 @@ const CLIENT_NAMES: &[&str] = &[
     "vercel",
     "ai sdk",
     "ai-sdk",
+    "anthropic-python",
+    "anthropic python",
+    "anthropic-ts",
+    "anthropic-sdk",
+    "@anthropic-ai/sdk",
 ];
 
 #[test]

@@ -122,6 +122,14 @@ const WANT: &[Want] = &[
         usage: (16, 42, 58),
     },
     Want {
+        file: "good/responses-basic.sse",
+        text: "Low tide comes about six hours after high tide.",
+        reasoning: "",
+        refusal: None,
+        calls: &[],
+        usage: (14, 10, 24),
+    },
+    Want {
         file: "good/responses-text.sse",
         text: "Rust's borrow checker enforces one writer or many readers at a time.",
         reasoning: "",

@@ -253,7 +253,7 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
     )
 }
 
-/// Serve a capture as an OpenAI-compatible endpoint, with fault injection.
+/// Serve a capture as the endpoint of its API, with fault injection.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -261,8 +261,15 @@ Examples:
   sselint replay capture.har --split-bytes 1 --delay-ms 50
   sselint replay capture.sse --cut-after-bytes 300 --once
 
-Point a client at http://127.0.0.1:PORT/v1 (its base URL); it POSTs to
-/v1/chat/completions and gets the capture back in chunked transfer coding.")]
+The capture is served at the POST of its dialect (told as `check` tells it,
+or --dialect): /v1/chat/completions (Chat Completions; also a stream of no
+known dialect), /v1/responses (OpenAI Responses) or /v1/messages (Anthropic
+Messages), each also without /v1. The startup line gives the base URL to
+hand a client: http://127.0.0.1:PORT/v1 for OpenAI SDKs,
+http://127.0.0.1:PORT for Anthropic SDKs. Other paths and methods get a 404
+in that API's error shape naming the path that serves the capture
+(--any-path serves them all). The body goes out in chunked transfer
+coding.")]
 pub struct ReplayArgs {
     /// The capture to serve (any format `check` reads).
     #[arg(value_name = "CAPTURE")]
@@ -291,9 +298,25 @@ pub struct ReplayArgs {
     /// Answer any path and method.
     #[arg(long)]
     any_path: bool,
+    /// Serve the capture as this dialect's endpoint (`chat`,
+    /// `responses`, `messages`); told from the capture by default.
+    #[arg(long, value_enum, default_value = "auto")]
+    dialect: super::DialectArg,
     /// Serve one request, then exit.
     #[arg(long)]
     once: bool,
+}
+
+/// `--dialect`, unless `auto`.
+fn dialect_of(d: super::DialectArg) -> Option<sselint::dialect::Dialect> {
+    use super::DialectArg;
+    use sselint::dialect::Dialect;
+    match d {
+        DialectArg::Auto => None,
+        DialectArg::Chat => Some(Dialect::Chat),
+        DialectArg::Responses => Some(Dialect::Responses),
+        DialectArg::Messages => Some(Dialect::Messages),
+    }
 }
 
 pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -301,7 +324,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
         entry: a.entry,
         ..Default::default()
     };
-    let replay = match sselint::replay::Replay::load(&a.capture, &opts) {
+    let replay = match sselint::replay::Replay::load(&a.capture, &opts, dialect_of(a.dialect)) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("sselint: error: {e}");
@@ -316,9 +339,25 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let addr = listener.local_addr()?;
+    let served = replay.served();
+    // The base URL a client of that API takes: OpenAI's SDKs add the path
+    // to `…/v1`, Anthropic's add `/v1/messages` to the origin.
+    let base = match served {
+        sselint::dialect::Dialect::Messages => format!("http://{addr}"),
+        _ => format!("http://{addr}/v1"),
+    };
+    let what = match replay.dialect {
+        Some(d) => format!("an {} stream", d.title()),
+        None => "a stream of no known dialect, served as Chat".to_string(),
+    };
+    let paths = if a.any_path {
+        "any method and path".to_string()
+    } else {
+        format!("POST /v1{}", served.endpoint())
+    };
     let _ = writeln!(
         std::io::stdout(),
-        "sselint replay: serving {} on http://{addr}/v1 (POST /v1/chat/completions); Ctrl-C stops",
+        "sselint replay: serving {} ({what}) on {base} ({paths}); Ctrl-C stops",
         a.capture
     );
     let _ = std::io::stdout().flush();

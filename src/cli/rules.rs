@@ -123,12 +123,27 @@ fn write_observed(out: &mut impl Write, r: &sselint::lint::Rule) -> anyhow::Resu
         writeln!(out, "No observations recorded (run clients/run.py).")?;
         return Ok(());
     }
+    let caps: Vec<_> = examples.iter().map(|(_, c)| *c).collect();
+    let clients = rec.clients_of(&caps);
+    // What "finish" is in the examples' dialect(s).
+    let mut finish: Vec<&str> = Vec::new();
+    for c in &clients {
+        let f = match c.dialect.as_str() {
+            "responses" => "status",
+            "messages" => "stop_reason",
+            _ => "finish_reason",
+        };
+        if !finish.contains(&f) {
+            finish.push(f);
+        }
+    }
     writeln!(
         out,
-        "Each example replayed by `sselint replay` to each client (clients/README.md); \
+        "Each example replayed by `sselint replay` to each client of its dialect (clients/README.md); \
          a cell is what the application ended up with: ok (the answer the server meant), \
          diverges (usage or refusal reported otherwise), differs (another text, tool calls \
-         or finish_reason), raised (the exception).\n"
+         or {}), raised (the exception).\n",
+        finish.join(" or ")
     )?;
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
@@ -140,7 +155,7 @@ fn write_observed(out: &mut impl Write, r: &sselint::lint::Rule) -> anyhow::Resu
         header.push(format!("{} {k}", if ex.valid { "passes" } else { "fails" }));
     }
     t.set_header(header);
-    for c in &rec.clients {
+    for c in clients {
         let mut row = vec![format!("{}\n{}", c.name, c.version)];
         for (_, cap) in &examples {
             row.push(match cap.clients.get(&c.name) {

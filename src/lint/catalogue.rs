@@ -162,6 +162,8 @@ pub const GROUPS: &[&str] = &[
     "delta",
     "text",
     "finish",
+    "blocks",
+    "deltas",
     "tools",
     "usage",
     "timing",

@@ -1,7 +1,11 @@
 //! What real clients did with each capture of the corpus: the record that
 //! the client harness (`clients/run.py`) writes to `rules/observed.json` by
-//! replaying every rule example, sample and test case to openai-python,
-//! openai-node, LangChain, the Vercel AI SDK and a hand-written parser.
+//! replaying every rule example, sample and test case to the clients of its
+//! dialect: for Chat Completions openai-python, openai-node, LangChain, the
+//! Vercel AI SDK and a hand-written parser; for OpenAI Responses
+//! openai-python and openai-node; for Anthropic Messages the Anthropic
+//! Python and TypeScript SDKs (each SDK raw and through its stream helper).
+//! A capture's record lists the clients that read it.
 //!
 //! It is the only place where sselint speaks about a named client: `sselint
 //! rule NAME` prints its table, the human report's notes quote its counts,
@@ -60,10 +64,18 @@ pub struct Outcome {
 pub struct Client {
     /// Its name in tables (`openai-python`).
     pub name: String,
+    /// The dialect whose captures it reads (`chat`, `responses`,
+    /// `messages`; Chat when the record does not say).
+    #[serde(default = "chat")]
+    pub dialect: String,
     /// How the harness uses it.
     pub how: String,
     /// The pinned package versions.
     pub version: String,
+}
+
+fn chat() -> String {
+    "chat".to_string()
 }
 
 /// The observations of one capture.
@@ -72,7 +84,7 @@ pub struct Capture {
     /// The answer the server meant (choice 0): `text`, `tool_calls`,
     /// `finish_reason`, as `check --format json` reconstructs it.
     pub expected: serde_json::Value,
-    /// Client name → outcome, in the record's order.
+    /// Client name → outcome: the clients of the capture's dialect.
     pub clients: BTreeMap<String, Outcome>,
 }
 
@@ -86,8 +98,8 @@ pub struct Record {
     pub captures: BTreeMap<String, Capture>,
 }
 
-/// The client that stands for hand-written parsers: its failures alone make
-/// a warning, not an error.
+/// The client that stands for hand-written parsers (of Chat streams): its
+/// failures alone make a warning, not an error.
 pub const HAND_WRITTEN: &str = "hand-written";
 
 impl Record {
@@ -96,11 +108,21 @@ impl Record {
     pub fn example(&self, rule: &crate::lint::Rule, k: usize) -> Option<&Capture> {
         self.captures.get(&format!("{}#{k}", rule.file))
     }
+
+    /// The clients that read at least one of `captures`, in table order
+    /// (each capture is read by the clients of its dialect).
+    pub fn clients_of<'a>(&'a self, captures: &[&Capture]) -> Vec<&'a Client> {
+        self.clients
+            .iter()
+            .filter(|c| captures.iter().any(|cap| cap.clients.contains_key(&c.name)))
+            .collect()
+    }
 }
 
-/// The severity the policy gives a capture from what the clients did:
+/// The severity the policy gives a capture from what its clients (those of
+/// its dialect) did:
 /// - error: a mainstream client raised, or ended with another text, tool
-///   calls or finish_reason;
+///   calls or finish_reason (a Responses status, a Messages stop_reason);
 /// - warning: only the hand-written parser broke, or clients diverge on
 ///   usage or the refusal;
 /// - info: every client got the answer the server meant.
@@ -155,4 +177,60 @@ pub fn record() -> &'static Record {
         serde_json::from_str(RECORD)
             .unwrap_or_else(|e| panic!("rules/observed.json does not parse: {e}"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_DIALECTS: &str = r#"{
+        "clients": [
+            {"name": "c1", "dialect": "chat", "how": "", "version": ""},
+            {"name": "hand-written", "dialect": "chat", "how": "", "version": ""},
+            {"name": "m1", "dialect": "messages", "how": "", "version": ""},
+            {"name": "m2", "dialect": "messages", "how": "", "version": ""}
+        ],
+        "captures": {
+            "chat": {"expected": {}, "clients": {
+                "c1": {"verdict": "ok"},
+                "hand-written": {"verdict": "raised", "detail": "SyntaxError: x"}}},
+            "messages": {"expected": {}, "clients": {
+                "m1": {"verdict": "ok"},
+                "m2": {"verdict": "raised", "detail": "AssertionError: "}}}
+        }
+    }"#;
+
+    #[test]
+    fn a_table_shows_only_the_clients_of_its_captures_dialect() {
+        let rec: Record = serde_json::from_str(TWO_DIALECTS).unwrap();
+        let names = |ids: &[&str]| -> Vec<String> {
+            let caps: Vec<&Capture> = ids.iter().map(|i| &rec.captures[*i]).collect();
+            rec.clients_of(&caps)
+                .iter()
+                .map(|c| c.name.clone())
+                .collect()
+        };
+        assert_eq!(names(&["messages"]), ["m1", "m2"]);
+        assert_eq!(names(&["chat"]), ["c1", "hand-written"]);
+        assert_eq!(names(&["chat", "messages"]).len(), 4);
+    }
+
+    #[test]
+    fn the_hand_written_exception_is_chat_only_and_counts_are_per_dialect() {
+        let rec: Record = serde_json::from_str(TWO_DIALECTS).unwrap();
+        // Only the hand-written parser broke: a warning.
+        assert_eq!(derived_severity(&rec.captures["chat"]), Severity::Warning);
+        // A Messages client raised: an error (no hand-written parser there).
+        assert_eq!(derived_severity(&rec.captures["messages"]), Severity::Error);
+        assert_eq!(
+            summary(&rec.captures["messages"]),
+            "1 of 2 clients did not: m2 raised AssertionError"
+        );
+        // A record without dialects is Chat's.
+        let old: Record = serde_json::from_str(
+            r#"{"clients": [{"name": "c1", "how": "", "version": ""}], "captures": {}}"#,
+        )
+        .unwrap();
+        assert_eq!(old.clients[0].dialect, "chat");
+    }
 }

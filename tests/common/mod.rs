@@ -146,8 +146,13 @@ pub fn full_chunk() -> Value {
 pub struct Replay {
     /// The replay process.
     pub child: std::process::Child,
-    /// `http://127.0.0.1:PORT/v1/chat/completions`.
+    /// The endpoint it serves: `http://127.0.0.1:PORT/v1/chat/completions`
+    /// (`/v1/responses`, `/v1/messages` for those dialects' captures).
     pub url: String,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    /// The line it printed on start.
+    pub line: String,
 }
 
 impl Replay {
@@ -171,12 +176,22 @@ impl Replay {
         let addr = line
             .split("http://")
             .nth(1)
-            .and_then(|s| s.split('/').next())
+            .and_then(|s| s.split(['/', ' ']).next())
             .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .to_string();
+        // The endpoint it names (`(POST /v1/messages)`); Chat's with
+        // --any-path.
+        let path = line
+            .split("(POST ")
+            .nth(1)
+            .and_then(|s| s.split(')').next())
+            .unwrap_or("/v1/chat/completions")
             .to_string();
         Replay {
             child,
-            url: format!("http://{addr}/v1/chat/completions"),
+            url: format!("http://{addr}{path}"),
+            addr,
+            line,
         }
     }
 }

@@ -1,0 +1,292 @@
+//! The Messages stream model: the message (`id`, `model`), its content
+//! blocks in arrival order with their `index`, and how they assemble into
+//! [`Answer`] choice 0.
+//!
+//! Shapes follow the Anthropic streaming guide ("Event types") and the
+//! block and delta unions of the SDK types (reference §2.2): a block is
+//! opened by `content_block_start` (`text`, `thinking`,
+//! `redacted_thinking`, `tool_use`, `server_tool_use`, server tool result
+//! blocks that arrive whole, …), filled by `content_block_delta` and closed
+//! by `content_block_stop`.
+//!
+//! Memory is bounded: at most [`MAX_BLOCKS`] blocks are kept per stream
+//! (later ones are counted, their text still joins the answer through an
+//! overflow block), and all kept text, thinking, tool input and signatures
+//! together hold at most [`MAX_STORED_BYTES`]; the rest is counted as
+//! dropped.
+
+use crate::model::assembly::{Answer, Text, ToolCall, MAX_TEXT_BYTES};
+
+/// Most content blocks kept per stream; past it blocks are only counted.
+pub const MAX_BLOCKS: usize = 4096;
+
+/// Most bytes of text, thinking, tool input and signature kept across all
+/// blocks of a stream (4 MiB); the rest is counted as dropped.
+pub const MAX_STORED_BYTES: usize = 4 * MAX_TEXT_BYTES;
+
+/// Longest block type kept verbatim (bytes); longer ones are cut.
+const MAX_KIND_BYTES: usize = 64;
+
+/// The block types that carry tool input (`input` object in
+/// `content_block_start`, then `input_json_delta` fragments).
+pub const TOOL_BLOCKS: &[&str] = &["tool_use", "server_tool_use", "mcp_tool_use"];
+
+/// The block type that is a tool call for the client to run; the server
+/// runs `server_tool_use` and `mcp_tool_use` itself, so they are not part
+/// of the answer's tool calls.
+pub const CLIENT_TOOL: &str = "tool_use";
+
+/// One content block as streamed.
+#[derive(Debug, Default, Clone)]
+pub struct Block {
+    /// Its `index` (the position in the final `content` array).
+    pub index: u64,
+    /// `content_block.type` (`text`, `thinking`, `tool_use`, …), at most
+    /// 64 bytes; empty when absent.
+    pub kind: String,
+    /// Event index of its `content_block_start` (or of the first delta for
+    /// a block that was never started).
+    pub start_event: Option<u64>,
+    /// `text_delta` text (and the start's `text`), whatever the block type.
+    pub text: Text,
+    /// `thinking_delta` text (and the start's `thinking`).
+    pub thinking: Text,
+    /// The signature (`signature_delta`, or the start's non-empty
+    /// `signature`).
+    pub signature: Option<String>,
+    /// Deltas received.
+    pub deltas: u64,
+    /// A `tool_use` block's `id` and `name`.
+    pub id: Option<String>,
+    /// See `id`.
+    pub name: Option<String>,
+    /// `input_json_delta.partial_json` fragments joined.
+    pub input: String,
+    /// Bytes of input dropped past [`MAX_STORED_BYTES`]: the input can no
+    /// longer be judged.
+    pub input_dropped: u64,
+    /// Whether any `input_json_delta` came.
+    pub input_streamed: bool,
+    /// The start's `input` object, serialized, when it was not `{}` (a
+    /// block whose input arrives whole).
+    pub start_input: Option<String>,
+    /// Still open (no `content_block_stop` yet).
+    pub open: bool,
+    /// Never started: its first delta or stop came with no
+    /// `content_block_start` (`messages-block-not-open`).
+    pub implicit: bool,
+    /// Left open when another block started (`messages-block-overlap`): its
+    /// missing stop is part of that finding.
+    pub overlapped: bool,
+}
+
+impl Block {
+    /// A block of type `kind` at `index`.
+    pub fn new(index: u64, kind: &str, start_event: Option<u64>) -> Self {
+        let mut cut = kind.len().min(MAX_KIND_BYTES);
+        while !kind.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Block {
+            index,
+            kind: kind[..cut].to_string(),
+            start_event,
+            open: true,
+            ..Block::default()
+        }
+    }
+
+    /// Whether the block carries tool input.
+    pub fn is_tool(&self) -> bool {
+        TOOL_BLOCKS.contains(&self.kind.as_str())
+    }
+
+    /// The tool input as clients assemble it: the joined fragments, else
+    /// the start's non-empty `input`, else `{}`.
+    pub fn arguments(&self) -> String {
+        if self.input_streamed {
+            if self.input.is_empty() {
+                "{}".to_string()
+            } else {
+                self.input.clone()
+            }
+        } else {
+            self.start_input.clone().unwrap_or_else(|| "{}".to_string())
+        }
+    }
+}
+
+/// The byte budget shared by every block of a stream.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    left: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            left: MAX_STORED_BYTES,
+        }
+    }
+}
+
+impl Budget {
+    /// The longest prefix of `s` (on a char boundary) that still fits;
+    /// takes it from the budget.
+    pub fn take<'a>(&mut self, s: &'a str) -> &'a str {
+        let mut cut = s.len().min(self.left);
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.left -= cut;
+        &s[..cut]
+    }
+
+    /// Appends `s` to `t` within the budget (the rest counts as dropped).
+    pub fn push(&mut self, t: &mut Text, s: &str) {
+        let kept = self.take(s);
+        t.push(kept);
+        t.dropped += (s.len() - kept.len()) as u64;
+    }
+
+    /// Appends `s` to `to` within the budget; returns the bytes dropped.
+    pub fn push_str(&mut self, to: &mut String, s: &str) -> u64 {
+        let kept = self.take(s);
+        to.push_str(kept);
+        (s.len() - kept.len()) as u64
+    }
+}
+
+/// Characters of text, thinking and tool calls assembled so far, for
+/// messages that say how much of an answer streamed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Streamed {
+    /// Characters of answer text.
+    pub text_chars: u64,
+    /// Characters of thinking.
+    pub thinking_chars: u64,
+    /// Tool-input blocks.
+    pub tool_blocks: u64,
+}
+
+impl Streamed {
+    /// "37 characters of text, 120 of thinking and 1 tool_use block".
+    pub fn describe(&self) -> String {
+        let mut parts = vec![format!("{} characters of text", self.text_chars)];
+        if self.thinking_chars > 0 {
+            parts.push(format!("{} of thinking", self.thinking_chars));
+        }
+        if self.tool_blocks > 0 {
+            parts.push(format!(
+                "{} tool_use block{}",
+                self.tool_blocks,
+                if self.tool_blocks == 1 { "" } else { "s" }
+            ));
+        }
+        match parts.as_slice() {
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} and {last}", init.join(", ")),
+            [] => String::new(),
+        }
+    }
+}
+
+/// Counts what `blocks` (and the overflow) hold.
+pub fn streamed(blocks: &[Block], overflow: &Block) -> Streamed {
+    let mut s = Streamed::default();
+    for b in blocks.iter().chain(std::iter::once(overflow)) {
+        s.text_chars += b.text.kept.chars().count() as u64 + b.text.dropped;
+        s.thinking_chars += b.thinking.kept.chars().count() as u64 + b.thinking.dropped;
+        if b.is_tool() {
+            s.tool_blocks += 1;
+        }
+    }
+    s
+}
+
+/// Assembles the blocks into choice 0 of `answer`: text blocks joined in
+/// `index` order (arrival order among equal indexes), thinking as
+/// reasoning, each `tool_use` block as a tool call (`id`, `name`, input as
+/// its arguments; server-run tools are not calls for the client); the
+/// overflow block's text last.
+pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by_key(|&i| (blocks[i].index, i));
+    let c = answer.choice(0);
+    for b in order
+        .into_iter()
+        .map(|i| &blocks[i])
+        .chain(std::iter::once(overflow))
+    {
+        c.text.push(&b.text.kept);
+        c.reasoning.push(&b.thinking.kept);
+        if b.kind == CLIENT_TOOL {
+            let index = c.tool_calls.len() as u64;
+            c.tool_calls.insert(
+                index,
+                ToolCall {
+                    index,
+                    id: b.id.clone(),
+                    kind: Some("function".into()),
+                    name: b.name.clone(),
+                    arguments: b.arguments(),
+                },
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_cuts_on_a_char_boundary_and_counts_the_rest() {
+        let mut b = Budget { left: 5 };
+        let mut t = Text::default();
+        b.push(&mut t, "héllo");
+        // "hé" is 3 bytes, "hél" 4, "héll" 5.
+        assert_eq!(t.kept, "héll");
+        assert_eq!(t.dropped, 1);
+        b.push(&mut t, "more");
+        assert_eq!(t.kept, "héll");
+        assert_eq!(t.dropped, 5);
+    }
+
+    #[test]
+    fn blocks_assemble_in_index_order_with_tool_input_as_arguments() {
+        let mut text = Block::new(1, "text", Some(5));
+        text.text.push("world");
+        let mut first = Block::new(0, "text", Some(1));
+        first.text.push("hello ");
+        let mut tool = Block::new(2, "tool_use", Some(8));
+        tool.id = Some("toolu_1".into());
+        tool.name = Some("f".into());
+        tool.input_streamed = true;
+        tool.input = r#"{"a":1}"#.into();
+        let mut answer = Answer::default();
+        assemble(&mut answer, &[text, first, tool], &Block::default());
+        let c = &answer.choices[&0];
+        assert_eq!(c.text.kept, "hello world");
+        assert_eq!(c.tool_calls[&0].arguments, r#"{"a":1}"#);
+        assert_eq!(
+            Streamed {
+                text_chars: 3,
+                thinking_chars: 0,
+                tool_blocks: 1
+            }
+            .describe(),
+            "3 characters of text and 1 tool_use block"
+        );
+    }
+
+    #[test]
+    fn a_tool_block_without_deltas_keeps_its_start_input() {
+        let mut b = Block::new(0, "server_tool_use", None);
+        assert_eq!(b.arguments(), "{}");
+        b.start_input = Some(r#"{"query":"x"}"#.into());
+        assert_eq!(b.arguments(), r#"{"query":"x"}"#);
+        b.input_streamed = true;
+        assert_eq!(b.arguments(), "{}");
+    }
+}
