@@ -139,6 +139,11 @@ def expected_answer(sselint, path, dialect):
     choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None)
     usage = stream.get("usage")
     dialect = stream.get("dialect") if stream.get("dialect") in DIALECTS else None
+    finish = (choice or {}).get("finish_reason")
+    if dialect == "responses" and isinstance(finish, str):
+        # sselint adds an incomplete response's reason after a colon
+        # ("incomplete: max_output_tokens"); a client reports the status.
+        finish = finish.split(":")[0]
     return {
         "dialect": dialect,
         "text": (choice or {}).get("text") or "",
@@ -147,7 +152,7 @@ def expected_answer(sselint, path, dialect):
             {"id": t.get("id"), "name": t.get("name"), "arguments": t.get("arguments")}
             for t in (choice or {}).get("tool_calls", [])
         ],
-        "finish_reason": (choice or {}).get("finish_reason"),
+        "finish_reason": finish,
         "usage": {k: usage.get(k) for k in USAGE_KEYS[dialect or "chat"]} if isinstance(usage, dict) else None,
         "http_status": (stream.get("http") or {}).get("status"),
     }
