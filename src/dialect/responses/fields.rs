@@ -175,8 +175,8 @@ impl Checker {
             let pointer = format!("/response/{f}");
             let (lvl, why) = if terminal {
                 (
-                    Severity::Error,
-                    "clients that take the final response iterate it and raise",
+                    Severity::Info,
+                    "the observed clients keep the items they built from the events, but code that iterates the final response's `output` fails (decolua/9router#705)",
                 )
             } else {
                 (
@@ -256,7 +256,7 @@ impl Checker {
                 ("id", Kind::Str, Need::Walked),
                 ("role", Kind::Str, Need::Shape),
                 ("content", Kind::Arr, Need::Shape),
-                ("status", Kind::Str, Need::Shape),
+                ("status", Kind::Str, Need::Leaf),
             ],
             "function_call" => &[
                 ("call_id", Kind::Str, Need::Walked),
@@ -288,7 +288,7 @@ impl Checker {
                 ("id", _) => "clients that keep items by id (and check that they are unique and not empty) raise",
                 ("call_id", _) => "the tool's result cannot be sent back without it, and strict clients raise",
                 ("name", _) => "the client cannot tell which tool to run",
-                ("status", _) => "typed clients expect it (`in_progress`, then `completed`)",
+                ("status", _) => "the observed clients read on, but typed clients in other languages reject the item (diegosouzapw/OmniRoute#13964)",
                 _ => consequence(*need),
             };
             report!(

@@ -237,20 +237,21 @@ impl Checker {
                     Which::Content => format!("content part {key}"),
                 };
                 let msg = format!(
-                    "{layer} for output_index {index}'s {what} differs from {by}: {}; clients that show the deltas and clients that keep the final value end with different answers",
+                    "{layer} for output_index {index}'s {what} differs from {by}: {}",
                     describe_difference(r, &new)
                 );
-                report!(
-                    out,
-                    Finding::new(
-                        "responses-delta-mismatch",
-                        msg,
-                        out.at_pointer(pointer, false)
-                    )
-                    .event(ev.index)
-                    .pointer(pointer)
-                    .help("build each `.done` value from exactly the deltas sent before it"),
-                );
+                // Judged at the end: what matters is whether the final
+                // value differs from what the deltas (or the earlier value)
+                // gave.
+                let f = Finding::new(
+                    "responses-delta-mismatch",
+                    msg,
+                    out.at_pointer(pointer, false),
+                )
+                .event(ev.index)
+                .pointer(pointer)
+                .help("build each `.done` value from exactly the deltas sent before it");
+                p.pending = Some((f, r.fingerprint()));
             }
         }
         if let Some(old) = p.settled.replace(new) {
@@ -285,20 +286,31 @@ impl Checker {
         let existing = self.by_index.get(&i).copied();
         let reused = existing.is_some_and(|p| self.items[p].added);
         if i != expected {
-            let msg = if reused {
+            // Observed: a reused index makes the helpers raise; a gap (or
+            // an index filled in late) is read as it comes.
+            let (msg, level) = if reused {
                 let p = existing.unwrap_or(0);
-                format!(
-                    "`response.output_item.added` reuses output_index {i}, which already holds {}: items are appended (0, 1, 2, …); clients keep one of the two, or raise",
-                    describe(&self.items[p])
+                (
+                    format!(
+                        "`response.output_item.added` reuses output_index {i}, which already holds {}: items are appended (0, 1, 2, …); clients that keep items by index raise, or keep only one of the two",
+                        describe(&self.items[p])
+                    ),
+                    Severity::Error,
                 )
             } else if i < expected {
-                format!(
-                    "`response.output_item.added` carries output_index {i} after {}: items are appended in order (0, 1, 2, …); clients that append to a list put the item elsewhere, or raise",
-                    expected - 1
+                (
+                    format!(
+                        "`response.output_item.added` carries output_index {i} after {}: items are appended in order (0, 1, 2, …); clients read it where the index says",
+                        expected - 1
+                    ),
+                    Severity::Info,
                 )
             } else {
-                format!(
-                    "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients that append to a list put the item at {expected}, or raise"
+                (
+                    format!(
+                        "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients read it where the index says, but a gap suggests a lost item"
+                    ),
+                    Severity::Info,
                 )
             };
             report!(
@@ -310,6 +322,7 @@ impl Checker {
                 )
                 .event(ev.index)
                 .pointer("/output_index")
+                .level(level)
                 .help("number output items 0, 1, 2, … in the order they are added"),
             );
         }
@@ -797,21 +810,29 @@ impl Checker {
         if let Some(what) = late_what {
             self.late(pos, what, ty, ev, out);
         }
-        let needs_part = which == Which::Content && want == "message";
+        // Observed: the helpers keep a message's content parts and a
+        // reasoning item's summary parts by index, and raise on a delta for
+        // one never announced.
+        let needs_part = (which == Which::Content && want == "message") || which == Which::Summary;
         if needs_part && !exists && announced {
+            let (what, event) = if which == Which::Summary {
+                ("summary_index", "response.reasoning_summary_part.added")
+            } else {
+                ("content_index", "response.content_part.added")
+            };
             report!(
                 out,
                 Finding::new(
                     "responses-part-not-added",
                     format!(
-                        "`{ty}` adds to content_index {key} of output_index {}, but no `response.content_part.added` announced that part: clients that keep the item's content by index raise here",
+                        "`{ty}` adds to {what} {key} of output_index {}, but no `{event}` announced that part: clients that keep the item's parts by index raise here",
                         self.items[pos].output_index
                     ),
-                    out.at_pointer("/content_index", false),
+                    out.at_pointer(&format!("/{what}"), false),
                 )
                 .event(ev.index)
-                .pointer("/content_index")
-                .help("send `response.content_part.added` (with the empty part) before the first delta of each content part"),
+                .pointer(format!("/{what}"))
+                .help("announce each part (`response.content_part.added`, `response.reasoning_summary_part.added`, with the empty part) before its first delta"),
             );
         }
         // Locations are built for the first delta only: they are needed
@@ -955,6 +976,34 @@ impl Checker {
     /// Whole-stream item rules: `responses-not-done` and
     /// `responses-arguments-json`.
     pub(super) fn finish_items(&mut self, end: StreamEnd, out: &mut dyn Out) {
+        // `responses-delta-mismatch`: an error when the final value (the
+        // done item, the last done event) differs from what it first
+        // differed from, as clients that keep the final value and clients
+        // that add up deltas then disagree; info when a later done event
+        // restored it (only readers of the odd done event see it).
+        for it in &mut self.items {
+            for p in it
+                .parts
+                .values_mut()
+                .chain(it.summary.values_mut())
+                .chain(std::iter::once(&mut it.args))
+            {
+                let Some((mut f, reference)) = p.pending.take() else {
+                    continue;
+                };
+                if p.latest().fingerprint() == reference {
+                    f.message.push_str(
+                        "; the final value agrees with it again, so only readers of this done event see the difference",
+                    );
+                    f = f.level(Severity::Info);
+                } else {
+                    f.message.push_str(
+                        "; clients that keep the final value and clients that add up deltas end with different answers",
+                    );
+                }
+                report!(out, f);
+            }
+        }
         // A response that ended normally; an incomplete one may leave its
         // last item open (`responses-incomplete` says it was cut short).
         let finished = self
@@ -1063,6 +1112,55 @@ impl Checker {
                     .help("close everything you open: every `.added` gets its `.done`, every streamed text its `.done` event, before the terminal event"),
                 );
             }
+        }
+        // Text or arguments that arrive only whole, in done events.
+        let mut only_done = 0u64;
+        let mut first_only: Option<(super::At, String)> = None;
+        for it in self.items.iter().filter(|i| i.added && !i.from_output) {
+            let parts: Vec<(&Part, String)> = match it.kind.as_str() {
+                "message" => it
+                    .parts
+                    .iter()
+                    .filter(|(_, p)| p.kind == "output_text" || p.kind == "refusal")
+                    .map(|(k, p)| (p, format!("content part {k}")))
+                    .collect(),
+                "function_call" => vec![(&it.args, "arguments".to_string())],
+                _ => Vec::new(),
+            };
+            for (p, what) in parts {
+                let whole = p.settled.as_ref().is_some_and(|s| !s.is_empty());
+                if p.deltas == 0 && whole {
+                    only_done += 1;
+                    if first_only.is_none() {
+                        let at =
+                            p.at.clone()
+                                .or_else(|| it.at.clone())
+                                .unwrap_or_else(|| (out.at_end(), None));
+                        first_only = Some((
+                            at,
+                            format!(
+                                "output_index {}'s {what} ({})",
+                                it.output_index,
+                                describe(it)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(((loc, index), what)) = first_only {
+            report!(
+                out,
+                Finding::new(
+                    "responses-done-only",
+                    format!(
+                        "{only_done} text(s) or argument(s) arrive only whole, in their done events, with no delta, the first {what}: clients that build the answer from deltas, as the streaming guides show, get none of it; those that read done events or the final response get it"
+                    ),
+                    loc,
+                )
+                .event(index)
+                .help("stream every text and argument string as deltas before its done event, even in one piece"),
+            );
         }
         // Function-call arguments that do not parse.
         let cut = self.terminal.is_none() || end.damaged;

@@ -435,9 +435,9 @@ impl Checker {
             .and_then(Value::as_u64);
         let (message, pointer, level) = if i.checked_add(o) != Some(t) {
             (
-                format!("usage says total_tokens {t}, but input_tokens + output_tokens = {i} + {o} = {}: dashboards that add the parts and those that read the total disagree", i.saturating_add(o)),
+                format!("usage says total_tokens {t}, but input_tokens + output_tokens = {i} + {o} = {}: clients copy the figures as sent, and dashboards that add the parts and those that read the total disagree", i.saturating_add(o)),
                 "/response/usage/total_tokens",
-                Severity::Warning,
+                Severity::Info,
             )
         } else if let Some(c) = cached.filter(|c| *c > i) {
             (
@@ -563,26 +563,43 @@ impl Checker {
                 .pointer("/sequence_number"),
             );
         }
-        // Events after the terminal event.
+        // Events after the terminal event: an error when they add to the
+        // answer (readers of the events and of the final response then
+        // differ), info when they only repeat (a second terminal event).
         if let Some(((loc, index), what)) = self.after_terminal.first.take() {
             let term = self
                 .terminal
                 .as_ref()
                 .map_or("the terminal event", |t| t.ty.as_str())
                 .to_string();
-            report!(
-                out,
+            let what = if what == "(no type)" {
+                "without a type".to_string()
+            } else {
+                format!("`{what}`")
+            };
+            let n = self.after_terminal.count;
+            let f = if self.after_terminal_adds {
                 Finding::new(
                     "responses-after-terminal",
                     format!(
-                        "{} event(s) follow `{term}`, the first {what}: the terminal event must be the last (an optional `[DONE]` aside); clients that stop there lose them, and the others see a response change after it was final",
-                        self.after_terminal.count,
-                        what = if what == "(no type)" { "without a type".to_string() } else { format!("`{what}`") }
+                        "{n} event(s) follow `{term}`, the first {what}, and add to the answer: the terminal event must be the last (an optional `[DONE]` aside); clients that take the final response miss what they add, clients that read the events keep it"
                     ),
                     loc,
                 )
-                .event(index)
-                .help("send nothing after `response.completed`, `response.incomplete` or `response.failed` but, where the variant wants it, `data: [DONE]`"),
+            } else {
+                Finding::new(
+                    "responses-after-terminal",
+                    format!(
+                        "{n} event(s) follow `{term}`, the first {what}: the terminal event must be the last (an optional `[DONE]` aside); these add nothing to the answer, and clients read past them"
+                    ),
+                    loc,
+                )
+                .level(Severity::Info)
+            };
+            report!(
+                out,
+                f.event(index)
+                    .help("send nothing after `response.completed`, `response.incomplete` or `response.failed` but, where the variant wants it, `data: [DONE]`"),
             );
         }
         // [DONE] before the terminal event, or missing where required.

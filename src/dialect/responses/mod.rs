@@ -108,8 +108,12 @@ pub struct Part {
     pub settled: Option<Acc>,
     /// Which event gave it (for messages).
     settled_by: &'static str,
-    /// A `responses-delta-mismatch` was reported for it.
+    /// A `responses-delta-mismatch` was found for it.
     mismatch: bool,
+    /// That finding, held until the end, and the fingerprint of the value
+    /// it differed from: whether the final value agrees with that one
+    /// decides its level.
+    pending: Option<(crate::lint::Finding, (u64, u64))>,
     /// Where it was announced or first streamed.
     at: Option<At>,
 }
@@ -252,6 +256,9 @@ pub struct Checker {
     before_created: Tally,
     terminal: Option<Terminal>,
     after_terminal: Tally,
+    /// An event after the terminal one adds to the answer (a delta, a new
+    /// item), so readers of the events and of the final response differ.
+    after_terminal_adds: bool,
     /// `[DONE]`: where, and whether it came before any terminal event.
     done_marker: Option<(At, bool)>,
     /// The last event was `response.done` (a ChatGPT backend terminal
@@ -406,6 +413,8 @@ impl super::Checker for Checker {
             || (o.get("error").is_some_and(|e| !e.is_null())
                 && !ty.is_some_and(|t| t.starts_with("response.")));
         if self.terminal.is_some() && ty != Some("keepalive") {
+            self.after_terminal_adds |=
+                ty.is_some_and(|t| t.ends_with(".delta") || t == "response.output_item.added");
             let shown = ty.unwrap_or("(no type)").to_string();
             self.after_terminal
                 .note(|| (out.at_event(), ev.index), || shown);

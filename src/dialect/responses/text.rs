@@ -94,6 +94,12 @@ impl Acc {
         !(self.is_whole() && other.is_whole()) || self.kept == other.kept
     }
 
+    /// The length and hash: two texts with the same fingerprint are the
+    /// same text.
+    pub fn fingerprint(&self) -> (u64, u64) {
+        (self.len, self.hash)
+    }
+
     /// Characters received, as far as they are kept (bytes past the budget
     /// count one each).
     pub fn chars(&self) -> u64 {
