@@ -111,6 +111,36 @@ impl Linter<'_> {
         index: Option<u64>,
         name: &str,
     ) {
+        let named = block.lines.iter().any(|l| block.name(l) == b"event");
+        // The typed fast path first: an ordinary delta never becomes a
+        // JSON value.
+        if self.out.settings().typed && index.is_some() {
+            if let Some(mut checker) = self.checker.take() {
+                let ev = Event {
+                    index,
+                    name,
+                    named,
+                    data,
+                    json: None,
+                    done: false,
+                };
+                let taken = checker.fast(
+                    &ev,
+                    &mut Sink {
+                        linter: self,
+                        block: Some(block),
+                        data,
+                    },
+                );
+                if taken && self.summaries {
+                    self.event_summary = checker.summary();
+                }
+                self.checker = Some(checker);
+                if taken {
+                    return;
+                }
+            }
+        }
         let payload = model::decode(data);
         let json = match &payload {
             Payload::Json(v) | Payload::LoneSurrogates(v) => Some(v),
@@ -122,7 +152,6 @@ impl Linter<'_> {
             }
             Payload::Done | Payload::MalformedDone => None,
         };
-        let named = block.lines.iter().any(|l| block.name(l) == b"event");
         let ev = Event {
             index,
             name,
