@@ -4,9 +4,12 @@
 //! every dialect shares; a Responses or Messages stream's events go to its
 //! dialect's checker (`dialect`), and a Chat stream's to Chat's own checks,
 //! whose state (ids, finish reasons, tool-call fragments, `[DONE]`) sits
-//! apart in `ChatState`. Findings go to a [`Collector`]. The families live in their own files: `framing`,
-//! `payload`, `chunk` (envelope, choices, delta, finish, fields, schema),
-//! `tool_calls`, `usage`, `ending` (transport and how the stream ended).
+//! apart in `ChatState`. Findings go to a [`Collector`].
+//!
+//! The families live in their own files: `framing`, `payload`, `chunk`
+//! (envelope, choices, delta, finish, fields, schema), `tool_calls`,
+//! `usage`, `ending` (transport and how the stream ended), `dialect` (the
+//! dialect glue).
 //!
 //! Checks never re-read bytes and never print; every finding carries a
 //! location computed while its block is at hand.
