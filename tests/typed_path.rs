@@ -298,3 +298,83 @@ fn mutated_chunks_lint_the_same_on_both_paths() {
         differ[0]
     );
 }
+
+#[test]
+fn every_rule_example_lints_the_same_on_both_paths() {
+    // The examples hold the odd states (an unopened block, a delta after a
+    // signature, a reused index, unknown keys) that the dialects' fast
+    // paths must hand to the general path.
+    let base = Settings::default();
+    let mut compared = 0;
+    for r in sselint::lint::catalogue().rules() {
+        for (i, ex) in r.examples().iter().enumerate() {
+            let Ok(body) = std::str::from_utf8(&ex.capture) else {
+                continue;
+            };
+            let mut on = typed(true, &base);
+            let mut off = typed(false, &base);
+            on.dialect = r.dialect;
+            off.dialect = r.dialect;
+            assert_eq!(
+                outcome(lint_body(body, &on)),
+                outcome(lint_body(body, &off)),
+                "{} example {i} ({})",
+                r.file,
+                ex.note
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 200, "{compared}");
+}
+
+#[test]
+fn a_messages_delta_mutated_in_any_way_lints_the_same_on_both_paths() {
+    let start = r#"event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}
+
+"#;
+    let blocks = [
+        r#"{"type":"text","text":""}"#,
+        r#"{"type":"thinking","thinking":"","signature":""}"#,
+        r#"{"type":"tool_use","id":"toolu_1","name":"f","input":{}}"#,
+    ];
+    let deltas = [
+        json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi \"there\" \u{00e9}"}}),
+        json!({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}),
+        json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}),
+        json!({"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}}),
+    ];
+    let mut variants: Vec<String> = Vec::new();
+    for d in &deltas {
+        variants.push(d.to_string());
+        let mut muts = Vec::new();
+        mutations(d, &mut Vec::new(), &mut muts, d);
+        variants.extend(muts.into_iter().map(|(_, v)| v.to_string()));
+        let mut extra = d.clone();
+        extra["delta"]["x"] = json!(1);
+        variants.push(extra.to_string());
+        let mut other = d.clone();
+        other["index"] = json!(1);
+        variants.push(other.to_string());
+    }
+    let base = Settings::default();
+    let mut n = 0;
+    for block in blocks {
+        for name in ["content_block_delta", "ping", "message_delta"] {
+            for v in &variants {
+                // The delta twice (a second signature), then a stop.
+                let body = format!(
+                    "{start}event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{block}}}\n\nevent: {name}\ndata: {v}\n\nevent: {name}\ndata: {v}\n\nevent: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":0}}\n\n"
+                );
+                assert_eq!(
+                    outcome(lint_body(&body, &typed(true, &base))),
+                    outcome(lint_body(&body, &typed(false, &base))),
+                    "{body}"
+                );
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 100, "{n}");
+}

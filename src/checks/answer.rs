@@ -55,12 +55,12 @@ impl Linter<'_> {
             if s.is_empty() {
                 continue;
             }
-            match self.misplaced.as_mut() {
+            match self.chat.misplaced.as_mut() {
                 Some(m) => m.chars += s.chars().count(),
                 None => {
                     let full = format!("{base}{ptr}");
                     let loc = self.pointer_loc(block, data, &full, false);
-                    self.misplaced = Some(Misplaced {
+                    self.chat.misplaced = Some(Misplaced {
                         key,
                         chars: s.chars().count(),
                         sample: super::framing::shorten(s, 40),
@@ -100,10 +100,10 @@ impl Linter<'_> {
             .and_then(|r| r.max_tokens.map(|n| (r.max_tokens_key, n)))
             .map(|(key, n)| format!(" (the request's {key} was {n})"))
             .unwrap_or_default();
-        let finish_loc = self.choices.get(&0).and_then(|t| t.finish_loc.clone());
+        let finish_loc = self.chat.choices.get(&0).and_then(|t| t.finish_loc.clone());
         // The cause, the summary's short form, the level the observed
         // clients give it (rules/observed.json), and where to point.
-        let (cause, short, level, loc, event) = if let Some(m) = self.misplaced.clone() {
+        let (cause, short, level, loc, event) = if let Some(m) = self.chat.misplaced.clone() {
             (
                 format!(
                     "the text came under `{}` ({} characters, starting {:?}), where clients read only `delta.content`",

@@ -167,6 +167,7 @@ impl Linter<'_> {
         // `model` omits it on every chunk.
         if !missing.is_empty()
             && self
+                .chat
                 .reported_fields
                 .insert(format!("missing-field:{missing:?}"))
         {
@@ -199,7 +200,12 @@ impl Linter<'_> {
                 .as_str()
                 .is_some_and(|s| !s.is_empty() && s != "chat.completion.chunk")
                 || !o.is_string();
-            if wrong && self.reported_fields.insert(format!("object-value:{o}")) {
+            if wrong
+                && self
+                    .chat
+                    .reported_fields
+                    .insert(format!("object-value:{o}"))
+            {
                 let loc = self.pointer_loc(block, data, "/object", false);
                 self.report(
                     Finding::new(
@@ -233,9 +239,11 @@ impl Linter<'_> {
                     shorten(&c.to_string(), 40)
                 )),
             };
-            if let Some(why) =
-                why.filter(|w| self.reported_fields.insert(format!("created-value:{w}")))
-            {
+            if let Some(why) = why.filter(|w| {
+                self.chat
+                    .reported_fields
+                    .insert(format!("created-value:{w}"))
+            }) {
                 let loc = self.pointer_loc(block, data, "/created", false);
                 self.report(
                     Finding::new("created-value", format!("`created` is {why}"), loc)
@@ -249,9 +257,9 @@ impl Linter<'_> {
                 continue;
             };
             let (first, changed) = if is_id {
-                (&mut self.first_id, &mut self.id_changed)
+                (&mut self.chat.first_id, &mut self.chat.id_changed)
             } else {
-                (&mut self.first_model, &mut self.model_changed)
+                (&mut self.chat.first_model, &mut self.chat.model_changed)
             };
             match first {
                 None => *first = Some(s.to_string()),
@@ -348,6 +356,7 @@ impl Linter<'_> {
                     // One cause, one finding: a server that leaves the index
                     // out does so on every chunk.
                     if self
+                        .chat
                         .reported_fields
                         .insert("choice-index:bad-index".to_string())
                     {
@@ -397,8 +406,8 @@ impl Linter<'_> {
                     );
                 }
             }
-            if choice.get("message").is_some() && !self.choice_message_reported {
-                self.choice_message_reported = true;
+            if choice.get("message").is_some() && !self.chat.choice_message_reported {
+                self.chat.choice_message_reported = true;
                 let loc = self.pointer_loc(block, data, &format!("{base}/message"), true);
                 self.report(
                     Finding::new(
@@ -470,10 +479,10 @@ impl Linter<'_> {
         first: Option<u64>,
     ) {
         if count != 1 {
-            self.drift.broken = true;
+            self.chat.drift.broken = true;
             return;
         }
-        let d = &mut self.drift;
+        let d = &mut self.chat.drift;
         match (d.last, first) {
             (None, Some(i)) => d.last = Some(i),
             (Some(l), Some(i)) if i > l => {
@@ -481,11 +490,11 @@ impl Linter<'_> {
                 d.last = Some(i);
                 if d.first_loc.is_none() {
                     let loc = self.pointer_loc(block, data, "/choices/0/index", false);
-                    self.drift.first_loc = Some((loc, index));
+                    self.chat.drift.first_loc = Some((loc, index));
                 }
             }
             (Some(l), Some(i)) if i == l => d.repeats = true,
-            _ => self.drift.broken = true,
+            _ => self.chat.drift.broken = true,
         }
     }
 
@@ -503,7 +512,7 @@ impl Linter<'_> {
         s: &str,
     ) {
         self.kind("content");
-        let t = self.choices.entry(idx).or_default();
+        let t = self.chat.choices.entry(idx).or_default();
         if !t.last_content.is_empty()
             && s.len() > t.last_content.len()
             && s.starts_with(t.last_content.as_str())
@@ -511,10 +520,10 @@ impl Linter<'_> {
             t.cumulative += 1;
             if t.cumulative_loc.is_none() {
                 let loc = self.pointer_loc(block, data, &pointer(), false);
-                self.choices.entry(idx).or_default().cumulative_loc = Some((loc, index));
+                self.chat.choices.entry(idx).or_default().cumulative_loc = Some((loc, index));
             }
         }
-        let t = self.choices.entry(idx).or_default();
+        let t = self.chat.choices.entry(idx).or_default();
         t.last_content.clear();
         t.last_content.push_str(&s[..s.len().min(4096)]);
     }
@@ -530,24 +539,24 @@ impl Linter<'_> {
     ) -> bool {
         let mut adds = false;
         let first = {
-            let t = self.choices.entry(idx).or_default();
+            let t = self.chat.choices.entry(idx).or_default();
             t.deltas += 1;
             t.deltas == 1
         };
         if first {
             let loc = self.pointer_loc(block, data, base, false);
-            self.choices.entry(idx).or_default().first_loc = Some(loc);
+            self.chat.choices.entry(idx).or_default().first_loc = Some(loc);
         }
         match Field::of(d, "role") {
             Field::Present(r) => {
                 self.kind("role");
                 adds = true;
-                let t = self.choices.entry(idx).or_default();
+                let t = self.chat.choices.entry(idx).or_default();
                 t.role_deltas += 1;
                 let need_loc = t.role_deltas == 2;
                 if need_loc {
                     let loc = self.pointer_loc(block, data, &format!("{base}/delta/role"), true);
-                    self.choices.entry(idx).or_default().first_role_loc = Some(loc);
+                    self.chat.choices.entry(idx).or_default().first_role_loc = Some(loc);
                 }
                 if r.as_str() != Some("assistant") {
                     let loc = self.pointer_loc(block, data, &format!("{base}/delta/role"), false);
@@ -580,7 +589,7 @@ impl Linter<'_> {
                 }
             }
         }
-        let finished = self.choices.get(&idx).is_some_and(|t| t.finished);
+        let finished = self.chat.choices.get(&idx).is_some_and(|t| t.finished);
         let mut after_finish = None;
         if let Some(s) = Field::of(d, "content").nonempty_str() {
             adds = true;
@@ -593,8 +602,8 @@ impl Linter<'_> {
         if let Some(_s) = Field::of(d, "refusal").nonempty_str() {
             self.kind("refusal");
             adds = true;
-            if !self.choices.entry(idx).or_default().refusal_reported {
-                self.choices.entry(idx).or_default().refusal_reported = true;
+            if !self.chat.choices.entry(idx).or_default().refusal_reported {
+                self.chat.choices.entry(idx).or_default().refusal_reported = true;
                 let loc = self.pointer_loc(block, data, &format!("{base}/delta/refusal"), false);
                 self.report(
                     Finding::new(
@@ -642,7 +651,7 @@ impl Linter<'_> {
             }
         }
         if let Some(what) = after_finish {
-            let t = self.choices.entry(idx).or_default();
+            let t = self.chat.choices.entry(idx).or_default();
             if !t.after_finish_reported {
                 t.after_finish_reported = true;
                 let ptr = format!("{base}/delta");
@@ -684,16 +693,16 @@ impl Linter<'_> {
                     .event(index)
                     .pointer(ptr),
                 );
-                self.choices.entry(idx).or_default().bad_finish = true;
+                self.chat.choices.entry(idx).or_default().bad_finish = true;
                 true
             }
             Field::Present(Value::String(s)) => {
                 self.kind("finish");
                 if !FINISH_REASONS.contains(&s.as_str())
-                    && !self.odd_finish_reasons.contains(s)
-                    && self.odd_finish_reasons.len() < 8
+                    && !self.chat.odd_finish_reasons.contains(s)
+                    && self.chat.odd_finish_reasons.len() < 8
                 {
-                    self.odd_finish_reasons.push(s.clone());
+                    self.chat.odd_finish_reasons.push(s.clone());
                 }
                 if !FINISH_REASONS.contains(&s.as_str()) && !self.profile.finish_reasons.contains(s)
                 {
@@ -717,7 +726,7 @@ impl Linter<'_> {
                         .pointer(ptr.clone()),
                     );
                 }
-                let t = self.choices.entry(idx).or_default();
+                let t = self.chat.choices.entry(idx).or_default();
                 if t.finished && !t.repeated_reported {
                     t.repeated_reported = true;
                     let loc = self.pointer_loc(block, data, &ptr, false);
@@ -734,7 +743,7 @@ impl Linter<'_> {
                     t.finished = true;
                     let loc =
                         self.pointer_loc(block, data, &format!("{base}/finish_reason"), false);
-                    self.choices.entry(idx).or_default().finish_loc = Some(loc);
+                    self.chat.choices.entry(idx).or_default().finish_loc = Some(loc);
                 }
                 true
             }
@@ -754,7 +763,7 @@ impl Linter<'_> {
                     .event(index)
                     .pointer(ptr),
                 );
-                self.choices.entry(idx).or_default().bad_finish = true;
+                self.chat.choices.entry(idx).or_default().bad_finish = true;
                 true
             }
         }
@@ -820,24 +829,24 @@ impl Linter<'_> {
         }
         for ptr in found {
             let folded = fold_indices(&ptr);
-            if self.reported_fields.contains(&folded) {
+            if self.chat.reported_fields.contains(&folded) {
                 continue;
             }
             // A known field sent as null carries nothing to name (and may
             // be named later, when it carries something).
             let is_null = v.pointer(&ptr).is_some_and(Value::is_null);
-            if is_null && self.known_null_fields.contains(&folded) {
+            if is_null && self.chat.known_null_fields.contains(&folded) {
                 continue;
             }
             let known = providers_of(&folded);
             if !known.is_empty() && is_null {
-                self.known_null_fields.insert(folded);
+                self.chat.known_null_fields.insert(folded);
                 continue;
             }
-            if !known.is_empty() && self.extension_fields.len() < 64 {
-                self.extension_fields.push(folded.clone());
+            if !known.is_empty() && self.chat.extension_fields.len() < 64 {
+                self.chat.extension_fields.push(folded.clone());
             }
-            self.reported_fields.insert(folded.clone());
+            self.chat.reported_fields.insert(folded.clone());
             let loc = self.pointer_loc(block, data, &ptr, true);
             let allowed = self
                 .out
@@ -906,12 +915,12 @@ impl Linter<'_> {
         // Chunks of one stream share a few shapes: validate each shape
         // once. The shape keeps everything the schema constrains.
         let shape = shape_hash(v);
-        let valid = match self.schema_cache.get(&shape) {
+        let valid = match self.chat.schema_cache.get(&shape) {
             Some(ok) => *ok,
             None => {
                 let ok = validator.is_valid(v);
-                if self.schema_cache.len() < 4096 {
-                    self.schema_cache.insert(shape, ok);
+                if self.chat.schema_cache.len() < 4096 {
+                    self.chat.schema_cache.insert(shape, ok);
                 }
                 ok
             }
@@ -983,7 +992,7 @@ impl Linter<'_> {
         }
         for (ptr, msg, structural) in found {
             let key = format!("{}#{}", fold_indices(&ptr), structural);
-            if !self.reported_fields.insert(format!("schema:{key}")) {
+            if !self.chat.reported_fields.insert(format!("schema:{key}")) {
                 continue;
             }
             let loc = self.pointer_loc(block, data, &ptr, false);

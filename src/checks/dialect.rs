@@ -116,6 +116,43 @@ impl Linter<'_> {
         index: Option<u64>,
         name: &str,
     ) {
+        let named = block.lines.iter().any(|l| block.name(l) == b"event");
+        let id = block
+            .lines
+            .iter()
+            .rev()
+            .find(|l| block.name(l) == b"id")
+            .and_then(|l| std::str::from_utf8(block.value(l)).ok());
+        // The typed fast path first: an ordinary delta never becomes a
+        // JSON value.
+        if self.out.settings().typed && index.is_some() {
+            if let Some(mut checker) = self.checker.take() {
+                let ev = Event {
+                    index,
+                    name,
+                    named,
+                    id,
+                    data,
+                    json: None,
+                    done: false,
+                };
+                let taken = checker.fast(
+                    &ev,
+                    &mut Sink {
+                        linter: self,
+                        block: Some(block),
+                        data,
+                    },
+                );
+                if taken && self.summaries {
+                    self.event_summary = checker.summary();
+                }
+                self.checker = Some(checker);
+                if taken {
+                    return;
+                }
+            }
+        }
         let payload = model::decode(data);
         let json = match &payload {
             Payload::Json(v) | Payload::LoneSurrogates(v) => Some(v),
@@ -127,13 +164,6 @@ impl Linter<'_> {
             }
             Payload::Done | Payload::MalformedDone => None,
         };
-        let named = block.lines.iter().any(|l| block.name(l) == b"event");
-        let id = block
-            .lines
-            .iter()
-            .rev()
-            .find(|l| block.name(l) == b"id")
-            .and_then(|l| std::str::from_utf8(block.value(l)).ok());
         let ev = Event {
             index,
             name,

@@ -143,16 +143,16 @@ impl Linter<'_> {
             return;
         }
         let ending = self.answer.ending();
-        if self.after_done > 0 {
-            let loc = self.first_after_done.clone().unwrap_or_default();
+        if self.chat.after_done > 0 {
+            let loc = self.chat.first_after_done.clone().unwrap_or_default();
             // Observed: every client stops at the first `[DONE]`; a repeated
             // `[DONE]` loses nothing, data after it is lost to all of them.
-            let finding = if self.after_done_data == 0 {
+            let finding = if self.chat.after_done_data == 0 {
                 Finding::new(
                     "data-after-done",
                     format!(
                         "`[DONE]` is sent {} more time(s); clients stop at the first, so nothing is lost",
-                        self.after_done
+                        self.chat.after_done
                     ),
                     loc,
                 )
@@ -162,7 +162,7 @@ impl Linter<'_> {
                     "data-after-done",
                     format!(
                         "{} event(s) with data follow `[DONE]`: clients stop reading at the first `[DONE]`, so what they carry is lost",
-                        self.after_done_data
+                        self.chat.after_done_data
                     ),
                     loc,
                 )
@@ -245,11 +245,20 @@ impl Linter<'_> {
                     .choices
                     .values()
                     .filter(|c| c.finish_reason.is_none())
-                    .filter(|c| !self.choices.get(&c.index).is_some_and(|t| t.bad_finish))
+                    .filter(|c| {
+                        !self
+                            .chat
+                            .choices
+                            .get(&c.index)
+                            .is_some_and(|t| t.bad_finish)
+                    })
                     .map(|c| {
                         (
                             c.index,
-                            self.choices.get(&c.index).and_then(|t| t.first_loc.clone()),
+                            self.chat
+                                .choices
+                                .get(&c.index)
+                                .and_then(|t| t.first_loc.clone()),
                         )
                     })
                     .collect();
@@ -278,9 +287,9 @@ impl Linter<'_> {
             }
         }
         if self.drift_detected() {
-            if let Some((loc, ev)) = self.drift.first_loc.clone() {
-                let last = self.drift.last.unwrap_or(0);
-                let message = if self.drift.repeats {
+            if let Some((loc, ev)) = self.chat.drift.first_loc.clone() {
+                let last = self.chat.drift.last.unwrap_or(0);
+                let message = if self.chat.drift.repeats {
                     format!(
                         "the choice index changes mid-stream on single-choice chunks, up to {last}, and no choice but the last finishes: clients put the later pieces in new choices, so choice 0 holds only part of the answer"
                     )
@@ -293,6 +302,7 @@ impl Linter<'_> {
             }
         }
         let repeated: Option<(u64, u64, u64, Option<Location>)> = self
+            .chat
             .choices
             .iter()
             .find(|(_, t)| t.role_deltas >= 2)
@@ -305,6 +315,7 @@ impl Linter<'_> {
             ));
         }
         let cumulative: Vec<(u64, Location, Option<u64>)> = self
+            .chat
             .choices
             .iter()
             .filter(|(_, t)| t.cumulative >= 2)
@@ -345,20 +356,21 @@ impl Linter<'_> {
     /// `n > 1` stream interleaves its choices or finishes each, opens each
     /// with a role, and its request, when captured, asked for them).
     fn drift_detected(&self) -> bool {
-        let last = self.drift.last.unwrap_or(0);
+        let last = self.chat.drift.last.unwrap_or(0);
         let asked_several = self.ctx.request.as_ref().and_then(|r| r.n) > Some(1);
         // Real choices each open with their own role delta; drifted pieces
         // of one answer do not — unless the server sends `role` on every
         // delta, when a role tells nothing.
-        let first = self.choices.keys().next().copied();
-        let role_only_first = self.choices.values().any(|t| t.deltas > t.role_deltas);
+        let first = self.chat.choices.keys().next().copied();
+        let role_only_first = self.chat.choices.values().any(|t| t.deltas > t.role_deltas);
         let later_roles = role_only_first
             && self
+                .chat
                 .choices
                 .iter()
                 .any(|(i, t)| Some(*i) != first && t.role_deltas > 0);
-        self.drift.steps >= 1
-            && !self.drift.broken
+        self.chat.drift.steps >= 1
+            && !self.chat.drift.broken
             && !asked_several
             && !later_roles
             && self

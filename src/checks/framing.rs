@@ -193,12 +193,14 @@ impl Linter<'_> {
             && self.unknown_events == 0
             && event_type != "message"
             && event_type != "error"
-            && !self.reported_event_types.contains(event_type)
+            && !self.chat.reported_event_types.contains(event_type)
         {
             // Bounded: past 64 distinct types each is reported (and the
             // per-rule limit counts the rest).
-            if self.reported_event_types.len() < 64 {
-                self.reported_event_types.insert(event_type.to_string());
+            if self.chat.reported_event_types.len() < 64 {
+                self.chat
+                    .reported_event_types
+                    .insert(event_type.to_string());
             }
             let loc = block
                 .lines

@@ -1,9 +1,15 @@
 //! The checks: one [`Linter`] per stream, fed block by block by the SSE
-//! parser, keeping the little state the sequence rules need (the answer so
-//! far, ids, finish reasons, tool-call fragments) and reporting findings to
-//! a [`Collector`]. The families live in their own files: `framing`,
-//! `payload`, `chunk` (envelope, choices, delta, finish, fields, schema),
-//! `tool_calls`, `usage`, `ending` (transport and how the stream ended).
+//! parser. The linter keeps the format-neutral state (framing counts,
+//! timing, the head of the body, the settled dialect) and runs the rules
+//! every dialect shares; a Responses or Messages stream's events go to its
+//! dialect's checker (`dialect`), and a Chat stream's to Chat's own checks,
+//! whose state (ids, finish reasons, tool-call fragments, `[DONE]`) sits
+//! apart in `ChatState`. Findings go to a [`Collector`].
+//!
+//! The families live in their own files: `framing`, `payload`, `chunk`
+//! (envelope, choices, delta, finish, fields, schema), `tool_calls`,
+//! `usage`, `ending` (transport and how the stream ended), `dialect` (the
+//! dialect glue).
 //!
 //! Checks never re-read bytes and never print; every finding carries a
 //! location computed while its block is at hand.
@@ -110,36 +116,7 @@ pub struct Linter<'s> {
     pub events: u64,
     /// Chunks linted on the typed fast path (see `typed`).
     pub typed_chunks: u64,
-    done_event: Option<u64>,
-    after_done: u64,
-    /// Events after `[DONE]` that carry data other than a repeated `[DONE]`.
-    after_done_data: u64,
-    first_after_done: Option<Location>,
-    first_id: Option<String>,
-    id_changed: bool,
-    first_model: Option<String>,
-    model_changed: bool,
-    usage_chunks: u64,
-    usage_repeat_loc: Option<Location>,
-    choices: BTreeMap<u64, ChoiceTrack>,
-    /// Chunks holding exactly one choice: (index, event) in order, while
-    /// they might show a drifting index.
-    drift: DriftTrack,
-    reported_fields: BTreeSet<String>,
-    /// Non-default event types already reported: one finding per type per
-    /// stream (a server that names every event does it on each one).
-    reported_event_types: BTreeSet<String>,
-    /// Known extension fields (indices folded) seen as null: skipped
-    /// without looking them up in the profiles again.
-    known_null_fields: BTreeSet<String>,
     error_events: u64,
-    /// Choice 0's text under a key clients do not read (`empty-answer`).
-    misplaced: Option<answer::Misplaced>,
-    /// Provider extension fields seen with a value (folded pointers).
-    extension_fields: Vec<String>,
-    /// finish_reason values outside OpenAI's set.
-    odd_finish_reasons: Vec<String>,
-    choice_message_reported: bool,
     /// The tail (unterminated) block held JSON or `[DONE]`.
     tail_complete: bool,
     tail_loc: Option<Location>,
@@ -155,10 +132,6 @@ pub struct Linter<'s> {
     /// by that data once the event is done (see `fingerprint_event`), so
     /// the data is hashed only for events that have findings.
     in_event: bool,
-    /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
-    /// are hashes already, so the map does not hash them again.
-    schema_cache:
-        std::collections::HashMap<u64, bool, std::hash::BuildHasherDefault<IdentityHasher>>,
     /// When set (by `inspect`), a short rendering of what the last chunk
     /// adds is kept in `event_summary`.
     pub summaries: bool,
@@ -182,6 +155,47 @@ pub struct Linter<'s> {
     /// location and what it looks like.
     unknown_events: u64,
     first_unknown: Option<(Location, Option<u64>, String)>,
+    /// Chat Completions' own state (the sequence rules).
+    chat: ChatState,
+}
+
+/// Chat Completions' sequence state: ids, finish reasons, tool-call
+/// fragments, usage placement, `[DONE]` and what came after it.
+#[derive(Debug, Default)]
+struct ChatState {
+    done_event: Option<u64>,
+    after_done: u64,
+    /// Events after `[DONE]` that carry data other than a repeated `[DONE]`.
+    after_done_data: u64,
+    first_after_done: Option<Location>,
+    first_id: Option<String>,
+    id_changed: bool,
+    first_model: Option<String>,
+    model_changed: bool,
+    usage_chunks: u64,
+    usage_repeat_loc: Option<Location>,
+    choices: BTreeMap<u64, ChoiceTrack>,
+    /// Chunks holding exactly one choice: (index, event) in order, while
+    /// they might show a drifting index.
+    drift: DriftTrack,
+    reported_fields: BTreeSet<String>,
+    /// Non-default event types already reported: one finding per type per
+    /// stream (a server that names every event does it on each one).
+    reported_event_types: BTreeSet<String>,
+    /// Known extension fields (indices folded) seen as null: skipped
+    /// without looking them up in the profiles again.
+    known_null_fields: BTreeSet<String>,
+    /// Choice 0's text under a key clients do not read (`empty-answer`).
+    misplaced: Option<answer::Misplaced>,
+    /// Provider extension fields seen with a value (folded pointers).
+    extension_fields: Vec<String>,
+    /// finish_reason values outside OpenAI's set.
+    odd_finish_reasons: Vec<String>,
+    choice_message_reported: bool,
+    /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
+    /// are hashes already, so the map does not hash them again.
+    schema_cache:
+        std::collections::HashMap<u64, bool, std::hash::BuildHasherDefault<IdentityHasher>>,
 }
 
 #[derive(Debug, Default)]
@@ -217,26 +231,7 @@ impl<'s> Linter<'s> {
             last_line: (Vec::new(), 0, 0),
             events: 0,
             typed_chunks: 0,
-            done_event: None,
-            after_done: 0,
-            after_done_data: 0,
-            first_after_done: None,
-            first_id: None,
-            id_changed: false,
-            first_model: None,
-            model_changed: false,
-            usage_chunks: 0,
-            usage_repeat_loc: None,
-            choices: BTreeMap::new(),
-            drift: DriftTrack::default(),
-            reported_fields: BTreeSet::new(),
-            reported_event_types: BTreeSet::new(),
-            known_null_fields: BTreeSet::new(),
             error_events: 0,
-            misplaced: None,
-            extension_fields: Vec::new(),
-            odd_finish_reasons: Vec::new(),
-            choice_message_reported: false,
             tail_complete: false,
             tail_loc: None,
             invalid_payloads: 0,
@@ -244,7 +239,6 @@ impl<'s> Linter<'s> {
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
             in_event: false,
-            schema_cache: std::collections::HashMap::default(),
             summaries: false,
             event_summary: String::new(),
             fields_seen: None,
@@ -256,6 +250,8 @@ impl<'s> Linter<'s> {
             dialect_ending: None,
             unknown_events: 0,
             first_unknown: None,
+
+            chat: ChatState::default(),
         };
         // `--dialect` or the request URL settle it before any event.
         linter.settle_from_context();

@@ -41,14 +41,14 @@ impl Linter<'_> {
         // `event-type` finding, and none of the chunk rules.
         let foreign = event_type != "message" && super::framing::is_foreign_event(data);
         let separator = self.check_event_framing(block, event_type, index, foreign);
-        if self.done_event.is_some() {
+        if self.chat.done_event.is_some() {
             self.kind("after-done");
-            self.after_done += 1;
+            self.chat.after_done += 1;
             if data.trim() != "[DONE]" {
-                self.after_done_data += 1;
+                self.chat.after_done_data += 1;
             }
-            if self.first_after_done.is_none() {
-                self.first_after_done = Some(self.event_loc(block));
+            if self.chat.first_after_done.is_none() {
+                self.chat.first_after_done = Some(self.event_loc(block));
             }
             return;
         }
@@ -81,7 +81,7 @@ impl Linter<'_> {
             Payload::Done => {
                 self.kind("done");
                 self.answer.done = true;
-                self.done_event = Some(index.unwrap_or(self.events));
+                self.chat.done_event = Some(index.unwrap_or(self.events));
             }
             Payload::MalformedDone => {
                 self.kind("done");
@@ -99,7 +99,7 @@ impl Linter<'_> {
                     .help("send exactly `data: [DONE]` followed by a blank line"),
                 );
                 self.answer.done = true;
-                self.done_event = Some(index.unwrap_or(self.events));
+                self.chat.done_event = Some(index.unwrap_or(self.events));
             }
             Payload::Invalid(invalid) => {
                 self.kind("invalid");

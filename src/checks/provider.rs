@@ -57,7 +57,11 @@ impl Linter<'_> {
             }
         };
         let host = self.ctx.url.as_deref().map(host_of);
-        let model = self.first_model.as_deref().map(str::to_ascii_lowercase);
+        let model = self
+            .chat
+            .first_model
+            .as_deref()
+            .map(str::to_ascii_lowercase);
         let dialect = self.dialect.unwrap_or(crate::dialect::Dialect::Chat);
         for p in profiles().iter().filter(|p| p.dialect == dialect) {
             if let Some(h) = &host {
@@ -76,14 +80,14 @@ impl Linter<'_> {
                 }
             }
         }
-        for f in &self.extension_fields {
+        for f in &self.chat.extension_fields {
             let who = providers_of(f);
             let w = 2.0 / who.len().max(1) as f64;
             for p in who {
                 add(p.name.as_str(), w, format!("field {f}"));
             }
         }
-        for fr in &self.odd_finish_reasons {
+        for fr in &self.chat.odd_finish_reasons {
             let who = providers_of_finish_reason(fr);
             let w = 2.0 / who.len().max(1) as f64;
             for p in who {

@@ -41,6 +41,7 @@ impl Linter<'_> {
                     };
                     // One cause, one finding: reported at the first fragment.
                     if self
+                        .chat
                         .reported_fields
                         .insert("tool-call-index:bad-index".to_string())
                     {
@@ -139,7 +140,7 @@ impl Linter<'_> {
                             .pointer(ptr.clone()),
                         );
                     }
-                    self.choices.entry(choice).or_default().tools.insert(
+                    self.chat.choices.entry(choice).or_default().tools.insert(
                         tidx,
                         ToolTrack {
                             first_loc: loc,
@@ -152,11 +153,12 @@ impl Linter<'_> {
                 }
                 Some(prev) => {
                     if args_wrong_type {
-                        let t = self.choices.entry(choice).or_default();
+                        let t = self.chat.choices.entry(choice).or_default();
                         t.tools.entry(tidx).or_default().args_wrong_type = true;
                     }
                     let new_call = id.is_some_and(|i| prev.as_deref().is_some_and(|p| p != i));
                     let track = self
+                        .chat
                         .choices
                         .entry(choice)
                         .or_default()
@@ -244,7 +246,7 @@ impl Linter<'_> {
     pub(super) fn finish_tool_calls(&mut self, cut: bool) {
         let mut findings = Vec::new();
         for (ci, c) in &self.answer.choices {
-            let track = self.choices.get(ci);
+            let track = self.chat.choices.get(ci);
             if !cut {
                 for (ti, tc) in &c.tool_calls {
                     let tt = track.and_then(|t| t.tools.get(ti));

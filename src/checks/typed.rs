@@ -233,7 +233,7 @@ impl Linter<'_> {
         self.track_drift(block, data, index, chunk.choices.len(), first);
         for (pos, c) in chunk.choices.iter().enumerate() {
             let idx = c.index;
-            self.choices.entry(idx).or_default().deltas += 1;
+            self.chat.choices.entry(idx).or_default().deltas += 1;
             let content = c.delta.content.as_ref().map(|s| s.0.as_ref());
             if let Some(s) = content.filter(|s| !s.is_empty()) {
                 let pointer = || format!("/choices/{pos}/delta/content");
@@ -265,9 +265,9 @@ impl Linter<'_> {
         let envelope = c.object.0 == "chat.completion.chunk"
             && (1..=100_000_000_000).contains(&c.created)
             && !c.id.0.is_empty()
-            && self.first_id.as_deref() == Some(c.id.0.as_ref())
+            && self.chat.first_id.as_deref() == Some(c.id.0.as_ref())
             && !c.model.0.is_empty()
-            && self.first_model.as_deref() == Some(c.model.0.as_ref())
+            && self.chat.first_model.as_deref() == Some(c.model.0.as_ref())
             && c.service_tier
                 .as_ref()
                 .is_none_or(|t| SERVICE_TIERS.contains(&t.0.as_ref()));
@@ -283,6 +283,7 @@ impl Linter<'_> {
                 return false;
             }
             let under_way = self
+                .chat
                 .choices
                 .get(&idx)
                 .is_some_and(|t| t.deltas > 0 && !t.finished);

@@ -21,11 +21,11 @@ impl Linter<'_> {
         let Field::Present(u) = Field::of(v, "usage") else {
             return false;
         };
-        self.usage_chunks += 1;
+        self.chat.usage_chunks += 1;
         self.kind("usage");
-        if self.usage_chunks == 2 {
+        if self.chat.usage_chunks == 2 {
             let loc = self.pointer_loc(block, data, "/usage", true);
-            self.usage_repeat_loc = Some(loc.clone());
+            self.chat.usage_repeat_loc = Some(loc.clone());
             self.report(
                 Finding::new(
                     "usage-repeated",
@@ -88,7 +88,7 @@ impl Linter<'_> {
                 }
             }
         }
-        if !problems.is_empty() && self.reported_fields.insert("usage-shape".to_string()) {
+        if !problems.is_empty() && self.chat.reported_fields.insert("usage-shape".to_string()) {
             let loc = self.pointer_loc(block, data, &at, false);
             let mut f = Finding::new("usage-shape", problems.join("; "), loc)
                 .event(index)
@@ -124,8 +124,10 @@ impl Linter<'_> {
                 None
             };
             if let Some((why, level)) = why {
-                if !self.reported_fields.contains("usage-mismatch") {
-                    self.reported_fields.insert("usage-mismatch".to_string());
+                if !self.chat.reported_fields.contains("usage-mismatch") {
+                    self.chat
+                        .reported_fields
+                        .insert("usage-mismatch".to_string());
                     let loc = self.pointer_loc(block, data, "/usage/total_tokens", false);
                     self.report(
                         Finding::new("usage-mismatch", format!("{why}: billing and context accounting that trust these numbers go wrong"), loc)

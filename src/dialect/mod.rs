@@ -256,6 +256,16 @@ pub trait Checker: std::fmt::Debug {
     /// `response.created`): how many, and where the first one was. Called
     /// once, just after the checker is made, before its first event.
     fn skipped(&mut self, _events: u64, _first: Location, _first_index: Option<u64>) {}
+    /// The fast path: an ordinary event (a text or argument delta with
+    /// exactly its documented fields, in a stream whose state raises no
+    /// question) read from its typed form without building a JSON value.
+    /// Returns true when it took the event, which must then leave the
+    /// checker exactly as [`Checker::event`] would and report nothing;
+    /// false sends it down the general path. `ev.json` is `None` here. Off
+    /// when `Settings::typed` is (the tests that compare both paths).
+    fn fast(&mut self, _ev: &Event<'_>, _out: &mut dyn Out) -> bool {
+        false
+    }
 }
 
 pub use crate::model::assembly::Ending;

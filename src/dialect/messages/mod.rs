@@ -945,6 +945,20 @@ impl Checker {
                 }
             }
         };
+        self.apply_delta(out, ev, pos, index, dtype, value);
+    }
+
+    /// Adds one delta's text, thinking, signature or tool input to the
+    /// block at `pos` (shared by the general and the fast path).
+    fn apply_delta(
+        &mut self,
+        out: &mut dyn Out,
+        ev: &Event<'_>,
+        pos: usize,
+        index: u64,
+        dtype: &str,
+        value: Option<&str>,
+    ) {
         let signed = self.block_ref(pos).signature.is_some();
         let mut budget = std::mem::take(&mut self.budget);
         let b = self.block_mut(pos);
@@ -988,6 +1002,43 @@ impl Checker {
         self.last = last;
         if let Some(message) = note {
             self.signature_finding(out, ev, message, "/delta/type");
+        }
+    }
+
+    /// The typed form of an ordinary `content_block_delta`: exactly its
+    /// documented fields, nothing else.
+    fn fast_delta(data: &str) -> Option<(u64, &'static str, std::borrow::Cow<'_, str>)> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Ev<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: &'a str,
+            index: u64,
+            #[serde(borrow)]
+            delta: Inner<'a>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Inner<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: &'a str,
+            #[serde(borrow)]
+            text: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow)]
+            thinking: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow)]
+            partial_json: Option<std::borrow::Cow<'a, str>>,
+        }
+        let e: Ev<'_> = serde_json::from_str(data).ok()?;
+        if e.kind != "content_block_delta" {
+            return None;
+        }
+        let d = e.delta;
+        match (d.kind, d.text, d.thinking, d.partial_json) {
+            ("text_delta", Some(t), None, None) => Some((e.index, "text_delta", t)),
+            ("thinking_delta", None, Some(t), None) => Some((e.index, "thinking_delta", t)),
+            ("input_json_delta", None, None, Some(t)) => Some((e.index, "input_json_delta", t)),
+            _ => None,
         }
     }
 
@@ -1567,6 +1618,31 @@ impl super::Checker for Checker {
             );
         }
         (answer, ending)
+    }
+
+    fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        // What the general path would take without a finding: a named
+        // delta of a started, unstopped message, to a block open under
+        // its index and of the delta's kind (a thinking block not yet
+        // signed).
+        if !ev.named || ev.name != "content_block_delta" || self.messages == 0 || self.stopped {
+            return false;
+        }
+        let Some((index, dtype, value)) = Self::fast_delta(ev.data) else {
+            return false;
+        };
+        let Some(&pos) = self.open.get(&index) else {
+            return false;
+        };
+        let b = self.block_ref(pos);
+        let fits = fields::delta_blocks(dtype).is_some_and(|k| k.contains(&b.kind.as_str()));
+        if !fits || (dtype == "thinking_delta" && b.signature.is_some()) {
+            return false;
+        }
+        self.last.clear();
+        self.events += 1;
+        self.apply_delta(out, ev, pos, index, dtype, Some(&value));
+        true
     }
 
     fn summary(&self) -> String {
