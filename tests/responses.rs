@@ -875,3 +875,192 @@ fn arguments_only_in_their_done_event_are_a_warning_and_info_under_lm_studio() {
     let c = &r.streams[0].answer.choices[&0];
     assert_eq!(c.tool_calls[&0].arguments, r#"{"query":"borrow checker"}"#);
 }
+
+/// Everything a result holds, as text.
+fn outcome(r: &FileResult) -> String {
+    format!("{r:#?}")
+}
+
+fn typed(on: bool) -> Settings {
+    Settings {
+        typed: on,
+        ..Settings::default()
+    }
+}
+
+/// A stream with a message (content part 0 open), a reasoning item
+/// (summary part 0 open) and a function call, then `middle` twice under
+/// `name` (or unnamed), then the done events and `response.completed`.
+fn around_delta(name: Option<&str>, middle: &str) -> String {
+    let mut body = CREATED.to_string();
+    let mut seq = 0u64;
+    let mut next = || {
+        seq += 1;
+        seq.to_string()
+    };
+    body += &event(
+        "response.output_item.added",
+        &next(),
+        r#","output_index":0,"item":{"id":"msg_0","type":"message","status":"in_progress","content":[],"role":"assistant"}"#,
+    );
+    body += &event(
+        "response.content_part.added",
+        &next(),
+        r#","item_id":"msg_0","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"text":""}"#,
+    );
+    body += &event(
+        "response.output_item.added",
+        &next(),
+        r#","output_index":1,"item":{"id":"rs_1","type":"reasoning","summary":[]}"#,
+    );
+    body += &event(
+        "response.reasoning_summary_part.added",
+        &next(),
+        r#","item_id":"rs_1","output_index":1,"summary_index":0,"part":{"type":"summary_text","text":""}"#,
+    );
+    body += &event(
+        "response.output_item.added",
+        &next(),
+        r#","output_index":2,"item":{"id":"fc_2","type":"function_call","status":"in_progress","arguments":"","call_id":"call_2","name":"f"}"#,
+    );
+    for _ in 0..2 {
+        let data = middle.replace(
+            "\"sequence_number\":5",
+            &format!("\"sequence_number\":{}", next()),
+        );
+        match name {
+            Some(n) => body += &format!("event: {n}\ndata: {data}\n\n"),
+            None => body += &format!("data: {data}\n\n"),
+        }
+    }
+    body += &event(
+        "response.output_text.done",
+        &next(),
+        r#","item_id":"msg_0","output_index":0,"content_index":0,"text":"","logprobs":[]"#,
+    );
+    body += &completed(seq + 1, "[]");
+    body
+}
+
+#[test]
+fn a_responses_delta_mutated_in_any_way_lints_the_same_on_both_paths() {
+    use serde_json::json;
+    let deltas = [
+        json!({"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_0","output_index":0,"content_index":0,"delta":"Hi \"there\" \u{e9}","logprobs":[],"obfuscation":"ab"}),
+        json!({"type":"response.refusal.delta","sequence_number":5,"item_id":"msg_0","output_index":0,"content_index":0,"delta":"No."}),
+        json!({"type":"response.reasoning_summary_text.delta","sequence_number":5,"item_id":"rs_1","output_index":1,"summary_index":0,"delta":"hm"}),
+        json!({"type":"response.reasoning_text.delta","sequence_number":5,"item_id":"rs_1","output_index":1,"content_index":0,"delta":"hm"}),
+        json!({"type":"response.function_call_arguments.delta","sequence_number":5,"item_id":"fc_2","output_index":2,"delta":"{\"a\":"}),
+    ];
+    let mut variants: Vec<String> = Vec::new();
+    for d in &deltas {
+        variants.push(d.to_string());
+        let mut muts = Vec::new();
+        mutations(d, &mut Vec::new(), &mut muts, d);
+        variants.extend(muts.into_iter().map(|(_, v)| v.to_string()));
+        let mut extra = d.clone();
+        extra["x_extra"] = json!(1);
+        variants.push(extra.to_string());
+        variants.push(d.to_string().replace("\"delta\":\"", "\"delta\":\"\\u0041"));
+        variants.push(d.to_string().replacen('{', "{\"type\":\"x\",", 1));
+    }
+    assert!(variants.len() > 300, "{}", variants.len());
+    let mut n = 0;
+    for v in &variants {
+        let ty = serde_json::from_str::<serde_json::Value>(v)
+            .ok()
+            .and_then(|j| j["type"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        for name in [Some(ty.as_str()), Some("response.output_text.delta"), None] {
+            let body = around_delta(name, v);
+            assert_eq!(
+                outcome(&lint_with(body.as_bytes(), &typed(true))),
+                outcome(&lint_with(body.as_bytes(), &typed(false))),
+                "{body}"
+            );
+            n += 1;
+        }
+    }
+    assert!(n > 900, "{n}");
+}
+
+/// An [`Out`](sselint::dialect::Out) that locates nothing and keeps the
+/// findings, to drive a checker by hand.
+#[derive(Default)]
+struct Bare(Vec<String>);
+
+impl sselint::dialect::Out for Bare {
+    fn report(&mut self, f: sselint::lint::Finding) {
+        self.0.push(f.rule.to_string());
+    }
+    fn at_event(&self) -> sselint::lint::Location {
+        sselint::lint::Location::default()
+    }
+    fn at_pointer(&self, _: &str, _: bool) -> sselint::lint::Location {
+        sselint::lint::Location::default()
+    }
+    fn at_name(&self) -> sselint::lint::Location {
+        sselint::lint::Location::default()
+    }
+    fn at_end(&self) -> sselint::lint::Location {
+        sselint::lint::Location::default()
+    }
+    fn kind(&mut self, _: &'static str) {}
+    fn muted(&mut self, _: &'static str) -> bool {
+        false
+    }
+    fn profile(&self) -> &'static str {
+        "openai"
+    }
+}
+
+#[test]
+fn the_fast_path_takes_ordinary_deltas_and_leaves_the_rest() {
+    // Not vacuous: the comparison above means something only if ordinary
+    // deltas do take the fast path.
+    use sselint::dialect::Event;
+    let body = around_delta(
+        Some("response.output_text.delta"),
+        r#"{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_0","output_index":0,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"ab"}"#,
+    );
+    let mut c = Dialect::Responses.checker().unwrap();
+    let mut out = Bare::default();
+    let mut taken = Vec::new();
+    for (i, block) in body.split("\n\n").filter(|b| !b.is_empty()).enumerate() {
+        let name = block
+            .lines()
+            .find_map(|l| l.strip_prefix("event: "))
+            .unwrap_or("message");
+        let data = block
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap();
+        let ev = Event {
+            index: Some(i as u64),
+            name,
+            named: true,
+            id: None,
+            data,
+            json: None,
+            done: false,
+        };
+        if c.fast(&ev, &mut out) {
+            taken.push(name.to_string());
+            continue;
+        }
+        let json: serde_json::Value = serde_json::from_str(data).unwrap();
+        c.event(
+            &Event {
+                json: Some(&json),
+                ..ev
+            },
+            &mut out,
+        );
+    }
+    assert_eq!(
+        taken,
+        ["response.output_text.delta", "response.output_text.delta"]
+    );
+    // The only finding is the terminal `output: []` of this test stream.
+    assert_eq!(out.0, ["responses-output-mismatch"]);
+}

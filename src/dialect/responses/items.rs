@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 /// Which text of an item an event adds to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Which {
+pub(super) enum Which {
     /// A content part (`content_index`).
     Content,
     /// A reasoning summary part (`summary_index`).
@@ -835,6 +835,22 @@ impl Checker {
                 .help("announce each part (`response.content_part.added`, `response.reasoning_summary_part.added`, with the empty part) before its first delta"),
             );
         }
+        self.apply_delta(pos, which, key, part_kind, delta, ev, out);
+    }
+
+    /// Adds a delta to its part (both paths: the general one above, and
+    /// the typed fast path for an ordinary delta).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn apply_delta(
+        &mut self,
+        pos: usize,
+        which: Which,
+        key: u64,
+        part_kind: &str,
+        delta: &str,
+        ev: &Event<'_>,
+        out: &mut dyn Out,
+    ) {
         // Locations are built for the first delta only: they are needed
         // by few findings, and building one costs more than the delta.
         let budget: &mut Budget = &mut self.budget;

@@ -57,6 +57,7 @@ macro_rules! report {
 }
 
 mod events;
+mod fast;
 mod fields;
 mod items;
 mod lifecycle;
@@ -509,6 +510,10 @@ impl super::Checker for Checker {
             None => Ending::CutOff,
         };
         (answer, ending)
+    }
+
+    fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        self.fast_delta(ev, out)
     }
 
     fn summary(&self) -> String {

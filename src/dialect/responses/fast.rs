@@ -1,0 +1,135 @@
+//! The typed fast path: an ordinary delta (`response.output_text.delta`,
+//! `.refusal.delta`, `.reasoning_text.delta`,
+//! `.reasoning_summary_text.delta`, `.function_call_arguments.delta`) with
+//! exactly its documented fields, to an item and part in good standing, in
+//! a stream whose state raises no question, is read from a borrowed typed
+//! form and never becomes a JSON value. Anything else (another field, a
+//! null, a gap in `sequence_number`, an item or part not announced, closed
+//! or of another kind, a name other than the type, …) goes down the
+//! general path, which reports it. Both paths end in the same state:
+//! `tests/typed_path.rs` compares them on every rule example, every sample
+//! and every mutation of a delta.
+
+use super::items::Which;
+use super::Checker;
+use crate::dialect::{Event, Out};
+use std::borrow::Cow;
+
+/// Present when the field held an array (any array); absent otherwise.
+/// A `null` or another type fails the typed parse, so the general path
+/// judges it.
+#[derive(Default)]
+struct Array(bool);
+
+impl<'de> serde::Deserialize<'de> for Array {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Array;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Array, A::Error> {
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Array(true))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// A delta event's fields, all of them: any other key fails the parse.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Delta<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: &'a str,
+    sequence_number: u64,
+    #[serde(borrow)]
+    item_id: &'a str,
+    output_index: u64,
+    content_index: Option<u64>,
+    summary_index: Option<u64>,
+    #[serde(borrow)]
+    delta: Cow<'a, str>,
+    #[serde(default)]
+    logprobs: Array,
+    #[serde(borrow)]
+    obfuscation: Option<&'a str>,
+}
+
+impl Checker {
+    /// See the module docs. True when the event was taken.
+    pub(super) fn fast_delta(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        if !self.created || self.terminal.is_some() {
+            return false;
+        }
+        if ev.named && !ev.name.starts_with("response.") {
+            return false;
+        }
+        let Ok(d) = serde_json::from_str::<Delta<'_>>(ev.data) else {
+            return false;
+        };
+        let _ = d.obfuscation;
+        if ev.named && ev.name != d.ty {
+            return false;
+        }
+        // The shape each type has, and what it adds to.
+        let (which, key, want, part_kind, kind) =
+            match (d.ty, d.content_index, d.summary_index, d.logprobs.0) {
+                ("response.output_text.delta", Some(c), None, true) => {
+                    (Which::Content, c, "message", "output_text", "content")
+                }
+                ("response.refusal.delta", Some(c), None, false) => {
+                    (Which::Content, c, "message", "refusal", "content")
+                }
+                ("response.reasoning_text.delta", Some(c), None, false) => (
+                    Which::Content,
+                    c,
+                    "reasoning",
+                    "reasoning_text",
+                    "reasoning",
+                ),
+                ("response.reasoning_summary_text.delta", None, Some(s), false) => {
+                    (Which::Summary, s, "reasoning", "summary_text", "reasoning")
+                }
+                ("response.function_call_arguments.delta", None, None, false) => {
+                    (Which::Args, 0, "function_call", "arguments", "tool")
+                }
+                _ => return false,
+            };
+        // The next number, no gap.
+        if self.seq.last.and_then(|l| l.checked_add(1)) != Some(d.sequence_number) {
+            return false;
+        }
+        // An announced item of that kind, with that id, not done; a part
+        // announced and open.
+        let Some(&pos) = self.by_index.get(&d.output_index) else {
+            return false;
+        };
+        let it = &self.items[pos];
+        if it.done || it.kind != want || it.id.as_deref() != Some(d.item_id) {
+            return false;
+        }
+        let part = match which {
+            Which::Content => it.parts.get(&key),
+            Which::Summary => it.summary.get(&key),
+            Which::Args => Some(&it.args),
+        };
+        if !part.is_some_and(|p| !p.closed && !p.text_done) {
+            return false;
+        }
+        // What the general path does with it, which reports nothing here.
+        self.last.clear();
+        self.json_events += 1;
+        self.seq.last = Some(d.sequence_number);
+        self.check_framing(ev, Some(d.ty), out);
+        self.ended_with_response_done = false;
+        out.kind(kind);
+        self.delta_kind = part_kind;
+        self.delta_text.clear();
+        self.delta_text.extend(d.delta.chars().take(61));
+        self.apply_delta(pos, which, key, part_kind, &d.delta, ev, out);
+        true
+    }
+}
