@@ -175,8 +175,9 @@ impl Scrubber {
     /// scan as JSON is left as it is.
     pub fn data_value(&mut self, v: &str) -> String {
         // Chat's text keys; Responses' `delta` (a string there: Chat's is
-        // an object, whose keys are never scrubbed) and `instructions`;
-        // Messages' `thinking`.
+        // an object, whose keys are never scrubbed), `instructions` and a
+        // reasoning item's `encrypted_content` (Ollama puts the thinking
+        // there in plain text); Messages' `thinking`.
         const TEXT_KEYS: &[&str] = &[
             "content",
             "refusal",
@@ -186,6 +187,7 @@ impl Scrubber {
             "delta",
             "thinking",
             "instructions",
+            "encrypted_content",
         ];
         // Keys whose string is JSON text split over events: Chat's and
         // Responses' `arguments`, Messages' `partial_json`, and the
@@ -569,6 +571,9 @@ mod tests {
         );
         let t = s.data_value(r#"{"delta":{"type":"thinking_delta","thinking":"Hmm"}}"#);
         assert!(t.contains("thinking_delta") && !t.contains("Hmm"), "{t}");
+        let t =
+            s.data_value(r#"{"item":{"type":"reasoning","encrypted_content":"Plain thought"}}"#);
+        assert!(!t.contains("Plain thought"), "{t}");
     }
 
     #[test]
