@@ -89,6 +89,11 @@ impl Scrubber {
     /// text (escapes kept, BMP `\uXXXX` letters replaced by `\u2022`),
     /// byte for byte the same length.
     fn literal(&self, lit: &str, out: &mut String) {
+        // What was masked already stays recognisable.
+        if lit == REDACTED {
+            out.push_str(lit);
+            return;
+        }
         let mut it = lit.chars().peekable();
         while let Some(c) = it.next() {
             if c != '\\' {
@@ -177,7 +182,9 @@ impl Scrubber {
         // Chat's text keys; Responses' `delta` (a string there: Chat's is
         // an object, whose keys are never scrubbed), `instructions` and a
         // reasoning item's `encrypted_content` (Ollama puts the thinking
-        // there in plain text); Messages' `thinking`.
+        // there in plain text); Messages' `thinking`; and what citations,
+        // annotations, search results and echoed tools quote (`cited_text`,
+        // `title`, `url`, `description`).
         const TEXT_KEYS: &[&str] = &[
             "content",
             "refusal",
@@ -188,6 +195,10 @@ impl Scrubber {
             "thinking",
             "instructions",
             "encrypted_content",
+            "cited_text",
+            "title",
+            "url",
+            "description",
         ];
         // Keys whose string is JSON text split over events: Chat's and
         // Responses' `arguments`, Messages' `partial_json`, and the

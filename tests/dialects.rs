@@ -158,3 +158,42 @@ fn a_stream_of_no_known_dialect_gets_one_finding_not_a_wall() {
     assert_eq!(u.len(), 1);
     assert!(u[0].message.contains("Ollama"), "{}", u[0].message);
 }
+
+#[test]
+fn an_empty_stream_of_any_dialect_is_an_error_and_a_body_that_is_not_sse_is_one_cause() {
+    // Found by a fresh-user trial: an empty Responses stream passed clean.
+    for d in ALL {
+        for body in [&b""[..], b": keep-alive\n\n"] {
+            let r = lint_as(body, Some(*d));
+            let errors = rules_at_least(&r, sselint::lint::Severity::Error);
+            assert_eq!(
+                errors.len(),
+                1,
+                "{d} {:?}: {errors:?}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+    // A bare JSON error instead of a stream: `body-not-sse` (shared) says
+    // it; no Chat rule on a Messages or Responses stream, and no second
+    // "no events" finding.
+    let body = br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    for d in [Dialect::Responses, Dialect::Messages] {
+        let r = lint_as(body, Some(d));
+        let rules: Vec<&str> = diags(&r).iter().map(|f| f.rule).collect();
+        assert!(rules.contains(&"body-not-sse"), "{d}: {rules:?}");
+        for f in diags(&r) {
+            let rule = catalogue().get(f.rule).unwrap();
+            assert!(
+                rule.dialect.is_none() || rule.dialect == Some(d),
+                "{d}: {}",
+                f.rule
+            );
+        }
+        assert_eq!(
+            rules_at_least(&r, sselint::lint::Severity::Error).len(),
+            1,
+            "{d}: {rules:?}"
+        );
+    }
+}

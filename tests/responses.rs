@@ -1064,3 +1064,30 @@ fn the_fast_path_takes_ordinary_deltas_and_leaves_the_rest() {
     // The only finding is the terminal `output: []` of this test stream.
     assert_eq!(out.0, ["responses-output-mismatch"]);
 }
+
+#[test]
+fn logprobs_nested_past_the_depth_limit_are_invalid_json_on_either_path() {
+    // Found by a fresh-user trial: the fast path skipped `logprobs`
+    // without the depth limit.
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let body = format!(
+        concat!(
+            "event: response.created\ndata: {{\"type\":\"response.created\",\"sequence_number\":0,\"response\":{{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"output\":[]}}}}\n\n",
+            "event: response.output_item.added\ndata: {{\"type\":\"response.output_item.added\",\"sequence_number\":1,\"output_index\":0,\"item\":{{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"in_progress\",\"content\":[]}}}}\n\n",
+            "event: response.content_part.added\ndata: {{\"type\":\"response.content_part.added\",\"sequence_number\":2,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"part\":{{\"type\":\"output_text\",\"annotations\":[],\"text\":\"\"}}}}\n\n",
+            "event: response.output_text.delta\ndata: {{\"type\":\"response.output_text.delta\",\"sequence_number\":3,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"Hi\",\"logprobs\":{}}}\n\n",
+        ),
+        deep
+    );
+    let r = lint_bytes(body.as_bytes());
+    let n = diags(&r)
+        .iter()
+        .filter(|d| d.rule == "invalid-json")
+        .count();
+    assert_eq!(
+        n,
+        1,
+        "{:?}",
+        diags(&r).iter().map(|d| d.rule).collect::<Vec<_>>()
+    );
+}

@@ -200,6 +200,7 @@ impl Linter<'_> {
             events: self.events,
             damaged,
             invalid_payloads: self.invalid_payloads,
+            not_sse: self.sse_lines == 0 && !self.head.iter().all(u8::is_ascii_whitespace),
         };
         let (answer, ending) = checker.finish(
             end,

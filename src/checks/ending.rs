@@ -118,10 +118,11 @@ impl Linter<'_> {
                 )
                 .help("stream `data: {json}` events, each followed by a blank line"),
             );
+            // Chat's `error-event`: the other dialects judge their own.
             if let Some(err) = head_json
                 .as_ref()
                 .and_then(|v| v.get("error"))
-                .filter(|e| !e.is_null())
+                .filter(|e| !e.is_null() && self.is_chat())
             {
                 self.error_events += 1;
                 self.report(Finding::new(

@@ -22,8 +22,9 @@ Examples:
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or input error.";
 
-/// A stream inspector and conformance linter for OpenAI-compatible Chat
-/// Completions streams (server-sent events).
+/// A stream inspector and conformance linter for LLM streams (server-sent
+/// events): OpenAI Chat Completions, OpenAI Responses and Anthropic
+/// Messages.
 #[derive(Debug, Parser)]
 #[command(name = "sselint", version, about, after_help = AFTER_HELP)]
 pub struct Cli {
@@ -43,13 +44,14 @@ enum Command {
     /// Explain one rule (by name or code) with its examples.
     Rule(rules::RuleArgs),
     /// Compare two streams point by point (answer, tool calls, shape,
-    /// fields, findings, timing).
+    /// fields, findings, timing); two dialects on what both have.
     Diff(diff::Args),
     /// Record a live stream to HAR (per-read timing, secrets redacted),
     /// linting it as it arrives.
     Record(live::RecordArgs),
-    /// Serve a capture as an OpenAI-compatible endpoint, with fault
-    /// injection (delays, split writes, keep-alives, a dropped connection).
+    /// Serve a capture at its dialect's endpoint (/v1/chat/completions,
+    /// /v1/responses or /v1/messages), with fault injection (delays, split
+    /// writes, keep-alives, a dropped connection).
     Replay(live::ReplayArgs),
     /// Write a shareable copy of a capture: secrets removed, and with
     /// --scrub-text the prompt and answer text replaced.

@@ -236,6 +236,9 @@ pub struct StreamEnd {
     pub damaged: bool,
     /// Events whose data was not JSON (reported by the shared stage).
     pub invalid_payloads: u64,
+    /// The body holds no SSE line at all (`body-not-sse`, shared, said
+    /// so): a missing start or ending is that finding's consequence.
+    pub not_sse: bool,
 }
 
 /// One dialect's checks for one stream: fed each event in order, then

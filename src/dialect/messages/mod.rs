@@ -1557,7 +1557,11 @@ impl super::Checker for Checker {
                         .help("send `message_delta` with `delta.stop_reason` (end_turn, max_tokens, tool_use, …) before `message_stop`"),
                     );
                 }
-                Ending::Empty if end.invalid_payloads == 0 && !self.start_missing_reported => {
+                Ending::Empty
+                    if end.invalid_payloads == 0
+                        && !end.not_sse
+                        && !self.start_missing_reported =>
+                {
                     self.start_missing_reported = true;
                     let loc = out.at_end();
                     emit(

@@ -15,9 +15,10 @@ use super::Checker;
 use crate::dialect::{Event, Out};
 use std::borrow::Cow;
 
-/// Present when the field held an array (any array); absent otherwise.
-/// A `null` or another type fails the typed parse, so the general path
-/// judges it.
+/// Present when the field held an empty array (OpenAI's `logprobs` when
+/// none were asked for); absent otherwise. A non-empty array, a `null` or
+/// another type fails the typed parse, so the general path judges it (and
+/// the JSON depth limit applies to what it holds).
 #[derive(Default)]
 struct Array(bool);
 
@@ -27,11 +28,15 @@ impl<'de> serde::Deserialize<'de> for Array {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Array;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an array")
+                f.write_str("an empty array")
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Array, A::Error> {
-                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(Array(true))
+                match a.next_element::<serde::de::IgnoredAny>()? {
+                    None => Ok(Array(true)),
+                    Some(_) => Err(serde::de::Error::custom(
+                        "logprobs are read by the general path",
+                    )),
+                }
             }
         }
         d.deserialize_seq(V)

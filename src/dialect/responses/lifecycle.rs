@@ -474,6 +474,28 @@ impl Checker {
         let variant = self.variant(out);
         // No `response.created` at all.
         if !self.created {
+            // Nothing at all: an empty body, keep-alives only (a body that
+            // is not SSE is `body-not-sse`'s, a cut capture the tool's).
+            if self.before_created.first.is_none()
+                && self.json_events == 0
+                && end.invalid_payloads == 0
+                && !end.not_sse
+                && !end.damaged
+            {
+                let loc = out.at_end();
+                report!(
+                    out,
+                    Finding::new(
+                        "responses-created-first",
+                        format!(
+                            "the stream has no events ({} dispatched): no `response.created` and no terminal event, so clients see no response at all",
+                            end.events
+                        ),
+                        loc,
+                    )
+                    .help("stream the response: `response.created`, the output items, then `response.completed`; or fail with a non-2xx status"),
+                );
+            }
             if let Some(((loc, index), what)) = self.before_created.first.take() {
                 report!(
                     out,
