@@ -197,3 +197,44 @@ fn an_empty_stream_of_any_dialect_is_an_error_and_a_body_that_is_not_sse_is_one_
         );
     }
 }
+
+#[test]
+fn allow_fields_accepts_an_extra_field_in_every_dialect() {
+    // Found by a fresh-user trial: allow-fields silenced Chat's
+    // unknown-field only.
+    let responses = RESPONSES.replace("\"output\":[]", "\"output\":[],\"x_gateway\":1");
+    let messages = MESSAGES.replace("\"model\":\"m\"", "\"model\":\"m\",\"x_gateway\":1");
+    for (text, rule, pattern) in [
+        (
+            responses.as_str(),
+            "responses-unknown-field",
+            "/response/x_gateway",
+        ),
+        (
+            messages.as_str(),
+            "messages-unknown-field",
+            "/message/x_gateway",
+        ),
+    ] {
+        let r = lint_as(text.as_bytes(), None);
+        assert!(
+            diags(&r).iter().any(|d| d.rule == rule),
+            "{rule} without allow-fields"
+        );
+        let cap = from_reader(
+            "t.sse",
+            Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+            &Options::default(),
+        )
+        .unwrap();
+        let settings = Settings {
+            allow_fields: vec![pattern.to_string()],
+            ..Settings::default()
+        };
+        let r = lint_capture(cap, &settings, &mut NoObserver);
+        assert!(
+            diags(&r).iter().all(|d| d.rule != rule),
+            "{rule} with allow-fields"
+        );
+    }
+}

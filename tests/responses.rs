@@ -1012,6 +1012,9 @@ impl sselint::dialect::Out for Bare {
     fn profile(&self) -> &'static str {
         "openai"
     }
+    fn allowed(&self, _pointer: &str) -> bool {
+        false
+    }
 }
 
 #[test]

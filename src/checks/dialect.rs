@@ -293,6 +293,16 @@ impl Out for Sink<'_, '_, '_> {
         self.linter.out.count_only(rule, None)
     }
 
+    fn allowed(&self, pointer: &str) -> bool {
+        let folded = crate::lint::profile::fold_indices(pointer);
+        self.linter
+            .out
+            .settings()
+            .allow_fields
+            .iter()
+            .any(|a| crate::lint::profile::pointer_covers(a, &folded))
+    }
+
     fn profile(&self) -> &'static str {
         &self.linter.profile.name
     }

@@ -224,6 +224,10 @@ pub trait Out {
     fn muted(&mut self, rule: &'static str) -> bool;
     /// The active profile's name (`openai`, `openrouter-responses`, …).
     fn profile(&self) -> &'static str;
+    /// Whether `allow-fields` in sselint.toml accepts the field at
+    /// `pointer` (a JSON pointer into the event's data; `*` in a pattern
+    /// stands for any array index): such a field is no finding.
+    fn allowed(&self, pointer: &str) -> bool;
 }
 
 /// What the stream carried, for the end-of-stream checks.

@@ -222,7 +222,7 @@ impl Checker {
                         .any(|e| crate::lint::profile::pointer_covers(&e.pointer, &folded))
                 })
                 .collect();
-            if vendors.iter().any(|pr| pr.name == out.profile()) {
+            if vendors.iter().any(|pr| pr.name == out.profile()) || out.allowed(&p) {
                 continue;
             }
             if !Self::remember(&mut self.reported_fields, format!("field {folded}")) {

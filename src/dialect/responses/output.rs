@@ -269,4 +269,7 @@ impl Out for Quiet<'_> {
     fn profile(&self) -> &'static str {
         self.0.profile()
     }
+    fn allowed(&self, pointer: &str) -> bool {
+        self.0.allowed(pointer)
+    }
 }
