@@ -123,16 +123,11 @@ pub enum Sniffed {
     Other(String),
 }
 
-/// The Anthropic Messages event types (streaming guide, "Event types").
-pub const MESSAGES_EVENTS: &[&str] = &[
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-    "ping",
-];
+/// Whether `name` is one of Anthropic Messages' own event types (not
+/// `error`, which every dialect has): the Messages folder's list.
+fn is_messages_event(name: &str) -> bool {
+    name != "error" && messages::fields::EVENT_TYPES.contains(&name)
+}
 
 /// Classifies one event: its `event:` name (`message` when it had none)
 /// and its data, parsed when it is JSON.
@@ -140,7 +135,7 @@ pub fn sniff_event(event_type: &str, data: Option<&Value>) -> Sniffed {
     if event_type.starts_with("response.") {
         return Sniffed::Dialect(Dialect::Responses);
     }
-    if MESSAGES_EVENTS.contains(&event_type) {
+    if is_messages_event(event_type) {
         return Sniffed::Dialect(Dialect::Messages);
     }
     let Some(v) = data else {
@@ -158,7 +153,7 @@ pub fn sniff_event(event_type: &str, data: Option<&Value>) -> Sniffed {
     if ty.starts_with("response.") {
         return Sniffed::Dialect(Dialect::Responses);
     }
-    if MESSAGES_EVENTS.contains(&ty) {
+    if is_messages_event(ty) {
         return Sniffed::Dialect(Dialect::Messages);
     }
     if ty == "error" || o.contains_key("error") || ty == "keepalive" {
