@@ -117,3 +117,38 @@ fn a_stream_with_nothing_provider_specific_names_no_provider() {
     // OpenAI's own model prefix may name OpenAI; nothing else may be named.
     assert!(g.is_null() || g["profile"] == "openai", "{g}");
 }
+
+/// Amazon Bedrock serves the Responses API on two hosts
+/// (docs.aws.amazon.com/bedrock/latest/userguide/inference-responses-api):
+/// `bedrock-mantle.{region}.api.aws/v1` and
+/// `bedrock-runtime.{region}.amazonaws.com/openai/v1`. A curl `-v` dump to
+/// either names the Responses profile; the runtime host names the Messages
+/// profile only for a Messages stream.
+#[test]
+fn both_bedrock_responses_hosts_name_the_bedrock_responses_profile() {
+    let dir = std::env::temp_dir().join(format!("sselint-bedrock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = std::fs::read_to_string("samples/providers/bedrock-responses.sse").unwrap();
+    for (host, path) in [
+        ("bedrock-mantle.us-east-1.api.aws", "/v1/responses"),
+        (
+            "bedrock-runtime.us-east-1.amazonaws.com",
+            "/openai/v1/responses",
+        ),
+    ] {
+        let dump = format!(
+            "> POST {path} HTTP/1.1\r\n> Host: {host}\r\n> content-type: application/json\r\n> \r\n\
+             < HTTP/1.1 200 OK\r\n< content-type: text/event-stream\r\n< \r\n{body}"
+        );
+        let p = dir.join(format!("{host}.txt"));
+        std::fs::write(&p, dump).unwrap();
+        let v = report(&[p.to_str().unwrap()]);
+        let s = &v["files"][0]["streams"][0];
+        assert_eq!(s["dialect"], "responses", "{host}: {s}");
+        assert_eq!(
+            s["provider_guess"]["profile"], "bedrock-responses",
+            "{host}: {s}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
