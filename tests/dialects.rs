@@ -333,3 +333,57 @@ fn a_body_of_another_dialect_than_its_path_is_read_as_the_body_says_with_one_war
     .unwrap();
     assert!(diags(&lint_file(&p)).is_empty());
 }
+
+#[test]
+fn a_request_body_tells_its_api_by_the_fields_only_one_api_has() {
+    use serde_json::json;
+    use sselint::dialect::{sniff_request, RequestKind};
+    let is = |v: serde_json::Value| match sniff_request(&v) {
+        RequestKind::Is(d, _) => Some(d),
+        RequestKind::Ambiguous(_) => None,
+    };
+    let msgs = json!([{"role": "user", "content": "Hi"}]);
+    assert_eq!(
+        is(json!({"anthropic_version": "vertex-2023-10-16", "max_tokens": 9, "messages": msgs})),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "max_tokens": 9, "system": "x", "messages": msgs})),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(
+            json!({"model": "m", "max_tokens": 9, "messages": msgs, "tools": [{"name": "f", "input_schema": {}}]})
+        ),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(
+            json!({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "1"}]}]})
+        ),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "input": [{"role": "user", "content": "Hi"}]})),
+        Some(Dialect::Responses)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "messages": msgs})),
+        Some(Dialect::Chat)
+    );
+    assert_eq!(
+        is(
+            json!({"model": "m", "max_tokens": 9, "messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "Hi"}]})
+        ),
+        Some(Dialect::Chat)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "max_tokens": 9, "n": 2, "messages": msgs})),
+        Some(Dialect::Chat)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "max_tokens": 9, "messages": msgs})),
+        None
+    );
+    assert_eq!(is(json!({"model": "m", "prompt": "Hi"})), None);
+}
