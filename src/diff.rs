@@ -8,10 +8,13 @@
 //! Two streams of different dialects (Chat Completions against Responses
 //! or Anthropic Messages: the migration question) are compared on what
 //! both have: the answer, tool calls with arguments as JSON, the finish
-//! mapped to one vocabulary ([`finish_class`]), usage as input/output
-//! tokens, the ending and timing. The rows that do not apply across
-//! dialects (chunk sequence, `[DONE]`, usage placement, fields) are named
-//! in [`Comparison::not_applicable`] instead of being compared.
+//! mapped to one vocabulary ([`finish_class`]), usage on one footing
+//! ([`UsageCounts`]: cached tokens inside the input, as OpenAI counts them),
+//! the ending, the findings (one fault under each dialect's name for it is
+//! one finding, [`COUNTERPARTS`]; a rule of one dialect alone is weighed by
+//! its severity) and timing. The rows that do not apply across dialects
+//! (chunk sequence, `[DONE]`, usage placement, fields) are named in
+//! [`Comparison::not_applicable`] instead of being compared.
 //!
 //! A byte diff of two streams is useless (ids, timings and chunking always
 //! differ); this compares what matters. It only reads results of the
@@ -334,6 +337,10 @@ pub struct Comparison {
     /// Rows left out because the two streams are of different dialects,
     /// each with why.
     pub not_applicable: Vec<String>,
+    /// What the verdict weighed without counting it (across dialects:
+    /// findings of each side's own dialect at the same level).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A finish in one vocabulary across dialects: `stop` (Chat `stop`,
@@ -378,18 +385,158 @@ pub fn finish_class(
     }
 }
 
-/// Findings by rule on each side.
+/// Findings by rule on each side. Across dialects a fault that both
+/// dialects name (each with its own rule, see [`COUNTERPARTS`]) is keyed
+/// `A's rule / B's rule` when both sides have it.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct DiagnosticsDiff {
     /// Rule → (severity, count) on A only.
-    pub only_a: BTreeMap<&'static str, (Severity, u64)>,
+    pub only_a: BTreeMap<String, (Severity, u64)>,
     /// Rule → (severity, count) on B only.
-    pub only_b: BTreeMap<&'static str, (Severity, u64)>,
+    pub only_b: BTreeMap<String, (Severity, u64)>,
     /// Rule → (count on A, count on B) on both.
-    pub both: BTreeMap<&'static str, (u64, u64)>,
+    pub both: BTreeMap<String, (u64, u64)>,
+    /// Across dialects: the rules of `only_a` and `only_b` that belong to
+    /// one side's dialect and have no counterpart in the other's (they are
+    /// weighed by severity, not by name).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dialect_only: Vec<String>,
 }
 
-fn rules_of(s: &StreamResult) -> BTreeMap<&'static str, (Severity, u64)> {
+/// One fault that each dialect reports under a rule of its own: (what it
+/// is, Chat's rule, Responses', Messages'). Across dialects a finding
+/// with a counterpart is compared with it, so `missing-done` on a Chat
+/// side and `messages-stop-missing` on a Messages side are one fault, not
+/// two differences.
+pub const COUNTERPARTS: &[(&str, [Option<&str>; 3])] = &[
+    (
+        "the stream was cut before it ended",
+        [
+            Some("cut-off"),
+            Some("responses-cut-off"),
+            Some("messages-cut-off"),
+        ],
+    ),
+    (
+        "a finish came, the end marker did not",
+        [Some("missing-done"), None, Some("messages-stop-missing")],
+    ),
+    (
+        "the end marker came without a finish",
+        [
+            Some("missing-finish-reason"),
+            None,
+            Some("messages-stop-reason"),
+        ],
+    ),
+    (
+        "an error inside the stream",
+        [
+            Some("error-event"),
+            Some("responses-error-event"),
+            Some("messages-error-event"),
+        ],
+    ),
+    (
+        "the error's shape",
+        [Some("error-shape"), Some("responses-error-shape"), None],
+    ),
+    (
+        "tool-call arguments that are not valid JSON",
+        [
+            Some("tool-call-arguments"),
+            Some("responses-arguments-json"),
+            Some("messages-tool-input"),
+        ],
+    ),
+    (
+        "no usage",
+        [
+            Some("usage-missing"),
+            Some("responses-usage-missing"),
+            Some("messages-usage-missing"),
+        ],
+    ),
+    (
+        "usage that does not add up",
+        [
+            Some("usage-mismatch"),
+            Some("responses-usage-mismatch"),
+            None,
+        ],
+    ),
+    (
+        "events after the end",
+        [
+            Some("data-after-done"),
+            Some("responses-after-terminal"),
+            Some("messages-after-stop"),
+        ],
+    ),
+    (
+        "a required field missing or of the wrong type",
+        [
+            Some("schema"),
+            Some("responses-missing-field"),
+            Some("messages-schema"),
+        ],
+    ),
+    (
+        "fields the API does not define",
+        [
+            Some("unknown-field"),
+            Some("responses-unknown-field"),
+            Some("messages-unknown-field"),
+        ],
+    ),
+];
+
+fn dialect_slot(d: crate::dialect::Dialect) -> usize {
+    use crate::dialect::Dialect;
+    match d {
+        Dialect::Chat => 0,
+        Dialect::Responses => 1,
+        Dialect::Messages => 2,
+    }
+}
+
+/// The fault `rule` reports, when another dialect has a rule for it too:
+/// its index in [`COUNTERPARTS`].
+fn counterpart_of(rule: &str) -> Option<usize> {
+    COUNTERPARTS
+        .iter()
+        .position(|(_, rules)| rules.contains(&Some(rule)))
+}
+
+/// How a rule stands when A and B are of different dialects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    /// A transport or framing rule every dialect shares: compared by name.
+    Shared,
+    /// A dialect's rule for a fault the other dialect reports too
+    /// (`COUNTERPARTS[i]`).
+    Counterpart(usize),
+    /// A rule of one dialect with nothing to compare it with in the other.
+    DialectOnly,
+}
+
+fn standing(rule: &str, other: Option<crate::dialect::Dialect>) -> Standing {
+    let own = crate::lint::catalogue().get(rule).and_then(|r| r.dialect);
+    if own.is_none() {
+        return Standing::Shared;
+    }
+    match (counterpart_of(rule), other) {
+        (Some(i), Some(o)) if COUNTERPARTS[i].1[dialect_slot(o)].is_some() => {
+            Standing::Counterpart(i)
+        }
+        _ => Standing::DialectOnly,
+    }
+}
+
+type RuleCounts = BTreeMap<&'static str, (Severity, u64)>;
+type RuleCount = (&'static str, (Severity, u64));
+
+fn rules_of(s: &StreamResult) -> RuleCounts {
     let mut m: BTreeMap<&'static str, (Severity, u64)> = BTreeMap::new();
     for d in &s.diagnostics {
         let e = m.entry(d.rule).or_insert((d.severity, 0));
@@ -416,30 +563,95 @@ fn classify(pointer: &str) -> String {
     }
 }
 
-fn usage_text(u: Option<&Value>) -> String {
-    match u {
-        None => "(none)".to_string(),
-        Some(u) => {
-            let n = |k: &str| {
-                u.get(k)
-                    .and_then(Value::as_u64)
-                    .map_or("?".to_string(), |v| v.to_string())
-            };
-            // Chat's names, or Responses' and Messages' (which has no
-            // total: input + output stands in, as both sides then say).
-            let first = |a: &str, b: &str| if u.get(a).is_some() { n(a) } else { n(b) };
-            let (i, o) = (
-                first("prompt_tokens", "input_tokens"),
-                first("completion_tokens", "output_tokens"),
-            );
-            let total = match (u.get("total_tokens"), i.parse::<u64>(), o.parse::<u64>()) {
-                (Some(_), _, _) => n("total_tokens"),
-                (None, Ok(x), Ok(y)) => (x + y).to_string(),
-                _ => "?".to_string(),
-            };
-            format!("{i}+{o}={total}")
-        }
+/// A stream's usage on one footing across dialects: `input` is every
+/// input token, the cached ones included, as OpenAI counts them
+/// (`prompt_tokens` and `input_tokens` include
+/// `prompt_tokens_details.cached_tokens` / `input_tokens_details.cached_tokens`);
+/// Anthropic counts them apart (the input is `input_tokens` plus
+/// `cache_read_input_tokens` plus `cache_creation_input_tokens`), so a
+/// Messages side is added up. `total` is the stream's own where it has
+/// one, else input plus output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct UsageCounts {
+    /// Every input token, cached ones included.
+    pub input: Option<u64>,
+    /// Output tokens.
+    pub output: Option<u64>,
+    /// The total.
+    pub total: Option<u64>,
+    /// Input tokens read from the prompt cache (part of `input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached: Option<u64>,
+    /// Input tokens written to the prompt cache (part of `input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<u64>,
+}
+
+/// Reads a usage object of `dialect` on the footing of [`UsageCounts`].
+pub fn usage_counts(dialect: Option<crate::dialect::Dialect>, u: &Value) -> UsageCounts {
+    let n = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64);
+    let sum = |i: Option<u64>, o: Option<u64>| Some(i?.saturating_add(o?));
+    if u.get("prompt_tokens").is_some() || u.get("completion_tokens").is_some() {
+        let (input, output) = (n(u, "prompt_tokens"), n(u, "completion_tokens"));
+        return UsageCounts {
+            input,
+            output,
+            total: n(u, "total_tokens").or_else(|| sum(input, output)),
+            cached: u
+                .get("prompt_tokens_details")
+                .and_then(|d| n(d, "cached_tokens")),
+            cache_write: None,
+        };
     }
+    let output = n(u, "output_tokens");
+    if dialect == Some(crate::dialect::Dialect::Messages) {
+        let (read, write) = (
+            n(u, "cache_read_input_tokens"),
+            n(u, "cache_creation_input_tokens"),
+        );
+        let input = n(u, "input_tokens").map(|i| {
+            i.saturating_add(read.unwrap_or(0))
+                .saturating_add(write.unwrap_or(0))
+        });
+        return UsageCounts {
+            input,
+            output,
+            total: sum(input, output),
+            cached: read,
+            cache_write: write,
+        };
+    }
+    let input = n(u, "input_tokens");
+    let details = u.get("input_tokens_details");
+    UsageCounts {
+        input,
+        output,
+        total: n(u, "total_tokens").or_else(|| sum(input, output)),
+        cached: details.and_then(|d| n(d, "cached_tokens")),
+        cache_write: details.and_then(|d| n(d, "cache_write_tokens")),
+    }
+}
+
+/// `1212+8=1220 (1200 cached)`: input (cached included) + output = total,
+/// and the cached part where there is one.
+fn usage_text(dialect: Option<crate::dialect::Dialect>, u: Option<&Value>) -> String {
+    let Some(u) = u else {
+        return "(none)".to_string();
+    };
+    let c = usage_counts(dialect, u);
+    let q = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
+    let mut s = format!("{}+{}={}", q(c.input), q(c.output), q(c.total));
+    let mut parts = Vec::new();
+    if let Some(r) = c.cached.filter(|r| *r > 0) {
+        parts.push(format!("{r} cached"));
+    }
+    if let Some(w) = c.cache_write.filter(|w| *w > 0) {
+        parts.push(format!("{w} cache write"));
+    }
+    if !parts.is_empty() {
+        s.push_str(&format!(" ({})", parts.join(", ")));
+    }
+    s
 }
 
 fn opt(s: Option<&str>) -> String {
@@ -484,6 +696,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     let (ra, rb) = (&a.result, &b.result);
     let cross = ra.dialect != rb.dialect;
     let mut not_applicable = Vec::new();
+    let mut notes = Vec::new();
     let push =
         |diffs: &mut Vec<Difference>, section, item: String, x: String, y: String, class: &str| {
             diffs.push(Difference {
@@ -692,16 +905,19 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             }
         }
     }
-    let (ua, ub) = (ra.answer.usage.as_ref(), rb.answer.usage.as_ref());
-    if ua.is_some() != ub.is_some() || (!opts.ignore_text && usage_text(ua) != usage_text(ub)) {
-        push(
-            &mut diffs,
-            Section::Answer,
-            "usage".into(),
-            usage_text(ua),
-            usage_text(ub),
-            "usage",
-        );
+    let (ua, ub) = (
+        usage_text(ra.dialect, ra.answer.usage.as_ref()),
+        usage_text(rb.dialect, rb.answer.usage.as_ref()),
+    );
+    let has = |r: &StreamResult| r.answer.usage.is_some();
+    if has(ra) != has(rb) || (!opts.ignore_text && ua != ub) {
+        let messages = [ra.dialect, rb.dialect].contains(&Some(crate::dialect::Dialect::Messages));
+        let class = if cross && messages {
+            "usage, cached tokens counted in the input (Anthropic's: input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"
+        } else {
+            "usage"
+        };
+        push(&mut diffs, Section::Answer, "usage".into(), ua, ub, class);
     }
     // 3. Shape.
     let (sa, sb) = (&a.shape, &b.shape);
@@ -851,45 +1067,19 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     }
     // 5. Diagnostics.
     let (da, db) = (rules_of(ra), rules_of(rb));
-    let mut dd = DiagnosticsDiff::default();
-    for (rule, v) in &da {
-        match db.get(rule) {
-            Some(w) => {
-                dd.both.insert(rule, (v.1, w.1));
-            }
-            None => {
-                dd.only_a.insert(rule, *v);
-            }
-        }
-    }
-    for (rule, v) in &db {
-        if !da.contains_key(rule) {
-            dd.only_b.insert(rule, *v);
-            if opts.fail_on.is_some_and(|t| v.0 >= t) {
-                reasons.push(format!("B has `{rule}` ({}) that A lacks", v.0));
-            }
-        }
-    }
-    for (rule, (sev, n)) in &dd.only_a {
-        push(
+    let dd = if cross {
+        compare_findings_across(
+            &da,
+            &db,
+            (ra.dialect, rb.dialect),
+            opts,
             &mut diffs,
-            Section::Diagnostics,
-            (*rule).to_string(),
-            format!("{sev} ×{n}"),
-            "—".into(),
-            "only in A",
-        );
-    }
-    for (rule, (sev, n)) in &dd.only_b {
-        push(
-            &mut diffs,
-            Section::Diagnostics,
-            (*rule).to_string(),
-            "—".into(),
-            format!("{sev} ×{n}"),
-            "only in B",
-        );
-    }
+            &mut reasons,
+            &mut notes,
+        )
+    } else {
+        compare_findings(&da, &db, opts, &mut diffs, &mut reasons)
+    };
     // 6. Timing, where both sides have it.
     let ms = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.0} ms"));
     if sa.total_ms.is_some() && sb.total_ms.is_some() {
@@ -927,6 +1117,190 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         reasons,
         dialects: (ra.dialect, rb.dialect),
         not_applicable,
+        notes,
+    }
+}
+
+fn finding_row(rule: &str, v: (Severity, u64), on_a: bool, class: &str) -> Difference {
+    let (sev, n) = v;
+    let (x, y) = if on_a {
+        (format!("{sev} ×{n}"), "—".to_string())
+    } else {
+        ("—".to_string(), format!("{sev} ×{n}"))
+    };
+    Difference {
+        section: Section::Diagnostics,
+        item: rule.to_string(),
+        a: x,
+        b: y,
+        class: class.to_string(),
+    }
+}
+
+/// Findings of two streams of one dialect: by rule name.
+fn compare_findings(
+    da: &RuleCounts,
+    db: &RuleCounts,
+    opts: Options,
+    diffs: &mut Vec<Difference>,
+    reasons: &mut Vec<String>,
+) -> DiagnosticsDiff {
+    let mut dd = DiagnosticsDiff::default();
+    for (rule, v) in da {
+        match db.get(rule) {
+            Some(w) => {
+                dd.both.insert(rule.to_string(), (v.1, w.1));
+            }
+            None => {
+                dd.only_a.insert(rule.to_string(), *v);
+            }
+        }
+    }
+    for (rule, v) in db {
+        if !da.contains_key(rule) {
+            dd.only_b.insert(rule.to_string(), *v);
+            if opts.fail_on.is_some_and(|t| v.0 >= t) {
+                reasons.push(format!("B has `{rule}` ({}) that A lacks", v.0));
+            }
+        }
+    }
+    for (rule, v) in &dd.only_a {
+        diffs.push(finding_row(rule, *v, true, "only in A"));
+    }
+    for (rule, v) in &dd.only_b {
+        diffs.push(finding_row(rule, *v, false, "only in B"));
+    }
+    dd
+}
+
+/// Findings of two streams of different dialects. A shared rule (transport,
+/// framing) is compared by name; a dialect's rule for a fault the other
+/// dialect names too ([`COUNTERPARTS`]) is compared with that rule, so one
+/// fault is one row whatever each dialect calls it; a rule of one dialect
+/// alone is listed as such and weighed by its severity: a B finding of
+/// that kind at or above `--fail-on` counts only when A has no finding of
+/// its own dialect alone at that level (each dialect's severities say the
+/// same thing of its clients, so two unmatched rules at one level are no
+/// difference, and B failing its clients where A's read fine is one).
+fn compare_findings_across(
+    da: &RuleCounts,
+    db: &RuleCounts,
+    dialects: (
+        Option<crate::dialect::Dialect>,
+        Option<crate::dialect::Dialect>,
+    ),
+    opts: Options,
+    diffs: &mut Vec<Difference>,
+    reasons: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> DiagnosticsDiff {
+    let title = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
+    let (ta, tb) = (title(dialects.0), title(dialects.1));
+    // Each side's findings by what they are about: a counterpart fault by
+    // its index, any other rule by its name.
+    let key = |rule: &str, other| match standing(rule, other) {
+        Standing::Counterpart(i) => format!("#{i}"),
+        Standing::Shared | Standing::DialectOnly => rule.to_string(),
+    };
+    let group = |m: &RuleCounts, other| {
+        let mut g: BTreeMap<String, Vec<RuleCount>> = BTreeMap::new();
+        for (rule, v) in m {
+            g.entry(key(rule, other)).or_default().push((rule, *v));
+        }
+        g
+    };
+    let (ga, gb) = (group(da, dialects.1), group(db, dialects.0));
+    let names = |v: &[RuleCount]| v.iter().map(|(r, _)| *r).collect::<Vec<_>>().join(" + ");
+    let count = |v: &[RuleCount]| v.iter().map(|(_, (_, n))| n).sum::<u64>();
+    let mut dd = DiagnosticsDiff::default();
+    let mut worst_a_own: Option<Severity> = None;
+    let mut b_own = Vec::new();
+    let keys: BTreeSet<&String> = ga.keys().chain(gb.keys()).collect();
+    for k in keys {
+        match (ga.get(k), gb.get(k)) {
+            (Some(x), Some(y)) => {
+                let (nx, ny) = (names(x), names(y));
+                let name = if nx == ny { nx } else { format!("{nx} / {ny}") };
+                dd.both.insert(name, (count(x), count(y)));
+            }
+            (Some(x), None) => {
+                for (rule, v) in x {
+                    dd.only_a.insert(rule.to_string(), *v);
+                    let class = match standing(rule, dialects.1) {
+                        Standing::Counterpart(i) => counterpart_note("A", i, dialects.1),
+                        Standing::Shared => "only in A".to_string(),
+                        Standing::DialectOnly => {
+                            dd.dialect_only.push(rule.to_string());
+                            worst_a_own = worst_a_own.max(Some(v.0));
+                            format!("only in A: an {ta} rule with no {tb} counterpart")
+                        }
+                    };
+                    diffs.push(finding_row(rule, *v, true, &class));
+                }
+            }
+            (None, Some(y)) => {
+                for (rule, v) in y {
+                    dd.only_b.insert(rule.to_string(), *v);
+                    let counts = opts.fail_on.is_some_and(|t| v.0 >= t);
+                    let class = match standing(rule, dialects.0) {
+                        Standing::Counterpart(i) => {
+                            if counts {
+                                reasons.push(format!("B has `{rule}` ({}) that A lacks", v.0));
+                            }
+                            counterpart_note("B", i, dialects.0)
+                        }
+                        Standing::Shared => {
+                            if counts {
+                                reasons.push(format!("B has `{rule}` ({}) that A lacks", v.0));
+                            }
+                            "only in B".to_string()
+                        }
+                        Standing::DialectOnly => {
+                            dd.dialect_only.push(rule.to_string());
+                            if counts {
+                                b_own.push((*rule, v.0));
+                            }
+                            format!("only in B: an {tb} rule with no {ta} counterpart")
+                        }
+                    };
+                    diffs.push(finding_row(rule, *v, false, &class));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    if let Some(t) = opts.fail_on {
+        let a_own: Vec<&str> = da
+            .iter()
+            .filter(|(r, v)| v.0 >= t && standing(r, dialects.1) == Standing::DialectOnly)
+            .map(|(r, _)| *r)
+            .collect();
+        if worst_a_own.is_none_or(|w| w < t) {
+            for (rule, sev) in b_own {
+                reasons.push(format!(
+                    "B has `{rule}` ({sev}), an {tb} rule with no {ta} counterpart, and A has no such finding of its own at that level"
+                ));
+            }
+        } else if !b_own.is_empty() {
+            let b_names: Vec<&str> = b_own.iter().map(|(r, _)| *r).collect();
+            notes.push(format!(
+                "each side has a finding at the --fail-on level under a rule of its own dialect alone (A: {}; B: {}): both fail clients of their own API, so these are no difference",
+                a_own.join(", "),
+                b_names.join(", ")
+            ));
+        }
+    }
+    dd.dialect_only.sort();
+    dd
+}
+
+/// "only in B (`missing-done` in OpenAI Chat Completions)": where the
+/// other side's dialect has a rule for the same fault.
+fn counterpart_note(side: &str, i: usize, other: Option<crate::dialect::Dialect>) -> String {
+    let (what, rules) = COUNTERPARTS[i];
+    match other.and_then(|o| rules[dialect_slot(o)].map(|r| (o, r))) {
+        Some((o, r)) => format!("only in {side} ({what}; `{r}` in {})", o.title()),
+        None => format!("only in {side}"),
     }
 }
 

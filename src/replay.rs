@@ -8,7 +8,7 @@
 //! waits, and a connection dropped after N bytes.
 //!
 //! The dialect is told as `check` tells it ([`crate::dialect`]): the
-//! request path the capture holds, else the first event that names one; a
+//! first event that names one, else the request path the capture holds; a
 //! stream of no known dialect is served as Chat (as `check` reads it). Any
 //! other request gets a 404 whose JSON body has the error shape of the API
 //! the path belongs to (OpenAI's `{"error": {…}}`, Anthropic's `{"type":
@@ -123,10 +123,11 @@ impl Replay {
             ),
             None => (200, "OK".to_string(), Vec::new()),
         };
+        // The body's dialect over the request path's, as `check` reads it
+        // (`path-dialect-mismatch`): the capture is served as what it is.
         let dialect = dialect.or_else(|| {
             let url = stream.request.as_ref().map(|r| r.url.as_str());
-            url.and_then(dialect::sniff_url)
-                .or_else(|| sniff_body(&body))
+            sniff_body(&body).or_else(|| url.and_then(dialect::sniff_url))
         });
         if !headers
             .iter()

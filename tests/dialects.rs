@@ -238,3 +238,152 @@ fn allow_fields_accepts_an_extra_field_in_every_dialect() {
         );
     }
 }
+
+/// A whole Messages answer ("Hi.") and a whole Responses one.
+const MESSAGES_WHOLE: &str = concat!(
+    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude-sonnet-4-5\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":12,\"output_tokens\":1}}}\n\n",
+    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi.\"}}\n\n",
+    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":8}}\n\n",
+    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+);
+
+fn har_at(url: &str, body: &str) -> serde_json::Value {
+    serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 10,
+        "request": {"method": "POST", "url": url, "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": [{"name": "Content-Type", "value": "text/event-stream"}], "cookies": [],
+            "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body}, "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 1}}]}})
+}
+
+fn curl_v_at(path: &str, body: &str) -> String {
+    format!(
+        "* Connected to gateway.example.com (203.0.113.10) port 443 (#0)\n> POST {path} HTTP/1.1\r\n> Host: gateway.example.com\r\n> Content-Type: application/json\r\n> \r\n< HTTP/1.1 200 OK\r\n< Content-Type: text/event-stream\r\n< \r\n{body}"
+    )
+}
+
+#[test]
+fn a_body_of_another_dialect_than_its_path_is_read_as_the_body_says_with_one_warning() {
+    let dir = scratch("dialect-path-body");
+    let har = dir.join("chat-path-messages-body.har");
+    std::fs::write(
+        &har,
+        har_at(
+            "https://gateway.example.com/v1/chat/completions",
+            MESSAGES_WHOLE,
+        )
+        .to_string(),
+    )
+    .unwrap();
+    let curl = dir.join("chat-path-messages-body.txt");
+    std::fs::write(&curl, curl_v_at("/v1/chat/completions", MESSAGES_WHOLE)).unwrap();
+    for p in [&har, &curl] {
+        let r = lint_file(p);
+        let s = &r.streams[0];
+        assert_eq!(s.dialect, Some(Dialect::Messages), "{}", p.display());
+        let found: Vec<(&str, sselint::lint::Severity)> =
+            s.diagnostics.iter().map(|d| (d.rule, d.severity)).collect();
+        assert_eq!(
+            found,
+            [("path-dialect-mismatch", sselint::lint::Severity::Warning)],
+            "{}",
+            p.display()
+        );
+        let d = &s.diagnostics[0];
+        assert!(
+            d.message.contains("/v1/chat/completions")
+                && d.message.contains("Chat Completions")
+                && d.message.contains("Anthropic Messages"),
+            "{}",
+            d.message
+        );
+        assert_eq!(text0(&r), "Hi.");
+    }
+    // A Responses body on the Messages path: the same.
+    let body = std::fs::read_to_string(root().join("samples/good/responses-basic.sse")).unwrap();
+    let p = dir.join("messages-path-responses-body.har");
+    std::fs::write(
+        &p,
+        har_at("https://gateway.example.com/v1/messages", &body).to_string(),
+    )
+    .unwrap();
+    let r = lint_file(&p);
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Responses));
+    let rules: Vec<&str> = diags(&r).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["path-dialect-mismatch"]);
+    // `--dialect` is taken as said: no finding about the path.
+    let cap = sselint::capture::open(har.to_str().unwrap(), &Options::default()).unwrap();
+    let forced = lint_capture(
+        cap,
+        &Settings {
+            dialect: Some(Dialect::Messages),
+            ..Settings::default()
+        },
+        &mut NoObserver,
+    );
+    assert!(diags(&forced).is_empty(), "{:?}", diags(&forced));
+    // A path and a body that agree: nothing.
+    let p = dir.join("messages-path.har");
+    std::fs::write(
+        &p,
+        har_at("https://api.anthropic.com/v1/messages", MESSAGES_WHOLE).to_string(),
+    )
+    .unwrap();
+    assert!(diags(&lint_file(&p)).is_empty());
+}
+
+#[test]
+fn a_request_body_tells_its_api_by_the_fields_only_one_api_has() {
+    use serde_json::json;
+    use sselint::dialect::{sniff_request, RequestKind};
+    let is = |v: serde_json::Value| match sniff_request(&v) {
+        RequestKind::Is(d, _) => Some(d),
+        RequestKind::Ambiguous(_) => None,
+    };
+    let msgs = json!([{"role": "user", "content": "Hi"}]);
+    assert_eq!(
+        is(json!({"anthropic_version": "vertex-2023-10-16", "max_tokens": 9, "messages": msgs})),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "max_tokens": 9, "system": "x", "messages": msgs})),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(
+            json!({"model": "m", "max_tokens": 9, "messages": msgs, "tools": [{"name": "f", "input_schema": {}}]})
+        ),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(
+            json!({"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "1"}]}]})
+        ),
+        Some(Dialect::Messages)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "input": [{"role": "user", "content": "Hi"}]})),
+        Some(Dialect::Responses)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "messages": msgs})),
+        Some(Dialect::Chat)
+    );
+    assert_eq!(
+        is(
+            json!({"model": "m", "max_tokens": 9, "messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "Hi"}]})
+        ),
+        Some(Dialect::Chat)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "max_tokens": 9, "n": 2, "messages": msgs})),
+        Some(Dialect::Chat)
+    );
+    assert_eq!(
+        is(json!({"model": "m", "max_tokens": 9, "messages": msgs})),
+        None
+    );
+    assert_eq!(is(json!({"model": "m", "prompt": "Hi"})), None);
+}

@@ -382,3 +382,335 @@ fn streams_of_two_dialects_are_compared_on_what_both_have() {
     );
     assert!(text.contains("not compared:"), "{text}");
 }
+
+/// A text answer ("Hi.") as a Chat Completions stream with `usage`, with or
+/// without its finish and `[DONE]`, and with or without a role on the
+/// first delta.
+fn chat_text(usage: &str, finish: bool, done: bool, role: bool) -> String {
+    let head = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","#;
+    let role = if role { r#""role":"assistant","# } else { "" };
+    let mut s = format!(
+        "data: {head}\"choices\":[{{\"index\":0,\"delta\":{{{role}\"content\":\"Hi.\"}},\"finish_reason\":null}}]}}\n\n"
+    );
+    if finish {
+        s += &format!(
+            "data: {head}\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"stop\"}}]}}\n\n"
+        );
+        s += &format!("data: {head}\"choices\":[],\"usage\":{usage}}}\n\n");
+    }
+    if done {
+        s += "data: [DONE]\n\n";
+    }
+    s
+}
+
+/// The same answer as an Anthropic Messages stream: `start_usage` on
+/// `message_start`, 8 output tokens on `message_delta` (left out with
+/// `stop: false`), `message_stop` when `message_stop`, `event:` lines when
+/// `named`.
+fn messages_text(start_usage: &str, stop: bool, message_stop: bool, named: bool) -> String {
+    let mut events = vec![
+        ("message_start", format!(r#"{{"type":"message_start","message":{{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"stop_sequence":null,"usage":{start_usage}}}}}"#)),
+        ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#.to_string()),
+        ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi."}}"#.to_string()),
+        ("content_block_stop", r#"{"type":"content_block_stop","index":0}"#.to_string()),
+    ];
+    if stop {
+        events.push(("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":8}}"#.to_string()));
+    }
+    if message_stop {
+        events.push(("message_stop", r#"{"type":"message_stop"}"#.to_string()));
+    }
+    events
+        .into_iter()
+        .map(|(name, data)| {
+            if named {
+                format!("event: {name}\ndata: {data}\n\n")
+            } else {
+                format!("data: {data}\n\n")
+            }
+        })
+        .collect()
+}
+
+/// The same answer as an OpenAI Responses stream with `usage` on
+/// `response.completed`.
+fn responses_text(usage: &str) -> String {
+    let resp = |status: &str, output: &str, usage: &str| {
+        format!(
+            r#"{{"id":"resp_1","object":"response","created_at":1700000000,"status":"{status}","error":null,"incomplete_details":null,"instructions":null,"model":"gpt-4o-mini","output":[{output}],"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"usage":{usage},"metadata":{{}}}}"#
+        )
+    };
+    let item = |status: &str, text: &str| {
+        format!(
+            r#"{{"id":"msg_1","type":"message","status":"{status}","role":"assistant","content":[{text}]}}"#
+        )
+    };
+    let part = r#"{"type":"output_text","text":"Hi.","annotations":[]}"#;
+    let events = [
+        ("response.created", format!(r#"{{"type":"response.created","sequence_number":0,"response":{}}}"#, resp("in_progress", "", "null"))),
+        ("response.output_item.added", format!(r#"{{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{}}}"#, item("in_progress", ""))),
+        ("response.content_part.added", r#"{"type":"response.content_part.added","sequence_number":2,"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#.to_string()),
+        ("response.output_text.delta", r#"{"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi.","logprobs":[]}"#.to_string()),
+        ("response.output_text.done", r#"{"type":"response.output_text.done","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"text":"Hi.","logprobs":[]}"#.to_string()),
+        ("response.content_part.done", format!(r#"{{"type":"response.content_part.done","sequence_number":5,"item_id":"msg_1","output_index":0,"content_index":0,"part":{part}}}"#)),
+        ("response.output_item.done", format!(r#"{{"type":"response.output_item.done","sequence_number":6,"output_index":0,"item":{}}}"#, item("completed", part))),
+        ("response.completed", format!(r#"{{"type":"response.completed","sequence_number":7,"response":{}}}"#, resp("completed", &item("completed", part), usage))),
+    ];
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn row<'v>(v: &'v Value, item: &str) -> Option<&'v Value> {
+    v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["item"] == item)
+}
+
+#[test]
+fn usage_across_dialects_counts_cached_tokens_on_one_footing() {
+    let dir = common::scratch("diff-cached-usage");
+    // 1212 input tokens of which 1200 came from the cache, 8 output: OpenAI
+    // counts the cached ones inside prompt_tokens / input_tokens, Anthropic
+    // apart from input_tokens (cache_read_input_tokens).
+    let chat = write(
+        &dir,
+        "chat.sse",
+        &chat_text(
+            r#"{"prompt_tokens":1212,"completion_tokens":8,"total_tokens":1220,"prompt_tokens_details":{"cached_tokens":1200}}"#,
+            true,
+            true,
+            true,
+        ),
+    );
+    let responses = write(
+        &dir,
+        "responses.sse",
+        &responses_text(
+            r#"{"input_tokens":1212,"input_tokens_details":{"cached_tokens":1200},"output_tokens":8,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":1220}"#,
+        ),
+    );
+    let messages = write(
+        &dir,
+        "messages.sse",
+        &messages_text(
+            r#"{"input_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":1200,"output_tokens":1}"#,
+            true,
+            true,
+            true,
+        ),
+    );
+    for (a, b) in [
+        (&chat, &messages),
+        (&chat, &responses),
+        (&responses, &messages),
+    ] {
+        let (code, v) = diff(a, b, &[]);
+        assert_eq!(code, 0, "{v:#}");
+        assert!(row(&v, "usage").is_none(), "{v:#}");
+        assert_eq!(v["identical"], true, "{v:#}");
+    }
+    // The same total with the cached part written to the cache instead of
+    // read from it: a usage row that shows the cached part on each side.
+    let written = write(
+        &dir,
+        "messages-written.sse",
+        &messages_text(
+            r#"{"input_tokens":12,"cache_creation_input_tokens":1200,"cache_read_input_tokens":0,"output_tokens":1}"#,
+            true,
+            true,
+            true,
+        ),
+    );
+    let (code, v) = diff(&chat, &written, &[]);
+    assert_eq!(code, 0, "usage alone is no incompatibility: {v:#}");
+    let usage = row(&v, "usage").unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(usage["a"], "1212+8=1220 (1200 cached)", "{v:#}");
+    assert_eq!(usage["b"], "1212+8=1220 (1200 cache write)", "{v:#}");
+    assert!(
+        usage["class"]
+            .as_str()
+            .unwrap()
+            .contains("cache_read_input_tokens"),
+        "{v:#}"
+    );
+    // Each side's usage on that footing in the JSON.
+    assert_eq!(v["a"]["usage"]["input"], 1212, "{v:#}");
+    assert_eq!(v["a"]["usage"]["cached"], 1200, "{v:#}");
+    assert_eq!(v["b"]["usage"]["input"], 1212, "{v:#}");
+    assert_eq!(v["b"]["usage"]["cache_write"], 1200, "{v:#}");
+}
+
+#[test]
+fn equivalent_faults_across_dialects_are_one_finding_not_a_difference() {
+    let dir = common::scratch("diff-equivalent-faults");
+    let usage = r#"{"prompt_tokens":12,"completion_tokens":8,"total_tokens":20}"#;
+    let start = r#"{"input_tokens":12,"output_tokens":1}"#;
+    // A finish but no end marker: `missing-done` on Chat, the same fault as
+    // `messages-stop-missing` on Messages.
+    let chat_no_done = write(
+        &dir,
+        "chat-no-done.sse",
+        &chat_text(usage, true, false, true),
+    );
+    let messages_no_stop = write(
+        &dir,
+        "messages-no-stop.sse",
+        &messages_text(start, true, false, true),
+    );
+    let (code, v) = diff(&chat_no_done, &messages_no_stop, &[]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["identical"], true, "{v:#}");
+    assert_eq!(
+        v["diagnostics"]["both"]["missing-done / messages-stop-missing"],
+        serde_json::json!([1, 1]),
+        "{v:#}"
+    );
+    // Cut before the finish on both sides: one fault under two names.
+    let chat_cut = write(&dir, "chat-cut.sse", &chat_text(usage, false, false, true));
+    let messages_cut = write(
+        &dir,
+        "messages-cut.sse",
+        &messages_text(start, false, false, true),
+    );
+    let (code, v) = diff(&chat_cut, &messages_cut, &[]);
+    assert_eq!(code, 0, "{v:#}");
+    assert!(
+        v["diagnostics"]["both"]
+            .get("cut-off / messages-cut-off")
+            .is_some(),
+        "{v:#}"
+    );
+    // The fault on B alone is still a difference, named by B's rule.
+    let chat = write(&dir, "chat.sse", &chat_text(usage, true, true, true));
+    let (code, v) = diff(&chat, &messages_no_stop, &[]);
+    assert_eq!(code, 1, "{v:#}");
+    let r = row(&v, "messages-stop-missing").unwrap_or_else(|| panic!("{v:#}"));
+    let class = r["class"].as_str().unwrap();
+    assert!(
+        class.starts_with("only in B (")
+            && class.contains("`missing-done` in OpenAI Chat Completions"),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn findings_of_one_dialect_only_are_labelled_and_weighed_by_severity() {
+    let dir = common::scratch("diff-dialect-only");
+    let usage = r#"{"prompt_tokens":12,"completion_tokens":8,"total_tokens":20}"#;
+    let start = r#"{"input_tokens":12,"output_tokens":1}"#;
+    let chat = write(&dir, "chat.sse", &chat_text(usage, true, true, true));
+    // An info that only Messages has (`[DONE]` in a Messages stream):
+    // labelled, and below the default --fail-on error.
+    let mut done = messages_text(start, true, true, true);
+    done += "data: [DONE]\n\n";
+    let messages_done = write(&dir, "messages-done.sse", &done);
+    let (code, v) = diff(&chat, &messages_done, &[]);
+    assert_eq!(code, 0, "{v:#}");
+    let r = row(&v, "messages-done-marker").unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(
+        r["class"],
+        "only in B: an Anthropic Messages rule with no OpenAI Chat Completions counterpart",
+        "{v:#}"
+    );
+    assert_eq!(
+        v["diagnostics"]["dialect_only"],
+        serde_json::json!(["messages-done-marker"]),
+        "{v:#}"
+    );
+    // With --fail-on info it counts: A has no info of its own dialect.
+    let (code, v) = diff(&chat, &messages_done, &["--fail-on", "info"]);
+    assert_eq!(code, 1, "{v:#}");
+    assert!(
+        v["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("an Anthropic Messages rule with no OpenAI Chat Completions counterpart"),
+        "{v:#}"
+    );
+    // An error only Messages has (events without `event:` lines, which its
+    // clients raise on) against a clean Chat stream: B's clients fail where
+    // A's do not, so it counts.
+    let unnamed = write(
+        &dir,
+        "messages-unnamed.sse",
+        &messages_text(start, true, true, false),
+    );
+    let (code, v) = diff(&chat, &unnamed, &[]);
+    assert_eq!(code, 1, "{v:#}");
+    let reasons = v["reasons"].to_string();
+    assert!(reasons.contains("messages-unnamed-event"), "{v:#}");
+    // The same against a Chat stream with an error of its own dialect (no
+    // role on the first delta): each side fails its own clients at the same
+    // level, and two rules that cannot be matched are no difference.
+    let chat_no_role = write(
+        &dir,
+        "chat-no-role.sse",
+        &chat_text(usage, true, true, false),
+    );
+    let (code, v) = diff(&chat_no_role, &unnamed, &[]);
+    assert_eq!(code, 0, "{v:#}");
+    assert!(row(&v, "messages-unnamed-event").is_some(), "{v:#}");
+    assert!(row(&v, "missing-role").is_some(), "{v:#}");
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("A: missing-role; B: messages-unnamed-event"),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn dialect_applies_to_both_sides_and_dialect_a_or_b_to_one() {
+    let dir = common::scratch("diff-dialect-option");
+    let usage = r#"{"prompt_tokens":12,"completion_tokens":8,"total_tokens":20}"#;
+    let start = r#"{"input_tokens":12,"output_tokens":1}"#;
+    let chat = write(&dir, "chat.sse", &chat_text(usage, true, true, true));
+    let messages = write(
+        &dir,
+        "messages.sse",
+        &messages_text(start, true, true, true),
+    );
+    let dialects = |extra: &[&str]| {
+        let (_, v) = diff(&chat, &messages, extra);
+        (
+            v["a"]["dialect"].as_str().map(str::to_string),
+            v["b"]["dialect"].as_str().map(str::to_string),
+        )
+    };
+    let d = |a: &str, b: &str| (Some(a.to_string()), Some(b.to_string()));
+    assert_eq!(dialects(&[]), d("chat", "messages"));
+    assert_eq!(
+        dialects(&["--dialect", "messages"]),
+        d("messages", "messages")
+    );
+    assert_eq!(dialects(&["--dialect-b", "chat"]), d("chat", "chat"));
+    assert_eq!(
+        dialects(&["--dialect", "responses", "--dialect-a", "chat"]),
+        d("chat", "responses")
+    );
+    let help = Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["diff", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--dialect <DIALECT>",
+        "--dialect-a <DIALECT>",
+        "--dialect-b <DIALECT>",
+    ] {
+        assert!(help.contains(flag), "{help}");
+    }
+}

@@ -127,3 +127,33 @@ fn a_directory_takes_a_log_or_txt_file_only_when_it_sniffs_as_a_capture() {
     paths.sort();
     assert_eq!(paths, ["a.sse", "body.log", "dump.txt"], "{v}");
 }
+
+/// A `curl -v` dump whose blank header lines lost their space (`<\r`,
+/// `>\r`: a copy from a terminal, or an editor that trims trailing
+/// whitespace), here around a `100 Continue`: the request, the final
+/// status and its headers are still read, and no `<` line reaches the body.
+#[test]
+fn a_curl_v_dump_with_bare_blank_header_markers_keeps_its_status_and_headers() {
+    let p = root().join("tests/fixtures/curl-v-bare-markers.txt");
+    let out = sselint(&["check", "--format", "json", "-v", p.to_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(0), "{v:#}");
+    let file = &v["files"][0];
+    assert_eq!(file["input_format"], "curl", "{v:#}");
+    let s = &file["streams"][0];
+    assert_eq!(s["http"]["status"], 200, "{v:#}");
+    assert_eq!(
+        s["http"]["content_type"], "text/event-stream; charset=utf-8",
+        "{v:#}"
+    );
+    assert_eq!(s["choices"][0]["text"], "Bare markers.", "{v:#}");
+    assert_eq!(s["ending"], "complete", "{v:#}");
+    let rules: Vec<&str> = s["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.is_empty(), "{rules:?}");
+}

@@ -704,3 +704,123 @@ fn record_speaks_each_dialects_endpoint_and_keeps_its_key_out() {
         assert!(body.get("stream_options").is_none(), "{body}");
     }
 }
+
+/// Records `body` from a replay of `sample` served at a gateway path that
+/// names no API (`/api/proxy`), with a key; returns the process output and
+/// the saved HAR entry.
+fn record_at_gateway(
+    sample: &str,
+    name: &str,
+    body: &Value,
+    extra: &[&str],
+) -> (std::process::Output, Value) {
+    let dir = scratch(&format!("record-gateway-{name}"));
+    let replay = Replay::start(&root().join(sample), &["--once", "--any-path"]);
+    let url = format!("http://{}/api/proxy", replay.addr);
+    let req = dir.join("request.json");
+    std::fs::write(&req, body.to_string()).unwrap();
+    let har = dir.join(format!("{name}.har"));
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["record", &url, "--body"])
+        .arg(&req)
+        .args(["--api-key-env", "SSELINT_TEST_KEY", "-o"])
+        .arg(&har)
+        .args(extra)
+        .env("SSELINT_TEST_KEY", "sk-ant-api03-FAKE0a1b2c3d4e5f6a7b8c9d")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(har.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (_, entry) = har_body(&har);
+    (out, entry)
+}
+
+fn sent_header(entry: &Value, name: &str) -> Option<String> {
+    entry["request"]["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["name"].as_str().unwrap().eq_ignore_ascii_case(name))
+        .map(|h| h["value"].as_str().unwrap().to_string())
+}
+
+fn sent_body(entry: &Value) -> Value {
+    serde_json::from_str(entry["request"]["postData"]["text"].as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn record_on_a_gateway_path_sends_the_dialect_the_request_body_is() {
+    use serde_json::json;
+    // A Messages request (top-level `system`): x-api-key and
+    // anthropic-version, no stream_options, and a note saying why.
+    let messages = json!({"model": "claude-sonnet-4-5", "max_tokens": 256, "system": "Be brief.",
+        "messages": [{"role": "user", "content": "Hi"}]});
+    let (out, entry) = record_at_gateway(
+        "samples/good/messages-basic.sse",
+        "messages",
+        &messages,
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        sent_header(&entry, "x-api-key").as_deref(),
+        Some("[REDACTED]")
+    );
+    assert_eq!(
+        sent_header(&entry, "anthropic-version").as_deref(),
+        Some("2023-06-01")
+    );
+    assert!(sent_header(&entry, "authorization").is_none());
+    assert!(sent_body(&entry).get("stream_options").is_none());
+    assert!(
+        stderr.contains("Anthropic Messages") && stderr.contains("`system`"),
+        "{stderr}"
+    );
+    // A Responses request (`input`, no `messages`): a Bearer key, no
+    // stream_options.
+    let responses = json!({"model": "gpt-4.1-mini", "input": "Hi", "instructions": "Be brief."});
+    let (out, entry) = record_at_gateway(
+        "samples/good/responses-basic.sse",
+        "responses",
+        &responses,
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        sent_header(&entry, "authorization").as_deref(),
+        Some("[REDACTED]")
+    );
+    assert!(sent_body(&entry).get("stream_options").is_none());
+    assert!(stderr.contains("OpenAI Responses"), "{stderr}");
+    // A request both APIs take (`model`, `max_tokens`, `messages`): sent as
+    // Chat, with a warning that says so and how to choose.
+    let either =
+        json!({"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]});
+    let (out, entry) = record_at_gateway("samples/good/openai-basic.sse", "either", &either, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(sent_body(&entry).get("stream_options").is_some());
+    assert!(
+        stderr.contains("warning")
+            && stderr.contains("OpenAI Chat Completions")
+            && stderr.contains("--dialect"),
+        "{stderr}"
+    );
+    // `--dialect` chooses, and nothing is said.
+    let (out, entry) = record_at_gateway(
+        "samples/good/messages-basic.sse",
+        "forced",
+        &either,
+        &["--dialect", "messages"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        sent_header(&entry, "x-api-key").as_deref(),
+        Some("[REDACTED]")
+    );
+    assert!(!stderr.contains("--dialect"), "{stderr}");
+    // No output holds the key.
+    assert!(!stderr.contains("FAKE0a1b2c3d"));
+}

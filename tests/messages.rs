@@ -7,12 +7,10 @@ mod common;
 use assert_cmd::Command;
 use common::*;
 use serde_json::{json, Value};
-use sselint::checks::{Context, Linter};
 use sselint::dialect::Dialect;
-use sselint::lint::{Diagnostic, Settings, Severity};
+use sselint::lint::{Settings, Severity};
 use sselint::model::assembly::{Answer, Ending, MAX_TEXT_BYTES};
 use sselint::pipeline::FileResult;
-use sselint::sse::Parser;
 use std::path::Path;
 
 fn sample(rel: &str) -> FileResult {
@@ -226,63 +224,8 @@ fn a_provider_field_or_event_names_its_provider_under_the_default_profile() {
     );
 }
 
-/// The findings (rule, severity, offset, line, column, message) and the
-/// answer of `body` fed to one linter in the pieces `cuts` makes.
-fn split_lint(body: &[u8], cuts: &[usize]) -> (Vec<String>, String, Ending) {
-    let settings = Settings::default();
-    let mut l = Linter::new(&settings, Context::default());
-    let mut p = Parser::new();
-    let mut last = 0;
-    for &c in cuts {
-        let c = c.min(body.len());
-        if c >= last {
-            p.feed(&body[last..c], &mut l);
-            last = c;
-        }
-    }
-    p.feed(&body[last..], &mut l);
-    let f = p.finish(&mut l);
-    let r = l.finish(&f, &[]);
-    let found = r
-        .out
-        .diagnostics
-        .iter()
-        .map(|d: &Diagnostic| {
-            format!(
-                "{} {} {}:{}:{} {}",
-                d.rule,
-                d.severity,
-                d.location.byte_offset,
-                d.location.line,
-                d.location.column,
-                d.message
-            )
-        })
-        .collect();
-    let c = r.answer.choices.get(&0);
-    let answer = format!(
-        "{:?} {:?} {:?} {:?} {:?}",
-        c.map(|c| &c.text.kept),
-        c.map(|c| &c.reasoning.kept),
-        c.map(|c| &c.finish_reason),
-        c.map(|c| c
-            .tool_calls
-            .values()
-            .map(|t| &t.arguments)
-            .collect::<Vec<_>>()),
-        r.answer.usage
-    );
-    (found, answer, r.ending)
-}
-
 fn messages_samples() -> Vec<std::path::PathBuf> {
-    let mut v = Vec::new();
-    for dir in ["good", "providers", "bad"] {
-        v.extend(samples(dir).into_iter().filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("messages-"))
-        }));
-    }
+    let v = samples_named(|n| n.starts_with("messages-"));
     assert!(v.len() >= 33, "only {} Messages samples", v.len());
     v
 }
@@ -291,17 +234,12 @@ fn messages_samples() -> Vec<std::path::PathBuf> {
 fn every_messages_sample_gives_the_same_findings_and_answer_however_it_is_split() {
     for p in messages_samples() {
         let body = std::fs::read(&p).unwrap();
-        let whole = split_lint(&body, &[]);
-        let bytewise: Vec<usize> = (0..body.len()).collect();
-        assert_eq!(whole, split_lint(&body, &bytewise), "{}", p.display());
+        assert_same_verdict_bytewise(&body, &p.display().to_string());
     }
     // Every two-piece split of one sample with all the block kinds.
     let body = std::fs::read(root().join("samples/good/messages-server-tool.sse")).unwrap();
-    let whole = split_lint(&body, &[]);
+    let whole = assert_same_verdict_at_every_split(&body);
     assert!(whole.0.is_empty(), "{:?}", whole.0);
-    for cut in 0..=body.len() {
-        assert_eq!(whole, split_lint(&body, &[cut]), "split at byte {cut}");
-    }
 }
 
 fn ev(name: &str, data: &Value) -> String {

@@ -6,12 +6,10 @@
 mod common;
 use common::*;
 use sselint::capture::{self, Options};
-use sselint::checks::{Context, Linter};
 use sselint::dialect::Dialect;
 use sselint::lint::{profile, Settings, Severity};
 use sselint::model::assembly::{Ending, MAX_TEXT_BYTES};
 use sselint::pipeline::{lint_capture, FileResult, NoObserver};
-use sselint::sse::Parser;
 use std::path::PathBuf;
 
 fn sample(p: &str) -> PathBuf {
@@ -252,65 +250,8 @@ fn the_responses_samples_are_covered_here() {
     }
 }
 
-/// Findings (rule, severity, offset, line, column, message) and the answer
-/// (text, tool calls, finish, ending) of `body` fed in the pieces `cuts`
-/// makes.
-fn verdict(body: &[u8], cuts: &[usize]) -> (Vec<String>, String) {
-    let settings = Settings::default();
-    let mut l = Linter::new(&settings, Context::default());
-    let mut p = Parser::new();
-    let mut last = 0;
-    for &c in cuts {
-        let c = c.min(body.len());
-        if c >= last {
-            l.observe_bytes(&body[last..c]);
-            p.feed(&body[last..c], &mut l);
-            last = c;
-        }
-    }
-    l.observe_bytes(&body[last..]);
-    p.feed(&body[last..], &mut l);
-    let f = p.finish(&mut l);
-    let r = l.finish(&f, &[]);
-    let found = r
-        .out
-        .diagnostics
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {} {}:{}:{} {}",
-                d.rule,
-                d.severity,
-                d.location.byte_offset,
-                d.location.line,
-                d.location.column,
-                d.message
-            )
-        })
-        .collect();
-    let c = r.answer.choices.get(&0);
-    let answer = format!(
-        "{:?} {:?} {:?} {:?} {:?}",
-        c.map(|c| c.text.kept.clone()),
-        c.map(|c| c
-            .tool_calls
-            .values()
-            .map(|t| t.arguments.clone())
-            .collect::<Vec<_>>()),
-        c.and_then(|c| c.finish_reason.clone()),
-        r.ending,
-        r.dialect
-    );
-    (found, answer)
-}
-
 fn responses_captures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = ["good", "providers", "bad"]
-        .iter()
-        .flat_map(|d| samples(d))
-        .filter(|p| p.to_string_lossy().contains("responses"))
-        .collect();
-    v.sort();
+    let v = samples_named(|n| n.contains("responses"));
     assert!(v.len() >= 30, "only {} Responses samples", v.len());
     v
 }
@@ -319,9 +260,7 @@ fn responses_captures() -> Vec<PathBuf> {
 fn every_responses_sample_gives_the_same_verdict_whole_and_byte_by_byte() {
     for p in responses_captures() {
         let body = std::fs::read(&p).unwrap();
-        let whole = verdict(&body, &[]);
-        let cuts: Vec<usize> = (0..body.len()).collect();
-        assert_eq!(whole, verdict(&body, &cuts), "{}", p.display());
+        assert_same_verdict_bytewise(&body, &p.display().to_string());
     }
 }
 
@@ -330,7 +269,7 @@ fn a_capture_gives_the_same_verdict_at_every_single_split_point() {
     // Every two-piece split of one capture that holds a finding, and
     // pseudo-random many-piece splits of every capture.
     let body = std::fs::read(sample("bad/responses-delta-mismatch.sse")).unwrap();
-    let whole = verdict(&body, &[]);
+    let whole = assert_same_verdict_at_every_split(&body);
     assert!(
         whole
             .0
@@ -338,24 +277,18 @@ fn a_capture_gives_the_same_verdict_at_every_single_split_point() {
             .any(|f| f.starts_with("responses-delta-mismatch")),
         "{whole:?}"
     );
-    for k in 0..=body.len() {
-        assert_eq!(whole, verdict(&body, &[k]), "split at {k}");
-    }
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for p in responses_captures() {
         let body = std::fs::read(&p).unwrap();
-        let whole = verdict(&body, &[]);
+        let whole = split_verdict(&body, &[]);
         for _ in 0..8 {
-            let mut cuts: Vec<usize> = (0..12)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x % (body.len() as u64 + 1)) as usize
-                })
-                .collect();
-            cuts.sort_unstable();
-            assert_eq!(whole, verdict(&body, &cuts), "{} at {cuts:?}", p.display());
+            let cuts = random_cuts(&mut x, body.len(), 12);
+            assert_eq!(
+                whole,
+                split_verdict(&body, &cuts),
+                "{} at {cuts:?}",
+                p.display()
+            );
         }
     }
 }

@@ -49,6 +49,14 @@ fn verbose_prefix(l: &[u8]) -> bool {
         || l.starts_with(b"} [")
 }
 
+/// A `<` or `>` line with nothing after it: curl's blank line that ends
+/// the response (or request) headers, whose trailing space was lost (a copy
+/// from a terminal, an editor trimming whitespace). It is curl's, not the
+/// body's, and must not end the header block early.
+fn bare_marker(l: &[u8]) -> bool {
+    matches!(trim_eol(l), [b'<' | b'>'])
+}
+
 /// Strips a `--trace-time` prefix (`HH:MM:SS.uuuuuu `) and a `--trace-ids`
 /// prefix (`[0-0] `).
 fn strip_time(l: &[u8]) -> &[u8] {
@@ -375,6 +383,7 @@ fn read_verbose(
                 request.headers.push(hd);
             }
         } else if verbose_prefix(&l)
+            || bare_marker(&l)
             || trim_eol(&l).is_empty() && http.is_none()
             || l.starts_with(b"*")
             || l.starts_with(b"Note: ")
@@ -422,6 +431,8 @@ enum LineState {
     Start,
     Keep,
     Drop,
+    /// A bare marker line just ended with CR: an LF next belongs to it.
+    AfterCr,
 }
 
 impl<R: Read> VerboseFilter<R> {
@@ -460,13 +471,19 @@ impl<R: Read> VerboseFilter<R> {
                         self.state = LineState::Start;
                     }
                 }
-                LineState::Start => {
+                LineState::AfterCr if b == b'\n' => self.state = LineState::Start,
+                LineState::Start | LineState::AfterCr => {
+                    self.state = LineState::Start;
                     if b == b'\n' || b == b'\r' {
                         // The line ended before it could be classified: a
                         // bare `>`, `<` or `*` is curl's too (trailing
                         // space lost in a copy).
                         if matches!(self.held.as_slice(), [b'>' | b'<' | b'*']) {
                             self.held.clear();
+                            // The LF of a CRLF goes with the dropped line.
+                            if b == b'\r' {
+                                self.state = LineState::AfterCr;
+                            }
                             continue;
                         }
                         self.out.append(&mut self.held);
@@ -858,7 +875,21 @@ mod tests {
         assert_eq!(c.detail, "curl -v");
         let req = c.streams[0].request.clone().unwrap();
         assert_eq!(req.url, "https://api.example.com/v1/chat/completions");
+        // The bare `>` and `<` lines end the header blocks, not the dump's
+        // head: the status and headers after them are kept.
+        assert_eq!(c.streams[0].http.as_ref().map(|h| h.status), Some(200));
         assert_eq!(body_of(c), b"data: a\n\ndata: b\n\n");
+    }
+
+    #[test]
+    fn bare_markers_inside_the_body_are_dropped_with_their_line_end() {
+        let mut out = Vec::new();
+        VerboseFilter::new(Cursor::new(
+            b"data: a\n\n<\r\n>\n*\r\ndata: b\r\n\r\n".to_vec(),
+        ))
+        .read_to_end(&mut out)
+        .unwrap();
+        assert_eq!(out, b"data: a\n\ndata: b\r\n\r\n");
     }
 
     #[test]

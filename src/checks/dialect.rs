@@ -2,6 +2,14 @@
 //! stream's dialect, handing each event of a Responses or Messages stream
 //! to that dialect's [`Checker`](crate::dialect::Checker), and the
 //! `unknown-format` finding for a stream of no dialect sselint reads.
+//!
+//! `--dialect` settles it before any event. The request path (HAR, curl
+//! `-v`, `record`) is weaker than the body: the first event that names a
+//! dialect settles it, and when that is another dialect than the path's,
+//! the body wins and `path-dialect-mismatch` says so (a client that called
+//! the path parses the stream as the path's API). The path decides only
+//! where the body names none: a first event of no known format, or no
+//! event at all.
 
 use super::framing::shorten;
 use super::Linter;
@@ -22,19 +30,29 @@ pub(super) enum Route {
 }
 
 impl Linter<'_> {
-    /// Settles the dialect where the command line or the request URL names
-    /// it (before the first event).
+    /// Settles the dialect where the command line names it (before the
+    /// first event).
     pub(super) fn settle_from_context(&mut self) {
         if self.dialect.is_some() {
             return;
         }
-        let d = self
-            .out
-            .settings()
-            .dialect
-            .or_else(|| self.ctx.url.as_deref().and_then(dialect::sniff_url));
-        if let Some(d) = d {
+        if let Some(d) = self.out.settings().dialect {
             self.settle(d);
+        }
+    }
+
+    /// The dialect the request path names, when the capture has one.
+    fn path_dialect(&self) -> Option<Dialect> {
+        self.ctx.url.as_deref().and_then(dialect::sniff_url)
+    }
+
+    /// At the end of a stream whose events named no dialect: the request
+    /// path's, where it names one.
+    pub(super) fn settle_from_path(&mut self) {
+        if self.dialect.is_none() {
+            if let Some(d) = self.path_dialect() {
+                self.settle(d);
+            }
         }
     }
 
@@ -70,8 +88,20 @@ impl Linter<'_> {
                 Some(b'{') => serde_json::from_str::<Value>(data).ok(),
                 _ => None,
             };
+            let path = self.path_dialect();
             match dialect::sniff_event(name, json.as_ref()) {
-                Sniffed::Dialect(d) => self.settle(d),
+                Sniffed::Dialect(d) => {
+                    if let Some(p) = path.filter(|p| *p != d) {
+                        self.report_path_mismatch(block, index, name, json.as_ref(), p, d);
+                    }
+                    self.settle(d);
+                }
+                // The body names no dialect here: the path decides.
+                Sniffed::Neutral | Sniffed::Other(_) if path.is_some() => {
+                    if let Some(p) = path {
+                        self.settle(p);
+                    }
+                }
                 Sniffed::Neutral => {
                     let typed = json
                         .as_ref()
@@ -97,6 +127,53 @@ impl Linter<'_> {
         } else {
             Route::Dialect
         }
+    }
+
+    /// `path-dialect-mismatch`: the request path names `path`, the body's
+    /// first event is of `body`.
+    fn report_path_mismatch(
+        &mut self,
+        block: &Block<'_>,
+        index: Option<u64>,
+        name: &str,
+        json: Option<&Value>,
+        path: Dialect,
+        body: Dialect,
+    ) {
+        // The path only: a query string may hold a key.
+        let url = self.ctx.url.as_deref().unwrap_or("");
+        let no_query = url.split(['?', '#']).next().unwrap_or(url);
+        let shown = no_query
+            .split_once("://")
+            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+            .unwrap_or(no_query);
+        let first = if name != "message" {
+            format!("`{}`", shorten(name, 40))
+        } else if let Some(t) = json.and_then(|v| v.get("type")).and_then(Value::as_str) {
+            format!("of type `{}`", shorten(t, 40))
+        } else {
+            "a `chat.completion.chunk`".to_string()
+        };
+        let loc = self.event_loc(block);
+        self.report(
+            Finding::new(
+                "path-dialect-mismatch",
+                format!(
+                    "the request went to `{}`, an {} path, but the body is an {} stream (its first event is {first}): it is read as {}; a client that called this path parses the stream as {} and fails on it",
+                    crate::lint::printable(&shorten(shown, 80)),
+                    path.title(),
+                    body.title(),
+                    body.title(),
+                    path.title()
+                ),
+                loc,
+            )
+            .event(index)
+            .help(format!(
+                "if the path is right, the server or a gateway answered in another API's format; if the body is, call its API's endpoint (`…/v1{}`); `--dialect chat|responses|messages` reads the stream as the one you name",
+                body.endpoint()
+            )),
+        );
     }
 
     fn note_unknown(&mut self, block: &Block<'_>, index: Option<u64>, what: String) {

@@ -253,7 +253,8 @@ impl<'s> Linter<'s> {
 
             chat: ChatState::default(),
         };
-        // `--dialect` or the request URL settle it before any event.
+        // `--dialect` settles it before any event (the request path waits
+        // for the body: see `checks::dialect`).
         linter.settle_from_context();
         linter
     }
@@ -371,6 +372,8 @@ impl<'s> Linter<'s> {
     /// Ends the stream: the whole-stream rules (transport, framing counts,
     /// ending, usage, tool-call arguments).
     pub fn finish(mut self, framing: &Framing, evidence: &[Truncation]) -> Report<'s> {
+        // A stream whose events named no dialect: the request path's.
+        self.settle_from_path();
         self.finish_framing(framing);
         self.finish_stream(evidence);
         self.finish_timing();

@@ -12,6 +12,13 @@ Examples:
   sselint diff openai.sse vllm.sse
   sselint diff chrome.har#3 other.har#0 --ignore-text
   sselint diff a.sse b.sse --format json
+  sselint diff chat.sse claude.sse --dialect-b messages
+
+Two streams of different dialects are compared on what both have: finish
+reasons mapped to one vocabulary, usage with cached tokens counted in the input,
+one fault under each dialect's name as one finding (missing-done on Chat is
+messages-stop-missing on Messages); a rule of one dialect alone counts only when
+A has no finding of its own dialect alone at that level.
 
 Exit codes: 0 compatible (same ending and finish reasons, no finding on B that A
 lacks at or above --fail-on, same answer unless --ignore-text), 1 not, 2 errors.";
@@ -39,6 +46,17 @@ pub struct Args {
     /// Provider profile for both sides.
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,
+    /// Read both streams as this dialect: `chat` (OpenAI Chat Completions),
+    /// `responses` (OpenAI Responses) or `messages` (Anthropic Messages);
+    /// `auto` tells each side's dialect from its request path and events.
+    #[arg(long, value_enum, default_value = "auto", value_name = "DIALECT")]
+    dialect: super::DialectArg,
+    /// Read A as this dialect (overrides --dialect for A).
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    dialect_a: Option<super::DialectArg>,
+    /// Read B as this dialect (overrides --dialect for B).
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    dialect_b: Option<super::DialectArg>,
     /// Colour.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -53,8 +71,12 @@ enum Format {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let settings = super::profile_settings(&a.profile)?;
     let opts = sselint::capture::Options::default();
-    let read = |spec: &str| diff::read_side(spec, &opts, &settings);
-    let (sa, sb) = match (read(&a.a), read(&a.b)) {
+    let read = |spec: &str, dialect: Option<super::DialectArg>| {
+        let mut settings = settings.clone();
+        settings.dialect = dialect.unwrap_or(a.dialect).dialect();
+        diff::read_side(spec, &opts, &settings)
+    };
+    let (sa, sb) = match (read(&a.a, a.dialect_a), read(&a.b, a.dialect_b)) {
         (Ok(x), Ok(y)) => (x, y),
         (x, y) => {
             for e in [x.err(), y.err()].into_iter().flatten() {

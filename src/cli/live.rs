@@ -72,11 +72,13 @@ impl LiveArgs {
             ),
             None => None,
         };
+        let dialect = match dialect.or_else(|| sselint::dialect::sniff_url(url)) {
+            Some(d) => d,
+            None => request_dialect(url, &body),
+        };
         Ok(live::Request {
             url: url.to_string(),
-            dialect: dialect
-                .or_else(|| sselint::dialect::sniff_url(url))
-                .unwrap_or(sselint::dialect::Dialect::Chat),
+            dialect,
             body,
             headers,
             api_key,
@@ -85,6 +87,45 @@ impl LiveArgs {
             read_timeout: Duration::from_secs_f64(self.read_timeout.max(0.001)),
             insecure: self.insecure,
         })
+    }
+}
+
+/// The dialect of a request to a URL whose path names none (a gateway's
+/// `/api/proxy`): the one the request body is, said on stderr since it
+/// decides the headers sent; Chat when the body fits several, with a
+/// warning that says how to choose.
+fn request_dialect(url: &str, body: &serde_json::Value) -> sselint::dialect::Dialect {
+    use sselint::dialect::{sniff_request, Dialect, RequestKind};
+    // The path only: a query string may hold a key.
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let path = path
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or("/");
+    let path = sselint::lint::printable(path);
+    let how = |d: Dialect| match d {
+        Dialect::Messages => "the key as x-api-key, with anthropic-version",
+        Dialect::Responses => "the key as a Bearer token",
+        Dialect::Chat => "the key as a Bearer token, stream_options added",
+    };
+    match sniff_request(body) {
+        RequestKind::Is(d, why) => {
+            eprintln!(
+                "sselint: note: the URL path `{path}` names no API; the request body is an {} request ({why}): sending it as one ({}); `--dialect` chooses another",
+                d.title(),
+                how(d)
+            );
+            d
+        }
+        RequestKind::Ambiguous(why) => {
+            let d = Dialect::Chat;
+            eprintln!(
+                "sselint: warning: the URL path `{path}` names no API and the request body does not tell ({why}): sending it as {} ({}); pass `--dialect messages` or `--dialect responses` if it is for another API",
+                d.title(),
+                how(d)
+            );
+            d
+        }
     }
 }
 

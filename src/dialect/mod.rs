@@ -110,6 +110,89 @@ pub fn sniff_url(url: &str) -> Option<Dialect> {
     }
 }
 
+/// What a request body says about the API it is for (`record` on a URL
+/// whose path names none, such as a gateway's `/api/proxy`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestKind {
+    /// A field only this API has; the text names it (`` top-level `system` ``).
+    Is(Dialect, String),
+    /// Fields more than one API takes (`model`, `max_tokens`, `messages`);
+    /// the text says which.
+    Ambiguous(String),
+}
+
+/// Tells a request body's API from the fields only one API has:
+/// Anthropic Messages from `anthropic_version` (Bedrock, Vertex AI), a
+/// top-level `system`, `stop_sequences`, tools with an `input_schema`, or
+/// `tool_use` / `tool_result` content blocks; OpenAI Responses from `input`
+/// without `messages`; Chat Completions from `messages` without
+/// `max_tokens` (which Messages requires), a `system` or `developer`
+/// message, or a Chat-only field (`stream_options`, `n`,
+/// `response_format`, `max_completion_tokens`, tools with a `function`).
+pub fn sniff_request(body: &Value) -> RequestKind {
+    let has = |k: &str| body.get(k).is_some();
+    let field = |k: &str| format!("top-level `{k}`");
+    for k in ["anthropic_version", "system", "stop_sequences"] {
+        if has(k) {
+            return RequestKind::Is(Dialect::Messages, field(k));
+        }
+    }
+    let tools = body.get("tools").and_then(Value::as_array);
+    if tools.is_some_and(|t| t.iter().any(|t| t.get("input_schema").is_some())) {
+        return RequestKind::Is(Dialect::Messages, "tools with an `input_schema`".into());
+    }
+    let messages = body.get("messages").and_then(Value::as_array);
+    let block_types = messages.into_iter().flatten().flat_map(|m| {
+        m.get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b.get("type").and_then(Value::as_str))
+    });
+    for t in block_types {
+        if t == "tool_use" || t == "tool_result" {
+            return RequestKind::Is(Dialect::Messages, format!("`{t}` content blocks"));
+        }
+    }
+    if has("input") && !has("messages") {
+        return RequestKind::Is(Dialect::Responses, "`input` instead of `messages`".into());
+    }
+    for k in [
+        "stream_options",
+        "n",
+        "response_format",
+        "max_completion_tokens",
+    ] {
+        if has(k) {
+            return RequestKind::Is(Dialect::Chat, field(k));
+        }
+    }
+    if tools.is_some_and(|t| t.iter().any(|t| t.get("function").is_some())) {
+        return RequestKind::Is(Dialect::Chat, "tools with a `function`".into());
+    }
+    let role = messages.into_iter().flatten().find_map(|m| {
+        m.get("role")
+            .and_then(Value::as_str)
+            .filter(|r| *r == "system" || *r == "developer")
+    });
+    if let Some(r) = role {
+        return RequestKind::Is(Dialect::Chat, format!("a `{r}` message"));
+    }
+    if messages.is_some() && !has("max_tokens") {
+        return RequestKind::Is(
+            Dialect::Chat,
+            "`messages` without `max_tokens` (which Anthropic Messages requires)".into(),
+        );
+    }
+    if messages.is_some() {
+        RequestKind::Ambiguous(
+            "`model`, `max_tokens` and `messages` fit both OpenAI Chat Completions and Anthropic Messages".into(),
+        )
+    } else {
+        RequestKind::Ambiguous("it has neither `messages` nor `input`".into())
+    }
+}
+
 /// What one event's data says about the stream's format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sniffed {

@@ -133,6 +133,9 @@ pub fn human(
             .collect();
         writeln!(out, "\nfindings on both sides (A/B): {}", both.join(", "))?;
     }
+    for n in &c.notes {
+        writeln!(out, "\nnote: {n}")?;
+    }
     let verdict = if c.compatible {
         "compatible: same ending and finish reasons, no new finding at the --fail-on level, same answer".to_string()
     } else {
@@ -158,6 +161,8 @@ struct SideJson<'a> {
     events: u64,
     ending: &'static str,
     sequence: String,
+    /// Usage on one footing across dialects (cached tokens in the input).
+    usage: Option<crate::diff::UsageCounts>,
 }
 
 #[derive(Serialize)]
@@ -179,6 +184,12 @@ fn side_json(s: &Side) -> SideJson<'_> {
         events: s.result.events,
         ending: s.result.ending.name(),
         sequence: s.shape.sequence_text(),
+        usage: s
+            .result
+            .answer
+            .usage
+            .as_ref()
+            .map(|u| crate::diff::usage_counts(s.result.dialect, u)),
     }
 }
 

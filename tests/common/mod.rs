@@ -268,3 +268,107 @@ pub fn not_run(test: &str, why: &str) {
         format!("SKIPPED {test}: {why}\n").as_bytes(),
     );
 }
+
+/// Findings (rule, severity, offset, line, column, message) and the answer
+/// (choice 0's text, reasoning, finish, tool-call arguments; the usage, the
+/// ending and the dialect) of `body` fed to one linter in the pieces `cuts`
+/// makes (cut points past the end or going backwards are skipped). A
+/// stream's verdict must not depend on how its bytes arrive: the dialect
+/// tests compare this for the whole body and for splits of it.
+pub fn split_verdict(body: &[u8], cuts: &[usize]) -> (Vec<String>, String) {
+    use sselint::checks::{Context, Linter};
+    use sselint::sse::Parser;
+    let settings = Settings::default();
+    let mut l = Linter::new(&settings, Context::default());
+    let mut p = Parser::new();
+    let mut last = 0;
+    for &c in cuts {
+        let c = c.min(body.len());
+        if c >= last {
+            l.observe_bytes(&body[last..c]);
+            p.feed(&body[last..c], &mut l);
+            last = c;
+        }
+    }
+    l.observe_bytes(&body[last..]);
+    p.feed(&body[last..], &mut l);
+    let f = p.finish(&mut l);
+    let r = l.finish(&f, &[]);
+    let found = r
+        .out
+        .diagnostics
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} {}:{}:{} {}",
+                d.rule,
+                d.severity,
+                d.location.byte_offset,
+                d.location.line,
+                d.location.column,
+                d.message
+            )
+        })
+        .collect();
+    let c = r.answer.choices.get(&0);
+    let answer = format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+        c.map(|c| &c.text.kept),
+        c.map(|c| &c.reasoning.kept),
+        c.and_then(|c| c.finish_reason.as_ref()),
+        c.map(|c| c
+            .tool_calls
+            .values()
+            .map(|t| &t.arguments)
+            .collect::<Vec<_>>()),
+        r.answer.usage,
+        r.ending,
+        r.dialect
+    );
+    (found, answer)
+}
+
+/// The shipped samples (`samples/good`, `providers`, `bad`) whose file
+/// name `keep` accepts, sorted.
+pub fn samples_named(keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = ["good", "providers", "bad"]
+        .iter()
+        .flat_map(|d| samples(d))
+        .filter(|p| p.file_name().is_some_and(|n| keep(&n.to_string_lossy())))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Asserts that `body` gives the same [`split_verdict`] whole and fed one
+/// byte at a time.
+pub fn assert_same_verdict_bytewise(body: &[u8], what: &str) {
+    let whole = split_verdict(body, &[]);
+    let bytewise: Vec<usize> = (0..body.len()).collect();
+    assert_eq!(whole, split_verdict(body, &bytewise), "{what}");
+}
+
+/// Asserts that `body` gives the same [`split_verdict`] whole and split in
+/// two at every byte; returns the whole verdict.
+pub fn assert_same_verdict_at_every_split(body: &[u8]) -> (Vec<String>, String) {
+    let whole = split_verdict(body, &[]);
+    for cut in 0..=body.len() {
+        assert_eq!(whole, split_verdict(body, &[cut]), "split at byte {cut}");
+    }
+    whole
+}
+
+/// `n` sorted pseudo-random cut points in `0..=len` (xorshift on `state`,
+/// so a run is reproducible).
+pub fn random_cuts(state: &mut u64, len: usize, n: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = (0..n)
+        .map(|_| {
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            (*state % (len as u64 + 1)) as usize
+        })
+        .collect();
+    cuts.sort_unstable();
+    cuts
+}
