@@ -228,3 +228,81 @@ fn no_single_event_mutation_of_a_good_sample_cascades() {
         over.join("\n")
     );
 }
+
+/// A Responses stream: `response.created`, a message item with one text
+/// part, these deltas, then `response.output_text.done` with `done`.
+fn text_stream(deltas: &[&str], done: &str) -> Vec<u8> {
+    let mut seq = 0u64;
+    let mut out = String::new();
+    let mut ev = |ty: &str, rest: &str| {
+        out += &format!(
+            "event: {ty}\ndata: {{\"type\":\"{ty}\",\"sequence_number\":{seq}{rest}}}\n\n"
+        );
+        seq += 1;
+    };
+    ev(
+        "response.created",
+        r#","response":{"id":"resp_1","object":"response","created_at":1700000000,"status":"in_progress","error":null,"incomplete_details":null,"instructions":null,"model":"gpt-4.1-mini","output":[],"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"usage":null,"metadata":{}}"#,
+    );
+    ev(
+        "response.output_item.added",
+        r#","output_index":0,"item":{"id":"m","type":"message","status":"in_progress","content":[],"role":"assistant"}"#,
+    );
+    ev(
+        "response.content_part.added",
+        r#","item_id":"m","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}"#,
+    );
+    for d in deltas {
+        ev(
+            "response.output_text.delta",
+            &format!(
+                r#","item_id":"m","output_index":0,"content_index":0,"delta":"{d}","logprobs":[]"#
+            ),
+        );
+    }
+    ev(
+        "response.output_text.done",
+        &format!(
+            r#","item_id":"m","output_index":0,"content_index":0,"text":"{done}","logprobs":[]"#
+        ),
+    );
+    out.into_bytes()
+}
+
+#[test]
+fn a_mismatch_past_the_kept_text_budget_shows_no_false_empty_value() {
+    // 5 MB of deltas (past the 4 MiB kept per stream); the done text is
+    // one character short. The done value was not kept at all: it must
+    // not show as "".
+    let piece = "abcdefghij".repeat(100_000);
+    let deltas = vec![piece.as_str(); 5];
+    let mut done = piece.repeat(5);
+    done.pop();
+    let found = all(&text_stream(&deltas, &done));
+    let m: Vec<&str> = found
+        .iter()
+        .filter(|d| d.rule == "responses-delta-mismatch")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(m.len(), 1, "{found:?}");
+    assert!(!m[0].contains("\"\""), "{}", m[0]);
+    assert!(
+        m[0].contains("5000000 bytes") && m[0].contains("4999999 bytes"),
+        "{}",
+        m[0]
+    );
+    assert!(m[0].contains("length and hash"), "{}", m[0]);
+    // Same length, another last byte: still found, said to differ by hash.
+    let mut done = piece.repeat(5);
+    done.pop();
+    done.push('!');
+    let found = all(&text_stream(&deltas, &done));
+    let m: Vec<&str> = found
+        .iter()
+        .filter(|d| d.rule == "responses-delta-mismatch")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(m.len(), 1, "{found:?}");
+    assert!(!m[0].contains("\"\""), "{}", m[0]);
+    assert!(m[0].contains("same length"), "{}", m[0]);
+}
