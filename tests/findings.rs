@@ -306,3 +306,67 @@ fn a_mismatch_past_the_kept_text_budget_shows_no_false_empty_value() {
     assert!(!m[0].contains("\"\""), "{}", m[0]);
     assert!(m[0].contains("same length"), "{}", m[0]);
 }
+
+/// The bytes a finding's location spans in `body`.
+fn spanned(body: &[u8], d: &Diagnostic) -> String {
+    let at = d.location.byte_offset as usize;
+    String::from_utf8_lossy(&body[at..at + d.location.byte_len as usize]).into_owned()
+}
+
+#[test]
+fn messages_error_and_usage_findings_point_at_the_data() {
+    // MS109: at the `error` object of the data, not the `event:` line.
+    let mut ev = events("good/messages-basic.sse");
+    let n = ev.len();
+    ev.insert(n - 1, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal\"}}".into());
+    let body = join(&ev);
+    let found = all(&body);
+    let d = found.iter().find(|d| d.code == "MS109").expect("MS109");
+    let span = spanned(&body, d);
+    assert!(span.starts_with("{\"type\":\"api_error\""), "{span:?}");
+    assert_eq!(d.pointer.as_deref(), Some("/error"));
+    // MS501: `message_delta` without usage: the event's data.
+    let ev: Vec<String> = events("good/messages-basic.sse")
+        .into_iter()
+        .map(|b| {
+            if b.starts_with("event: message_delta") {
+                let data = b.split_once("data: ").unwrap().1;
+                let v: serde_json::Value = serde_json::from_str(data).unwrap();
+                let mut v = v.as_object().unwrap().clone();
+                v.remove("usage");
+                format!(
+                    "event: message_delta\ndata: {}",
+                    serde_json::Value::Object(v)
+                )
+            } else {
+                b
+            }
+        })
+        .collect();
+    let body = join(&ev);
+    let found = all(&body);
+    let d = found.iter().find(|d| d.code == "MS501").expect("MS501");
+    let span = spanned(&body, d);
+    assert!(
+        span.starts_with('{') && span.contains("\"message_delta\""),
+        "{span:?}"
+    );
+    // With a usage of the wrong type: that value.
+    let ev: Vec<String> = events("good/messages-basic.sse")
+        .into_iter()
+        .map(|b| {
+            if b.starts_with("event: message_delta") {
+                let data = b.split_once("data: ").unwrap().1;
+                let mut v: serde_json::Value = serde_json::from_str(data).unwrap();
+                v["usage"] = serde_json::json!("n/a");
+                format!("event: message_delta\ndata: {v}")
+            } else {
+                b
+            }
+        })
+        .collect();
+    let body = join(&ev);
+    let found = all(&body);
+    let d = found.iter().find(|d| d.code == "MS501").expect("MS501");
+    assert_eq!(spanned(&body, d), "\"n/a\"");
+}

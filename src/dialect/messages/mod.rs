@@ -1309,7 +1309,11 @@ impl Checker {
                 let what = other.map_or("no `usage`".to_string(), |x| {
                     format!("`usage` as a {}", json_type(x))
                 });
-                let loc = out.at_name();
+                // The wrong value, or the event's data when there is none.
+                let loc = match other {
+                    Some(_) => out.at_pointer("/usage", false),
+                    None => out.at_event(),
+                };
                 emit(
                     out,
                     Finding::new(
@@ -1359,10 +1363,13 @@ impl Checker {
             format!("after {}", streamed.describe())
         };
         let known = ty.is_none_or(|t| fields::ERROR_TYPES.contains(&t));
-        let loc = out.at_name();
-        emit(
-            out,
-            Finding::new(
+        // The `error` value where there is one, else the event's data.
+        let (loc, pointer) = if e.is_some() {
+            (out.at_pointer("/error", false), Some("/error"))
+        } else {
+            (out.at_event(), None)
+        };
+        let mut f = Finding::new(
                 "messages-error-event",
                 format!(
                     "an `error` event ended the stream {after}: {what}{}; clients raise it as an error, and the answer is incomplete",
@@ -1371,8 +1378,11 @@ impl Checker {
                 loc,
             )
             .event(ev.index)
-            .help("an error inside a 200 stream is the server's way to fail after streaming began: retry, or fix the cause the message names"),
-        );
+            .help("an error inside a 200 stream is the server's way to fail after streaming began: retry, or fix the cause the message names");
+        if let Some(p) = pointer {
+            f = f.pointer(p);
+        }
+        emit(out, f);
     }
 }
 
