@@ -370,3 +370,49 @@ fn messages_error_and_usage_findings_point_at_the_data() {
     let d = found.iter().find(|d| d.code == "MS501").expect("MS501");
     assert_eq!(spanned(&body, d), "\"n/a\"");
 }
+
+fn sselint(args: &[&str]) -> String {
+    let out = assert_cmd::Command::cargo_bin("sselint")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn inspect_renders_content_parts_and_names_the_dialect() {
+    let out = sselint(&[
+        "inspect",
+        "--color",
+        "never",
+        "samples/good/responses-basic.sse",
+    ]);
+    assert!(!out.contains("{\"type\":\"response.content_part"), "{out}");
+    assert!(out.contains("part 0 output_text added"), "{out}");
+    assert!(
+        out.contains("part 0 output_text done, 47 characters"),
+        "{out}"
+    );
+    let out = sselint(&[
+        "inspect",
+        "--color",
+        "never",
+        "samples/good/responses-reasoning.sse",
+    ]);
+    assert!(
+        !out.contains("{\"type\":\"response.reasoning_summary_part"),
+        "{out}"
+    );
+    // The JSONL stream record says which dialect it read.
+    for (file, dialect) in [
+        ("samples/good/responses-basic.sse", "responses"),
+        ("samples/good/messages-basic.sse", "messages"),
+        ("samples/good/openai-basic.sse", "chat"),
+    ] {
+        let out = sselint(&["inspect", "--format", "jsonl", file]);
+        let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        assert_eq!(last["type"], "stream");
+        assert_eq!(last["dialect"], dialect, "{file}");
+    }
+}

@@ -663,6 +663,12 @@ impl Checker {
         }
     }
 
+    /// An item for `inspect`: `item 0` (its `output_index`; the adds column
+    /// is narrow, and the item's id is on its `output_item.added` row).
+    fn item_label(&self, pos: usize) -> String {
+        format!("item {}", self.items[pos].output_index)
+    }
+
     /// `response.content_part.added` / `.done`.
     pub(super) fn on_content_part(
         &mut self,
@@ -686,7 +692,9 @@ impl Checker {
         if self.items[pos].done {
             self.late(pos, "`response.output_item.done`", ty, ev, out);
         }
+        let shown_kind = if kind.is_empty() { "(no type)" } else { kind };
         if ty.ends_with(".added") {
+            self.last = format!("{} part {ci} {shown_kind} added", self.item_label(pos));
             let at = (out.at_event(), ev.index);
             if let Some(p) = part_of(&mut self.items[pos], Which::Content, ci) {
                 p.added = true;
@@ -697,6 +705,14 @@ impl Checker {
             }
             return;
         }
+        self.last = match part.and_then(part_text) {
+            Some((_, _, t)) => format!(
+                "{} part {ci} {shown_kind} done, {} characters",
+                self.item_label(pos),
+                t.chars().count()
+            ),
+            None => format!("{} part {ci} {shown_kind} done", self.item_label(pos)),
+        };
         if let Some((kind, key, t)) = part.and_then(part_text) {
             let ptr = format!("/part/{key}");
             self.settle(
@@ -741,6 +757,19 @@ impl Checker {
         if self.items[pos].done {
             self.late(pos, "`response.output_item.done`", ty, ev, out);
         }
+        let text = o
+            .get("part")
+            .and_then(|p| p.get("text"))
+            .and_then(Value::as_str);
+        self.last = match (ty.ends_with(".added"), text) {
+            (true, _) => format!("{} summary part {si} added", self.item_label(pos)),
+            (false, Some(t)) => format!(
+                "{} summary part {si} done, {} characters",
+                self.item_label(pos),
+                t.chars().count()
+            ),
+            (false, None) => format!("{} summary part {si} done", self.item_label(pos)),
+        };
         if ty.ends_with(".added") {
             let at = (out.at_event(), ev.index);
             if let Some(p) = part_of(&mut self.items[pos], Which::Summary, si) {
