@@ -416,3 +416,59 @@ fn inspect_renders_content_parts_and_names_the_dialect() {
         assert_eq!(last["dialect"], dialect, "{file}");
     }
 }
+
+#[test]
+fn the_summary_line_names_a_few_tool_calls_and_counts_the_rest() {
+    const N: usize = 300;
+    // Chat: one chunk per call.
+    let mut chat = String::new();
+    for i in 0..N {
+        chat += &format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{i},\"id\":\"call_{i}\",\"type\":\"function\",\"function\":{{\"name\":\"tool_{i}\",\"arguments\":\"{{}}\"}}}}]}},\"finish_reason\":null}}]}}\n\n");
+    }
+    chat += "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n";
+    // Responses: function_call items announced and done whole.
+    let mut resp = String::new();
+    let mut seq = 0;
+    let mut ev = |ty: &str, rest: String| {
+        resp += &format!(
+            "event: {ty}\ndata: {{\"type\":\"{ty}\",\"sequence_number\":{seq}{rest}}}\n\n"
+        );
+        seq += 1;
+    };
+    ev("response.created", r#","response":{"id":"r","object":"response","created_at":1700000000,"status":"in_progress","error":null,"incomplete_details":null,"instructions":null,"model":"m","output":[],"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"usage":null,"metadata":{}}"#.into());
+    for i in 0..N {
+        ev(
+            "response.output_item.added",
+            format!(
+                r#","output_index":{i},"item":{{"id":"fc_{i}","type":"function_call","status":"in_progress","call_id":"call_{i}","name":"tool_{i}","arguments":""}}"#
+            ),
+        );
+        ev(
+            "response.function_call_arguments.delta",
+            format!(r#","item_id":"fc_{i}","output_index":{i},"delta":"{{}}""#),
+        );
+    }
+    // Messages: tool_use blocks.
+    let mut msg = String::from("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n");
+    for i in 0..N {
+        msg += &format!("event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"tool_use\",\"id\":\"toolu_{i}\",\"name\":\"tool_{i}\",\"input\":{{}}}}}}\n\nevent: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{i},\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":\"{{}}\"}}}}\n\nevent: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{i}}}\n\n");
+    }
+    msg += "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    for (what, body) in [("chat", chat), ("responses", resp), ("messages", msg)] {
+        let r = lint_bytes(body.as_bytes());
+        let s = &r.streams[0];
+        assert_eq!(
+            s.answer.choices[&0].tool_calls.len(),
+            N,
+            "{what}: {:?}",
+            diags(&r).iter().map(|d| d.code).collect::<Vec<_>>()
+        );
+        let line = sselint::report::human::summary_line(s);
+        assert!(line.len() < 400, "{what}: {} bytes: {line}", line.len());
+        assert!(line.contains("tool_0({})"), "{what}: {line}");
+        assert!(
+            line.contains(&format!("and {} more", N - 3)),
+            "{what}: {line}"
+        );
+    }
+}
