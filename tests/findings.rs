@@ -472,3 +472,24 @@ fn the_summary_line_names_a_few_tool_calls_and_counts_the_rest() {
         );
     }
 }
+
+#[test]
+fn an_http_status_without_a_reason_phrase_has_no_stray_space() {
+    // HTTP/2 has no reason phrase.
+    let body = b"HTTP/2 500\r\ncontent-type: application/json\r\n\r\n{\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n";
+    let found = all(body);
+    let d = found
+        .iter()
+        .find(|d| d.rule == "http-status")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert!(d.message.starts_with("HTTP status 500: "), "{}", d.message);
+    let body = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\r\nbusy\n";
+    let found = all(body);
+    let d = found.iter().find(|d| d.rule == "http-status").unwrap();
+    assert!(
+        d.message
+            .starts_with("HTTP status 503 Service Unavailable: "),
+        "{}",
+        d.message
+    );
+}
