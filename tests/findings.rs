@@ -493,3 +493,40 @@ fn an_http_status_without_a_reason_phrase_has_no_stray_space() {
         d.message
     );
 }
+
+#[test]
+fn the_provider_guess_names_the_host_once() {
+    // A HAR of Gemini's native stream: unknown-format, and a guess from
+    // the host, whose profile pattern is the whole host.
+    let har: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("samples/har/chrome.har").unwrap()).unwrap();
+    let mut e = har["log"]["entries"][0].clone();
+    e["request"]["url"] = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse".into();
+    let body = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}],\"role\":\"model\"},\"index\":0}]}\n\n";
+    e["response"]["content"] =
+        serde_json::json!({"size": body.len(), "mimeType": "text/event-stream", "text": body});
+    let mut har = har.clone();
+    har["log"]["entries"] = serde_json::json!([e]);
+    let dir = std::env::temp_dir().join(format!("sselint-findings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("gemini.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let out = sselint(&[
+        "check",
+        "--color",
+        "never",
+        "--no-config",
+        p.to_str().unwrap(),
+    ]);
+    assert!(out.contains("unknown-format"), "{out}");
+    let guess = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("looks like"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(
+        guess.matches("generativelanguage.googleapis.com").count(),
+        1,
+        "{guess}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
