@@ -555,3 +555,29 @@ fn a_rule_footer_says_what_sselint_reports_when_it_keeps_another_severity() {
     let out = sselint(&["rule", "MS101"]);
     assert!(!out.contains("sselint reports"), "{out}");
 }
+
+#[test]
+fn a_text_delta_in_a_tool_use_block_is_not_in_the_rebuilt_answer() {
+    // What every SDK did with MS301's failing example (clients/observed):
+    // text "" — the text is dropped, as the finding says. The rebuilt
+    // answer shows what a client shows.
+    let cat = sselint::lint::catalogue();
+    let r = cat.find("MS301").unwrap();
+    let ex = &r.examples()[0];
+    assert!(!ex.valid);
+    // The server meant the text: the harness compares with that.
+    assert_eq!(ex.meant_text.as_deref(), Some("Checking the weather."));
+    let res = lint_bytes(&ex.capture);
+    let s = &res.streams[0];
+    assert!(diags(&res).iter().any(|d| d.code == "MS301"));
+    let c = &s.answer.choices[&0];
+    assert_eq!(c.text.kept, "", "the clients keep no text");
+    assert_eq!(c.tool_calls.len(), 1);
+    assert_eq!(c.tool_calls[&0].arguments, "{\"city\": \"Paris\"}");
+    // Thinking sent to a text block: not in the text either.
+    let body = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"hmm\"}}\n\nevent: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":3}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    let res = lint_bytes(body.as_bytes());
+    let c = &res.streams[0].answer.choices[&0];
+    assert_eq!(c.text.kept, "Hi");
+    assert_eq!(c.reasoning.kept, "");
+}

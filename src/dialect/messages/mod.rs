@@ -909,11 +909,10 @@ impl Checker {
             return;
         };
         let kind = self.block_ref(pos).kind.clone();
-        if !kind.is_empty()
+        let misfit = !kind.is_empty()
             && !belongs.contains(&kind.as_str())
-            && fields::BLOCK_TYPES.contains(&kind.as_str())
-            && !self.delta_type_reported
-        {
+            && fields::BLOCK_TYPES.contains(&kind.as_str());
+        if misfit && !self.delta_type_reported {
             self.delta_type_reported = true;
             let loc = out.at_pointer("/delta/type", false);
             emit(
@@ -921,7 +920,7 @@ impl Checker {
                 Finding::new(
                     "messages-delta-type",
                     format!(
-                        "a `{dtype}` on index {index}, which is a `{}` block: a `{dtype}` belongs in a `{}` block, and clients fill a block by its own type, so what this delta carries never reaches their answer",
+                        "a `{dtype}` on index {index}, which is a `{}` block: a `{dtype}` belongs in a `{}` block, and clients fill a block by its own type, so what this delta carries never reaches their answer (nor the answer sselint rebuilds)",
                         shorten(&kind, 40),
                         belongs.join("` or `")
                     ),
@@ -956,6 +955,13 @@ impl Checker {
                 }
             }
         };
+        // Clients fill a block by its own type and skip a delta that does
+        // not fit (observed: every SDK ended `messages-delta-type`'s
+        // example with no text): the rebuilt answer leaves it out too.
+        if misfit {
+            self.last = format!("{dtype} skipped (a `{}` block)", shorten(&kind, 40));
+            return;
+        }
         self.apply_delta(out, ev, pos, index, dtype, value);
     }
 
