@@ -527,7 +527,7 @@ fn text_past_the_kept_budget_is_still_compared_and_capped_in_the_answer() {
     let r = lint_bytes(body.as_bytes());
     let m = messages(&r, "responses-delta-mismatch");
     assert_eq!(m.len(), 1, "{:?}", rules(&r));
-    assert!(m[0].contains("6000000 characters"), "{}", m[0]);
+    assert!(m[0].contains("6000000 bytes"), "{}", m[0]);
     let c = &r.streams[0].answer.choices[&0];
     assert!(c.text.kept.len() <= MAX_TEXT_BYTES);
     assert!(c.text.dropped > 0);

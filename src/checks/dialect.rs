@@ -237,6 +237,9 @@ impl Linter<'_> {
                 self.kind("invalid");
                 self.invalid_payloads += 1;
                 self.report_invalid_json(block, data, index, invalid, false);
+                if let Some(c) = self.checker.as_mut() {
+                    c.rejected(index);
+                }
                 return;
             }
             Payload::Done | Payload::MalformedDone => None,

@@ -45,8 +45,13 @@ impl Linter<'_> {
                 self.report(Finding::new(
                     "http-status",
                     format!(
-                        "HTTP status {} {}: the request failed before streaming; the body says {detail}",
-                        h.status, h.reason
+                        "HTTP status {}{}: the request failed before streaming; the body says {detail}",
+                        h.status,
+                        // HTTP/2 and HAR entries often have no reason phrase.
+                        match h.reason.trim() {
+                            "" => String::new(),
+                            r => format!(" {r}"),
+                        }
                     ),
                     loc,
                 ));

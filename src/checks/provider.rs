@@ -67,7 +67,14 @@ impl Linter<'_> {
             if let Some(h) = &host {
                 if let Some(pat) = p.hosts.iter().find(|pat| h.contains(pat.as_str())) {
                     let shown = crate::lint::printable(h);
-                    add(p.name.as_str(), 10.0, format!("host {shown} ({pat})"));
+                    // The pattern matched, when it is not the whole host
+                    // (`host x.openai.azure.com (openai.azure.com)`).
+                    let why = if pat.eq_ignore_ascii_case(h) {
+                        format!("host {shown}")
+                    } else {
+                        format!("host {shown} ({pat})")
+                    };
+                    add(p.name.as_str(), 10.0, why);
                 }
             }
             if let Some(m) = &model {

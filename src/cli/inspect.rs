@@ -346,7 +346,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 .collect();
             serde_json::to_writer(
                 &mut out,
-                &json!({"type": "stream", "label": label, "notes": result.notes.iter().map(|n| printable(n)).collect::<Vec<_>>(),
+                &json!({"type": "stream", "label": label, "dialect": result.dialect, "notes": result.notes.iter().map(|n| printable(n)).collect::<Vec<_>>(),
                     "events": result.events, "ending": result.ending,
                     "choices": choices, "usage": result.answer.usage,
                     "diagnostics": stream_diags.iter().map(|d| diag_json(d)).collect::<Vec<_>>(),

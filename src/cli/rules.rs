@@ -172,16 +172,75 @@ fn write_observed(out: &mut impl Write, r: &sselint::lint::Rule) -> anyhow::Resu
     for (k, cap) in &examples {
         let ex = &r.examples()[k - 1];
         if !ex.valid {
+            let derived = observed::derived_severity(cap);
+            // Where sselint keeps another severity (a severity basis the
+            // replays cannot show), the line says so rather than leave
+            // the policy's word as the last.
+            let kept = match reported_severity(r, ex) {
+                Some(s) if s != derived => format!(
+                    "; sselint reports {}{}",
+                    with_article(s),
+                    if r.severity_basis.is_some() {
+                        ", for the reason the severity basis gives"
+                    } else {
+                        ""
+                    }
+                ),
+                _ => String::new(),
+            };
             writeln!(
                 out,
-                "fails {k} ({}): {}; the policy gives {}",
+                "fails {k} ({}): {}; the policy gives {derived}{kept}",
                 ex.note,
                 observed::summary(cap),
-                observed::derived_severity(cap)
             )?;
         }
     }
     Ok(())
+}
+
+/// The severity sselint gives rule `r`'s finding on example `ex` under the
+/// default settings (the highest, if several), as the tests lint it.
+fn reported_severity(
+    r: &sselint::lint::Rule,
+    ex: &sselint::lint::catalogue::Example,
+) -> Option<sselint::lint::Severity> {
+    let mut cap = sselint::capture::from_reader(
+        "example",
+        Box::new(std::io::Cursor::new(ex.capture.clone())),
+        &sselint::capture::Options::default(),
+    )
+    .ok()?;
+    if let Some(body) = &ex.request {
+        for s in &mut cap.streams {
+            s.request = Some(sselint::capture::Request {
+                method: "POST".into(),
+                url: "/v1/chat/completions".into(),
+                headers: Vec::new(),
+                body: Some(body.clone()),
+            });
+        }
+    }
+    let mut settings = sselint::lint::Settings::default();
+    if let Some(n) = ex.max_event_bytes {
+        settings.max_event_bytes = n;
+    }
+    let res = sselint::pipeline::lint_capture(cap, &settings, &mut sselint::pipeline::NoObserver);
+    res.streams
+        .iter()
+        .flat_map(|s| s.diagnostics.iter())
+        .filter(|d| d.rule == r.name)
+        .map(|d| d.severity)
+        .max()
+}
+
+/// "an error", "a warning", "info".
+fn with_article(s: sselint::lint::Severity) -> String {
+    match s.name() {
+        "error" => "an error".to_string(),
+        "warning" => "a warning".to_string(),
+        other => other.to_string(),
+    }
 }
 
 fn shorten(s: &str, n: usize) -> String {

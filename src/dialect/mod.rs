@@ -351,6 +351,12 @@ pub trait Checker: std::fmt::Debug {
     fn fast(&mut self, _ev: &Event<'_>, _out: &mut dyn Out) -> bool {
         false
     }
+    /// An event whose data the shared stage rejected (`invalid-json`: not
+    /// JSON, nested too deep): the checker never sees it, and must not
+    /// report what its absence implies (a delta missing from the text, a
+    /// gap in the numbering, a block never opened) as findings of their
+    /// own: that finding is the cause.
+    fn rejected(&mut self, _index: Option<u64>) {}
 }
 
 pub use crate::model::assembly::Ending;

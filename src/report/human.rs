@@ -120,6 +120,10 @@ fn origin_label(f: &FileResult, s: &StreamResult) -> String {
     }
 }
 
+/// Most tool calls the summary line names; the rest are counted
+/// (`… and 1021 more`), so a stream with a thousand calls keeps a line.
+pub const SHOWN_TOOL_CALLS: usize = 3;
+
 /// The one-line summary of a stream's answer.
 pub fn summary_line(s: &StreamResult) -> String {
     let mut parts = Vec::new();
@@ -145,9 +149,10 @@ pub fn summary_line(s: &StreamResult) -> String {
             p.push_str(&format!(" | refusal: {:?}", shorten(&r.kept, 60)));
         }
         if !c.tool_calls.is_empty() {
-            let names: Vec<String> = c
+            let mut names: Vec<String> = c
                 .tool_calls
                 .values()
+                .take(SHOWN_TOOL_CALLS)
                 .map(|t| {
                     format!(
                         "{}({})",
@@ -156,6 +161,10 @@ pub fn summary_line(s: &StreamResult) -> String {
                     )
                 })
                 .collect();
+            let more = c.tool_calls.len().saturating_sub(SHOWN_TOOL_CALLS);
+            if more > 0 {
+                names.push(format!("… and {more} more"));
+            }
             p.push_str(&format!(" | tool calls: {}", names.join(", ")));
         }
         p.push_str(&format!(

@@ -126,6 +126,11 @@ pub struct Checker {
     done_reported: bool,
     pending_input: Vec<PendingInput>,
     last: String,
+    /// Events the shared stage rejected (`invalid-json`): the checker never
+    /// saw them, so what their absence implies (a block never started or
+    /// stopped, a missing stop reason or signature, tool input missing a
+    /// fragment) is that finding's, not one of its own.
+    lost: u64,
 }
 
 /// Reports `f` unless its rule is off or past its limit.
@@ -301,7 +306,7 @@ impl Checker {
     /// `messages-start-missing` at the first event that needs a message
     /// before any `message_start`.
     fn needs_message(&mut self, out: &mut dyn Out, ev: &Event<'_>, ty: &str) {
-        if self.messages > 0 || self.start_missing_reported {
+        if self.messages > 0 || self.start_missing_reported || self.lost > 0 {
             return;
         }
         self.start_missing_reported = true;
@@ -611,7 +616,9 @@ impl Checker {
         } else {
             false
         };
-        if !overlapped && index != self.next_index && !self.index_reported {
+        // A lost event may have been the block in between.
+        let lost_between = index > self.next_index && self.lost > 0;
+        if !overlapped && index != self.next_index && !self.index_reported && !lost_between {
             self.index_reported = true;
             let started = self.next_index;
             let message = if index > self.next_index {
@@ -656,6 +663,10 @@ impl Checker {
         same_index: bool,
         message: String,
     ) {
+        // A lost event may have been the earlier block's stop.
+        if self.lost > 0 {
+            return;
+        }
         let flag = if same_index {
             &mut self.overlap_reported
         } else {
@@ -817,7 +828,7 @@ impl Checker {
             }
             return Some(pos);
         }
-        if first {
+        if first && self.lost == 0 {
             let loc = out.at_pointer("/index", false);
             emit(
                 out,
@@ -898,11 +909,10 @@ impl Checker {
             return;
         };
         let kind = self.block_ref(pos).kind.clone();
-        if !kind.is_empty()
+        let misfit = !kind.is_empty()
             && !belongs.contains(&kind.as_str())
-            && fields::BLOCK_TYPES.contains(&kind.as_str())
-            && !self.delta_type_reported
-        {
+            && fields::BLOCK_TYPES.contains(&kind.as_str());
+        if misfit && !self.delta_type_reported {
             self.delta_type_reported = true;
             let loc = out.at_pointer("/delta/type", false);
             emit(
@@ -910,7 +920,7 @@ impl Checker {
                 Finding::new(
                     "messages-delta-type",
                     format!(
-                        "a `{dtype}` on index {index}, which is a `{}` block: a `{dtype}` belongs in a `{}` block, and clients fill a block by its own type, so what this delta carries never reaches their answer",
+                        "a `{dtype}` on index {index}, which is a `{}` block: a `{dtype}` belongs in a `{}` block, and clients fill a block by its own type, so what this delta carries never reaches their answer (nor the answer sselint rebuilds)",
                         shorten(&kind, 40),
                         belongs.join("` or `")
                     ),
@@ -945,6 +955,13 @@ impl Checker {
                 }
             }
         };
+        // Clients fill a block by its own type and skip a delta that does
+        // not fit (observed: every SDK ended `messages-delta-type`'s
+        // example with no text): the rebuilt answer leaves it out too.
+        if misfit {
+            self.last = format!("{dtype} skipped (a `{}` block)", shorten(&kind, 40));
+            return;
+        }
         self.apply_delta(out, ev, pos, index, dtype, value);
     }
 
@@ -1049,7 +1066,7 @@ impl Checker {
         message: String,
         pointer: &str,
     ) {
-        if self.signature_reported {
+        if self.signature_reported || self.lost > 0 {
             return;
         }
         self.signature_reported = true;
@@ -1070,7 +1087,8 @@ impl Checker {
         let Some(&pos) = self.open.get(&index) else {
             // Never started, or stopped twice.
             let first = Self::remember_index(&mut self.not_open_reported, index);
-            if first {
+            let never_started = !self.by_index.contains_key(&index);
+            if first && !(never_started && self.lost > 0) {
                 let loc = out.at_pointer("/index", false);
                 let f = if self.by_index.contains_key(&index) {
                     Finding::new(
@@ -1158,6 +1176,12 @@ impl Checker {
         // Observed in the SDK's own fixture: a tool block cut by the token
         // limit ends with no `content_block_stop` (reference §2.3).
         if stop_reason == Some("max_tokens") {
+            return;
+        }
+        // An error event explains a block it interrupted
+        // (`messages-error-event` is the finding), a lost event one whose
+        // stop it may have been.
+        if self.errored || self.lost > 0 {
             return;
         }
         let loc = out.at_name();
@@ -1291,7 +1315,11 @@ impl Checker {
                 let what = other.map_or("no `usage`".to_string(), |x| {
                     format!("`usage` as a {}", json_type(x))
                 });
-                let loc = out.at_name();
+                // The wrong value, or the event's data when there is none.
+                let loc = match other {
+                    Some(_) => out.at_pointer("/usage", false),
+                    None => out.at_event(),
+                };
                 emit(
                     out,
                     Finding::new(
@@ -1341,10 +1369,13 @@ impl Checker {
             format!("after {}", streamed.describe())
         };
         let known = ty.is_none_or(|t| fields::ERROR_TYPES.contains(&t));
-        let loc = out.at_name();
-        emit(
-            out,
-            Finding::new(
+        // The `error` value where there is one, else the event's data.
+        let (loc, pointer) = if e.is_some() {
+            (out.at_pointer("/error", false), Some("/error"))
+        } else {
+            (out.at_event(), None)
+        };
+        let mut f = Finding::new(
                 "messages-error-event",
                 format!(
                     "an `error` event ended the stream {after}: {what}{}; clients raise it as an error, and the answer is incomplete",
@@ -1353,8 +1384,11 @@ impl Checker {
                 loc,
             )
             .event(ev.index)
-            .help("an error inside a 200 stream is the server's way to fail after streaming began: retry, or fix the cause the message names"),
-        );
+            .help("an error inside a 200 stream is the server's way to fail after streaming began: retry, or fix the cause the message names");
+        if let Some(p) = pointer {
+            f = f.pointer(p);
+        }
+        emit(out, f);
     }
 }
 
@@ -1491,6 +1525,16 @@ impl super::Checker for Checker {
             );
         }
         let streamed = model::streamed(&self.blocks, &self.overflow);
+        // A lost event may have been the stop reason or `message_stop`:
+        // the ending's finding names it, as `messages-cut-off` does.
+        let unread = if self.lost > 0 {
+            format!(
+                " ({} event(s) could not be read, and one of them may have been it)",
+                self.lost
+            )
+        } else {
+            String::new()
+        };
         if !end.damaged {
             match ending {
                 Ending::CutOff => {
@@ -1511,7 +1555,7 @@ impl super::Checker for Checker {
                         Finding::new(
                             "messages-cut-off",
                             format!(
-                                "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`: {} had streamed{open}; nothing says the answer is complete, and clients show it as if it were, or fail",
+                                "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`{unread}: {} had streamed{open}; nothing says the answer is complete, and clients show it as if it were, or fail",
                                 end.events,
                                 streamed.describe()
                             ),
@@ -1527,7 +1571,7 @@ impl super::Checker for Checker {
                         Finding::new(
                             "messages-stop-missing",
                             format!(
-                                "`message_delta` gave the stop reason ({}), but the stream ended without `message_stop`: clients that wait for it treat the message as unfinished",
+                                "`message_delta` gave the stop reason ({}), but the stream ended without `message_stop`{unread}: clients that wait for it treat the message as unfinished",
                                 self.stop_reason.as_deref().unwrap_or("")
                             ),
                             loc,
@@ -1550,7 +1594,7 @@ impl super::Checker for Checker {
                         out,
                         Finding::new(
                             "messages-stop-reason",
-                            format!("{why}: clients report no stop reason, so a finished answer cannot be told from one cut by the token limit or a tool call"),
+                            format!("{why}{unread}: clients report no stop reason, so a finished answer cannot be told from one cut by the token limit or a tool call"),
                             loc,
                         )
                         .event(ev)
@@ -1581,7 +1625,9 @@ impl super::Checker for Checker {
             }
         }
         let cut = self.stop_reason.as_deref() == Some("max_tokens");
-        for p in std::mem::take(&mut self.pending_input) {
+        // A lost event may have been one of the input's fragments.
+        let pending = std::mem::take(&mut self.pending_input);
+        for p in pending.into_iter().filter(|_| self.lost == 0) {
             // Observed: clients end with another tool input (a partial
             // parse, `{}`) or raise, whether or not the token limit cut it.
             let tail = if cut {
@@ -1622,6 +1668,10 @@ impl super::Checker for Checker {
             );
         }
         (answer, ending)
+    }
+
+    fn rejected(&mut self, _index: Option<u64>) {
+        self.lost += 1;
     }
 
     fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {

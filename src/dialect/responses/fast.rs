@@ -103,8 +103,13 @@ impl Checker {
                 }
                 _ => return false,
             };
-        // The next number, no gap.
-        if self.seq.last.and_then(|l| l.checked_add(1)) != Some(d.sequence_number) {
+        // The next number, no gap, in a numbering that never went back
+        // (whose gaps a later number may fill) and with no rejected event
+        // since the last one.
+        if self.seq.last.and_then(|l| l.checked_add(1)) != Some(d.sequence_number)
+            || self.seq.max != self.seq.last
+            || self.seq.unread != 0
+        {
             return false;
         }
         // An announced item of that kind, with that id, not done; a part
@@ -128,6 +133,7 @@ impl Checker {
         self.last.clear();
         self.json_events += 1;
         self.seq.last = Some(d.sequence_number);
+        self.seq.max = Some(d.sequence_number);
         self.check_framing(ev, Some(d.ty), out);
         self.ended_with_response_done = false;
         out.kind(kind);

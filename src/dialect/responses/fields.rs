@@ -61,17 +61,22 @@ impl Checker {
         out: &mut dyn Out,
     ) {
         for (f, kind, need) in spec.required {
-            let what = match o.get(*f) {
-                None => "is missing".to_string(),
-                Some(v) if !kind.fits(v) => {
-                    format!("is {} ({}), not {}", literal(v), json_type(v), kind.name())
-                }
+            let (what, bad) = match o.get(*f) {
+                None => ("is missing".to_string(), false),
+                Some(v) if !kind.fits(v) => (
+                    format!("is {} ({}), not {}", literal(v), json_type(v), kind.name()),
+                    true,
+                ),
                 Some(_) => continue,
             };
-            // A leaf left out is a server's habit: once per stream.
-            let key = match need {
-                Need::Leaf => format!("missing:*:{f}"),
-                _ => format!("missing:{}:{f}", spec.ty),
+            // A leaf left out is a server's habit, and a walked field with
+            // a value of the wrong kind (an index past 2^64) one fault
+            // whichever events repeat it: once per stream.
+            let per_stream = *need == Need::Leaf || bad;
+            let key = if per_stream {
+                format!("missing:*:{f}")
+            } else {
+                format!("missing:{}:{f}", spec.ty)
             };
             if !self.first(key) {
                 continue;
@@ -85,11 +90,7 @@ impl Checker {
                         "`{}`: `{f}` {what}: {} (reported once per {})",
                         spec.ty,
                         consequence(*need),
-                        if *need == Need::Leaf {
-                            "stream"
-                        } else {
-                            "event type"
-                        }
+                        if per_stream { "stream" } else { "event type" }
                     ),
                     out.at_pointer(&pointer, false),
                 )

@@ -72,13 +72,34 @@ impl Checker {
         o: &Map<String, Value>,
         out: &mut dyn Out,
     ) -> Option<usize> {
-        let i = o.get("output_index").and_then(Value::as_u64)?;
-        let item_id = str_of(o, "item_id");
+        let Some(i) = o.get("output_index").and_then(Value::as_u64) else {
+            // `responses-missing-field` says so; the event is lost.
+            self.lost += 1;
+            return None;
+        };
+        let item_id = str_of(o, "item_id").or_else(|| {
+            o.get("item")
+                .and_then(Value::as_object)
+                .and_then(|m| str_of(m, "id"))
+        });
         let Some(&pos) = self.by_index.get(&i) else {
+            // The item was announced at an index out of place (a gap,
+            // `responses-output-index` said so), and this event names it
+            // by its id at another: the same fault, not a second item.
+            let misplaced = item_id
+                .and_then(|id| self.ids.get(id))
+                .and_then(|j| self.by_index.get(j))
+                .copied()
+                .filter(|p| self.items[*p].misplaced);
+            if let Some(p) = misplaced {
+                return Some(p);
+            }
             if self.items.len() >= MAX_ITEMS {
                 return None;
             }
-            if self.untracked == 0 {
+            // An event lost before (unreadable, no index) may have been
+            // the announcement: that finding is the cause.
+            if self.untracked == 0 && self.lost == 0 {
                 report!(
                     out,
                     Finding::new(
@@ -102,6 +123,10 @@ impl Checker {
                 ..Item::default()
             });
             self.by_index.insert(i, pos);
+            // Clients hold an item there now: the next one is not a gap.
+            if i >= self.next_index {
+                self.next_index = i.saturating_add(1);
+            }
             return Some(pos);
         };
         let it = &mut self.items[pos];
@@ -273,6 +298,8 @@ impl Checker {
     ) {
         out.kind("item");
         let Some(i) = o.get("output_index").and_then(Value::as_u64) else {
+            // `responses-missing-field` says so; the item is lost.
+            self.lost += 1;
             return;
         };
         let item = o.get("item").and_then(Value::as_object);
@@ -285,10 +312,31 @@ impl Checker {
         let expected = self.next_index;
         let existing = self.by_index.get(&i).copied();
         let reused = existing.is_some_and(|p| self.items[p].added);
-        if i != expected {
+        // The same item (type and id) announced again: one item, announced
+        // twice (a repeated event), not a second item over the first.
+        let again = reused
+            && existing.is_some_and(|p| {
+                let it = &self.items[p];
+                it.id.as_deref() == id && (kind.is_empty() || it.kind == kind)
+            });
+        let mut misplaced = false;
+        // An item that events named before its announcement
+        // (`responses-item-not-added` said so) is announced late, not out
+        // of place.
+        let named_before = existing.is_some_and(|p| !self.items[p].added);
+        if i != expected && !named_before {
             // Observed: a reused index makes the helpers raise; a gap (or
             // an index filled in late) is read as it comes.
-            let (msg, level) = if reused {
+            let (msg, level) = if again {
+                let p = existing.unwrap_or(0);
+                (
+                    format!(
+                        "`response.output_item.added` announces output_index {i} ({}) a second time: an item is added once; clients that keep items by index raise, or start the item over",
+                        describe(&self.items[p])
+                    ),
+                    Severity::Error,
+                )
+            } else if reused {
                 let p = existing.unwrap_or(0);
                 (
                     format!(
@@ -306,6 +354,7 @@ impl Checker {
                     Severity::Info,
                 )
             } else {
+                misplaced = true;
                 (
                     format!(
                         "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients read it where the index says, but a gap suggests a lost item"
@@ -351,7 +400,7 @@ impl Checker {
             }
         }
         let pos = match existing {
-            Some(p) if !self.items[p].added => p,
+            Some(p) if !self.items[p].added || again => p,
             _ => {
                 if self.items.len() >= MAX_ITEMS {
                     self.untracked += 1;
@@ -384,6 +433,7 @@ impl Checker {
         }
         let it = &mut self.items[pos];
         it.added = true;
+        it.misplaced = misplaced;
         if !kind.is_empty() {
             it.kind = kind.to_string();
         }
@@ -583,6 +633,7 @@ impl Checker {
         ev: &Event<'_>,
         out: &mut dyn Out,
     ) {
+        let lost = self.lost;
         let it = &mut self.items[pos];
         let index = it.output_index;
         let map = match which {
@@ -591,7 +642,8 @@ impl Checker {
         };
         let extra = map
             .iter_mut()
-            .find(|(k, p)| **k >= listed as u64 && !p.latest().is_empty() && !p.mismatch);
+            .find(|(k, p)| **k >= listed as u64 && !p.latest().is_empty() && !p.mismatch)
+            .filter(|_| lost == 0);
         if let Some((k, p)) = extra {
             p.mismatch = true;
             let msg = format!(
@@ -609,6 +661,12 @@ impl Checker {
                 .pointer(pointer.to_string()),
             );
         }
+    }
+
+    /// An item for `inspect`: `item 0` (its `output_index`; the adds column
+    /// is narrow, and the item's id is on its `output_item.added` row).
+    fn item_label(&self, pos: usize) -> String {
+        format!("item {}", self.items[pos].output_index)
     }
 
     /// `response.content_part.added` / `.done`.
@@ -634,7 +692,9 @@ impl Checker {
         if self.items[pos].done {
             self.late(pos, "`response.output_item.done`", ty, ev, out);
         }
+        let shown_kind = if kind.is_empty() { "(no type)" } else { kind };
         if ty.ends_with(".added") {
+            self.last = format!("{} part {ci} {shown_kind} added", self.item_label(pos));
             let at = (out.at_event(), ev.index);
             if let Some(p) = part_of(&mut self.items[pos], Which::Content, ci) {
                 p.added = true;
@@ -645,6 +705,14 @@ impl Checker {
             }
             return;
         }
+        self.last = match part.and_then(part_text) {
+            Some((_, _, t)) => format!(
+                "{} part {ci} {shown_kind} done, {} characters",
+                self.item_label(pos),
+                t.chars().count()
+            ),
+            None => format!("{} part {ci} {shown_kind} done", self.item_label(pos)),
+        };
         if let Some((kind, key, t)) = part.and_then(part_text) {
             let ptr = format!("/part/{key}");
             self.settle(
@@ -689,6 +757,19 @@ impl Checker {
         if self.items[pos].done {
             self.late(pos, "`response.output_item.done`", ty, ev, out);
         }
+        let text = o
+            .get("part")
+            .and_then(|p| p.get("text"))
+            .and_then(Value::as_str);
+        self.last = match (ty.ends_with(".added"), text) {
+            (true, _) => format!("{} summary part {si} added", self.item_label(pos)),
+            (false, Some(t)) => format!(
+                "{} summary part {si} done, {} characters",
+                self.item_label(pos),
+                t.chars().count()
+            ),
+            (false, None) => format!("{} summary part {si} done", self.item_label(pos)),
+        };
         if ty.ends_with(".added") {
             let at = (out.at_event(), ev.index);
             if let Some(p) = part_of(&mut self.items[pos], Which::Summary, si) {
@@ -814,7 +895,7 @@ impl Checker {
         // reasoning item's summary parts by index, and raise on a delta for
         // one never announced.
         let needs_part = (which == Which::Content && want == "message") || which == Which::Summary;
-        if needs_part && !exists && announced {
+        if needs_part && !exists && announced && self.lost == 0 {
             let (what, event) = if which == Which::Summary {
                 ("summary_index", "response.reasoning_summary_part.added")
             } else {
@@ -1007,6 +1088,15 @@ impl Checker {
                 let Some((mut f, reference)) = p.pending.take() else {
                     continue;
                 };
+                // A lost event (a delta, a done event) explains it; so does
+                // a delta that came after the done event
+                // (`responses-after-done`) when the final value is the
+                // deltas joined.
+                if self.lost > 0
+                    || (it.late_reported && p.deltas > 0 && p.latest().same(&p.streamed))
+                {
+                    continue;
+                }
                 if p.latest().fingerprint() == reference {
                     f.message.push_str(
                         "; the final value agrees with it again, so only readers of this done event see the difference",
@@ -1027,7 +1117,8 @@ impl Checker {
             .as_ref()
             .is_some_and(|t| t.ty != "response.failed" && !t.incomplete)
             && !self.errored;
-        if finished {
+        // A lost event may have been the done event.
+        if finished && self.lost == 0 {
             let mut open_items = 0u64;
             let mut open_parts = 0u64;
             let mut open_texts = 0u64;
@@ -1164,7 +1255,8 @@ impl Checker {
                 }
             }
         }
-        if let Some(((loc, index), what)) = first_only {
+        // Lost deltas leave only the done value: that is their finding's.
+        if let Some(((loc, index), what)) = first_only.filter(|_| self.lost == 0) {
             report!(
                 out,
                 Finding::new(
@@ -1186,7 +1278,7 @@ impl Checker {
                 continue;
             }
             let a = it.args.latest();
-            if !a.is_whole() {
+            if !a.is_whole() || (self.lost > 0 && it.args.settled.is_none()) {
                 continue;
             }
             if let Err(e) = serde_json::from_str::<Value>(&a.kept) {

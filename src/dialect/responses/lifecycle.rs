@@ -45,9 +45,13 @@ impl Checker {
             }
             return;
         };
+        let unread = std::mem::take(&mut self.seq.unread);
         match self.seq.last {
             None => {
-                self.seq.first = Some((u, (out.at_pointer("/sequence_number", false), ev.index)))
+                self.seq.first = Some((u, (out.at_pointer("/sequence_number", false), ev.index)));
+                // Events before it that the checker never read (rejected,
+                // or read before the stream was known to be Responses).
+                self.seq.unread_before_first = unread.max(ev.index.unwrap_or(0));
             }
             Some(last) if u <= last => {
                 if !self.seq.order_reported {
@@ -67,18 +71,29 @@ impl Checker {
                     );
                 }
             }
-            Some(last) if u > last.saturating_add(1) => {
-                self.seq.gaps += 1;
-                if self.seq.first_gap.is_none() {
-                    self.seq.first_gap = Some((
-                        last,
-                        u,
-                        (out.at_pointer("/sequence_number", false), ev.index),
-                    ));
+            Some(last) => {
+                let max = self.seq.max.unwrap_or(last);
+                // A gap no wider than the events rejected since the last
+                // number is theirs (`invalid-json` said so).
+                if u > max.saturating_add(1) && u - max - 1 > unread {
+                    if self.seq.holes.len() < super::MAX_HOLES {
+                        self.seq.holes.push((
+                            max,
+                            u,
+                            (out.at_pointer("/sequence_number", false), ev.index),
+                        ));
+                    } else {
+                        self.seq.more_gaps += 1;
+                    }
                 }
             }
-            Some(_) => {}
         }
+        // A number that comes back into a gap fills it.
+        if self.seq.max.is_some_and(|m| u < m) {
+            self.seq.holes.retain(|(a, b, _)| !(*a < u && u < *b));
+        }
+        self.seq.max = Some(self.seq.max.map_or(u, |m| m.max(u)));
+        self.seq.min = Some(self.seq.min.map_or(u, |m| m.min(u)));
         self.seq.last = Some(u);
     }
 
@@ -496,7 +511,14 @@ impl Checker {
                     .help("stream the response: `response.created`, the output items, then `response.completed`; or fail with a non-2xx status"),
                 );
             }
-            if let Some(((loc, index), what)) = self.before_created.first.take() {
+            // The first event, unreadable, may have been it
+            // (`invalid-json` is the finding).
+            let first = self
+                .before_created
+                .first
+                .take()
+                .filter(|_| !self.lost_first);
+            if let Some(((loc, index), what)) = first {
                 report!(
                     out,
                     Finding::new(
@@ -539,33 +561,30 @@ impl Checker {
                     .help("give every event, errors included, a `sequence_number`"),
             );
         }
-        // Gaps, and a start other than 0.
-        let start = self.seq.first.as_ref().map(|(n, _)| *n).filter(|n| *n != 0);
-        if self.seq.gaps > 0 || start.is_some() {
+        // Gaps (those no later number filled), and a start other than 0.
+        let start = self.seq.first.as_ref().map(|(n, _)| *n).filter(|_| {
+            self.seq
+                .min
+                .is_some_and(|m| m != 0 && m > self.seq.unread_before_first)
+        });
+        let gaps = self.seq.holes.len() as u64 + self.seq.more_gaps;
+        let first_gap = self.seq.holes.first().cloned();
+        if gaps > 0 || start.is_some() {
+            let all = if gaps > 1 {
+                format!(" ({gaps} gaps in all)")
+            } else {
+                String::new()
+            };
             let mut parts = Vec::new();
-            let at = match (&self.seq.first_gap, &self.seq.first) {
+            let at = match (&first_gap, &self.seq.first) {
                 (Some((a, b, at)), _) if start.is_none() => {
-                    parts.push(format!(
-                        "sequence_number jumps from {a} to {b}{}",
-                        if self.seq.gaps > 1 {
-                            format!(" ({} gaps in all)", self.seq.gaps)
-                        } else {
-                            String::new()
-                        }
-                    ));
+                    parts.push(format!("sequence_number jumps from {a} to {b}{all}"));
                     at.clone()
                 }
                 (gap, Some((s, at))) => {
                     parts.push(format!("sequence_number starts at {s}, not 0"));
                     if let Some((a, b, _)) = gap {
-                        parts.push(format!(
-                            "it jumps from {a} to {b}{}",
-                            if self.seq.gaps > 1 {
-                                format!(" ({} gaps in all)", self.seq.gaps)
-                            } else {
-                                String::new()
-                            }
-                        ));
+                        parts.push(format!("it jumps from {a} to {b}{all}"));
                     }
                     at.clone()
                 }

@@ -164,6 +164,10 @@ pub struct Item {
     at: Option<At>,
     /// Where its arguments were last settled or streamed.
     args_at: Option<At>,
+    /// Announced at an index past the next one (`responses-output-index`
+    /// said so): later events that name it by id at another index are
+    /// that finding's, not items of their own.
+    misplaced: bool,
     /// Reported already: its identity, an event after its done.
     identity_reported: bool,
     late_reported: bool,
@@ -211,15 +215,33 @@ impl Variant {
     }
 }
 
+/// Most gaps in the numbering remembered (each may be filled later by a
+/// number that comes back); past it, gaps are only counted.
+const MAX_HOLES: usize = 64;
+
 /// `sequence_number` bookkeeping.
 #[derive(Debug, Default)]
 struct Seq {
     last: Option<u64>,
+    /// The highest number seen.
+    max: Option<u64>,
+    /// The lowest number seen.
+    min: Option<u64>,
     first: Option<(u64, At)>,
     missing: u64,
     first_missing: Option<At>,
-    gaps: u64,
-    first_gap: Option<(u64, u64, At)>,
+    /// Gaps not (yet) filled: the numbers before and after, and where.
+    /// A number that comes back into a gap fills it: the gap was the
+    /// backward step's doing (`responses-sequence-number`), not a loss.
+    holes: Vec<(u64, u64, At)>,
+    /// Gaps past [`MAX_HOLES`].
+    more_gaps: u64,
+    /// Events rejected (not JSON, too deep) since the last number: a gap
+    /// no wider than these is their doing.
+    unread: u64,
+    /// Events rejected before the first number: a start no higher is
+    /// theirs.
+    unread_before_first: u64,
     bad_reported: bool,
     order_reported: bool,
 }
@@ -273,6 +295,15 @@ pub struct Checker {
     id_lines: Tally,
     reported: BTreeSet<String>,
     usage_reported: bool,
+    /// Events the model could not place: rejected by the shared stage
+    /// (`invalid-json`) or naming no readable `output_index`. Their
+    /// absence explains later differences (a delta missing from the text,
+    /// an item never announced, an `output` the stream did not match),
+    /// which are then not reported: the finding about the event is the
+    /// cause.
+    lost: u64,
+    /// The first event was rejected: it may have been `response.created`.
+    lost_first: bool,
     variant: Option<Variant>,
     /// What the last event added, for `inspect`: a rendering, or a delta's
     /// kind and first characters (rendered by `summary`).
@@ -526,6 +557,14 @@ impl super::Checker for Checker {
                 text::shorten(&self.delta_text, 60)
             )
         }
+    }
+
+    fn rejected(&mut self, _index: Option<u64>) {
+        if self.json_events == 0 && !self.created {
+            self.lost_first = true;
+        }
+        self.lost += 1;
+        self.seq.unread += 1;
     }
 
     fn skipped(&mut self, events: u64, first: Location, first_index: Option<u64>) {

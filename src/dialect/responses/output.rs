@@ -196,7 +196,9 @@ impl Checker {
                 ),
             );
         }
-        if let Some((pointer, what)) = first {
+        // An event the model lost (unreadable, no index) explains a
+        // difference: its finding is the cause.
+        if let Some((pointer, what)) = first.filter(|_| self.lost == 0) {
             report!(
                 out,
                 Finding::new(

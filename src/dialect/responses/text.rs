@@ -116,24 +116,12 @@ pub fn shorten(s: &str, max: usize) -> String {
 }
 
 /// How two texts differ, for messages: their lengths in characters and
-/// where they part (`"Hello" (5 characters) and "Hello!" (6): they differ
-/// from character 6`).
+/// where they part (`"Hello" (5 characters) and "Hello!" (6): they part at
+/// character 6`). A text past the kept budget is described by its length
+/// in bytes and what of it was kept, never as the empty string its kept
+/// part may be; two such texts were compared by length and hash, and the
+/// message says so.
 pub fn describe_difference(a: &Acc, b: &Acc) -> String {
-    let shown = |x: &Acc| {
-        let s = shorten(&x.kept, 48);
-        if x.is_whole() {
-            format!("{s:?}")
-        } else {
-            format!("{s:?}…")
-        }
-    };
-    let mut out = format!(
-        "{} ({} characters) and {} ({})",
-        shown(a),
-        a.chars(),
-        shown(b),
-        b.chars()
-    );
     if a.is_whole() && b.is_whole() {
         let at = a
             .kept
@@ -141,9 +129,52 @@ pub fn describe_difference(a: &Acc, b: &Acc) -> String {
             .zip(b.kept.chars())
             .take_while(|(x, y)| x == y)
             .count();
-        out.push_str(&format!(": they part at character {}", at + 1));
+        return format!(
+            "{:?} ({} characters) and {:?} ({}): they part at character {}",
+            shorten(&a.kept, 48),
+            a.chars(),
+            shorten(&b.kept, 48),
+            b.chars(),
+            at + 1
+        );
     }
-    out
+    let shown = |x: &Acc| {
+        if x.is_whole() {
+            format!("{:?} ({} bytes)", shorten(&x.kept, 48), x.len)
+        } else if x.kept.is_empty() {
+            format!("a text of {} bytes (none of it kept)", x.len)
+        } else {
+            format!(
+                "{:?} ({} bytes, the first {} kept)",
+                shorten(&x.kept, 48),
+                x.len,
+                x.kept.len()
+            )
+        }
+    };
+    let how = if a.len == b.len {
+        format!("the same length ({} bytes) but other bytes", a.len)
+    } else {
+        format!("{} and {} bytes long", a.len, b.len)
+    };
+    // Where they part, when it lies in what both kept.
+    let common = a
+        .kept
+        .bytes()
+        .zip(b.kept.bytes())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let part = if common < a.kept.len().min(b.kept.len()) {
+        format!(", parting at byte {}", common + 1)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} and {}: {how}{part}, compared by length and hash (past sselint's {} MiB of text kept per stream)",
+        shown(a),
+        shown(b),
+        MAX_KEPT_BYTES >> 20
+    )
 }
 
 #[cfg(test)]
