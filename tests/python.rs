@@ -9,6 +9,7 @@
 
 mod common;
 use common::root;
+use std::io::Write;
 use std::process::Command;
 
 /// How to make the venv this test needs.
@@ -94,7 +95,8 @@ fn the_python_package_passes_its_tests() {
         .rev()
         .find(|l| l.contains("passed"))
         .unwrap_or("");
-    eprintln!("pytest: {summary}");
+    // Past the test harness's capture, so `cargo test` shows it.
+    let _ = writeln!(std::io::stderr(), "pytest: {summary}");
 }
 
 #[test]
