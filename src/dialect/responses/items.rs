@@ -773,7 +773,9 @@ impl Checker {
         // What `inspect` shows; formatted only when asked for (`summary`).
         self.delta_kind = part_kind;
         self.delta_text.clear();
-        self.delta_text.extend(delta.chars().take(61));
+        if out.summaries() {
+            self.delta_text.extend(delta.chars().take(61));
+        }
         let Some(pos) = self.scoped(ev, ty, o, out) else {
             return;
         };
