@@ -1110,11 +1110,12 @@ impl Checker {
         let unsigned = b.kind == "thinking" && b.signature.is_none() && !b.implicit;
         let judge_input = b.is_tool() && b.input_dropped == 0 && b.input_streamed;
         let (kind, name) = (b.kind.clone(), b.name.clone());
-        let text = if judge_input {
-            b.arguments()
-        } else {
-            String::new()
-        };
+        // The input is judged in place; only one that is no JSON object
+        // is copied out for the finding.
+        let text = (judge_input
+            && self.pending_input.len() < MAX_PENDING
+            && !crate::model::valid::is_json_object(b.arguments_str()))
+        .then(|| b.arguments());
         if unsigned {
             self.signature_finding(
                 out,
@@ -1123,7 +1124,7 @@ impl Checker {
                 "/index",
             );
         }
-        if judge_input && self.pending_input.len() < MAX_PENDING {
+        if let Some(text) = text {
             let problem = match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(_)) => None,
                 Ok(other) => Some(format!(
