@@ -137,11 +137,11 @@ fn skip_string(b: &[u8], pos: usize) -> Option<usize> {
     }
     let mut i = pos + 1;
     while i < b.len() {
-        let at = i + memchr::memchr2(b'\\', b'"', &b[i..])?;
-        if b[at] == b'"' {
-            return Some(at + 1);
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
         }
-        i = at + 2;
     }
     None
 }
