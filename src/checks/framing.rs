@@ -9,6 +9,12 @@ use crate::lint::{Finding, Location, Severity};
 use crate::model::{self, Payload};
 use crate::sse::{Block, Framing, LineEnd, LineKind};
 
+/// Whether `s` (non-empty) is the end of `line`'s bytes, lent from them.
+fn lent_from(s: &str, line: &[u8]) -> bool {
+    let (sp, lp) = (s.as_ptr() as usize, line.as_ptr() as usize);
+    !s.is_empty() && sp >= lp && sp + s.len() == lp + line.len()
+}
+
 impl Linter<'_> {
     /// Line-level rules for every line of a block.
     pub(super) fn check_block_framing(&mut self, block: &Block<'_>) {
@@ -37,13 +43,14 @@ impl Linter<'_> {
                 }
             }
             let bytes = block.bytes(line);
-            // The data of a one-line event is this line's value, lent as a
-            // `str` by the parser, which checked it: the line is `data:`
-            // before it.
-            let checked = block.data.is_some_and(|d| {
-                let v = block.value(line);
-                !d.is_empty() && d.len() == v.len() && std::ptr::eq(d.as_ptr(), v.as_ptr())
-            });
+            // The data of a one-line event and the event's type are this
+            // line's value when the parser lent them as `str`s, which it
+            // checked: the line is `data:` or `event:` before it.
+            let checked = block.data.is_some_and(|d| lent_from(d, bytes))
+                || block
+                    .dispatch
+                    .as_ref()
+                    .is_some_and(|d| lent_from(d.event_type, bytes));
             let invalid = if checked {
                 None
             } else {
