@@ -1653,7 +1653,10 @@ impl super::Checker for Checker {
             return false;
         };
         let b = self.block_ref(pos);
-        let fits = fields::delta_blocks(dtype).is_some_and(|k| k.contains(&b.kind.as_str()));
+        // A block of no type (the overflow past `MAX_BLOCKS` is one) takes
+        // any delta on the general path too.
+        let fits = b.kind.is_empty()
+            || fields::delta_blocks(dtype).is_some_and(|k| k.contains(&b.kind.as_str()));
         if !fits || (dtype == "thinking_delta" && b.signature.is_some()) {
             return false;
         }
