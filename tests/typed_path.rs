@@ -338,6 +338,9 @@ data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"a
         r#"{"type":"text","text":""}"#,
         r#"{"type":"thinking","thinking":"","signature":""}"#,
         r#"{"type":"tool_use","id":"toolu_1","name":"f","input":{}}"#,
+        // Blocks of no type take any delta (as the overflow block does).
+        r#"{"type":""}"#,
+        r#"{}"#,
     ];
     let deltas = [
         json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi \"there\" \u{00e9}"}}),
@@ -377,4 +380,44 @@ data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"a
         }
     }
     assert!(n > 100, "{n}");
+}
+
+#[test]
+fn deltas_to_blocks_past_the_block_limit_lint_the_same_on_both_paths() {
+    // Past `MAX_BLOCKS` a block is only counted and its deltas go to the
+    // overflow block, which has no type: the fast path takes them too.
+    let mut body = String::from(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
+    );
+    let limit = sselint::dialect::messages::model::MAX_BLOCKS as u64;
+    for i in 0..limit + 3 {
+        let kind = if i % 2 == 0 { "text" } else { "thinking" };
+        body.push_str(&format!(
+            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"{kind}\"}}}}\n\n"
+        ));
+        if i >= limit - 1 {
+            for (dtype, field, value) in [
+                ("text_delta", "text", "Hi \\\"there\\\""),
+                ("thinking_delta", "thinking", "hm"),
+                ("input_json_delta", "partial_json", "{\\\"a\\\":"),
+                ("signature_delta", "signature", "sig"),
+                ("thinking_delta", "thinking", "late"),
+            ] {
+                body.push_str(&format!(
+                    "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{i},\"delta\":{{\"type\":\"{dtype}\",\"{field}\":\"{value}\"}}}}\n\n"
+                ));
+            }
+        }
+        body.push_str(&format!(
+            "event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":{i}}}\n\n"
+        ));
+    }
+    body.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    let base = Settings::default();
+    let fast = outcome(lint_body(&body, &typed(true, &base)));
+    assert!(
+        fast.contains("late"),
+        "the overflow block's thinking is read"
+    );
+    assert_eq!(fast, outcome(lint_body(&body, &typed(false, &base))));
 }

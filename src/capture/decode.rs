@@ -306,6 +306,19 @@ impl<R: Read> CurlErrorTail<R> {
             if self.pending.is_empty() {
                 return;
             }
+            if memchr::memmem::find(&self.pending, CURL_ERR).is_none() {
+                // No `curl: (` in it: every line goes at once (what the loop
+                // below does line by line), holding back, until the end of the
+                // input, the tail that could begin one.
+                let hold = if self.eof { 0 } else { hold_len(&self.pending) };
+                let n = self.pending.len() - hold;
+                if n > 0 {
+                    self.at_line_start = self.pending[n - 1] == b'\n';
+                    self.out.extend_from_slice(&self.pending[..n]);
+                    self.pending.drain(..n);
+                }
+                return;
+            }
             if self.at_line_start {
                 let n = self.pending.len().min(CURL_ERR.len());
                 if self.pending[..n] == CURL_ERR[..n] {
@@ -552,6 +565,27 @@ mod tests {
             buf[..n].copy_from_slice(&self.0[..n]);
             self.0 = &self.0[n..];
             Ok(n)
+        }
+    }
+
+    #[test]
+    fn any_read_size_gives_the_same_body() {
+        // Lines that end in what could begin `curl: (` make the reader hold
+        // bytes back, whatever the size of the reads.
+        let mut body = Vec::new();
+        for i in 0..400 {
+            body.extend_from_slice(format!("data: {i} abc\ndata: c\ncu\n\n").as_bytes());
+        }
+        let cut = [&body[..], b"curl: (28) Operation timed out\n"].concat();
+        for piece in [1, 3, 7, 64, 100, 4096, 1 << 20] {
+            let ev = Evidence::default();
+            let out = drain(CurlErrorTail::new(Pieces(&body, piece), ev.clone()));
+            assert_eq!(out, body, "pieces of {piece}");
+            assert!(ev.lock().unwrap().is_empty());
+            let ev = Evidence::default();
+            let out = drain(CurlErrorTail::new(Pieces(&cut, piece), ev.clone()));
+            assert_eq!(out, body, "pieces of {piece}");
+            assert_eq!(ev.lock().unwrap().len(), 1);
         }
     }
 

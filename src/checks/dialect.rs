@@ -386,4 +386,8 @@ impl Out for Sink<'_, '_, '_> {
     fn profile(&self) -> &'static str {
         &self.linter.profile.name
     }
+
+    fn summaries(&self) -> bool {
+        self.linter.summaries
+    }
 }

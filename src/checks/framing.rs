@@ -9,6 +9,12 @@ use crate::lint::{Finding, Location, Severity};
 use crate::model::{self, Payload};
 use crate::sse::{Block, Framing, LineEnd, LineKind};
 
+/// Whether `s` (non-empty) is the end of `line`'s bytes, lent from them.
+fn lent_from(s: &str, line: &[u8]) -> bool {
+    let (sp, lp) = (s.as_ptr() as usize, line.as_ptr() as usize);
+    !s.is_empty() && sp >= lp && sp + s.len() == lp + line.len()
+}
+
 impl Linter<'_> {
     /// Line-level rules for every line of a block.
     pub(super) fn check_block_framing(&mut self, block: &Block<'_>) {
@@ -37,7 +43,20 @@ impl Linter<'_> {
                 }
             }
             let bytes = block.bytes(line);
-            if let Err(e) = std::str::from_utf8(bytes) {
+            // The data of a one-line event and the event's type are this
+            // line's value when the parser lent them as `str`s, which it
+            // checked: the line is `data:` or `event:` before it.
+            let checked = block.data.is_some_and(|d| lent_from(d, bytes))
+                || block
+                    .dispatch
+                    .as_ref()
+                    .is_some_and(|d| lent_from(d.event_type, bytes));
+            let invalid = if checked {
+                None
+            } else {
+                std::str::from_utf8(bytes).err()
+            };
+            if let Some(e) = invalid {
                 let at = e.valid_up_to();
                 let len = e.error_len().unwrap_or(bytes.len() - at);
                 // One finding per stream, at the first bad bytes; the rest

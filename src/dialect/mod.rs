@@ -306,6 +306,12 @@ pub trait Out {
     /// `pointer` (a JSON pointer into the event's data; `*` in a pattern
     /// stands for any array index): such a field is no finding.
     fn allowed(&self, pointer: &str) -> bool;
+    /// Whether [`Checker::summary`] is read after this event (`inspect`
+    /// asks for it): when false, a checker need not build its rendering of
+    /// what the event added. True unless the caller says otherwise.
+    fn summaries(&self) -> bool {
+        true
+    }
 }
 
 /// What the stream carried, for the end-of-stream checks.

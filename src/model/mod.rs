@@ -9,6 +9,7 @@
 
 pub mod assembly;
 pub mod span;
+pub mod valid;
 
 use serde_json::Value;
 

@@ -243,6 +243,10 @@ pub struct Parser {
     data_lines: usize,
     /// Start and length in `raw` of the first `data` line's value.
     first_data: (usize, usize),
+    /// Start and length in `raw` of the last `event` line's value: the
+    /// event type is lent from `raw` at dispatch (copied to `event_type`
+    /// only when it is not UTF-8).
+    event_field: Option<(usize, usize)>,
     event_type: String,
     last_event_id: Option<String>,
     /// The last event ID buffer (`None` until an `id` field is accepted).
@@ -455,8 +459,8 @@ impl Parser {
         };
         match name {
             b"event" => {
-                self.event_type.clear();
-                push_lossy(&mut self.event_type, value);
+                let start = line.start + line.len - value.len();
+                self.event_field = Some((start, value.len()));
             }
             b"data" => {
                 self.data_lines += 1;
@@ -516,12 +520,17 @@ impl Parser {
             // Step 3: remove the data buffer's final LF.
             self.data.pop();
         }
+        let (es, en) = self.event_field.unwrap_or((0, 0));
+        let lent_type = std::str::from_utf8(&self.raw[es..es + en]).ok();
+        if lent_type.is_none() {
+            push_lossy(&mut self.event_type, &self.raw[es..es + en]);
+        }
         let data: &str = single.unwrap_or(&self.data);
         if !self.lines.is_empty() || has_data {
-            let event_type = if self.event_type.is_empty() {
-                "message"
-            } else {
-                self.event_type.as_str()
+            let event_type = match lent_type {
+                Some("") => "message",
+                Some(t) => t,
+                None => self.event_type.as_str(),
             };
             let dispatch = (terminated && has_data && dropped == 0).then_some(Dispatch {
                 index: self.framing.events,
@@ -547,6 +556,7 @@ impl Parser {
         self.data.clear();
         self.data_lines = 0;
         self.event_type.clear();
+        self.event_field = None;
         self.retry = None;
         self.raw.clear();
         self.lines.clear();

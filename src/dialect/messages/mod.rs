@@ -981,12 +981,16 @@ impl Checker {
         let b = self.block_mut(pos);
         b.deltas += 1;
         let mut note = None;
+        // The rendering for `inspect`, built only when it is read.
+        let summary = out.summaries();
         let mut last = String::new();
         match (dtype, value) {
             ("text_delta", Some(t)) => {
                 out.kind("content");
                 budget.push(&mut b.text, t);
-                last = format!("text {:?}", shorten(t, 60));
+                if summary {
+                    last = format!("text {:?}", shorten(t, 60));
+                }
             }
             ("thinking_delta", Some(t)) => {
                 out.kind("reasoning");
@@ -994,7 +998,9 @@ impl Checker {
                 if signed {
                     note = Some(format!("a `thinking_delta` on index {index} after the block's `signature_delta`: the signature comes last and covers the thinking before it, so this block, sent back on a later turn, may fail verification"));
                 }
-                last = format!("thinking {:?}", shorten(t, 60));
+                if summary {
+                    last = format!("thinking {:?}", shorten(t, 60));
+                }
             }
             ("signature_delta", Some(s)) => {
                 out.kind("reasoning");
@@ -1011,7 +1017,9 @@ impl Checker {
                 out.kind("tool");
                 b.input_streamed = true;
                 b.input_dropped += budget.push_str(&mut b.input, t);
-                last = format!("tool input {:?}", shorten(t, 60));
+                if summary {
+                    last = format!("tool input {:?}", shorten(t, 60));
+                }
             }
             _ => {}
         }
@@ -1040,21 +1048,26 @@ impl Checker {
             #[serde(rename = "type", borrow)]
             kind: &'a str,
             #[serde(borrow)]
-            text: Option<std::borrow::Cow<'a, str>>,
+            text: Option<Str<'a>>,
             #[serde(borrow)]
-            thinking: Option<std::borrow::Cow<'a, str>>,
+            thinking: Option<Str<'a>>,
             #[serde(borrow)]
-            partial_json: Option<std::borrow::Cow<'a, str>>,
+            partial_json: Option<Str<'a>>,
         }
+        /// A string lent from the data when it holds no escape (serde
+        /// borrows a `Cow` only when it is the field's own type, not
+        /// inside an `Option`).
+        #[derive(serde::Deserialize)]
+        struct Str<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
         let e: Ev<'_> = serde_json::from_str(data).ok()?;
         if e.kind != "content_block_delta" {
             return None;
         }
         let d = e.delta;
         match (d.kind, d.text, d.thinking, d.partial_json) {
-            ("text_delta", Some(t), None, None) => Some((e.index, "text_delta", t)),
-            ("thinking_delta", None, Some(t), None) => Some((e.index, "thinking_delta", t)),
-            ("input_json_delta", None, None, Some(t)) => Some((e.index, "input_json_delta", t)),
+            ("text_delta", Some(t), None, None) => Some((e.index, "text_delta", t.0)),
+            ("thinking_delta", None, Some(t), None) => Some((e.index, "thinking_delta", t.0)),
+            ("input_json_delta", None, None, Some(t)) => Some((e.index, "input_json_delta", t.0)),
             _ => None,
         }
     }
@@ -1115,11 +1128,12 @@ impl Checker {
         let unsigned = b.kind == "thinking" && b.signature.is_none() && !b.implicit;
         let judge_input = b.is_tool() && b.input_dropped == 0 && b.input_streamed;
         let (kind, name) = (b.kind.clone(), b.name.clone());
-        let text = if judge_input {
-            b.arguments()
-        } else {
-            String::new()
-        };
+        // The input is judged in place; only one that is no JSON object
+        // is copied out for the finding.
+        let text = (judge_input
+            && self.pending_input.len() < MAX_PENDING
+            && !crate::model::valid::is_json_object(b.arguments_str()))
+        .then(|| b.arguments());
         if unsigned {
             self.signature_finding(
                 out,
@@ -1128,7 +1142,7 @@ impl Checker {
                 "/index",
             );
         }
-        if judge_input && self.pending_input.len() < MAX_PENDING {
+        if let Some(text) = text {
             let problem = match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(_)) => None,
                 Ok(other) => Some(format!(
@@ -1689,7 +1703,10 @@ impl super::Checker for Checker {
             return false;
         };
         let b = self.block_ref(pos);
-        let fits = fields::delta_blocks(dtype).is_some_and(|k| k.contains(&b.kind.as_str()));
+        // A block of no type (the overflow past `MAX_BLOCKS` is one) takes
+        // any delta on the general path too.
+        let fits = b.kind.is_empty()
+            || fields::delta_blocks(dtype).is_some_and(|k| k.contains(&b.kind.as_str()));
         if !fits || (dtype == "thinking_delta" && b.signature.is_some()) {
             return false;
         }

@@ -104,14 +104,19 @@ impl Block {
     /// The tool input as clients assemble it: the joined fragments, else
     /// the start's non-empty `input`, else `{}`.
     pub fn arguments(&self) -> String {
+        self.arguments_str().to_string()
+    }
+
+    /// [`Block::arguments`], lent.
+    pub fn arguments_str(&self) -> &str {
         if self.input_streamed {
             if self.input.is_empty() {
-                "{}".to_string()
+                "{}"
             } else {
-                self.input.clone()
+                &self.input
             }
         } else {
-            self.start_input.clone().unwrap_or_else(|| "{}".to_string())
+            self.start_input.as_deref().unwrap_or("{}")
         }
     }
 }

@@ -139,7 +139,9 @@ impl Checker {
         out.kind(kind);
         self.delta_kind = part_kind;
         self.delta_text.clear();
-        self.delta_text.extend(d.delta.chars().take(61));
+        if out.summaries() {
+            self.delta_text.extend(d.delta.chars().take(61));
+        }
         self.apply_delta(pos, which, key, part_kind, &d.delta, ev, out);
         true
     }

@@ -854,7 +854,9 @@ impl Checker {
         // What `inspect` shows; formatted only when asked for (`summary`).
         self.delta_kind = part_kind;
         self.delta_text.clear();
-        self.delta_text.extend(delta.chars().take(61));
+        if out.summaries() {
+            self.delta_text.extend(delta.chars().take(61));
+        }
         let Some(pos) = self.scoped(ev, ty, o, out) else {
             return;
         };
@@ -1279,6 +1281,11 @@ impl Checker {
             }
             let a = it.args.latest();
             if !a.is_whole() || (self.lost > 0 && it.args.settled.is_none()) {
+                continue;
+            }
+            // Judged without building the value; parsed again for the
+            // error only when it fails.
+            if crate::model::valid::is_json(&a.kept) {
                 continue;
             }
             if let Err(e) = serde_json::from_str::<Value>(&a.kept) {
