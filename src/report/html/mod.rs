@@ -26,6 +26,8 @@ use std::io::{self, Write};
 
 /// Characters of a finding's source line shown on each side of its span.
 const CONTEXT_CHARS: usize = 160;
+/// Characters of an event's data shown before the row is opened.
+const SHORT_DATA_CHARS: usize = 120;
 /// Characters of a rule example's capture shown in the rule docs.
 const EXAMPLE_CHARS: usize = 4000;
 
@@ -71,6 +73,8 @@ struct EventView {
     /// The worst severity of its findings, or `none`.
     sev: &'static str,
     adds: String,
+    /// The start of a long data, shown until the row is opened.
+    data_short: Option<String>,
     data: String,
     data_cut: usize,
     findings: Vec<FindingView>,
@@ -276,6 +280,8 @@ fn event_view(row: &record::EventRow, diags: &[Diagnostic]) -> EventView {
         kind_attr: row.kinds.join(" "),
         sev,
         adds: row.adds.clone(),
+        data_short: (row.data.chars().count() > SHORT_DATA_CHARS)
+            .then(|| head_chars(&row.data, SHORT_DATA_CHARS)),
         data: row.data.clone(),
         data_cut: row.data_cut,
         findings: found.into_iter().map(finding).collect(),

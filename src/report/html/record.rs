@@ -259,7 +259,11 @@ impl Observer for StreamLog {
                 .join("\n")
         };
         let (label, kinds, adds, data, event_type) = if let Some(d) = &block.dispatch {
-            let kinds: Vec<String> = linter.event_kind.iter().map(|k| k.to_string()).collect();
+            let mut kinds: Vec<String> = linter.event_kind.iter().map(|k| k.to_string()).collect();
+            // Every row has a kind, so the kind filter can show it.
+            if kinds.is_empty() {
+                kinds.push("other".to_string());
+            }
             (
                 d.index.to_string(),
                 kinds,
