@@ -9,6 +9,7 @@ use sselint::baseline::Baseline;
 use sselint::config::{self, Config};
 use sselint::lint::Settings;
 use sselint::pipeline::{self, FileResult};
+use sselint::report::html::{record::StreamLog, Html};
 use sselint::report::{
     github::Github, human::Human, json::Json, junit::Junit, sarif::Sarif, Render, Run,
 };
@@ -108,6 +109,8 @@ enum Format {
     Sarif,
     Junit,
     Github,
+    /// A self-contained page (write it with -o and open it in a browser).
+    Html,
 }
 
 impl Format {
@@ -191,8 +194,17 @@ fn expand_inputs(inputs: &[String]) -> (Vec<String>, Vec<sselint::capture::Input
     (files, errors)
 }
 
-fn renderer(format: Format, a: &Args, color: bool) -> Box<dyn Render> {
+fn renderer<'a>(
+    format: Format,
+    a: &Args,
+    color: bool,
+    logs: &'a [Vec<StreamLog>],
+) -> Box<dyn Render + 'a> {
     match format {
+        Format::Html => Box::new(Html {
+            logs,
+            command: "check",
+        }),
         Format::Json => Box::new(Json),
         Format::Sarif => Box::new(Sarif),
         Format::Junit => Box::new(Junit),
@@ -212,17 +224,23 @@ fn lint_all(
     jobs: usize,
     settings_for: &(dyn Fn(&str) -> Settings + Sync),
     opts: &sselint::capture::Options,
-) -> Vec<FileResult> {
+    record: bool,
+) -> Vec<(FileResult, Vec<StreamLog>)> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<FileResult>>> =
-        Mutex::new((0..files.len()).map(|_| None).collect());
+    type Linted = (FileResult, Vec<StreamLog>);
+    let slots: Mutex<Vec<Option<Linted>>> = Mutex::new((0..files.len()).map(|_| None).collect());
     let progress = std::io::stderr().is_terminal() && files.len() >= 50;
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(path) = files.get(i) else { break };
         let settings = settings_for(path);
-        let r = pipeline::lint_path(path, opts, &settings);
+        // The HTML page shows events and timelines: recorded only for it.
+        let r = if record {
+            sselint::report::html::record::lint_path(path, opts, &settings)
+        } else {
+            (pipeline::lint_path(path, opts, &settings), Vec::new())
+        };
         if let Ok(mut s) = slots.lock() {
             s[i] = Some(r);
         }
@@ -285,7 +303,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             bail!("--report takes FORMAT=FILE (e.g. sarif=out.sarif), not {r:?}");
         };
         let Some(f) = Format::parse(fmt) else {
-            bail!("--report: unknown format {fmt:?}; use human, json, sarif, junit or github");
+            bail!(
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit, github or html"
+            );
         };
         if file.is_empty() {
             bail!("--report {fmt}= needs a file name");
@@ -320,6 +340,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     if files.is_empty() && walk_errors.is_empty() && urls.is_empty() {
         bail!("no capture found in {}", a.inputs.join(", "));
+    }
+    // A report written over a capture would destroy it.
+    for p in a
+        .output
+        .iter()
+        .chain(reports.iter().map(|(_, p)| p))
+        .chain(a.write_baseline.iter())
+    {
+        if let Some(msg) = super::output_is_input(p, &files) {
+            eprintln!("sselint: error: {msg}");
+            return Ok(ExitCode::from(2));
+        }
     }
     let jobs = a
         .jobs
@@ -367,7 +399,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let _ = std::fs::remove_file(&tmp);
         results.push(result);
     }
-    results.extend(lint_all(&files, jobs, &settings_for, &opts));
+    let record = a.format == Format::Html || reports.iter().any(|(f, _)| *f == Format::Html);
+    // Logs line up with results: none for the inputs read above.
+    let mut logs: Vec<Vec<StreamLog>> = results.iter().map(|_| Vec::new()).collect();
+    for (r, l) in lint_all(&files, jobs, &settings_for, &opts, record) {
+        results.push(r);
+        logs.push(l);
+    }
     let mut run = Run {
         files: results,
         profile: a
@@ -383,7 +421,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut write_errors: Vec<String> = Vec::new();
     let color = a.color.enabled() && a.output.is_none();
-    let main = renderer(a.format, &a, color);
+    let main = renderer(a.format, &a, color, &logs);
     // The main report first, so a failing --report never hides it; `-` is
     // stdout.
     match a.output.as_deref().filter(|p| *p != Path::new("-")) {
@@ -408,7 +446,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     for (fmt, path) in &reports {
         let mut buf = Vec::new();
-        renderer(*fmt, &a, false).render(&run, &mut buf)?;
+        renderer(*fmt, &a, false, &logs).render(&run, &mut buf)?;
         if let Err(e) = sselint::output::write_atomic(path, &buf) {
             write_errors.push(format!("writing the report {}: {e}", path.display()));
         }

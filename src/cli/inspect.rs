@@ -25,9 +25,14 @@ pub struct Args {
     /// A file or `-` for stdin.
     #[arg(value_name = "INPUT")]
     input: String,
-    /// `table` for people, `jsonl` for one JSON record per line.
+    /// `table` for people, `jsonl` for one JSON record per line, `html`
+    /// for a self-contained page (with -o, a file to open in a browser).
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// Write the report to FILE (atomically) instead of stdout; never one
+    /// of the inputs.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
     /// Provider profile [default: sselint.toml's, else openai].
     #[arg(long, value_name = "NAME")]
     profile: Option<String>,
@@ -46,6 +51,7 @@ pub struct Args {
 enum Format {
     Table,
     Jsonl,
+    Html,
 }
 
 /// Rows of the table kept from the start of a stream.
@@ -294,15 +300,48 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let color = a.color.enabled();
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let output = a.output.clone().filter(|p| p.as_os_str() != "-");
+    if let Some(p) = &output {
+        if let Some(msg) = super::output_is_input(p, std::slice::from_ref(&a.input)) {
+            eprintln!("sselint: error: {msg}");
+            return Ok(ExitCode::from(2));
+        }
+    }
+    if a.format == Format::Html {
+        let (file, logs) = sselint::report::html::record::lint_capture(cap, &settings);
+        let run = sselint::report::Run {
+            files: vec![file],
+            profile: settings.profile.name.clone(),
+            suppressed: 0,
+            fail_on: Some(Severity::Error),
+        };
+        let mut buf = Vec::new();
+        sselint::report::Render::render(
+            &sselint::report::html::Html {
+                logs: &[logs],
+                command: "inspect",
+            },
+            &run,
+            &mut buf,
+        )?;
+        return super::write_report(output.as_deref(), &buf);
+    }
+    let color = a.color.enabled() && output.is_none();
+    // With -o the report is built in memory and written atomically.
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut stdout;
+    let out: &mut dyn Write = if output.is_some() {
+        &mut buffer
+    } else {
+        stdout = BufWriter::new(std::io::stdout().lock());
+        &mut stdout
+    };
     for stream in cap.streams {
         let label = stream.label.clone();
         let timing = stream.timing.clone();
         let jsonl = a.format == Format::Jsonl;
         let mut rec = Recorder {
-            jsonl: if jsonl { Some(&mut out) } else { None },
+            jsonl: if jsonl { Some(&mut *out) } else { None },
             rows: Vec::new(),
             tail: std::collections::VecDeque::new(),
             skipped: 0,
@@ -345,7 +384,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 })
                 .collect();
             serde_json::to_writer(
-                &mut out,
+                &mut *out,
                 &json!({"type": "stream", "label": label, "dialect": result.dialect, "notes": result.notes.iter().map(|n| printable(n)).collect::<Vec<_>>(),
                     "events": result.events, "ending": result.ending,
                     "choices": choices, "usage": result.answer.usage,
@@ -456,5 +495,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    match output {
+        Some(p) => super::write_report(Some(&p), &buffer),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }

@@ -8,6 +8,7 @@ mod live;
 mod redact;
 mod rules;
 
+use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -234,4 +235,43 @@ pub fn profile_settings(profile_name: &str) -> anyhow::Result<sselint::lint::Set
         profile: p,
         ..Settings::default()
     })
+}
+
+/// Why `output` must not be written: it is one of `inputs` (the same file,
+/// through any path), so writing it would destroy the capture.
+pub fn output_is_input(output: &std::path::Path, inputs: &[String]) -> Option<String> {
+    let out = std::fs::canonicalize(output).ok()?;
+    inputs
+        .iter()
+        .filter(|i| i.as_str() != "-")
+        .find(|i| std::fs::canonicalize(i).is_ok_and(|p| p == out))
+        .map(|i| {
+            format!(
+                "-o {} is the input {i}; writing it would overwrite the capture: choose another file",
+                output.display()
+            )
+        })
+}
+
+/// Writes a report to `path` atomically, or to stdout; a write error is
+/// exit 2, a closed pipe is not an error.
+pub fn write_report(path: Option<&std::path::Path>, bytes: &[u8]) -> anyhow::Result<ExitCode> {
+    use std::io::Write as _;
+    match path {
+        Some(p) => {
+            if let Err(e) = sselint::output::write_atomic(p, bytes) {
+                eprintln!("sselint: error: writing the report {}: {e}", p.display());
+                return Ok(ExitCode::from(2));
+            }
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(bytes).and_then(|()| out.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => return Err(e).context("writing the report"),
+                Ok(()) => {}
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
