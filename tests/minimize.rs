@@ -574,3 +574,52 @@ fn a_har_stays_a_one_entry_har_and_keeps_the_request_only_where_read() {
         "{doc:#}"
     );
 }
+
+#[test]
+fn secrets_in_headers_urls_and_bodies_never_reach_the_output() {
+    const KEY: &str = "sk-live-SECRET0123456789abcdef";
+    const XKEY: &str = "xk-9f8e7d6c5b4a39281706";
+    const COOKIE: &str = "session=c0ffee15deadbeef";
+    // A curl -v dump around a body with a fault (cumulative text), and the
+    // same body in a HAR whose request needs stream_options.
+    let body = std::fs::read_to_string(root().join("samples/bad/cumulative-content.sse")).unwrap();
+    let dump = format!(
+        "* Connected to api.example.com\n> POST /v1/chat/completions?api_key={XKEY} HTTP/1.1\r\n> Host: api.example.com\r\n> Authorization: Bearer {KEY}\r\n> x-api-key: {XKEY}\r\n> Cookie: {COOKIE}\r\n>\r\n< HTTP/1.1 200 OK\r\n< Content-Type: text/event-stream\r\n< Set-Cookie: {COOKIE}\r\n<\r\n{body}"
+    );
+    let mut har: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root().join("samples/bad/usage-missing.har")).unwrap(),
+    )
+    .unwrap();
+    let e = &mut har["log"]["entries"][0];
+    e["request"]["url"] = format!("https://api.example.com/v1/chat/completions?key={XKEY}").into();
+    e["request"]["headers"] = serde_json::json!([
+        {"name": "Authorization", "value": format!("Bearer {KEY}")},
+        {"name": "x-api-key", "value": XKEY},
+        {"name": "Cookie", "value": COOKIE},
+    ]);
+    e["request"]["postData"]["text"] = serde_json::json!({
+        "model": "m", "stream": true, "stream_options": {"include_usage": true}, "api_key": KEY,
+        "messages": [{"role": "user", "content": "Summarise the confidential quarterly figures"}]
+    })
+    .to_string()
+    .into();
+    let har = serde_json::to_vec_pretty(&har).unwrap();
+    for (name, bytes) in [("dump.txt", dump.into_bytes()), ("cap.har", har)] {
+        let input = String::from_utf8_lossy(&bytes).into_owned();
+        assert!(input.contains(KEY) && input.contains(XKEY) && input.contains(COOKIE));
+        for keep_text in [false, true] {
+            let out = run(name, &bytes, &opts(vec![], keep_text))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let text = String::from_utf8_lossy(&out.output);
+            for s in [KEY, XKEY, COOKIE, "c0ffee15"] {
+                assert!(!text.contains(s), "{name}: {s} in\n{text}");
+            }
+            if !keep_text {
+                for w in ["confidential", "quarterly", "Summarise"] {
+                    assert!(!text.contains(w), "{name}: {w} in\n{text}");
+                }
+            }
+            assert!(!out.chosen.is_empty(), "{name}");
+        }
+    }
+}

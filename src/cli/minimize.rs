@@ -206,7 +206,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         if let Some(pb) = &bar {
             pb.set_position(p.relints);
             pb.set_message(format!(
-                "{}: {} blocks, {} bytes",
+                "{}: trying {} blocks, {} bytes",
                 p.pass,
                 p.units,
                 grouped(p.bytes as u64)
