@@ -37,6 +37,7 @@ pub mod dialect;
 pub mod diff;
 pub mod lint;
 pub mod live;
+pub mod minimize;
 pub mod model;
 pub mod output;
 pub mod pipeline;

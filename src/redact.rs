@@ -56,6 +56,24 @@ impl Scrubber {
         }
     }
 
+    /// A scrubber with the given maps: letter `c` becomes
+    /// `'a' + lower[c - 'a']` (and so on for upper case and digits). Each
+    /// table must be a permutation for the text relations to survive;
+    /// `minimize` uses it for a mapping that is its own fixed point.
+    pub fn with_tables(lower: [u8; 26], upper: [u8; 26], digits: [u8; 10]) -> Self {
+        let clamp = |t: &mut [u8], n: u8| t.iter_mut().for_each(|x| *x %= n);
+        let (mut lower, mut upper, mut digits) = (lower, upper, digits);
+        clamp(&mut lower, 26);
+        clamp(&mut upper, 26);
+        clamp(&mut digits, 10);
+        Scrubber {
+            lower,
+            upper,
+            digits,
+            args_state: HashMap::new(),
+        }
+    }
+
     /// A scrubber seeded from the clock and the process (a new mapping per
     /// run, so the placeholders cannot be reversed from another capture).
     pub fn random() -> Self {

@@ -5,6 +5,7 @@ mod check;
 mod diff;
 mod inspect;
 mod live;
+mod minimize;
 mod redact;
 mod rules;
 
@@ -57,6 +58,9 @@ enum Command {
     /// Write a shareable copy of a capture: secrets removed, and with
     /// --scrub-text the prompt and answer text replaced.
     Redact(redact::Args),
+    /// Cut a capture down to the smallest one that still gives its
+    /// findings (events, fields inside them, headers), redacted.
+    Minimize(minimize::Args),
     /// Write a commented sselint.toml to start from.
     Init(check::InitArgs),
 }
@@ -198,6 +202,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Record(a) => live::record(a),
         Command::Replay(a) => live::replay(a),
         Command::Redact(a) => redact::run(a),
+        Command::Minimize(a) => minimize::run(a),
     }
 }
 

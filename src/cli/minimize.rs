@@ -1,0 +1,309 @@
+//! `sselint minimize CAPTURE`: the smallest capture that still shows the
+//! fault, written next to the input (or to `-o OUT`), atomically, with a
+//! report of what was kept. The work is in `sselint::minimize`.
+
+use super::{parse_event_limit, InputArgs};
+use clap::ValueEnum;
+use sselint::capture::{self, InputFormat};
+use sselint::minimize::{self, Outcome, Pair, Progress};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+const AFTER_HELP: &str = "\
+It keeps, by default, every rule with a finding at warning or above, each at
+least once and at the same severity, and adds no new warning or error. The
+output is in the input's format (a raw body, a curl dump, a one-entry HAR with
+the request only where a rule reads it), secrets redacted and, unless
+--keep-text, the prompt and answer text scrubbed as `redact --scrub-text`
+does. Minimizing the output again gives the same bytes.
+
+Examples:
+  sselint minimize capture.sse                      writes capture.min.sse
+  sselint minimize network.har --entry 3 -o bug.har one HAR entry
+  sselint minimize dump.txt --rule missing-done     keep one rule's finding
+  sselint minimize big.sse --max-steps 500 --format json
+
+Exit codes: 0 written, 2 usage or input error (nothing written).";
+
+/// Cut a capture down to the smallest one that still gives its findings.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The capture (raw SSE body, curl dump or HAR file).
+    #[arg(value_name = "CAPTURE")]
+    input: PathBuf,
+    /// Where to write it [default: CAPTURE.min.EXT next to the input];
+    /// never the input itself.
+    #[arg(short = 'o', long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Keep only these rules' findings (names or codes, comma-separated);
+    /// may name an info finding. Default: every rule at warning or above.
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    rule: Vec<String>,
+    /// Leave the prompt and answer text as it is (secrets are still
+    /// redacted).
+    #[arg(long)]
+    keep_text: bool,
+    /// Replace an existing output file.
+    #[arg(long)]
+    force: bool,
+    /// The most captures linted while minimizing; the best result so far
+    /// is written when they run out.
+    #[arg(long, value_name = "N", default_value_t = minimize::DEFAULT_MAX_STEPS)]
+    max_steps: u64,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Provider profile [default: sselint.toml's, else openai].
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+    /// The largest event read, in bytes [default: 16 MiB].
+    #[arg(long, value_name = "BYTES", value_parser = parse_event_limit)]
+    max_event_bytes: Option<usize>,
+    #[command(flatten)]
+    input_args: InputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+fn interrupted() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+        flag
+    })
+    .clone()
+}
+
+/// `dir/name.min.ext`: the input's extension, or the format's.
+fn default_output(input: &Path, bytes: &[u8]) -> PathBuf {
+    let ext = input
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_else(|| {
+            match capture::detect(bytes) {
+                InputFormat::Har => "har",
+                InputFormat::Curl => "txt",
+                InputFormat::Sse => "sse",
+            }
+            .to_string()
+        });
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "capture".to_string());
+    input.with_file_name(format!("{stem}.min.{ext}"))
+}
+
+fn listing(m: &std::collections::BTreeMap<Pair, u64>) -> String {
+    if m.is_empty() {
+        return "(none)".to_string();
+    }
+    m.iter()
+        .map(|((r, s), n)| format!("{r} ({s}) ×{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let fail = |msg: String| {
+        eprintln!("sselint: error: {msg}");
+        Ok(ExitCode::from(2))
+    };
+    let shown = a.input.display().to_string();
+    if a.input.as_os_str() == "-" {
+        return fail("minimize reads a file, not standard input; save the capture first".into());
+    }
+    if a.input.is_dir() {
+        return fail(format!(
+            "{shown}: is a directory; minimize takes one capture file (run it once per file)"
+        ));
+    }
+    let bytes = match std::fs::read(&a.input) {
+        Ok(b) => b,
+        Err(e) => return fail(format!("{shown}: {}", capture::io_message(&e))),
+    };
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&a.input, &bytes));
+    let same =
+        out.exists() && std::fs::canonicalize(&a.input).ok() == std::fs::canonicalize(&out).ok();
+    if same {
+        return fail(format!(
+            "{}: the output must not be the input",
+            out.display()
+        ));
+    }
+    if out.exists() && !a.force {
+        return fail(format!(
+            "{} already exists; use --force to replace it",
+            out.display()
+        ));
+    }
+    // Settings as `check` has them: sselint.toml, then the flags.
+    if let Some(p) = &a.profile {
+        super::profile_settings(p)?;
+    }
+    let cfg = match sselint::config::Config::find(&std::env::current_dir().unwrap_or_default()) {
+        Some(p) => match sselint::config::Config::load(&p) {
+            Ok(c) => c,
+            Err(e) => return fail(format!("bad configuration\n{}", e.message)),
+        },
+        None => sselint::config::Config::empty(),
+    };
+    let mut settings = cfg.settings_for(&shown, a.profile.as_deref(), &[], &[]);
+    settings.dialect = a.input_args.dialect();
+    if let Some(n) = a.max_event_bytes {
+        settings.max_event_bytes = n;
+    }
+    let refs: Vec<&str> = a.rule.iter().map(String::as_str).collect();
+    let rules = match sselint::config::resolve_rules(&refs) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("--rule: {e}")),
+    };
+    let opts = minimize::Options {
+        rules,
+        keep_text: a.keep_text,
+        max_steps: a.max_steps,
+        settings,
+        capture: a.input_args.options(),
+    };
+    let stop = interrupted();
+    let bar = (std::io::stderr().is_terminal() && bytes.len() >= 256 * 1024).then(|| {
+        let pb = indicatif::ProgressBar::new(a.max_steps);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "minimizing [{bar:30}] {pos}/{len} re-lints · {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        pb
+    });
+    let mut on_progress = |p: &Progress| {
+        if let Some(pb) = &bar {
+            pb.set_position(p.relints);
+            pb.set_message(format!(
+                "{}: trying {} blocks, {} bytes",
+                p.pass,
+                p.units,
+                grouped(p.bytes as u64)
+            ));
+        }
+    };
+    let started = std::time::Instant::now();
+    let result = minimize::minimize(&shown, &bytes, &opts, &stop, &mut on_progress);
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+    let o = match result {
+        Ok(o) => o,
+        Err(e) => return fail(e.to_string()),
+    };
+    if let Err(e) = sselint::output::write_atomic(&out, &o.output) {
+        return fail(format!(
+            "writing {}: {}",
+            out.display(),
+            capture::io_message(&e)
+        ));
+    }
+    let mut check = format!("sselint check {}", out.display());
+    if let Some(d) = a.input_args.dialect() {
+        check.push_str(&format!(" --dialect {}", d.name()));
+    }
+    if let Some(p) = &a.profile {
+        check.push_str(&format!(" --profile {p}"));
+    }
+    report(&a, &shown, &out, &o, &check, started.elapsed());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report(a: &Args, input: &str, out: &Path, o: &Outcome, check: &str, took: std::time::Duration) {
+    let stopped = o.stopped.map(|s| match s {
+        minimize::Stopped::Budget => format!(
+            "stopped after --max-steps {} re-lints: this is the best result so far (raise --max-steps to go on)",
+            a.max_steps
+        ),
+        minimize::Stopped::Interrupted => {
+            "interrupted (Ctrl-C): this is the best result so far".to_string()
+        }
+    });
+    if a.format == Format::Json {
+        let list = |m: &std::collections::BTreeMap<Pair, u64>| {
+            m.iter()
+                .map(|((r, s), n)| serde_json::json!({"rule": r, "severity": s, "count": n}))
+                .collect::<Vec<_>>()
+        };
+        let doc = serde_json::json!({
+            "version": 1,
+            "input": input,
+            "output": out.display().to_string(),
+            "stream": o.label,
+            "format": o.format,
+            "dialect": o.dialect.map(|d| d.name()),
+            "kept": o.chosen.iter().map(|(r, s)| serde_json::json!({"rule": r, "severity": s})).collect::<Vec<_>>(),
+            "before": {"events": o.size_before.events, "bytes": o.size_before.bytes, "findings": list(&o.before)},
+            "after": {"events": o.size_after.events, "bytes": o.size_after.bytes, "findings": list(&o.after)},
+            "relints": o.relints,
+            "seconds": (took.as_secs_f64() * 1000.0).round() / 1000.0,
+            "stopped": o.stopped,
+            "notes": o.notes.iter().cloned().chain(stopped).collect::<Vec<_>>(),
+            "check": check,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return;
+    }
+    let pct = if o.size_before.bytes > 0 {
+        o.size_after.bytes as f64 * 100.0 / o.size_before.bytes as f64
+    } else {
+        100.0
+    };
+    let dialect = o.dialect.map_or("no known dialect", |d| d.name());
+    println!(
+        "minimized {input} → {} ({}, {dialect})",
+        out.display(),
+        o.format
+    );
+    println!(
+        "  events: {} → {}   bytes: {} → {} ({pct:.1} %)",
+        grouped(o.size_before.events),
+        grouped(o.size_after.events),
+        grouped(o.size_before.bytes),
+        grouped(o.size_after.bytes)
+    );
+    let kept: Vec<String> = o.chosen.iter().map(|(r, s)| format!("{r} ({s})")).collect();
+    println!("  kept:   {}", kept.join(", "));
+    println!("  before: {}", listing(&o.before));
+    println!("  after:  {}", listing(&o.after));
+    println!(
+        "  {} re-lints in {:.2} s",
+        grouped(o.relints),
+        took.as_secs_f64()
+    );
+    for n in o.notes.iter().chain(stopped.as_ref()) {
+        println!("  note: {n}");
+    }
+    println!("check it: {check}");
+}

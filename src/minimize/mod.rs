@@ -1,0 +1,1242 @@
+//! `minimize`: the smallest capture that still shows a fault.
+//!
+//! Given a capture and the findings to keep (by default every finding at
+//! warning or above, each rule at least once at the same severity), it cuts
+//! the capture down and returns the bytes of a file in the input's own
+//! format that, linted again, still gives them — and gives no finding at
+//! warning or above that the input did not have. Each candidate is linted
+//! in-process ([`crate::pipeline`] on a byte buffer); a change is kept only
+//! when the candidate passes. The passes, repeated until a round changes
+//! nothing (or the budget of re-lints runs out):
+//!
+//! 1. **events**: the body's SSE blocks (dispatched events and the blocks
+//!    between them: comments, keep-alives, the tail) are cut with `ddmin`
+//!    ([`ddmin`], Zeller & Hildebrandt 2002), after a first try that keeps
+//!    only the stream's head and end and a window around the findings'
+//!    events — on a long capture that one test removes nearly everything;
+//! 2. **inside events**: in each remaining event with one `data` line of
+//!    JSON, members, choices and tool-call fragments are dropped and long
+//!    strings shortened ([`reduce`]); only that data value is re-serialized,
+//!    and never in a block that a framing finding points into, so the
+//!    stream's framing (a lone CR, a missing blank line, `data:` without a
+//!    space) stays byte for byte;
+//! 3. **around the body**: header lines of a curl dump, a HAR entry's
+//!    metadata and its request body (kept only where a rule reads it:
+//!    `stream_options.include_usage`, `n`, `tools`, the path's dialect).
+//!
+//! Secrets are redacted as `redact` does, always; without `keep_text` the
+//! prompt and answer text is scrubbed as `redact --scrub-text` does, with a
+//! letter mapping chosen from the text itself (the first letter met becomes
+//! `a`, the next new one `b`, …) so that minimizing the output again
+//! changes nothing.
+//!
+//! Nothing here prints: progress goes to a callback.
+
+pub mod ddmin;
+pub mod reduce;
+pub mod shell;
+
+use crate::capture::{self, Body, InputError, InputFormat, Timing};
+use crate::dialect::Dialect;
+use crate::lint::{Diagnostic, Settings, Severity};
+use crate::pipeline::{self, NoObserver};
+use crate::redact::{self, Scrubber};
+use crate::sse::{Block, Parser, Sink};
+use ddmin::Verdict;
+use reduce::Guard;
+use serde_json::Value;
+use shell::{ByteShell, HarShell, Shell, Unit};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The default budget of re-lints.
+pub const DEFAULT_MAX_STEPS: u64 = 2000;
+
+/// A finding kept: rule and severity.
+pub type Pair = (&'static str, Severity);
+
+/// What to minimize for, and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Rules to keep (names); empty: every rule with a finding at warning
+    /// or above.
+    pub rules: Vec<&'static str>,
+    /// Leave the prompt and answer text as it is (secrets still go).
+    pub keep_text: bool,
+    /// Most re-lints.
+    pub max_steps: u64,
+    /// Lint settings (profile, severities, `--dialect`).
+    pub settings: Settings,
+    /// How the input is read (`--entry`, `--url-match`, `--input-format`).
+    pub capture: capture::Options,
+}
+
+/// Size of a capture.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Size {
+    /// Dispatched events.
+    pub events: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+}
+
+/// Why minimizing stopped before a round changed nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stopped {
+    /// `max_steps` re-lints were spent.
+    Budget,
+    /// The stop flag was raised (Ctrl-C).
+    Interrupted,
+}
+
+/// Progress of a run, for a progress bar.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Re-lints so far.
+    pub relints: u64,
+    /// The budget.
+    pub max_steps: u64,
+    /// Blocks in the current best body.
+    pub units: usize,
+    /// Bytes of the current best body.
+    pub bytes: usize,
+    /// The pass running (`events`, `inside events`, `around the body`,
+    /// `text`).
+    pub pass: &'static str,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The output file's bytes.
+    pub output: Vec<u8>,
+    /// The label of the stream minimized.
+    pub label: String,
+    /// The output's format: `sse`, `curl -i`, `curl -v`, `har`, …
+    pub format: String,
+    /// The extension for a default output name (`sse`, `txt`, `har`).
+    pub extension: &'static str,
+    /// The stream's dialect.
+    pub dialect: Option<Dialect>,
+    /// The findings kept.
+    pub chosen: Vec<Pair>,
+    /// Findings of the input: (rule, severity) → count.
+    pub before: BTreeMap<Pair, u64>,
+    /// Findings of the output.
+    pub after: BTreeMap<Pair, u64>,
+    /// Size of the input.
+    pub size_before: Size,
+    /// Size of the output.
+    pub size_after: Size,
+    /// Captures linted (the input and every candidate).
+    pub relints: u64,
+    /// Set when the run stopped early; the output is the best so far.
+    pub stopped: Option<Stopped>,
+    /// What the reader should know (which entry, a changed format).
+    pub notes: Vec<String>,
+}
+
+/// What linting one candidate gave.
+#[derive(Debug)]
+struct Observed {
+    format: InputFormat,
+    detail: &'static str,
+    streams: usize,
+    dialect: Option<Dialect>,
+    counts: BTreeMap<Pair, u64>,
+    events: u64,
+    diagnostics: Vec<Diagnostic>,
+    /// The body's first byte in the file, when positions are file
+    /// positions.
+    file_start: Option<u64>,
+}
+
+fn pairs_of(r: &pipeline::StreamResult) -> BTreeMap<Pair, u64> {
+    let mut m = BTreeMap::new();
+    for d in &r.diagnostics {
+        *m.entry((d.rule, d.severity)).or_insert(0) += 1;
+    }
+    for (rule, n) in &r.omitted {
+        if let Some(sev) = r.omitted_worst.get(rule) {
+            *m.entry((*rule, *sev)).or_insert(0) += n;
+        }
+    }
+    m
+}
+
+/// The judge of candidates: lints them and counts.
+struct Oracle<'a> {
+    settings: &'a Settings,
+    read: capture::Options,
+    format: InputFormat,
+    detail: &'static str,
+    dialect: Option<Dialect>,
+    chosen: Vec<Pair>,
+    allowed: BTreeSet<Pair>,
+    relints: u64,
+    max_steps: u64,
+    stop: &'a AtomicBool,
+    stopped: Option<Stopped>,
+    progress: &'a mut dyn FnMut(&Progress),
+    pass: &'static str,
+}
+
+impl Oracle<'_> {
+    fn lint(&mut self, bytes: &[u8]) -> Option<Observed> {
+        self.relints += 1;
+        lint_bytes(bytes, &self.read, self.settings)
+    }
+
+    fn accepts(&self, o: &Observed) -> bool {
+        o.streams == 1
+            && o.format == self.format
+            && o.detail == self.detail
+            && o.dialect == self.dialect
+            && self.chosen.iter().all(|p| o.counts.contains_key(p))
+            && o.counts.keys().all(|p| {
+                p.1 < Severity::Warning || self.allowed.contains(p) || self.chosen.contains(p)
+            })
+    }
+
+    /// Tests one candidate; `None` when the budget is spent or the run
+    /// was interrupted.
+    fn test(&mut self, shell: &Shell, units: &[&Unit]) -> Verdict {
+        if self.stop.load(Ordering::Relaxed) {
+            self.stopped = Some(Stopped::Interrupted);
+            return None;
+        }
+        if self.relints >= self.max_steps {
+            self.stopped = Some(Stopped::Budget);
+            return None;
+        }
+        let bytes = shell::render(shell, units);
+        let ok = self.lint(&bytes).is_some_and(|o| self.accepts(&o));
+        let p = Progress {
+            relints: self.relints,
+            max_steps: self.max_steps,
+            units: units.len(),
+            bytes: bytes.len(),
+            pass: self.pass,
+        };
+        (self.progress)(&p);
+        Some(ok)
+    }
+}
+
+/// Lints a file's bytes; `None` when they do not read as a capture.
+fn lint_bytes(bytes: &[u8], read: &capture::Options, settings: &Settings) -> Option<Observed> {
+    let cap = capture::from_reader(
+        "minimize",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        read,
+    )
+    .ok()?;
+    let (format, detail, streams) = (cap.input_format, cap.detail, cap.streams.len());
+    let r = pipeline::lint_capture(cap, settings, &mut NoObserver);
+    let s = r.streams.into_iter().next()?;
+    Some(Observed {
+        format,
+        detail,
+        streams,
+        dialect: s.dialect,
+        counts: pairs_of(&s),
+        events: s.events,
+        file_start: s.origin.file_start.map(|(o, _)| o),
+        diagnostics: s.diagnostics,
+    })
+}
+
+/// The current best candidate.
+#[derive(Debug, Clone)]
+struct State {
+    shell: Shell,
+    units: Vec<Unit>,
+}
+
+impl State {
+    fn refs(&self) -> Vec<&Unit> {
+        self.units.iter().collect()
+    }
+
+    fn render(&self) -> Vec<u8> {
+        shell::render(&self.shell, &self.refs())
+    }
+}
+
+/// Splits a body into its SSE blocks: each block's bytes run from the end
+/// of the previous one to just past its blank line; the rest (the tail,
+/// trailing blank lines) is the last unit. Returns the units and, for
+/// each, the index of the event it dispatched.
+fn split_units(body: &[u8], max_event_bytes: usize) -> (Vec<Unit>, Vec<Option<u64>>) {
+    struct Ends(Vec<(u64, Option<u64>)>);
+    impl Sink for Ends {
+        fn block(&mut self, b: &Block<'_>) {
+            if b.terminated {
+                self.0
+                    .push((b.end_offset, b.dispatch.as_ref().map(|d| d.index)));
+            }
+        }
+    }
+    let mut ends = Ends(Vec::new());
+    let mut p = Parser::with_limit(max_event_bytes);
+    p.feed(body, &mut ends);
+    let _ = p.finish(&mut ends);
+    let mut units = Vec::new();
+    let mut dispatch = Vec::new();
+    let mut start = 0usize;
+    for (end, d) in ends.0 {
+        let end = (end as usize).min(body.len());
+        if end > start {
+            units.push(Unit::new(body[start..end].to_vec()));
+            dispatch.push(d);
+            start = end;
+        }
+    }
+    if start < body.len() {
+        units.push(Unit::new(body[start..].to_vec()));
+        dispatch.push(None);
+    }
+    (units, dispatch)
+}
+
+/// The byte range of the value of a block's only `data` line, when the
+/// block has exactly one.
+fn data_value_range(unit: &[u8]) -> Option<(usize, usize)> {
+    let mut found = None;
+    let mut at = 0;
+    for l in shell::lines(unit) {
+        let content_len = l
+            .iter()
+            .rposition(|b| *b != b'\n' && *b != b'\r')
+            .map_or(0, |i| i + 1);
+        let content = &l[..content_len];
+        if let Some(v) = content.strip_prefix(b"data:") {
+            if found.is_some() {
+                return None;
+            }
+            let skip = usize::from(v.first() == Some(&b' '));
+            found = Some((at + 5 + skip, at + content_len));
+        }
+        at += l.len();
+    }
+    found
+}
+
+/// The canonical letter mapping of a text: the n-th distinct letter met
+/// (in order) maps to the n-th letter of the alphabet, the letters never
+/// met fill the rest in order. A text already in that form maps to itself.
+fn canonical_table<const N: usize>(seen: &[u8], base: u8) -> [u8; N] {
+    let mut table = [u8::MAX; N];
+    let mut used = [false; N];
+    let mut next = 0u8;
+    for c in seen {
+        let i = (c - base) as usize;
+        if table[i] == u8::MAX {
+            table[i] = next;
+            used[next as usize] = true;
+            next += 1;
+        }
+    }
+    let mut free = (0..N as u8).filter(|t| !used[*t as usize]);
+    for slot in table.iter_mut() {
+        if *slot == u8::MAX {
+            *slot = free.next().unwrap_or(0);
+        }
+    }
+    table
+}
+
+/// A scrubber that moves every letter and digit (a shift by one), to find
+/// where the text is.
+fn shift_scrubber() -> Scrubber {
+    let l: [u8; 26] = std::array::from_fn(|i| ((i + 1) % 26) as u8);
+    let d: [u8; 10] = std::array::from_fn(|i| ((i + 1) % 10) as u8);
+    Scrubber::with_tables(l, l, d)
+}
+
+/// Letters and digits that the scrubber would change, in order.
+fn text_chars(before: &[u8], after: &[u8], out: &mut Vec<u8>) {
+    if before.len() != after.len() {
+        return;
+    }
+    for (a, b) in before.iter().zip(after) {
+        if a != b && a.is_ascii_alphanumeric() {
+            out.push(*a);
+        }
+    }
+}
+
+/// Scrubs the state's text with the canonical mapping: the body's data
+/// lines, the HAR messages' data and the request's prompt.
+fn scrub(st: &State) -> State {
+    // Where the text is: what a scrubber that moves every letter changes.
+    let mut seen = Vec::new();
+    let mut probe = shift_scrubber();
+    for u in &st.units {
+        text_chars(&u.bytes, &probe.body(&u.bytes), &mut seen);
+    }
+    for u in &st.units {
+        if let Some(d) = u.message.as_ref().and_then(|m| m.get("data")?.as_str()) {
+            text_chars(d.as_bytes(), probe.data_value(d).as_bytes(), &mut seen);
+        }
+    }
+    let request = match &st.shell {
+        Shell::Har(h) => h
+            .entry
+            .pointer("/request/postData/text")
+            .and_then(Value::as_str)
+            .and_then(|t| serde_json::from_str::<Value>(t).ok()),
+        Shell::Bytes(_) => None,
+    };
+    if let Some(r) = &request {
+        let mut moved = r.clone();
+        probe.request(&mut moved);
+        text_chars(
+            r.to_string().as_bytes(),
+            moved.to_string().as_bytes(),
+            &mut seen,
+        );
+    }
+    let lower: Vec<u8> = seen
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_lowercase)
+        .collect();
+    let upper: Vec<u8> = seen
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_uppercase)
+        .collect();
+    let digits: Vec<u8> = seen.iter().copied().filter(u8::is_ascii_digit).collect();
+    let mut s = Scrubber::with_tables(
+        canonical_table::<26>(&lower, b'a'),
+        canonical_table::<26>(&upper, b'A'),
+        canonical_table::<10>(&digits, b'0'),
+    );
+    let mut out = st.clone();
+    for u in &mut out.units {
+        u.bytes = s.body(&u.bytes);
+    }
+    for u in &mut out.units {
+        if let Some(m) = u.message.as_mut() {
+            if let Some(Value::String(d)) = m.get_mut("data") {
+                *d = s.data_value(d);
+            }
+        }
+    }
+    if let (Shell::Har(h), Some(mut r)) = (&mut out.shell, request) {
+        s.request(&mut r);
+        if let Some(Value::String(t)) = h.entry.pointer_mut("/request/postData/text") {
+            *t = r.to_string();
+        }
+    }
+    out
+}
+
+/// An error of `minimize`, naming the input.
+pub type Error = InputError;
+
+/// Minimizes the capture in `input` (read from `path`), as the module docs
+/// say. `stop` ends the run early with the best result so far (Ctrl-C);
+/// `progress` is called after each re-lint.
+///
+/// # Errors
+/// The input is not a capture, has no stream, has none of the findings to
+/// keep, or its findings do not survive being written back redacted.
+pub fn minimize(
+    path: &str,
+    input: &[u8],
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Outcome, Error> {
+    let err = |m: String| InputError::new(path, m);
+    let cap = capture::from_reader(path, Box::new(std::io::Cursor::new(input.to_vec())), &{
+        let mut o = opts.capture.clone();
+        if o.input_format.is_none() && path.to_ascii_lowercase().ends_with(".har") {
+            o.input_format = Some(InputFormat::Har);
+        }
+        o
+    })?;
+    let (format, detail) = (cap.input_format, cap.detail);
+    let n_streams = cap.streams.len();
+    let mut notes = Vec::new();
+    // Read each stream's body, lint it, and take the first that has the
+    // findings asked for.
+    let mut picked = None;
+    let mut listing = Vec::new();
+    for mut s in cap.streams {
+        let body = match std::mem::replace(&mut s.body, Body::Bytes(Vec::new())) {
+            Body::Bytes(b) => b,
+            Body::Reader(mut r) => {
+                let mut b = Vec::new();
+                r.read_to_end(&mut b)
+                    .map_err(|e| err(capture::io_message(&e)))?;
+                b
+            }
+        };
+        let meta = (
+            s.label.clone(),
+            s.http.clone(),
+            s.request.clone(),
+            s.timing.clone(),
+            s.notes.clone(),
+            s.origin,
+        );
+        s.body = Body::Bytes(body.clone());
+        let r = pipeline::lint_stream(s, &opts.settings, &mut NoObserver);
+        let counts = pairs_of(&r);
+        let chosen: Vec<Pair> = if opts.rules.is_empty() {
+            counts
+                .keys()
+                .filter(|p| p.1 >= Severity::Warning)
+                .copied()
+                .collect()
+        } else {
+            counts
+                .keys()
+                .filter(|p| opts.rules.contains(&p.0))
+                .copied()
+                .collect()
+        };
+        listing.push(format!(
+            "  {}: {}",
+            r.label,
+            if counts.is_empty() {
+                "no findings".to_string()
+            } else {
+                counts
+                    .iter()
+                    .map(|((rule, sev), n)| format!("{rule} ({sev}) ×{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+        if picked.is_none() && !chosen.is_empty() {
+            picked = Some((body, meta, r, counts, chosen));
+        }
+    }
+    let Some((body, meta, first, before, chosen)) = picked else {
+        let what = if opts.rules.is_empty() {
+            "no finding at warning or above (name one with --rule to keep an info finding)"
+                .to_string()
+        } else {
+            format!("no finding of {}", opts.rules.join(", "))
+        };
+        return Err(err(format!(
+            "nothing to minimize: {what}; findings:\n{}",
+            listing.join("\n")
+        )));
+    };
+    if let Some(missing) = opts
+        .rules
+        .iter()
+        .find(|r| !chosen.iter().any(|p| p.0 == **r))
+    {
+        return Err(err(format!(
+            "nothing to minimize for {missing}: the stream has no such finding; findings:\n{}",
+            listing.join("\n")
+        )));
+    }
+    let (label, http, request, timing, stream_notes, origin) = meta;
+    if n_streams > 1 {
+        notes.push(format!(
+            "the input has {n_streams} event streams; minimized {label}, the first with the findings asked for (pick another with --entry N)"
+        ));
+    }
+    let (mut units, dispatch) = split_units(&body, opts.settings.max_event_bytes);
+    // Secrets never reach a candidate.
+    for u in &mut units {
+        u.bytes = redact::raw(&u.bytes, None);
+    }
+    let mut shells: Vec<(Shell, Option<String>)> = Vec::new();
+    let mut out_ext = "sse";
+    match format {
+        InputFormat::Har => {
+            out_ext = "har";
+            let doc: Value = serde_json::from_slice(
+                input.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(input),
+            )
+            .map_err(|e| err(format!("not a HAR file: the JSON does not parse ({e})")))?;
+            let i = origin.har_entry.unwrap_or(0);
+            let mut entry = doc
+                .pointer(&format!("/log/entries/{i}"))
+                .cloned()
+                .ok_or_else(|| err(format!("HAR entry {i} is missing")))?;
+            let size = entry
+                .pointer("/response/content/size")
+                .and_then(Value::as_i64)
+                .unwrap_or(-1);
+            let text_len = entry
+                .pointer("/response/content/text")
+                .and_then(Value::as_str)
+                .map(|_| body.len() as i64);
+            let size_extra = match text_len {
+                Some(n) if size > n => size - n,
+                _ => 0,
+            };
+            let base64 = entry
+                .pointer("/response/content/encoding")
+                .and_then(Value::as_str)
+                == Some("base64");
+            // Timing goes with the units.
+            if let Some(msgs) = entry.get("_eventSourceMessages").and_then(Value::as_array) {
+                for (u, d) in units.iter_mut().zip(&dispatch) {
+                    if let Some(m) = d.and_then(|d| msgs.get(d as usize)) {
+                        let mut m = m.clone();
+                        if let Some(Value::String(t)) = m.get_mut("data") {
+                            *t = capture::redact_keys(t);
+                        }
+                        u.message = Some(m);
+                    }
+                }
+            }
+            if let Some(Timing::Reads(reads)) = &timing {
+                let mut at = 0u64;
+                for u in &mut units {
+                    let end = at + u.bytes.len() as u64;
+                    let covering = reads.iter().rev().find(|r| r.offset <= at);
+                    if let Some(c) = covering.filter(|c| c.offset < at) {
+                        u.reads.push((0, c.ms));
+                    }
+                    for r in reads.iter().filter(|r| r.offset >= at && r.offset < end) {
+                        u.reads.push((r.offset - at, r.ms));
+                    }
+                    at = end;
+                }
+            }
+            let messages = entry.get("_eventSourceMessages").is_some();
+            let reads = matches!(timing, Some(Timing::Reads(_)));
+            if let Some(m) = entry.as_object_mut() {
+                m.remove("_eventSourceMessages");
+                m.remove("pageref");
+            }
+            if let Some(Value::Object(s)) = entry.get_mut("_sselint") {
+                s.remove("reads");
+            }
+            if let Some(Value::Object(c)) = entry.pointer_mut("/response/content") {
+                c.remove("text");
+                c.remove("compression");
+            }
+            let mut wrap = serde_json::json!({"log": {"entries": [entry]}});
+            redact::har(&mut wrap, None).map_err(err)?;
+            let entry = wrap["log"]["entries"][0].take();
+            shells.push((
+                Shell::Har(HarShell {
+                    entry,
+                    base64,
+                    size_extra,
+                    messages,
+                    reads,
+                }),
+                None,
+            ));
+        }
+        InputFormat::Sse => {
+            let gzip = crate::capture::decode::is_gzip(input);
+            if body.as_slice() != input && !gzip {
+                notes.push("the output holds the body as sselint read it (curl's progress meter and other bytes around it left out)".to_string());
+            }
+            shells.push((
+                Shell::Bytes(ByteShell {
+                    gzip,
+                    ..ByteShell::default()
+                }),
+                None,
+            ));
+        }
+        InputFormat::Curl => {
+            out_ext = "txt";
+            let gzip = stream_notes
+                .iter()
+                .any(|n| n.contains("decoded from Content-Encoding: gzip"));
+            let other_encoding =
+                !gzip && stream_notes.iter().any(|n| n.contains("body decoded from"));
+            let same = |prefix: &[u8], rest: &[u8], chunked: Option<bool>| ByteShell {
+                prefix: shell::lines(&redact::raw(prefix, None)),
+                suffix: redact::raw(rest, None),
+                gzip,
+                chunked,
+            };
+            if detail == "curl -i" && !other_encoding {
+                if let Some(h) = shell::curl_i_header_end(input) {
+                    let rest = &input[h..];
+                    let chunked = stream_notes
+                        .iter()
+                        .any(|n| n.contains("chunked transfer framing removed"));
+                    if chunked {
+                        let (end, last) = shell::chunked_end(rest);
+                        shells.push((
+                            Shell::Bytes(same(&input[..h], &rest[end..], Some(last))),
+                            None,
+                        ));
+                    } else if gzip {
+                        shells.push((Shell::Bytes(same(&input[..h], &[], None)), None));
+                    } else if rest.starts_with(&body) {
+                        shells.push((
+                            Shell::Bytes(same(&input[..h], &rest[body.len()..], None)),
+                            None,
+                        ));
+                    }
+                }
+            }
+            if detail == "curl -v" && !gzip && !other_encoding && !body.is_empty() {
+                if let Some(p) = memchr::memmem::find(input, &body) {
+                    shells.push((
+                        Shell::Bytes(same(&input[..p], &input[p + body.len()..], None)),
+                        None,
+                    ));
+                }
+            }
+            // Else: a dump written anew from what was read.
+            let mut prefix = Vec::new();
+            let http = http.clone().unwrap_or_default();
+            let status = format!(
+                "{} {} {}",
+                if http.version.is_empty() {
+                    "HTTP/1.1"
+                } else {
+                    &http.version
+                },
+                http.status,
+                http.reason
+            );
+            let keep = |n: &str| {
+                !["transfer-encoding", "content-encoding", "content-length"]
+                    .iter()
+                    .any(|x| n.eq_ignore_ascii_case(x))
+            };
+            let verbose = request.as_ref().is_some_and(|r| !r.method.is_empty());
+            if let Some(r) = request.as_ref().filter(|_| verbose) {
+                let (host, path) = match r.url.split_once("://") {
+                    Some((_, rest)) => match rest.find('/') {
+                        Some(i) => (&rest[..i], &rest[i..]),
+                        None => (rest, "/"),
+                    },
+                    None => ("", r.url.as_str()),
+                };
+                prefix.push(format!("> {} {path} HTTP/1.1\r\n", r.method));
+                if !host.is_empty() {
+                    prefix.push(format!("> Host: {host}\r\n"));
+                }
+                for h in r
+                    .headers
+                    .iter()
+                    .filter(|h| !h.name.eq_ignore_ascii_case("host"))
+                {
+                    prefix.push(format!("> {}: {}\r\n", h.name, h.value));
+                }
+                prefix.push(">\r\n".to_string());
+                prefix.push(format!("< {}\r\n", status.trim_end()));
+                for h in http.headers.iter().filter(|h| keep(&h.name)) {
+                    prefix.push(format!("< {}: {}\r\n", h.name, h.value));
+                }
+                prefix.push("<\r\n".to_string());
+            } else {
+                prefix.push(format!("{}\r\n", status.trim_end()));
+                for h in http.headers.iter().filter(|h| keep(&h.name)) {
+                    prefix.push(format!("{}: {}\r\n", h.name, h.value));
+                }
+                prefix.push("\r\n".to_string());
+            }
+            let kind = if verbose { "curl -v" } else { "curl -i" };
+            shells.push((
+                Shell::Bytes(ByteShell {
+                    prefix: prefix
+                        .iter()
+                        .map(|l| redact::raw(l.as_bytes(), None))
+                        .collect(),
+                    ..ByteShell::default()
+                }),
+                Some(format!(
+                    "the input is a {detail} dump; the output is a {kind} dump written anew from what sselint read (the body decoded, no transfer framing{})",
+                    if detail.contains("trace") { ", the trace's timing left out" } else { "" }
+                )),
+            ));
+        }
+    }
+    let size_before = Size {
+        events: first.events,
+        bytes: input.len() as u64,
+    };
+    let allowed: BTreeSet<Pair> = before.keys().copied().collect();
+    let mut read = opts.capture.clone();
+    read.entry = None;
+    read.url_match = None;
+    if format == InputFormat::Har {
+        read.input_format = Some(InputFormat::Har);
+    }
+    let mut relints = 1u64;
+    // The first shell that carries the findings, text scrubbed.
+    let mut start = None;
+    let mut lost = Vec::new();
+    for (sh, note) in shells {
+        let mut st = State {
+            shell: sh,
+            units: units.clone(),
+        };
+        if !opts.keep_text {
+            st = scrub(&st);
+        }
+        let bytes = st.render();
+        relints += 1;
+        let Some(o) = lint_bytes(&bytes, &read, &opts.settings) else {
+            continue;
+        };
+        let ok = o.streams == 1
+            && o.dialect == first.dialect
+            && chosen.iter().all(|p| o.counts.contains_key(p))
+            && o.counts
+                .keys()
+                .all(|p| p.1 < Severity::Warning || allowed.contains(p));
+        if ok {
+            start = Some((st, o, note));
+            break;
+        }
+        lost = chosen
+            .iter()
+            .filter(|p| !o.counts.contains_key(p))
+            .map(|(r, s)| format!("{r} ({s})"))
+            .chain(
+                o.counts
+                    .keys()
+                    .filter(|p| p.1 >= Severity::Warning && !allowed.contains(p))
+                    .map(|(r, s)| format!("new {r} ({s})")),
+            )
+            .collect();
+    }
+    let Some((mut st, o, note)) = start else {
+        let why = if lost.is_empty() {
+            "the copy does not read as the same capture".to_string()
+        } else {
+            lost.join(", ")
+        };
+        return Err(err(format!(
+            "cannot minimize: a redacted{} copy already differs ({why}){}",
+            if opts.keep_text {
+                ""
+            } else {
+                ", text-scrubbed"
+            },
+            if opts.keep_text {
+                ""
+            } else {
+                "; --keep-text leaves the text as it is"
+            }
+        )));
+    };
+    notes.extend(note);
+    let mut oracle = Oracle {
+        settings: &opts.settings,
+        read,
+        format: o.format,
+        detail: o.detail,
+        dialect: first.dialect,
+        chosen: chosen.clone(),
+        allowed,
+        relints,
+        max_steps: opts.max_steps.max(relints + 1),
+        stop,
+        stopped: None,
+        progress,
+        pass: "events",
+    };
+    let format_name = match o.format {
+        InputFormat::Har => "har".to_string(),
+        _ => o.detail.to_string(),
+    };
+    // Rounds until nothing changes.
+    loop {
+        let mut changed = false;
+        changed |= events_pass(&mut oracle, &mut st);
+        if oracle.stopped.is_none() {
+            changed |= inside_pass(&mut oracle, &mut st);
+        }
+        if oracle.stopped.is_none() {
+            changed |= shell_pass(&mut oracle, &mut st);
+        }
+        if oracle.stopped.is_none() && !opts.keep_text {
+            // Cuts change which letter comes first: map the text anew.
+            let again = scrub(&st);
+            if again.render() != st.render() {
+                oracle.pass = "text";
+                if oracle.test(&again.shell, &again.refs()) == Some(true) {
+                    st = again;
+                    changed = true;
+                }
+            }
+        }
+        if !changed || oracle.stopped.is_some() {
+            break;
+        }
+    }
+    let output = shell::render_final(&st.shell, &st.refs());
+    let last = lint_bytes(&output, &oracle.read, &opts.settings);
+    oracle.relints += 1;
+    let (after, events_after) = last.map(|o| (o.counts, o.events)).unwrap_or_default();
+    Ok(Outcome {
+        size_after: Size {
+            events: events_after,
+            bytes: output.len() as u64,
+        },
+        output,
+        label,
+        format: format_name,
+        extension: out_ext,
+        dialect: first.dialect,
+        chosen,
+        before,
+        after,
+        size_before,
+        relints: oracle.relints,
+        stopped: oracle.stopped,
+        notes,
+    })
+}
+
+/// The units holding the findings in `o` (by event index, else by byte
+/// offset), and those a framing finding points into.
+fn locate(
+    o: &Observed,
+    st: &State,
+    dispatch: &[Option<u64>],
+    rules: &[Pair],
+) -> (BTreeSet<usize>, BTreeSet<usize>) {
+    let mut starts = Vec::with_capacity(st.units.len());
+    let mut at = 0u64;
+    for u in &st.units {
+        starts.push(at);
+        at += u.bytes.len() as u64;
+    }
+    let unit_at = |off: u64| starts.partition_point(|s| *s <= off).saturating_sub(1);
+    let mut anchors = BTreeSet::new();
+    let mut framing = BTreeSet::new();
+    let cat = crate::lint::catalogue();
+    for d in &o.diagnostics {
+        let off = d
+            .location
+            .byte_offset
+            .saturating_sub(o.file_start.unwrap_or(0));
+        let by_event = d
+            .event_index
+            .and_then(|e| dispatch.iter().position(|x| *x == Some(e)));
+        let u = by_event.unwrap_or_else(|| unit_at(off));
+        if rules.iter().any(|p| p.0 == d.rule) {
+            anchors.insert(u);
+        }
+        let group = cat.rules().find(|r| r.name == d.rule).map(|r| r.group);
+        if group == Some("framing") {
+            let end = off + d.location.byte_len.max(1);
+            for i in unit_at(off)..=unit_at(end.saturating_sub(1)) {
+                framing.insert(i);
+            }
+        }
+    }
+    (anchors, framing)
+}
+
+/// Each unit's dispatched event index in the current state.
+fn dispatch_of(st: &State, max_event_bytes: usize) -> Vec<Option<u64>> {
+    let mut body = Vec::new();
+    for u in &st.units {
+        body.extend_from_slice(&u.bytes);
+    }
+    let (units, d) = split_units(&body, max_event_bytes);
+    if units.len() == st.units.len() {
+        d
+    } else {
+        vec![None; st.units.len()]
+    }
+}
+
+/// Pass 1: cut blocks (see the module docs).
+fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
+    oracle.pass = "events";
+    let n = st.units.len();
+    if n < 2 {
+        return false;
+    }
+    let mut cur: Vec<usize> = (0..n).collect();
+    if n > 16 {
+        // One look at where the findings are, then windows around them.
+        let bytes = st.render();
+        if let Some(o) = oracle.lint(&bytes) {
+            let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
+            let (anchors, _) = locate(&o, st, &dispatch, &oracle.chosen);
+            for r in [1usize, 4, 16, 64] {
+                let mut keep = BTreeSet::new();
+                for a in anchors.iter().copied().chain([0, n - 1]) {
+                    for i in a.saturating_sub(r)..=(a + r).min(n - 1) {
+                        keep.insert(i);
+                    }
+                }
+                for i in 0..r.min(n) {
+                    keep.insert(i);
+                    keep.insert(n - 1 - i);
+                }
+                if keep.len() >= n {
+                    break;
+                }
+                let cand: Vec<usize> = keep.into_iter().collect();
+                let refs: Vec<&Unit> = cand.iter().map(|i| &st.units[*i]).collect();
+                match oracle.test(&st.shell, &refs) {
+                    None => return false,
+                    Some(true) => {
+                        cur = cand;
+                        break;
+                    }
+                    Some(false) => {}
+                }
+            }
+        }
+    }
+    let shell = st.shell.clone();
+    let units = &st.units;
+    let best = ddmin::ddmin(cur, &mut |sub: &[usize]| {
+        let refs: Vec<&Unit> = sub.iter().map(|i| &units[*i]).collect();
+        oracle.test(&shell, &refs)
+    });
+    if best.len() < n {
+        st.units = best.into_iter().map(|i| st.units[i].clone()).collect();
+        true
+    } else {
+        false
+    }
+}
+
+/// Pass 2: inside each event's JSON (see the module docs).
+fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
+    oracle.pass = "inside events";
+    let bytes = st.render();
+    let Some(o) = oracle.lint(&bytes) else {
+        return false;
+    };
+    let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
+    let (_, framing) = locate(&o, st, &dispatch, &oracle.chosen);
+    let mut changed = false;
+    for ui in 0..st.units.len() {
+        if framing.contains(&ui) {
+            continue;
+        }
+        let Some((vs, ve)) = data_value_range(&st.units[ui].bytes) else {
+            continue;
+        };
+        let orig = st.units[ui].bytes.clone();
+        let Some(mut v) = std::str::from_utf8(&orig[vs..ve])
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(t).ok())
+            .filter(|v| v.is_object() || v.is_array())
+        else {
+            continue;
+        };
+        let with = |v: &Value| {
+            let mut b = orig[..vs].to_vec();
+            b.extend_from_slice(v.to_string().as_bytes());
+            b.extend_from_slice(&orig[ve..]);
+            b
+        };
+        // Re-serializing alone must be harmless, or nothing here can change.
+        let plain = with(&v);
+        if plain != orig {
+            st.units[ui].bytes = plain;
+            if oracle.test(&st.shell, &st.refs()) != Some(true) {
+                st.units[ui].bytes = orig;
+                if oracle.stopped.is_some() {
+                    return changed;
+                }
+                continue;
+            }
+        }
+        let shell = st.shell.clone();
+        let mut units = st.units.clone();
+        let r = reduce::reduce(&mut v, &|_| Guard::Free, &mut |cand: &Value| {
+            units[ui].bytes = with(cand);
+            let refs: Vec<&Unit> = units.iter().collect();
+            oracle.test(&shell, &refs)
+        });
+        let now = with(&v);
+        if now != orig {
+            st.units[ui].bytes = now;
+            changed = true;
+        }
+        if r.is_none() {
+            return changed;
+        }
+    }
+    changed
+}
+
+/// What HAR 1.2 requires of an entry: these stay (what is inside them may
+/// go), so the output opens in other HAR tools too.
+const HAR_REQUIRED: &[&str] = &[
+    "/startedDateTime",
+    "/time",
+    "/request",
+    "/request/method",
+    "/request/httpVersion",
+    "/request/cookies",
+    "/request/headers",
+    "/request/queryString",
+    "/request/headersSize",
+    "/request/bodySize",
+    "/response",
+    "/response/status",
+    "/response/statusText",
+    "/response/httpVersion",
+    "/response/cookies",
+    "/response/headers",
+    "/response/redirectURL",
+    "/response/headersSize",
+    "/response/bodySize",
+    "/cache",
+    "/timings",
+    "/timings/send",
+    "/timings/wait",
+    "/timings/receive",
+];
+
+/// Lines of a curl dump's head that make it that dump, never dropped: the
+/// first line, status and request lines, and the blank (or bare `<`,
+/// `>`) lines that end header blocks.
+fn is_frame_line(i: usize, line: &[u8]) -> bool {
+    let t = String::from_utf8_lossy(line);
+    let bare = t.trim_end_matches(['\r', '\n']);
+    let inner = bare.trim_start_matches(['<', '>']).trim();
+    i == 0
+        || inner.is_empty()
+        || inner.starts_with("HTTP/")
+        || (bare.starts_with("> ")
+            && inner
+                .split(' ')
+                .nth(2)
+                .is_some_and(|v| v.starts_with("HTTP/")))
+}
+
+/// Pass 3: around the body (see the module docs).
+fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
+    oracle.pass = "around the body";
+    let mut changed = false;
+    match st.shell.clone() {
+        Shell::Bytes(mut b) => {
+            let units = st.refs();
+            let mut i = 0;
+            while i < b.prefix.len() {
+                if is_frame_line(i, &b.prefix[i]) {
+                    i += 1;
+                    continue;
+                }
+                let mut cand = b.clone();
+                cand.prefix.remove(i);
+                match oracle.test(&Shell::Bytes(cand.clone()), &units) {
+                    None => break,
+                    Some(true) => {
+                        b = cand;
+                        changed = true;
+                    }
+                    Some(false) => i += 1,
+                }
+            }
+            if !b.suffix.is_empty() && oracle.stopped.is_none() {
+                let mut cand = b.clone();
+                cand.suffix.clear();
+                if oracle.test(&Shell::Bytes(cand.clone()), &units) == Some(true) {
+                    b = cand;
+                    changed = true;
+                }
+            }
+            st.shell = Shell::Bytes(b);
+        }
+        Shell::Har(mut h) => {
+            let units = st.refs();
+            let guard = |p: &str| {
+                if p.starts_with("/response/content")
+                    || p.starts_with("/request/postData/")
+                    || p.starts_with("/request/url")
+                {
+                    Guard::Frozen
+                } else if HAR_REQUIRED.contains(&p) {
+                    Guard::Keep
+                } else {
+                    Guard::Free
+                }
+            };
+            let base = h.clone();
+            let mut entry = h.entry.clone();
+            let r = reduce::reduce(&mut entry, &guard, &mut |cand: &Value| {
+                let s = Shell::Har(HarShell {
+                    entry: cand.clone(),
+                    ..base.clone()
+                });
+                oracle.test(&s, &units)
+            });
+            h.entry = entry;
+            changed |= r == Some(true);
+            // The request body: only what a rule reads stays.
+            let body = h
+                .entry
+                .pointer("/request/postData/text")
+                .and_then(Value::as_str)
+                .and_then(|t| serde_json::from_str::<Value>(t).ok());
+            if let (Some(mut req), None) = (body, oracle.stopped) {
+                let h0 = h.clone();
+                let with = |v: &Value| {
+                    let mut e = h0.entry.clone();
+                    if let Some(Value::String(t)) = e.pointer_mut("/request/postData/text") {
+                        *t = v.to_string();
+                    }
+                    e
+                };
+                let before = req.clone();
+                let _ = reduce::reduce(&mut req, &|_| Guard::Free, &mut |cand: &Value| {
+                    let s = Shell::Har(HarShell {
+                        entry: with(cand),
+                        ..h0.clone()
+                    });
+                    oracle.test(&s, &units)
+                });
+                if req != before {
+                    h.entry = with(&req);
+                    changed = true;
+                }
+            }
+            st.shell = Shell::Har(h);
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_cover_the_body_exactly() {
+        let body = b": hi\n\ndata: 1\n\n\ndata: 2\r\rtail";
+        let (units, d) = split_units(body, 1 << 20);
+        let joined: Vec<u8> = units.iter().flat_map(|u| u.bytes.clone()).collect();
+        assert_eq!(joined, body);
+        assert_eq!(d, vec![None, Some(0), Some(1), None]);
+    }
+
+    #[test]
+    fn canonical_mapping_is_its_own_fixed_point() {
+        let t = canonical_table::<26>(b"hello", b'a');
+        let mapped: Vec<u8> = b"hello"
+            .iter()
+            .map(|c| b'a' + t[(c - b'a') as usize])
+            .collect();
+        assert_eq!(mapped, b"abccd");
+        let again = canonical_table::<26>(&mapped, b'a');
+        assert!(again.iter().enumerate().all(|(i, v)| *v as usize == i));
+    }
+
+    #[test]
+    fn the_data_value_of_a_one_data_line_block() {
+        let u = b"event: x\ndata: {\"a\":1}\r\n\r\n";
+        let (s, e) = data_value_range(u).unwrap();
+        assert_eq!(&u[s..e], b"{\"a\":1}");
+        assert_eq!(data_value_range(b"data:1\ndata:2\n\n"), None);
+    }
+}

@@ -1,0 +1,625 @@
+//! `sselint minimize`: on every bad sample and every capture under tests/,
+//! the output gives the same findings, is no larger, is its own fixed
+//! point, holds no secret and (without --keep-text) none of the answer's
+//! words; mutated samples keep their findings; the command's UX.
+
+mod common;
+
+use assert_cmd::Command;
+use common::root;
+use sselint::capture;
+use sselint::lint::{Settings, Severity};
+use sselint::minimize::{self, Options, Outcome, Pair};
+use sselint::pipeline::{lint_capture, NoObserver};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+fn opts(rules: Vec<&'static str>, keep_text: bool) -> Options {
+    Options {
+        rules,
+        keep_text,
+        max_steps: minimize::DEFAULT_MAX_STEPS,
+        settings: Settings::default(),
+        capture: capture::Options::default(),
+    }
+}
+
+fn run(name: &str, bytes: &[u8], o: &Options) -> Result<Outcome, capture::InputError> {
+    minimize::minimize(name, bytes, o, &AtomicBool::new(false), &mut |_| {})
+}
+
+/// (rule, severity) of every finding of each stream of a capture's bytes.
+fn streams_pairs(name: &str, bytes: &[u8]) -> Option<Vec<BTreeSet<Pair>>> {
+    let mut o = capture::Options::default();
+    if name.ends_with(".har") {
+        o.input_format = Some(capture::InputFormat::Har);
+    }
+    let cap =
+        capture::from_reader(name, Box::new(std::io::Cursor::new(bytes.to_vec())), &o).ok()?;
+    let r = lint_capture(cap, &Settings::default(), &mut NoObserver);
+    Some(
+        r.streams
+            .iter()
+            .map(|s| {
+                s.diagnostics
+                    .iter()
+                    .map(|d| (d.rule, d.severity))
+                    .chain(s.omitted_worst.iter().map(|(r, sev)| (*r, *sev)))
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+fn at_least_warning(s: &BTreeSet<Pair>) -> BTreeSet<Pair> {
+    s.iter()
+        .filter(|p| p.1 >= Severity::Warning)
+        .copied()
+        .collect()
+}
+
+/// The captures the properties hold for: samples/bad, tests/cases and
+/// tests/fixtures (expectation files left out).
+fn corpus() -> Vec<PathBuf> {
+    let mut v = common::samples("bad");
+    for dir in ["tests/cases", "tests/fixtures"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let n = p.to_string_lossy().into_owned();
+            if p.is_file() && !n.ends_with(".json") && !n.ends_with(".sh") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// Values of secret headers and keys in a capture's text.
+fn secrets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let l = line.trim_start_matches(['<', '>', ' ']);
+        if let Some((name, value)) = l.split_once(':') {
+            if capture::is_secret_header(name.trim_matches(['"', ' '])) {
+                let v = value.trim().trim_matches(['"', ',', ' ']);
+                let v = v.strip_prefix("Bearer ").unwrap_or(v);
+                if v.len() >= 8 && v != capture::REDACTED {
+                    out.push(v.to_string());
+                }
+            }
+        }
+    }
+    // HAR: header objects.
+    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) {
+        let mut stack = vec![&doc];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::Object(m) => {
+                    if let (Some(n), Some(val)) = (
+                        m.get("name").and_then(|n| n.as_str()),
+                        m.get("value").and_then(|n| n.as_str()),
+                    ) {
+                        let val = val.strip_prefix("Bearer ").unwrap_or(val);
+                        if capture::is_secret_header(n) && val.len() >= 8 {
+                            out.push(val.to_string());
+                        }
+                    }
+                    stack.extend(m.values());
+                }
+                serde_json::Value::Array(a) => stack.extend(a.iter()),
+                _ => {}
+            }
+        }
+    }
+    let b = text.as_bytes();
+    for (i, _) in text.match_indices("sk-") {
+        let end = b[i..]
+            .iter()
+            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'-' || *c == b'_'))
+            .map_or(b.len(), |e| i + e);
+        if end - i >= 12 {
+            out.push(text[i..end].to_string());
+        }
+    }
+    out
+}
+
+/// Words (4+ letters) of the answers `check --format json` rebuilds for
+/// the input, less those a text-scrubbed copy still has (JSON keys and
+/// values that are not text: `stop`, `assistant`, …).
+fn answer_words(path: &Path, bytes: &[u8]) -> Vec<String> {
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["check", "--format", "json", "--fail-on", "never"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {
+        return Vec::new();
+    };
+    let mut text = String::new();
+    for s in doc["files"][0]["streams"].as_array().into_iter().flatten() {
+        for c in s["choices"].as_array().into_iter().flatten() {
+            for k in ["text", "refusal", "reasoning"] {
+                if let Some(t) = c[k].as_str() {
+                    text.push_str(t);
+                    text.push(' ');
+                }
+            }
+        }
+    }
+    let mut scrubber = sselint::redact::Scrubber::new(12345);
+    let scrubbed =
+        String::from_utf8_lossy(&sselint::redact::raw(bytes, Some(&mut scrubber))).into_owned();
+    let mut words: Vec<String> = text
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 4)
+        .filter(|w| !scrubbed.contains(w))
+        .map(str::to_string)
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// The stem of a sample named after its rule, when it names one.
+fn rule_of(path: &Path) -> Option<&'static str> {
+    let stem = path.file_stem()?.to_str()?;
+    sselint::lint::catalogue()
+        .rules()
+        .find(|r| r.name == stem)
+        .map(|r| r.name)
+}
+
+#[test]
+fn every_capture_minimizes_to_the_same_findings_smaller_idempotent_and_clean() {
+    let mut checked = 0;
+    for path in corpus() {
+        let name = path.to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        let Some(before) = streams_pairs(&name, &bytes) else {
+            continue; // not a capture
+        };
+        // Default: every finding at warning or above; a sample named
+        // after a rule whose findings are infos is minimized for it.
+        let warn = before.iter().map(at_least_warning).find(|s| !s.is_empty());
+        let (o, chosen) = match (warn, rule_of(&path)) {
+            (Some(w), _) => (opts(vec![], false), w),
+            (None, Some(rule)) => {
+                let c: BTreeSet<Pair> = before
+                    .iter()
+                    .find(|s| s.iter().any(|p| p.0 == rule))
+                    .map(|s| s.iter().filter(|p| p.0 == rule).copied().collect())
+                    .unwrap_or_default();
+                if c.is_empty() {
+                    continue;
+                }
+                (opts(vec![rule], false), c)
+            }
+            (None, None) => {
+                // Nothing to keep: a clear error, exit 2.
+                assert!(run(&name, &bytes, &opts(vec![], false)).is_err(), "{name}");
+                continue;
+            }
+        };
+        let allowed: BTreeSet<Pair> = before.iter().flatten().copied().collect();
+        let out = run(&name, &bytes, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let after = streams_pairs(&name, &out.output)
+            .unwrap_or_else(|| panic!("{name}: output is not a capture"));
+        assert_eq!(after.len(), 1, "{name}: one stream");
+        let after = &after[0];
+        for p in &chosen {
+            assert!(after.contains(p), "{name}: {p:?} lost; after: {after:?}");
+        }
+        for p in at_least_warning(after) {
+            assert!(allowed.contains(&p), "{name}: new {p:?}");
+        }
+        if o.rules.is_empty() {
+            assert_eq!(at_least_warning(after), chosen, "{name}");
+        }
+        assert!(
+            out.output.len() <= bytes.len(),
+            "{name}: {} > {} bytes",
+            out.output.len(),
+            bytes.len()
+        );
+        // Idempotent: byte for byte.
+        let again = run(&name, &out.output, &o).unwrap_or_else(|e| panic!("{name} again: {e}"));
+        assert!(
+            again.output == out.output,
+            "{name}: minimizing the output changed it:\n{}\n---\n{}",
+            String::from_utf8_lossy(&out.output),
+            String::from_utf8_lossy(&again.output)
+        );
+        // No secret, no answer word.
+        let text = String::from_utf8_lossy(&out.output);
+        for s in secrets(&String::from_utf8_lossy(&bytes)) {
+            assert!(!text.contains(&s), "{name}: secret {s:?} in the output");
+        }
+        for w in answer_words(&path, &bytes) {
+            assert!(
+                !text.contains(&w),
+                "{name}: answer word {w:?} in the output:\n{text}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 60, "only {checked} captures minimized");
+}
+
+#[test]
+fn keep_text_keeps_the_answer_and_still_drops_secrets() {
+    let p = root().join("samples/bad/cut-off.sse");
+    let bytes = std::fs::read(&p).unwrap();
+    let out = run("cut-off.sse", &bytes, &opts(vec!["cut-off"], true)).unwrap();
+    // The cut-off fault needs only the stream's start; what text remains is
+    // the input's own.
+    let text = String::from_utf8_lossy(&out.output).into_owned();
+    let input = String::from_utf8_lossy(&bytes);
+    for line in text.lines().filter(|l| l.starts_with("data:")) {
+        let v: serde_json::Value = serde_json::from_str(&line[5..]).unwrap();
+        if let Some(c) = v
+            .pointer("/choices/0/delta/content")
+            .and_then(|c| c.as_str())
+        {
+            assert!(input.contains(c), "{c:?}");
+        }
+    }
+    let har = std::fs::read(root().join("samples/har/har-secrets.har")).unwrap();
+    let out = run(
+        "har-secrets.har",
+        &har,
+        &opts(vec!["vendor-extension"], true),
+    );
+    if let Ok(out) = out {
+        let text = String::from_utf8_lossy(&out.output);
+        for s in secrets(&String::from_utf8_lossy(&har)) {
+            assert!(!text.contains(&s), "secret {s:?}");
+        }
+    }
+}
+
+#[test]
+fn a_long_capture_is_cut_to_a_few_events_in_few_relints() {
+    // 3,000 good chunks, then a broken one, then 3,000 more and the end.
+    let chunk = |i: usize| {
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"w{i} \"}},\"finish_reason\":null}}]}}\n\n")
+    };
+    let mut s = String::from("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n");
+    for i in 0..3000 {
+        s.push_str(&chunk(i));
+    }
+    s.push_str("data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"\n\n");
+    for i in 0..3000 {
+        s.push_str(&chunk(i));
+    }
+    s.push_str("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    let out = run("long.sse", s.as_bytes(), &opts(vec![], false)).unwrap();
+    assert!(
+        out.chosen.iter().any(|p| p.0 == "invalid-json"),
+        "{:?}",
+        out.chosen
+    );
+    assert!(
+        out.size_after.events <= 4,
+        "{} events",
+        out.size_after.events
+    );
+    assert!(out.relints < 400, "{} re-lints", out.relints);
+    assert_eq!(
+        out.before
+            .keys()
+            .filter(|p| p.1 >= Severity::Warning)
+            .count(),
+        out.after
+            .keys()
+            .filter(|p| p.1 >= Severity::Warning)
+            .count()
+    );
+}
+
+#[test]
+fn the_budget_stops_early_with_the_best_so_far() {
+    let bytes = std::fs::read(root().join("samples/bad/missing-done.sse")).unwrap();
+    let mut o = opts(vec![], false);
+    o.max_steps = 5;
+    let out = run("missing-done.sse", &bytes, &o).unwrap();
+    assert_eq!(out.stopped, Some(minimize::Stopped::Budget));
+    let after = streams_pairs("x.sse", &out.output).unwrap();
+    assert!(after[0].iter().any(|p| p.0 == "missing-done"));
+}
+
+#[test]
+fn a_raised_stop_flag_writes_the_input_redacted() {
+    let bytes = std::fs::read(root().join("samples/bad/missing-done.sse")).unwrap();
+    let out = minimize::minimize(
+        "m.sse",
+        &bytes,
+        &opts(vec![], false),
+        &AtomicBool::new(true),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(out.stopped, Some(minimize::Stopped::Interrupted));
+    let after = streams_pairs("x.sse", &out.output).unwrap();
+    assert!(after[0].iter().any(|p| p.0 == "missing-done"));
+}
+
+mod mutations {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Raw SSE bad samples, split into blocks at blank lines.
+    fn samples() -> Vec<(String, Vec<String>)> {
+        common::samples("bad")
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "sse"))
+            .filter_map(|p| {
+                let t = std::fs::read_to_string(&p).ok()?;
+                let blocks: Vec<String> = t.split_inclusive("\n\n").map(str::to_string).collect();
+                Some((p.to_string_lossy().into_owned(), blocks))
+            })
+            .collect()
+    }
+
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        Drop(usize),
+        Duplicate(usize),
+        Swap(usize),
+        Cut(usize),
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            (0..64usize).prop_map(Mutation::Drop),
+            (0..64usize).prop_map(Mutation::Duplicate),
+            (0..64usize).prop_map(Mutation::Swap),
+            (0..4096usize).prop_map(Mutation::Cut),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #[test]
+        fn mutated_samples_keep_their_findings(pick in 0..1000usize, muts in proptest::collection::vec(mutation(), 1..4)) {
+            let all = samples();
+            let (name, mut blocks) = all[pick % all.len()].clone();
+            for m in muts {
+                let n = blocks.len();
+                if n == 0 { break; }
+                match m {
+                    Mutation::Drop(i) => { blocks.remove(i % n); }
+                    Mutation::Duplicate(i) => { let b = blocks[i % n].clone(); blocks.insert(i % n, b); }
+                    Mutation::Swap(i) => { if n > 1 { blocks.swap(i % n, (i + 1) % n); } }
+                    Mutation::Cut(at) => {
+                        let mut joined: Vec<u8> = blocks.concat().into_bytes();
+                        joined.truncate(at % (joined.len() + 1));
+                        blocks = vec![String::from_utf8_lossy(&joined).into_owned()];
+                    }
+                }
+            }
+            let bytes = blocks.concat().into_bytes();
+            let before = streams_pairs("m.sse", &bytes).unwrap();
+            let chosen = at_least_warning(&before[0]);
+            prop_assume!(!chosen.is_empty());
+            let out = run(&name, &bytes, &opts(vec![], false)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let after = streams_pairs("m.sse", &out.output).unwrap();
+            prop_assert_eq!(at_least_warning(&after[0]), chosen);
+            prop_assert!(out.output.len() <= bytes.len());
+        }
+    }
+}
+
+fn sselint() -> Command {
+    let mut c = Command::cargo_bin("sselint").unwrap();
+    c.current_dir(std::env::temp_dir());
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sselint-minimize-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_command_writes_next_to_the_input_reports_and_refuses_to_overwrite() {
+    let d = scratch("cli");
+    let input = d.join("cut.sse");
+    std::fs::copy(root().join("samples/bad/cut-off.sse"), &input).unwrap();
+    let out = sselint().arg("minimize").arg(&input).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    let written = d.join("cut.min.sse");
+    assert!(written.exists(), "{report}");
+    for want in [
+        "events: 9 → ",
+        "kept:   cut-off (error)",
+        "before: ",
+        "after: ",
+        "re-lints",
+        "check it: sselint check ",
+    ] {
+        assert!(report.contains(want), "{want:?} in {report}");
+    }
+    // Again: the output exists.
+    let again = sselint().arg("minimize").arg(&input).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists; use --force"));
+    // --force replaces it; -o the input itself is refused even so.
+    sselint()
+        .arg("minimize")
+        .arg(&input)
+        .arg("--force")
+        .assert()
+        .success();
+    let same = sselint()
+        .arg("minimize")
+        .arg(&input)
+        .arg("-o")
+        .arg(&input)
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert_eq!(same.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&same.stderr).contains("must not be the input"));
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        std::fs::read(root().join("samples/bad/cut-off.sse")).unwrap()
+    );
+    // JSON report.
+    let j = sselint()
+        .arg("minimize")
+        .arg(&input)
+        .args(["--force", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    assert_eq!(doc["kept"][0]["rule"], "cut-off");
+    assert!(doc["after"]["bytes"].as_u64() < doc["before"]["bytes"].as_u64());
+    assert!(doc["check"].as_str().unwrap().starts_with("sselint check "));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn bad_input_is_a_clear_error_naming_the_file() {
+    let d = scratch("bad");
+    let junk = d.join("junk.har");
+    std::fs::write(&junk, b"{\"log\": 3").unwrap();
+    for (args, want) in [
+        (vec![junk.to_string_lossy().into_owned()], "junk.har"),
+        (
+            vec![d.join("missing.sse").to_string_lossy().into_owned()],
+            "missing.sse: no such file",
+        ),
+        (vec![d.to_string_lossy().into_owned()], "is a directory"),
+        (
+            vec![
+                root()
+                    .join("samples/good/openai-basic.sse")
+                    .to_string_lossy()
+                    .into_owned(),
+                "-o".into(),
+                d.join("o.sse").to_string_lossy().into_owned(),
+            ],
+            "nothing to minimize",
+        ),
+        (
+            vec![
+                root()
+                    .join("samples/bad/cut-off.sse")
+                    .to_string_lossy()
+                    .into_owned(),
+                "--rule".into(),
+                "missing-done".into(),
+                "-o".into(),
+                d.join("o.sse").to_string_lossy().into_owned(),
+            ],
+            "missing-done",
+        ),
+    ] {
+        let out = sselint().arg("minimize").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(want) && !err.contains("panicked"),
+            "{want:?} in {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    let out = sselint().args(["minimize", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "Examples:",
+        "--rule",
+        "--keep-text",
+        "--max-steps",
+        "--force",
+        "sselint minimize capture.sse",
+    ] {
+        assert!(help.contains(want), "{want:?}");
+    }
+}
+
+#[test]
+fn a_har_stays_a_one_entry_har_and_keeps_the_request_only_where_read() {
+    // usage-missing needs the request's stream_options.include_usage.
+    let bytes = std::fs::read(root().join("samples/bad/usage-missing.har")).unwrap();
+    let out = run("usage-missing.har", &bytes, &opts(vec![], false)).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.output).unwrap();
+    assert_eq!(doc["log"]["entries"].as_array().unwrap().len(), 1);
+    let req = doc["log"]["entries"][0]["request"]["postData"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(req.contains("include_usage"), "{req}");
+    // A fault in the body alone needs no request body.
+    let bytes = std::fs::read(root().join("samples/bad/buffered.har")).unwrap();
+    let out = run("buffered.har", &bytes, &opts(vec![], false)).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.output).unwrap();
+    assert!(
+        doc.pointer("/log/entries/0/request/postData").is_none(),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn secrets_in_headers_urls_and_bodies_never_reach_the_output() {
+    const KEY: &str = "sk-live-SECRET0123456789abcdef";
+    const XKEY: &str = "xk-9f8e7d6c5b4a39281706";
+    const COOKIE: &str = "session=c0ffee15deadbeef";
+    // A curl -v dump around a body with a fault (cumulative text), and the
+    // same body in a HAR whose request needs stream_options.
+    let body = std::fs::read_to_string(root().join("samples/bad/cumulative-content.sse")).unwrap();
+    let dump = format!(
+        "* Connected to api.example.com\n> POST /v1/chat/completions?api_key={XKEY} HTTP/1.1\r\n> Host: api.example.com\r\n> Authorization: Bearer {KEY}\r\n> x-api-key: {XKEY}\r\n> Cookie: {COOKIE}\r\n>\r\n< HTTP/1.1 200 OK\r\n< Content-Type: text/event-stream\r\n< Set-Cookie: {COOKIE}\r\n<\r\n{body}"
+    );
+    let mut har: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root().join("samples/bad/usage-missing.har")).unwrap(),
+    )
+    .unwrap();
+    let e = &mut har["log"]["entries"][0];
+    e["request"]["url"] = format!("https://api.example.com/v1/chat/completions?key={XKEY}").into();
+    e["request"]["headers"] = serde_json::json!([
+        {"name": "Authorization", "value": format!("Bearer {KEY}")},
+        {"name": "x-api-key", "value": XKEY},
+        {"name": "Cookie", "value": COOKIE},
+    ]);
+    e["request"]["postData"]["text"] = serde_json::json!({
+        "model": "m", "stream": true, "stream_options": {"include_usage": true}, "api_key": KEY,
+        "messages": [{"role": "user", "content": "Summarise the confidential quarterly figures"}]
+    })
+    .to_string()
+    .into();
+    let har = serde_json::to_vec_pretty(&har).unwrap();
+    for (name, bytes) in [("dump.txt", dump.into_bytes()), ("cap.har", har)] {
+        let input = String::from_utf8_lossy(&bytes).into_owned();
+        assert!(input.contains(KEY) && input.contains(XKEY) && input.contains(COOKIE));
+        for keep_text in [false, true] {
+            let out = run(name, &bytes, &opts(vec![], keep_text))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let text = String::from_utf8_lossy(&out.output);
+            for s in [KEY, XKEY, COOKIE, "c0ffee15"] {
+                assert!(!text.contains(s), "{name}: {s} in\n{text}");
+            }
+            if !keep_text {
+                for w in ["confidential", "quarterly", "Summarise"] {
+                    assert!(!text.contains(w), "{name}: {w} in\n{text}");
+                }
+            }
+            assert!(!out.chosen.is_empty(), "{name}");
+        }
+    }
+}
