@@ -111,6 +111,12 @@ def _options(
     return args
 
 
+# How a line of an event stream starts (WHATWG HTML 9.2.6: a field name and
+# a colon, or a colon for a comment): a str that starts so and names no file
+# is capture text passed where a path goes.
+_SSE_LINE_STARTS = ("data:", "event:", "id:", "retry:", ":")
+
+
 def _path_arg(p: PathLike) -> str:
     """A path as an INPUT argument: never a URL (the Python API does not
     reach the network) and never `-` (stdin)."""
@@ -123,6 +129,11 @@ def _path_arg(p: PathLike) -> str:
         raise TypeError(
             "a str is a path, and this one holds a line break: to lint capture text, "
             "pass bytes (text.encode()) instead"
+        )
+    if not os.path.exists(s) and s.lstrip().startswith(_SSE_LINE_STARTS):
+        raise TypeError(
+            f"a str is a path, and {s[:40]!r} is no file but reads like an SSE line: "
+            "to lint capture text, pass bytes (text.encode()) instead"
         )
     low = s.lower()
     if low.startswith(("http://", "https://")):
@@ -275,6 +286,11 @@ def check_many(
 
     Raises :class:`Error` for a usage or configuration error (no report).
     """
+    if isinstance(paths, (str, bytes, bytearray, memoryview, os.PathLike)):
+        raise TypeError(
+            "check_many takes an iterable of paths (a list), not one "
+            f"{type(paths).__name__}; for one capture use check()"
+        )
     inputs = [_path_arg(p) for p in paths]
     for inp in inputs:
         if not os.path.exists(inp) and any(c in inp for c in "*?["):

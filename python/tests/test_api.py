@@ -74,6 +74,11 @@ def test_a_str_is_a_path_never_capture_text(samples: Path) -> None:
     with pytest.raises(Error) as e:
         check("-")  # a file named "-", not standard input
     assert e.value.exit_code == 2 and "no such file" in e.value.message
+    # One line of capture text (no line break) is not a path either, nor a
+    # glob pattern: the same hint as for several lines.
+    for one_line in ('data: {"choices":[]}', "event: message_start", ": keep-alive"):
+        with pytest.raises(TypeError, match="pass bytes"):
+            check(one_line)
 
 
 def test_an_unreadable_input_raises_error_with_sselints_message(tmp_path: Path) -> None:
@@ -156,6 +161,11 @@ def test_check_many_maps_reports_back_to_each_path(samples: Path, tmp_path: Path
     assert check_many([]) == []
     with pytest.raises(ValueError, match="glob"):
         check_many([str(samples / "good" / "*.sse")])
+    # One path instead of a list of them: a str would be iterated one
+    # character at a time ("/" is the whole file system).
+    for one in (str(samples / "good" / "openai-basic.sse"), samples / "good", b"data: x"):
+        with pytest.raises(TypeError, match="iterable of paths"):
+            check_many(one)  # type: ignore[arg-type]
 
 
 def test_assert_conforms(samples: Path) -> None:
