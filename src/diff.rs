@@ -797,10 +797,11 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     shown(&fb, &kb),
                     "finish, mapped across dialects",
                 );
+                // Each side's own word, as the row shows it.
                 reasons.push(format!(
                     "choice {i} finishes with {} on A, {} on B",
-                    opt(ka.as_deref()),
-                    opt(kb.as_deref())
+                    shown(&fa, &ka),
+                    shown(&fb, &kb)
                 ));
             }
         } else if fa != fb {
@@ -853,7 +854,6 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     let pb = serde_json::from_str::<Value>(&y.arguments);
                     match (pa, pb) {
                         (Ok(u), Ok(v)) if u == v => {}
-                        (Ok(_), Ok(_)) if opts.ignore_text => {}
                         (Ok(u), Ok(v)) => {
                             let mut out = Vec::new();
                             json_diff(&u, &v, "", &mut out);
@@ -910,7 +910,8 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         usage_text(rb.dialect, rb.answer.usage.as_ref()),
     );
     let has = |r: &StreamResult| r.answer.usage.is_some();
-    if has(ra) != has(rb) || (!opts.ignore_text && ua != ub) {
+    // `--ignore-text` drops the answer's text only: usage is compared.
+    if has(ra) != has(rb) || ua != ub {
         let messages = [ra.dialect, rb.dialect].contains(&Some(crate::dialect::Dialect::Messages));
         let class = if cross && messages {
             "usage, cached tokens counted in the input (Anthropic's: input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"

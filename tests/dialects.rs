@@ -387,3 +387,69 @@ fn a_request_body_tells_its_api_by_the_fields_only_one_api_has() {
     );
     assert_eq!(is(json!({"model": "m", "prompt": "Hi"})), None);
 }
+
+/// Replaces the first event's `event:` line with `event: NAME` (adding
+/// one when it has none).
+fn renamed_first(path: &str, name: &str) -> Vec<u8> {
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
+    let text = text.strip_prefix("\u{feff}").unwrap_or(&text);
+    let rest = match text.split_once('\n') {
+        Some((first, rest)) if first.starts_with("event:") => rest.to_string(),
+        _ => text.to_string(),
+    };
+    format!("event: {name}\n{rest}").into_bytes()
+}
+
+#[test]
+fn the_data_decides_the_dialect_when_the_first_event_name_disagrees() {
+    // (sample, the name its first event gets, the dialect its data is,
+    // the most findings the wrong name may cost).
+    for (path, name, want) in [
+        (
+            "samples/good/openai-usage.sse",
+            "message_start",
+            Dialect::Chat,
+        ),
+        (
+            "samples/good/messages-basic.sse",
+            "response.created",
+            Dialect::Messages,
+        ),
+        (
+            "samples/good/responses-basic.sse",
+            "message_start",
+            Dialect::Responses,
+        ),
+    ] {
+        let r = lint_as(&renamed_first(path, name), None);
+        assert_eq!(r.streams[0].dialect, Some(want), "{path} named {name}");
+        let found: Vec<_> = diags(&r).iter().map(|d| d.rule).collect();
+        assert!(found.len() <= 1, "{path} named {name}: {found:?}");
+        for f in diags(&r) {
+            let rule = catalogue().get(f.rule).unwrap();
+            assert!(
+                rule.dialect.is_none() || rule.dialect == Some(want),
+                "{path} named {name}: {} fired",
+                f.rule
+            );
+        }
+    }
+}
+
+#[test]
+fn an_anthropic_error_only_stream_is_messages_and_a_responses_error_is_not() {
+    let body = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}\n\n";
+    let r = lint_as(body.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect, Some(Dialect::Messages));
+    let found: Vec<_> = diags(&r).iter().map(|d| d.rule).collect();
+    assert!(found.contains(&"messages-error-event"), "{found:?}");
+    // OpenAI's nested Responses error has a `sequence_number`: it is not
+    // taken for Anthropic's.
+    let body = "event: error\ndata: {\"type\":\"error\",\"sequence_number\":0,\"error\":{\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\",\"message\":\"m\",\"param\":null}}\n\n";
+    let r = lint_as(body.as_bytes(), None);
+    assert_ne!(r.streams[0].dialect, Some(Dialect::Messages));
+    // Nor is Chat's error object (no top-level `type`).
+    let body = "data: {\"error\":{\"type\":\"server_error\",\"message\":\"m\"}}\n\n";
+    let r = lint_as(body.as_bytes(), None);
+    assert_ne!(r.streams[0].dialect, Some(Dialect::Messages));
+}

@@ -714,3 +714,35 @@ fn dialect_applies_to_both_sides_and_dialect_a_or_b_to_one() {
         assert!(help.contains(flag), "{help}");
     }
 }
+
+#[test]
+fn ignore_text_across_dialects_still_compares_usage_and_tool_arguments() {
+    let (_, v) = diff(
+        "samples/good/messages-tool-use.sse",
+        "samples/good/responses-function-call.sse",
+        &["--ignore-text"],
+    );
+    assert_eq!(v["identical"], false, "{v:#}");
+    let found = items(&v);
+    assert!(found.iter().any(|(_, i, _)| i == "usage"), "{found:?}");
+    assert!(
+        found.iter().any(|(_, i, _)| i.ends_with(" arguments")),
+        "{found:?}"
+    );
+    // The text is what it drops.
+    assert!(!found.iter().any(|(_, i, _)| i.ends_with(" text")));
+}
+
+#[test]
+fn the_finish_reason_names_each_sides_own_word() {
+    let (_, v) = diff(
+        "samples/good/messages-tool-use.sse",
+        "samples/good/openai-basic.sse",
+        &[],
+    );
+    let reasons = v.to_string();
+    assert!(
+        reasons.contains(r#"finishes with \"tool_use\" (= tool_calls) on A, \"stop\" on B"#),
+        "{v:#}"
+    );
+}

@@ -18,7 +18,8 @@
 //!
 //! Detection ([`sniff_url`], [`sniff_event`]) reads, in order: `--dialect`,
 //! the request path where the capture has it (HAR, curl `-v`, `record`),
-//! then the first event's `event:` name and its data's `type` field.
+//! then the first event's data (its `type` field, or Chat's shape) and,
+//! only where the data names no dialect, its `event:` name.
 
 pub mod messages;
 pub mod responses;
@@ -212,33 +213,56 @@ fn is_messages_event(name: &str) -> bool {
     name != "error" && messages::fields::EVENT_TYPES.contains(&name)
 }
 
+/// Whether `o` is Anthropic's error event: a top-level `type: "error"`
+/// with a nested `error` object that has a `type`
+/// (`{"type":"error","error":{"type":"overloaded_error","message":…}}`).
+/// OpenAI's nested Responses error has the same two levels but also a
+/// `sequence_number` (every Responses event has one), and its flat one
+/// has no `error` object; Chat's error has no top-level `type`. So the
+/// shape without a `sequence_number` is Anthropic's.
+fn is_messages_error(o: &serde_json::Map<String, Value>) -> bool {
+    o.get("type").and_then(Value::as_str) == Some("error")
+        && !o.contains_key("sequence_number")
+        && o.get("error")
+            .and_then(|e| e.get("type"))
+            .and_then(Value::as_str)
+            .is_some()
+}
+
 /// Classifies one event: its `event:` name (`message` when it had none)
-/// and its data, parsed when it is JSON.
+/// and its data, parsed when it is JSON. The data decides first (its
+/// `type`, Chat's `object` or `choices`, Anthropic's error shape): a
+/// client reads the data, so an event named like one dialect whose data
+/// is another's is the data's, and that dialect's name rule reports the
+/// name. The name decides only where the data names no dialect.
 pub fn sniff_event(event_type: &str, data: Option<&Value>) -> Sniffed {
+    let o = data.and_then(Value::as_object);
+    let ty = o
+        .and_then(|o| o.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if let Some(o) = o {
+        if o.contains_key("choices")
+            || o.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+        {
+            return Sniffed::Dialect(Dialect::Chat);
+        }
+        if ty.starts_with("response.") {
+            return Sniffed::Dialect(Dialect::Responses);
+        }
+        if is_messages_event(ty) || is_messages_error(o) {
+            return Sniffed::Dialect(Dialect::Messages);
+        }
+    }
     if event_type.starts_with("response.") {
         return Sniffed::Dialect(Dialect::Responses);
     }
     if is_messages_event(event_type) {
         return Sniffed::Dialect(Dialect::Messages);
     }
-    let Some(v) = data else {
+    let Some(o) = o else {
         return Sniffed::Neutral;
     };
-    let Some(o) = v.as_object() else {
-        return Sniffed::Neutral;
-    };
-    let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
-    if o.contains_key("choices")
-        || o.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
-    {
-        return Sniffed::Dialect(Dialect::Chat);
-    }
-    if ty.starts_with("response.") {
-        return Sniffed::Dialect(Dialect::Responses);
-    }
-    if is_messages_event(ty) {
-        return Sniffed::Dialect(Dialect::Messages);
-    }
     if ty == "error" || o.contains_key("error") || ty == "keepalive" {
         return Sniffed::Neutral;
     }
