@@ -243,10 +243,7 @@ pub fn read_side_with(
     let Some(stream) = cap.streams.into_iter().next() else {
         return Err(format!("{path}: no stream"));
     };
-    let url = stream
-        .request
-        .as_ref()
-        .map(|r| capture::redact_url(&r.url));
+    let url = stream.request.as_ref().map(|r| capture::redact_url(&r.url));
     let mut rec = ShapeRecorder {
         shape: Shape::default(),
         timing: stream.timing.clone(),

@@ -131,7 +131,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         .context("rendering the report")?;
         let code = super::write_report(Some(p), &buf)?;
-        return Ok(if code == ExitCode::SUCCESS { verdict } else { code });
+        return Ok(if code == ExitCode::SUCCESS {
+            verdict
+        } else {
+            code
+        });
     }
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

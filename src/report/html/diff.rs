@@ -13,9 +13,9 @@
 use super::{head_chars, inert, plural, timeline, timing_line};
 use crate::diff::{Comparison, Section, Side};
 use crate::lint::{printable, printable_text};
+use crate::model::assembly::ToolCall;
 use askama::Template;
 use serde_json::Value;
-use crate::model::assembly::ToolCall;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
