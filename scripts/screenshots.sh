@@ -53,4 +53,11 @@ if [ $# -eq 0 ]; then
     "$bin" check samples/good/openai-basic.sse samples/bad/cut-off.sse samples/har/firefox.har \
         samples/providers/messages-anthropic-tools.sse --format html -o "$tmp/check.html" || true
     shoot check "$tmp/check.html"
+    # diff: two timed captures on one time axis, and two answers with tool
+    # calls that differ.
+    "$bin" diff samples/har/chrome.har samples/curl/curl-trace.txt --format html -o "$tmp/diff.html" || true
+    height=1400 shoot diff "$tmp/diff.html"
+    "$bin" diff samples/good/openai-tool-calls.sse samples/providers/gemini.sse --format html \
+        -o "$tmp/diff-tools.html" || true
+    height=1600 shoot diff-tools "$tmp/diff-tools.html"
 fi

@@ -106,6 +106,8 @@ struct ShapeRecorder {
     shape: Shape,
     timing: Option<Timing>,
     last_ms: Option<f64>,
+    /// The HTML page's recorder, for the timeline (only when asked).
+    log: Option<crate::report::html::record::StreamLog>,
 }
 
 impl ShapeRecorder {
@@ -118,7 +120,10 @@ impl ShapeRecorder {
 }
 
 impl Observer for ShapeRecorder {
-    fn block(&mut self, block: &Block<'_>, _new: &[Diagnostic], linter: &Linter<'_>) {
+    fn block(&mut self, block: &Block<'_>, new: &[Diagnostic], linter: &Linter<'_>) {
+        if let Some(log) = self.log.as_mut() {
+            log.block(block, new, linter);
+        }
         let comments = block
             .lines
             .iter()
@@ -184,6 +189,11 @@ pub struct Side {
     pub shape: Shape,
     /// The capture's format detail (`raw body`, `curl -i`, `har`).
     pub detail: &'static str,
+    /// The request URL, secrets redacted, where the capture has it.
+    pub url: Option<String>,
+    /// Answer characters and bytes over time, where the capture has
+    /// timings and [`read_side_with`] was asked for them.
+    pub timeline: Option<crate::report::html::record::Timeline>,
 }
 
 /// Reads one side: `PATH` or `PATH#N` (HAR entry N). A capture with
@@ -192,6 +202,20 @@ pub struct Side {
 /// # Errors
 /// The input cannot be read, or holds several streams and none was picked.
 pub fn read_side(spec: &str, opts: &capture::Options, settings: &Settings) -> Result<Side, String> {
+    read_side_with(spec, opts, settings, false)
+}
+
+/// [`read_side`], recording the stream's timeline too when `timeline` is
+/// set (for the HTML page).
+///
+/// # Errors
+/// As [`read_side`].
+pub fn read_side_with(
+    spec: &str,
+    opts: &capture::Options,
+    settings: &Settings,
+    timeline: bool,
+) -> Result<Side, String> {
     let (path, entry) = match spec.rsplit_once('#') {
         Some((p, n)) if n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() => {
             (p, n.parse::<usize>().ok())
@@ -219,10 +243,18 @@ pub fn read_side(spec: &str, opts: &capture::Options, settings: &Settings) -> Re
     let Some(stream) = cap.streams.into_iter().next() else {
         return Err(format!("{path}: no stream"));
     };
+    let url = stream.request.as_ref().map(|r| capture::redact_url(&r.url));
     let mut rec = ShapeRecorder {
         shape: Shape::default(),
         timing: stream.timing.clone(),
         last_ms: None,
+        log: timeline.then(|| {
+            crate::report::html::record::StreamLog::new(
+                None,
+                stream.timing.clone(),
+                settings.stall_ms,
+            )
+        }),
     };
     let result = pipeline::lint_stream_with(
         stream,
@@ -239,11 +271,17 @@ pub fn read_side(spec: &str, opts: &capture::Options, settings: &Settings) -> Re
         .values()
         .map(|c| c.text.kept.chars().count() as u64)
         .sum();
+    let timeline = rec.log.and_then(|l| l.timeline).map(|mut t| {
+        t.finish();
+        t
+    });
     Ok(Side {
         spec: spec.to_string(),
         result,
         shape: rec.shape,
         detail,
+        url,
+        timeline,
     })
 }
 

@@ -552,3 +552,196 @@ fn pages_are_stable() {
         }
     });
 }
+
+/// `diff --format html` of `a` and `b` into `page`; the exit code.
+fn diff_page(a: &str, b: &str, page: &Path) -> i32 {
+    let out = sselint()
+        .args(["diff", a, b, "--format", "html", "-o"])
+        .arg(page)
+        .output()
+        .unwrap();
+    assert!(out.stdout.is_empty(), "-o writes nothing to stdout");
+    out.status.code().unwrap()
+}
+
+#[test]
+fn diff_page_shows_the_word_diff_tool_calls_and_verdict() {
+    let Some(chrome) = browser("diff_page_shows_the_word_diff_tool_calls_and_verdict") else {
+        return;
+    };
+    let scratch = Scratch::new("diff");
+    // Two answers that differ word by word.
+    let page = scratch.0.join("text.html");
+    assert_eq!(
+        diff_page(
+            "samples/diff/openai.sse",
+            "samples/providers/groq.sse",
+            &page
+        ),
+        1
+    );
+    let dom = dump_dom(&chrome, &page, &scratch.0);
+    assert_inert(&dom);
+    for w in ["tide", "rises", "twice"] {
+        assert!(dom.contains(&format!("<del>{w}</del>")), "A's {w} deleted");
+    }
+    for w in ["inference", "latency"] {
+        assert!(dom.contains(&format!("<ins>{w}</ins>")), "B's {w} inserted");
+    }
+    assert!(dom.contains("<span class=\"verdict fail\">not compatible</span>"));
+    assert!(dom.contains("choice 0's text differs"));
+    assert!(dom.contains("Neither stream called a tool."));
+    assert!(dom.contains("No timings on either side"));
+    // Tool calls side by side, compared as JSON.
+    let page = scratch.0.join("tools.html");
+    assert_eq!(
+        diff_page(
+            "samples/good/openai-tool-calls.sse",
+            "samples/providers/gemini.sse",
+            &page
+        ),
+        1
+    );
+    let dom = dump_dom(&chrome, &page, &scratch.0);
+    assert_inert(&dom);
+    assert_eq!(
+        dom.matches("<code class=\"tool-name\">get_weather</code>")
+            .count(),
+        3,
+        "two calls on A, one on B"
+    );
+    assert!(dom.contains("same name, arguments differ as JSON"));
+    assert!(dom.contains("only in A"));
+    assert!(
+        dom.contains("\"city\": \"Paris\""),
+        "arguments pretty-printed"
+    );
+    // Two timed captures: one time axis, a line and a TTFT marker each.
+    let page = scratch.0.join("timed.html");
+    diff_page(
+        "samples/har/chrome.har",
+        "samples/curl/curl-trace.txt",
+        &page,
+    );
+    let dom = dump_dom(&chrome, &page, &scratch.0);
+    assert_eq!(dom.matches("<svg class=\"timeline pair\"").count(), 1);
+    assert!(dom.contains("<polyline class=\"series-a\""));
+    assert!(dom.contains("<polyline class=\"series-b\""));
+    assert!(dom.contains("A first content 438 ms"));
+    assert!(dom.contains("B first content 260 ms"));
+    // One side without timings: a plain note for it, the other's line.
+    let page = scratch.0.join("half.html");
+    diff_page("samples/har/chrome.har", "samples/diff/openai.sse", &page);
+    let dom = dump_dom(&chrome, &page, &scratch.0);
+    assert!(dom.contains("<polyline class=\"series-a\""));
+    assert!(!dom.contains("<polyline class=\"series-b\""));
+    assert!(dom.contains("no timings: this capture has no time per event"));
+}
+
+/// A Chat Completions stream whose answer is `text`.
+fn chat_sse(text: &str) -> String {
+    let chunk = |delta: serde_json::Value, finish: serde_json::Value| {
+        let c = serde_json::json!({"id": "c1", "object": "chat.completion.chunk",
+            "created": 1700000000, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {c}\n\n")
+    };
+    let null = serde_json::Value::Null;
+    chunk(
+        serde_json::json!({"role": "assistant", "content": ""}),
+        null.clone(),
+    ) + &chunk(serde_json::json!({"content": text}), null)
+        + &chunk(serde_json::json!({}), serde_json::json!("stop"))
+        + "data: [DONE]\n\n"
+}
+
+#[test]
+fn hostile_diff_renders_as_inert_text() {
+    let Some(chrome) = browser("hostile_diff_renders_as_inert_text") else {
+        return;
+    };
+    let scratch = Scratch::new("hostile-diff");
+    let a = scratch.0.join("a.sse");
+    let b = scratch.0.join("b.sse");
+    std::fs::write(&a, chat_sse("hello world")).unwrap();
+    std::fs::write(
+        &b,
+        chat_sse("hello <img src=x onerror=alert(1)> </script><script>alert(2)</script>"),
+    )
+    .unwrap();
+    let page = scratch.0.join("diff.html");
+    assert_eq!(
+        diff_page(a.to_str().unwrap(), b.to_str().unwrap(), &page),
+        1
+    );
+    let dom = dump_dom(&chrome, &page, &scratch.0);
+    assert_inert(&dom);
+    assert!(dom.contains("&lt;img"), "{dom}");
+    assert!(dom.contains("onerror=alert(1)&gt;"));
+    assert!(dom.contains("&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt;"));
+    assert!(dom.contains("<del>world</del>"));
+}
+
+#[test]
+fn diff_output_is_never_an_input() {
+    let scratch = Scratch::new("diff-o");
+    let cap = scratch.0.join("a.sse");
+    std::fs::write(&cap, chat_sse("hello")).unwrap();
+    let before = std::fs::read(&cap).unwrap();
+    for format in ["html", "json", "human"] {
+        sselint()
+            .args(["diff", "samples/diff/openai.sse"])
+            .arg(format!("{}#0", cap.display()))
+            .args(["--format", format, "-o"])
+            .arg(&cap)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("would overwrite the capture"));
+        assert_eq!(std::fs::read(&cap).unwrap(), before);
+    }
+    // Any format goes to the file, none to stdout.
+    let out = scratch.0.join("d.json");
+    sselint()
+        .args([
+            "diff",
+            "samples/diff/openai.sse",
+            "samples/diff/provider.sse",
+        ])
+        .args(["--format", "json", "-o"])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stdout("");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["compatible"], false);
+}
+
+#[test]
+fn diff_page_is_stable() {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"sselint \d+\.\d+\.\d+[-.\w]*", "sselint [VERSION]");
+    settings.add_filter(
+        r"(?s)<style>.*?</style>",
+        "<style>[CSS: templates/report.css, templates/diff.css]</style>",
+    );
+    settings.add_filter(
+        r"(?s)<script>.*?</script>",
+        "<script>[JS: templates/diff.js]</script>",
+    );
+    settings.bind(|| {
+        let out = sselint()
+            .args([
+                "diff",
+                "samples/har/chrome.har",
+                "samples/curl/curl-trace.txt",
+                "--format",
+                "html",
+            ])
+            .output()
+            .unwrap();
+        insta::assert_snapshot!(
+            "html-diff-chrome-curl",
+            String::from_utf8(out.stdout).unwrap()
+        );
+    });
+}

@@ -12,6 +12,7 @@ Examples:
   sselint diff openai.sse vllm.sse
   sselint diff chrome.har#3 other.har#0 --ignore-text
   sselint diff a.sse b.sse --format json
+  sselint diff a.sse b.sse --format html -o diff.html
   sselint diff chat.sse claude.sse --dialect-b messages
 
 Two streams of different dialects are compared on what both have: finish
@@ -36,9 +37,14 @@ pub struct Args {
     /// Compare shape and fields only (for different prompts).
     #[arg(long)]
     ignore_text: bool,
-    /// `human` or `json`.
+    /// `human`, `json` or `html` (one self-contained page: the word diff,
+    /// tool calls side by side, the rows, both timelines on one axis).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
+    /// Write the report to this file (atomically) instead of stdout; never
+    /// one of the inputs.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
     /// A finding on B that A lacks makes the two incompatible from this
     /// severity on.
     #[arg(long, value_enum, default_value = "error")]
@@ -66,15 +72,32 @@ pub struct Args {
 enum Format {
     Human,
     Json,
+    Html,
+}
+
+/// The file of a side's spec (`PATH#N` names `PATH`).
+fn spec_path(spec: &str) -> &str {
+    match spec.rsplit_once('#') {
+        Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => p,
+        _ => spec,
+    }
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if let Some(p) = &a.output {
+        let inputs = [spec_path(&a.a).to_string(), spec_path(&a.b).to_string()];
+        if let Some(msg) = super::output_is_input(p, &inputs) {
+            eprintln!("sselint: error: {msg}");
+            return Ok(ExitCode::from(2));
+        }
+    }
+    let html = a.format == Format::Html;
     let settings = super::profile_settings(&a.profile)?;
     let opts = sselint::capture::Options::default();
     let read = |spec: &str, dialect: Option<super::DialectArg>| {
         let mut settings = settings.clone();
         settings.dialect = dialect.unwrap_or(a.dialect).dialect();
-        diff::read_side(spec, &opts, &settings)
+        diff::read_side_with(spec, &opts, &settings, html)
     };
     let (sa, sb) = match (read(&a.a, a.dialect_a), read(&a.b, a.dialect_b)) {
         (Ok(x), Ok(y)) => (x, y),
@@ -93,11 +116,33 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             fail_on: a.fail_on.threshold(),
         },
     );
+    let verdict = if cmp.compatible {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    if let Some(p) = &a.output {
+        let mut buf = Vec::new();
+        match a.format {
+            // A file gets no colour.
+            Format::Human => sselint::report::diff::human(&sa, &sb, &cmp, false, &mut buf),
+            Format::Json => sselint::report::diff::json(&sa, &sb, &cmp, &mut buf),
+            Format::Html => sselint::report::html::diff::render(&sa, &sb, &cmp, &mut buf),
+        }
+        .context("rendering the report")?;
+        let code = super::write_report(Some(p), &buf)?;
+        return Ok(if code == ExitCode::SUCCESS {
+            verdict
+        } else {
+            code
+        });
+    }
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     match a.format {
         Format::Human => sselint::report::diff::human(&sa, &sb, &cmp, a.color.enabled(), &mut out),
         Format::Json => sselint::report::diff::json(&sa, &sb, &cmp, &mut out),
+        Format::Html => sselint::report::html::diff::render(&sa, &sb, &cmp, &mut out),
     }
     .context("writing the report")?;
     out.flush().context("writing the report")?;

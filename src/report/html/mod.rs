@@ -13,6 +13,7 @@
 //! Not for deciding a verdict: the page shows the run's findings and its
 //! `--fail-on` threshold.
 
+pub mod diff;
 pub mod record;
 pub mod timeline;
 

@@ -117,7 +117,8 @@ impl Timeline {
         self.last = Some(p);
     }
 
-    fn finish(&mut self) {
+    /// Keeps the last point (call once, when the stream ended).
+    pub fn finish(&mut self) {
         if let Some(l) = self.last {
             if self.points.last() != Some(&l) {
                 self.points.push(l);

@@ -219,6 +219,110 @@ pub fn plot(t: &Timeline) -> Option<Plot> {
     })
 }
 
+/// One stream's line on a two-stream plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Polyline points.
+    pub line: String,
+    /// Time to first content.
+    pub ttft: Option<Marker>,
+}
+
+/// Two streams' answer characters (or body bytes, when neither has
+/// answer text) against one time axis, for `diff`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairPlot {
+    /// The view box, `0 0 W H`.
+    pub view_box: String,
+    /// Left edge of the plot area.
+    pub left: String,
+    /// Right edge of the plot area.
+    pub right: String,
+    /// Top of the plot area.
+    pub top: String,
+    /// Bottom of the plot area.
+    pub bottom: String,
+    /// Where the time labels go.
+    pub time_label_y: String,
+    /// `answer characters` or `body bytes`.
+    pub measure: &'static str,
+    /// A's line, where A has timings.
+    pub a: Option<Series>,
+    /// B's line, where B has timings.
+    pub b: Option<Series>,
+    /// Time axis ticks.
+    pub x_ticks: Vec<Tick>,
+    /// Value axis ticks.
+    pub y_ticks: Vec<Tick>,
+}
+
+/// The plot of two timelines on one time axis, or `None` when neither has
+/// an event with a time.
+pub fn pair(a: Option<&Timeline>, b: Option<&Timeline>) -> Option<PairPlot> {
+    let a = a.filter(|t| !t.points.is_empty());
+    let b = b.filter(|t| !t.points.is_empty());
+    if a.is_none() && b.is_none() {
+        return None;
+    }
+    let both = || a.into_iter().chain(b);
+    let chars = both().flat_map(|t| &t.points).any(|p| p.chars > 0);
+    let val = move |p: &super::record::Point| if chars { p.chars } else { p.bytes } as f64;
+    let end = both().map(Timeline::end_ms).fold(0.0, f64::max);
+    let xt = nice_ticks(end.max(1.0), 8);
+    let x_max = xt.last().copied().unwrap_or(1.0).max(1.0);
+    let max_v = both().flat_map(|t| &t.points).map(val).fold(0.0, f64::max);
+    let yt = nice_ticks(max_v.max(1.0), 4);
+    let y_max = yt.last().copied().unwrap_or(1.0).max(1.0);
+    let x = |ms: f64| LEFT + (ms / x_max) * (WIDTH - LEFT - RIGHT);
+    let y = |v: f64| BOTTOM - (v / y_max) * (BOTTOM - TOP);
+    let series = |t: &Timeline, side: &str| {
+        let mut pts = vec![format!("{},{}", fmt(x(0.0)), fmt(y(0.0)))];
+        let mut prev = 0.0;
+        for p in &t.points {
+            let v = val(p);
+            pts.push(format!("{},{}", fmt(x(p.ms)), fmt(y(prev))));
+            pts.push(format!("{},{}", fmt(x(p.ms)), fmt(y(v))));
+            prev = v;
+        }
+        Series {
+            line: pts.join(" "),
+            ttft: t.first_content_ms.map(|ms| Marker {
+                x: fmt(x(ms)),
+                label: format!("{side} first content {}", short_ms(ms)),
+            }),
+        }
+    };
+    Some(PairPlot {
+        view_box: format!("0 0 {WIDTH} {}", BOTTOM + 30.0),
+        left: fmt(LEFT),
+        right: fmt(WIDTH - RIGHT),
+        top: fmt(TOP),
+        bottom: fmt(BOTTOM),
+        time_label_y: fmt(BOTTOM + 18.0),
+        measure: if chars {
+            "answer characters"
+        } else {
+            "body bytes"
+        },
+        a: a.map(|t| series(t, "A")),
+        b: b.map(|t| series(t, "B")),
+        x_ticks: xt
+            .iter()
+            .map(|v| Tick {
+                pos: fmt(x(*v)),
+                label: short_ms(*v),
+            })
+            .collect(),
+        y_ticks: yt
+            .iter()
+            .map(|v| Tick {
+                pos: fmt(y(*v)),
+                label: short_count(*v),
+            })
+            .collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,5 +400,10 @@ mod tests {
         );
         assert_eq!(p.arrivals.len(), 3);
         assert!(plot(&Timeline::default()).is_none());
+        let q = pair(Some(&t), None).unwrap();
+        assert!(q.b.is_none());
+        assert_eq!(q.measure, "answer characters");
+        assert_eq!(q.a.unwrap().ttft.unwrap().label, "A first content 400 ms");
+        assert!(pair(None, Some(&Timeline::default())).is_none());
     }
 }
