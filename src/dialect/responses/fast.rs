@@ -6,12 +6,14 @@
 //! form and never becomes a JSON value. Anything else (another field, a
 //! null, a gap in `sequence_number`, an item or part not announced, closed
 //! or of another kind, a name other than the type, …) goes down the
-//! general path, which reports it. Both paths end in the same state:
-//! `tests/typed_path.rs` compares them on every rule example, every sample
-//! and every mutation of a delta.
+//! general path, which reports it. Past `MAX_ITEMS` a delta to an item
+//! that is only counted is taken too, and dropped as the general path
+//! drops it. Both paths end in the same state: `tests/typed_path.rs` and
+//! `tests/responses.rs` compare them on every rule example, every sample,
+//! every mutation of a delta, and a stream past the item limit.
 
 use super::items::Which;
-use super::Checker;
+use super::{Checker, MAX_ITEMS};
 use crate::dialect::{Event, Out};
 use std::borrow::Cow;
 
@@ -65,13 +67,43 @@ struct Delta<'a> {
 
 impl Checker {
     /// See the module docs. True when the event was taken.
-    pub(super) fn fast_delta(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+    pub(super) fn fast_event(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
         if !self.created || self.terminal.is_some() {
             return false;
         }
-        if ev.named && !ev.name.starts_with("response.") {
-            return false;
+        // A named event names its type (or goes down the general path,
+        // which reports the difference): only the types taken here are
+        // parsed.
+        if !ev.named || ev.name.ends_with(".delta") {
+            self.fast_delta(ev, out)
+        } else {
+            false
         }
+    }
+
+    /// The next `sequence_number`, no gap, in a numbering that never went
+    /// back (whose gaps a later number may fill) and with no rejected
+    /// event since the last one.
+    fn fast_next(&self, n: u64) -> bool {
+        self.seq.last.and_then(|l| l.checked_add(1)) == Some(n)
+            && self.seq.max == self.seq.last
+            && self.seq.unread == 0
+    }
+
+    /// What the general path does with every event taken here, which
+    /// reports nothing for them.
+    fn fast_common(&mut self, n: u64, ty: &str, ev: &Event<'_>, out: &mut dyn Out) {
+        self.last.clear();
+        self.delta_kind = "";
+        self.json_events += 1;
+        self.seq.last = Some(n);
+        self.seq.max = Some(n);
+        self.check_framing(ev, Some(ty), out);
+        self.ended_with_response_done = false;
+    }
+
+    /// A delta (see the module docs). True when the event was taken.
+    fn fast_delta(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
         let Ok(d) = serde_json::from_str::<Delta<'_>>(ev.data) else {
             return false;
         };
@@ -103,46 +135,52 @@ impl Checker {
                 }
                 _ => return false,
             };
-        // The next number, no gap, in a numbering that never went back
-        // (whose gaps a later number may fill) and with no rejected event
-        // since the last one.
-        if self.seq.last.and_then(|l| l.checked_add(1)) != Some(d.sequence_number)
-            || self.seq.max != self.seq.last
-            || self.seq.unread != 0
-        {
+        if !self.fast_next(d.sequence_number) {
             return false;
         }
         // An announced item of that kind, with that id, not done; a part
-        // announced and open.
-        let Some(&pos) = self.by_index.get(&d.output_index) else {
-            return false;
+        // announced and open. Or, past `MAX_ITEMS`, an item only counted
+        // (no entry at that index, and the id naming no misplaced item):
+        // the general path reads the delta for `inspect` and drops it.
+        let pos = match self.by_index.get(&d.output_index) {
+            Some(&pos) => {
+                let it = &self.items[pos];
+                if it.done || it.kind != want || it.id.as_deref() != Some(d.item_id) {
+                    return false;
+                }
+                let part = match which {
+                    Which::Content => it.parts.get(&key),
+                    Which::Summary => it.summary.get(&key),
+                    Which::Args => Some(&it.args),
+                };
+                if !part.is_some_and(|p| !p.closed && !p.text_done) {
+                    return false;
+                }
+                Some(pos)
+            }
+            None => {
+                let misplaced = self
+                    .ids
+                    .get(d.item_id)
+                    .and_then(|j| self.by_index.get(j))
+                    .is_some_and(|&p| self.items[p].misplaced);
+                if self.items.len() < MAX_ITEMS || misplaced {
+                    return false;
+                }
+                None
+            }
         };
-        let it = &self.items[pos];
-        if it.done || it.kind != want || it.id.as_deref() != Some(d.item_id) {
-            return false;
-        }
-        let part = match which {
-            Which::Content => it.parts.get(&key),
-            Which::Summary => it.summary.get(&key),
-            Which::Args => Some(&it.args),
-        };
-        if !part.is_some_and(|p| !p.closed && !p.text_done) {
-            return false;
-        }
         // What the general path does with it, which reports nothing here.
-        self.last.clear();
-        self.json_events += 1;
-        self.seq.last = Some(d.sequence_number);
-        self.seq.max = Some(d.sequence_number);
-        self.check_framing(ev, Some(d.ty), out);
-        self.ended_with_response_done = false;
+        self.fast_common(d.sequence_number, d.ty, ev, out);
         out.kind(kind);
         self.delta_kind = part_kind;
         self.delta_text.clear();
         if out.summaries() {
             self.delta_text.extend(d.delta.chars().take(61));
         }
-        self.apply_delta(pos, which, key, part_kind, &d.delta, ev, out);
+        if let Some(pos) = pos {
+            self.apply_delta(pos, which, key, part_kind, &d.delta, ev, out);
+        }
         true
     }
 }
