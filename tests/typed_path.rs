@@ -421,3 +421,84 @@ fn deltas_to_blocks_past_the_block_limit_lint_the_same_on_both_paths() {
     );
     assert_eq!(fast, outcome(lint_body(&body, &typed(false, &base))));
 }
+
+#[test]
+fn deltas_to_items_past_the_item_limit_lint_the_same_on_both_paths() {
+    // Past `MAX_ITEMS` an item is only counted: its deltas find no item,
+    // and the fast path drops them as the general path does (unless the id
+    // names a misplaced item, which the general path reads).
+    let mut seq = 0u64;
+    let mut body = String::new();
+    let mut ev = |body: &mut String, v: Value| {
+        let mut v = v;
+        v["sequence_number"] = json!(seq);
+        seq += 1;
+        body.push_str(&format!(
+            "event: {}\ndata: {v}\n\n",
+            v["type"].as_str().unwrap()
+        ));
+    };
+    ev(
+        &mut body,
+        json!({"type":"response.created","response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"m","output":[],"usage":null}}),
+    );
+    let limit = sselint::dialect::responses::MAX_ITEMS as u64;
+    for i in 0..limit + 3 {
+        let (kind, id) = match i % 3 {
+            0 => ("message", format!("msg_{i}")),
+            1 => ("reasoning", format!("rs_{i}")),
+            _ => ("function_call", format!("fc_{i}")),
+        };
+        let item = match kind {
+            "message" => {
+                json!({"id":id,"type":"message","status":"in_progress","content":[],"role":"assistant"})
+            }
+            "reasoning" => json!({"id":id,"type":"reasoning","summary":[]}),
+            _ => {
+                json!({"id":id,"type":"function_call","status":"in_progress","call_id":format!("call_{i}"),"name":"f","arguments":""})
+            }
+        };
+        ev(
+            &mut body,
+            json!({"type":"response.output_item.added","output_index":i,"item":item}),
+        );
+        if i >= limit - 2 {
+            for (ty, extra) in [
+                (
+                    "response.output_text.delta",
+                    json!({"content_index":0,"logprobs":[]}),
+                ),
+                ("response.refusal.delta", json!({"content_index":0})),
+                ("response.reasoning_text.delta", json!({"content_index":0})),
+                (
+                    "response.reasoning_summary_text.delta",
+                    json!({"summary_index":0}),
+                ),
+                ("response.function_call_arguments.delta", json!({})),
+            ] {
+                for item_id in [id.as_str(), "msg_0", "nobody"] {
+                    let mut d = json!({"type":ty,"item_id":item_id,"output_index":i,"delta":format!("late \"{i}\"")});
+                    for (k, v) in extra.as_object().unwrap() {
+                        d[k] = v.clone();
+                    }
+                    ev(&mut body, d);
+                }
+            }
+        }
+        ev(
+            &mut body,
+            json!({"type":"response.output_item.done","output_index":i,"item":item}),
+        );
+    }
+    ev(
+        &mut body,
+        json!({"type":"response.completed","response":{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[],"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}}),
+    );
+    let base = Settings::default();
+    let fast = outcome(lint_body(&body, &typed(true, &base)));
+    assert!(
+        fast.contains("more than 1024 output items"),
+        "the cap is reached"
+    );
+    assert_eq!(fast, outcome(lint_body(&body, &typed(false, &base))));
+}

@@ -198,8 +198,11 @@ pub fn redact_keys(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     let mut last = 0;
-    while i + 3 <= b.len() {
-        if &b[i..i + 3] == b"sk-" && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+    // Each `sk-` in turn (found with memchr's substring search: locations
+    // on long lines pass through here), as a byte-by-byte scan would.
+    while let Some(at) = memchr::memmem::find(&b[i..], b"sk-") {
+        i += at;
+        if i == 0 || !b[i - 1].is_ascii_alphanumeric() {
             let mut j = i + 3;
             while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b'_') {
                 j += 1;
@@ -801,6 +804,12 @@ mod tests {
         assert_eq!(
             redact_keys(r#"{"api_key":"sk-test-FAKE0000000000000000","x":"ask-me sk-short"}"#),
             r#"{"api_key":"[REDACTED]","x":"ask-me sk-short"}"#
+        );
+        // At the start, back to back, after a letter, cut at the end.
+        assert_eq!(redact_keys("sk-0123456789ab"), "[REDACTED]");
+        assert_eq!(
+            redact_keys("sk-sk-0123456789 ask-0123456789ab -sk-0123456789ab_é sk-"),
+            "[REDACTED] ask-0123456789ab -[REDACTED]é sk-"
         );
     }
 }

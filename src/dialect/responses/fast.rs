@@ -6,12 +6,17 @@
 //! form and never becomes a JSON value. Anything else (another field, a
 //! null, a gap in `sequence_number`, an item or part not announced, closed
 //! or of another kind, a name other than the type, …) goes down the
-//! general path, which reports it. Both paths end in the same state:
-//! `tests/typed_path.rs` compares them on every rule example, every sample
-//! and every mutation of a delta.
+//! general path, which reports it. Past `MAX_ITEMS` a delta to an item
+//! that is only counted is taken too, and dropped as the general path
+//! drops it. A call's `response.function_call_arguments.done` is taken
+//! the same way: its arguments are settled against the deltas from the
+//! borrowed form, never a JSON value. Both paths end in the same state:
+//! `tests/typed_path.rs` and `tests/responses.rs` compare them on every
+//! rule example, every sample, every mutation of a delta and of an
+//! arguments `.done`, and a stream past the item limit.
 
 use super::items::Which;
-use super::Checker;
+use super::{Checker, MAX_ITEMS};
 use crate::dialect::{Event, Out};
 use std::borrow::Cow;
 
@@ -63,15 +68,210 @@ struct Delta<'a> {
     obfuscation: Option<&'a str>,
 }
 
+/// A `response.function_call_arguments.done` event's fields, all of them.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArgsDone<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: &'a str,
+    sequence_number: u64,
+    #[serde(borrow)]
+    item_id: &'a str,
+    output_index: u64,
+    #[serde(borrow)]
+    arguments: Cow<'a, str>,
+    #[serde(borrow)]
+    name: &'a str,
+    #[serde(borrow)]
+    obfuscation: Option<&'a str>,
+}
+
+/// A `response.output_item.done` event for a function call: its fields,
+/// all of them.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ItemDone<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: &'a str,
+    sequence_number: u64,
+    output_index: u64,
+    #[serde(borrow)]
+    item: Call<'a>,
+    #[serde(borrow)]
+    obfuscation: Option<&'a str>,
+}
+
+/// A function call item, with exactly these fields (any other, a
+/// `content`, a `summary`, an `input`, goes down the general path).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Call<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: &'a str,
+    #[serde(borrow)]
+    id: &'a str,
+    #[serde(borrow)]
+    status: Option<&'a str>,
+    #[serde(borrow)]
+    call_id: &'a str,
+    #[serde(borrow)]
+    name: &'a str,
+    #[serde(borrow)]
+    arguments: Cow<'a, str>,
+}
+
 impl Checker {
     /// See the module docs. True when the event was taken.
-    pub(super) fn fast_delta(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+    pub(super) fn fast_event(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
         if !self.created || self.terminal.is_some() {
             return false;
         }
-        if ev.named && !ev.name.starts_with("response.") {
+        // A named event names its type (or goes down the general path,
+        // which reports the difference): only the types taken here are
+        // parsed.
+        if !ev.named || ev.name.ends_with(".delta") {
+            self.fast_delta(ev, out)
+        } else if ev.name == "response.function_call_arguments.done" {
+            self.fast_args_done(ev, out)
+        } else if ev.name == "response.output_item.done" {
+            self.fast_call_done(ev, out)
+        } else {
+            false
+        }
+    }
+
+    /// The next `sequence_number`, no gap, in a numbering that never went
+    /// back (whose gaps a later number may fill) and with no rejected
+    /// event since the last one.
+    fn fast_next(&self, n: u64) -> bool {
+        self.seq.last.and_then(|l| l.checked_add(1)) == Some(n)
+            && self.seq.max == self.seq.last
+            && self.seq.unread == 0
+    }
+
+    /// What the general path does with every event taken here, which
+    /// reports nothing for them.
+    fn fast_common(&mut self, n: u64, ty: &str, ev: &Event<'_>, out: &mut dyn Out) {
+        self.last.clear();
+        self.delta_kind = "";
+        self.json_events += 1;
+        self.seq.last = Some(n);
+        self.seq.max = Some(n);
+        self.check_framing(ev, Some(ty), out);
+        self.ended_with_response_done = false;
+    }
+
+    /// `response.function_call_arguments.done` for an announced function
+    /// call with that id, not done, whose arguments have no `.done` yet:
+    /// settled against the deltas as the general path does, without a
+    /// JSON value of the arguments.
+    fn fast_args_done(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        let Ok(d) = serde_json::from_str::<ArgsDone<'_>>(ev.data) else {
+            return false;
+        };
+        let _ = d.obfuscation;
+        if ev.name != d.ty || !self.fast_next(d.sequence_number) {
             return false;
         }
+        let Some(&pos) = self.by_index.get(&d.output_index) else {
+            return false;
+        };
+        let it = &self.items[pos];
+        if it.done
+            || it.kind != "function_call"
+            || it.id.as_deref() != Some(d.item_id)
+            || it.args.closed
+            || it.args.text_done
+        {
+            return false;
+        }
+        self.fast_common(d.sequence_number, d.ty, ev, out);
+        out.kind("part");
+        self.settle(
+            pos,
+            Which::Args,
+            0,
+            "arguments",
+            &d.arguments,
+            "`response.function_call_arguments.done`'s arguments",
+            "/arguments",
+            ev,
+            out,
+        );
+        let it = &mut self.items[pos];
+        it.args_at = Some((out.at_pointer("/arguments", false), ev.index));
+        if it.name.is_none() && !d.name.is_empty() {
+            it.name = Some(d.name.to_string());
+        }
+        let p = &mut it.args;
+        p.text_done = true;
+        if p.deltas == 0 {
+            p.added = true;
+        }
+        self.last = "arguments done".to_string();
+        true
+    }
+
+    /// `response.output_item.done` for an announced function call not done
+    /// yet, of the same id and call id, whose fields raise nothing:
+    /// settled as the general path does, without a JSON value of the item.
+    fn fast_call_done(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        let Ok(d) = serde_json::from_str::<ItemDone<'_>>(ev.data) else {
+            return false;
+        };
+        let _ = (d.obfuscation, d.item.status);
+        let c = &d.item;
+        if ev.name != d.ty
+            || c.ty != "function_call"
+            || c.id.is_empty()
+            || c.call_id.is_empty()
+            || c.name.is_empty()
+            || !self.fast_next(d.sequence_number)
+        {
+            return false;
+        }
+        let Some(&pos) = self.by_index.get(&d.output_index) else {
+            return false;
+        };
+        let it = &self.items[pos];
+        if it.done
+            || it.kind != "function_call"
+            || it.id.as_deref() != Some(c.id)
+            || it.call_id.as_deref().is_some_and(|k| k != c.call_id)
+        {
+            return false;
+        }
+        self.fast_common(d.sequence_number, d.ty, ev, out);
+        out.kind("item");
+        self.last = format!("item {} done", d.output_index);
+        let it = &mut self.items[pos];
+        it.done = true;
+        if it.call_id.is_none() {
+            it.call_id = Some(c.call_id.to_string());
+        }
+        if it.name.is_none() {
+            it.name = Some(c.name.to_string());
+        }
+        let streamed = it.args.deltas > 0 || it.args.settled.is_some();
+        if streamed || !c.arguments.is_empty() {
+            self.settle(
+                pos,
+                Which::Args,
+                0,
+                "arguments",
+                &c.arguments,
+                "`response.output_item.done`'s item",
+                "/item/arguments",
+                ev,
+                out,
+            );
+        }
+        self.items[pos].args_at = Some((out.at_pointer("/item/arguments", false), ev.index));
+        true
+    }
+
+    /// A delta (see the module docs). True when the event was taken.
+    fn fast_delta(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
         let Ok(d) = serde_json::from_str::<Delta<'_>>(ev.data) else {
             return false;
         };
@@ -103,46 +303,52 @@ impl Checker {
                 }
                 _ => return false,
             };
-        // The next number, no gap, in a numbering that never went back
-        // (whose gaps a later number may fill) and with no rejected event
-        // since the last one.
-        if self.seq.last.and_then(|l| l.checked_add(1)) != Some(d.sequence_number)
-            || self.seq.max != self.seq.last
-            || self.seq.unread != 0
-        {
+        if !self.fast_next(d.sequence_number) {
             return false;
         }
         // An announced item of that kind, with that id, not done; a part
-        // announced and open.
-        let Some(&pos) = self.by_index.get(&d.output_index) else {
-            return false;
+        // announced and open. Or, past `MAX_ITEMS`, an item only counted
+        // (no entry at that index, and the id naming no misplaced item):
+        // the general path reads the delta for `inspect` and drops it.
+        let pos = match self.by_index.get(&d.output_index) {
+            Some(&pos) => {
+                let it = &self.items[pos];
+                if it.done || it.kind != want || it.id.as_deref() != Some(d.item_id) {
+                    return false;
+                }
+                let part = match which {
+                    Which::Content => it.parts.get(&key),
+                    Which::Summary => it.summary.get(&key),
+                    Which::Args => Some(&it.args),
+                };
+                if !part.is_some_and(|p| !p.closed && !p.text_done) {
+                    return false;
+                }
+                Some(pos)
+            }
+            None => {
+                let misplaced = self
+                    .ids
+                    .get(d.item_id)
+                    .and_then(|j| self.by_index.get(j))
+                    .is_some_and(|&p| self.items[p].misplaced);
+                if self.items.len() < MAX_ITEMS || misplaced {
+                    return false;
+                }
+                None
+            }
         };
-        let it = &self.items[pos];
-        if it.done || it.kind != want || it.id.as_deref() != Some(d.item_id) {
-            return false;
-        }
-        let part = match which {
-            Which::Content => it.parts.get(&key),
-            Which::Summary => it.summary.get(&key),
-            Which::Args => Some(&it.args),
-        };
-        if !part.is_some_and(|p| !p.closed && !p.text_done) {
-            return false;
-        }
         // What the general path does with it, which reports nothing here.
-        self.last.clear();
-        self.json_events += 1;
-        self.seq.last = Some(d.sequence_number);
-        self.seq.max = Some(d.sequence_number);
-        self.check_framing(ev, Some(d.ty), out);
-        self.ended_with_response_done = false;
+        self.fast_common(d.sequence_number, d.ty, ev, out);
         out.kind(kind);
         self.delta_kind = part_kind;
         self.delta_text.clear();
         if out.summaries() {
             self.delta_text.extend(d.delta.chars().take(61));
         }
-        self.apply_delta(pos, which, key, part_kind, &d.delta, ev, out);
+        if let Some(pos) = pos {
+            self.apply_delta(pos, which, key, part_kind, &d.delta, ev, out);
+        }
         true
     }
 }

@@ -544,7 +544,7 @@ impl super::Checker for Checker {
     }
 
     fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
-        self.fast_delta(ev, out)
+        self.fast_event(ev, out)
     }
 
     fn summary(&self) -> String {
