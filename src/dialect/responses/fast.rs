@@ -8,12 +8,9 @@
 //! or of another kind, a name other than the type, …) goes down the
 //! general path, which reports it. Past `MAX_ITEMS` a delta to an item
 //! that is only counted is taken too, and dropped as the general path
-//! drops it. A call's `response.function_call_arguments.done` is taken
-//! the same way: its arguments are settled against the deltas from the
-//! borrowed form, never a JSON value. Both paths end in the same state:
-//! `tests/typed_path.rs` and `tests/responses.rs` compare them on every
-//! rule example, every sample, every mutation of a delta and of an
-//! arguments `.done`, and a stream past the item limit.
+//! drops it. Both paths end in the same state: `tests/typed_path.rs` and
+//! `tests/responses.rs` compare them on every rule example, every sample,
+//! every mutation of a delta, and a stream past the item limit.
 
 use super::items::Which;
 use super::{Checker, MAX_ITEMS};
@@ -68,58 +65,6 @@ struct Delta<'a> {
     obfuscation: Option<&'a str>,
 }
 
-/// A `response.function_call_arguments.done` event's fields, all of them.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ArgsDone<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: &'a str,
-    sequence_number: u64,
-    #[serde(borrow)]
-    item_id: &'a str,
-    output_index: u64,
-    #[serde(borrow)]
-    arguments: Cow<'a, str>,
-    #[serde(borrow)]
-    name: &'a str,
-    #[serde(borrow)]
-    obfuscation: Option<&'a str>,
-}
-
-/// A `response.output_item.done` event for a function call: its fields,
-/// all of them.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ItemDone<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: &'a str,
-    sequence_number: u64,
-    output_index: u64,
-    #[serde(borrow)]
-    item: Call<'a>,
-    #[serde(borrow)]
-    obfuscation: Option<&'a str>,
-}
-
-/// A function call item, with exactly these fields (any other, a
-/// `content`, a `summary`, an `input`, goes down the general path).
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Call<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: &'a str,
-    #[serde(borrow)]
-    id: &'a str,
-    #[serde(borrow)]
-    status: Option<&'a str>,
-    #[serde(borrow)]
-    call_id: &'a str,
-    #[serde(borrow)]
-    name: &'a str,
-    #[serde(borrow)]
-    arguments: Cow<'a, str>,
-}
-
 impl Checker {
     /// See the module docs. True when the event was taken.
     pub(super) fn fast_event(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
@@ -131,10 +76,6 @@ impl Checker {
         // parsed.
         if !ev.named || ev.name.ends_with(".delta") {
             self.fast_delta(ev, out)
-        } else if ev.name == "response.function_call_arguments.done" {
-            self.fast_args_done(ev, out)
-        } else if ev.name == "response.output_item.done" {
-            self.fast_call_done(ev, out)
         } else {
             false
         }
@@ -159,115 +100,6 @@ impl Checker {
         self.seq.max = Some(n);
         self.check_framing(ev, Some(ty), out);
         self.ended_with_response_done = false;
-    }
-
-    /// `response.function_call_arguments.done` for an announced function
-    /// call with that id, not done, whose arguments have no `.done` yet:
-    /// settled against the deltas as the general path does, without a
-    /// JSON value of the arguments.
-    fn fast_args_done(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
-        let Ok(d) = serde_json::from_str::<ArgsDone<'_>>(ev.data) else {
-            return false;
-        };
-        let _ = d.obfuscation;
-        if ev.name != d.ty || !self.fast_next(d.sequence_number) {
-            return false;
-        }
-        let Some(&pos) = self.by_index.get(&d.output_index) else {
-            return false;
-        };
-        let it = &self.items[pos];
-        if it.done
-            || it.kind != "function_call"
-            || it.id.as_deref() != Some(d.item_id)
-            || it.args.closed
-            || it.args.text_done
-        {
-            return false;
-        }
-        self.fast_common(d.sequence_number, d.ty, ev, out);
-        out.kind("part");
-        self.settle(
-            pos,
-            Which::Args,
-            0,
-            "arguments",
-            &d.arguments,
-            "`response.function_call_arguments.done`'s arguments",
-            "/arguments",
-            ev,
-            out,
-        );
-        let it = &mut self.items[pos];
-        it.args_at = Some((out.at_pointer("/arguments", false), ev.index));
-        if it.name.is_none() && !d.name.is_empty() {
-            it.name = Some(d.name.to_string());
-        }
-        let p = &mut it.args;
-        p.text_done = true;
-        if p.deltas == 0 {
-            p.added = true;
-        }
-        self.last = "arguments done".to_string();
-        true
-    }
-
-    /// `response.output_item.done` for an announced function call not done
-    /// yet, of the same id and call id, whose fields raise nothing:
-    /// settled as the general path does, without a JSON value of the item.
-    fn fast_call_done(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
-        let Ok(d) = serde_json::from_str::<ItemDone<'_>>(ev.data) else {
-            return false;
-        };
-        let _ = (d.obfuscation, d.item.status);
-        let c = &d.item;
-        if ev.name != d.ty
-            || c.ty != "function_call"
-            || c.id.is_empty()
-            || c.call_id.is_empty()
-            || c.name.is_empty()
-            || !self.fast_next(d.sequence_number)
-        {
-            return false;
-        }
-        let Some(&pos) = self.by_index.get(&d.output_index) else {
-            return false;
-        };
-        let it = &self.items[pos];
-        if it.done
-            || it.kind != "function_call"
-            || it.id.as_deref() != Some(c.id)
-            || it.call_id.as_deref().is_some_and(|k| k != c.call_id)
-        {
-            return false;
-        }
-        self.fast_common(d.sequence_number, d.ty, ev, out);
-        out.kind("item");
-        self.last = format!("item {} done", d.output_index);
-        let it = &mut self.items[pos];
-        it.done = true;
-        if it.call_id.is_none() {
-            it.call_id = Some(c.call_id.to_string());
-        }
-        if it.name.is_none() {
-            it.name = Some(c.name.to_string());
-        }
-        let streamed = it.args.deltas > 0 || it.args.settled.is_some();
-        if streamed || !c.arguments.is_empty() {
-            self.settle(
-                pos,
-                Which::Args,
-                0,
-                "arguments",
-                &c.arguments,
-                "`response.output_item.done`'s item",
-                "/item/arguments",
-                ev,
-                out,
-            );
-        }
-        self.items[pos].args_at = Some((out.at_pointer("/item/arguments", false), ev.index));
-        true
     }
 
     /// A delta (see the module docs). True when the event was taken.

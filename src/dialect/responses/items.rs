@@ -226,7 +226,7 @@ impl Checker {
     /// Records a full value a `.done` layer gives and compares it with the
     /// deltas or the earlier full value (`responses-delta-mismatch`).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn settle(
+    fn settle(
         &mut self,
         pos: usize,
         which: Which,
