@@ -345,3 +345,29 @@ fn stream_text_cannot_drive_the_terminal_in_diff_or_inspect() {
         );
     }
 }
+
+/// A key quoted back in the stream's own data (an error event that echoes
+/// the rejected key) is masked in `inspect --format jsonl` as in the table
+/// and the human report (fresh-user trial: jsonl printed it raw).
+#[test]
+fn inspect_jsonl_masks_a_key_inside_the_event_data() {
+    let p = scratch("jsonl-key").join("echo.sse");
+    std::fs::write(
+        &p,
+        "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key sk-ant-test-9990001112\"}}\n\n",
+    )
+    .unwrap();
+    for format in ["jsonl", "table"] {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["inspect", "--format", format])
+            .arg(&p)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        // The table shortens the data; the JSONL record holds all of it.
+        if format == "jsonl" {
+            assert!(text.contains("invalid x-api-key [REDACTED]"), "{text}");
+        }
+        assert!(!text.contains("sk-ant-test-9990001112"), "{format}: {text}");
+    }
+}

@@ -193,7 +193,8 @@ impl Observer for Recorder<'_> {
             let kind = linter.event_kind.join("+");
             self.emit(
                 json!({"type": "event", "index": d.index, "line": line, "byte_offset": offset,
-                "time_ms": time, "event": d.event_type, "data": d.data, "id": d.last_event_id,
+                "time_ms": time, "event": d.event_type,
+                "data": sselint::capture::redact_keys(d.data), "id": d.last_event_id,
                 "retry": block.retry, "kind": kind, "diagnostics": diags}),
             );
             let shown = if linter.event_summary.is_empty() {
@@ -204,7 +205,7 @@ impl Observer for Recorder<'_> {
             (d.index.to_string(), kind, shown)
         } else if !block.terminated {
             self.emit(json!({"type": "tail", "line": line, "byte_offset": offset,
-                "data": block.data, "diagnostics": diags}));
+                "data": block.data.map(sselint::capture::redact_keys), "diagnostics": diags}));
             (
                 "tail".to_string(),
                 "undispatched".to_string(),
