@@ -421,7 +421,9 @@ fn check_json(args: &[&str], file: &Path) -> Value {
 #[test]
 fn dialect_messages_forces_a_stream_that_would_not_be_told_apart() {
     let dir = scratch("messages-dialect");
-    // An error event alone names no dialect: read as Chat unless forced.
+    // An error event alone: its nested `error` with a `type` and no
+    // `sequence_number` is Anthropic's shape, so it is read as Messages
+    // without --dialect too (a fresh-user trial found it read as Chat).
     let p = dir.join("error-only.sse");
     std::fs::write(
         &p,
@@ -429,7 +431,19 @@ fn dialect_messages_forces_a_stream_that_would_not_be_told_apart() {
     )
     .unwrap();
     let auto = check_json(&[], &p);
+    assert_eq!(auto["files"][0]["streams"][0]["dialect"], "messages");
+    // Chat's error shape (no top-level `type`) names no dialect: Chat
+    // unless forced.
+    let chat = dir.join("chat-error-only.sse");
+    std::fs::write(
+        &chat,
+        "data: {\"error\":{\"message\":\"Overloaded\",\"type\":\"server_error\"}}\n\n",
+    )
+    .unwrap();
+    let auto = check_json(&[], &chat);
     assert_eq!(auto["files"][0]["streams"][0]["dialect"], "chat");
+    let forced = check_json(&["--dialect", "messages"], &chat);
+    assert_eq!(forced["files"][0]["streams"][0]["dialect"], "messages");
     let forced = check_json(&["--dialect", "messages"], &p);
     let s = &forced["files"][0]["streams"][0];
     assert_eq!(s["dialect"], "messages");
