@@ -129,8 +129,9 @@ fn request_dialect(url: &str, body: &serde_json::Value) -> sselint::dialect::Dia
     }
 }
 
-/// The Ctrl-C flag, installed once per process.
-fn interrupted() -> Arc<AtomicBool> {
+/// The Ctrl-C flag, installed once per process (`ctrlc` takes one
+/// handler): `record` and `minimize` both read it.
+pub(super) fn interrupted() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));

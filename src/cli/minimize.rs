@@ -9,8 +9,6 @@ use sselint::minimize::{self, Outcome, Pair, Progress};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 
 const AFTER_HELP: &str = "\
 It keeps, by default, every rule with a finding at warning or above, each at
@@ -71,17 +69,6 @@ pub struct Args {
 enum Format {
     Human,
     Json,
-}
-
-fn interrupted() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = flag.clone();
-        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
-        flag
-    })
-    .clone()
 }
 
 /// `dir/name.min.ext`: the input's extension, or the format's.
@@ -190,7 +177,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         settings,
         capture: a.input_args.options(),
     };
-    let stop = interrupted();
+    let stop = super::live::interrupted();
     let bar = (std::io::stderr().is_terminal() && bytes.len() >= 256 * 1024).then(|| {
         let pb = indicatif::ProgressBar::new(a.max_steps);
         pb.set_style(
