@@ -1,15 +1,108 @@
 //! Writing files the user asked for without ever leaving a half-written
-//! one: write to a temporary file in the same directory, flush it to disk,
-//! then rename it over the target (atomic on POSIX file systems).
+//! one, and without ever replacing what is not a file of ours to replace:
+//!
+//! - a path that does not exist is written to a temporary file in the same
+//!   directory, flushed to disk, then renamed over the target (atomic on
+//!   POSIX file systems);
+//! - a regular file is replaced the same way; reached through a symbolic
+//!   link, the real file is replaced and the link stays a link;
+//! - a FIFO, a character device or a socket (`-o /dev/stdout`, `-o
+//!   /dev/null`, a named pipe, after following links) is opened and
+//!   written through: renaming over it would delete the device node or
+//!   the pipe the reader waits on;
+//! - `-` is refused: it means standard output, which each command handles
+//!   before calling here (see [`is_stdout`]).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path` atomically.
+/// Whether `path` is `-`, the command line's name for standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How [`write_atomic`] writes a target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    /// Open this path for writing and write through it (no temporary file,
+    /// no rename): the target is a FIFO, a device or a socket.
+    Through(PathBuf),
+    /// Write a temporary file next to this path and rename it over it: the
+    /// real file (symbolic links resolved), which may not exist yet.
+    Replace(PathBuf),
+}
+
+/// Links followed before giving up (as the kernel's `ELOOP`).
+const MAX_LINKS: usize = 40;
+
+/// How `path` would be written, links followed.
 ///
 /// # Errors
-/// Creating, writing, syncing or renaming the temporary file.
+/// `-` (standard output), a directory, a loop of symbolic links, or an
+/// error reading a link.
+pub fn plan(path: &Path) -> std::io::Result<Plan> {
+    use std::io::{Error, ErrorKind};
+    if is_stdout(path) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "`-` means standard output, which this command cannot write to; give a file name (./- for a file named -)",
+        ));
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(Error::new(ErrorKind::IsADirectory, "is a directory")),
+        Ok(m) if m.is_file() => {
+            // Through every link (including /proc/self/fd/N) to the file.
+            let real = if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+                std::fs::canonicalize(path)?
+            } else {
+                path.to_path_buf()
+            };
+            Ok(Plan::Replace(real))
+        }
+        // A FIFO, a character or block device, a socket.
+        Ok(_) => Ok(Plan::Through(path.to_path_buf())),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            // Missing, or a link to a file not created yet: create the
+            // link's target, keep the link.
+            let mut p = path.to_path_buf();
+            for _ in 0..MAX_LINKS {
+                match std::fs::symlink_metadata(&p) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        let to = std::fs::read_link(&p)?;
+                        p = match p.parent() {
+                            Some(dir) if to.is_relative() => dir.join(to),
+                            _ => to,
+                        };
+                    }
+                    _ => return Ok(Plan::Replace(p)),
+                }
+            }
+            Err(Error::other("too many levels of symbolic links"))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes `bytes` to `path` atomically where it is (or will be) a regular
+/// file, and straight through where it is a FIFO, a device or a socket;
+/// never unlinks a symbolic link or a special file (see the module docs).
+///
+/// # Errors
+/// `-`, a directory, or opening, writing, syncing or renaming the file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    match plan(path)? {
+        Plan::Through(p) => {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&p)?;
+            f.write_all(bytes)?;
+            f.flush()
+        }
+        Plan::Replace(p) => replace(&p, bytes),
+    }
+}
+
+/// Temporary file, sync, rename over `path` (a regular file or nothing);
+/// an existing file's permissions carry over.
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -22,6 +115,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
+        if let Ok(m) = std::fs::metadata(path) {
+            f.set_permissions(m.permissions())?;
+        }
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -35,16 +131,112 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("sselint-out-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[test]
     fn writes_and_replaces_leaving_no_temporary_file() {
-        let dir = std::env::temp_dir().join(format!("sselint-out-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("plain");
         let p = dir.join("report.json");
         write_atomic(&p, b"one").unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
         assert_eq!(left.len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_stays_a_link_and_its_file_is_replaced() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = scratch("link");
+        let real = dir.join("real.html");
+        std::fs::write(&real, b"old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.join("link.html");
+        std::os::unix::fs::symlink("real.html", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the file's permissions carry over");
+        // A dangling link: its target is created, the link stays.
+        let dangling = dir.join("dangling.html");
+        std::os::unix::fs::symlink("sub/target.html", &dangling).unwrap();
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        write_atomic(&dangling, b"made").unwrap();
+        assert!(std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(dir.join("sub/target.html")).unwrap(), b"made");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_through_and_stays_a_fifo() {
+        use std::os::unix::fs::FileTypeExt as _;
+        let dir = scratch("fifo");
+        let fifo = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        assert_eq!(plan(&fifo).unwrap(), Plan::Through(fifo.clone()));
+        write_atomic(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        let t = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(t.is_fifo());
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert_eq!(left.len(), 1, "no temporary file");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dev_null_is_written_through() {
+        use std::os::unix::fs::FileTypeExt as _;
+        let null = Path::new("/dev/null");
+        // The plan first: a wrong one must not get to rename over the device.
+        assert_eq!(plan(null).unwrap(), Plan::Through(null.to_path_buf()));
+        write_atomic(null, b"discarded").unwrap();
+        assert!(std::fs::metadata(null)
+            .unwrap()
+            .file_type()
+            .is_char_device());
+        let dir = scratch("null");
+        let link = dir.join("null-link");
+        std::os::unix::fs::symlink(null, &link).unwrap();
+        assert_eq!(plan(&link).unwrap(), Plan::Through(link.clone()));
+        write_atomic(&link, b"discarded").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn dash_and_directories_are_refused() {
+        assert!(write_atomic(Path::new("-"), b"x").is_err());
+        let dir = scratch("dir");
+        let e = write_atomic(&dir, b"x").unwrap_err();
+        assert!(e.to_string().contains("directory"), "{e}");
+        assert!(dir.is_dir());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

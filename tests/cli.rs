@@ -454,3 +454,202 @@ fn inspect_on_a_long_capture_shows_the_head_and_tail_rows_and_points_to_jsonl() 
     // The answer is still whole.
     assert!(text.contains(&format!("w{} ", n - 1)));
 }
+
+/// The `-o` targets of each command that writes one: (args before the
+/// target, args after it).
+fn output_commands() -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>)> {
+    vec![
+        (
+            "inspect -o",
+            vec![
+                "inspect",
+                "samples/bad/invalid-json.sse",
+                "--format",
+                "html",
+                "-o",
+            ],
+            vec![],
+        ),
+        (
+            "check --report html=",
+            vec!["check", "samples/bad/invalid-json.sse", "--report"],
+            vec![],
+        ),
+        (
+            "diff -o",
+            vec![
+                "diff",
+                "samples/diff/openai.sse",
+                "samples/diff/provider.sse",
+                "--format",
+                "html",
+                "-o",
+            ],
+            vec![],
+        ),
+        (
+            "minimize -o --force",
+            vec!["minimize", "samples/bad/invalid-json.sse", "-o"],
+            vec!["--force"],
+        ),
+    ]
+}
+
+/// Runs `cmd` with `target` as its output.
+fn run_with_output(
+    before: &[&str],
+    target: &std::path::Path,
+    after: &[&str],
+) -> std::process::Output {
+    let mut c = sselint();
+    c.args(before);
+    if before.last() == Some(&"--report") {
+        c.arg(format!("html={}", target.display()));
+    } else {
+        c.arg(target);
+    }
+    c.args(after).output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn output_through_a_link_replaces_the_real_file_and_keeps_the_link() {
+    // A fresh-user trial: `-o /dev/stdout` as root deleted the link and left
+    // a regular file. Here the links live in a scratch directory.
+    let dir = common::scratch("out-link");
+    for (name, before, after) in output_commands() {
+        let real = dir.join("real.out");
+        std::fs::write(&real, b"old").unwrap();
+        let link = dir.join("link.out");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("real.out", &link).unwrap();
+        let out = run_with_output(&before, &link, &after);
+        assert!(
+            out.status.code().unwrap() < 2,
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let t = std::fs::symlink_metadata(&link).unwrap().file_type();
+        assert!(t.is_symlink(), "{name}: the link was replaced by a file");
+        let got = std::fs::read(&real).unwrap();
+        assert!(got.len() > 10, "{name}: the real file was not written");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn output_to_a_fifo_or_a_link_to_stdout_is_written_through() {
+    use std::os::unix::fs::FileTypeExt as _;
+    let dir = common::scratch("out-fifo");
+    for (name, before, after) in output_commands() {
+        // A named pipe, read in a thread.
+        let fifo = dir.join("pipe");
+        let _ = std::fs::remove_file(&fifo);
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let out = run_with_output(&before, &fifo, &after);
+        if !std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+        {
+            // Unblock the reader before failing.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+            panic!("{name}: the FIFO was replaced by a regular file");
+        }
+        let got = reader.join().unwrap();
+        assert!(
+            out.status.code().unwrap() < 2,
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(got.len() > 10, "{name}: nothing came through the pipe");
+        // A link to the process's own stdout (as /dev/stdout is).
+        let link = dir.join("stdout");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+        let out = run_with_output(&before, &link, &after);
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{name}: the link to stdout was replaced"
+        );
+        assert!(
+            out.stdout.len() > 10,
+            "{name}: nothing on stdout: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn dash_means_stdout_or_a_clear_error_never_a_file_named_dash() {
+    let dir = common::scratch("out-dash");
+    let run = |args: &[&str]| {
+        Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(&dir)
+            .env("NO_COLOR", "1")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let sample = |p: &str| root().join(p).display().to_string();
+    let (bad, a, b) = (
+        sample("samples/bad/invalid-json.sse"),
+        sample("samples/diff/openai.sse"),
+        sample("samples/diff/provider.sse"),
+    );
+    // Standard output.
+    for args in [
+        vec!["inspect", &bad, "--format", "html", "-o", "-"],
+        vec!["check", &bad, "--format", "json", "-o", "-"],
+        vec!["diff", &a, &b, "--format", "json", "-o", "-"],
+        vec!["redact", &bad, "-o", "-"],
+    ] {
+        let out = run(&args);
+        assert!(
+            out.status.code().unwrap() < 2,
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.len() > 10, "{args:?}: nothing on stdout");
+    }
+    // A clear error, naming the flag.
+    for (args, flag) in [
+        (vec!["minimize", &bad, "-o", "-"], "-o -"),
+        (vec!["check", &bad, "--report", "html=-"], "--report html=-"),
+        (
+            vec!["check", &bad, "--write-baseline", "-"],
+            "--write-baseline -",
+        ),
+        (
+            vec![
+                "record",
+                "http://127.0.0.1:9/v1/chat/completions",
+                "-o",
+                "-",
+            ],
+            "-o -",
+        ),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert!(left.is_empty(), "files were written: {left:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -42,11 +42,12 @@ pub struct Args {
     /// Output format on stdout (or --output).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Write the report to FILE (atomically) instead of stdout.
+    /// Write the report to FILE (atomically; a FIFO or device is written
+    /// through) instead of stdout; `-` is stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
     /// Also write FORMAT to FILE (repeatable), e.g. `--report sarif=out.sarif`;
-    /// the terminal still gets the human report.
+    /// the terminal still gets the main report (so FILE cannot be `-`).
     #[arg(long = "report", value_name = "FORMAT=FILE")]
     reports: Vec<String>,
     /// Provider profile (`sselint rules --profiles` lists them); default
@@ -310,7 +311,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         if file.is_empty() {
             bail!("--report {fmt}= needs a file name");
         }
+        if file == "-" {
+            bail!(
+                "--report {fmt}=-: standard output carries the main report; use --format {fmt} for it (and -o FILE for the other)"
+            );
+        }
         reports.push((f, PathBuf::from(file)));
+    }
+    if a.write_baseline
+        .as_deref()
+        .is_some_and(sselint::output::is_stdout)
+    {
+        bail!("--write-baseline -: a baseline is a file (its paths are relative to its directory); give a file name");
     }
     let baseline = match &a.baseline {
         Some(p) => Some(Baseline::load(p).map_err(anyhow::Error::msg)?),
@@ -341,14 +353,28 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if files.is_empty() && walk_errors.is_empty() && urls.is_empty() {
         bail!("no capture found in {}", a.inputs.join(", "));
     }
-    // A report written over a capture would destroy it.
-    for p in a
+    // A report written over a capture would destroy it. Each target is
+    // named as the user wrote it.
+    let fmt_name = |f: Format| {
+        f.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    };
+    let targets = a
         .output
         .iter()
-        .chain(reports.iter().map(|(_, p)| p))
-        .chain(a.write_baseline.iter())
-    {
-        if let Some(msg) = super::output_is_input(p, &files) {
+        .map(|p| ("-o ".to_string(), p))
+        .chain(
+            reports
+                .iter()
+                .map(|(f, p)| (format!("--report {}=", fmt_name(*f)), p)),
+        )
+        .chain(
+            a.write_baseline
+                .iter()
+                .map(|p| ("--write-baseline ".to_string(), p)),
+        );
+    for (flag, p) in targets {
+        if let Some(msg) = super::output_is_input(p, &files, &flag) {
             eprintln!("sselint: error: {msg}");
             return Ok(ExitCode::from(2));
         }

@@ -41,8 +41,8 @@ pub struct Args {
     /// tool calls side by side, the rows, both timelines on one axis).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Write the report to this file (atomically) instead of stdout; never
-    /// one of the inputs.
+    /// Write the report to this file (atomically; a FIFO or device is
+    /// written through) instead of stdout; `-` is stdout; never an input.
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
     /// A finding on B that A lacks makes the two incompatible from this
@@ -86,7 +86,7 @@ fn spec_path(spec: &str) -> &str {
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.output {
         let inputs = [spec_path(&a.a).to_string(), spec_path(&a.b).to_string()];
-        if let Some(msg) = super::output_is_input(p, &inputs) {
+        if let Some(msg) = super::output_is_input(p, &inputs, "-o ") {
             eprintln!("sselint: error: {msg}");
             return Ok(ExitCode::from(2));
         }
@@ -121,7 +121,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     };
-    if let Some(p) = &a.output {
+    if let Some(p) = a
+        .output
+        .as_deref()
+        .filter(|p| !sselint::output::is_stdout(p))
+    {
         let mut buf = Vec::new();
         match a.format {
             // A file gets no colour.

@@ -29,8 +29,8 @@ pub struct Args {
     /// for a self-contained page (with -o, a file to open in a browser).
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
-    /// Write the report to FILE (atomically) instead of stdout; never one
-    /// of the inputs.
+    /// Write the report to FILE (atomically; a FIFO or device is written
+    /// through) instead of stdout; `-` is stdout; never the input.
     #[arg(long, short = 'o', value_name = "FILE")]
     output: Option<std::path::PathBuf>,
     /// Provider profile [default: sselint.toml's, else openai].
@@ -303,7 +303,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let output = a.output.clone().filter(|p| p.as_os_str() != "-");
     if let Some(p) = &output {
-        if let Some(msg) = super::output_is_input(p, std::slice::from_ref(&a.input)) {
+        if let Some(msg) = super::output_is_input(p, std::slice::from_ref(&a.input), "-o ") {
             eprintln!("sselint: error: {msg}");
             return Ok(ExitCode::from(2));
         }

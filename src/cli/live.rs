@@ -240,6 +240,12 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
             .map_or(0, |d| d.as_secs());
         PathBuf::from(format!("sselint-{secs}.har"))
     });
+    if sselint::output::is_stdout(&out) {
+        eprintln!(
+            "sselint: error: -o -: record saves a HAR file and lints it from there; give a file name"
+        );
+        return Ok(ExitCode::from(2));
+    }
     if out.exists() && !a.force {
         eprintln!(
             "sselint: error: {} already exists; use --force to replace it",

@@ -34,7 +34,8 @@ pub struct Args {
     #[arg(value_name = "CAPTURE")]
     input: PathBuf,
     /// Where to write it [default: CAPTURE.min.EXT next to the input];
-    /// never the input itself.
+    /// never the input itself, nor `-` (stdout has the report). A FIFO or
+    /// device is written through.
     #[arg(short = 'o', long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// Keep only these rules' findings (names or codes, comma-separated);
@@ -131,6 +132,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         Ok(b) => b,
         Err(e) => return fail(format!("{shown}: {}", capture::io_message(&e))),
     };
+    if a.output.as_deref().is_some_and(sselint::output::is_stdout) {
+        return fail(
+            "-o -: minimize writes a capture file and prints its report on stdout; give a file name"
+                .into(),
+        );
+    }
     let out = a
         .output
         .clone()

@@ -243,8 +243,12 @@ pub fn profile_settings(profile_name: &str) -> anyhow::Result<sselint::lint::Set
 }
 
 /// Why `output` must not be written: it is one of `inputs` (the same file,
-/// through any path), so writing it would destroy the capture.
-pub fn output_is_input(output: &std::path::Path, inputs: &[String]) -> Option<String> {
+/// through any path), so writing it would destroy the capture. `flag` is
+/// how the user named it (`-o`, `--report html=`, `--write-baseline`).
+pub fn output_is_input(output: &std::path::Path, inputs: &[String], flag: &str) -> Option<String> {
+    if sselint::output::is_stdout(output) {
+        return None;
+    }
     let out = std::fs::canonicalize(output).ok()?;
     inputs
         .iter()
@@ -252,17 +256,18 @@ pub fn output_is_input(output: &std::path::Path, inputs: &[String]) -> Option<St
         .find(|i| std::fs::canonicalize(i).is_ok_and(|p| p == out))
         .map(|i| {
             format!(
-                "-o {} is the input {i}; writing it would overwrite the capture: choose another file",
+                "{flag}{} is the input {i}; writing it would overwrite the capture: choose another file",
                 output.display()
             )
         })
 }
 
-/// Writes a report to `path` atomically, or to stdout; a write error is
-/// exit 2, a closed pipe is not an error.
+/// Writes a report to `path` atomically (see [`sselint::output`]), or to
+/// stdout (no path, or `-`); a write error is exit 2, a closed pipe is not
+/// an error.
 pub fn write_report(path: Option<&std::path::Path>, bytes: &[u8]) -> anyhow::Result<ExitCode> {
     use std::io::Write as _;
-    match path {
+    match path.filter(|p| !sselint::output::is_stdout(p)) {
         Some(p) => {
             if let Err(e) = sselint::output::write_atomic(p, bytes) {
                 eprintln!("sselint: error: writing the report {}: {e}", p.display());

@@ -19,7 +19,7 @@ pub struct Args {
     /// The capture (HAR, raw SSE body or curl dump).
     #[arg(value_name = "IN")]
     input: PathBuf,
-    /// Where to write the copy (never the input itself).
+    /// Where to write the copy (never the input itself); `-` is stdout.
     #[arg(short = 'o', long, value_name = "OUT")]
     output: PathBuf,
     /// Also replace the prompt and answer text (content, refusal,
@@ -36,7 +36,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: error: {msg}");
         Ok(ExitCode::from(2))
     };
-    let same = std::fs::canonicalize(&a.input).ok() == std::fs::canonicalize(&a.output).ok()
+    let to_stdout = sselint::output::is_stdout(&a.output);
+    let same = !to_stdout
+        && std::fs::canonicalize(&a.input).ok() == std::fs::canonicalize(&a.output).ok()
         && a.output.exists();
     if same {
         return fail(format!(
@@ -44,7 +46,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.output.display()
         ));
     }
-    if a.output.exists() && !a.force {
+    if !to_stdout && a.output.exists() && !a.force {
         return fail(format!(
             "{} already exists; use --force to replace it",
             a.output.display()
@@ -107,6 +109,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         InputFormat::Sse | InputFormat::Curl => redact::raw(&bytes, scrubber.as_mut()),
     };
+    if to_stdout {
+        return super::write_report(None, &out);
+    }
     sselint::output::write_atomic(&a.output, &out)
         .with_context(|| format!("writing {}", a.output.display()))?;
     println!(
