@@ -635,7 +635,7 @@ fn diff_page_shows_the_word_diff_tool_calls_and_verdict() {
     let dom = dump_dom(&chrome, &page, &scratch.0);
     assert!(dom.contains("<polyline class=\"series-a\""));
     assert!(!dom.contains("<polyline class=\"series-b\""));
-    assert!(dom.contains("no timings: this capture has no time per event"));
+    assert!(dom.contains("No timings: a raw body has no arrival times"));
 }
 
 /// A Chat Completions stream whose answer is `text`.
@@ -744,4 +744,290 @@ fn diff_page_is_stable() {
             String::from_utf8(out.stdout).unwrap()
         );
     });
+}
+
+/// A Chat Completions chunk carrying `text`, as one SSE event.
+fn chat_chunk(text: &str) -> String {
+    let c = serde_json::json!({"id": "c1", "object": "chat.completion.chunk",
+        "created": 1700000000, "model": "m",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]});
+    format!("data: {c}\n\n")
+}
+
+/// `inspect --format html` of `body` (written to `dir/name`): the page.
+fn inspect_page(dir: &Path, name: &str, body: &str, extra: &[&str]) -> String {
+    let cap = dir.join(name);
+    std::fs::write(&cap, body).unwrap();
+    let page = dir.join(format!("{name}.html"));
+    sselint()
+        .args(["inspect", "--format", "html", "-o"])
+        .arg(&page)
+        .arg(&cap)
+        .args(extra)
+        .assert()
+        .success();
+    std::fs::read_to_string(&page).unwrap()
+}
+
+#[test]
+fn big_events_and_a_big_answer_are_cut_with_a_note() {
+    // A fresh-user trial: 6 events of 15 MB gave a 91 MB page, the event
+    // rows' "adds" cell holding all of it.
+    let scratch = Scratch::new("big-events");
+    let big = "x".repeat(2_000_000);
+    let body = [big.as_str(), big.as_str(), big.as_str()]
+        .iter()
+        .map(|t| chat_chunk(t))
+        .collect::<String>()
+        + "data: [DONE]\n\n";
+    let html = inspect_page(&scratch.0, "big.sse", &body, &[]);
+    assert!(
+        html.len() < 400_000,
+        "{} bytes of page for {} bytes of capture",
+        html.len(),
+        body.len()
+    );
+    assert!(
+        html.contains("more characters (the page shows 300)"),
+        "adds cut"
+    );
+    assert!(html.contains("--format jsonl</code> shows all"), "data cut");
+    assert!(
+        html.contains("more characters of text: the page shows 20000"),
+        "answer cut"
+    );
+}
+
+#[test]
+fn many_inputs_share_one_page_budget_and_the_top_says_what_was_left_out() {
+    // A fresh-user trial: check over 20 × 1.2 MB HARs gave a 46 MB page.
+    let scratch = Scratch::new("budget");
+    let words = "word ".repeat(420);
+    let body: String =
+        (0..1000).map(|_| chat_chunk(&words)).collect::<String>() + "data: [DONE]\n\n";
+    let mut args = vec!["check".to_string()];
+    for i in 0..4 {
+        let cap = scratch.0.join(format!("cap{i}.sse"));
+        std::fs::write(&cap, &body).unwrap();
+        args.push(cap.display().to_string());
+    }
+    let page = scratch.0.join("check.html");
+    sselint()
+        .args(&args)
+        .args(["--format", "html", "-o"])
+        .arg(&page)
+        .assert()
+        .code(1);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.len() < 9 * 1024 * 1024,
+        "{} bytes of page for {} bytes of captures",
+        html.len(),
+        body.len() * 4
+    );
+    let header = html.split("</header>").next().unwrap();
+    let left_out: usize = header
+        .split("the events of ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no note at the top: {header}"));
+    assert!((1..4).contains(&left_out), "{header}");
+    assert!(
+        header.contains("cap3.sse"),
+        "the last stream is named: {header}"
+    );
+    // Each stream left out says so where its events would be.
+    assert_eq!(html.matches("shows this stream's events").count(), left_out);
+}
+
+#[test]
+fn every_event_with_a_finding_is_tagged_past_the_per_rule_limit() {
+    // A fresh-user trial: past the 20 kept invalid-json findings, the
+    // other events were tagged "no findings", so the filter lied.
+    let scratch = Scratch::new("limit");
+    let mut body = chat_chunk("a");
+    for _ in 0..60 {
+        body.push_str("data: {not json\n\n");
+    }
+    body.push_str(&format!(
+        "data: {}\n\n",
+        serde_json::json!({"id": "c1", "object": "chat.completion.chunk", "created": 1700000000,
+            "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    ));
+    body.push_str("data: [DONE]\n\n");
+    let html = inspect_page(&scratch.0, "limit.sse", &body, &[]);
+    let tagged = html
+        .lines()
+        .filter(|l| {
+            l.starts_with("<tr class=\"ev sev-error\"") && l.contains("data-kind=\"invalid\"")
+        })
+        .count();
+    assert_eq!(tagged, 60, "every invalid-json event is tagged an error");
+    assert_eq!(html.matches("past the per-rule limit (counted").count(), 40);
+    // The header says the events left out, not only the table.
+    let body: String = (0..3000)
+        .map(|i| chat_chunk(&format!("w{i} ")))
+        .collect::<String>()
+        + "data: [DONE]\n\n";
+    let html = inspect_page(&scratch.0, "long.sse", &body, &[]);
+    let head = html.split("<h3>Timeline</h3>").next().unwrap();
+    assert!(head.contains("801 events left out"), "{head}");
+}
+
+#[test]
+fn findings_located_in_an_event_are_shown_at_it() {
+    let Some(chrome) = browser("findings_located_in_an_event_are_shown_at_it") else {
+        return;
+    };
+    let scratch = Scratch::new("located");
+    // invalid-utf8 is found at the end of the stream, at byte 1152 (event
+    // 3); cut-off at the end of the body, the end of event 8.
+    for (sample, rule, event) in [
+        ("samples/bad/invalid-utf8.sse", "invalid-utf8", 3),
+        ("samples/bad/cut-off.sse", "cut-off", 8),
+    ] {
+        let page = scratch.0.join("page.html");
+        sselint()
+            .args(["inspect", sample, "--format", "html", "-o"])
+            .arg(&page)
+            .assert()
+            .success();
+        let dom = dump_dom(&chrome, &page, &scratch.0);
+        let rows = event_rows(&dom, event);
+        assert!(
+            rows.contains(&format!("data-rule=\"{rule}\"")),
+            "{sample}: {rule} not at event {event}"
+        );
+        assert!(rows.starts_with("sev-error"), "{sample}: the row is marked");
+        assert!(
+            !dom.contains("Findings about the whole stream"),
+            "{sample}: listed as about the whole stream"
+        );
+    }
+}
+
+#[test]
+fn the_no_timings_note_says_what_the_input_format_records() {
+    let scratch = Scratch::new("no-timing");
+    let har = "a HAR file records each request's total time";
+    for (sample, want) in [
+        ("samples/har/firefox.har", har),
+        (
+            "samples/good/openai-basic.sse",
+            "a raw body has no arrival times",
+        ),
+        (
+            "samples/bad/content-type.txt",
+            "a curl -i or -v dump has no times",
+        ),
+    ] {
+        let out = sselint()
+            .args(["inspect", sample, "--format", "html"])
+            .output()
+            .unwrap();
+        let html = String::from_utf8(out.stdout).unwrap().replace("&#39;", "'");
+        assert!(html.contains(want), "{sample}: {want}");
+        assert!(!html.contains("dump). A HAR export"), "{sample}");
+    }
+    // The diff page words it the same way.
+    let page = scratch.0.join("diff.html");
+    diff_page("samples/har/firefox.har", "samples/diff/openai.sse", &page);
+    let html = std::fs::read_to_string(&page)
+        .unwrap()
+        .replace("&#39;", "'");
+    assert!(html.contains(har));
+    assert!(html.contains("a raw body has no arrival times"));
+}
+
+#[test]
+fn inspect_takes_stall_ms_for_the_timeline() {
+    let stalls = |extra: &[&str]| {
+        let out = sselint()
+            .args(["inspect", "samples/har/chrome.har", "--format", "html"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .matches("<rect class=\"stall\"")
+            .count()
+    };
+    assert_eq!(stalls(&[]), 0, "no gap over 10 s");
+    assert!(stalls(&["--stall-ms", "1"]) > 1, "each gap over 1 ms");
+}
+
+#[test]
+fn small_things_a_trial_found() {
+    let scratch = Scratch::new("small");
+    // An empty capture's finding is at 1:1, as check says.
+    let html = inspect_page(&scratch.0, "empty.sse", "", &[]);
+    assert!(html.contains("line 1, column 1, byte 0"), "empty capture");
+    assert!(!html.contains("line 0, column 0"));
+    // The error names the flag used.
+    let cap = scratch.0.join("x.sse");
+    std::fs::copy(common::root().join("samples/good/openai-basic.sse"), &cap).unwrap();
+    let out = sselint()
+        .arg("check")
+        .arg(&cap)
+        .arg("--report")
+        .arg(format!("html={}", cap.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--report html="), "{err}");
+    assert!(!err.contains("-o "), "{err}");
+    // A label near the right edge is anchored at its end.
+    let out = sselint()
+        .args(["inspect", "samples/bad/buffered.har", "--format", "html"])
+        .output()
+        .unwrap();
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        html.contains("dx=\"-4\" dy=\"10\" text-anchor=\"end\">first content"),
+        "buffered.har's first content label"
+    );
+    // Rule docs render `code`, not backticks.
+    let out = sselint()
+        .args([
+            "inspect",
+            "samples/bad/invalid-json.sse",
+            "--format",
+            "html",
+        ])
+        .output()
+        .unwrap();
+    let html = String::from_utf8(out.stdout).unwrap();
+    let rules = html.split("<h2>Rules that fired</h2>").nth(1).unwrap();
+    let prose: String = rules
+        .split("<pre class=\"example\">")
+        .enumerate()
+        .map(|(i, p)| {
+            if i == 0 {
+                p
+            } else {
+                p.split("</pre>").nth(1).unwrap_or("")
+            }
+        })
+        .collect();
+    assert!(!prose.contains('`'), "raw backticks in the rule docs");
+    assert!(prose.contains("<code>"));
+    // Event names wrap at their separators, not mid-word.
+    let out = sselint()
+        .args([
+            "inspect",
+            "samples/bad/messages-delta-type.sse",
+            "--format",
+            "html",
+        ])
+        .output()
+        .unwrap();
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(html.contains("<td class=\"evname\">content_<wbr>block_<wbr>delta<wbr></td>"));
 }

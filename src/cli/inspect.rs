@@ -40,6 +40,10 @@ pub struct Args {
     /// max-event-bytes].
     #[arg(long, value_name = "BYTES", value_parser = parse_event_limit)]
     max_event_bytes: Option<usize>,
+    /// Gaps between events longer than this are `stall` findings, shaded
+    /// on the HTML timeline (as `check --stall-ms`).
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    stall_ms: u64,
     #[command(flatten)]
     input_args: InputArgs,
     /// Colour.
@@ -291,6 +295,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     let mut settings = cfg.settings_for(&a.input, a.profile.as_deref(), &[], &[]);
     settings.dialect = a.input_args.dialect();
+    settings.stall_ms = a.stall_ms;
     if let Some(n) = a.max_event_bytes {
         settings.max_event_bytes = n;
     }

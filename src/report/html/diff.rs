@@ -101,7 +101,7 @@ fn side_view(key: &'static str, s: &Side) -> SideView {
         events: s.result.events,
         timing: match &s.timeline {
             Some(t) if !t.points.is_empty() => timing_line(t),
-            _ => "no timings: this capture has no time per event (a HAR, curl --trace-ascii with --trace-time and sselint record have them)".to_string(),
+            _ => super::no_timing_note(s.detail).to_string(),
         },
     }
 }

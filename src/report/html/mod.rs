@@ -8,7 +8,11 @@
 //! page through askama's HTML escaping, after [`crate::lint::printable`]
 //! (controls escaped, secrets redacted); the script reads only class
 //! names and data attributes the renderer wrote, never capture text.
-//! Events are capped ([`record::HEAD_EVENTS`] + [`record::TAIL_EVENTS`]).
+//! The page is bounded: events are capped ([`record::HEAD_EVENTS`] +
+//! [`record::TAIL_EVENTS`]), each event's data and summary too, the
+//! rebuilt answer at [`ANSWER_CHARS`] per text, and the whole page at
+//! about [`PAGE_BUDGET`] bytes (past it, streams are shown without their
+//! events); every cut says what it left out and how to see it all.
 //!
 //! Not for deciding a verdict: the page shows the run's findings and its
 //! `--fail-on` threshold.
@@ -21,7 +25,7 @@ use super::{display_path, stream_name, Render, Run};
 use crate::lint::{catalogue, printable, printable_text, Diagnostic, Severity};
 use crate::pipeline::{FileResult, StreamResult};
 use askama::Template;
-use record::{cut, StreamLog, DATA_CHARS, HEAD_EVENTS, TAIL_EVENTS};
+use record::{cut, StreamLog, ADDS_CHARS, DATA_CHARS, HEAD_EVENTS, TAIL_EVENTS};
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
@@ -31,6 +35,57 @@ const CONTEXT_CHARS: usize = 160;
 const SHORT_DATA_CHARS: usize = 120;
 /// Characters of a rule example's capture shown in the rule docs.
 const EXAMPLE_CHARS: usize = 4000;
+/// Characters of each rebuilt text (answer, reasoning, refusal, tool call
+/// arguments) shown; the rest is counted.
+pub const ANSWER_CHARS: usize = 20_000;
+/// About the most bytes a page holds: past it, further streams are shown
+/// without their events (a note at the top names them).
+pub const PAGE_BUDGET: usize = 8 * 1024 * 1024;
+
+/// Why a capture of this format detail (`raw body`, `curl -i`, `curl
+/// --trace-ascii`, `har`, …) has no timeline: what it records, and which
+/// capture would.
+pub fn no_timing_note(detail: &str) -> &'static str {
+    if detail == "har" {
+        "No timings per event: a HAR file records each request's total time, not when each event arrived (Firefox and Safari exports stop there). Chrome's export of an EventSource request keeps a time per message, and sselint record keeps the time of every network read."
+    } else if detail.starts_with("curl --trace") {
+        "No timings: this curl trace has no timestamps. curl --trace-ascii FILE --trace-time keeps the time of every network read."
+    } else if detail.starts_with("curl") {
+        "No timings: a curl -i or -v dump has no times. curl --trace-ascii FILE --trace-time, or sselint record, keeps the time of every network read."
+    } else {
+        "No timings: a raw body has no arrival times. curl --trace-ascii FILE --trace-time, sselint record, or Chrome's HAR export of an EventSource request keeps them."
+    }
+}
+
+/// A piece of prose: plain text, or a `code` span (Markdown backticks).
+struct Seg {
+    code: bool,
+    text: String,
+}
+
+/// `s` cut at its backticks: odd pieces are code. An unpaired backtick
+/// stays as text.
+fn code_spans(s: &str) -> Vec<Seg> {
+    let parts: Vec<&str> = s.split('`').collect();
+    let paired = parts.len() % 2 == 1;
+    let mut out: Vec<Seg> = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let code = paired && i % 2 == 1;
+        if !paired && i > 0 {
+            out.push(Seg {
+                code: false,
+                text: "`".to_string(),
+            });
+        }
+        if !p.is_empty() {
+            out.push(Seg {
+                code,
+                text: p.to_string(),
+            });
+        }
+    }
+    out
+}
 
 /// The HTML renderer. `logs[i]` holds the events and timelines of
 /// `run.files[i]`'s streams; a file without logs (unread, or linted
@@ -47,9 +102,10 @@ struct FindingView {
     rule: &'static str,
     code: &'static str,
     severity: &'static str,
-    message: String,
-    help: Option<String>,
-    note: String,
+    /// Message, help and note, their `code` spans apart.
+    message: Vec<Seg>,
+    help: Option<Vec<Seg>>,
+    note: Vec<Seg>,
     line: u64,
     column: u64,
     offset: u64,
@@ -67,18 +123,23 @@ struct EventView {
     line: u64,
     offset: u64,
     time: String,
-    event_type: String,
+    /// The `event:` name cut after each `.` and `_`, so a long name wraps
+    /// there rather than mid-word.
+    event_parts: Vec<String>,
     kinds: Vec<String>,
     /// Space-separated kinds, for the filter.
     kind_attr: String,
     /// The worst severity of its findings, or `none`.
     sev: &'static str,
     adds: String,
+    adds_cut: usize,
     /// The start of a long data, shown until the row is opened.
     data_short: Option<String>,
     data: String,
     data_cut: usize,
     findings: Vec<FindingView>,
+    /// Its findings past the per-rule limit (counted, not shown).
+    past_limit: u64,
 }
 
 struct ToolView {
@@ -86,14 +147,19 @@ struct ToolView {
     name: String,
     id: String,
     arguments: String,
+    arguments_cut: usize,
 }
 
 struct ChoiceView {
     index: u64,
     text: String,
     text_dropped: u64,
+    /// Characters of the text not shown (past [`ANSWER_CHARS`]).
+    text_cut: usize,
     reasoning: Option<String>,
+    reasoning_cut: usize,
     refusal: Option<String>,
+    refusal_cut: usize,
     tool_calls: Vec<ToolView>,
     finish: String,
 }
@@ -115,6 +181,8 @@ struct StreamView {
     /// Why there is no plot.
     no_timing: Option<&'static str>,
     recorded: bool,
+    /// The events were left out to keep the page within its budget.
+    over_budget: bool,
     head: Vec<EventView>,
     skipped: u64,
     tail: Vec<EventView>,
@@ -137,10 +205,10 @@ struct RuleDoc {
     code: &'static str,
     group: &'static str,
     severity: &'static str,
-    summary: &'static str,
-    basis: Option<&'static str>,
-    rationale: &'static str,
-    fix: &'static str,
+    summary: Vec<Seg>,
+    basis: Option<Vec<Seg>>,
+    rationale: Vec<Seg>,
+    fix: Vec<Seg>,
     examples: Vec<ExampleView>,
     references: Vec<&'static str>,
 }
@@ -159,6 +227,10 @@ struct Page {
     head_events: usize,
     tail_events: usize,
     data_chars: usize,
+    adds_chars: usize,
+    answer_chars: usize,
+    /// What the page budget left out, for the top of the page.
+    budget_note: Option<String>,
 }
 
 fn sev_name(s: Severity) -> &'static str {
@@ -246,11 +318,12 @@ fn finding(d: &Diagnostic) -> FindingView {
         rule: d.rule,
         code: d.code,
         severity: sev_name(d.severity),
-        message: printable_text(&d.message),
-        help: d.help.as_deref().map(printable_text),
-        note: super::human::severity_note(d),
-        line: d.location.line,
-        column: d.location.column,
+        message: code_spans(&printable_text(&d.message)),
+        help: d.help.as_deref().map(|h| code_spans(&printable_text(h))),
+        note: code_spans(&super::human::severity_note(d)),
+        // As the human report: an empty capture's finding is at 1:1.
+        line: d.location.line.max(1),
+        column: d.location.column.max(1),
         offset: d.location.byte_offset,
         pointer: d.pointer.as_deref().map(printable),
         suppressed: d.suppressed,
@@ -261,14 +334,30 @@ fn finding(d: &Diagnostic) -> FindingView {
     }
 }
 
-fn event_view(row: &record::EventRow, diags: &[Diagnostic]) -> EventView {
-    let found: Vec<&Diagnostic> = diags
-        .get(row.findings.clone())
-        .map(|d| d.iter().collect())
-        .unwrap_or_default();
+/// `name` cut after each `.` and `_` (the separator kept).
+fn name_parts(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    for c in name.chars() {
+        cur.push(c);
+        if c == '.' || c == '_' {
+            parts.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        parts.push(cur);
+    }
+    parts
+}
+
+/// The row of `row`, with the findings `found` (its own and those located
+/// in its bytes). Its severity counts the findings past the per-rule limit
+/// too, so the severity filter never hides a faulty event.
+fn event_view(row: &record::EventRow, found: Vec<&Diagnostic>) -> EventView {
     let sev = found
         .iter()
         .map(|d| d.severity)
+        .chain(row.past_limit_worst)
         .max()
         .map_or("none", sev_name);
     EventView {
@@ -276,45 +365,77 @@ fn event_view(row: &record::EventRow, diags: &[Diagnostic]) -> EventView {
         line: row.line,
         offset: row.offset,
         time: row.time_ms.map_or(String::new(), |t| format!("{t:.0} ms")),
-        event_type: row.event_type.clone(),
+        event_parts: name_parts(&row.event_type),
         kinds: row.kinds.clone(),
         kind_attr: row.kinds.join(" "),
         sev,
         adds: row.adds.clone(),
+        adds_cut: row.adds_cut,
         data_short: (row.data.chars().count() > SHORT_DATA_CHARS)
             .then(|| head_chars(&row.data, SHORT_DATA_CHARS)),
         data: row.data.clone(),
         data_cut: row.data_cut,
         findings: found.into_iter().map(finding).collect(),
+        past_limit: row.past_limit,
     }
+}
+
+/// `s` made printable and cut to [`ANSWER_CHARS`]; the characters left
+/// out.
+fn answer_text(s: &str) -> (String, usize) {
+    let (t, left) = cut(s, ANSWER_CHARS);
+    (t, left)
 }
 
 fn choices(s: &StreamResult) -> Vec<ChoiceView> {
     s.answer
         .choices
         .values()
-        .map(|c| ChoiceView {
-            index: c.index,
-            text: printable_text(&c.text.kept),
-            text_dropped: c.text.dropped,
-            reasoning: (!c.reasoning.is_empty()).then(|| printable_text(&c.reasoning.kept)),
-            refusal: c.refusal.as_ref().map(|r| printable_text(&r.kept)),
-            tool_calls: c
-                .tool_calls
-                .values()
-                .map(|t| ToolView {
-                    index: t.index,
-                    name: printable(t.name.as_deref().unwrap_or("?")),
-                    id: printable(t.id.as_deref().unwrap_or("none")),
-                    arguments: inert(
-                        &serde_json::from_str::<serde_json::Value>(&t.arguments)
+        .map(|c| {
+            let (text, text_cut) = answer_text(&c.text.kept);
+            let (reasoning, reasoning_cut) = if c.reasoning.is_empty() {
+                (None, 0)
+            } else {
+                let (r, n) = answer_text(&c.reasoning.kept);
+                (Some(r), n)
+            };
+            let (refusal, refusal_cut) = match &c.refusal {
+                Some(r) => {
+                    let (r, n) = answer_text(&r.kept);
+                    (Some(r), n)
+                }
+                None => (None, 0),
+            };
+            ChoiceView {
+                index: c.index,
+                text,
+                text_dropped: c.text.dropped,
+                text_cut,
+                reasoning,
+                reasoning_cut,
+                refusal,
+                refusal_cut,
+                tool_calls: c
+                    .tool_calls
+                    .values()
+                    .map(|t| {
+                        let pretty = serde_json::from_str::<serde_json::Value>(&t.arguments)
                             .ok()
                             .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                            .unwrap_or_else(|| t.arguments.clone()),
-                    ),
-                })
-                .collect(),
-            finish: printable(c.finish_reason.as_deref().unwrap_or("(none)")),
+                            .unwrap_or_else(|| t.arguments.clone());
+                        let n = pretty.chars().count();
+                        let shown: String = pretty.chars().take(ANSWER_CHARS).collect();
+                        ToolView {
+                            index: t.index,
+                            name: printable(t.name.as_deref().unwrap_or("?")),
+                            id: printable(t.id.as_deref().unwrap_or("none")),
+                            arguments: inert(&shown),
+                            arguments_cut: n.saturating_sub(ANSWER_CHARS),
+                        }
+                    })
+                    .collect(),
+                finish: printable(c.finish_reason.as_deref().unwrap_or("(none)")),
+            }
         })
         .collect()
 }
@@ -338,12 +459,25 @@ fn timing_line(t: &record::Timeline) -> String {
     parts.join(" · ")
 }
 
+/// The kept row (of `rows`) whose bytes hold `offset`: the row whose span
+/// holds it, else the last row ending there (a cut-off at the end of the
+/// body is about the last event).
+fn row_at(rows: &[&record::EventRow], offset: u64) -> Option<usize> {
+    rows.iter()
+        .position(|r| r.offset <= offset && offset < r.end)
+        .or_else(|| {
+            rows.iter()
+                .rposition(|r| r.offset < offset && r.end == offset)
+        })
+}
+
 fn stream_view(
     run: &Run,
     f: &FileResult,
     s: &StreamResult,
     log: Option<&StreamLog>,
     id: String,
+    with_events: bool,
 ) -> StreamView {
     let worst = s
         .diagnostics
@@ -363,51 +497,78 @@ fn stream_view(
         (false, Some(Severity::Error | Severity::Warning)) => ("passes, with findings", "warn"),
         _ => ("passes", "pass"),
     };
-    let mut shown = vec![false; s.diagnostics.len()];
-    let mut rows = |rs: &mut dyn Iterator<Item = &record::EventRow>| -> Vec<EventView> {
-        rs.map(|r| {
-            for i in r.findings.clone() {
-                if let Some(x) = shown.get_mut(i) {
-                    *x = true;
-                }
-            }
-            event_view(r, &s.diagnostics)
+    // Each finding goes to the event that produced it, else to the kept
+    // event whose bytes hold it; the rest are about the whole stream.
+    let rows: Vec<&record::EventRow> = match log {
+        Some(l) if with_events => l.rows().collect(),
+        _ => Vec::new(),
+    };
+    let n = s.diagnostics.len();
+    let mut at_row: Vec<Option<usize>> = vec![None; n];
+    for (ri, r) in rows.iter().enumerate() {
+        for i in r.findings.clone().filter(|i| *i < n) {
+            at_row[i] = Some(ri);
+        }
+    }
+    for (i, d) in s.diagnostics.iter().enumerate() {
+        if at_row[i].is_none() {
+            at_row[i] = row_at(&rows, d.location.byte_offset);
+        }
+    }
+    let mut views: Vec<EventView> = rows
+        .iter()
+        .enumerate()
+        .map(|(ri, r)| {
+            let found = s
+                .diagnostics
+                .iter()
+                .zip(&at_row)
+                .filter(|(_, at)| **at == Some(ri))
+                .map(|(d, _)| d)
+                .collect();
+            event_view(r, found)
         })
-        .collect()
-    };
-    let (head, tail, skipped) = match log {
-        Some(l) => (
-            rows(&mut l.head.iter()),
-            rows(&mut l.tail.iter()),
-            l.skipped,
-        ),
-        None => (Vec::new(), Vec::new(), 0),
-    };
+        .collect();
+    let head_len = log.map_or(0, |l| l.head.len()).min(views.len());
+    let tail = views.split_off(head_len);
+    let head = views;
+    let skipped = log.map_or(0, |l| l.skipped);
     let stream_findings = s
         .diagnostics
         .iter()
-        .zip(&shown)
-        .filter(|(_, shown)| !**shown)
+        .zip(&at_row)
+        .filter(|(_, at)| at.is_none())
         .map(|(d, _)| finding(d))
         .collect();
     let (plot, timing_line, no_timing) = match log.and_then(|l| l.timeline.as_ref()) {
         Some(t) => match timeline::plot(t) {
             Some(p) => (Some(p), Some(self::timing_line(t)), None),
-            None => (None, None, Some("The capture has timings, but no event got a time.")),
+            None => (
+                None,
+                None,
+                Some("The capture has timings, but no event got a time."),
+            ),
         },
-        None => (
-            None,
-            None,
-            Some("No timings: this capture has no arrival times (a raw body or curl -i dump). A HAR export, curl --trace-ascii with --trace-time, or sselint record keep them."),
-        ),
+        None => (None, None, Some(no_timing_note(f.detail))),
     };
     let mut notes: Vec<String> = s.notes.iter().map(|n| printable(n)).collect();
+    let input = printable(&display_path(&f.path));
+    if log.is_some() && !with_events {
+        notes.push(format!(
+            "its events are left out to keep the page within about {} MB; sselint inspect {input} --format html shows them",
+            PAGE_BUDGET / (1024 * 1024)
+        ));
+    } else if skipped > 0 {
+        notes.push(format!(
+            "{skipped} events left out: the page keeps the first {HEAD_EVENTS} and the last {TAIL_EVENTS}; sselint inspect {input} --format jsonl prints every event"
+        ));
+    }
     if let Some(e) = &s.read_error {
         notes.push(format!("reading the body stopped early: {}", printable(e)));
     }
     StreamView {
         id,
-        input: printable(&display_path(&f.path)),
+        input,
         name: printable(&stream_name(f, &s.label)),
         url: log.and_then(|l| l.url.as_deref()).map(printable),
         dialect: s.dialect.map_or("unknown format".to_string(), |d| {
@@ -423,6 +584,7 @@ fn stream_view(
         timing_line,
         no_timing,
         recorded: log.is_some(),
+        over_budget: log.is_some() && !with_events,
         head,
         skipped,
         tail,
@@ -459,6 +621,7 @@ fn error_view(f: &FileResult, e: &str, id: String) -> StreamView {
         timing_line: None,
         no_timing: None,
         recorded: false,
+        over_budget: false,
         head: Vec::new(),
         skipped: 0,
         tail: Vec::new(),
@@ -494,17 +657,58 @@ fn rule_doc(name: &str) -> Option<RuleDoc> {
         code: r.code,
         group: r.group,
         severity: r.severity.name(),
-        summary: r.summary,
-        basis: r.severity_basis.map(str::trim),
-        rationale: r.rationale.trim(),
-        fix: r.fix.trim(),
+        summary: code_spans(r.summary),
+        basis: r.severity_basis.map(|b| code_spans(b.trim())),
+        rationale: code_spans(r.rationale.trim()),
+        fix: code_spans(r.fix.trim()),
         examples,
         references: r.references.clone(),
     })
 }
 
+/// About the bytes `v` adds to the page (its texts and a fixed cost per
+/// row and finding for the markup).
+fn weight(v: &StreamView) -> usize {
+    let f = |x: &FindingView| {
+        600 + x.message.iter().map(|g| g.text.len()).sum::<usize>()
+            + x.before.len()
+            + x.span.len()
+            + x.after.len()
+    };
+    let rows: usize = v
+        .head
+        .iter()
+        .chain(&v.tail)
+        .map(|e| {
+            400 + e.adds.len()
+                + e.data.len()
+                + e.data_short.as_ref().map_or(0, String::len)
+                + e.findings.iter().map(f).sum::<usize>()
+        })
+        .sum();
+    let answer: usize = v
+        .choices
+        .iter()
+        .map(|c| {
+            c.text.len()
+                + c.reasoning.as_ref().map_or(0, String::len)
+                + c.refusal.as_ref().map_or(0, String::len)
+                + c.tool_calls
+                    .iter()
+                    .map(|t| 200 + t.arguments.len())
+                    .sum::<usize>()
+        })
+        .sum();
+    let plot = v.plot.as_ref().map_or(0, |p| {
+        p.bytes_line.len() + p.chars_line.len() + 80 * (p.arrivals.len() + p.stalls.len())
+    });
+    2000 + rows + answer + plot + v.stream_findings.iter().map(f).sum::<usize>()
+}
+
 fn page(run: &Run, logs: &[Vec<StreamLog>], command: &str) -> Page {
     let mut streams = Vec::new();
+    let mut used = 0usize;
+    let mut over: Vec<String> = Vec::new();
     for (fi, f) in run.files.iter().enumerate() {
         if let Some(e) = &f.error {
             streams.push(error_view(f, e, format!("s{}", streams.len())));
@@ -512,9 +716,26 @@ fn page(run: &Run, logs: &[Vec<StreamLog>], command: &str) -> Page {
         for (si, s) in f.streams.iter().enumerate() {
             let log = logs.get(fi).and_then(|l| l.get(si));
             let id = format!("s{}", streams.len());
-            streams.push(stream_view(run, f, s, log, id));
+            let mut v = stream_view(run, f, s, log, id.clone(), true);
+            if used + weight(&v) > PAGE_BUDGET && log.is_some() {
+                v = stream_view(run, f, s, log, id, false);
+                over.push(v.name.clone());
+            }
+            used += weight(&v);
+            streams.push(v);
         }
     }
+    let budget_note = (!over.is_empty()).then(|| {
+        let named: Vec<&str> = over.iter().take(5).map(String::as_str).collect();
+        let more = over.len().saturating_sub(named.len());
+        format!(
+            "This page keeps to about {} MB: the events of {} are left out ({}{}). Their findings and answers are shown; sselint inspect FILE --format html shows one stream's events.",
+            PAGE_BUDGET / (1024 * 1024),
+            plural(over.len() as u64, "stream", "streams"),
+            named.join(", "),
+            if more > 0 { format!(", and {more} more") } else { String::new() }
+        )
+    });
     let mut kinds = BTreeSet::new();
     for v in &streams {
         for e in v.head.iter().chain(&v.tail) {
@@ -561,6 +782,9 @@ fn page(run: &Run, logs: &[Vec<StreamLog>], command: &str) -> Page {
         head_events: HEAD_EVENTS,
         tail_events: TAIL_EVENTS,
         data_chars: DATA_CHARS,
+        adds_chars: ADDS_CHARS,
+        answer_chars: ANSWER_CHARS,
+        budget_note,
     }
 }
 
@@ -570,5 +794,54 @@ impl Render for Html<'_> {
             .render()
             .map_err(io::Error::other)?;
         out.write_all(html.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(segs: &[Seg]) -> String {
+        segs.iter()
+            .map(|g| {
+                if g.code {
+                    format!("<{}>", g.text)
+                } else {
+                    g.text.clone()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn backticks_become_code_spans_and_an_unpaired_one_stays() {
+        assert_eq!(
+            show(&code_spans("send `[DONE]` last")),
+            "send <[DONE]> last"
+        );
+        assert_eq!(show(&code_spans("`a` and `b`")), "<a> and <b>");
+        assert_eq!(show(&code_spans("it`s")), "it`s");
+        assert_eq!(show(&code_spans("no code")), "no code");
+    }
+
+    #[test]
+    fn event_names_wrap_after_their_separators() {
+        assert_eq!(
+            name_parts("content_block_delta"),
+            vec!["content_", "block_", "delta"]
+        );
+        assert_eq!(
+            name_parts("response.output_text.delta"),
+            vec!["response.", "output_", "text.", "delta"]
+        );
+        assert!(name_parts("").is_empty());
+    }
+
+    #[test]
+    fn the_no_timings_note_follows_the_format() {
+        assert!(no_timing_note("har").contains("HAR file records each request's total time"));
+        assert!(no_timing_note("curl --trace-ascii").contains("--trace-time"));
+        assert!(no_timing_note("curl -i").contains("curl -i or -v dump"));
+        assert!(no_timing_note("raw body").contains("raw body"));
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::capture::{self, Timing};
 use crate::checks::Linter;
-use crate::lint::{printable, printable_text, Diagnostic, Settings};
+use crate::lint::{printable, printable_text, Diagnostic, Settings, Severity};
 use crate::pipeline::{self, FileResult, Observer, StreamResult};
 use crate::sse::{Block, LineKind};
 use std::collections::VecDeque;
@@ -21,6 +21,9 @@ pub const HEAD_EVENTS: usize = 2000;
 pub const TAIL_EVENTS: usize = 200;
 /// Characters of an event's data shown; the rest is counted.
 pub const DATA_CHARS: usize = 2000;
+/// Characters of what an event adds (its summary) shown; the rest is
+/// counted. A 15 MB content delta would otherwise be all on the page.
+pub const ADDS_CHARS: usize = 300;
 /// Points kept for a timeline line; past it every other point is dropped
 /// (the first and the last stay), so memory is bounded.
 pub const MAX_POINTS: usize = 2000;
@@ -40,6 +43,8 @@ pub struct EventRow {
     pub line: u64,
     /// Byte offset of the block in the body.
     pub offset: u64,
+    /// Byte offset just past the block (its span is `offset..end`).
+    pub end: u64,
     /// Milliseconds since the exchange started, where the capture has
     /// timings.
     pub time_ms: Option<f64>,
@@ -47,14 +52,21 @@ pub struct EventRow {
     pub event_type: String,
     /// Kinds the linter gave it (`role`, `content`, `finish`, …).
     pub kinds: Vec<String>,
-    /// What the chunk adds, in short (printable).
+    /// What the chunk adds, in short (printable), at most [`ADDS_CHARS`].
     pub adds: String,
+    /// Characters of `adds` left out.
+    pub adds_cut: usize,
     /// The data (printable, secrets redacted), at most [`DATA_CHARS`].
     pub data: String,
     /// Characters of the data left out.
     pub data_cut: usize,
     /// Indices of its findings in the stream's diagnostics.
     pub findings: Range<usize>,
+    /// Its findings past the per-rule limit (counted, not kept): how many,
+    /// and the worst severity among them.
+    pub past_limit: u64,
+    /// The worst severity of the findings past the limit.
+    pub past_limit_worst: Option<Severity>,
 }
 
 /// A point of the timeline: at `ms`, `bytes` of the body had arrived and
@@ -171,6 +183,9 @@ pub struct StreamLog {
     timing: Option<Timing>,
     prev_text: Vec<(u64, usize, usize)>,
     chars: u64,
+    /// The collector's counts (errors, warnings, infos; kept or not) at
+    /// the last block: what a block adds past the limit is the difference.
+    prev_counts: (u64, u64, u64),
 }
 
 impl StreamLog {
@@ -239,10 +254,31 @@ pub fn cut(s: &str, max: usize) -> (String, usize) {
     }
 }
 
+/// `s` (already printable) cut to `max` characters; the count left out.
+fn cut_printable(s: &str, max: usize) -> (String, usize) {
+    match s.char_indices().nth(max) {
+        None => (s.to_string(), 0),
+        Some((at, _)) => (s[..at].to_string(), s[at..].chars().count()),
+    }
+}
+
 impl Observer for StreamLog {
     fn block(&mut self, block: &Block<'_>, new: &[Diagnostic], linter: &Linter<'_>) {
         let all = linter.out.diagnostics.len();
         let findings = all - new.len()..all;
+        // Findings since the last block, kept or past the per-rule limit:
+        // the ones past it are only counted, yet they are this event's.
+        let c = linter.out.counts;
+        let p = std::mem::replace(&mut self.prev_counts, c);
+        let kept = |s: Severity| new.iter().filter(|d| d.severity == s).count() as u64;
+        let past = [
+            (Severity::Error, c.0.saturating_sub(p.0)),
+            (Severity::Warning, c.1.saturating_sub(p.1)),
+            (Severity::Info, c.2.saturating_sub(p.2)),
+        ]
+        .map(|(s, n)| (s, n.saturating_sub(kept(s))));
+        let past_limit = past.iter().map(|(_, n)| n).sum();
+        let past_limit_worst = past.iter().filter(|(_, n)| *n > 0).map(|(s, _)| *s).max();
         let first = block.lines.first();
         let line = first.map_or(0, |l| l.line);
         let offset = first.map_or(0, |l| l.offset);
@@ -326,17 +362,22 @@ impl Observer for StreamLog {
             }
         }
         let (data, data_cut) = cut(&data, DATA_CHARS);
+        let (adds, adds_cut) = cut_printable(&adds, ADDS_CHARS);
         self.push_row(EventRow {
             label,
             line,
             offset,
+            end: block.end_offset,
             time_ms,
             event_type,
             kinds,
             adds,
+            adds_cut,
             data,
             data_cut,
             findings,
+            past_limit,
+            past_limit_worst,
         });
     }
 }

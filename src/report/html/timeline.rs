@@ -38,6 +38,25 @@ pub struct Marker {
     pub x: String,
     /// The label.
     pub label: String,
+    /// `start`, or `end` near the right edge, so the label stays inside.
+    pub anchor: &'static str,
+    /// The label's offset from the line: `4`, or `-4` when anchored at
+    /// its end.
+    pub dx: &'static str,
+}
+
+/// Room a marker's label needs to the right of its line, in user units.
+const LABEL_ROOM: f64 = 180.0;
+
+/// A marker at `x` labelled `label`, its label on the side with room.
+fn marker(x: f64, label: String) -> Marker {
+    let end = x > WIDTH - RIGHT - LABEL_ROOM;
+    Marker {
+        x: fmt(x),
+        label,
+        anchor: if end { "end" } else { "start" },
+        dx: if end { "-4" } else { "4" },
+    }
 }
 
 /// A shaded span (a stall).
@@ -198,10 +217,9 @@ pub fn plot(t: &Timeline) -> Option<Plot> {
                 label: short_count(*v),
             })
             .collect(),
-        ttft: t.first_content_ms.map(|ms| Marker {
-            x: fmt(x(ms)),
-            label: format!("first content {}", short_ms(ms)),
-        }),
+        ttft: t
+            .first_content_ms
+            .map(|ms| marker(x(ms), format!("first content {}", short_ms(ms)))),
         stalls: t
             .stalls
             .iter()
@@ -286,10 +304,9 @@ pub fn pair(a: Option<&Timeline>, b: Option<&Timeline>) -> Option<PairPlot> {
         }
         Series {
             line: pts.join(" "),
-            ttft: t.first_content_ms.map(|ms| Marker {
-                x: fmt(x(ms)),
-                label: format!("{side} first content {}", short_ms(ms)),
-            }),
+            ttft: t
+                .first_content_ms
+                .map(|ms| marker(x(ms), format!("{side} first content {}", short_ms(ms)))),
         }
     };
     Some(PairPlot {
@@ -391,7 +408,9 @@ mod tests {
             "{xs:?}"
         );
         assert!(xs.windows(2).all(|w| w[0] <= w[1]));
-        assert_eq!(p.ttft.unwrap().label, "first content 400 ms");
+        let m = p.ttft.unwrap();
+        assert_eq!(m.label, "first content 400 ms");
+        assert_eq!(m.anchor, "start");
         assert_eq!(p.stalls.len(), 1);
         assert!(
             p.stalls[0].label.contains("11.6 s"),
