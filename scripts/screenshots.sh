@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Writes docs/screenshots/NAME.png: the HTML page of each sample below (or
-# of the captures given as arguments), as headless Chromium shows it at
-# 1280 px wide, so a person can look at the pages without opening them.
+# Writes OUTDIR/NAME.png: the HTML page of each sample below (or of the
+# captures given after OUTDIR), as headless Chromium shows it at 1280 px
+# wide, so a person can look at the pages without opening them.
 #
-#   scripts/screenshots.sh                      the default samples
-#   scripts/screenshots.sh samples/bad/cut-off.sse
-#   HEIGHT=1400 scripts/screenshots.sh          a shorter window
+#   scripts/screenshots.sh                       target/screenshots/*.png
+#   scripts/screenshots.sh docs/screenshots      update the checked-in PNGs
+#   scripts/screenshots.sh /tmp/shots samples/bad/cut-off.sse
+#   HEIGHT=1400 scripts/screenshots.sh           a shorter window
 #
+# The binary: $SSELINT, else target/release/sselint when built (as the
+# README's `cargo build --release` leaves it), else a debug build.
 # Needs chromium (apt-get install chromium) or SSELINT_CHROMIUM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,9 +19,17 @@ if [ -z "$chrome" ]; then
     exit 2
 fi
 height=${HEIGHT:-2000}
-cargo build --quiet
-bin=target/debug/sselint
-out=docs/screenshots
+if [ -n "${SSELINT:-}" ]; then
+    bin=$SSELINT
+elif [ -x target/release/sselint ]; then
+    bin=target/release/sselint
+else
+    cargo build --quiet
+    bin=target/debug/sselint
+fi
+out=${1:-target/screenshots}
+[ $# -gt 0 ] && shift
+echo "screenshots.sh: $bin → $out/" >&2
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
