@@ -217,7 +217,9 @@ pub struct RecordArgs {
     dialect: Option<super::DialectArg>,
     #[command(flatten)]
     live: LiveArgs,
-    /// Where to save the capture (default: sselint-TIMESTAMP.har).
+    /// Where to save the capture (default: sselint-TIMESTAMP.har); not `-`
+    /// (the capture is read back to lint it). A FIFO or device is written
+    /// through.
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Replace an existing output file.
