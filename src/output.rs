@@ -51,7 +51,13 @@ pub fn plan(path: &Path) -> std::io::Result<Plan> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Err(Error::new(ErrorKind::IsADirectory, "is a directory")),
         Ok(m) if m.is_file() => {
-            // Through every link (including /proc/self/fd/N) to the file.
+            // A link through an open descriptor (`/dev/stdout` →
+            // `/proc/self/fd/1`) writes to what the shell set up: an
+            // append stays an append.
+            if names_descriptor(path)? {
+                return Ok(Plan::Through(path.to_path_buf()));
+            }
+            // Through every link to the file.
             let real = if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
                 std::fs::canonicalize(path)?
             } else {
@@ -81,6 +87,30 @@ pub fn plan(path: &Path) -> std::io::Result<Plan> {
         }
         Err(e) => Err(e),
     }
+}
+
+/// Whether the chain of symbolic links from `path` passes through an open
+/// file descriptor's name (`/proc/PID/fd/N`, `/dev/fd/N`).
+fn names_descriptor(path: &Path) -> std::io::Result<bool> {
+    let mut p = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        let s = p.to_string_lossy();
+        let in_proc = s.starts_with("/proc/") && s.split('/').nth(3) == Some("fd");
+        if in_proc || s.starts_with("/dev/fd/") {
+            return Ok(true);
+        }
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            _ => return Ok(false),
+        }
+    }
+    Ok(false)
 }
 
 /// Writes `bytes` to `path` atomically where it is (or will be) a regular
@@ -227,6 +257,28 @@ mod tests {
             .unwrap()
             .file_type()
             .is_symlink());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `-o /dev/stdout` with stdout redirected to a file: the link chain
+    /// goes through `/proc/self/fd/1` to a regular file. The descriptor is
+    /// the user's (a `>>` append, a pipe the shell set up); it is written
+    /// through, never replaced by rename.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_link_to_an_open_descriptor_is_written_through() {
+        use std::os::fd::AsRawFd as _;
+        let dir = scratch("fd");
+        let real = dir.join("redirected.txt");
+        std::fs::write(&real, b"kept;").unwrap();
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&real)
+            .unwrap();
+        let link = dir.join("stdout-link");
+        std::os::unix::fs::symlink(format!("/proc/self/fd/{}", file.as_raw_fd()), &link).unwrap();
+        assert_eq!(plan(&link).unwrap(), Plan::Through(link.clone()));
+        drop(file);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
