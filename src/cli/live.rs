@@ -366,6 +366,9 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
         entry: a.entry,
         ..Default::default()
     };
+    if std::path::Path::new(&a.capture).is_dir() {
+        return replay_set(&a, &opts);
+    }
     let replay = match sselint::replay::Replay::load(&a.capture, &opts, dialect_of(a.dialect)) {
         Ok(r) => r,
         Err(e) => {
@@ -404,18 +407,63 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     );
     let _ = std::io::stdout().flush();
     let stop = interrupted();
-    sselint::replay::serve(
+    sselint::replay::serve(listener, Arc::new(replay), serve_options(&a), stop)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve_options(a: &ReplayArgs) -> sselint::replay::Options {
+    sselint::replay::Options {
+        delay_ms: a.delay_ms,
+        first_delay_ms: a.first_delay_ms,
+        split_bytes: a.split_bytes,
+        cut_after_bytes: a.cut_after_bytes,
+        keepalive_ms: a.keepalive_ms,
+        any_path: a.any_path,
+        once: a.once,
+    }
+}
+
+/// `sselint replay DIR`: a scenario set, each request answered by what it
+/// asks for.
+fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Result<ExitCode> {
+    let set = match sselint::replay::ScenarioSet::load(&a.capture, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("sselint: error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if a.dialect != super::DialectArg::Auto {
+        eprintln!(
+            "sselint: error: --dialect does not apply to a directory; put the captures in chat/, responses/ or messages/ under it"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let listener = match std::net::TcpListener::bind(&a.listen) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("sselint: error: cannot listen on {}: {e}", a.listen);
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let addr = listener.local_addr()?;
+    let served: Vec<String> = set
+        .dialects()
+        .iter()
+        .map(|d| format!("{} ({})", d.endpoint(), set.names(*d).join(", ")))
+        .collect();
+    let _ = writeln!(
+        std::io::stdout(),
+        "sselint replay: serving the scenarios of {} on http://{addr}/v1 (POST {}); Ctrl-C stops",
+        a.capture,
+        served.join("; ")
+    );
+    let _ = std::io::stdout().flush();
+    let stop = interrupted();
+    sselint::replay::serve_source(
         listener,
-        Arc::new(replay),
-        sselint::replay::Options {
-            delay_ms: a.delay_ms,
-            first_delay_ms: a.first_delay_ms,
-            split_bytes: a.split_bytes,
-            cut_after_bytes: a.cut_after_bytes,
-            keepalive_ms: a.keepalive_ms,
-            any_path: a.any_path,
-            once: a.once,
-        },
+        Arc::new(sselint::replay::Source::Set(set)),
+        serve_options(a),
         stop,
     )?;
     Ok(ExitCode::SUCCESS)
