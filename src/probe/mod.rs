@@ -509,6 +509,11 @@ pub const PROBE_RULES: &[ProbeRule] = &[
     },
 ];
 
+/// (scenario, catalogue rule): the rule about the feature the scenario
+/// asks for, whose findings count as errors in that scenario whatever
+/// their default level (`usage-missing` is a warning by default).
+pub const SCENARIO_RULES: &[(&str, &str)] = &[("usage", "usage-missing")];
+
 /// The probe rule `name`.
 pub fn probe_rule(name: &str) -> Option<&'static ProbeRule> {
     PROBE_RULES.iter().find(|r| r.name == name)

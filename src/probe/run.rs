@@ -184,6 +184,14 @@ fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding
     if name == "length" {
         out.retain(|f| f.rule != "responses-incomplete");
     }
+    // The rule about the very feature a scenario asked for judges it as an
+    // error: `usage` asked for usage, so `usage-missing` (a warning where
+    // a capture's request is unknown) fails it.
+    for f in &mut out {
+        if super::SCENARIO_RULES.contains(&(name, f.rule.as_str())) {
+            f.severity = Severity::Error;
+        }
+    }
     out
 }
 

@@ -1,0 +1,539 @@
+//! `sselint probe` end to end, on 127.0.0.1 only: `sselint replay DIR`
+//! serves a scenario capture set (tests/fixtures/probe/, written by
+//! scripts/probe_fixtures.py), good or broken in one of issue 15's ways,
+//! and the probe must give each scenario its verdict with the right rule.
+
+mod common;
+use assert_cmd::cargo::cargo_bin;
+use common::{root, scratch, Replay};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixtures() -> PathBuf {
+    root().join("tests/fixtures/probe")
+}
+
+/// A scenario set in `dir`: the good set of every dialect, with the chat
+/// captures `broken` (names in tests/fixtures/probe/broken/chat/)
+/// replacing the good files of the same scenario, and the chat scenarios
+/// `removed` left out.
+fn capture_set(dir: &Path, broken: &[&str], removed: &[&str]) -> PathBuf {
+    let set = dir.join("set");
+    for d in ["chat", "responses", "messages"] {
+        let to = set.join(d);
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(fixtures().join("good").join(d)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let chat = set.join("chat");
+    let stem = |f: &str| f.split('.').next().unwrap().to_string();
+    for f in broken.iter().chain(removed) {
+        for e in std::fs::read_dir(&chat).unwrap() {
+            let p = e.unwrap().path();
+            if stem(p.file_name().unwrap().to_str().unwrap()) == stem(f) {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+    }
+    for f in broken {
+        std::fs::copy(fixtures().join("broken/chat").join(f), chat.join(f)).unwrap();
+    }
+    set
+}
+
+fn base(r: &Replay) -> String {
+    format!("http://{}/v1", r.addr)
+}
+
+fn probe(base: &str, out: &Path, extra: &[&str]) -> Output {
+    Command::new(cargo_bin("sselint"))
+        .args(["probe", base, "--model", "probe-model", "-o"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn probe_json(base: &str, out: &Path, extra: &[&str]) -> (Option<i32>, Value) {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    let o = probe(base, out, &args);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: stdout {} stderr {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.code(), v)
+}
+
+fn verdicts(v: &Value) -> Vec<(String, String)> {
+    v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn scenario<'v>(v: &'v Value, name: &str) -> &'v Value {
+    v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no scenario {name} in {v}"))
+}
+
+fn rules(s: &Value) -> Vec<String> {
+    s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn against_the_good_set_every_scenario_passes_in_every_dialect() {
+    let dir = scratch("probe-good");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    for (dialect, names) in [
+        (
+            "chat",
+            &[
+                "plain",
+                "usage",
+                "length",
+                "stop",
+                "tool",
+                "parallel-tools",
+                "n2",
+                "json",
+                "long",
+                "reasoning",
+                "invalid",
+                "disconnect",
+            ][..],
+        ),
+        (
+            "responses",
+            &[
+                "plain",
+                "length",
+                "tool",
+                "json",
+                "long",
+                "reasoning",
+                "invalid",
+                "disconnect",
+            ][..],
+        ),
+        (
+            "messages",
+            &[
+                "plain",
+                "length",
+                "stop",
+                "tool",
+                "long",
+                "thinking",
+                "invalid",
+                "disconnect",
+            ][..],
+        ),
+    ] {
+        let out = dir.join(dialect);
+        let (code, v) = probe_json(&base(&r), &out, &["--dialect", dialect, "--reasoning"]);
+        let got = verdicts(&v);
+        let want: Vec<(String, String)> = names
+            .iter()
+            .map(|n| (n.to_string(), "pass".to_string()))
+            .collect();
+        assert_eq!(got, want, "{dialect}: {v:#}");
+        assert_eq!(code, Some(0), "{dialect}");
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["dialect"], dialect);
+        assert_eq!(v["summary"]["pass"], names.len());
+        for s in v["scenarios"].as_array().unwrap() {
+            let cap = s["capture"].as_str().unwrap();
+            assert!(Path::new(cap).is_file(), "{cap}");
+            assert!(
+                rules(s).iter().all(|r| r != "usage-missing"),
+                "{dialect} {}: {s}",
+                s["name"]
+            );
+            assert!(s["total_ms"].as_f64().is_some());
+        }
+        // The invalid request got the set's 400 JSON error.
+        assert_eq!(scenario(&v, "invalid")["status"], 400);
+    }
+}
+
+#[test]
+fn each_fault_fails_its_scenario_with_its_rule_and_the_others_pass() {
+    // (broken capture, scenario, the rules that must name the fault)
+    let faults: &[(&str, &str, &[&str])] = &[
+        ("usage.sse", "usage", &["usage-missing"]),
+        ("n2.sse", "n2", &["probe-n-ignored"]),
+        ("tool.sse", "tool", &["tool-call-arguments"]),
+        (
+            "parallel-tools.sse",
+            "parallel-tools",
+            &["tool-call-index-reused"],
+        ),
+        ("length.sse", "length", &["missing-finish-reason"]),
+        (
+            "invalid.sse",
+            "invalid",
+            &["probe-invalid-accepted", "error-event"],
+        ),
+    ];
+    for (file, name, want) in faults {
+        let dir = scratch(&format!("probe-fault-{name}"));
+        let set = capture_set(&dir, &[file], &[]);
+        let r = Replay::start(&set, &[]);
+        let (code, v) = probe_json(&base(&r), &dir.join("out"), &[]);
+        assert_eq!(code, Some(1), "{name}: {v:#}");
+        for (n, verdict) in verdicts(&v) {
+            if n == *name {
+                assert_eq!(verdict, "fail", "{name}: {v:#}");
+                let got = rules(scenario(&v, name));
+                for w in *want {
+                    assert!(got.iter().any(|g| g == w), "{name}: {w} not in {got:?}");
+                }
+                // The message says what was asked and what came back.
+                let msgs: Vec<&str> = scenario(&v, name)["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["message"].as_str().unwrap())
+                    .collect();
+                assert!(msgs.iter().all(|m| !m.is_empty()));
+            } else {
+                assert_eq!(verdict, "pass", "{name} broke {n}: {v:#}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_4xx_to_an_optional_feature_is_unsupported_and_to_a_required_one_a_failure() {
+    let dir = scratch("probe-unsupported");
+    let set = capture_set(&dir, &[], &["n2", "plain"]);
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "n2,plain,tool"]);
+    assert_eq!(
+        verdicts(&v),
+        vec![
+            ("plain".to_string(), "fail".to_string()),
+            ("tool".to_string(), "pass".to_string()),
+            ("n2".to_string(), "unsupported".to_string()),
+        ]
+    );
+    assert_eq!(scenario(&v, "n2")["status"], 400);
+    assert!(scenario(&v, "n2")["note"]
+        .as_str()
+        .unwrap()
+        .contains("`n2` scenario"));
+    assert!(rules(scenario(&v, "plain")).contains(&"probe-http-status".to_string()));
+    assert_eq!(code, Some(1));
+    // Unsupported alone does not fail the run.
+    let (code, v) = probe_json(&base(&r), &dir.join("out2"), &["--only", "n2"]);
+    assert_eq!(v["summary"]["unsupported"], 1);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_server_that_is_down_is_an_error_with_exit_2() {
+    let dir = scratch("probe-down");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let (code, v) = probe_json(
+        &format!("http://127.0.0.1:{port}/v1"),
+        &dir.join("out"),
+        &["--only", "plain,usage", "--timeout", "5"],
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        verdicts(&v),
+        vec![
+            ("plain".to_string(), "error".to_string()),
+            ("usage".to_string(), "error".to_string())
+        ]
+    );
+    assert!(scenario(&v, "plain")["capture"].is_null());
+    assert!(!scenario(&v, "plain")["note"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn disconnect_passes_when_the_server_answers_after_a_hang_up_and_fails_when_it_does_not() {
+    let dir = scratch("probe-disconnect");
+    let set = capture_set(&dir, &[], &[]);
+    // Slow enough that the client hangs up mid-stream.
+    let r = Replay::start(&set, &["--delay-ms", "30"]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "disconnect"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    let s = scenario(&v, "disconnect");
+    assert_eq!(s["verdict"], "pass");
+    assert!(s["note"].as_str().unwrap().contains("hung up after"), "{s}");
+    let dropped: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/disconnect-dropped.har")).unwrap(),
+    )
+    .unwrap();
+    let e = &dropped["log"]["entries"][0];
+    assert_eq!(e["_sselint"]["stopped"], "interrupted");
+    let full = std::fs::read(set.join("chat/long.sse")).unwrap();
+    assert!(e["response"]["content"]["text"].as_str().unwrap().len() < full.len());
+    drop(r);
+    // A server that stops after the first request (`--once`) leaves the
+    // follow-up unanswered.
+    let r = Replay::start(&set, &["--delay-ms", "30", "--once"]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out2"), &["--only", "disconnect"]);
+    let s = scenario(&v, "disconnect");
+    assert_eq!(s["verdict"], "fail", "{v:#}");
+    assert!(rules(s).contains(&"probe-no-answer-after-disconnect".to_string()));
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn the_key_reaches_neither_captures_nor_output() {
+    let dir = scratch("probe-key");
+    let key = "sk-probeFAKEkey0123456789abcdef";
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    for format in ["human", "json", "sarif", "junit", "github"] {
+        let out = dir.join(format);
+        let o = Command::new(cargo_bin("sselint"))
+            .args([
+                "probe",
+                &base(&r),
+                "--model",
+                "m",
+                "--api-key-env",
+                "PROBE_TEST_KEY",
+            ])
+            .args(["--format", format, "-o"])
+            .arg(&out)
+            .args(["-H", "X-Trace: probe-test"])
+            .env("PROBE_TEST_KEY", key)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{format}");
+        for bytes in [&o.stdout, &o.stderr] {
+            assert!(!String::from_utf8_lossy(bytes).contains(key), "{format}");
+        }
+        let mut hars = 0;
+        for e in std::fs::read_dir(&out).unwrap() {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            assert!(!text.contains(key), "{format}");
+            let har: Value = serde_json::from_str(&text).unwrap();
+            let headers = har["log"]["entries"][0]["request"]["headers"].clone();
+            assert!(
+                headers
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|h| h["name"] == "Authorization" && h["value"] == "[REDACTED]"),
+                "the header was sent, redacted: {headers}"
+            );
+            hars += 1;
+        }
+        assert_eq!(hars, 12, "11 scenarios and disconnect's dropped capture");
+    }
+}
+
+#[test]
+fn only_and_skip_choose_scenarios_and_an_unknown_name_is_a_usage_error() {
+    let dir = scratch("probe-only");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let (_, v) = probe_json(&base(&r), &dir.join("a"), &["--only", "tool,plain"]);
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(names, ["plain", "tool"]);
+    let (_, v) = probe_json(
+        &base(&r),
+        &dir.join("b"),
+        &["--skip", "invalid,disconnect,long"],
+    );
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(
+        names,
+        [
+            "plain",
+            "usage",
+            "length",
+            "stop",
+            "tool",
+            "parallel-tools",
+            "n2",
+            "json"
+        ]
+    );
+    let o = probe(&base(&r), &dir.join("c"), &["--only", "plain,bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no scenario \"bogus\""));
+    // Messages has no n2.
+    let o = probe(
+        &base(&r),
+        &dir.join("d"),
+        &["--dialect", "messages", "--only", "n2"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn fail_on_sets_the_level_that_fails_a_scenario() {
+    let dir = scratch("probe-fail-on");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    // The reasoning capture carries `reasoning_content`, an info
+    // (vendor-extension) under the openai profile.
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("a"),
+        &["--only", "reasoning", "--reasoning"],
+    );
+    assert_eq!(code, Some(0));
+    let s = scenario(&v, "reasoning");
+    assert_eq!(s["verdict"], "pass");
+    assert!(rules(s).contains(&"vendor-extension".to_string()));
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("b"),
+        &["--only", "reasoning", "--fail-on", "info"],
+    );
+    assert_eq!(scenario(&v, "reasoning")["verdict"], "fail");
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn existing_captures_are_kept_unless_forced() {
+    let dir = scratch("probe-keep");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    assert_eq!(
+        probe(&base(&r), &out, &["--only", "plain"]).status.code(),
+        Some(0)
+    );
+    std::fs::write(out.join("plain.har"), "mine").unwrap();
+    let o = probe(&base(&r), &out, &["--only", "plain"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already exists"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("plain.har")).unwrap(),
+        "mine"
+    );
+    let o = probe(&base(&r), &out, &["--only", "plain", "--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_ne!(
+        std::fs::read_to_string(out.join("plain.har")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn the_report_formats_give_one_entry_per_scenario() {
+    let dir = scratch("probe-formats");
+    let set = capture_set(&dir, &["usage.sse"], &["n2"]);
+    let r = Replay::start(&set, &[]);
+    let only = ["--only", "plain,usage,n2"];
+    let run = |format: &str, out: &str| {
+        let mut a = vec!["--format", format];
+        a.extend_from_slice(&only);
+        let o = probe(&base(&r), &dir.join(out), &a);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let human = run("human", "h");
+    for w in [
+        "plain",
+        "usage",
+        "n2",
+        "pass",
+        "fail",
+        "unsupported",
+        "usage-missing",
+    ] {
+        assert!(human.contains(w), "{w} in {human}");
+    }
+    let junit = run("junit", "j");
+    assert_eq!(junit.matches("<testcase ").count(), 3, "{junit}");
+    assert!(junit.contains("<failure"));
+    assert!(junit.contains("<skipped"));
+    let sarif: Value = serde_json::from_str(&run("sarif", "s")).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(results
+        .iter()
+        .any(|x| x["level"] == "error" && x["properties"]["scenario"] == "usage"));
+    let github = run("github", "g");
+    assert!(
+        github
+            .lines()
+            .any(|l| l.starts_with("::error ") && l.contains("usage-missing")),
+        "{github}"
+    );
+}
+
+#[test]
+fn two_endpoints_are_compared_scenario_by_scenario() {
+    let dir = scratch("probe-compare");
+    let good = Replay::start(&fixtures().join("good"), &[]);
+    let set = capture_set(&dir, &["n2.sse", "usage.sse"], &[]);
+    let broken = Replay::start(&set, &[]);
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&good), &base(&broken), "--model", "m"])
+        .args(["--only", "plain,usage,n2", "--format", "json", "-o"])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summary"]["pass"], 3);
+    assert_eq!(v["compared_with"]["summary"]["fail"], 2);
+    let diffs = v["differences"].as_array().unwrap();
+    let of = |n: &str| diffs.iter().find(|d| d["name"] == n).unwrap();
+    assert_eq!(of("n2")["verdicts"], serde_json::json!(["pass", "fail"]));
+    assert!(!of("n2")["differences"].as_array().unwrap().is_empty());
+    assert!(!of("usage")["differences"].as_array().unwrap().is_empty());
+    assert!(dir.join("out/a/plain.har").is_file());
+    assert!(dir.join("out/b/plain.har").is_file());
+    let human = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&good), &base(&broken), "--model", "m"])
+        .args(["--only", "n2", "-o"])
+        .arg(dir.join("out2"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("A against B"), "{text}");
+    assert!(text.contains("n2: A pass, B fail"), "{text}");
+}
+
+#[test]
+fn replay_dir_rejects_a_file_named_by_no_scenario() {
+    let dir = scratch("probe-badset");
+    std::fs::create_dir_all(dir.join("set/chat")).unwrap();
+    std::fs::copy(
+        fixtures().join("good/chat/plain.sse"),
+        dir.join("set/chat/hello.sse"),
+    )
+    .unwrap();
+    let o = Command::new(cargo_bin("sselint"))
+        .arg("replay")
+        .arg(dir.join("set"))
+        .args(["--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("hello.sse") && err.contains("is no"), "{err}");
+}
