@@ -466,11 +466,27 @@ fn the_report_formats_give_one_entry_per_scenario() {
         assert!(human.contains(w), "{w} in {human}");
     }
     let junit = run("junit", "j");
-    assert_eq!(junit.matches("<testcase ").count(), 3, "{junit}");
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let cases: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|n| n.attribute("name").unwrap())
+        .collect();
+    assert_eq!(cases, ["plain", "usage", "n2"], "{junit}");
     assert!(junit.contains("<failure"));
     assert!(junit.contains("<skipped"));
     let sarif: Value = serde_json::from_str(&run("sarif", "s")).unwrap();
     assert_eq!(sarif["version"], "2.1.0");
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/sarif-2.1.0-subset.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let errors: Vec<String> = jsonschema::validator_for(&schema)
+        .unwrap()
+        .iter_errors(&sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert!(results
         .iter()
@@ -536,4 +552,47 @@ fn replay_dir_rejects_a_file_named_by_no_scenario() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("hello.sse") && err.contains("is no"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_the_captures_so_far_and_reports_the_scenarios_run() {
+    let dir = scratch("probe-sigint");
+    let r = Replay::start(&fixtures().join("good"), &["--delay-ms", "300"]);
+    let out = dir.join("out");
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&r), "--model", "m", "--format", "json"])
+        .args(["--only", "plain,long,invalid", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // At 300 ms an event, plain takes a few seconds and long (42 events)
+    // over ten: the signal lands while long streams.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !out.join("plain.har").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(names, ["plain", "long"], "{v:#}");
+    assert_eq!(scenario(&v, "plain")["verdict"], "pass");
+    assert_eq!(scenario(&v, "long")["interrupted"], true);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("interrupted"));
+    let long: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("long.har")).unwrap()).unwrap();
+    assert_eq!(
+        long["log"]["entries"][0]["_sselint"]["stopped"],
+        "interrupted"
+    );
+    assert!(!out.join("invalid.har").exists());
 }
