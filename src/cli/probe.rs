@@ -513,7 +513,7 @@ fn human(
             } else {
                 rules.join(", ")
             };
-            let what: String = sselint::lint::printable(&what).chars().take(120).collect();
+            let what = short(&what, 90);
             t.add_row(vec![
                 Cell::new(o.name),
                 verdict_cell(o.verdict, color),
@@ -582,8 +582,8 @@ fn human(
                     "    {} {}: A {} | B {}",
                     x.section.name(),
                     sselint::lint::printable(&x.item),
-                    short(&x.a),
-                    short(&x.b)
+                    short(&x.a, 60),
+                    short(&x.b, 60)
                 )?;
             }
             if d.differences.len() > 12 {
@@ -594,56 +594,111 @@ fn human(
     Ok(())
 }
 
-fn short(s: &str) -> String {
+fn short(s: &str, max: usize) -> String {
     let p = sselint::lint::printable(s);
-    if p.chars().count() > 60 {
-        format!("{}…", p.chars().take(60).collect::<String>())
+    if p.chars().count() > max {
+        format!("{}…", p.chars().take(max).collect::<String>())
     } else {
         p
     }
 }
 
-fn outcome_json(o: &Outcome) -> Value {
-    json!({
-        "name": o.name,
-        "verdict": o.verdict,
-        "capture": o.capture.as_ref().map(|p| p.display().to_string()),
-        "status": o.status,
-        "ttft_ms": o.ttft_ms.map(|m| (m * 10.0).round() / 10.0),
-        "total_ms": o.total_ms.map(|m| (m * 10.0).round() / 10.0),
-        "max_gap_ms": o.max_gap_ms.map(|m| (m * 10.0).round() / 10.0),
-        "findings": o.findings,
-        "note": o.note,
-        "interrupted": o.interrupted,
-    })
+/// One scenario in the JSON report.
+#[derive(serde::Serialize)]
+struct ScenarioJson<'a> {
+    name: &'a str,
+    verdict: Verdict,
+    capture: Option<String>,
+    status: Option<u16>,
+    ttft_ms: Option<f64>,
+    total_ms: Option<f64>,
+    max_gap_ms: Option<f64>,
+    findings: &'a [probe::Finding],
+    note: Option<&'a str>,
+    interrupted: bool,
 }
 
-fn card_json(c: &Card) -> Value {
-    let [p, f, u, e] = counts(&c.outcomes);
-    json!({
-        "endpoint": c.endpoint,
-        "dialect": c.dialect.name(),
-        "captures": c.dir.display().to_string(),
-        "scenarios": c.outcomes.iter().map(outcome_json).collect::<Vec<_>>(),
-        "summary": {"scenarios": c.outcomes.len(), "pass": p, "fail": f, "unsupported": u, "error": e},
-    })
+/// One endpoint in the JSON report.
+#[derive(serde::Serialize)]
+struct CardJson<'a> {
+    endpoint: &'a str,
+    dialect: &'a str,
+    captures: String,
+    scenarios: Vec<ScenarioJson<'a>>,
+    summary: Summary,
 }
 
-fn json_report(cards: &[Card], compare: Option<&[ScenarioDiff]>, fail_on: Severity) -> Value {
-    let mut v = card_json(&cards[0]);
-    let obj = v.as_object_mut().expect("an object");
-    let mut head = serde_json::Map::new();
-    head.insert("version".into(), json!(1));
-    head.insert(
-        "tool".into(),
-        json!({"name": "sselint", "version": env!("CARGO_PKG_VERSION")}),
-    );
-    head.insert("fail_on".into(), json!(fail_on.name()));
-    head.extend(std::mem::take(obj));
-    if let (Some(b), Some(diffs)) = (cards.get(1), compare) {
-        head.insert("compared_with".into(), card_json(b));
-        head.insert(
-            "differences".into(),
+#[derive(serde::Serialize)]
+struct Summary {
+    scenarios: usize,
+    pass: usize,
+    fail: usize,
+    unsupported: usize,
+    error: usize,
+}
+
+/// The JSON report (`"version": 1`).
+#[derive(serde::Serialize)]
+struct ReportJson<'a> {
+    version: u32,
+    tool: Value,
+    fail_on: &'static str,
+    #[serde(flatten)]
+    card: CardJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compared_with: Option<CardJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    differences: Option<Vec<Value>>,
+}
+
+fn round(v: Option<f64>) -> Option<f64> {
+    v.map(|m| (m * 10.0).round() / 10.0)
+}
+
+fn card_json(c: &Card) -> CardJson<'_> {
+    let [pass, fail, unsupported, error] = counts(&c.outcomes);
+    CardJson {
+        endpoint: &c.endpoint,
+        dialect: c.dialect.name(),
+        captures: c.dir.display().to_string(),
+        scenarios: c
+            .outcomes
+            .iter()
+            .map(|o| ScenarioJson {
+                name: o.name,
+                verdict: o.verdict,
+                capture: o.capture.as_ref().map(|p| p.display().to_string()),
+                status: o.status,
+                ttft_ms: round(o.ttft_ms),
+                total_ms: round(o.total_ms),
+                max_gap_ms: round(o.max_gap_ms),
+                findings: &o.findings,
+                note: o.note.as_deref(),
+                interrupted: o.interrupted,
+            })
+            .collect(),
+        summary: Summary {
+            scenarios: c.outcomes.len(),
+            pass,
+            fail,
+            unsupported,
+            error,
+        },
+    }
+}
+
+fn json_report<'a>(
+    cards: &'a [Card],
+    compare: Option<&[ScenarioDiff]>,
+    fail_on: Severity,
+) -> ReportJson<'a> {
+    ReportJson {
+        version: 1,
+        tool: json!({"name": "sselint", "version": env!("CARGO_PKG_VERSION")}),
+        fail_on: fail_on.name(),
+        card: card_json(&cards[0]),
+        compared_with: cards.get(1).map(card_json),
+        differences: compare.map(|diffs| {
             diffs
                 .iter()
                 .map(|d| {
@@ -654,10 +709,9 @@ fn json_report(cards: &[Card], compare: Option<&[ScenarioDiff]>, fail_on: Severi
                         "note": d.note,
                     })
                 })
-                .collect(),
-        );
+                .collect()
+        }),
     }
-    Value::Object(head)
 }
 
 fn rule_help(rule: &str) -> (String, String, &'static str) {
