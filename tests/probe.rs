@@ -382,6 +382,15 @@ fn only_and_skip_choose_scenarios_and_an_unknown_name_is_a_usage_error() {
     let o = probe(&base(&r), &dir.join("c"), &["--only", "plain,bogus"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no scenario \"bogus\""));
+    // A URL whose path names another API than --dialect.
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", &format!("{}/messages", base(&r)), "--model", "m"])
+        .args(["--dialect", "chat", "-o"])
+        .arg(dir.join("e"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--dialect says chat"));
     // Messages has no n2.
     let o = probe(
         &base(&r),

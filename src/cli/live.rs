@@ -311,10 +311,22 @@ hand a client: http://127.0.0.1:PORT/v1 for OpenAI SDKs,
 http://127.0.0.1:PORT for Anthropic SDKs. Other paths and methods get a 404
 in that API's error shape naming the path that serves the capture
 (--any-path serves them all). The body goes out in chunked transfer
-coding.")]
+coding.
+
+A directory is a scenario set, the server `sselint probe` is tested
+against: each request is answered with the capture of the scenario it is
+(told from its body as probe writes them: `n` 2 -> n2, tools with
+tool_choice -> tool, ... ; see `sselint probe --help`). Files are named by
+scenario, DIR/chat/plain.sse, DIR/chat/usage.har, DIR/responses/tool.sse,
+DIR/messages/thinking.sse (or DIR/NAME.EXT, its dialect told from it);
+NAME.json holds a JSON error body served with HTTP 400 (NAME.404.json:
+404). A request whose scenario has no capture gets a 400 JSON error that
+names the scenario. Example:
+  sselint replay tests/fixtures/probe/good --listen 127.0.0.1:8080")]
 pub struct ReplayArgs {
-    /// The capture to serve (any format `check` reads).
-    #[arg(value_name = "CAPTURE")]
+    /// The capture to serve (any format `check` reads), or a directory of
+    /// captures named by scenario.
+    #[arg(value_name = "CAPTURE|DIR")]
     capture: String,
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]

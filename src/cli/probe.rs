@@ -278,6 +278,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         },
         None => None,
     };
+    for u in &a.urls {
+        if let (Some(named), Some(given)) = (sselint::dialect::sniff_url(u), a.dialect.dialect()) {
+            if named != given {
+                return Ok(usage_error(&format!(
+                    "{} is an {} endpoint, but --dialect says {given}; give the base URL (…/v1) or drop --dialect",
+                    sselint::capture::redact_url(u),
+                    named.title()
+                )));
+            }
+        }
+    }
     let targets: Vec<Target> = a
         .urls
         .iter()
