@@ -605,3 +605,34 @@ fn ctrl_c_keeps_the_captures_so_far_and_reports_the_scenarios_run() {
     );
     assert!(!out.join("invalid.har").exists());
 }
+
+#[test]
+fn a_stream_that_outlasts_the_scenario_time_out_fails_with_probe_timeout() {
+    let dir = scratch("probe-timeout");
+    // long has 42 events: at 400 ms each it far outlasts a 1 s time-out.
+    let r = Replay::start(&fixtures().join("good"), &["--delay-ms", "400"]);
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("out"),
+        &["--only", "long", "--timeout", "1"],
+    );
+    let s = scenario(&v, "long");
+    assert_eq!(s["verdict"], "fail", "{v:#}");
+    assert!(rules(s).contains(&"probe-timeout".to_string()), "{s}");
+    assert!(dir.join("out/long.har").is_file());
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn rule_explains_a_probe_rule() {
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["rule", "probe-n-ignored"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("n = 2") && text.contains("sselint probe"),
+        "{text}"
+    );
+}

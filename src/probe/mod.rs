@@ -503,6 +503,11 @@ pub const PROBE_RULES: &[ProbeRule] = &[
         doc: "disconnect: after the client hung up mid-stream, the next request got no complete answer",
     },
     ProbeRule {
+        name: "probe-timeout",
+        severity: Severity::Error,
+        doc: "the stream did not end within --timeout (per scenario), or went silent that long",
+    },
+    ProbeRule {
         name: "probe-http-status",
         severity: Severity::Error,
         doc: "a scenario every endpoint must serve got a non-2xx answer",

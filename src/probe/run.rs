@@ -145,6 +145,21 @@ fn error_text(body: &[u8], key: Option<&str>) -> String {
     crate::lint::printable(&mask(&short, key))
 }
 
+/// `probe-timeout` when the recording was cut by the scenario's time-out.
+fn timed_out(t: &Target, rec: &Recording) -> Option<Finding> {
+    matches!(rec.stop, Stop::TimedOut | Stop::ReadTimedOut).then(|| {
+        Finding::probe(
+            "probe-timeout",
+            format!(
+                "the stream did not end within the scenario's time-out of {} s ({} bytes arrived; stopped: {})",
+                t.timeout.as_secs_f64(),
+                rec.body.len(),
+                rec.stop.name()
+            ),
+        )
+    })
+}
+
 /// The catalogue's findings on the capture at `path` (linted with its
 /// request), then the probe rules' for scenario `name`.
 fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding> {
@@ -292,6 +307,7 @@ pub fn run_scenario(
     if let Some(p) = &o.capture {
         o.findings = lint(t, s.name, p, settings);
     }
+    o.findings.extend(timed_out(t, &rec));
     judge(&mut o, fail_on);
     o
 }
@@ -368,6 +384,7 @@ fn disconnect(
         if let Some(p) = &o.capture {
             o.findings = lint(t, "plain", p, settings);
         }
+        o.findings.extend(timed_out(t, &rec));
     } else {
         o.findings.push(Finding::probe(
             "probe-no-answer-after-disconnect",
