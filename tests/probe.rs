@@ -636,3 +636,93 @@ fn rule_explains_a_probe_rule() {
         "{text}"
     );
 }
+
+#[test]
+fn the_probe_rules_fail_what_only_the_request_makes_wrong() {
+    // (dialect, scenario file, how to break it, scenario, rule)
+    type Break = fn(&Path, &Path);
+    let cases: &[(&str, &str, Break, &str, &str)] = &[
+        (
+            "chat",
+            "length.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(
+                    to,
+                    t.replace(r#""finish_reason":"length""#, r#""finish_reason":"stop""#),
+                )
+                .unwrap();
+            },
+            "length",
+            "probe-not-cut",
+        ),
+        (
+            "messages",
+            "length.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(
+                    to,
+                    t.replace(
+                        r#""stop_reason":"max_tokens""#,
+                        r#""stop_reason":"end_turn""#,
+                    ),
+                )
+                .unwrap();
+            },
+            "length",
+            "probe-not-cut",
+        ),
+        (
+            "chat",
+            "tool.sse",
+            |from, to| {
+                // A text answer to a forced tool call.
+                let plain = from.parent().unwrap().join("plain.sse");
+                std::fs::copy(plain, to).unwrap();
+            },
+            "tool",
+            "probe-no-tool-call",
+        ),
+        (
+            "chat",
+            "json.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(to, t.replace(r#"{\"greeting\""#, r#"Sure! {\"greeting\""#))
+                    .unwrap();
+            },
+            "json",
+            "probe-json-invalid",
+        ),
+    ];
+    for (dialect, file, brk, name, rule) in cases {
+        let dir = scratch(&format!("probe-rule-{dialect}-{name}"));
+        let set = capture_set(&dir, &[], &[]);
+        let good = fixtures().join("good").join(dialect).join(file);
+        brk(&good, &set.join(dialect).join(file));
+        assert_ne!(
+            std::fs::read(&good).unwrap(),
+            std::fs::read(set.join(dialect).join(file)).unwrap(),
+            "{dialect} {name}: the capture was not broken"
+        );
+        let r = Replay::start(&set, &[]);
+        let (code, v) = probe_json(
+            &base(&r),
+            &dir.join("out"),
+            &["--dialect", dialect, "--skip", "disconnect,invalid"],
+        );
+        for (n, verdict) in verdicts(&v) {
+            if n == *name {
+                assert_eq!(verdict, "fail", "{dialect} {name}: {v:#}");
+                assert!(
+                    rules(scenario(&v, name)).contains(&rule.to_string()),
+                    "{dialect} {name}: {v:#}"
+                );
+            } else {
+                assert_eq!(verdict, "pass", "{dialect} {name} broke {n}: {v:#}");
+            }
+        }
+        assert_eq!(code, Some(1));
+    }
+}
