@@ -726,3 +726,30 @@ fn the_probe_rules_fail_what_only_the_request_makes_wrong() {
         assert_eq!(code, Some(1));
     }
 }
+
+#[test]
+fn a_stream_past_the_size_limit_is_cut_and_fails_with_probe_too_long() {
+    let dir = scratch("probe-too-long");
+    let set = capture_set(&dir, &[], &[]);
+    let mut body = String::new();
+    let chunk = r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":"word "},"finish_reason":null}]}"#;
+    body.push_str(r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#);
+    body.push_str("\n\n");
+    while body.len() < 5 << 20 {
+        body.push_str(chunk);
+        body.push_str("\n\n");
+    }
+    std::fs::write(set.join("chat/long.sse"), body).unwrap();
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "long,plain"]);
+    let s = scenario(&v, "long");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    assert!(rules(s).contains(&"probe-too-long".to_string()), "{s}");
+    assert_eq!(scenario(&v, "plain")["verdict"], "pass");
+    let har = std::fs::metadata(dir.join("out/long.har")).unwrap().len();
+    assert!(
+        har < 5 << 20,
+        "the capture stopped near the limit: {har} bytes"
+    );
+    assert_eq!(code, Some(1));
+}

@@ -52,7 +52,7 @@ their request, so usage-missing, choice-index and the tool-call rules
 apply; the probe's own rules (probe-n-ignored, probe-no-tool-call,
 probe-not-cut, probe-json-invalid, probe-invalid-accepted,
 probe-error-not-json, probe-no-answer-after-disconnect, probe-timeout,
-probe-http-status; `sselint rule NAME` explains each) judge what one
+probe-too-long, probe-http-status; `sselint rule NAME` explains each) judge what one
 stream alone cannot. Ctrl-C stops after keeping what came.
 
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed,

@@ -508,6 +508,11 @@ pub const PROBE_RULES: &[ProbeRule] = &[
         doc: "the stream did not end within --timeout (per scenario), or went silent that long",
     },
     ProbeRule {
+        name: "probe-too-long",
+        severity: Severity::Error,
+        doc: "the stream went past 4 MiB, where the probe stops reading (every scenario asks for a few hundred tokens at most)",
+    },
+    ProbeRule {
         name: "probe-http-status",
         severity: Severity::Error,
         doc: "a scenario every endpoint must serve got a non-2xx answer",

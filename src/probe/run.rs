@@ -104,6 +104,39 @@ fn request(t: &Target, body: serde_json::Value) -> live::Request {
     }
 }
 
+/// The most body bytes a scenario reads (its request asks for at most a
+/// few hundred tokens): 4 MiB.
+pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// [`live::record`] of `req`, stopped by `stop` (Ctrl-C) or once the body
+/// passes [`MAX_BODY_BYTES`]; the second is `true` when the size cut it.
+fn bounded_record(req: &live::Request, stop: &AtomicBool) -> Result<(Recording, bool), String> {
+    let cut = AtomicBool::new(false);
+    let too_large = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Ctrl-C is seen during silences too, not only at reads.
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    cut.store(true, Ordering::SeqCst);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let mut bytes = 0usize;
+        let rec = live::record(req, &cut, |b, _| {
+            bytes += b.len();
+            if bytes > MAX_BODY_BYTES {
+                too_large.store(true, Ordering::SeqCst);
+                cut.store(true, Ordering::SeqCst);
+            }
+        });
+        done.store(true, Ordering::Relaxed);
+        rec.map(|r| (r, too_large.load(Ordering::SeqCst)))
+    })
+}
+
 /// Saves `rec` as `dir/NAME.har`, the key masked even where the server
 /// echoed it.
 fn save(t: &Target, rec: &Recording, dir: &Path, name: &str) -> Result<PathBuf, String> {
@@ -238,7 +271,7 @@ pub fn run_scenario(
     let Some(body) = super::body(t.dialect, s.name, &t.model) else {
         return Outcome::error(s.name, format!("no scenario {} in {}", s.name, t.dialect));
     };
-    let rec = match live::record(&request(t, body), stop, |_, _| {}) {
+    let (rec, too_large) = match bounded_record(&request(t, body), stop) {
         Ok(r) => r,
         Err(e) => return Outcome::error(s.name, mask(&e, key)),
     };
@@ -308,8 +341,23 @@ pub fn run_scenario(
         o.findings = lint(t, s.name, p, settings);
     }
     o.findings.extend(timed_out(t, &rec));
+    if too_large {
+        o.findings.push(too_long(&rec));
+    }
     judge(&mut o, fail_on);
     o
+}
+
+fn too_long(rec: &Recording) -> Finding {
+    Finding::probe(
+        "probe-too-long",
+        format!(
+            "the request asked for at most {} tokens; the stream went on past {} bytes, where the probe stopped reading ({} bytes kept)",
+            super::LONG_TOKENS,
+            MAX_BODY_BYTES,
+            rec.body.len()
+        ),
+    )
 }
 
 /// `disconnect`: send `long`'s request and hang up after the first read;
@@ -356,7 +404,7 @@ fn disconnect(
     let Some(second) = super::body(t.dialect, "plain", &t.model) else {
         return Outcome::error(s.name, "no plain scenario".into());
     };
-    let rec = match live::record(&request(t, second), stop, |_, _| {}) {
+    let (rec, too_large) = match bounded_record(&request(t, second), stop) {
         Ok(r) => r,
         Err(e) => {
             o.findings.push(Finding::probe(
@@ -385,6 +433,9 @@ fn disconnect(
             o.findings = lint(t, "plain", p, settings);
         }
         o.findings.extend(timed_out(t, &rec));
+        if too_large {
+            o.findings.push(too_long(&rec));
+        }
     } else {
         o.findings.push(Finding::probe(
             "probe-no-answer-after-disconnect",
