@@ -685,6 +685,17 @@ fn the_probe_rules_fail_what_only_the_request_makes_wrong() {
             "probe-no-tool-call",
         ),
         (
+            "messages",
+            "stop.sse",
+            |_, to| {
+                // The list went on past the stop sequence.
+                let good = fixtures().join("good/messages/long.sse");
+                std::fs::copy(good, to).unwrap();
+            },
+            "stop",
+            "probe-stop-ignored",
+        ),
+        (
             "chat",
             "json.sse",
             |from, to| {
@@ -746,10 +757,15 @@ fn a_stream_past_the_size_limit_is_cut_and_fails_with_probe_too_long() {
     assert_eq!(s["verdict"], "fail", "{s}");
     assert!(rules(s).contains(&"probe-too-long".to_string()), "{s}");
     assert_eq!(scenario(&v, "plain")["verdict"], "pass");
-    let har = std::fs::metadata(dir.join("out/long.har")).unwrap().len();
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/long.har")).unwrap()).unwrap();
+    let e = &har["log"]["entries"][0];
+    let kept = e["response"]["content"]["text"].as_str().unwrap().len();
+    let full = std::fs::metadata(set.join("chat/long.sse")).unwrap().len() as usize;
     assert!(
-        har < 5 << 20,
-        "the capture stopped near the limit: {har} bytes"
+        kept < full,
+        "the read stopped before the end: {kept} of {full} bytes"
     );
+    assert_eq!(e["_sselint"]["stopped"], "interrupted");
     assert_eq!(code, Some(1));
 }

@@ -50,7 +50,7 @@ Each capture is saved as HAR (keys and cookies redacted) in -o DIR
 DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
 their request, so usage-missing, choice-index and the tool-call rules
 apply; the probe's own rules (probe-n-ignored, probe-no-tool-call,
-probe-not-cut, probe-json-invalid, probe-invalid-accepted,
+probe-not-cut, probe-stop-ignored, probe-json-invalid, probe-invalid-accepted,
 probe-error-not-json, probe-no-answer-after-disconnect, probe-timeout,
 probe-too-long, probe-http-status; `sselint rule NAME` explains each) judge what one
 stream alone cannot. Ctrl-C stops after keeping what came.

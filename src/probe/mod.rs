@@ -208,6 +208,10 @@ const LENGTH_MAX: u64 = 16;
 /// A budget at or above this is the `long` scenario ([`classify`]).
 const LONG_MIN: u64 = 200;
 
+/// The `stop` scenario's stop sequence; its prompt asks for a list
+/// separated by it.
+pub const STOP_SEQUENCE: &str = ",";
+
 const PROMPT: &str = "Say hello in one short sentence.";
 const LONG_PROMPT: &str = "Count from 1 to 60 in words, separated by commas.";
 const TOOL_PROMPT: &str = "What is the weather in Paris?";
@@ -250,7 +254,7 @@ fn chat_body(name: &str, model: &str) -> Value {
         }
         "stop" => {
             b["messages"] = user(LONG_PROMPT);
-            b["stop"] = json!([","]);
+            b["stop"] = json!([STOP_SEQUENCE]);
         }
         "tool" => {
             b["messages"] = user(TOOL_PROMPT);
@@ -327,7 +331,7 @@ fn messages_body(name: &str, model: &str) -> Value {
         }
         "stop" => {
             b["messages"] = user(LONG_PROMPT);
-            b["stop_sequences"] = json!([","]);
+            b["stop_sequences"] = json!([STOP_SEQUENCE]);
         }
         "tool" => {
             b["messages"] = user(TOOL_PROMPT);
@@ -481,6 +485,11 @@ pub const PROBE_RULES: &[ProbeRule] = &[
         name: "probe-not-cut",
         severity: Severity::Error,
         doc: "length: the token budget was tiny and the answer ended with another reason (length, max_tokens or incomplete expected)",
+    },
+    ProbeRule {
+        name: "probe-stop-ignored",
+        severity: Severity::Error,
+        doc: "stop: the answer text holds the stop sequence the request set, so the server did not stop at it",
     },
     ProbeRule {
         name: "probe-json-invalid",
@@ -638,6 +647,28 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
                         format!("the request set {budget} for an answer that needs more; it ended with `{f}`, not {want}"),
                     ));
                 }
+            }
+        }
+        "stop" => {
+            let text = answer
+                .choices
+                .get(&0)
+                .map(|c| c.text.kept.clone())
+                .unwrap_or_default();
+            if let Some(at) = text.find(STOP_SEQUENCE) {
+                let key = if dialect == Dialect::Messages {
+                    "stop_sequences"
+                } else {
+                    "stop"
+                };
+                out.push(Finding::probe(
+                    "probe-stop-ignored",
+                    format!(
+                        "the request set {key} [{STOP_SEQUENCE:?}]; the answer went on past it (at character {}): {:?}",
+                        text[..at].chars().count(),
+                        crate::lint::printable(&text.chars().take(80).collect::<String>())
+                    ),
+                ));
             }
         }
         "json" => {
