@@ -206,6 +206,13 @@ fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding
         });
         return out;
     }
+    if file.streams.is_empty() {
+        out.push(Finding {
+            rule: "unknown-format".to_string(),
+            severity: Severity::Error,
+            message: "the answer holds no stream to read".to_string(),
+        });
+    }
     for s in &file.streams {
         for d in &s.diagnostics {
             if d.suppressed {
