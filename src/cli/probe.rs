@@ -512,7 +512,9 @@ fn human(
         if !color {
             t.force_no_tty();
         }
-        t.set_header(["scenario", "verdict", "HTTP", "TTFT", "total", "findings"]);
+        t.set_header([
+            "scenario", "verdict", "HTTP", "TTFT", "total", "max gap", "findings",
+        ]);
         for o in &c.outcomes {
             let mut rules: Vec<String> = Vec::new();
             for f in &o.findings {
@@ -532,6 +534,7 @@ fn human(
                 Cell::new(o.status.map_or("-".into(), |s| s.to_string())),
                 Cell::new(ms(o.ttft_ms)),
                 Cell::new(ms(o.total_ms)),
+                Cell::new(ms(o.max_gap_ms)),
                 Cell::new(what),
             ]);
         }
