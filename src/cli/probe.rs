@@ -503,7 +503,7 @@ fn human(
 ) -> anyhow::Result<()> {
     for (i, c) in cards.iter().enumerate() {
         if cards.len() == 2 {
-            writeln!(out, "{}: ", if i == 0 { "A" } else { "B" })?;
+            write!(out, "{}: ", if i == 0 { "A" } else { "B" })?;
         }
         writeln!(out, "sselint probe {} ({})", c.endpoint, c.dialect.title())?;
         let mut t = Table::new();
