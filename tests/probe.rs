@@ -769,3 +769,49 @@ fn a_stream_past_the_size_limit_is_cut_and_fails_with_probe_too_long() {
     assert_eq!(e["_sselint"]["stopped"], "interrupted");
     assert_eq!(code, Some(1));
 }
+
+#[test]
+fn a_secret_in_the_url_reaches_neither_captures_nor_output() {
+    let dir = scratch("probe-url-secret");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let secret_url = |addr: &str| {
+        format!("http://alice:PASSWORDforProbe9@{addr}/v1?key=sk-urlFAKEkey0123456789")
+    };
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    for (name, url) in [("up", secret_url(&r.addr)), ("down", secret_url(&down))] {
+        let out = dir.join(name);
+        for format in ["human", "json", "github"] {
+            let o = probe(
+                &url,
+                &out.join(format),
+                &[
+                    "--only",
+                    "plain,invalid",
+                    "--format",
+                    format,
+                    "--timeout",
+                    "5",
+                ],
+            );
+            for bytes in [&o.stdout, &o.stderr] {
+                let text = String::from_utf8_lossy(bytes);
+                assert!(
+                    !text.contains("PASSWORDforProbe9") && !text.contains("urlFAKEkey"),
+                    "{name} {format}: {text}"
+                );
+            }
+            if name == "up" {
+                assert_eq!(o.status.code(), Some(0), "{name} {format}");
+                for e in std::fs::read_dir(out.join(format)).unwrap() {
+                    let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+                    assert!(!text.contains("PASSWORDforProbe9") && !text.contains("urlFAKEkey"));
+                }
+            } else {
+                assert_eq!(o.status.code(), Some(2), "{name} {format}");
+            }
+        }
+    }
+}

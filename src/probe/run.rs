@@ -89,6 +89,14 @@ fn mask(text: &str, key: Option<&str>) -> String {
     }
 }
 
+/// A transport error's text, safe to show: the URL as given (which may
+/// hold a key in its query or a password) replaced by its redacted form,
+/// the key masked, and `sk-…` keys masked.
+fn clean_error(t: &Target, e: &str) -> String {
+    let e = e.replace(&t.url, &crate::capture::redact_url(&t.url));
+    crate::capture::redact_keys(&mask(&e, t.api_key.as_deref()))
+}
+
 fn request(t: &Target, body: serde_json::Value) -> live::Request {
     live::Request {
         url: t.url.clone(),
@@ -280,7 +288,7 @@ pub fn run_scenario(
     };
     let (rec, too_large) = match bounded_record(&request(t, body), stop) {
         Ok(r) => r,
-        Err(e) => return Outcome::error(s.name, mask(&e, key)),
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
     let mut o = Outcome::new(s.name);
     timing(&mut o, &rec);
@@ -388,7 +396,7 @@ fn disconnect(
         hang_up.store(true, Ordering::SeqCst);
     }) {
         Ok(r) => r,
-        Err(e) => return Outcome::error(s.name, mask(&e, key)),
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
     let mut o = Outcome::new(s.name);
     if let Err(e) = save(t, &rec, dir, "disconnect-dropped") {
@@ -418,7 +426,7 @@ fn disconnect(
                 "probe-no-answer-after-disconnect",
                 format!(
                     "the client hung up a streaming request ({dropped}); the next request got no answer: {}",
-                    mask(&e, key)
+                    clean_error(t, &e)
                 ),
             ));
             o.verdict = Verdict::Fail;
