@@ -815,3 +815,38 @@ fn a_secret_in_the_url_reaches_neither_captures_nor_output() {
         }
     }
 }
+
+#[test]
+fn report_writes_more_formats_to_files_while_stdout_keeps_the_card() {
+    let dir = scratch("probe-report");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let sarif = dir.join("probe.sarif");
+    let junit = dir.join("probe.xml");
+    let o = probe(
+        &base(&r),
+        &dir.join("out"),
+        &[
+            "--only",
+            "plain,tool",
+            "--report",
+            &format!("sarif={}", sarif.display()),
+            "--report",
+            &format!("junit={}", junit.display()),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 scenario(s): 2 pass"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let x = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&x).unwrap();
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .count(),
+        2
+    );
+    let o = probe(&base(&r), &dir.join("out2"), &["--report", "yaml=x.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown format"));
+}

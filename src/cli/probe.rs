@@ -22,7 +22,7 @@ Examples:
   sselint probe https://api.anthropic.com/v1 --dialect messages --model claude-3-5-haiku-latest \\
       --api-key-env ANTHROPIC_API_KEY --reasoning
   sselint probe http://localhost:4000/v1 --model m --only plain,usage,tool -o probe-out
-  sselint probe http://localhost:4000/v1 --model m --format sarif > probe.sarif
+  sselint probe http://localhost:4000/v1 --model m --report sarif=probe.sarif
   sselint probe https://a.example/v1 https://b.example/v1 --model m   compare two endpoints
 
 The base URL gets the dialect's path: /chat/completions (--dialect chat, the
@@ -139,6 +139,10 @@ pub struct Args {
     /// Report format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
+    /// Also write FORMAT to FILE, atomically (repeatable), e.g. `--report
+    /// sarif=probe.sarif`; stdout keeps --format.
+    #[arg(long = "report", value_name = "FORMAT=FILE")]
+    reports: Vec<String>,
     /// The lowest severity that fails a scenario (and the run).
     #[arg(long, value_enum, default_value = "error")]
     fail_on: FailOn,
@@ -339,6 +343,24 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             return Ok(usage_error(&e));
         }
     }
+    let mut reports = Vec::new();
+    for r in &a.reports {
+        use clap::ValueEnum as _;
+        let Some((fmt, file)) = r.split_once('=') else {
+            return Ok(usage_error(&format!(
+                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
+            )));
+        };
+        let Ok(f) = Format::from_str(fmt, true) else {
+            return Ok(usage_error(&format!(
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
+            )));
+        };
+        if file.is_empty() {
+            return Ok(usage_error(&format!("--report {fmt}= needs a file name")));
+        }
+        reports.push((f, PathBuf::from(file)));
+    }
     let stop = super::live::interrupted();
     let progress = std::io::stderr().is_terminal();
     let mut cards = Vec::new();
@@ -377,21 +399,20 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: interrupted: reporting the scenarios run so far");
     }
     let compare = (cards.len() == 2).then(|| compare_cards(&cards[0], &cards[1], &settings));
-    let mut buf = Vec::new();
-    match a.format {
-        Format::Human => human(&cards, compare.as_deref(), a.color.enabled(), &mut buf)?,
-        Format::Json => {
-            let v = json_report(&cards, compare.as_deref(), fail_on);
-            serde_json::to_writer_pretty(&mut buf, &v)?;
-            buf.push(b'\n');
+    for (f, path) in &reports {
+        let buf = render(*f, &cards, compare.as_deref(), fail_on, false)?;
+        let code = super::write_report(Some(path), &buf)?;
+        if code != ExitCode::SUCCESS {
+            return Ok(code);
         }
-        Format::Sarif => {
-            serde_json::to_writer_pretty(&mut buf, &sarif(&cards))?;
-            buf.push(b'\n');
-        }
-        Format::Junit => junit(&cards, &mut buf)?,
-        Format::Github => github(&cards, &mut buf)?,
     }
+    let buf = render(
+        a.format,
+        &cards,
+        compare.as_deref(),
+        fail_on,
+        a.color.enabled(),
+    )?;
     let code = super::write_report(None, &buf)?;
     if code != ExitCode::SUCCESS {
         return Ok(code);
@@ -405,6 +426,31 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The report in `format`.
+fn render(
+    format: Format,
+    cards: &[Card],
+    compare: Option<&[ScenarioDiff]>,
+    fail_on: Severity,
+    color: bool,
+) -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    match format {
+        Format::Human => human(cards, compare, color, &mut buf)?,
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut buf, &json_report(cards, compare, fail_on))?;
+            buf.push(b'\n');
+        }
+        Format::Sarif => {
+            serde_json::to_writer_pretty(&mut buf, &sarif(cards))?;
+            buf.push(b'\n');
+        }
+        Format::Junit => junit(cards, &mut buf)?,
+        Format::Github => github(cards, &mut buf)?,
+    }
+    Ok(buf)
 }
 
 /// Per scenario run on both endpoints: the differences `diff` finds
