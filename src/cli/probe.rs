@@ -39,21 +39,27 @@ Scenarios (--only/--skip take these names):
   messages:  plain length stop tool long thinking (with --reasoning)
              invalid disconnect
 
-Verdicts: pass (no finding at or above --fail-on), fail (one is), unsupported
-(an optional feature - stop, tool, parallel-tools, n2, json, reasoning -
-answered with a 4xx), error (nothing came back: connection refused, a
-time-out before the response). `invalid` passes when the server answers a
-non-2xx JSON error, and fails on a 2xx stream.
+Verdicts: pass (no finding at or above --fail-on), fail (one is),
+unsupported (an optional feature - stop, tool, parallel-tools, n2, json,
+reasoning, thinking - answered with a 4xx other than 401/403), error
+(nothing came back: connection refused, a time-out before the response).
+`invalid` passes when the server answers a non-2xx JSON error, and fails on
+a 2xx stream.
 
 Each capture is saved as HAR (keys and cookies redacted) in -o DIR
 (default: a new directory probe-YYYYmmdd-HHMMSS; with two URLs, DIR/a and
 DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
 their request, so usage-missing, choice-index and the tool-call rules
-apply; the probe's own rules (probe-n-ignored, probe-no-tool-call,
-probe-not-cut, probe-stop-ignored, probe-json-invalid, probe-invalid-accepted,
-probe-error-not-json, probe-no-answer-after-disconnect, probe-timeout,
-probe-too-long, probe-http-status; `sselint rule NAME` explains each) judge what one
-stream alone cannot. Ctrl-C stops after keeping what came.
+apply. The probe's own rules judge what one stream alone cannot
+(`sselint rule NAME` explains each): probe-n-ignored, probe-no-tool-call,
+probe-not-cut, probe-stop-ignored, probe-json-invalid,
+probe-invalid-accepted, probe-error-not-json,
+probe-no-answer-after-disconnect, probe-timeout, probe-too-long,
+probe-http-status. Ctrl-C stops after keeping what came.
+
+A server to try it on: `sselint replay tests/fixtures/probe/good --listen
+127.0.0.1:8080` answers each scenario from a capture (`sselint replay
+--help`).
 
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed,
 2 usage error, or a scenario could not be run (error).";
