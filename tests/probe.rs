@@ -850,3 +850,41 @@ fn report_writes_more_formats_to_files_while_stdout_keeps_the_card() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown format"));
 }
+
+#[test]
+fn an_invalid_request_answered_with_a_200_error_stream_fails_in_every_dialect() {
+    let cases = [
+        (
+            "responses",
+            "event: error\ndata: {\"type\":\"error\",\"code\":\"invalid_request_error\",\"message\":\"Invalid type for 'input'.\",\"param\":\"input\",\"sequence_number\":0}\n\n",
+            "responses-error-event",
+        ),
+        (
+            "messages",
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages: Input should be a valid list\"}}\n\n",
+            "messages-error-event",
+        ),
+    ];
+    for (dialect, stream, rule) in cases {
+        let dir = scratch(&format!("probe-invalid-{dialect}"));
+        let set = capture_set(&dir, &[], &[]);
+        std::fs::remove_file(set.join(dialect).join("invalid.json")).unwrap();
+        std::fs::write(set.join(dialect).join("invalid.sse"), stream).unwrap();
+        let r = Replay::start(&set, &[]);
+        let (code, v) = probe_json(
+            &base(&r),
+            &dir.join("out"),
+            &["--dialect", dialect, "--only", "plain,invalid"],
+        );
+        let s = scenario(&v, "invalid");
+        assert_eq!(s["verdict"], "fail", "{dialect}: {v:#}");
+        assert_eq!(s["status"], 200);
+        let got = rules(s);
+        assert!(
+            got.contains(&"probe-invalid-accepted".to_string()) && got.contains(&rule.to_string()),
+            "{dialect}: {got:?}"
+        );
+        assert_eq!(scenario(&v, "plain")["verdict"], "pass");
+        assert_eq!(code, Some(1));
+    }
+}
