@@ -282,7 +282,7 @@ fn disconnect_passes_when_the_server_answers_after_a_hang_up_and_fails_when_it_d
     let dir = scratch("probe-disconnect");
     let set = capture_set(&dir, &[], &[]);
     // Slow enough that the client hangs up mid-stream.
-    let r = Replay::start(&set, &["--delay-ms", "30"]);
+    let r = Replay::start(&set, &["--delay-ms", "100"]);
     let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "disconnect"]);
     assert_eq!(code, Some(0), "{v:#}");
     let s = scenario(&v, "disconnect");
@@ -299,7 +299,7 @@ fn disconnect_passes_when_the_server_answers_after_a_hang_up_and_fails_when_it_d
     drop(r);
     // A server that stops after the first request (`--once`) leaves the
     // follow-up unanswered.
-    let r = Replay::start(&set, &["--delay-ms", "30", "--once"]);
+    let r = Replay::start(&set, &["--delay-ms", "100", "--once"]);
     let (code, v) = probe_json(&base(&r), &dir.join("out2"), &["--only", "disconnect"]);
     let s = scenario(&v, "disconnect");
     assert_eq!(s["verdict"], "fail", "{v:#}");
