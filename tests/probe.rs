@@ -888,3 +888,34 @@ fn an_invalid_request_answered_with_a_200_error_stream_fails_in_every_dialect() 
         assert_eq!(code, Some(1));
     }
 }
+
+#[test]
+fn an_invalid_request_answered_with_a_5xx_or_a_non_json_error_is_judged() {
+    let cases = [
+        ("invalid.500.json", "probe-http-status", "fail"),
+        ("invalid.txt", "probe-error-not-json", "pass"),
+    ];
+    for (file, rule, verdict) in cases {
+        let dir = scratch(&format!("probe-invalid-{file}"));
+        let set = capture_set(&dir, &[], &["invalid"]);
+        if file.ends_with(".json") {
+            std::fs::write(
+                set.join("chat").join(file),
+                r#"{"error":{"message":"internal error","type":"server_error","param":null,"code":null}}"#,
+            )
+            .unwrap();
+        } else {
+            // A `curl -i` dump of a 400 whose body is plain text.
+            std::fs::write(
+                set.join("chat/invalid.txt"),
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nbad request\n",
+            )
+            .unwrap();
+        }
+        let r = Replay::start(&set, &[]);
+        let (_, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "invalid"]);
+        let s = scenario(&v, "invalid");
+        assert!(rules(s).contains(&rule.to_string()), "{file}: {v:#}");
+        assert_eq!(s["verdict"], verdict, "{file}: {v:#}");
+    }
+}

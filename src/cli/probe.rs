@@ -43,8 +43,8 @@ Verdicts: pass (no finding at or above --fail-on), fail (one is),
 unsupported (an optional feature - stop, tool, parallel-tools, n2, json,
 reasoning, thinking - answered with a 4xx other than 401/403), error
 (nothing came back: connection refused, a time-out before the response).
-`invalid` passes when the server answers a non-2xx JSON error, and fails on
-a 2xx stream.
+`invalid` passes when the server answers a 4xx JSON error, and fails on a
+2xx stream or a 5xx.
 
 Each capture is saved as HAR (keys and cookies redacted) in -o DIR
 (default: a new directory probe-YYYYmmdd-HHMMSS; with two URLs, DIR/a and

@@ -524,7 +524,7 @@ pub const PROBE_RULES: &[ProbeRule] = &[
     ProbeRule {
         name: "probe-http-status",
         severity: Severity::Error,
-        doc: "a scenario every endpoint must serve got a non-2xx answer",
+        doc: "a scenario every endpoint must serve got a non-2xx answer, or the invalid request got one outside 4xx",
     },
 ];
 

@@ -320,6 +320,16 @@ pub fn run_scenario(
                 rec.status,
                 error_text(&rec.body, key)
             ));
+            if !(400..500).contains(&rec.status) {
+                o.findings.push(Finding::probe(
+                    "probe-http-status",
+                    format!(
+                        "the request was invalid; the server answered HTTP {}, not a 4xx that tells the client its request is at fault: {}",
+                        rec.status,
+                        error_text(&rec.body, key)
+                    ),
+                ));
+            }
             if serde_json::from_slice::<serde_json::Value>(&rec.body).is_err() {
                 o.findings.push(Finding::probe(
                     "probe-error-not-json",
