@@ -849,6 +849,8 @@ fn report_writes_more_formats_to_files_while_stdout_keeps_the_card() {
     let o = probe(&base(&r), &dir.join("out2"), &["--report", "yaml=x.yaml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown format"));
+    // A usage error leaves nothing behind.
+    assert!(!dir.join("out2").exists());
 }
 
 #[test]

@@ -329,6 +329,24 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return Ok(usage_error(&e)),
     };
+    let mut reports = Vec::new();
+    for r in &a.reports {
+        use clap::ValueEnum as _;
+        let Some((fmt, file)) = r.split_once('=') else {
+            return Ok(usage_error(&format!(
+                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
+            )));
+        };
+        let Ok(f) = Format::from_str(fmt, true) else {
+            return Ok(usage_error(&format!(
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
+            )));
+        };
+        if file.is_empty() {
+            return Ok(usage_error(&format!("--report {fmt}= needs a file name")));
+        }
+        reports.push((f, PathBuf::from(file)));
+    }
     let root = a
         .output
         .clone()
@@ -348,24 +366,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         if let Err(e) = prepare_dir(d, &chosen, a.force) {
             return Ok(usage_error(&e));
         }
-    }
-    let mut reports = Vec::new();
-    for r in &a.reports {
-        use clap::ValueEnum as _;
-        let Some((fmt, file)) = r.split_once('=') else {
-            return Ok(usage_error(&format!(
-                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
-            )));
-        };
-        let Ok(f) = Format::from_str(fmt, true) else {
-            return Ok(usage_error(&format!(
-                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
-            )));
-        };
-        if file.is_empty() {
-            return Ok(usage_error(&format!("--report {fmt}= needs a file name")));
-        }
-        reports.push((f, PathBuf::from(file)));
     }
     let stop = super::live::interrupted();
     let progress = std::io::stderr().is_terminal();
