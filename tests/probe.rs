@@ -921,3 +921,23 @@ fn an_invalid_request_answered_with_a_5xx_or_a_non_json_error_is_judged() {
         assert_eq!(s["verdict"], verdict, "{file}: {v:#}");
     }
 }
+
+#[test]
+fn max_completion_tokens_renames_the_chat_budget_and_every_scenario_still_passes() {
+    let dir = scratch("probe-mct");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--max-completion-tokens"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    assert!(verdicts(&v).iter().all(|(_, x)| x == "pass"), "{v:#}");
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/length.har")).unwrap())
+            .unwrap();
+    let body: Value = serde_json::from_str(
+        har["log"]["entries"][0]["request"]["postData"]["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(body["max_completion_tokens"], 5);
+    assert!(body.get("max_tokens").is_none(), "{body}");
+}

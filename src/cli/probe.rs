@@ -158,6 +158,10 @@ pub struct Args {
     /// Accept any TLS certificate.
     #[arg(long)]
     insecure: bool,
+    /// Chat: send the token budget as `max_completion_tokens`, which
+    /// OpenAI's reasoning models require, instead of `max_tokens`.
+    #[arg(long)]
+    max_completion_tokens: bool,
     /// Colour of the human report.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -313,6 +317,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 api_key: api_key.clone(),
                 timeout: Duration::from_secs_f64(a.timeout),
                 insecure: a.insecure,
+                max_completion_tokens: a.max_completion_tokens,
             }
         })
         .collect();

@@ -640,7 +640,7 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
                     let budget = if dialect == Dialect::Responses {
                         format!("max_output_tokens = {LENGTH_TOKENS_RESPONSES}")
                     } else {
-                        format!("max_tokens = {LENGTH_TOKENS}")
+                        format!("a token budget of {LENGTH_TOKENS}")
                     };
                     out.push(Finding::probe(
                         "probe-not-cut",

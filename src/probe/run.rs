@@ -29,6 +29,9 @@ pub struct Target {
     pub timeout: Duration,
     /// Accept any TLS certificate.
     pub insecure: bool,
+    /// Chat: send the token budget as `max_completion_tokens` (OpenAI's
+    /// reasoning models reject `max_tokens`) instead of `max_tokens`.
+    pub max_completion_tokens: bool,
 }
 
 /// What one scenario gave.
@@ -97,7 +100,14 @@ fn clean_error(t: &Target, e: &str) -> String {
     crate::capture::redact_keys(&mask(&e, t.api_key.as_deref()))
 }
 
-fn request(t: &Target, body: serde_json::Value) -> live::Request {
+fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
+    if t.max_completion_tokens && t.dialect == Dialect::Chat {
+        if let Some(o) = body.as_object_mut() {
+            if let Some(n) = o.remove("max_tokens") {
+                o.insert("max_completion_tokens".into(), n);
+            }
+        }
+    }
     live::Request {
         url: t.url.clone(),
         dialect: t.dialect,
