@@ -12,9 +12,11 @@
 //! on what the scenario asked for, is judged here under the probe rules
 //! ([`PROBE_RULES`], names starting `probe-`): `n: 2` answered with one
 //! choice, a forced tool call that produced none, a token cut that did not
-//! end as one, a reply to `response_format` that is not JSON, an invalid
-//! request accepted, an error that is not JSON, and no answer after a
-//! client hung up.
+//! end as one, an answer that ran past its stop sequence, a reply to
+//! `response_format` that is not JSON, an invalid request accepted (or
+//! answered with a 5xx, or an error that is not JSON), no answer after a
+//! client hung up, a stream that outlasts the scenario's time-out or its
+//! size limit, and a required scenario refused.
 //!
 //! Nothing here prints; the command line (`cli/probe.rs`) does.
 
