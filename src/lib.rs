@@ -41,6 +41,7 @@ pub mod minimize;
 pub mod model;
 pub mod output;
 pub mod pipeline;
+pub mod probe;
 pub mod redact;
 pub mod replay;
 pub mod report;

@@ -319,7 +319,7 @@ pub fn record(
             Ok(Msg::End) => break,
             Ok(Msg::Error(e)) => {
                 if !got_head {
-                    return Err(format!("{}: {e}", req.url));
+                    return Err(format!("{}: {e}", capture::redact_url(&req.url)));
                 }
                 rec.stop = Stop::ConnectionError(e);
                 break;
@@ -328,20 +328,22 @@ pub fn record(
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
+    // Errors name the URL redacted: its query or user part may hold a key.
+    let shown = capture::redact_url(&req.url);
     if !got_head {
         return Err(match rec.stop {
-            Stop::Interrupted => format!("{}: interrupted before the response came", req.url),
+            Stop::Interrupted => format!("{}: interrupted before the response came", shown),
             Stop::TimedOut => format!(
                 "{}: no response within --timeout {} s",
-                req.url,
+                shown,
                 req.timeout.map_or(0.0, |t| t.as_secs_f64())
             ),
             Stop::ReadTimedOut => format!(
                 "{}: no response within --read-timeout {} s",
-                req.url,
+                shown,
                 req.read_timeout.as_secs_f64()
             ),
-            _ => format!("{}: no response", req.url),
+            _ => format!("{}: no response", shown),
         });
     }
     rec.total_ms = t0.elapsed().as_secs_f64() * 1000.0;

@@ -303,6 +303,31 @@ pub fn serve(
     opts: Options,
     stop: Arc<AtomicBool>,
 ) -> io::Result<()> {
+    let source = Arc::new(Source::One(Arc::unwrap_or_clone(replay)));
+    serve_source(listener, source, opts, stop)
+}
+
+/// What a server answers from: one capture for every request, or a
+/// scenario set that answers each request by what it asks for.
+#[derive(Debug)]
+pub enum Source {
+    /// One capture ([`serve`]).
+    One(Replay),
+    /// A directory of captures keyed by scenario ([`ScenarioSet`]).
+    Set(ScenarioSet),
+}
+
+/// Serves `source` on `listener` until `stop` is set (or after one
+/// request with `opts.once`), as [`serve`] does.
+///
+/// # Errors
+/// As [`serve`].
+pub fn serve_source(
+    listener: TcpListener,
+    replay: Arc<Source>,
+    opts: Options,
+    stop: Arc<AtomicBool>,
+) -> io::Result<()> {
     listener.set_nonblocking(true)?;
     let mut workers = Vec::new();
     while !stop.load(Ordering::Relaxed) {
@@ -337,7 +362,7 @@ pub fn serve(
 /// Reads one request and answers it; returns whether it was a replay.
 fn handle_connection(
     sock: TcpStream,
-    replay: &Replay,
+    source: &Source,
     opts: &Options,
     stop: &AtomicBool,
 ) -> io::Result<bool> {
@@ -373,17 +398,18 @@ fn handle_connection(
     let mut body = vec![0u8; content_length.min(MAX_REQUEST_BODY)];
     reader.read_exact(&mut body)?;
     let mut sock = sock;
-    let path_only = path.split('?').next().unwrap_or("");
-    let ours = endpoint_dialect(path_only) == Some(replay.served());
-    if !(opts.any_path || ours && method == "POST") {
-        let msg = not_found_body(replay.served(), method, path);
-        write!(
-            sock,
-            "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{msg}",
-            msg.len()
-        )?;
-        return Ok(false);
-    }
+    let replay = match source.pick(method, path, &body, opts.any_path) {
+        Ok(r) => r,
+        Err((status, msg)) => {
+            write!(
+                sock,
+                "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{msg}",
+                reason_phrase(status),
+                msg.len()
+            )?;
+            return Ok(false);
+        }
+    };
     let mut resp = format!("HTTP/1.1 {} {}\r\n", replay.status, replay.reason);
     for (n, v) in &replay.headers {
         resp.push_str(&format!("{n}: {v}\r\n"));
@@ -457,4 +483,249 @@ fn wait_with_keepalives(
         }
     }
     Ok(())
+}
+
+impl Source {
+    /// The capture that answers `method path` with request `body`, or the
+    /// status and JSON body of the error that does.
+    fn pick(
+        &self,
+        method: &str,
+        path: &str,
+        body: &[u8],
+        any_path: bool,
+    ) -> Result<&Replay, (u16, String)> {
+        let path_only = path.split('?').next().unwrap_or("");
+        match self {
+            Source::One(replay) => {
+                let ours = endpoint_dialect(path_only) == Some(replay.served());
+                if any_path || ours && method == "POST" {
+                    Ok(replay)
+                } else {
+                    Err((404, not_found_body(replay.served(), method, path)))
+                }
+            }
+            Source::Set(set) => set.pick(method, path, body, any_path),
+        }
+    }
+}
+
+/// A directory of captures keyed by scenario (`sselint replay DIR`): each
+/// request is answered with the capture of the scenario it is, told from
+/// its body by [`crate::probe::classify`] (the definitions `sselint probe`
+/// sends by).
+///
+/// The layout: `DIR/NAME.EXT` (any capture `check` reads; its dialect told
+/// from it) and `DIR/DIALECT/NAME.EXT` (`chat/`, `responses/`,
+/// `messages/`: served as that dialect), NAME a scenario name (`plain`,
+/// `usage`, `n2`, `tool`, …). `NAME.json` holds the JSON body of an error
+/// answer, served with HTTP 400, or with HTTP NNN when named
+/// `NAME.NNN.json` (`n2.404.json`). A request whose scenario has no
+/// capture gets a 400 in its API's error shape naming the scenario.
+#[derive(Debug, Default)]
+pub struct ScenarioSet {
+    /// The directory, as given.
+    pub dir: String,
+    /// The captures by dialect and scenario name.
+    pub entries: std::collections::BTreeMap<(Dialect, String), Replay>,
+}
+
+/// An API error body in `d`'s shape (`type` is the error's type).
+pub fn error_body(d: Dialect, kind: &str, message: &str) -> String {
+    let message = serde_json::Value::String(message.to_string()).to_string();
+    let kind = serde_json::Value::String(kind.to_string()).to_string();
+    match d {
+        Dialect::Messages => {
+            format!(r#"{{"type":"error","error":{{"type":{kind},"message":{message}}}}}"#)
+        }
+        Dialect::Chat | Dialect::Responses => {
+            format!(r#"{{"error":{{"message":{message},"type":{kind},"param":null,"code":null}}}}"#)
+        }
+    }
+}
+
+impl ScenarioSet {
+    /// Loads the captures of `dir`.
+    ///
+    /// # Errors
+    /// `dir` cannot be read, a capture in it cannot be read, a `.json`
+    /// error body is not JSON, a file's name is no scenario of its
+    /// dialect, or it holds no capture at all.
+    pub fn load(dir: &str, opts: &capture::Options) -> Result<Self, String> {
+        let mut set = ScenarioSet {
+            dir: dir.to_string(),
+            ..Default::default()
+        };
+        let root = std::path::Path::new(dir);
+        set.load_dir(root, None, opts)?;
+        for d in dialect::ALL {
+            let sub = root.join(d.name());
+            if sub.is_dir() {
+                set.load_dir(&sub, Some(*d), opts)?;
+            }
+        }
+        if set.entries.is_empty() {
+            return Err(format!(
+                "{dir}: no captures; put files named by scenario in it (plain.sse, tool.har, invalid.json, …), or in chat/, responses/, messages/"
+            ));
+        }
+        Ok(set)
+    }
+
+    fn load_dir(
+        &mut self,
+        dir: &std::path::Path,
+        dialect: Option<Dialect>,
+        opts: &capture::Options,
+    ) -> Result<(), String> {
+        let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut files: Vec<_> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        for p in files {
+            let Some(file) = p.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if file.starts_with('.') || file.ends_with(".md") {
+                continue;
+            }
+            let shown = p.display().to_string();
+            let (stem, ext) = file.rsplit_once('.').unwrap_or((file, ""));
+            if ext == "json" {
+                let (name, status) = match stem.rsplit_once('.') {
+                    Some((n, s)) if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) => {
+                        (n, s.parse::<u16>().unwrap_or(400))
+                    }
+                    _ => (stem, 400),
+                };
+                let body = std::fs::read(&p).map_err(|e| format!("{shown}: {e}"))?;
+                serde_json::from_slice::<serde_json::Value>(&body)
+                    .map_err(|e| format!("{shown}: an error answer must be JSON: {e}"))?;
+                let targets: Vec<Dialect> = match dialect {
+                    Some(d) => vec![d],
+                    None => dialect::ALL.to_vec(),
+                };
+                for d in targets {
+                    self.insert(
+                        d,
+                        name,
+                        &shown,
+                        Replay {
+                            status,
+                            reason: reason_phrase(status).to_string(),
+                            headers: vec![(
+                                "Content-Type".to_string(),
+                                "application/json".to_string(),
+                            )],
+                            body: body.clone(),
+                            timing: None,
+                            dialect: Some(d),
+                        },
+                    )?;
+                }
+                continue;
+            }
+            let r = Replay::load(&shown, opts, dialect)?;
+            let d = r.served();
+            self.insert(d, stem, &shown, r)?;
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, d: Dialect, name: &str, shown: &str, r: Replay) -> Result<(), String> {
+        let known: Vec<&str> = crate::probe::scenarios(d)
+            .iter()
+            .map(|s| s.name)
+            .filter(|n| *n != "disconnect")
+            .collect();
+        if !known.contains(&name) {
+            return Err(format!(
+                "{shown}: `{name}` is no {} scenario; the file names it takes: {}",
+                d.title(),
+                known.join(", ")
+            ));
+        }
+        if self.entries.contains_key(&(d, name.to_string())) {
+            return Err(format!(
+                "{shown}: a second capture for the {} scenario `{name}`",
+                d.title()
+            ));
+        }
+        self.entries.insert((d, name.to_string()), r);
+        Ok(())
+    }
+
+    /// The dialects the set serves, in [`dialect::ALL`] order.
+    pub fn dialects(&self) -> Vec<Dialect> {
+        dialect::ALL
+            .iter()
+            .copied()
+            .filter(|d| self.entries.keys().any(|(x, _)| x == d))
+            .collect()
+    }
+
+    /// The scenario names served for `d`.
+    pub fn names(&self, d: Dialect) -> Vec<&str> {
+        self.entries
+            .keys()
+            .filter(|(x, _)| *x == d)
+            .map(|(_, n)| n.as_str())
+            .collect()
+    }
+
+    fn pick(
+        &self,
+        method: &str,
+        path: &str,
+        body: &[u8],
+        any_path: bool,
+    ) -> Result<&Replay, (u16, String)> {
+        let path_only = path.split('?').next().unwrap_or("");
+        let served = self.dialects();
+        let first = served.first().copied().unwrap_or(Dialect::Chat);
+        let d = match endpoint_dialect(path_only) {
+            Some(d) if served.contains(&d) && (method == "POST" || any_path) => d,
+            _ if any_path => first,
+            _ => {
+                let paths: Vec<String> = served
+                    .iter()
+                    .map(|d| format!("POST /v1{}", d.endpoint()))
+                    .collect();
+                let d = endpoint_dialect(path_only).unwrap_or(first);
+                return Err((
+                    404,
+                    error_body(
+                        d,
+                        "not_found_error",
+                        &format!(
+                            "sselint replay serves the scenarios of {} at {}, not {method} {path}",
+                            self.dir,
+                            paths.join(", ")
+                        ),
+                    ),
+                ));
+            }
+        };
+        let name = match serde_json::from_slice::<serde_json::Value>(body) {
+            Ok(v) => crate::probe::classify(d, &v),
+            Err(_) => "invalid",
+        };
+        self.entries.get(&(d, name.to_string())).ok_or_else(|| {
+            (
+                400,
+                error_body(
+                    d,
+                    "invalid_request_error",
+                    &format!(
+                        "sselint replay: this request is the `{name}` scenario and {} has no capture for it (it has: {})",
+                        self.dir,
+                        self.names(d).join(", ")
+                    ),
+                ),
+            )
+        })
+    }
 }

@@ -371,3 +371,43 @@ fn inspect_jsonl_masks_a_key_inside_the_event_data() {
         assert!(!text.contains("sk-ant-test-9990001112"), "{format}: {text}");
     }
 }
+
+#[test]
+fn record_and_check_url_hide_a_secret_in_the_url_when_the_server_is_down() {
+    let dir = scratch("url-down");
+    let body = dir.join("request.json");
+    std::fs::write(&body, r#"{"model":"m","messages":[]}"#).unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!(
+        "http://alice:FAKEPROXYAUTH55@127.0.0.1:{port}/v1/chat/completions?key=AIzaFAKEURLKEY31337"
+    );
+    let r = dir.join("r.har");
+    let body = body.to_str().unwrap();
+    for args in [
+        vec![
+            "record",
+            url.as_str(),
+            "--body",
+            body,
+            "-o",
+            r.to_str().unwrap(),
+        ],
+        vec!["check", url.as_str(), "--body", body],
+    ] {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("127.0.0.1"), "{args:?}: {text}");
+        assert_clean(&format!("{args:?}"), &text);
+    }
+}

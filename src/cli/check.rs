@@ -410,11 +410,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             Ok(_) => {
                 let mut r =
                     pipeline::lint_path(&tmp.to_string_lossy(), &Default::default(), &settings);
-                r.path.clone_from(url);
+                // The URL's query or user part may hold a key.
+                r.path = sselint::capture::redact_url(url);
                 r
             }
             Err(e) => FileResult {
-                path: url.clone(),
+                path: sselint::capture::redact_url(url),
                 input_format: None,
                 detail: "",
                 error: Some(format!("{e:#}")),

@@ -319,10 +319,22 @@ hand a client: http://127.0.0.1:PORT/v1 for OpenAI SDKs,
 http://127.0.0.1:PORT for Anthropic SDKs. Other paths and methods get a 404
 in that API's error shape naming the path that serves the capture
 (--any-path serves them all). The body goes out in chunked transfer
-coding.")]
+coding.
+
+A directory is a scenario set, the server `sselint probe` is tested
+against: each request is answered with the capture of the scenario it is
+(told from its body as probe writes them: `n` 2 -> n2, tools with
+tool_choice -> tool, ... ; see `sselint probe --help`). Files are named by
+scenario, DIR/chat/plain.sse, DIR/chat/usage.har, DIR/responses/tool.sse,
+DIR/messages/thinking.sse (or DIR/NAME.EXT, its dialect told from it);
+NAME.json holds a JSON error body served with HTTP 400 (NAME.404.json:
+404). A request whose scenario has no capture gets a 400 JSON error that
+names the scenario. Example:
+  sselint replay tests/fixtures/probe/good --listen 127.0.0.1:8080")]
 pub struct ReplayArgs {
-    /// The capture to serve (any format `check` reads).
-    #[arg(value_name = "CAPTURE")]
+    /// The capture to serve (any format `check` reads), or a directory of
+    /// captures named by scenario.
+    #[arg(value_name = "CAPTURE|DIR")]
     capture: String,
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR:PORT")]
@@ -374,6 +386,9 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
         entry: a.entry,
         ..Default::default()
     };
+    if std::path::Path::new(&a.capture).is_dir() {
+        return replay_set(&a, &opts);
+    }
     let replay = match sselint::replay::Replay::load(&a.capture, &opts, dialect_of(a.dialect)) {
         Ok(r) => r,
         Err(e) => {
@@ -412,18 +427,63 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     );
     let _ = std::io::stdout().flush();
     let stop = interrupted();
-    sselint::replay::serve(
+    sselint::replay::serve(listener, Arc::new(replay), serve_options(&a), stop)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve_options(a: &ReplayArgs) -> sselint::replay::Options {
+    sselint::replay::Options {
+        delay_ms: a.delay_ms,
+        first_delay_ms: a.first_delay_ms,
+        split_bytes: a.split_bytes,
+        cut_after_bytes: a.cut_after_bytes,
+        keepalive_ms: a.keepalive_ms,
+        any_path: a.any_path,
+        once: a.once,
+    }
+}
+
+/// `sselint replay DIR`: a scenario set, each request answered by what it
+/// asks for.
+fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Result<ExitCode> {
+    let set = match sselint::replay::ScenarioSet::load(&a.capture, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("sselint: error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if a.dialect != super::DialectArg::Auto {
+        eprintln!(
+            "sselint: error: --dialect does not apply to a directory; put the captures in chat/, responses/ or messages/ under it"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let listener = match std::net::TcpListener::bind(&a.listen) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("sselint: error: cannot listen on {}: {e}", a.listen);
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let addr = listener.local_addr()?;
+    let served: Vec<String> = set
+        .dialects()
+        .iter()
+        .map(|d| format!("{} ({})", d.endpoint(), set.names(*d).join(", ")))
+        .collect();
+    let _ = writeln!(
+        std::io::stdout(),
+        "sselint replay: serving the scenarios of {} on http://{addr}/v1 (POST {}); Ctrl-C stops",
+        a.capture,
+        served.join("; ")
+    );
+    let _ = std::io::stdout().flush();
+    let stop = interrupted();
+    sselint::replay::serve_source(
         listener,
-        Arc::new(replay),
-        sselint::replay::Options {
-            delay_ms: a.delay_ms,
-            first_delay_ms: a.first_delay_ms,
-            split_bytes: a.split_bytes,
-            cut_after_bytes: a.cut_after_bytes,
-            keepalive_ms: a.keepalive_ms,
-            any_path: a.any_path,
-            once: a.once,
-        },
+        Arc::new(sselint::replay::Source::Set(set)),
+        serve_options(a),
         stop,
     )?;
     Ok(ExitCode::SUCCESS)

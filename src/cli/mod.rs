@@ -6,6 +6,7 @@ mod diff;
 mod inspect;
 mod live;
 mod minimize;
+mod probe;
 mod redact;
 mod rules;
 
@@ -55,6 +56,10 @@ enum Command {
     /// /v1/responses or /v1/messages), with fault injection (delays, split
     /// writes, keep-alives, a dropped connection).
     Replay(live::ReplayArgs),
+    /// Send a set of streaming scenarios (plain, usage, length, tool, n: 2,
+    /// an invalid request, a client disconnect, …) to a live endpoint, save
+    /// and lint each capture with its request, and print a report card.
+    Probe(Box<probe::Args>),
     /// Write a shareable copy of a capture: secrets removed, and with
     /// --scrub-text the prompt and answer text replaced.
     Redact(redact::Args),
@@ -201,6 +206,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Diff(a) => diff::run(a),
         Command::Record(a) => live::record(a),
         Command::Replay(a) => live::replay(a),
+        Command::Probe(a) => probe::run(*a),
         Command::Redact(a) => redact::run(a),
         Command::Minimize(a) => minimize::run(a),
     }

@@ -53,6 +53,17 @@ pub fn list(a: ListArgs) -> anyhow::Result<ExitCode> {
 
 pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {
     let cat = catalogue();
+    if let Some(r) = sselint::probe::probe_rule(&a.name) {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{} — a rule of `sselint probe`", r.name)?;
+        writeln!(out, "default severity: {}", r.severity)?;
+        writeln!(out, "\n{}.", r.doc)?;
+        writeln!(
+            out,
+            "\nIt judges a scenario by what its request asked, which one capture alone does not show, so `check` never reports it; `sselint probe --help` lists the scenarios."
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let Some(r) = cat.find(&a.name) else {
         let hint = cat
             .suggest(&a.name)

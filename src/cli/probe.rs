@@ -1,0 +1,967 @@
+//! `sselint probe`: send a fixed set of streaming scenarios to a live
+//! endpoint (or two), save and lint each capture with its request in hand,
+//! and print a report card.
+
+use super::ColorChoice;
+use anyhow::Context as _;
+use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
+use serde_json::{json, Value};
+use sselint::dialect::Dialect;
+use sselint::lint::Severity;
+use sselint::probe::{self, Outcome, Scenario, Target, Verdict};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+const AFTER_HELP: &str = "\
+Examples:
+  sselint probe http://127.0.0.1:8080/v1 --model gpt-4o-mini
+  sselint probe https://api.openai.com/v1 --model gpt-4o-mini --api-key-env OPENAI_API_KEY
+  sselint probe https://api.anthropic.com/v1 --dialect messages --model claude-3-5-haiku-latest \\
+      --api-key-env ANTHROPIC_API_KEY --reasoning
+  sselint probe http://localhost:4000/v1 --model m --only plain,usage,tool -o probe-out
+  sselint probe http://localhost:4000/v1 --model m --report sarif=probe.sarif
+  sselint probe https://a.example/v1 https://b.example/v1 --model m   compare two endpoints
+
+The base URL gets the dialect's path: /chat/completions (--dialect chat, the
+default), /responses or /messages; a URL already ending in one of those is
+used as it is and names the dialect. Only that URL is contacted, one
+request at a time (--delay-ms between), each with a small token budget and
+--timeout seconds at most.
+
+Scenarios (--only/--skip take these names):
+  chat:      plain usage length stop tool parallel-tools n2 json long
+             reasoning (with --reasoning) invalid disconnect
+  responses: plain length tool json long reasoning (with --reasoning)
+             invalid disconnect
+  messages:  plain length stop tool long thinking (with --reasoning)
+             invalid disconnect
+
+Verdicts: pass (no finding at or above --fail-on), fail (one is),
+unsupported (an optional feature - stop, tool, parallel-tools, n2, json,
+reasoning, thinking - answered with a 4xx other than 401/403), error
+(nothing came back: connection refused, a time-out before the response).
+`invalid` passes when the server answers a 4xx JSON error, and fails on a
+2xx stream or a 5xx.
+
+Each capture is saved as HAR (keys and cookies redacted) in -o DIR
+(default: a new directory probe-YYYYmmdd-HHMMSS; with two URLs, DIR/a and
+DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
+their request, so usage-missing, choice-index and the tool-call rules
+apply. The probe's own rules judge what one stream alone cannot
+(`sselint rule NAME` explains each): probe-n-ignored, probe-no-tool-call,
+probe-not-cut, probe-stop-ignored, probe-json-invalid,
+probe-invalid-accepted, probe-error-not-json,
+probe-no-answer-after-disconnect, probe-timeout, probe-too-long,
+probe-http-status. Ctrl-C stops after keeping what came.
+
+A server to try it on: `sselint replay tests/fixtures/probe/good --listen
+127.0.0.1:8080` answers each scenario from a capture (`sselint replay
+--help`).
+
+Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed,
+2 usage error, or a scenario could not be run (error).";
+
+/// Report formats of `probe`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A table of scenario × verdict, then the findings.
+    Human,
+    /// One JSON document (`"version": 1`).
+    Json,
+    /// SARIF 2.1.0 (GitHub code scanning).
+    Sarif,
+    /// JUnit XML, one testcase per scenario.
+    Junit,
+    /// GitHub Actions workflow commands.
+    Github,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+/// Send a set of streaming scenarios to an endpoint and print a report card.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The API base URL (`http://127.0.0.1:8080/v1`), or the endpoint
+    /// itself; a second one compares the two endpoints scenario by
+    /// scenario.
+    #[arg(value_name = "BASE_URL", required = true, num_args = 1..=2)]
+    urls: Vec<String>,
+    /// The model every request names.
+    #[arg(long, value_name = "MODEL")]
+    model: String,
+    /// Environment variable holding the API key, sent as `Authorization:
+    /// Bearer …` (`x-api-key` for Messages); never printed, never saved.
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// An extra request header, `Name: value` (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// The API: `chat` (default), `responses` or `messages`; a URL ending
+    /// in the API's path names it.
+    #[arg(long, value_enum, default_value = "auto")]
+    dialect: super::DialectArg,
+    /// Run only these scenarios (comma-separated).
+    #[arg(long, value_name = "S,…", value_delimiter = ',')]
+    only: Vec<String>,
+    /// Leave out these scenarios (comma-separated).
+    #[arg(long, value_name = "S,…", value_delimiter = ',')]
+    skip: Vec<String>,
+    /// Where to save the captures [default: a new directory
+    /// probe-YYYYmmdd-HHMMSS].
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Replace captures already in DIR.
+    #[arg(long)]
+    force: bool,
+    /// Milliseconds to wait between scenarios (rate limits).
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    delay_ms: u64,
+    /// The longest one scenario may take, in seconds.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    timeout: f64,
+    /// Also run the reasoning scenario (`thinking` for Messages).
+    #[arg(long)]
+    reasoning: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Also write FORMAT to FILE, atomically (repeatable), e.g. `--report
+    /// sarif=probe.sarif`; stdout keeps --format.
+    #[arg(long = "report", value_name = "FORMAT=FILE")]
+    reports: Vec<String>,
+    /// The lowest severity that fails a scenario (and the run).
+    #[arg(long, value_enum, default_value = "error")]
+    fail_on: FailOn,
+    /// Provider profile the captures are linted under.
+    #[arg(long, default_value = "openai", value_name = "NAME")]
+    profile: String,
+    /// Accept any TLS certificate.
+    #[arg(long)]
+    insecure: bool,
+    /// Chat: send the token budget as `max_completion_tokens`, which
+    /// OpenAI's reasoning models require, instead of `max_tokens`.
+    #[arg(long)]
+    max_completion_tokens: bool,
+    /// Colour of the human report.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorChoice,
+}
+
+/// One endpoint's report card.
+struct Card {
+    endpoint: String,
+    dialect: Dialect,
+    dir: PathBuf,
+    outcomes: Vec<Outcome>,
+}
+
+/// The endpoint URL and dialect for `base`.
+fn endpoint(base: &str, dialect: Option<Dialect>) -> (String, Dialect) {
+    if let Some(d) = sselint::dialect::sniff_url(base) {
+        return (base.to_string(), d);
+    }
+    let d = dialect.unwrap_or(Dialect::Chat);
+    let (path, query) = match base.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (base, None),
+    };
+    let mut url = format!("{}{}", path.trim_end_matches('/'), d.endpoint());
+    if let Some(q) = query {
+        url.push('?');
+        url.push_str(q);
+    }
+    (url, d)
+}
+
+/// The scenarios to run for `dialect`.
+fn selection(a: &Args, dialect: Dialect) -> Result<Vec<Scenario>, String> {
+    let all = probe::scenarios(dialect);
+    for n in a.only.iter().chain(&a.skip) {
+        if !all.iter().any(|s| s.name == n) {
+            let names: Vec<_> = all.iter().map(|s| s.name).collect();
+            return Err(format!(
+                "no scenario {n:?} for {}; its scenarios: {}",
+                dialect.title(),
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(all
+        .iter()
+        .copied()
+        .filter(|s| {
+            if a.only.is_empty() {
+                !s.reasoning || a.reasoning
+            } else {
+                a.only.iter().any(|o| o == s.name)
+            }
+        })
+        .filter(|s| !a.skip.iter().any(|o| o == s.name))
+        .collect())
+}
+
+/// `YYYYmmdd-HHMMSS` (UTC) for the default directory.
+fn stamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Makes `dir` ready for the captures of `names`: created when missing;
+/// an existing capture is an error unless `force`.
+fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    if force {
+        return Ok(());
+    }
+    for s in names {
+        let mut files = vec![format!("{}.har", s.name)];
+        if s.name == "disconnect" {
+            files.push("disconnect-dropped.har".into());
+        }
+        for f in files {
+            let p = dir.join(&f);
+            if p.exists() {
+                return Err(format!(
+                    "{} already exists; choose another -o DIR, or --force to replace it",
+                    p.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("sselint: error: {msg}");
+    ExitCode::from(2)
+}
+
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let mut settings = super::profile_settings(&a.profile)?;
+    let fail_on = a.fail_on.severity();
+    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+        return Ok(usage_error("--timeout takes a positive number of seconds"));
+    }
+    let mut headers = Vec::new();
+    for h in &a.headers {
+        let Some((n, v)) = h.split_once(':') else {
+            return Ok(usage_error(&format!("-H takes `Name: value`, not {h:?}")));
+        };
+        headers.push((n.trim().to_string(), v.trim().to_string()));
+    }
+    let api_key = match &a.api_key_env {
+        Some(var) => match std::env::var(var) {
+            Ok(k) if !k.is_empty() => Some(k),
+            _ => return Ok(usage_error(&format!("--api-key-env: ${var} is not set"))),
+        },
+        None => None,
+    };
+    for u in &a.urls {
+        if let (Some(named), Some(given)) = (sselint::dialect::sniff_url(u), a.dialect.dialect()) {
+            if named != given {
+                return Ok(usage_error(&format!(
+                    "{} is an {} endpoint, but --dialect says {given}; give the base URL (…/v1) or drop --dialect",
+                    sselint::capture::redact_url(u),
+                    named.title()
+                )));
+            }
+        }
+    }
+    let targets: Vec<Target> = a
+        .urls
+        .iter()
+        .map(|u| {
+            let (url, dialect) = endpoint(u, a.dialect.dialect());
+            Target {
+                url,
+                dialect,
+                model: a.model.clone(),
+                headers: headers.clone(),
+                api_key: api_key.clone(),
+                timeout: Duration::from_secs_f64(a.timeout),
+                insecure: a.insecure,
+                max_completion_tokens: a.max_completion_tokens,
+            }
+        })
+        .collect();
+    if targets.len() == 2 && targets[0].dialect != targets[1].dialect {
+        return Ok(usage_error(&format!(
+            "the two endpoints speak different APIs ({} and {}); probe compares endpoints of one API",
+            targets[0].dialect, targets[1].dialect
+        )));
+    }
+    let dialect = targets[0].dialect;
+    settings.dialect = Some(dialect);
+    let chosen = match selection(&a, dialect) {
+        Ok(s) if s.is_empty() => return Ok(usage_error("--only/--skip leave no scenario to run")),
+        Ok(s) => s,
+        Err(e) => return Ok(usage_error(&e)),
+    };
+    let mut reports = Vec::new();
+    for r in &a.reports {
+        use clap::ValueEnum as _;
+        let Some((fmt, file)) = r.split_once('=') else {
+            return Ok(usage_error(&format!(
+                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
+            )));
+        };
+        let Ok(f) = Format::from_str(fmt, true) else {
+            return Ok(usage_error(&format!(
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
+            )));
+        };
+        if file.is_empty() {
+            return Ok(usage_error(&format!("--report {fmt}= needs a file name")));
+        }
+        reports.push((f, PathBuf::from(file)));
+    }
+    let root = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("probe-{}", stamp())));
+    if a.output.is_none() && root.exists() {
+        return Ok(usage_error(&format!(
+            "{} already exists; give -o DIR",
+            root.display()
+        )));
+    }
+    let dirs: Vec<PathBuf> = if targets.len() == 2 {
+        vec![root.join("a"), root.join("b")]
+    } else {
+        vec![root.clone()]
+    };
+    for d in &dirs {
+        if let Err(e) = prepare_dir(d, &chosen, a.force) {
+            return Ok(usage_error(&e));
+        }
+    }
+    let stop = super::live::interrupted();
+    let progress = std::io::stderr().is_terminal();
+    let mut cards = Vec::new();
+    for (t, dir) in targets.iter().zip(&dirs) {
+        let mut card = Card {
+            endpoint: sselint::capture::redact_url(&t.url),
+            dialect: t.dialect,
+            dir: dir.clone(),
+            outcomes: Vec::new(),
+        };
+        for (i, s) in chosen.iter().enumerate() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if i > 0 && a.delay_ms > 0 {
+                let mut left = a.delay_ms;
+                while left > 0 && !stop.load(Ordering::Relaxed) {
+                    let step = left.min(50);
+                    std::thread::sleep(Duration::from_millis(step));
+                    left -= step;
+                }
+            }
+            if progress {
+                eprint!("\r\x1b[2K  {} {} …", card.endpoint, s.name);
+            }
+            let o = probe::run_scenario(t, *s, dir, &settings, fail_on, &stop);
+            card.outcomes.push(o);
+        }
+        if progress {
+            eprint!("\r\x1b[2K");
+        }
+        cards.push(card);
+    }
+    let interrupted = stop.load(Ordering::Relaxed);
+    if interrupted {
+        eprintln!("sselint: interrupted: reporting the scenarios run so far");
+    }
+    let compare = (cards.len() == 2).then(|| compare_cards(&cards[0], &cards[1], &settings));
+    for (f, path) in &reports {
+        let buf = render(*f, &cards, compare.as_deref(), fail_on, false)?;
+        let code = super::write_report(Some(path), &buf)?;
+        if code != ExitCode::SUCCESS {
+            return Ok(code);
+        }
+    }
+    let buf = render(
+        a.format,
+        &cards,
+        compare.as_deref(),
+        fail_on,
+        a.color.enabled(),
+    )?;
+    let code = super::write_report(None, &buf)?;
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
+    let all = cards.iter().flat_map(|c| &c.outcomes);
+    let verdicts: Vec<Verdict> = all.map(|o| o.verdict).collect();
+    Ok(if verdicts.contains(&Verdict::Error) {
+        ExitCode::from(2)
+    } else if verdicts.contains(&Verdict::Fail) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The report in `format`.
+fn render(
+    format: Format,
+    cards: &[Card],
+    compare: Option<&[ScenarioDiff]>,
+    fail_on: Severity,
+    color: bool,
+) -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    match format {
+        Format::Human => human(cards, compare, color, &mut buf)?,
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut buf, &json_report(cards, compare, fail_on))?;
+            buf.push(b'\n');
+        }
+        Format::Sarif => {
+            serde_json::to_writer_pretty(&mut buf, &sarif(cards))?;
+            buf.push(b'\n');
+        }
+        Format::Junit => junit(cards, &mut buf)?,
+        Format::Github => github(cards, &mut buf)?,
+    }
+    Ok(buf)
+}
+
+/// Per scenario run on both endpoints: the differences `diff` finds
+/// between the two captures (or why they were not compared).
+struct ScenarioDiff {
+    name: &'static str,
+    verdicts: (Verdict, Verdict),
+    differences: Vec<sselint::diff::Difference>,
+    note: Option<String>,
+}
+
+fn compare_cards(a: &Card, b: &Card, settings: &sselint::lint::Settings) -> Vec<ScenarioDiff> {
+    let mut out = Vec::new();
+    for oa in &a.outcomes {
+        let Some(ob) = b.outcomes.iter().find(|o| o.name == oa.name) else {
+            continue;
+        };
+        let mut d = ScenarioDiff {
+            name: oa.name,
+            verdicts: (oa.verdict, ob.verdict),
+            differences: Vec::new(),
+            note: None,
+        };
+        let both_streams = [oa, ob]
+            .iter()
+            .all(|o| o.status.is_some_and(|s| (200..300).contains(&s)));
+        match (&oa.capture, &ob.capture) {
+            (Some(pa), Some(pb)) if both_streams => {
+                let opts = sselint::capture::Options::default();
+                let sides = (
+                    sselint::diff::read_side(&pa.to_string_lossy(), &opts, settings),
+                    sselint::diff::read_side(&pb.to_string_lossy(), &opts, settings),
+                );
+                match sides {
+                    (Ok(sa), Ok(sb)) => {
+                        let c = sselint::diff::compare(
+                            &sa,
+                            &sb,
+                            sselint::diff::Options {
+                                ignore_text: false,
+                                fail_on: Some(Severity::Error),
+                            },
+                        );
+                        d.differences = c.differences;
+                    }
+                    (Err(e), _) | (_, Err(e)) => d.note = Some(e),
+                }
+            }
+            _ => {
+                d.note = Some(format!(
+                    "not compared: A {} (HTTP {}), B {} (HTTP {})",
+                    oa.verdict.name(),
+                    oa.status.map_or("-".into(), |s| s.to_string()),
+                    ob.verdict.name(),
+                    ob.status.map_or("-".into(), |s| s.to_string())
+                ))
+            }
+        }
+        out.push(d);
+    }
+    out
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |m| format!("{m:.0} ms"))
+}
+
+fn verdict_cell(v: Verdict, color: bool) -> Cell {
+    let c = Cell::new(v.name());
+    if !color {
+        return c;
+    }
+    c.fg(match v {
+        Verdict::Pass => Color::Green,
+        Verdict::Fail => Color::Red,
+        Verdict::Unsupported => Color::Yellow,
+        Verdict::Error => Color::Magenta,
+    })
+}
+
+fn counts(outcomes: &[Outcome]) -> [usize; 4] {
+    let n = |v| outcomes.iter().filter(|o| o.verdict == v).count();
+    [
+        n(Verdict::Pass),
+        n(Verdict::Fail),
+        n(Verdict::Unsupported),
+        n(Verdict::Error),
+    ]
+}
+
+fn human(
+    cards: &[Card],
+    compare: Option<&[ScenarioDiff]>,
+    color: bool,
+    out: &mut Vec<u8>,
+) -> anyhow::Result<()> {
+    for (i, c) in cards.iter().enumerate() {
+        if cards.len() == 2 {
+            write!(out, "{}: ", if i == 0 { "A" } else { "B" })?;
+        }
+        writeln!(out, "sselint probe {} ({})", c.endpoint, c.dialect.title())?;
+        let mut t = Table::new();
+        t.load_style(presets::UTF8_FULL_CONDENSED);
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+        if !color {
+            t.force_no_tty();
+        }
+        t.set_header([
+            "scenario", "verdict", "HTTP", "TTFT", "total", "max gap", "findings",
+        ]);
+        for o in &c.outcomes {
+            let mut rules: Vec<String> = Vec::new();
+            for f in &o.findings {
+                if f.severity >= Severity::Warning && !rules.contains(&f.rule) {
+                    rules.push(f.rule.clone());
+                }
+            }
+            let what = if rules.is_empty() {
+                o.note.clone().unwrap_or_default()
+            } else {
+                rules.join(", ")
+            };
+            let what = short(&what, 90);
+            t.add_row(vec![
+                Cell::new(o.name),
+                verdict_cell(o.verdict, color),
+                Cell::new(o.status.map_or("-".into(), |s| s.to_string())),
+                Cell::new(ms(o.ttft_ms)),
+                Cell::new(ms(o.total_ms)),
+                Cell::new(ms(o.max_gap_ms)),
+                Cell::new(what),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+        for o in &c.outcomes {
+            let shown: Vec<_> = o
+                .findings
+                .iter()
+                .filter(|f| f.severity >= Severity::Warning)
+                .collect();
+            if shown.is_empty() && !matches!(o.verdict, Verdict::Error) {
+                continue;
+            }
+            writeln!(out, "{}:", o.name)?;
+            if o.verdict == Verdict::Error {
+                if let Some(n) = &o.note {
+                    writeln!(out, "  error: {}", sselint::lint::printable(n))?;
+                }
+            }
+            for f in shown {
+                writeln!(
+                    out,
+                    "  {}[{}] {}",
+                    f.severity,
+                    f.rule,
+                    sselint::lint::printable(&f.message)
+                )?;
+            }
+        }
+        let [p, f, u, e] = counts(&c.outcomes);
+        writeln!(
+            out,
+            "{} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error; captures in {}",
+            c.outcomes.len(),
+            c.dir.display()
+        )?;
+        writeln!(out)?;
+    }
+    if let Some(diffs) = compare {
+        writeln!(out, "A against B, per scenario:")?;
+        for d in diffs {
+            let head = format!(
+                "{}: A {}, B {}",
+                d.name,
+                d.verdicts.0.name(),
+                d.verdicts.1.name()
+            );
+            if let Some(n) = &d.note {
+                writeln!(out, "  {head}; {n}")?;
+                continue;
+            }
+            if d.differences.is_empty() {
+                writeln!(out, "  {head}; the streams agree")?;
+                continue;
+            }
+            writeln!(out, "  {head}; {} difference(s):", d.differences.len())?;
+            for x in d.differences.iter().take(12) {
+                writeln!(
+                    out,
+                    "    {} {}: A {} | B {}",
+                    x.section.name(),
+                    sselint::lint::printable(&x.item),
+                    short(&x.a, 60),
+                    short(&x.b, 60)
+                )?;
+            }
+            if d.differences.len() > 12 {
+                writeln!(out, "    … {} more", d.differences.len() - 12)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn short(s: &str, max: usize) -> String {
+    let p = sselint::lint::printable(s);
+    if p.chars().count() > max {
+        format!("{}…", p.chars().take(max).collect::<String>())
+    } else {
+        p
+    }
+}
+
+/// One scenario in the JSON report.
+#[derive(serde::Serialize)]
+struct ScenarioJson<'a> {
+    name: &'a str,
+    verdict: Verdict,
+    capture: Option<String>,
+    status: Option<u16>,
+    ttft_ms: Option<f64>,
+    total_ms: Option<f64>,
+    max_gap_ms: Option<f64>,
+    findings: &'a [probe::Finding],
+    note: Option<&'a str>,
+    interrupted: bool,
+}
+
+/// One endpoint in the JSON report.
+#[derive(serde::Serialize)]
+struct CardJson<'a> {
+    endpoint: &'a str,
+    dialect: &'a str,
+    captures: String,
+    scenarios: Vec<ScenarioJson<'a>>,
+    summary: Summary,
+}
+
+#[derive(serde::Serialize)]
+struct Summary {
+    scenarios: usize,
+    pass: usize,
+    fail: usize,
+    unsupported: usize,
+    error: usize,
+}
+
+/// The JSON report (`"version": 1`).
+#[derive(serde::Serialize)]
+struct ReportJson<'a> {
+    version: u32,
+    tool: Value,
+    fail_on: &'static str,
+    #[serde(flatten)]
+    card: CardJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compared_with: Option<CardJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    differences: Option<Vec<Value>>,
+}
+
+fn round(v: Option<f64>) -> Option<f64> {
+    v.map(|m| (m * 10.0).round() / 10.0)
+}
+
+fn card_json(c: &Card) -> CardJson<'_> {
+    let [pass, fail, unsupported, error] = counts(&c.outcomes);
+    CardJson {
+        endpoint: &c.endpoint,
+        dialect: c.dialect.name(),
+        captures: c.dir.display().to_string(),
+        scenarios: c
+            .outcomes
+            .iter()
+            .map(|o| ScenarioJson {
+                name: o.name,
+                verdict: o.verdict,
+                capture: o.capture.as_ref().map(|p| p.display().to_string()),
+                status: o.status,
+                ttft_ms: round(o.ttft_ms),
+                total_ms: round(o.total_ms),
+                max_gap_ms: round(o.max_gap_ms),
+                findings: &o.findings,
+                note: o.note.as_deref(),
+                interrupted: o.interrupted,
+            })
+            .collect(),
+        summary: Summary {
+            scenarios: c.outcomes.len(),
+            pass,
+            fail,
+            unsupported,
+            error,
+        },
+    }
+}
+
+fn json_report<'a>(
+    cards: &'a [Card],
+    compare: Option<&[ScenarioDiff]>,
+    fail_on: Severity,
+) -> ReportJson<'a> {
+    ReportJson {
+        version: 1,
+        tool: json!({"name": "sselint", "version": env!("CARGO_PKG_VERSION")}),
+        fail_on: fail_on.name(),
+        card: card_json(&cards[0]),
+        compared_with: cards.get(1).map(card_json),
+        differences: compare.map(|diffs| {
+            diffs
+                .iter()
+                .map(|d| {
+                    json!({
+                        "name": d.name,
+                        "verdicts": [d.verdicts.0, d.verdicts.1],
+                        "differences": d.differences,
+                        "note": d.note,
+                    })
+                })
+                .collect()
+        }),
+    }
+}
+
+fn rule_help(rule: &str) -> (String, String, &'static str) {
+    if let Some(r) = probe::probe_rule(rule) {
+        return (r.name.to_string(), r.doc.to_string(), r.severity.name());
+    }
+    match sselint::lint::catalogue().get(rule) {
+        Some(r) => (r.code.to_string(), r.summary.to_string(), r.severity.name()),
+        None => (rule.to_string(), rule.to_string(), "error"),
+    }
+}
+
+fn sarif_level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+fn sarif(cards: &[Card]) -> Value {
+    let mut rules: Vec<String> = Vec::new();
+    let mut results = Vec::new();
+    let mut notes = Vec::new();
+    for c in cards {
+        for o in &c.outcomes {
+            let uri = o
+                .capture
+                .as_ref()
+                .map_or_else(|| c.dir.display().to_string(), |p| p.display().to_string());
+            let location = json!([{"physicalLocation": {"artifactLocation": {"uri": uri}}}]);
+            for f in &o.findings {
+                if !rules.contains(&f.rule) {
+                    rules.push(f.rule.clone());
+                }
+                let (id, _, _) = rule_help(&f.rule);
+                results.push(json!({
+                    "ruleId": id,
+                    "ruleIndex": rules.iter().position(|r| r == &f.rule),
+                    "level": sarif_level(f.severity),
+                    "message": {"text": format!("{} ({}): {}", o.name, c.endpoint, f.message)},
+                    "locations": location,
+                    "properties": {"scenario": o.name, "endpoint": c.endpoint},
+                }));
+            }
+            if o.verdict == Verdict::Error {
+                notes.push(json!({
+                    "level": "error",
+                    "message": {"text": format!("{} ({}): {}", o.name, c.endpoint, o.note.clone().unwrap_or_default())},
+                }));
+            }
+        }
+    }
+    let descriptors: Vec<Value> = rules
+        .iter()
+        .map(|r| {
+            let (id, text, level) = rule_help(r);
+            json!({
+                "id": id,
+                "name": r,
+                "shortDescription": {"text": text},
+                "help": {"text": if r.starts_with("probe-") { format!("sselint probe --help lists the probe rules; {r}: {text}") } else { format!("Run `sselint rule {r}` for examples.") }},
+                "defaultConfiguration": {"level": if level == "info" { "note" } else { level }},
+            })
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "sselint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "rules": descriptors,
+            }},
+            "results": results,
+            "invocations": [{"executionSuccessful": notes.is_empty(), "toolExecutionNotifications": notes}],
+        }]
+    })
+}
+
+fn junit(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut report = Report::new("sselint probe");
+    for c in cards {
+        let mut suite = TestSuite::new(format!("{} ({})", c.endpoint, c.dialect.name()));
+        for o in &c.outcomes {
+            let text: Vec<String> = o
+                .findings
+                .iter()
+                .map(|f| format!("{}[{}] {}", f.severity, f.rule, f.message))
+                .collect();
+            let status = match o.verdict {
+                Verdict::Pass => TestCaseStatus::success(),
+                Verdict::Fail => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    let first = o
+                        .findings
+                        .iter()
+                        .max_by_key(|f| f.severity)
+                        .map_or(String::new(), |f| format!("[{}] {}", f.rule, f.message));
+                    s.set_message(first);
+                    s.set_description(text.join("\n"));
+                    s
+                }
+                Verdict::Unsupported => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(format!(
+                        "unsupported: {}",
+                        o.note.clone().unwrap_or_default()
+                    ));
+                    s
+                }
+                Verdict::Error => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                    s.set_message(o.note.clone().unwrap_or_default());
+                    s
+                }
+            };
+            let mut tc = TestCase::new(o.name, status);
+            tc.set_classname(c.endpoint.clone());
+            if let Some(t) = o.total_ms {
+                tc.set_time(Duration::from_secs_f64(t / 1000.0));
+            }
+            if o.verdict == Verdict::Pass && !text.is_empty() {
+                tc.set_system_out(text.join("\n"));
+            }
+            suite.add_test_case(tc);
+        }
+        report.add_test_suite(suite);
+    }
+    report
+        .serialize(&mut *out)
+        .map_err(|e| anyhow::anyhow!(e.to_string()))
+        .context("writing JUnit XML")?;
+    out.push(b'\n');
+    Ok(())
+}
+
+fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
+    use sselint::report::github::{escape_data, escape_property};
+    for c in cards {
+        for o in &c.outcomes {
+            let file = o
+                .capture
+                .as_ref()
+                .map(|p| format!("file={},", escape_property(&p.display().to_string())))
+                .unwrap_or_default();
+            if o.verdict == Verdict::Error {
+                writeln!(
+                    out,
+                    "::error {file}title={}::{}",
+                    escape_property(&format!("sselint probe: {} could not run", o.name)),
+                    escape_data(&o.note.clone().unwrap_or_default())
+                )?;
+            }
+            for f in &o.findings {
+                let cmd = match f.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => continue,
+                };
+                writeln!(
+                    out,
+                    "::{cmd} {file}title={}::{}",
+                    escape_property(&format!("sselint probe {} [{}]", o.name, f.rule)),
+                    escape_data(&f.message)
+                )?;
+            }
+        }
+        let [p, f, u, e] = counts(&c.outcomes);
+        writeln!(
+            out,
+            "sselint probe {}: {} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error",
+            c.endpoint,
+            c.outcomes.len()
+        )?;
+    }
+    Ok(())
+}

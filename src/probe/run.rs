@@ -1,0 +1,486 @@
+//! Running one scenario: send its request ([`crate::live::record`]), save
+//! the capture as HAR (secrets redacted), lint it with the request in hand,
+//! add the probe rules' findings, and give the verdict.
+
+use super::{expectations, Finding, Scenario, Verdict};
+use crate::dialect::Dialect;
+use crate::lint::{Settings, Severity};
+use crate::live::{self, Recording, Stop};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The endpoint probed.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The endpoint URL (the dialect's path included).
+    pub url: String,
+    /// The API it speaks.
+    pub dialect: Dialect,
+    /// The `model` every request names.
+    pub model: String,
+    /// Extra request headers (name, value).
+    pub headers: Vec<(String, String)>,
+    /// The API key (sent as `Authorization: Bearer …`, or `x-api-key` for
+    /// Messages; never saved or shown: it is masked wherever the server
+    /// echoes it).
+    pub api_key: Option<String>,
+    /// The longest a scenario's request may take (and may stay silent).
+    pub timeout: Duration,
+    /// Accept any TLS certificate.
+    pub insecure: bool,
+    /// Chat: send the token budget as `max_completion_tokens` (OpenAI's
+    /// reasoning models reject `max_tokens`) instead of `max_tokens`.
+    pub max_completion_tokens: bool,
+}
+
+/// What one scenario gave.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The scenario's name.
+    pub name: &'static str,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The saved capture (HAR), if anything came back.
+    pub capture: Option<PathBuf>,
+    /// HTTP status of the (last) answer.
+    pub status: Option<u16>,
+    /// Milliseconds from sending the request to the first body byte.
+    pub ttft_ms: Option<f64>,
+    /// Milliseconds in all.
+    pub total_ms: Option<f64>,
+    /// The longest wait between two reads of the body, in milliseconds.
+    pub max_gap_ms: Option<f64>,
+    /// Findings: the catalogue's on the capture, then the probe rules'.
+    pub findings: Vec<Finding>,
+    /// Why it is `unsupported` or `error`, or what else to know.
+    pub note: Option<String>,
+    /// Ctrl-C cut it short.
+    pub interrupted: bool,
+}
+
+impl Outcome {
+    fn new(name: &'static str) -> Self {
+        Outcome {
+            name,
+            verdict: Verdict::Pass,
+            capture: None,
+            status: None,
+            ttft_ms: None,
+            total_ms: None,
+            max_gap_ms: None,
+            findings: Vec::new(),
+            note: None,
+            interrupted: false,
+        }
+    }
+
+    fn error(name: &'static str, note: String) -> Self {
+        Outcome {
+            verdict: Verdict::Error,
+            note: Some(note),
+            ..Outcome::new(name)
+        }
+    }
+}
+
+/// `text` with every occurrence of `key` masked.
+fn mask(text: &str, key: Option<&str>) -> String {
+    match key {
+        Some(k) if k.len() >= 4 => text.replace(k, crate::capture::REDACTED),
+        _ => text.to_string(),
+    }
+}
+
+/// A transport error's text, safe to show: the URL as given (which may
+/// hold a key in its query or a password) replaced by its redacted form,
+/// the key masked, and `sk-…` keys masked.
+fn clean_error(t: &Target, e: &str) -> String {
+    let e = e.replace(&t.url, &crate::capture::redact_url(&t.url));
+    crate::capture::redact_keys(&mask(&e, t.api_key.as_deref()))
+}
+
+fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
+    if t.max_completion_tokens && t.dialect == Dialect::Chat {
+        if let Some(o) = body.as_object_mut() {
+            if let Some(n) = o.remove("max_tokens") {
+                o.insert("max_completion_tokens".into(), n);
+            }
+        }
+    }
+    live::Request {
+        url: t.url.clone(),
+        dialect: t.dialect,
+        body,
+        headers: t.headers.clone(),
+        api_key: t.api_key.clone(),
+        // Each scenario's body says what it asks; usage only in `usage`.
+        include_usage: false,
+        timeout: Some(t.timeout),
+        read_timeout: t.timeout,
+        insecure: t.insecure,
+    }
+}
+
+/// The most body bytes a scenario reads (its request asks for at most a
+/// few hundred tokens): 4 MiB.
+pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// [`live::record`] of `req`, stopped by `stop` (Ctrl-C) or once the body
+/// passes [`MAX_BODY_BYTES`]; the second is `true` when the size cut it.
+fn bounded_record(req: &live::Request, stop: &AtomicBool) -> Result<(Recording, bool), String> {
+    let cut = AtomicBool::new(false);
+    let too_large = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Ctrl-C is seen during silences too, not only at reads.
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    cut.store(true, Ordering::SeqCst);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let mut bytes = 0usize;
+        let rec = live::record(req, &cut, |b, _| {
+            bytes += b.len();
+            if bytes > MAX_BODY_BYTES {
+                too_large.store(true, Ordering::SeqCst);
+                cut.store(true, Ordering::SeqCst);
+            }
+        });
+        done.store(true, Ordering::Relaxed);
+        rec.map(|r| (r, too_large.load(Ordering::SeqCst)))
+    })
+}
+
+/// Saves `rec` as `dir/NAME.har`, the key masked even where the server
+/// echoed it.
+fn save(t: &Target, rec: &Recording, dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let har = serde_json::to_string_pretty(&rec.to_har()).map_err(|e| e.to_string())?;
+    let har = mask(&har, t.api_key.as_deref());
+    let path = dir.join(format!("{name}.har"));
+    crate::output::write_atomic(&path, har.as_bytes())
+        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+fn timing(o: &mut Outcome, rec: &Recording) {
+    o.status = Some(rec.status);
+    o.ttft_ms = rec.reads.first().map(|r| r.ms);
+    o.total_ms = Some(rec.total_ms);
+    o.max_gap_ms = rec
+        .reads
+        .windows(2)
+        .map(|w| w[1].ms - w[0].ms)
+        .reduce(f64::max);
+    o.interrupted = rec.stop == Stop::Interrupted;
+}
+
+/// The error message of a non-2xx body (`error.message`, or the body's
+/// start), printable and short.
+fn error_text(body: &[u8], key: Option<&str>) -> String {
+    let text = String::from_utf8_lossy(body);
+    let msg = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .or_else(|| v.get("message"))
+                .or_else(|| v.get("detail"))
+                .and_then(|m| m.as_str().map(str::to_string))
+        })
+        .unwrap_or_else(|| text.trim().to_string());
+    let short: String = msg.chars().take(160).collect();
+    let short = crate::capture::redact_keys(&short);
+    crate::lint::printable(&mask(&short, key))
+}
+
+/// `probe-timeout` when the recording was cut by the scenario's time-out.
+fn timed_out(t: &Target, rec: &Recording) -> Option<Finding> {
+    matches!(rec.stop, Stop::TimedOut | Stop::ReadTimedOut).then(|| {
+        Finding::probe(
+            "probe-timeout",
+            format!(
+                "the stream did not end within the scenario's time-out of {} s ({} bytes arrived; stopped: {})",
+                t.timeout.as_secs_f64(),
+                rec.body.len(),
+                rec.stop.name()
+            ),
+        )
+    })
+}
+
+/// The catalogue's findings on the capture at `path` (linted with its
+/// request), then the probe rules' for scenario `name`.
+fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding> {
+    let file = crate::pipeline::lint_path(&path.to_string_lossy(), &Default::default(), settings);
+    let mut out = Vec::new();
+    if let Some(e) = &file.error {
+        out.push(Finding {
+            rule: "unknown-format".to_string(),
+            severity: Severity::Error,
+            message: e.clone(),
+        });
+        return out;
+    }
+    if file.streams.is_empty() {
+        out.push(Finding {
+            rule: "unknown-format".to_string(),
+            severity: Severity::Error,
+            message: "the answer holds no stream to read".to_string(),
+        });
+    }
+    for s in &file.streams {
+        for d in &s.diagnostics {
+            if d.suppressed {
+                continue;
+            }
+            out.push(Finding {
+                rule: d.rule.to_string(),
+                severity: d.severity,
+                message: mask(&d.message, t.api_key.as_deref()),
+            });
+        }
+        for (rule, n) in &s.omitted {
+            let sev = s.omitted_worst.get(rule).copied().unwrap_or(Severity::Info);
+            out.push(Finding {
+                rule: rule.to_string(),
+                severity: sev,
+                message: format!("{n} more `{rule}` finding(s) past the per-rule limit"),
+            });
+        }
+        out.extend(expectations(t.dialect, name, s));
+    }
+    // What the scenario asked for is no fault: `length` asks for the cut
+    // that `responses-incomplete` warns about.
+    if name == "length" {
+        out.retain(|f| f.rule != "responses-incomplete");
+    }
+    // The rule about the very feature a scenario asked for judges it as an
+    // error: `usage` asked for usage, so `usage-missing` (a warning where
+    // a capture's request is unknown) fails it.
+    for f in &mut out {
+        if super::SCENARIO_RULES.contains(&(name, f.rule.as_str())) {
+            f.severity = Severity::Error;
+        }
+    }
+    out
+}
+
+fn judge(o: &mut Outcome, fail_on: Severity) {
+    if matches!(o.verdict, Verdict::Pass | Verdict::Fail) {
+        o.verdict = if o.findings.iter().any(|f| f.severity >= fail_on) {
+            Verdict::Fail
+        } else {
+            Verdict::Pass
+        };
+    }
+}
+
+/// Runs scenario `s` against `t`, saving its capture in `dir` (which must
+/// exist); `stop` is the Ctrl-C flag (what came so far is kept and
+/// judged). A scenario fails when it has a finding at or above `fail_on`.
+pub fn run_scenario(
+    t: &Target,
+    s: Scenario,
+    dir: &Path,
+    settings: &Settings,
+    fail_on: Severity,
+    stop: &AtomicBool,
+) -> Outcome {
+    if s.name == "disconnect" {
+        return disconnect(t, s, dir, settings, fail_on, stop);
+    }
+    let key = t.api_key.as_deref();
+    let Some(body) = super::body(t.dialect, s.name, &t.model) else {
+        return Outcome::error(s.name, format!("no scenario {} in {}", s.name, t.dialect));
+    };
+    let (rec, too_large) = match bounded_record(&request(t, body), stop) {
+        Ok(r) => r,
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+    };
+    let mut o = Outcome::new(s.name);
+    timing(&mut o, &rec);
+    match save(t, &rec, dir, s.name) {
+        Ok(p) => o.capture = Some(p),
+        Err(e) => {
+            o.verdict = Verdict::Error;
+            o.note = Some(e);
+            return o;
+        }
+    }
+    let ok = (200..300).contains(&rec.status);
+    if s.name == "invalid" {
+        if ok {
+            o.findings.push(Finding::probe(
+                "probe-invalid-accepted",
+                format!(
+                    "the request was invalid (its `{}` is the number 42); the server answered HTTP {} with a stream instead of a 4xx error",
+                    if t.dialect == Dialect::Responses { "input" } else { "messages" },
+                    rec.status
+                ),
+            ));
+            if let Some(p) = &o.capture {
+                o.findings.extend(lint(t, s.name, p, settings));
+            }
+        } else {
+            o.note = Some(format!(
+                "HTTP {}: {}",
+                rec.status,
+                error_text(&rec.body, key)
+            ));
+            if !(400..500).contains(&rec.status) {
+                o.findings.push(Finding::probe(
+                    "probe-http-status",
+                    format!(
+                        "the request was invalid; the server answered HTTP {}, not a 4xx that tells the client its request is at fault: {}",
+                        rec.status,
+                        error_text(&rec.body, key)
+                    ),
+                ));
+            }
+            if serde_json::from_slice::<serde_json::Value>(&rec.body).is_err() {
+                o.findings.push(Finding::probe(
+                    "probe-error-not-json",
+                    format!(
+                        "the invalid request got HTTP {} as it should, but its body is not JSON: {}",
+                        rec.status,
+                        error_text(&rec.body, key)
+                    ),
+                ));
+            }
+        }
+        judge(&mut o, fail_on);
+        return o;
+    }
+    if !ok {
+        let text = error_text(&rec.body, key);
+        if s.optional && (400..500).contains(&rec.status) && rec.status != 401 && rec.status != 403
+        {
+            o.verdict = Verdict::Unsupported;
+            o.note = Some(format!("HTTP {}: {text}", rec.status));
+            return o;
+        }
+        o.findings.push(Finding::probe(
+            "probe-http-status",
+            format!(
+                "the {} request ({}) got HTTP {}: {text}",
+                s.name, s.about, rec.status
+            ),
+        ));
+        judge(&mut o, fail_on);
+        return o;
+    }
+    if let Some(p) = &o.capture {
+        o.findings = lint(t, s.name, p, settings);
+    }
+    o.findings.extend(timed_out(t, &rec));
+    if too_large {
+        o.findings.push(too_long(&rec));
+    }
+    judge(&mut o, fail_on);
+    o
+}
+
+fn too_long(rec: &Recording) -> Finding {
+    Finding::probe(
+        "probe-too-long",
+        format!(
+            "the request asked for at most {} tokens; the stream went on past {} bytes, where the probe stopped reading ({} bytes kept)",
+            super::LONG_TOKENS,
+            MAX_BODY_BYTES,
+            rec.body.len()
+        ),
+    )
+}
+
+/// `disconnect`: send `long`'s request and hang up after the first read;
+/// then `plain`'s, which must get a complete answer. Both captures are
+/// saved: `disconnect-dropped.har`, and `disconnect.har` (the follow-up,
+/// the one judged).
+fn disconnect(
+    t: &Target,
+    s: Scenario,
+    dir: &Path,
+    settings: &Settings,
+    fail_on: Severity,
+    stop: &AtomicBool,
+) -> Outcome {
+    let key = t.api_key.as_deref();
+    let Some(first) = super::body(t.dialect, "long", &t.model) else {
+        return Outcome::error(s.name, "no long scenario".into());
+    };
+    let hang_up = AtomicBool::new(false);
+    let rec = match live::record(&request(t, first), &hang_up, |_, _| {
+        hang_up.store(true, Ordering::SeqCst);
+    }) {
+        Ok(r) => r,
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+    };
+    let mut o = Outcome::new(s.name);
+    if let Err(e) = save(t, &rec, dir, "disconnect-dropped") {
+        o.verdict = Verdict::Error;
+        o.note = Some(e);
+        return o;
+    }
+    let dropped = match rec.stop {
+        Stop::Complete => "the stream had already ended at the first read".to_string(),
+        _ => format!("hung up after {} bytes", rec.body.len()),
+    };
+    if stop.load(Ordering::Relaxed) {
+        o.interrupted = true;
+        o.verdict = Verdict::Error;
+        o.note = Some("interrupted before the follow-up request".into());
+        return o;
+    }
+    // Give the server a moment to notice the closed connection.
+    std::thread::sleep(Duration::from_millis(100));
+    let Some(second) = super::body(t.dialect, "plain", &t.model) else {
+        return Outcome::error(s.name, "no plain scenario".into());
+    };
+    let (rec, too_large) = match bounded_record(&request(t, second), stop) {
+        Ok(r) => r,
+        Err(e) => {
+            o.findings.push(Finding::probe(
+                "probe-no-answer-after-disconnect",
+                format!(
+                    "the client hung up a streaming request ({dropped}); the next request got no answer: {}",
+                    clean_error(t, &e)
+                ),
+            ));
+            o.verdict = Verdict::Fail;
+            return o;
+        }
+    };
+    timing(&mut o, &rec);
+    match save(t, &rec, dir, s.name) {
+        Ok(p) => o.capture = Some(p),
+        Err(e) => {
+            o.verdict = Verdict::Error;
+            o.note = Some(e);
+            return o;
+        }
+    }
+    o.note = Some(format!("first request: {dropped}"));
+    if (200..300).contains(&rec.status) {
+        if let Some(p) = &o.capture {
+            o.findings = lint(t, "plain", p, settings);
+        }
+        o.findings.extend(timed_out(t, &rec));
+        if too_large {
+            o.findings.push(too_long(&rec));
+        }
+    } else {
+        o.findings.push(Finding::probe(
+            "probe-no-answer-after-disconnect",
+            format!(
+                "the client hung up a streaming request ({dropped}); the next request got HTTP {}: {}",
+                rec.status,
+                error_text(&rec.body, key)
+            ),
+        ));
+    }
+    judge(&mut o, fail_on);
+    o
+}

@@ -1,0 +1,943 @@
+//! `sselint probe` end to end, on 127.0.0.1 only: `sselint replay DIR`
+//! serves a scenario capture set (tests/fixtures/probe/, written by
+//! scripts/probe_fixtures.py), good or broken in one of issue 15's ways,
+//! and the probe must give each scenario its verdict with the right rule.
+
+mod common;
+use assert_cmd::cargo::cargo_bin;
+use common::{root, scratch, Replay};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixtures() -> PathBuf {
+    root().join("tests/fixtures/probe")
+}
+
+/// A scenario set in `dir`: the good set of every dialect, with the chat
+/// captures `broken` (names in tests/fixtures/probe/broken/chat/)
+/// replacing the good files of the same scenario, and the chat scenarios
+/// `removed` left out.
+fn capture_set(dir: &Path, broken: &[&str], removed: &[&str]) -> PathBuf {
+    let set = dir.join("set");
+    for d in ["chat", "responses", "messages"] {
+        let to = set.join(d);
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(fixtures().join("good").join(d)).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let chat = set.join("chat");
+    let stem = |f: &str| f.split('.').next().unwrap().to_string();
+    for f in broken.iter().chain(removed) {
+        for e in std::fs::read_dir(&chat).unwrap() {
+            let p = e.unwrap().path();
+            if stem(p.file_name().unwrap().to_str().unwrap()) == stem(f) {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+    }
+    for f in broken {
+        std::fs::copy(fixtures().join("broken/chat").join(f), chat.join(f)).unwrap();
+    }
+    set
+}
+
+fn base(r: &Replay) -> String {
+    format!("http://{}/v1", r.addr)
+}
+
+fn probe(base: &str, out: &Path, extra: &[&str]) -> Output {
+    Command::new(cargo_bin("sselint"))
+        .args(["probe", base, "--model", "probe-model", "-o"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn probe_json(base: &str, out: &Path, extra: &[&str]) -> (Option<i32>, Value) {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    let o = probe(base, out, &args);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: stdout {} stderr {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (o.status.code(), v)
+}
+
+fn verdicts(v: &Value) -> Vec<(String, String)> {
+    v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn scenario<'v>(v: &'v Value, name: &str) -> &'v Value {
+    v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no scenario {name} in {v}"))
+}
+
+fn rules(s: &Value) -> Vec<String> {
+    s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn against_the_good_set_every_scenario_passes_in_every_dialect() {
+    let dir = scratch("probe-good");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    for (dialect, names) in [
+        (
+            "chat",
+            &[
+                "plain",
+                "usage",
+                "length",
+                "stop",
+                "tool",
+                "parallel-tools",
+                "n2",
+                "json",
+                "long",
+                "reasoning",
+                "invalid",
+                "disconnect",
+            ][..],
+        ),
+        (
+            "responses",
+            &[
+                "plain",
+                "length",
+                "tool",
+                "json",
+                "long",
+                "reasoning",
+                "invalid",
+                "disconnect",
+            ][..],
+        ),
+        (
+            "messages",
+            &[
+                "plain",
+                "length",
+                "stop",
+                "tool",
+                "long",
+                "thinking",
+                "invalid",
+                "disconnect",
+            ][..],
+        ),
+    ] {
+        let out = dir.join(dialect);
+        let (code, v) = probe_json(&base(&r), &out, &["--dialect", dialect, "--reasoning"]);
+        let got = verdicts(&v);
+        let want: Vec<(String, String)> = names
+            .iter()
+            .map(|n| (n.to_string(), "pass".to_string()))
+            .collect();
+        assert_eq!(got, want, "{dialect}: {v:#}");
+        assert_eq!(code, Some(0), "{dialect}");
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["dialect"], dialect);
+        assert_eq!(v["summary"]["pass"], names.len());
+        for s in v["scenarios"].as_array().unwrap() {
+            let cap = s["capture"].as_str().unwrap();
+            assert!(Path::new(cap).is_file(), "{cap}");
+            assert!(
+                rules(s).iter().all(|r| r != "usage-missing"),
+                "{dialect} {}: {s}",
+                s["name"]
+            );
+            assert!(s["total_ms"].as_f64().is_some());
+        }
+        // The invalid request got the set's 400 JSON error.
+        assert_eq!(scenario(&v, "invalid")["status"], 400);
+    }
+}
+
+#[test]
+fn each_fault_fails_its_scenario_with_its_rule_and_the_others_pass() {
+    // (broken capture, scenario, the rules that must name the fault)
+    let faults: &[(&str, &str, &[&str])] = &[
+        ("usage.sse", "usage", &["usage-missing"]),
+        ("n2.sse", "n2", &["probe-n-ignored"]),
+        ("tool.sse", "tool", &["tool-call-arguments"]),
+        (
+            "parallel-tools.sse",
+            "parallel-tools",
+            &["tool-call-index-reused"],
+        ),
+        ("length.sse", "length", &["missing-finish-reason"]),
+        (
+            "invalid.sse",
+            "invalid",
+            &["probe-invalid-accepted", "error-event"],
+        ),
+    ];
+    for (file, name, want) in faults {
+        let dir = scratch(&format!("probe-fault-{name}"));
+        let set = capture_set(&dir, &[file], &[]);
+        let r = Replay::start(&set, &[]);
+        let (code, v) = probe_json(&base(&r), &dir.join("out"), &[]);
+        assert_eq!(code, Some(1), "{name}: {v:#}");
+        for (n, verdict) in verdicts(&v) {
+            if n == *name {
+                assert_eq!(verdict, "fail", "{name}: {v:#}");
+                let got = rules(scenario(&v, name));
+                for w in *want {
+                    assert!(got.iter().any(|g| g == w), "{name}: {w} not in {got:?}");
+                }
+                // The message says what was asked and what came back.
+                let msgs: Vec<&str> = scenario(&v, name)["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["message"].as_str().unwrap())
+                    .collect();
+                assert!(msgs.iter().all(|m| !m.is_empty()));
+            } else {
+                assert_eq!(verdict, "pass", "{name} broke {n}: {v:#}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_4xx_to_an_optional_feature_is_unsupported_and_to_a_required_one_a_failure() {
+    let dir = scratch("probe-unsupported");
+    let set = capture_set(&dir, &[], &["n2", "plain"]);
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "n2,plain,tool"]);
+    assert_eq!(
+        verdicts(&v),
+        vec![
+            ("plain".to_string(), "fail".to_string()),
+            ("tool".to_string(), "pass".to_string()),
+            ("n2".to_string(), "unsupported".to_string()),
+        ]
+    );
+    assert_eq!(scenario(&v, "n2")["status"], 400);
+    assert!(scenario(&v, "n2")["note"]
+        .as_str()
+        .unwrap()
+        .contains("`n2` scenario"));
+    assert!(rules(scenario(&v, "plain")).contains(&"probe-http-status".to_string()));
+    assert_eq!(code, Some(1));
+    // Unsupported alone does not fail the run.
+    let (code, v) = probe_json(&base(&r), &dir.join("out2"), &["--only", "n2"]);
+    assert_eq!(v["summary"]["unsupported"], 1);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_server_that_is_down_is_an_error_with_exit_2() {
+    let dir = scratch("probe-down");
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let (code, v) = probe_json(
+        &format!("http://127.0.0.1:{port}/v1"),
+        &dir.join("out"),
+        &["--only", "plain,usage", "--timeout", "5"],
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        verdicts(&v),
+        vec![
+            ("plain".to_string(), "error".to_string()),
+            ("usage".to_string(), "error".to_string())
+        ]
+    );
+    assert!(scenario(&v, "plain")["capture"].is_null());
+    assert!(!scenario(&v, "plain")["note"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn disconnect_passes_when_the_server_answers_after_a_hang_up_and_fails_when_it_does_not() {
+    let dir = scratch("probe-disconnect");
+    let set = capture_set(&dir, &[], &[]);
+    // Slow enough that the client hangs up mid-stream.
+    let r = Replay::start(&set, &["--delay-ms", "100"]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "disconnect"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    let s = scenario(&v, "disconnect");
+    assert_eq!(s["verdict"], "pass");
+    assert!(s["note"].as_str().unwrap().contains("hung up after"), "{s}");
+    let dropped: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/disconnect-dropped.har")).unwrap(),
+    )
+    .unwrap();
+    let e = &dropped["log"]["entries"][0];
+    assert_eq!(e["_sselint"]["stopped"], "interrupted");
+    let full = std::fs::read(set.join("chat/long.sse")).unwrap();
+    assert!(e["response"]["content"]["text"].as_str().unwrap().len() < full.len());
+    drop(r);
+    // A server that stops after the first request (`--once`) leaves the
+    // follow-up unanswered.
+    let r = Replay::start(&set, &["--delay-ms", "100", "--once"]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out2"), &["--only", "disconnect"]);
+    let s = scenario(&v, "disconnect");
+    assert_eq!(s["verdict"], "fail", "{v:#}");
+    assert!(rules(s).contains(&"probe-no-answer-after-disconnect".to_string()));
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn the_key_reaches_neither_captures_nor_output() {
+    let dir = scratch("probe-key");
+    let key = "sk-probeFAKEkey0123456789abcdef";
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    for format in ["human", "json", "sarif", "junit", "github"] {
+        let out = dir.join(format);
+        let o = Command::new(cargo_bin("sselint"))
+            .args([
+                "probe",
+                &base(&r),
+                "--model",
+                "m",
+                "--api-key-env",
+                "PROBE_TEST_KEY",
+            ])
+            .args(["--format", format, "-o"])
+            .arg(&out)
+            .args(["-H", "X-Trace: probe-test"])
+            .env("PROBE_TEST_KEY", key)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{format}");
+        for bytes in [&o.stdout, &o.stderr] {
+            assert!(!String::from_utf8_lossy(bytes).contains(key), "{format}");
+        }
+        let mut hars = 0;
+        for e in std::fs::read_dir(&out).unwrap() {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            assert!(!text.contains(key), "{format}");
+            let har: Value = serde_json::from_str(&text).unwrap();
+            let headers = har["log"]["entries"][0]["request"]["headers"].clone();
+            assert!(
+                headers
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|h| h["name"] == "Authorization" && h["value"] == "[REDACTED]"),
+                "the header was sent, redacted: {headers}"
+            );
+            hars += 1;
+        }
+        assert_eq!(hars, 12, "11 scenarios and disconnect's dropped capture");
+    }
+}
+
+#[test]
+fn only_and_skip_choose_scenarios_and_an_unknown_name_is_a_usage_error() {
+    let dir = scratch("probe-only");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let (_, v) = probe_json(&base(&r), &dir.join("a"), &["--only", "tool,plain"]);
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(names, ["plain", "tool"]);
+    let (_, v) = probe_json(
+        &base(&r),
+        &dir.join("b"),
+        &["--skip", "invalid,disconnect,long"],
+    );
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(
+        names,
+        [
+            "plain",
+            "usage",
+            "length",
+            "stop",
+            "tool",
+            "parallel-tools",
+            "n2",
+            "json"
+        ]
+    );
+    let o = probe(&base(&r), &dir.join("c"), &["--only", "plain,bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no scenario \"bogus\""));
+    // A URL whose path names another API than --dialect.
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", &format!("{}/messages", base(&r)), "--model", "m"])
+        .args(["--dialect", "chat", "-o"])
+        .arg(dir.join("e"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--dialect says chat"));
+    // Messages has no n2.
+    let o = probe(
+        &base(&r),
+        &dir.join("d"),
+        &["--dialect", "messages", "--only", "n2"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn fail_on_sets_the_level_that_fails_a_scenario() {
+    let dir = scratch("probe-fail-on");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    // The reasoning capture carries `reasoning_content`, an info
+    // (vendor-extension) under the openai profile.
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("a"),
+        &["--only", "reasoning", "--reasoning"],
+    );
+    assert_eq!(code, Some(0));
+    let s = scenario(&v, "reasoning");
+    assert_eq!(s["verdict"], "pass");
+    assert!(rules(s).contains(&"vendor-extension".to_string()));
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("b"),
+        &["--only", "reasoning", "--fail-on", "info"],
+    );
+    assert_eq!(scenario(&v, "reasoning")["verdict"], "fail");
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn existing_captures_are_kept_unless_forced() {
+    let dir = scratch("probe-keep");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    assert_eq!(
+        probe(&base(&r), &out, &["--only", "plain"]).status.code(),
+        Some(0)
+    );
+    std::fs::write(out.join("plain.har"), "mine").unwrap();
+    let o = probe(&base(&r), &out, &["--only", "plain"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already exists"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("plain.har")).unwrap(),
+        "mine"
+    );
+    let o = probe(&base(&r), &out, &["--only", "plain", "--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_ne!(
+        std::fs::read_to_string(out.join("plain.har")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn the_report_formats_give_one_entry_per_scenario() {
+    let dir = scratch("probe-formats");
+    let set = capture_set(&dir, &["usage.sse"], &["n2"]);
+    let r = Replay::start(&set, &[]);
+    let only = ["--only", "plain,usage,n2"];
+    let run = |format: &str, out: &str| {
+        let mut a = vec!["--format", format];
+        a.extend_from_slice(&only);
+        let o = probe(&base(&r), &dir.join(out), &a);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let human = run("human", "h");
+    for w in [
+        "plain",
+        "usage",
+        "n2",
+        "pass",
+        "fail",
+        "unsupported",
+        "usage-missing",
+    ] {
+        assert!(human.contains(w), "{w} in {human}");
+    }
+    let junit = run("junit", "j");
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let cases: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|n| n.attribute("name").unwrap())
+        .collect();
+    assert_eq!(cases, ["plain", "usage", "n2"], "{junit}");
+    assert!(junit.contains("<failure"));
+    assert!(junit.contains("<skipped"));
+    let sarif: Value = serde_json::from_str(&run("sarif", "s")).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/sarif-2.1.0-subset.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let errors: Vec<String> = jsonschema::validator_for(&schema)
+        .unwrap()
+        .iter_errors(&sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(results
+        .iter()
+        .any(|x| x["level"] == "error" && x["properties"]["scenario"] == "usage"));
+    let github = run("github", "g");
+    assert!(
+        github
+            .lines()
+            .any(|l| l.starts_with("::error ") && l.contains("usage-missing")),
+        "{github}"
+    );
+}
+
+#[test]
+fn two_endpoints_are_compared_scenario_by_scenario() {
+    let dir = scratch("probe-compare");
+    let good = Replay::start(&fixtures().join("good"), &[]);
+    let set = capture_set(&dir, &["n2.sse", "usage.sse"], &[]);
+    let broken = Replay::start(&set, &[]);
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&good), &base(&broken), "--model", "m"])
+        .args(["--only", "plain,usage,n2", "--format", "json", "-o"])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summary"]["pass"], 3);
+    assert_eq!(v["compared_with"]["summary"]["fail"], 2);
+    let diffs = v["differences"].as_array().unwrap();
+    let of = |n: &str| diffs.iter().find(|d| d["name"] == n).unwrap();
+    assert_eq!(of("n2")["verdicts"], serde_json::json!(["pass", "fail"]));
+    assert!(!of("n2")["differences"].as_array().unwrap().is_empty());
+    assert!(!of("usage")["differences"].as_array().unwrap().is_empty());
+    assert!(dir.join("out/a/plain.har").is_file());
+    assert!(dir.join("out/b/plain.har").is_file());
+    let human = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&good), &base(&broken), "--model", "m"])
+        .args(["--only", "n2", "-o"])
+        .arg(dir.join("out2"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("A against B"), "{text}");
+    assert!(text.contains("n2: A pass, B fail"), "{text}");
+}
+
+#[test]
+fn replay_dir_rejects_a_file_named_by_no_scenario() {
+    let dir = scratch("probe-badset");
+    std::fs::create_dir_all(dir.join("set/chat")).unwrap();
+    std::fs::copy(
+        fixtures().join("good/chat/plain.sse"),
+        dir.join("set/chat/hello.sse"),
+    )
+    .unwrap();
+    let o = Command::new(cargo_bin("sselint"))
+        .arg("replay")
+        .arg(dir.join("set"))
+        .args(["--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("hello.sse") && err.contains("is no"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_the_captures_so_far_and_reports_the_scenarios_run() {
+    let dir = scratch("probe-sigint");
+    let r = Replay::start(&fixtures().join("good"), &["--delay-ms", "300"]);
+    let out = dir.join("out");
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&r), "--model", "m", "--format", "json"])
+        .args(["--only", "plain,long,invalid", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // At 300 ms an event, plain takes a few seconds and long (42 events)
+    // over ten: the signal lands while long streams.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !out.join("plain.har").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(names, ["plain", "long"], "{v:#}");
+    assert_eq!(scenario(&v, "plain")["verdict"], "pass");
+    assert_eq!(scenario(&v, "long")["interrupted"], true);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("interrupted"));
+    let long: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("long.har")).unwrap()).unwrap();
+    assert_eq!(
+        long["log"]["entries"][0]["_sselint"]["stopped"],
+        "interrupted"
+    );
+    assert!(!out.join("invalid.har").exists());
+}
+
+#[test]
+fn a_stream_that_outlasts_the_scenario_time_out_fails_with_probe_timeout() {
+    let dir = scratch("probe-timeout");
+    // long has 42 events: at 400 ms each it far outlasts a 1 s time-out.
+    let r = Replay::start(&fixtures().join("good"), &["--delay-ms", "400"]);
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("out"),
+        &["--only", "long", "--timeout", "1"],
+    );
+    let s = scenario(&v, "long");
+    assert_eq!(s["verdict"], "fail", "{v:#}");
+    assert!(rules(s).contains(&"probe-timeout".to_string()), "{s}");
+    assert!(dir.join("out/long.har").is_file());
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn rule_explains_a_probe_rule() {
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["rule", "probe-n-ignored"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("n = 2") && text.contains("sselint probe"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_probe_rules_fail_what_only_the_request_makes_wrong() {
+    // (dialect, scenario file, how to break it, scenario, rule)
+    type Break = fn(&Path, &Path);
+    let cases: &[(&str, &str, Break, &str, &str)] = &[
+        (
+            "chat",
+            "length.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(
+                    to,
+                    t.replace(r#""finish_reason":"length""#, r#""finish_reason":"stop""#),
+                )
+                .unwrap();
+            },
+            "length",
+            "probe-not-cut",
+        ),
+        (
+            "messages",
+            "length.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(
+                    to,
+                    t.replace(
+                        r#""stop_reason":"max_tokens""#,
+                        r#""stop_reason":"end_turn""#,
+                    ),
+                )
+                .unwrap();
+            },
+            "length",
+            "probe-not-cut",
+        ),
+        (
+            "chat",
+            "tool.sse",
+            |from, to| {
+                // A text answer to a forced tool call.
+                let plain = from.parent().unwrap().join("plain.sse");
+                std::fs::copy(plain, to).unwrap();
+            },
+            "tool",
+            "probe-no-tool-call",
+        ),
+        (
+            "messages",
+            "stop.sse",
+            |_, to| {
+                // The list went on past the stop sequence.
+                let good = fixtures().join("good/messages/long.sse");
+                std::fs::copy(good, to).unwrap();
+            },
+            "stop",
+            "probe-stop-ignored",
+        ),
+        (
+            "chat",
+            "json.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(to, t.replace(r#"{\"greeting\""#, r#"Sure! {\"greeting\""#))
+                    .unwrap();
+            },
+            "json",
+            "probe-json-invalid",
+        ),
+    ];
+    for (dialect, file, brk, name, rule) in cases {
+        let dir = scratch(&format!("probe-rule-{dialect}-{name}"));
+        let set = capture_set(&dir, &[], &[]);
+        let good = fixtures().join("good").join(dialect).join(file);
+        brk(&good, &set.join(dialect).join(file));
+        assert_ne!(
+            std::fs::read(&good).unwrap(),
+            std::fs::read(set.join(dialect).join(file)).unwrap(),
+            "{dialect} {name}: the capture was not broken"
+        );
+        let r = Replay::start(&set, &[]);
+        let (code, v) = probe_json(
+            &base(&r),
+            &dir.join("out"),
+            &["--dialect", dialect, "--skip", "disconnect,invalid"],
+        );
+        for (n, verdict) in verdicts(&v) {
+            if n == *name {
+                assert_eq!(verdict, "fail", "{dialect} {name}: {v:#}");
+                assert!(
+                    rules(scenario(&v, name)).contains(&rule.to_string()),
+                    "{dialect} {name}: {v:#}"
+                );
+            } else {
+                assert_eq!(verdict, "pass", "{dialect} {name} broke {n}: {v:#}");
+            }
+        }
+        assert_eq!(code, Some(1));
+    }
+}
+
+#[test]
+fn a_stream_past_the_size_limit_is_cut_and_fails_with_probe_too_long() {
+    let dir = scratch("probe-too-long");
+    let set = capture_set(&dir, &[], &[]);
+    let mut body = String::new();
+    let chunk = r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"content":"word "},"finish_reason":null}]}"#;
+    body.push_str(r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#);
+    body.push_str("\n\n");
+    while body.len() < 5 << 20 {
+        body.push_str(chunk);
+        body.push_str("\n\n");
+    }
+    std::fs::write(set.join("chat/long.sse"), body).unwrap();
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "long,plain"]);
+    let s = scenario(&v, "long");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    assert!(rules(s).contains(&"probe-too-long".to_string()), "{s}");
+    assert_eq!(scenario(&v, "plain")["verdict"], "pass");
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/long.har")).unwrap()).unwrap();
+    let e = &har["log"]["entries"][0];
+    let kept = e["response"]["content"]["text"].as_str().unwrap().len();
+    let full = std::fs::metadata(set.join("chat/long.sse")).unwrap().len() as usize;
+    assert!(
+        kept < full,
+        "the read stopped before the end: {kept} of {full} bytes"
+    );
+    assert_eq!(e["_sselint"]["stopped"], "interrupted");
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn a_secret_in_the_url_reaches_neither_captures_nor_output() {
+    let dir = scratch("probe-url-secret");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let secret_url = |addr: &str| {
+        format!("http://alice:PASSWORDforProbe9@{addr}/v1?key=sk-urlFAKEkey0123456789")
+    };
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    for (name, url) in [("up", secret_url(&r.addr)), ("down", secret_url(&down))] {
+        let out = dir.join(name);
+        for format in ["human", "json", "github"] {
+            let o = probe(
+                &url,
+                &out.join(format),
+                &[
+                    "--only",
+                    "plain,invalid",
+                    "--format",
+                    format,
+                    "--timeout",
+                    "5",
+                ],
+            );
+            for bytes in [&o.stdout, &o.stderr] {
+                let text = String::from_utf8_lossy(bytes);
+                assert!(
+                    !text.contains("PASSWORDforProbe9") && !text.contains("urlFAKEkey"),
+                    "{name} {format}: {text}"
+                );
+            }
+            if name == "up" {
+                assert_eq!(o.status.code(), Some(0), "{name} {format}");
+                for e in std::fs::read_dir(out.join(format)).unwrap() {
+                    let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+                    assert!(!text.contains("PASSWORDforProbe9") && !text.contains("urlFAKEkey"));
+                }
+            } else {
+                assert_eq!(o.status.code(), Some(2), "{name} {format}");
+            }
+        }
+    }
+}
+
+#[test]
+fn report_writes_more_formats_to_files_while_stdout_keeps_the_card() {
+    let dir = scratch("probe-report");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let sarif = dir.join("probe.sarif");
+    let junit = dir.join("probe.xml");
+    let o = probe(
+        &base(&r),
+        &dir.join("out"),
+        &[
+            "--only",
+            "plain,tool",
+            "--report",
+            &format!("sarif={}", sarif.display()),
+            "--report",
+            &format!("junit={}", junit.display()),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 scenario(s): 2 pass"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let x = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&x).unwrap();
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .count(),
+        2
+    );
+    let o = probe(&base(&r), &dir.join("out2"), &["--report", "yaml=x.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown format"));
+    // A usage error leaves nothing behind.
+    assert!(!dir.join("out2").exists());
+}
+
+#[test]
+fn an_invalid_request_answered_with_a_200_error_stream_fails_in_every_dialect() {
+    let cases = [
+        (
+            "responses",
+            "event: error\ndata: {\"type\":\"error\",\"code\":\"invalid_request_error\",\"message\":\"Invalid type for 'input'.\",\"param\":\"input\",\"sequence_number\":0}\n\n",
+            "responses-error-event",
+        ),
+        (
+            "messages",
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages: Input should be a valid list\"}}\n\n",
+            "messages-error-event",
+        ),
+    ];
+    for (dialect, stream, rule) in cases {
+        let dir = scratch(&format!("probe-invalid-{dialect}"));
+        let set = capture_set(&dir, &[], &[]);
+        std::fs::remove_file(set.join(dialect).join("invalid.json")).unwrap();
+        std::fs::write(set.join(dialect).join("invalid.sse"), stream).unwrap();
+        let r = Replay::start(&set, &[]);
+        let (code, v) = probe_json(
+            &base(&r),
+            &dir.join("out"),
+            &["--dialect", dialect, "--only", "plain,invalid"],
+        );
+        let s = scenario(&v, "invalid");
+        assert_eq!(s["verdict"], "fail", "{dialect}: {v:#}");
+        assert_eq!(s["status"], 200);
+        let got = rules(s);
+        assert!(
+            got.contains(&"probe-invalid-accepted".to_string()) && got.contains(&rule.to_string()),
+            "{dialect}: {got:?}"
+        );
+        assert_eq!(scenario(&v, "plain")["verdict"], "pass");
+        assert_eq!(code, Some(1));
+    }
+}
+
+#[test]
+fn an_invalid_request_answered_with_a_5xx_or_a_non_json_error_is_judged() {
+    let cases = [
+        ("invalid.500.json", "probe-http-status", "fail"),
+        ("invalid.txt", "probe-error-not-json", "pass"),
+    ];
+    for (file, rule, verdict) in cases {
+        let dir = scratch(&format!("probe-invalid-{file}"));
+        let set = capture_set(&dir, &[], &["invalid"]);
+        if file.ends_with(".json") {
+            std::fs::write(
+                set.join("chat").join(file),
+                r#"{"error":{"message":"internal error","type":"server_error","param":null,"code":null}}"#,
+            )
+            .unwrap();
+        } else {
+            // A `curl -i` dump of a 400 whose body is plain text.
+            std::fs::write(
+                set.join("chat/invalid.txt"),
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nbad request\n",
+            )
+            .unwrap();
+        }
+        let r = Replay::start(&set, &[]);
+        let (_, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "invalid"]);
+        let s = scenario(&v, "invalid");
+        assert!(rules(s).contains(&rule.to_string()), "{file}: {v:#}");
+        assert_eq!(s["verdict"], verdict, "{file}: {v:#}");
+    }
+}
+
+#[test]
+fn max_completion_tokens_renames_the_chat_budget_and_every_scenario_still_passes() {
+    let dir = scratch("probe-mct");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--max-completion-tokens"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    assert!(verdicts(&v).iter().all(|(_, x)| x == "pass"), "{v:#}");
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/length.har")).unwrap())
+            .unwrap();
+    let body: Value = serde_json::from_str(
+        har["log"]["entries"][0]["request"]["postData"]["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(body["max_completion_tokens"], 5);
+    assert!(body.get("max_tokens").is_none(), "{body}");
+}
