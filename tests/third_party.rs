@@ -306,3 +306,85 @@ fn litellm_translates_a_chat_upstream_for_each_dialect() {
         assert_eq!(c.code, Some(0), "{path}: {c}");
     }
 }
+
+/// A Chat request to the tiny model: greedy, at most `max_tokens` tokens.
+fn tiny_chat(max_tokens: u64) -> Value {
+    json!({"model": "tiny", "temperature": 0, "max_tokens": max_tokens,
+        "messages": [{"role": "user", "content": "Say hello"}]})
+}
+
+#[test]
+fn llama_chat_stream_is_cut_with_length_at_max_tokens() {
+    let Some(server) = servers::llama("llama_chat_stream_is_cut_with_length") else {
+        return;
+    };
+    let dir = scratch("llama-chat");
+    let c = check(
+        &server,
+        "/v1/chat/completions",
+        &dir,
+        "length",
+        &tiny_chat(8),
+        &["--no-usage"],
+    );
+    assert_eq!(c.stream["dialect"], "chat", "{c}");
+    assert_eq!(c.stream["http"]["status"], 200, "{c}");
+    assert!(!c.text().trim().is_empty(), "{c}");
+    assert_eq!(c.choice0()["finish_reason"], "length", "{c}");
+    assert_eq!(c.stream["ending"], "complete", "{c}");
+    assert_eq!(c.findings(), Vec::<String>::new(), "{c}");
+    assert_eq!(c.code, Some(0), "{c}");
+}
+
+#[test]
+fn llama_chat_stream_carries_no_usage_when_asked() {
+    let Some(server) = servers::llama("llama_chat_stream_carries_no_usage") else {
+        return;
+    };
+    let dir = scratch("llama-usage");
+    // `check URL` adds stream_options.include_usage; llama-cpp-python
+    // 0.3.36 ignores it.
+    let c = check(
+        &server,
+        "/v1/chat/completions",
+        &dir,
+        "usage",
+        &tiny_chat(4),
+        &[],
+    );
+    let sent = std::fs::read_to_string(dir.join("usage.json")).unwrap();
+    assert!(
+        !sent.contains("stream_options"),
+        "the file is the user's: {sent}"
+    );
+    assert!(!c.text().is_empty(), "{c}");
+    assert_eq!(c.choice0()["finish_reason"], "length", "{c}");
+    assert!(c.stream["usage"].is_null(), "{c}");
+    assert_eq!(c.findings(), ["usage-missing"], "{c}");
+    assert_eq!(c.code, Some(0), "{c}");
+}
+
+#[test]
+fn llama_serves_no_responses_or_messages_endpoint() {
+    let Some(server) = servers::llama("llama_serves_no_responses_or_messages") else {
+        return;
+    };
+    let dir = scratch("llama-dialects");
+    for (path, body) in [
+        (
+            "/v1/responses",
+            json!({"model": "tiny", "input": "Hi", "max_output_tokens": 4}),
+        ),
+        (
+            "/v1/messages",
+            json!({"model": "tiny", "max_tokens": 4, "messages": [{"role": "user", "content": "Hi"}]}),
+        ),
+    ] {
+        let name = path.trim_start_matches("/v1/");
+        let c = check(&server, path, &dir, name, &body, &[]);
+        assert_eq!(c.stream["dialect"], name, "{path}: {c}");
+        assert_eq!(c.stream["http"]["status"], 404, "{path}: {c}");
+        assert_eq!(c.findings(), ["http-status"], "{path}: {c}");
+        assert_eq!(c.code, Some(1), "{path}: {c}");
+    }
+}

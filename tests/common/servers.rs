@@ -220,9 +220,12 @@ pub fn litellm(test: &str) -> Option<Arc<Server>> {
 
 /// llama.cpp's server (llama-cpp-python's `llama_cpp.server`) serving a
 /// tiny random-weight GGUF written by `servers/tiny_gguf.py` (model name
-/// `tiny`), shared by the tests running at once; None (and a "not run"
-/// notice, a failure under `CI=true`) without `servers/.venv-llama` or its
-/// packages.
+/// `tiny`, a 1024-token context), shared by the tests running at once. It
+/// runs with `--interrupt_requests False`: by default a new request stops
+/// the stream in progress (which then ends with `[DONE]` and no
+/// finish_reason, minutes later; servers/README.md), so tests running at
+/// once would cut each other's streams. None (and a "not run" notice, a
+/// failure under `CI=true`) without `servers/.venv-llama` or its packages.
 pub fn llama(test: &str) -> Option<Arc<Server>> {
     static SLOT: Mutex<Weak<Server>> = Mutex::new(Weak::new());
     let Some(python) = venv_bin(".venv-llama", "python") else {
@@ -265,7 +268,8 @@ pub fn llama(test: &str) -> Option<Arc<Server>> {
             .arg(&model)
             .args(["--model_alias", "tiny"])
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--n_ctx", "256", "--n_threads", "1", "--seed", "15"]);
+            .args(["--n_ctx", "1024", "--n_threads", "1", "--seed", "15"])
+            .args(["--interrupt_requests", "False"]);
         offline(&mut cmd);
         start("llama.cpp server", cmd, dir, port, "/v1/models")
     }))
