@@ -24,6 +24,8 @@ struct Checked {
     /// The whole report.
     report: Value,
     stderr: String,
+    /// The end of the server's log just after the request.
+    server_log: String,
 }
 
 impl Checked {
@@ -53,8 +55,8 @@ impl std::fmt::Display for Checked {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "exit {:?}\nstderr: {}\nreport: {:#}",
-            self.code, self.stderr, self.report
+            "exit {:?}\nstderr: {}\nreport: {:#}\n{}",
+            self.code, self.stderr, self.report, self.server_log
         )
     }
 }
@@ -95,6 +97,7 @@ fn check(
         stream: report["files"][0]["streams"][0].clone(),
         report,
         stderr,
+        server_log: server.log_tail(),
     }
 }
 
@@ -222,6 +225,19 @@ fn litellm_record_needs_the_key_and_saves_none() {
     let status = v["log"]["entries"][0]["response"]["status"].as_u64();
     assert_eq!(status, Some(500), "{har}");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["check", "--format", "json"])
+        .arg(dir.join("unkeyed.har"))
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<&Value> = report["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["rule"])
+        .collect();
+    assert_eq!(rules, [&json!("http-status")], "{report:#}");
 }
 
 #[test]
