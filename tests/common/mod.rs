@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod servers;
+
 use serde_json::Value;
 use sselint::capture::{self, Options};
 use sselint::lint::{Diagnostic, Settings, Severity};
