@@ -7,9 +7,11 @@
 //! every dialect: identifiers and types as borrowed strings, numbers, and
 //! every text the stream carries (content, tool-call arguments, and for
 //! Responses the `.done` events' and the items' repeated text) as a
-//! string; the rest is skipped. With `--responses` or `--messages` each
-//! payload goes into that dialect's typed event, and the `event:` line
-//! that names it is read too (Chat streams have none).
+//! string; the rest is skipped. What only the rarer events carry (the
+//! response, an item, a part, the message, a block) is boxed, so that a
+//! delta does not pay for moving a larger struct. With `--responses` or
+//! `--messages` each payload goes into that dialect's typed event, and
+//! the `event:` line that names it is read too (Chat streams have none).
 //!
 //! usage: parse_limit FILE [--responses | --messages]
 
@@ -95,11 +97,11 @@ struct ResponsesEvent<'a> {
     #[serde(borrow)]
     name: Option<&'a str>,
     #[serde(borrow)]
-    part: Option<ResponsesPart<'a>>,
+    part: Option<Box<ResponsesPart<'a>>>,
     #[serde(borrow)]
-    item: Option<ResponsesItem<'a>>,
+    item: Option<Box<ResponsesItem<'a>>>,
     #[serde(borrow)]
-    response: Option<Response<'a>>,
+    response: Option<Box<Response<'a>>>,
 }
 
 /// A Responses content part.
@@ -167,9 +169,9 @@ struct MessagesEvent<'a> {
     kind: &'a str,
     index: Option<u64>,
     #[serde(borrow)]
-    message: Option<Message<'a>>,
+    message: Option<Box<Message<'a>>>,
     #[serde(borrow)]
-    content_block: Option<Block<'a>>,
+    content_block: Option<Box<Block<'a>>>,
     #[serde(borrow)]
     delta: Option<MessagesDelta<'a>>,
     usage: Option<Usage>,
