@@ -40,6 +40,18 @@ pub(crate) fn uint(s: &str) -> Option<(u64, &str)> {
     Some((n, &s[digits..]))
 }
 
+/// A JSON string without escapes whose contents start at `s` (just after
+/// the opening quote): its contents and the rest of `s` after its closing
+/// quote. `None` when it is not closed, holds an escape or a control
+/// character.
+pub(crate) fn plain(s: &str) -> Option<(&str, &str)> {
+    let b = s.as_bytes();
+    let end = b
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+    (b[end] == b'"').then(|| (&s[..end], &s[end + 1..]))
+}
+
 /// The JSON string whose contents start at `s` (just after the opening
 /// quote), and the rest of `s` after its closing quote. Without escapes
 /// the contents are lent; with escapes they are decoded into `buf`
@@ -227,6 +239,15 @@ mod tests {
             }
         }
         assert!(read > 100 && n > 1000, "{read} of {n}");
+    }
+
+    #[test]
+    fn plain_strings_are_read_only_without_escapes() {
+        assert_eq!(plain(r#"msg_1","x"#), Some(("msg_1", r#","x"#)));
+        assert_eq!(plain(r#"""#), Some(("", "")));
+        for s in [r#"a\"b""#, "a\tb\"", "a", "a\u{1}\""] {
+            assert_eq!(plain(s), None, "{s:?}");
+        }
     }
 
     #[test]
