@@ -398,7 +398,8 @@ data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"a
         ),
         (
             r#"{"type":"thinking","thinking":"","signature":""}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}"#,
+            // Anthropic pads thinking deltas with spaces.
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}   "#,
         ),
         (
             r#"{"type":"tool_use","id":"toolu_1","name":"f","input":{}}"#,

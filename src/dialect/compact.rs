@@ -10,6 +10,14 @@
 //! serde parse, which decides. Each use is tested against that parse on
 //! mutated inputs.
 
+/// True when `s` is `end` followed by nothing but JSON whitespace (which a
+/// JSON parser accepts after the value; Anthropic pads some events with
+/// spaces).
+pub(crate) fn ends(s: &str, end: &str) -> bool {
+    s.strip_prefix(end)
+        .is_some_and(|t| t.bytes().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')))
+}
+
 /// Where a string's decoded contents are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Text<'a> {
@@ -239,6 +247,21 @@ mod tests {
             }
         }
         assert!(read > 100 && n > 1000, "{read} of {n}");
+    }
+
+    #[test]
+    fn only_json_whitespace_may_follow_the_end() {
+        assert!(ends("}}", "}}"));
+        assert!(ends("}}   \t\r\n", "}}"));
+        for s in ["}", "}} x", "}}\u{a0}", "}}\u{c}", " }}"] {
+            assert!(!ends(s, "}}"), "{s:?}");
+        }
+        for s in ["{}", "{}  ", "{} \n"] {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(s).is_ok(),
+                "{s:?}"
+            );
+        }
     }
 
     #[test]

@@ -1035,7 +1035,7 @@ impl Checker {
 
     /// An ordinary `content_block_delta` in the compact form Anthropic
     /// sends (exactly its documented fields, in their order, no
-    /// whitespace), read byte by byte: the index, the delta type and its
+    /// whitespace but after the event), read byte by byte: the index, the delta type and its
     /// text. `None` for any other form, which [`Self::fast_delta`] reads
     /// (with the same result where both read it).
     fn compact_delta<'d>(data: &'d str, buf: &mut String) -> Option<(u64, &'static str, Text<'d>)> {
@@ -1053,7 +1053,7 @@ impl Checker {
             )
         };
         let (text, rest) = compact::string(rest, buf)?;
-        (rest == "}}").then_some((index, dtype, text))
+        compact::ends(rest, "}}").then_some((index, dtype, text))
     }
 
     /// The typed form of an ordinary `content_block_delta`: exactly its
@@ -1892,7 +1892,7 @@ mod tests {
     fn compact_deltas_read_as_the_typed_parse_reads_them() {
         let seeds = [
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi \"there\" \u00e9\ud83d\ude00"}}"#,
-            r#"{"type":"content_block_delta","index":17,"delta":{"type":"thinking_delta","thinking":"hm"}}"#,
+            r#"{"type":"content_block_delta","index":17,"delta":{"type":"thinking_delta","thinking":"hm"}}  "#,
             r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":", \"unit\": \"celsius\"}"}}"#,
         ];
         let (mut read, mut n) = (0, 0);

@@ -82,11 +82,11 @@ struct Read<'a> {
 /// A delta event in the compact form OpenAI sends (the [`Delta`] fields in
 /// its order: `type`, `sequence_number`, `item_id`, `output_index`, then
 /// `content_index` or `summary_index` or neither, `delta`, then
-/// `logprobs: []` and `obfuscation` when present; no whitespace), read
-/// byte by byte; the delta's text is [`Read::delta`] unless it held
-/// escapes, when it is decoded into `buf` (and `delta` is empty). `None`
-/// for any other form, which the typed parse reads (with the same result
-/// where both read it).
+/// `logprobs: []` and `obfuscation` when present; no whitespace but after
+/// the event), read byte by byte; the delta's text is [`Read::delta`]
+/// unless it held escapes, when it is decoded into `buf` (and `delta` is
+/// empty). `None` for any other form, which the typed parse reads (with
+/// the same result where both read it).
 fn compact_delta<'d>(data: &'d str, buf: &mut String) -> Option<(Read<'d>, Text<'d>)> {
     let rest = data.strip_prefix(r#"{"type":""#)?;
     let (ty, rest) = compact::plain(rest)?;
@@ -118,7 +118,7 @@ fn compact_delta<'d>(data: &'d str, buf: &mut String) -> Option<(Read<'d>, Text<
         Some(r) => compact::plain(r)?.1,
         None => rest,
     };
-    if rest != "}" {
+    if !compact::ends(rest, "}") {
         return None;
     }
     let delta = match text {
@@ -345,7 +345,7 @@ mod tests {
         let seeds = [
             r#"{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_0","output_index":0,"content_index":0,"delta":"Hi \"there\" \u00e9","logprobs":[],"obfuscation":"ab"}"#,
             r#"{"type":"response.output_text.delta","sequence_number":12,"item_id":"msg_0","output_index":3,"content_index":1,"delta":" there","logprobs":[]}"#,
-            r#"{"type":"response.reasoning_summary_text.delta","sequence_number":5,"item_id":"rs_1","output_index":1,"summary_index":0,"delta":"hm"}"#,
+            r#"{"type":"response.reasoning_summary_text.delta","sequence_number":5,"item_id":"rs_1","output_index":1,"summary_index":0,"delta":"hm"} "#,
             r#"{"type":"response.function_call_arguments.delta","sequence_number":5,"item_id":"fc_2","output_index":2,"delta":"{\"a\": [\"The\"","obfuscation":"Ab3dE6fG"}"#,
         ];
         let (mut read, mut n) = (0, 0);
