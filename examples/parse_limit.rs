@@ -3,9 +3,15 @@
 //! `data:` payload into a borrowed typed struct with serde_json — and
 //! nothing else. `bench/run.sh` compares `sselint check` against it.
 //!
-//! With `--responses` or `--messages` each payload goes into that
-//! dialect's typed event instead (type, indices, the text or arguments
-//! delta), the same least work for those streams.
+//! The typed struct holds what the format carries, read the same way for
+//! every dialect: identifiers and types as borrowed strings, numbers, and
+//! every text the stream carries (content, tool-call arguments, and for
+//! Responses the `.done` events' and the items' repeated text) as a
+//! string; the rest is skipped. What only the rarer events carry (the
+//! response, an item, a part, the message, a block) is boxed, so that a
+//! delta does not pay for moving a larger struct. With `--responses` or
+//! `--messages` each payload goes into that dialect's typed event, and
+//! the `event:` line that names it is read too (Chat streams have none).
 //!
 //! usage: parse_limit FILE [--responses | --messages]
 
@@ -43,9 +49,35 @@ struct Delta<'a> {
     role: Option<&'a str>,
     #[serde(borrow)]
     content: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    refusal: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    tool_calls: Option<Vec<ToolCall<'a>>>,
 }
 
-/// An OpenAI Responses event, as far as a text or arguments delta goes.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct ToolCall<'a> {
+    index: Option<u64>,
+    #[serde(borrow)]
+    id: Option<&'a str>,
+    #[serde(borrow, rename = "type")]
+    kind: Option<&'a str>,
+    #[serde(borrow)]
+    function: Option<Function<'a>>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Function<'a> {
+    #[serde(borrow)]
+    name: Option<&'a str>,
+    #[serde(borrow)]
+    arguments: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// An OpenAI Responses event: a delta, a `.done` event with its text or
+/// arguments, a content part, an output item, or the response.
 #[derive(Deserialize)]
 #[allow(dead_code)]
 struct ResponsesEvent<'a> {
@@ -58,9 +90,78 @@ struct ResponsesEvent<'a> {
     content_index: Option<u64>,
     #[serde(borrow)]
     delta: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<&'a str>,
+    #[serde(borrow)]
+    part: Option<Box<ResponsesPart<'a>>>,
+    #[serde(borrow)]
+    item: Option<Box<ResponsesItem<'a>>>,
+    #[serde(borrow)]
+    response: Option<Box<Response<'a>>>,
 }
 
-/// An Anthropic Messages event, as far as a text or input delta goes.
+/// A Responses content part.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct ResponsesPart<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: &'a str,
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// A Responses output item: a message of parts, or a function call.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct ResponsesItem<'a> {
+    #[serde(borrow)]
+    id: Option<&'a str>,
+    #[serde(borrow, rename = "type")]
+    kind: &'a str,
+    #[serde(borrow)]
+    status: Option<&'a str>,
+    #[serde(borrow)]
+    role: Option<&'a str>,
+    #[serde(borrow)]
+    content: Option<Vec<ResponsesPart<'a>>>,
+    #[serde(borrow)]
+    arguments: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    call_id: Option<&'a str>,
+    #[serde(borrow)]
+    name: Option<&'a str>,
+}
+
+/// The response a lifecycle event carries.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Response<'a> {
+    #[serde(borrow)]
+    id: Option<&'a str>,
+    #[serde(borrow)]
+    status: Option<&'a str>,
+    #[serde(borrow)]
+    model: Option<&'a str>,
+    #[serde(borrow, default)]
+    output: Vec<ResponsesItem<'a>>,
+    usage: Option<Usage>,
+}
+
+/// Token counts (both dialects' names).
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Usage {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    total_tokens: Option<u64>,
+}
+
+/// An Anthropic Messages event: the message, a content block, a delta
+/// (of a block, or of the message with its stop reason), and usage.
 #[derive(Deserialize)]
 #[allow(dead_code)]
 struct MessagesEvent<'a> {
@@ -68,7 +169,41 @@ struct MessagesEvent<'a> {
     kind: &'a str,
     index: Option<u64>,
     #[serde(borrow)]
+    message: Option<Box<Message<'a>>>,
+    #[serde(borrow)]
+    content_block: Option<Box<Block<'a>>>,
+    #[serde(borrow)]
     delta: Option<MessagesDelta<'a>>,
+    usage: Option<Usage>,
+}
+
+/// The message `message_start` carries.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Message<'a> {
+    #[serde(borrow)]
+    id: Option<&'a str>,
+    #[serde(borrow)]
+    role: Option<&'a str>,
+    #[serde(borrow)]
+    model: Option<&'a str>,
+    #[serde(borrow)]
+    stop_reason: Option<&'a str>,
+    usage: Option<Usage>,
+}
+
+/// A content block as `content_block_start` opens it.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Block<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: &'a str,
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<&'a str>,
+    #[serde(borrow)]
+    name: Option<&'a str>,
 }
 
 #[derive(Deserialize)]
@@ -79,7 +214,11 @@ struct MessagesDelta<'a> {
     #[serde(borrow)]
     text: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow)]
+    thinking: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
     partial_json: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    stop_reason: Option<&'a str>,
 }
 
 /// Parses one payload as the chosen format; the bytes of text it carried.
@@ -115,7 +254,7 @@ fn main() -> std::io::Result<()> {
     let mut f = std::fs::File::open(path)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut carry: Vec<u8> = Vec::new();
-    let (mut events, mut chunks, mut chars) = (0u64, 0u64, 0u64);
+    let (mut events, mut names, mut chunks, mut chars) = (0u64, 0u64, 0u64, 0u64);
     loop {
         let n = f.read(&mut buf)?;
         if n == 0 {
@@ -134,11 +273,16 @@ fn main() -> std::io::Result<()> {
                         chars += n;
                     }
                 }
+            } else if let Some(name) = line.strip_prefix(b"event: ") {
+                // The event's name, which a linter compares with its type.
+                if std::str::from_utf8(name).is_ok() {
+                    names += 1;
+                }
             }
             start += i + 1;
         }
         carry.drain(..start);
     }
-    println!("{events} events, {chunks} chunks, {chars} content bytes");
+    println!("{events} events ({names} named), {chunks} chunks, {chars} content bytes");
     Ok(())
 }

@@ -917,6 +917,34 @@ fn a_responses_delta_mutated_in_any_way_lints_the_same_on_both_paths() {
     assert!(n > 900, "{n}");
 }
 
+#[test]
+fn a_compact_responses_delta_changed_byte_by_byte_lints_the_same_on_both_paths() {
+    // The fast path reads a delta in OpenAI's compact form byte by byte
+    // (dialect::compact), and any other form by its typed parse (the unit
+    // tests in dialect::responses::fast show the unchanged seeds are read
+    // that way; the test below, that such deltas are taken).
+    let seeds = [
+        r#"{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_0","output_index":0,"content_index":0,"delta":"Hi \"you\" \u00e9","logprobs":[],"obfuscation":"ab"}"#,
+        r#"{"type":"response.reasoning_summary_text.delta","sequence_number":5,"item_id":"rs_1","output_index":1,"summary_index":0,"delta":"hm"}"#,
+        r#"{"type":"response.function_call_arguments.delta","sequence_number":5,"item_id":"fc_2","output_index":2,"delta":"{\"a\":","obfuscation":"ab"}"#,
+    ];
+    let mut n = 0;
+    for seed in seeds {
+        let ty = &seed[9..seed.find("\",\"seq").unwrap()];
+        for v in std::iter::once(seed.to_string()).chain(char_changes(seed)) {
+            let body = around_delta(Some(ty), &v);
+            let fast = lint_with(body.as_bytes(), &typed(true));
+            assert_eq!(
+                outcome(&fast),
+                outcome(&lint_with(body.as_bytes(), &typed(false))),
+                "{body}"
+            );
+            n += 1;
+        }
+    }
+    assert!(n > 3000, "{n}");
+}
+
 /// An [`Out`](sselint::dialect::Out) that locates nothing and keeps the
 /// findings, to drive a checker by hand.
 #[derive(Default)]

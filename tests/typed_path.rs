@@ -383,6 +383,49 @@ data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"a
 }
 
 #[test]
+fn a_compact_messages_delta_changed_byte_by_byte_lints_the_same_on_both_paths() {
+    // The fast path reads a delta in Anthropic's compact form byte by
+    // byte (dialect::compact), and any other form by its typed parse (the
+    // unit tests there show the unchanged seeds are read that way).
+    let start = r#"event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}
+
+"#;
+    let seeds = [
+        (
+            r#"{"type":"text","text":""}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi \"you\" \u00e9"}}"#,
+        ),
+        (
+            r#"{"type":"thinking","thinking":"","signature":""}"#,
+            // Anthropic pads thinking deltas with spaces.
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}   "#,
+        ),
+        (
+            r#"{"type":"tool_use","id":"toolu_1","name":"f","input":{}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\": 1"}}"#,
+        ),
+    ];
+    let base = Settings::default();
+    let mut n = 0;
+    for (block, seed) in seeds {
+        for v in std::iter::once(seed.to_string()).chain(char_changes(seed)) {
+            let body = format!(
+                "{start}event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{block}}}\n\nevent: content_block_delta\ndata: {v}\n\nevent: content_block_delta\ndata: {v}\n\nevent: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":0}}\n\n"
+            );
+            let fast = lint_body(&body, &typed(true, &base));
+            assert_eq!(
+                outcome(fast),
+                outcome(lint_body(&body, &typed(false, &base))),
+                "{body}"
+            );
+            n += 1;
+        }
+    }
+    assert!(n > 2000, "{n}");
+}
+
+#[test]
 fn deltas_to_blocks_past_the_block_limit_lint_the_same_on_both_paths() {
     // Past `MAX_BLOCKS` a block is only counted and its deltas go to the
     // overflow block, which has no type: the fast path takes them too.

@@ -21,6 +21,7 @@
 //! then the first event's data (its `type` field, or Chat's shape) and,
 //! only where the data names no dialect, its `event:` name.
 
+pub(crate) mod compact;
 pub mod messages;
 pub mod responses;
 

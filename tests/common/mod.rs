@@ -374,3 +374,23 @@ pub fn random_cuts(state: &mut u64, len: usize, n: usize) -> Vec<usize> {
     cuts.sort_unstable();
     cuts
 }
+
+/// Every string made from `seed` by deleting one character, replacing it
+/// with one that matters to JSON (a quote, a backslash, a digit, a space,
+/// a brace), or inserting one of those before it: how the dialects' tests
+/// change a delta in its compact form, byte by byte.
+#[allow(dead_code)]
+pub fn char_changes(seed: &str) -> Vec<String> {
+    let subs = ["", "\"", "\\", "0", " ", "}"];
+    let mut out = Vec::new();
+    for (at, c) in seed.char_indices() {
+        let end = at + c.len_utf8();
+        for sub in subs {
+            out.push(format!("{}{sub}{}", &seed[..at], &seed[end..]));
+            if !sub.is_empty() {
+                out.push(format!("{}{sub}{}", &seed[..at], &seed[at..]));
+            }
+        }
+    }
+    out
+}

@@ -14,6 +14,7 @@
 
 use super::items::Which;
 use super::{Checker, MAX_ITEMS};
+use crate::dialect::compact::{self, Text};
 use crate::dialect::{Event, Out};
 use std::borrow::Cow;
 
@@ -65,6 +66,78 @@ struct Delta<'a> {
     obfuscation: Option<&'a str>,
 }
 
+/// A delta event's values, however they were read.
+struct Read<'a> {
+    ty: &'a str,
+    sequence_number: u64,
+    item_id: &'a str,
+    output_index: u64,
+    content_index: Option<u64>,
+    summary_index: Option<u64>,
+    delta: &'a str,
+    /// `logprobs` was present, an empty array.
+    logprobs: bool,
+}
+
+/// A delta event in the compact form OpenAI sends (the [`Delta`] fields in
+/// its order: `type`, `sequence_number`, `item_id`, `output_index`, then
+/// `content_index` or `summary_index` or neither, `delta`, then
+/// `logprobs: []` and `obfuscation` when present; no whitespace but after
+/// the event), read byte by byte; the delta's text is [`Read::delta`]
+/// unless it held escapes, when it is decoded into `buf` (and `delta` is
+/// empty). `None` for any other form, which the typed parse reads (with
+/// the same result where both read it).
+fn compact_delta<'d>(data: &'d str, buf: &mut String) -> Option<(Read<'d>, Text<'d>)> {
+    let rest = data.strip_prefix(r#"{"type":""#)?;
+    let (ty, rest) = compact::plain(rest)?;
+    let rest = rest.strip_prefix(r#","sequence_number":"#)?;
+    let (sequence_number, rest) = compact::uint(rest)?;
+    let rest = rest.strip_prefix(r#","item_id":""#)?;
+    let (item_id, rest) = compact::plain(rest)?;
+    let rest = rest.strip_prefix(r#","output_index":"#)?;
+    let (output_index, rest) = compact::uint(rest)?;
+    let (mut content_index, mut summary_index) = (None, None);
+    let rest = if let Some(r) = rest.strip_prefix(r#","content_index":"#) {
+        let (n, r) = compact::uint(r)?;
+        content_index = Some(n);
+        r
+    } else if let Some(r) = rest.strip_prefix(r#","summary_index":"#) {
+        let (n, r) = compact::uint(r)?;
+        summary_index = Some(n);
+        r
+    } else {
+        rest
+    };
+    let rest = rest.strip_prefix(r#","delta":""#)?;
+    let (text, rest) = compact::string(rest, buf)?;
+    let (logprobs, rest) = match rest.strip_prefix(r#","logprobs":[]"#) {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let rest = match rest.strip_prefix(r#","obfuscation":""#) {
+        Some(r) => compact::plain(r)?.1,
+        None => rest,
+    };
+    if !compact::ends(rest, "}") {
+        return None;
+    }
+    let delta = match text {
+        Text::Lent(t) => t,
+        Text::Kept => "",
+    };
+    let read = Read {
+        ty,
+        sequence_number,
+        item_id,
+        output_index,
+        content_index,
+        summary_index,
+        delta,
+        logprobs,
+    };
+    Some((read, text))
+}
+
 impl Checker {
     /// See the module docs. True when the event was taken.
     pub(super) fn fast_event(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
@@ -102,18 +175,46 @@ impl Checker {
         self.ended_with_response_done = false;
     }
 
-    /// A delta (see the module docs). True when the event was taken.
+    /// A delta (see the module docs), read from its compact form when it
+    /// has it, else by its typed parse. True when the event was taken.
     fn fast_delta(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
-        let Ok(d) = serde_json::from_str::<Delta<'_>>(ev.data) else {
-            return false;
+        let mut buf = std::mem::take(&mut self.unescaped);
+        let taken = match compact_delta(ev.data, &mut buf) {
+            Some((d, text)) => {
+                let delta = match text {
+                    Text::Lent(t) => t,
+                    Text::Kept => buf.as_str(),
+                };
+                self.fast_take(Read { delta, ..d }, ev, out)
+            }
+            None => serde_json::from_str::<Delta<'_>>(ev.data).is_ok_and(|d| {
+                let _ = d.obfuscation;
+                let read = Read {
+                    ty: d.ty,
+                    sequence_number: d.sequence_number,
+                    item_id: d.item_id,
+                    output_index: d.output_index,
+                    content_index: d.content_index,
+                    summary_index: d.summary_index,
+                    delta: &d.delta,
+                    logprobs: d.logprobs.0,
+                };
+                self.fast_take(read, ev, out)
+            }),
         };
-        let _ = d.obfuscation;
+        self.unescaped = buf;
+        taken
+    }
+
+    /// The fast path's checks and work for a delta read as `d`. True when
+    /// it was taken.
+    fn fast_take(&mut self, d: Read<'_>, ev: &Event<'_>, out: &mut dyn Out) -> bool {
         if ev.named && ev.name != d.ty {
             return false;
         }
         // The shape each type has, and what it adds to.
         let (which, key, want, part_kind, kind) =
-            match (d.ty, d.content_index, d.summary_index, d.logprobs.0) {
+            match (d.ty, d.content_index, d.summary_index, d.logprobs) {
                 ("response.output_text.delta", Some(c), None, true) => {
                     (Which::Content, c, "message", "output_text", "content")
                 }
@@ -179,8 +280,87 @@ impl Checker {
             self.delta_text.extend(d.delta.chars().take(61));
         }
         if let Some(pos) = pos {
-            self.apply_delta(pos, which, key, part_kind, &d.delta, ev, out);
+            self.apply_delta(pos, which, key, part_kind, d.delta, ev, out);
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a read holds, the delta's text decoded.
+    type Values = (
+        String,
+        u64,
+        String,
+        u64,
+        Option<u64>,
+        Option<u64>,
+        String,
+        bool,
+    );
+
+    fn values(d: &Read<'_>, text: &str) -> Values {
+        (
+            d.ty.to_string(),
+            d.sequence_number,
+            d.item_id.to_string(),
+            d.output_index,
+            d.content_index,
+            d.summary_index,
+            text.to_string(),
+            d.logprobs,
+        )
+    }
+
+    fn by_compact(data: &str) -> Option<Values> {
+        let mut buf = String::new();
+        let (d, text) = compact_delta(data, &mut buf)?;
+        let text = match text {
+            Text::Lent(t) => t,
+            Text::Kept => buf.as_str(),
+        };
+        Some(values(&d, text))
+    }
+
+    fn by_serde(data: &str) -> Option<Values> {
+        let d = serde_json::from_str::<Delta<'_>>(data).ok()?;
+        let read = Read {
+            ty: d.ty,
+            sequence_number: d.sequence_number,
+            item_id: d.item_id,
+            output_index: d.output_index,
+            content_index: d.content_index,
+            summary_index: d.summary_index,
+            delta: "",
+            logprobs: d.logprobs.0,
+        };
+        Some(values(&read, &d.delta))
+    }
+
+    #[test]
+    fn compact_deltas_read_as_the_typed_parse_reads_them() {
+        let seeds = [
+            r#"{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_0","output_index":0,"content_index":0,"delta":"Hi \"there\" \u00e9","logprobs":[],"obfuscation":"ab"}"#,
+            r#"{"type":"response.output_text.delta","sequence_number":12,"item_id":"msg_0","output_index":3,"content_index":1,"delta":" there","logprobs":[]}"#,
+            r#"{"type":"response.reasoning_summary_text.delta","sequence_number":5,"item_id":"rs_1","output_index":1,"summary_index":0,"delta":"hm"} "#,
+            r#"{"type":"response.function_call_arguments.delta","sequence_number":5,"item_id":"fc_2","output_index":2,"delta":"{\"a\": [\"The\"","obfuscation":"Ab3dE6fG"}"#,
+        ];
+        let (mut read, mut n) = (0, 0);
+        for seed in seeds {
+            assert!(by_compact(seed).is_some(), "{seed}");
+            for s in std::iter::once(seed.to_string())
+                .chain(crate::dialect::compact::one_char_changes(seed))
+            {
+                if let Some(ours) = by_compact(&s) {
+                    assert_eq!(Some(ours), by_serde(&s), "{s}");
+                    read += 1;
+                }
+                n += 1;
+            }
+        }
+        assert!(read > 300 && n > 10_000, "{read} of {n}");
     }
 }

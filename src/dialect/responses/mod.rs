@@ -310,6 +310,8 @@ pub struct Checker {
     last: String,
     delta_kind: &'static str,
     delta_text: String,
+    /// A delta's escaped text, decoded by the fast path (reused).
+    unescaped: String,
 }
 
 /// The JSON type of `v`, for messages.
