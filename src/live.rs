@@ -68,6 +68,13 @@ pub enum Stop {
     ReadTimedOut,
     /// The connection failed mid-body (the server's or the network's doing).
     ConnectionError(String),
+    /// The recorder hung up on purpose (`sselint probe`'s `disconnect`
+    /// scenario, after the first read). Set by the caller; stored as
+    /// `hung-up`.
+    HungUp,
+    /// The recorder stopped reading at its size limit (`sselint probe`:
+    /// 4 MiB). Set by the caller; stored as `size-limit`.
+    SizeLimit,
 }
 
 impl Stop {
@@ -79,6 +86,8 @@ impl Stop {
             Stop::TimedOut => "timeout".into(),
             Stop::ReadTimedOut => "read-timeout".into(),
             Stop::ConnectionError(e) => format!("connection-error: {e}"),
+            Stop::HungUp => "hung-up".into(),
+            Stop::SizeLimit => "size-limit".into(),
         }
     }
 }

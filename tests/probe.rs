@@ -254,7 +254,7 @@ fn a_4xx_to_an_optional_feature_is_unsupported_and_to_a_required_one_a_failure()
 }
 
 #[test]
-fn a_server_that_is_down_is_an_error_with_exit_2() {
+fn a_server_that_is_down_is_an_error_with_exit_1() {
     let dir = scratch("probe-down");
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -265,7 +265,9 @@ fn a_server_that_is_down_is_an_error_with_exit_2() {
         &dir.join("out"),
         &["--only", "plain,usage", "--timeout", "5"],
     );
-    assert_eq!(code, Some(2));
+    // 2 is kept for usage errors (nothing sent); a scenario that could not
+    // be judged fails the run like a failed one.
+    assert_eq!(code, Some(1));
     assert_eq!(
         verdicts(&v),
         vec![
@@ -293,7 +295,16 @@ fn disconnect_passes_when_the_server_answers_after_a_hang_up_and_fails_when_it_d
     )
     .unwrap();
     let e = &dropped["log"]["entries"][0];
-    assert_eq!(e["_sselint"]["stopped"], "interrupted");
+    // The probe hung up, not the user: the capture says so.
+    assert_eq!(e["_sselint"]["stopped"], "hung-up");
+    let check = Command::new(cargo_bin("sselint"))
+        .arg("check")
+        .arg(dir.join("out/disconnect-dropped.har"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(!text.contains("Ctrl-C"), "{text}");
+    assert!(text.contains("hung up on purpose"), "{text}");
     let full = std::fs::read(set.join("chat/long.sse")).unwrap();
     assert!(e["response"]["content"]["text"].as_str().unwrap().len() < full.len());
     drop(r);
@@ -595,7 +606,15 @@ fn ctrl_c_keeps_the_captures_so_far_and_reports_the_scenarios_run() {
     let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
     assert_eq!(names, ["plain", "long"], "{v:#}");
     assert_eq!(scenario(&v, "plain")["verdict"], "pass");
-    assert_eq!(scenario(&v, "long")["interrupted"], true);
+    // The scenario cut short is not judged, let alone passed.
+    let long = scenario(&v, "long");
+    assert_eq!(long["interrupted"], true);
+    assert_eq!(long["verdict"], "error", "{v:#}");
+    assert!(long["note"].as_str().unwrap().contains("Ctrl-C"), "{long}");
+    assert_eq!(v["interrupted"], true, "{v:#}");
+    assert_eq!(v["not_run"], serde_json::json!(["invalid"]), "{v:#}");
+    assert_eq!(v["summary"]["pass"], 1);
+    assert_eq!(o.status.code(), Some(130), "{v:#}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("interrupted"));
     let long: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("long.har")).unwrap()).unwrap();
@@ -685,6 +704,37 @@ fn the_probe_rules_fail_what_only_the_request_makes_wrong() {
             "probe-no-tool-call",
         ),
         (
+            "chat",
+            "tool.sse",
+            |from, to| {
+                // The call went to a tool the request never offered.
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(to, t.replace("get_weather", "delete_everything")).unwrap();
+            },
+            "tool",
+            "probe-wrong-tool",
+        ),
+        (
+            "responses",
+            "tool.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(to, t.replace("get_weather", "delete_everything")).unwrap();
+            },
+            "tool",
+            "probe-wrong-tool",
+        ),
+        (
+            "messages",
+            "tool.sse",
+            |from, to| {
+                let t = std::fs::read_to_string(from).unwrap();
+                std::fs::write(to, t.replace("get_weather", "delete_everything")).unwrap();
+            },
+            "tool",
+            "probe-wrong-tool",
+        ),
+        (
             "messages",
             "stop.sse",
             |_, to| {
@@ -750,9 +800,24 @@ fn a_stream_past_the_size_limit_is_cut_and_fails_with_probe_too_long() {
         body.push_str(chunk);
         body.push_str("\n\n");
     }
-    std::fs::write(set.join("chat/long.sse"), body).unwrap();
+    std::fs::write(set.join("chat/long.sse"), &body).unwrap();
+    std::fs::write(set.join("chat/stop.sse"), &body).unwrap();
     let r = Replay::start(&set, &[]);
-    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "long,plain"]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "long,plain,stop"]);
+    // Each message names the budget its own request set.
+    let budget_in = |name: &str| {
+        scenario(&v, name)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "probe-too-long")
+            .unwrap_or_else(|| panic!("{name}: {v:#}"))["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(budget_in("long").contains("at most 256 tokens"), "{v:#}");
+    assert!(budget_in("stop").contains("at most 64 tokens"), "{v:#}");
     let s = scenario(&v, "long");
     assert_eq!(s["verdict"], "fail", "{s}");
     assert!(rules(s).contains(&"probe-too-long".to_string()), "{s}");
@@ -766,7 +831,10 @@ fn a_stream_past_the_size_limit_is_cut_and_fails_with_probe_too_long() {
         kept < full,
         "the read stopped before the end: {kept} of {full} bytes"
     );
-    assert_eq!(e["_sselint"]["stopped"], "interrupted");
+    // The probe's size limit cut it, not the user's Ctrl-C.
+    assert_eq!(e["_sselint"]["stopped"], "size-limit");
+    let msgs = s["findings"].to_string();
+    assert!(!msgs.contains("Ctrl-C"), "{msgs}");
     assert_eq!(code, Some(1));
 }
 
@@ -810,7 +878,7 @@ fn a_secret_in_the_url_reaches_neither_captures_nor_output() {
                     assert!(!text.contains("PASSWORDforProbe9") && !text.contains("urlFAKEkey"));
                 }
             } else {
-                assert_eq!(o.status.code(), Some(2), "{name} {format}");
+                assert_eq!(o.status.code(), Some(1), "{name} {format}");
             }
         }
     }
@@ -940,4 +1008,283 @@ fn max_completion_tokens_renames_the_chat_budget_and_every_scenario_still_passes
     .unwrap();
     assert_eq!(body["max_completion_tokens"], 5);
     assert!(body.get("max_tokens").is_none(), "{body}");
+}
+
+#[test]
+fn a_refusal_of_the_probe_itself_is_an_error_that_says_why_not_unsupported_or_a_pass() {
+    // (scenario, status, words the note must hold)
+    let cases: &[(&str, u16, &[&str])] = &[
+        ("plain", 401, &["HTTP 401", "--api-key-env"]),
+        ("usage", 403, &["HTTP 403", "--api-key-env"]),
+        (
+            "tool",
+            404,
+            &["HTTP 404", "/v1/chat/completions", "URL looks wrong"],
+        ),
+        ("n2", 429, &["HTTP 429", "rate-limited", "--delay-ms"]),
+        ("invalid", 429, &["HTTP 429", "rate-limited"]),
+        ("stop", 401, &["HTTP 401"]),
+    ];
+    let dir = scratch("probe-refused");
+    let removed: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let set = capture_set(&dir, &[], &removed);
+    for (name, status, _) in cases {
+        std::fs::write(
+            set.join("chat").join(format!("{name}.{status}.json")),
+            r#"{"error":{"message":"refused","type":"x","param":null,"code":null}}"#,
+        )
+        .unwrap();
+    }
+    // A "bad request" to an optional feature stays unsupported.
+    std::fs::remove_file(set.join("chat/json.sse")).unwrap();
+    std::fs::write(
+        set.join("chat/json.422.json"),
+        r#"{"error":{"message":"response_format is not supported","type":"x"}}"#,
+    )
+    .unwrap();
+    let r = Replay::start(&set, &[]);
+    let only = "plain,usage,stop,tool,n2,json,invalid";
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", only]);
+    for (name, status, words) in cases {
+        let s = scenario(&v, name);
+        assert_eq!(s["verdict"], "error", "{name}: {s}");
+        assert_eq!(s["status"], *status, "{name}: {s}");
+        let note = s["note"].as_str().unwrap();
+        for w in *words {
+            assert!(note.contains(w), "{name}: {w:?} not in {note:?}");
+        }
+    }
+    assert_eq!(scenario(&v, "json")["verdict"], "unsupported", "{v:#}");
+    assert_eq!(code, Some(1), "{v:#}");
+}
+
+/// A real HTTP server on 127.0.0.1 that echoes the secret-bearing request
+/// headers it gets (`Authorization`, `api-key`, `x-api-key`) in a response
+/// header `x-echo` and in the answer text of a Chat stream; a request
+/// asking for usage gets a 401 whose JSON body echoes them instead. Each
+/// connection is closed after one answer. Returns `host:port`.
+fn echo_server() -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut r = BufReader::new(conn.try_clone().unwrap());
+            let mut echo = Vec::new();
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let (n, v) = line.split_once(':').unwrap_or((&line, ""));
+                let (n, v) = (n.trim().to_ascii_lowercase(), v.trim().to_string());
+                if n == "content-length" {
+                    len = v.parse().unwrap_or(0);
+                } else if ["authorization", "api-key", "x-api-key"].contains(&n.as_str()) {
+                    echo.push(v);
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = r.read_exact(&mut body);
+            let echo = echo.join(" | ");
+            let resp = if String::from_utf8_lossy(&body).contains("include_usage") {
+                let b = serde_json::json!({"error": {"message": format!("bad credentials: {echo}"), "type": "auth"}}).to_string();
+                format!("HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-echo: {echo}\r\nconnection: close\r\n\r\n{b}", b.len())
+            } else {
+                let chunk = |delta: Value, fin: Value| {
+                    let c = serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]});
+                    format!("data: {c}\n\n")
+                };
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nx-echo: {echo}\r\nconnection: close\r\n\r\n{}{}{}data: [DONE]\n\n",
+                    chunk(serde_json::json!({"role": "assistant", "content": ""}), Value::Null),
+                    chunk(serde_json::json!({"content": format!("you sent {echo}")}), Value::Null),
+                    chunk(serde_json::json!({}), serde_json::json!("stop")),
+                )
+            };
+            let _ = conn.write_all(resp.as_bytes());
+        }
+    });
+    addr
+}
+
+#[test]
+fn secrets_of_h_headers_and_the_key_are_masked_where_the_server_echoes_them() {
+    let dir = scratch("probe-echo");
+    let addr = echo_server();
+    let url = format!("http://{addr}/v1");
+    let runs: [(&str, &[&str], &[&str]); 2] = [
+        (
+            "h",
+            &[
+                "-H",
+                "Authorization: Bearer trialhdr777",
+                "-H",
+                "api-key: azurekey555",
+            ],
+            &["trialhdr777", "azurekey555"],
+        ),
+        (
+            "key",
+            &["--api-key-env", "PROBE_ECHO_KEY"],
+            &["echokey0123456789"],
+        ),
+    ];
+    for (name, args, secrets) in runs {
+        let out = dir.join(name);
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", &url, "--model", "m", "--only", "plain,usage"])
+            .args(["--format", "json", "-o"])
+            .arg(&out)
+            .args(args)
+            .env("PROBE_ECHO_KEY", "echokey0123456789")
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        for bytes in [&o.stdout, &o.stderr] {
+            let text = String::from_utf8_lossy(bytes);
+            for s in secrets {
+                assert!(!text.contains(s), "{name}: {s} in {text}");
+            }
+        }
+        let plain = scenario(&v, "plain");
+        assert_eq!(plain["verdict"], "pass", "{name}: {v:#}");
+        // Masking kept the HAR whole: no false cut.
+        assert!(
+            !rules(plain).contains(&"capture-truncated".to_string()),
+            "{name}: {plain}"
+        );
+        assert_eq!(scenario(&v, "usage")["verdict"], "error", "{name}: {v:#}");
+        for har in ["plain.har", "usage.har"] {
+            let text = std::fs::read_to_string(out.join(har)).unwrap();
+            for s in secrets {
+                assert!(!text.contains(s), "{name} {har}: {s} in {text}");
+            }
+            let h: Value = serde_json::from_str(&text).unwrap();
+            let resp = &h["log"]["entries"][0]["response"];
+            let echo = resp["headers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"].as_str().unwrap().eq_ignore_ascii_case("x-echo"))
+                .unwrap_or_else(|| panic!("{name} {har}: no x-echo in {resp}"));
+            assert!(
+                echo["value"].as_str().unwrap().contains("[REDACTED]"),
+                "{name} {har}: {echo}"
+            );
+            let body = resp["content"]["text"].as_str().unwrap();
+            assert!(body.contains("[REDACTED]"), "{name} {har}: {body}");
+            assert_eq!(
+                resp["content"]["size"].as_u64().unwrap() as usize,
+                body.len(),
+                "{name} {har}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_invalid_scenario_messages_say_what_came_back() {
+    // (curl -i dump answering `invalid`, words the message must hold,
+    // words it must not)
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\noops\n",
+            "probe-error-not-json",
+            "HTTP 500",
+            "as it should",
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"ok\": true}\n",
+            "probe-invalid-accepted",
+            "application/json",
+            "with a stream",
+        ),
+        (
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hi</html>\n",
+            "probe-invalid-accepted",
+            "text/html",
+            "with a stream",
+        ),
+    ];
+    for (i, (dump, rule, has, not)) in cases.iter().enumerate() {
+        let dir = scratch(&format!("probe-invalid-msg-{i}"));
+        let set = capture_set(&dir, &[], &["invalid"]);
+        std::fs::write(set.join("chat/invalid.txt"), dump).unwrap();
+        let r = Replay::start(&set, &[]);
+        let (_, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "invalid"]);
+        let s = scenario(&v, "invalid");
+        let f = s["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == *rule)
+            .unwrap_or_else(|| panic!("{i}: no {rule} in {v:#}"));
+        let m = f["message"].as_str().unwrap();
+        assert!(m.contains(has) && !m.contains(not), "{i}: {m}");
+    }
+}
+
+#[test]
+fn a_bad_report_target_or_a_url_without_scheme_is_a_usage_error_before_any_request() {
+    let dir = scratch("probe-usage-early");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let cases: [(&str, Vec<&str>, &str); 3] = [
+        (
+            "stdout",
+            vec!["--report", "json=-"],
+            "standard output carries the main report",
+        ),
+        (
+            "missing-dir",
+            vec!["--report", "json=/nonexistent/dir/x.json"],
+            "/nonexistent/dir",
+        ),
+        ("no-scheme", vec![], "http://"),
+    ];
+    for (name, extra, says) in cases {
+        let url = if name == "no-scheme" {
+            format!("{}/v1", r.addr)
+        } else {
+            base(&r)
+        };
+        let out = dir.join(name);
+        let mut args = vec!["--only", "plain"];
+        args.extend(extra);
+        let o = probe(&url, &out, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}");
+        // Refused before the first scenario: no capture directory.
+        assert!(!out.exists(), "{name}");
+    }
+}
+
+#[test]
+fn a_stream_cut_short_is_blamed_once_not_on_the_features_it_never_reached() {
+    let dir = scratch("probe-cut-follow-on");
+    let r = Replay::start(&fixtures().join("good"), &["--cut-after-bytes", "400"]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "tool,n2,json"]);
+    for name in ["tool", "n2", "json"] {
+        let s = scenario(&v, name);
+        assert_eq!(s["verdict"], "fail", "{name}: {v:#}");
+        let got = rules(s);
+        assert!(
+            got.iter()
+                .any(|r| r.contains("cut-off") || r == "capture-truncated"),
+            "{name}: the cut is named: {got:?}"
+        );
+        for follow_on in [
+            "probe-n-ignored",
+            "probe-no-tool-call",
+            "probe-json-invalid",
+        ] {
+            assert!(!got.iter().any(|r| r == follow_on), "{name}: {got:?}");
+        }
+    }
+    assert_eq!(code, Some(1));
 }

@@ -380,6 +380,14 @@ fn entry_stream(
             &stream.evidence,
             "the recording was stopped by Ctrl-C before the stream ended",
         ),
+        Some("hung-up") => super::note_truncation(
+            &stream.evidence,
+            "the recorder hung up on purpose before the stream ended (sselint probe's disconnect scenario)",
+        ),
+        Some("size-limit") => super::note_truncation(
+            &stream.evidence,
+            "the recorder stopped reading at its size limit before the stream ended (sselint probe: 4 MiB)",
+        ),
         Some("timeout") => super::note_truncation(
             &stream.evidence,
             "the recording was stopped by its --timeout (the limit on the whole exchange) before the stream ended",

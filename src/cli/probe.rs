@@ -41,10 +41,13 @@ Scenarios (--only/--skip take these names):
 
 Verdicts: pass (no finding at or above --fail-on), fail (one is),
 unsupported (an optional feature - stop, tool, parallel-tools, n2, json,
-reasoning, thinking - answered with a 4xx other than 401/403), error
-(nothing came back: connection refused, a time-out before the response).
-`invalid` passes when the server answers a 4xx JSON error, and fails on a
-2xx stream or a 5xx.
+reasoning, thinking - answered with a bad-request status: 400, 422 or
+another 4xx, or 501), error (the scenario could not be judged: nothing
+came back, as with a refused connection or a time-out before the
+response; HTTP 401/403, check the key; 404, the URL looks wrong; 429,
+rate-limited, try --delay-ms; or Ctrl-C cut it short). `invalid` passes
+when the server answers such a 4xx with a JSON error, and fails on a 2xx
+stream or a 5xx.
 
 Each capture is saved as HAR (keys and cookies redacted) in -o DIR
 (default: a new directory probe-YYYYmmdd-HHMMSS; with two URLs, DIR/a and
@@ -52,7 +55,7 @@ DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
 their request, so usage-missing, choice-index and the tool-call rules
 apply. The probe's own rules judge what one stream alone cannot
 (`sselint rule NAME` explains each): probe-n-ignored, probe-no-tool-call,
-probe-not-cut, probe-stop-ignored, probe-json-invalid,
+probe-wrong-tool, probe-not-cut, probe-stop-ignored, probe-json-invalid,
 probe-invalid-accepted, probe-error-not-json,
 probe-no-answer-after-disconnect, probe-timeout, probe-too-long,
 probe-http-status. Ctrl-C stops after keeping what came.
@@ -61,8 +64,11 @@ A server to try it on: `sselint replay tests/fixtures/probe/good --listen
 127.0.0.1:8080` answers each scenario from a capture (`sselint replay
 --help`).
 
-Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed,
-2 usage error, or a scenario could not be run (error).";
+Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
+could not be judged (fail or error), 2 usage error (nothing was sent; a
+URL without http:// or https://, a --report file in a missing directory or
+`-`) or a --report file that could not be written (the card is printed
+first), 130 interrupted by Ctrl-C (the card lists the scenarios not run).";
 
 /// Report formats of `probe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -173,6 +179,10 @@ struct Card {
     dialect: Dialect,
     dir: PathBuf,
     outcomes: Vec<Outcome>,
+    /// Ctrl-C stopped the run.
+    interrupted: bool,
+    /// The scenarios chosen that did not run (Ctrl-C).
+    not_run: Vec<&'static str>,
 }
 
 /// The endpoint URL and dialect for `base`.
@@ -294,6 +304,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     for u in &a.urls {
+        let lower = u.to_ascii_lowercase();
+        if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+            return Ok(usage_error(&format!(
+                "{} is not an http:// or https:// URL; give the scheme, e.g. http://{}",
+                sselint::capture::redact_url(u),
+                sselint::capture::redact_url(u)
+            )));
+        }
         if let (Some(named), Some(given)) = (sselint::dialect::sniff_url(u), a.dialect.dialect()) {
             if named != given {
                 return Ok(usage_error(&format!(
@@ -350,6 +368,27 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         if file.is_empty() {
             return Ok(usage_error(&format!("--report {fmt}= needs a file name")));
         }
+        if sselint::output::is_stdout(Path::new(file)) {
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: standard output carries the main report; use --format {fmt} for it"
+            )));
+        }
+        // Checked before any request, so that a typo costs no scenario run.
+        let parent = Path::new(file)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !parent.is_dir() {
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: the directory {} does not exist",
+                parent.display()
+            )));
+        }
+        if Path::new(file).is_dir() {
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: that is a directory; give a file name"
+            )));
+        }
         reports.push((f, PathBuf::from(file)));
     }
     let root = a
@@ -381,10 +420,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             dialect: t.dialect,
             dir: dir.clone(),
             outcomes: Vec::new(),
+            interrupted: false,
+            not_run: Vec::new(),
         };
         for (i, s) in chosen.iter().enumerate() {
             if stop.load(Ordering::Relaxed) {
-                break;
+                card.interrupted = true;
+                card.not_run.push(s.name);
+                continue;
             }
             if i > 0 && a.delay_ms > 0 {
                 let mut left = a.delay_ms;
@@ -406,17 +449,20 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         cards.push(card);
     }
     let interrupted = stop.load(Ordering::Relaxed);
+    for c in &mut cards {
+        if c.outcomes.iter().any(|o| o.interrupted) {
+            c.interrupted = true;
+        }
+    }
     if interrupted {
+        for c in &mut cards {
+            c.interrupted = true;
+        }
         eprintln!("sselint: interrupted: reporting the scenarios run so far");
     }
     let compare = (cards.len() == 2).then(|| compare_cards(&cards[0], &cards[1], &settings));
-    for (f, path) in &reports {
-        let buf = render(*f, &cards, compare.as_deref(), fail_on, false)?;
-        let code = super::write_report(Some(path), &buf)?;
-        if code != ExitCode::SUCCESS {
-            return Ok(code);
-        }
-    }
+    // The card first: a report file that cannot be written late must not
+    // lose it.
     let buf = render(
         a.format,
         &cards,
@@ -428,11 +474,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if code != ExitCode::SUCCESS {
         return Ok(code);
     }
+    let mut report_failed = false;
+    for (f, path) in &reports {
+        let buf = render(*f, &cards, compare.as_deref(), fail_on, false)?;
+        if super::write_report(Some(path), &buf)? != ExitCode::SUCCESS {
+            report_failed = true;
+        }
+    }
+    if report_failed {
+        return Ok(ExitCode::from(2));
+    }
     let all = cards.iter().flat_map(|c| &c.outcomes);
     let verdicts: Vec<Verdict> = all.map(|o| o.verdict).collect();
-    Ok(if verdicts.contains(&Verdict::Error) {
-        ExitCode::from(2)
-    } else if verdicts.contains(&Verdict::Fail) {
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else if verdicts.contains(&Verdict::Error) || verdicts.contains(&Verdict::Fail) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -628,7 +684,12 @@ fn human(
             c.outcomes.len(),
             c.dir.display()
         )?;
-        writeln!(out)?;
+        if c.interrupted {
+            writeln!(out, "{}", interrupted_line(c))?;
+        }
+        if i + 1 < cards.len() || compare.is_some() {
+            writeln!(out)?;
+        }
     }
     if let Some(diffs) = compare {
         writeln!(out, "A against B, per scenario:")?;
@@ -666,6 +727,19 @@ fn human(
     Ok(())
 }
 
+/// "interrupted (Ctrl-C); N scenario(s) not run: a, b".
+fn interrupted_line(c: &Card) -> String {
+    if c.not_run.is_empty() {
+        "interrupted (Ctrl-C); every scenario chosen had started".to_string()
+    } else {
+        format!(
+            "interrupted (Ctrl-C); {} scenario(s) not run: {}",
+            c.not_run.len(),
+            c.not_run.join(", ")
+        )
+    }
+}
+
 fn short(s: &str, max: usize) -> String {
     let p = sselint::lint::printable(s);
     if p.chars().count() > max {
@@ -698,6 +772,10 @@ struct CardJson<'a> {
     captures: String,
     scenarios: Vec<ScenarioJson<'a>>,
     summary: Summary,
+    /// Ctrl-C stopped the run.
+    interrupted: bool,
+    /// The scenarios chosen that did not run.
+    not_run: &'a [&'static str],
 }
 
 #[derive(serde::Serialize)]
@@ -756,6 +834,8 @@ fn card_json(c: &Card) -> CardJson<'_> {
             unsupported,
             error,
         },
+        interrupted: c.interrupted,
+        not_run: &c.not_run,
     }
 }
 
@@ -836,6 +916,12 @@ fn sarif(cards: &[Card]) -> Value {
                 }));
             }
         }
+        if c.interrupted {
+            notes.push(json!({
+                "level": "error",
+                "message": {"text": format!("{}: {}", c.endpoint, interrupted_line(c))},
+            }));
+        }
     }
     let descriptors: Vec<Value> = rules
         .iter()
@@ -914,6 +1000,13 @@ fn junit(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
             }
             suite.add_test_case(tc);
         }
+        for name in &c.not_run {
+            let mut s = TestCaseStatus::skipped();
+            s.set_message("not run: the probe was interrupted (Ctrl-C)");
+            let mut tc = TestCase::new(*name, s);
+            tc.set_classname(c.endpoint.clone());
+            suite.add_test_case(tc);
+        }
         report.add_test_suite(suite);
     }
     report
@@ -962,6 +1055,9 @@ fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
             c.endpoint,
             c.outcomes.len()
         )?;
+        if c.interrupted {
+            writeln!(out, "::error title=sselint probe::{}", interrupted_line(c))?;
+        }
     }
     Ok(())
 }

@@ -484,6 +484,11 @@ pub const PROBE_RULES: &[ProbeRule] = &[
         doc: "tool, parallel-tools: tool_choice forced a call and the stream holds none",
     },
     ProbeRule {
+        name: "probe-wrong-tool",
+        severity: Severity::Error,
+        doc: "tool, parallel-tools: the stream called a tool other than the one tool_choice forced (or one the request did not offer)",
+    },
+    ProbeRule {
         name: "probe-not-cut",
         severity: Severity::Error,
         doc: "length: the token budget was tiny and the answer ended with another reason (length, max_tokens or incomplete expected)",
@@ -574,8 +579,10 @@ pub enum Verdict {
     Fail,
     /// An optional feature answered with a 4xx.
     Unsupported,
-    /// Nothing came back (connection refused, time-out before the
-    /// response head, Ctrl-C before it).
+    /// The scenario could not be judged: nothing came back (connection
+    /// refused, time-out before the response head), the server refused
+    /// the probe itself (HTTP 401/403 authentication, 404 wrong URL, 429
+    /// rate limit), or Ctrl-C cut it short.
     Error,
 }
 
@@ -625,6 +632,36 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
                     "{how}, forcing a tool call; the stream carried no tool call (finish: {fin})"
                 ),
             ));
+        }
+        "tool" | "parallel-tools" => {
+            // `tool` forces get_weather; `parallel-tools` offers get_weather
+            // and get_time.
+            let offered: &[&str] = if name == "tool" {
+                &["get_weather"]
+            } else {
+                &["get_weather", "get_time"]
+            };
+            for c in answer.choices.values().flat_map(|c| c.tool_calls.values()) {
+                let Some(called) = c.name.as_deref() else {
+                    continue;
+                };
+                if offered.contains(&called) {
+                    continue;
+                }
+                let asked = if name == "tool" {
+                    "tool_choice forced the tool get_weather".to_string()
+                } else {
+                    "the request offered the tools get_weather and get_time".to_string()
+                };
+                out.push(Finding::probe(
+                    "probe-wrong-tool",
+                    format!(
+                        "{asked}; the stream called {:?} (tool call index {})",
+                        crate::lint::printable(called),
+                        c.index
+                    ),
+                ));
+            }
         }
         "length" => {
             let fin = answer.choices.get(&0).and_then(|c| c.finish_reason.clone());

@@ -84,12 +84,99 @@ impl Outcome {
     }
 }
 
-/// `text` with every occurrence of `key` masked.
-fn mask(text: &str, key: Option<&str>) -> String {
-    match key {
-        Some(k) if k.len() >= 4 => text.replace(k, crate::capture::REDACTED),
-        _ => text.to_string(),
+/// The secrets the probe sends, to mask wherever the server echoes them:
+/// the API key, and the value of each `-H` header that carries a secret
+/// (`Authorization`, `api-key`, `x-api-key`, `Cookie`, …: see
+/// [`crate::capture::is_secret_header`]), whole and by its last word (the
+/// token of `Bearer TOKEN`). Only those of 4 bytes or more, longest first
+/// (so a value is masked before a part of it).
+fn secrets(t: &Target) -> Vec<String> {
+    let mut out: Vec<String> = t.api_key.iter().cloned().collect();
+    for (name, value) in &t.headers {
+        if crate::capture::is_secret_header(name) {
+            out.push(value.clone());
+            if let Some(last) = value.split_whitespace().last() {
+                out.push(last.to_string());
+            }
+            // A cookie's values, one by one.
+            for part in value.split(';') {
+                if let Some((_, v)) = part.split_once('=') {
+                    out.push(v.trim().to_string());
+                }
+            }
+        }
     }
+    out.retain(|s| s.len() >= 4);
+    out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    out.dedup();
+    out
+}
+
+/// `text` with every occurrence of each of `secrets` masked.
+fn mask(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_string();
+    for k in secrets {
+        out = out.replace(k.as_str(), crate::capture::REDACTED);
+    }
+    out
+}
+
+/// `body` with every occurrence of `secret` replaced by
+/// [`crate::capture::REDACTED`], and `offsets` (into `body`) moved to
+/// where the same bytes are in the result (an offset inside a secret moves
+/// to the mask's start).
+fn mask_bytes(body: &[u8], secret: &[u8], offsets: &mut [u64]) -> Vec<u8> {
+    let with = crate::capture::REDACTED.as_bytes();
+    let mut out = Vec::with_capacity(body.len());
+    // (old start, old end, new start) of each replacement.
+    let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        if body[i..].starts_with(secret) {
+            hits.push((i, i + secret.len(), out.len()));
+            out.extend_from_slice(with);
+            i += secret.len();
+        } else {
+            out.push(body[i]);
+            i += 1;
+        }
+    }
+    for o in offsets.iter_mut() {
+        let old = *o as usize;
+        let mut new = old as i64;
+        for &(start, end, new_start) in &hits {
+            if old >= end {
+                new += with.len() as i64 - secret.len() as i64;
+            } else if old > start {
+                new = new_start as i64;
+                break;
+            } else {
+                break;
+            }
+        }
+        *o = new.max(0) as u64;
+    }
+    out
+}
+
+/// `rec` with every one of `secrets` masked in its response headers and
+/// body, its read offsets moved to match, so that the saved HAR stays
+/// consistent (`content.size` is the masked body's length, no false
+/// `capture-truncated`) and the linter reads the stream as the server
+/// sent it, the secret aside.
+fn masked(rec: &Recording, secrets: &[String]) -> Recording {
+    let mut rec = rec.clone();
+    for k in secrets {
+        let mut offsets: Vec<u64> = rec.reads.iter().map(|r| r.offset).collect();
+        rec.body = mask_bytes(&rec.body, k.as_bytes(), &mut offsets);
+        for (r, o) in rec.reads.iter_mut().zip(offsets) {
+            r.offset = o;
+        }
+    }
+    for h in rec.headers.iter_mut().chain(rec.request.headers.iter_mut()) {
+        h.value = mask(&h.value, secrets);
+    }
+    rec
 }
 
 /// A transport error's text, safe to show: the URL as given (which may
@@ -97,7 +184,7 @@ fn mask(text: &str, key: Option<&str>) -> String {
 /// the key masked, and `sk-…` keys masked.
 fn clean_error(t: &Target, e: &str) -> String {
     let e = e.replace(&t.url, &crate::capture::redact_url(&t.url));
-    crate::capture::redact_keys(&mask(&e, t.api_key.as_deref()))
+    crate::capture::redact_keys(&mask(&e, &secrets(t)))
 }
 
 fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
@@ -151,15 +238,25 @@ fn bounded_record(req: &live::Request, stop: &AtomicBool) -> Result<(Recording, 
             }
         });
         done.store(true, Ordering::Relaxed);
-        rec.map(|r| (r, too_large.load(Ordering::SeqCst)))
+        let too_large = too_large.load(Ordering::SeqCst);
+        rec.map(|mut r| {
+            // The probe's own cut, not the user's Ctrl-C.
+            if too_large && r.stop == Stop::Interrupted {
+                r.stop = Stop::SizeLimit;
+            }
+            (r, too_large)
+        })
     })
 }
 
 /// Saves `rec` as `dir/NAME.har`, the key masked even where the server
 /// echoed it.
 fn save(t: &Target, rec: &Recording, dir: &Path, name: &str) -> Result<PathBuf, String> {
-    let har = serde_json::to_string_pretty(&rec.to_har()).map_err(|e| e.to_string())?;
-    let har = mask(&har, t.api_key.as_deref());
+    let secrets = secrets(t);
+    let har = masked(rec, &secrets).to_har();
+    let har = serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?;
+    // Belt and braces: the request, the URL, a base64 body.
+    let har = mask(&har, &secrets);
     let path = dir.join(format!("{name}.har"));
     crate::output::write_atomic(&path, har.as_bytes())
         .map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -180,7 +277,7 @@ fn timing(o: &mut Outcome, rec: &Recording) {
 
 /// The error message of a non-2xx body (`error.message`, or the body's
 /// start), printable and short.
-fn error_text(body: &[u8], key: Option<&str>) -> String {
+fn error_text(body: &[u8], key: &[String]) -> String {
     let text = String::from_utf8_lossy(body);
     let msg = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
@@ -194,6 +291,39 @@ fn error_text(body: &[u8], key: Option<&str>) -> String {
     let short: String = msg.chars().take(160).collect();
     let short = crate::capture::redact_keys(&short);
     crate::lint::printable(&mask(&short, key))
+}
+
+/// The path of the endpoint URL (no query, no credentials), for messages.
+fn url_path(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.find('/').map_or("/", |i| &rest[i..]);
+    path.split(['?', '#']).next().unwrap_or("/").to_string()
+}
+
+/// Why an answer of HTTP `status` means the probe itself was refused
+/// (so the scenario cannot be judged: verdict `error`), or `None` when the
+/// status says something about the request's features. 401/403: the
+/// credentials; 404: the URL; 408/429: the rate or the load.
+pub fn refused(t: &Target, status: u16) -> Option<String> {
+    Some(match status {
+        401 | 403 => format!(
+            "HTTP {status}: the server refused the credentials; check --api-key-env (and any -H auth header)"
+        ),
+        404 => format!(
+            "HTTP 404 at {}: the URL looks wrong (give the API base, e.g. http://host/v1, or the endpoint itself)",
+            url_path(&t.url)
+        ),
+        429 => "HTTP 429: rate-limited; wait, or space the scenarios out with --delay-ms".to_string(),
+        408 => "HTTP 408: the server timed out the request".to_string(),
+        _ => return None,
+    })
+}
+
+/// Whether HTTP `status` is a "bad request" refusal: the endpoint does not
+/// take what the request asked (an optional feature is `unsupported`;
+/// the `invalid` request passes).
+pub fn bad_request(status: u16) -> bool {
+    (400..500).contains(&status) || status == 501
 }
 
 /// `probe-timeout` when the recording was cut by the scenario's time-out.
@@ -210,6 +340,18 @@ fn timed_out(t: &Target, rec: &Recording) -> Option<Finding> {
         )
     })
 }
+
+/// Catalogue rules whose finding means the stream cannot show what the
+/// scenario asked for: it was cut short, or is not SSE.
+const PRIMARY_FAULTS: &[&str] = &[
+    "body-not-sse",
+    "capture-truncated",
+    "cut-off",
+    "responses-cut-off",
+    "messages-cut-off",
+    "unknown-format",
+    "empty-stream",
+];
 
 /// The catalogue's findings on the capture at `path` (linted with its
 /// request), then the probe rules' for scenario `name`.
@@ -239,7 +381,7 @@ fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding
             out.push(Finding {
                 rule: d.rule.to_string(),
                 severity: d.severity,
-                message: mask(&d.message, t.api_key.as_deref()),
+                message: mask(&d.message, &secrets(t)),
             });
         }
         for (rule, n) in &s.omitted {
@@ -250,7 +392,15 @@ fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding
                 message: format!("{n} more `{rule}` finding(s) past the per-rule limit"),
             });
         }
-        out.extend(expectations(t.dialect, name, s));
+        // A stream cut short, or not SSE at all, is the one fault: what the
+        // scenario asked for (n = 2, a tool call, JSON) cannot be judged
+        // on it, so the probe rules would only blame its follow-ons.
+        let primary = s.diagnostics.iter().any(|d| {
+            !d.suppressed && PRIMARY_FAULTS.contains(&d.rule) && d.severity >= Severity::Warning
+        });
+        if !primary {
+            out.extend(expectations(t.dialect, name, s));
+        }
     }
     // What the scenario asked for is no fault: `length` asks for the cut
     // that `responses-incomplete` warns about.
@@ -292,10 +442,11 @@ pub fn run_scenario(
     if s.name == "disconnect" {
         return disconnect(t, s, dir, settings, fail_on, stop);
     }
-    let key = t.api_key.as_deref();
+    let key = &secrets(t);
     let Some(body) = super::body(t.dialect, s.name, &t.model) else {
         return Outcome::error(s.name, format!("no scenario {} in {}", s.name, t.dialect));
     };
+    let asked = budget(&body);
     let (rec, too_large) = match bounded_record(&request(t, body), stop) {
         Ok(r) => r,
         Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
@@ -310,13 +461,42 @@ pub fn run_scenario(
             return o;
         }
     }
+    if rec.stop == Stop::Interrupted {
+        o.verdict = Verdict::Error;
+        o.note = Some(format!(
+            "interrupted by Ctrl-C after {} bytes; not judged",
+            rec.body.len()
+        ));
+        return o;
+    }
     let ok = (200..300).contains(&rec.status);
+    if !ok {
+        if let Some(why) = refused(t, rec.status) {
+            o.verdict = Verdict::Error;
+            o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+            return o;
+        }
+    }
     if s.name == "invalid" {
         if ok {
+            let ctype = crate::capture::find_header(&rec.headers, "content-type")
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let what = if ctype.contains("event-stream") {
+                "a stream".to_string()
+            } else if ctype.is_empty() {
+                format!("{} bytes without a Content-Type", rec.body.len())
+            } else {
+                format!(
+                    "{} bytes of {}",
+                    rec.body.len(),
+                    crate::lint::printable(ctype.split(';').next().unwrap_or("").trim())
+                )
+            };
             o.findings.push(Finding::probe(
                 "probe-invalid-accepted",
                 format!(
-                    "the request was invalid (its `{}` is the number 42); the server answered HTTP {} with a stream instead of a 4xx error",
+                    "the request was invalid (its `{}` is the number 42); the server answered HTTP {} with {what} instead of a 4xx error",
                     if t.dialect == Dialect::Responses { "input" } else { "messages" },
                     rec.status
                 ),
@@ -330,7 +510,7 @@ pub fn run_scenario(
                 rec.status,
                 error_text(&rec.body, key)
             ));
-            if !(400..500).contains(&rec.status) {
+            if !bad_request(rec.status) || rec.status == 501 {
                 o.findings.push(Finding::probe(
                     "probe-http-status",
                     format!(
@@ -344,8 +524,13 @@ pub fn run_scenario(
                 o.findings.push(Finding::probe(
                     "probe-error-not-json",
                     format!(
-                        "the invalid request got HTTP {} as it should, but its body is not JSON: {}",
+                        "the invalid request got HTTP {}{}, but its body is not JSON: {}",
                         rec.status,
+                        if bad_request(rec.status) && rec.status != 501 {
+                            ", a 4xx as it should"
+                        } else {
+                            ""
+                        },
                         error_text(&rec.body, key)
                     ),
                 ));
@@ -356,8 +541,7 @@ pub fn run_scenario(
     }
     if !ok {
         let text = error_text(&rec.body, key);
-        if s.optional && (400..500).contains(&rec.status) && rec.status != 401 && rec.status != 403
-        {
+        if s.optional && bad_request(rec.status) {
             o.verdict = Verdict::Unsupported;
             o.note = Some(format!("HTTP {}: {text}", rec.status));
             return o;
@@ -377,18 +561,28 @@ pub fn run_scenario(
     }
     o.findings.extend(timed_out(t, &rec));
     if too_large {
-        o.findings.push(too_long(&rec));
+        o.findings.push(too_long(&rec, asked));
     }
     judge(&mut o, fail_on);
     o
 }
 
-fn too_long(rec: &Recording) -> Finding {
+/// The token budget of a request body (`max_tokens`,
+/// `max_completion_tokens` or `max_output_tokens`).
+fn budget(body: &serde_json::Value) -> Option<u64> {
+    ["max_tokens", "max_completion_tokens", "max_output_tokens"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(serde_json::Value::as_u64))
+}
+
+fn too_long(rec: &Recording, budget: Option<u64>) -> Finding {
+    let asked = budget.map_or("a small answer".to_string(), |b| {
+        format!("at most {b} tokens")
+    });
     Finding::probe(
         "probe-too-long",
         format!(
-            "the request asked for at most {} tokens; the stream went on past {} bytes, where the probe stopped reading ({} bytes kept)",
-            super::LONG_TOKENS,
+            "the request asked for {asked}; the stream went on past {} bytes, where the probe stopped reading ({} bytes kept)",
             MAX_BODY_BYTES,
             rec.body.len()
         ),
@@ -407,7 +601,7 @@ fn disconnect(
     fail_on: Severity,
     stop: &AtomicBool,
 ) -> Outcome {
-    let key = t.api_key.as_deref();
+    let key = &secrets(t);
     let Some(first) = super::body(t.dialect, "long", &t.model) else {
         return Outcome::error(s.name, "no long scenario".into());
     };
@@ -415,6 +609,11 @@ fn disconnect(
     let rec = match live::record(&request(t, first), &hang_up, |_, _| {
         hang_up.store(true, Ordering::SeqCst);
     }) {
+        // The probe hung up, not the user.
+        Ok(mut r) if r.stop == Stop::Interrupted => {
+            r.stop = Stop::HungUp;
+            r
+        }
         Ok(r) => r,
         Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
@@ -423,6 +622,13 @@ fn disconnect(
         o.verdict = Verdict::Error;
         o.note = Some(e);
         return o;
+    }
+    if !(200..300).contains(&rec.status) {
+        if let Some(why) = refused(t, rec.status) {
+            o.verdict = Verdict::Error;
+            o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+            return o;
+        }
     }
     let dropped = match rec.stop {
         Stop::Complete => "the stream had already ended at the first read".to_string(),
@@ -439,6 +645,7 @@ fn disconnect(
     let Some(second) = super::body(t.dialect, "plain", &t.model) else {
         return Outcome::error(s.name, "no plain scenario".into());
     };
+    let asked = budget(&second);
     let (rec, too_large) = match bounded_record(&request(t, second), stop) {
         Ok(r) => r,
         Err(e) => {
@@ -463,13 +670,29 @@ fn disconnect(
         }
     }
     o.note = Some(format!("first request: {dropped}"));
+    if rec.stop == Stop::Interrupted {
+        o.verdict = Verdict::Error;
+        o.note = Some(format!(
+            "first request: {dropped}; the follow-up was interrupted by Ctrl-C after {} bytes; not judged",
+            rec.body.len()
+        ));
+        return o;
+    }
+    if let Some(why) = (!(200..300).contains(&rec.status))
+        .then(|| refused(t, rec.status))
+        .flatten()
+    {
+        o.verdict = Verdict::Error;
+        o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+        return o;
+    }
     if (200..300).contains(&rec.status) {
         if let Some(p) = &o.capture {
             o.findings = lint(t, "plain", p, settings);
         }
         o.findings.extend(timed_out(t, &rec));
         if too_large {
-            o.findings.push(too_long(&rec));
+            o.findings.push(too_long(&rec, asked));
         }
     } else {
         o.findings.push(Finding::probe(
