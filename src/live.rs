@@ -53,6 +53,10 @@ pub struct Request {
     pub read_timeout: Duration,
     /// Accept any TLS certificate.
     pub insecure: bool,
+    /// Follow HTTP redirects (`record`, `check URL`); `false` returns a
+    /// 3xx as the answer, so that only the URL given is contacted
+    /// (`probe`).
+    pub follow_redirects: bool,
 }
 
 /// Why a recording ended.
@@ -179,6 +183,7 @@ pub fn record(
         .http_status_as_error(false)
         .tls_config(tls.build())
         .timeout_connect(Some(Duration::from_secs(30)))
+        .max_redirects(if req.follow_redirects { 10 } else { 0 })
         .build();
     let agent = ureq::Agent::new_with_config(config);
     let mut sent_headers = vec![

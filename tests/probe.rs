@@ -268,12 +268,19 @@ fn a_server_that_is_down_is_an_error_with_exit_1() {
     // 2 is kept for usage errors (nothing sent); a scenario that could not
     // be judged fails the run like a failed one.
     assert_eq!(code, Some(1));
+    // Said once: the first scenario's error, the others not run.
     assert_eq!(
         verdicts(&v),
-        vec![
-            ("plain".to_string(), "error".to_string()),
-            ("usage".to_string(), "error".to_string())
-        ]
+        vec![("plain".to_string(), "error".to_string())],
+        "{v:#}"
+    );
+    assert_eq!(v["not_run"], serde_json::json!(["usage"]), "{v:#}");
+    assert!(
+        v["halted"]
+            .as_str()
+            .unwrap()
+            .contains("could not be reached"),
+        "{v:#}"
     );
     assert!(scenario(&v, "plain")["capture"].is_null());
     assert!(!scenario(&v, "plain")["note"].as_str().unwrap().is_empty());
@@ -1024,6 +1031,11 @@ fn a_refusal_of_the_probe_itself_is_an_error_that_says_why_not_unsupported_or_a_
         ("n2", 429, &["HTTP 429", "rate-limited", "--delay-ms"]),
         ("invalid", 429, &["HTTP 429", "rate-limited"]),
         ("stop", 401, &["HTTP 401"]),
+        (
+            "length",
+            307,
+            &["HTTP 307", "redirected to", "only the URL given"],
+        ),
     ];
     let dir = scratch("probe-refused");
     let removed: Vec<&str> = cases.iter().map(|c| c.0).collect();
@@ -1043,7 +1055,7 @@ fn a_refusal_of_the_probe_itself_is_an_error_that_says_why_not_unsupported_or_a_
     )
     .unwrap();
     let r = Replay::start(&set, &[]);
-    let only = "plain,usage,stop,tool,n2,json,invalid";
+    let only = "plain,usage,length,stop,tool,n2,json,invalid";
     let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", only]);
     for (name, status, words) in cases {
         let s = scenario(&v, name);
@@ -1287,4 +1299,49 @@ fn a_stream_cut_short_is_blamed_once_not_on_the_features_it_never_reached() {
         }
     }
     assert_eq!(code, Some(1));
+}
+
+#[test]
+fn small_things_the_trial_tripped_on() {
+    let dir = scratch("probe-small");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    // --only with spaces after the commas.
+    let (code, v) = probe_json(&base(&r), &dir.join("a"), &["--only", "plain, usage"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(verdicts(&v).len(), 2);
+    // -o naming a file.
+    let file = dir.join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let o = probe(&base(&r), &file, &["--only", "plain"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is a file, not a directory"), "{err}");
+    // An empty key variable is said to be empty.
+    let o = Command::new(cargo_bin("sselint"))
+        .args([
+            "probe",
+            &base(&r),
+            "--model",
+            "m",
+            "--api-key-env",
+            "PROBE_EMPTY_KEY",
+        ])
+        .arg("-o")
+        .arg(dir.join("b"))
+        .env("PROBE_EMPTY_KEY", "")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is empty"), "{err}");
+    // --fail-on info: the card shows the info finding that failed it.
+    let o = probe(
+        &base(&r),
+        &dir.join("c"),
+        &["--only", "reasoning", "--fail-on", "info"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("info[vendor-extension]"), "{out}");
+    assert!(!out.ends_with("\n\n"), "no blank line at the end: {out:?}");
 }

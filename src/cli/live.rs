@@ -86,6 +86,7 @@ impl LiveArgs {
             timeout: self.timeout.map(Duration::from_secs_f64),
             read_timeout: Duration::from_secs_f64(self.read_timeout.max(0.001)),
             insecure: self.insecure,
+            follow_redirects: true,
         })
     }
 }

@@ -45,7 +45,9 @@ reasoning, thinking - answered with a bad-request status: 400, 422 or
 another 4xx, or 501), error (the scenario could not be judged: nothing
 came back, as with a refused connection or a time-out before the
 response; HTTP 401/403, check the key; 404, the URL looks wrong; 429,
-rate-limited, try --delay-ms; or Ctrl-C cut it short). `invalid` passes
+rate-limited, try --delay-ms; a 3xx redirect, not followed; or Ctrl-C
+cut it short). When nothing answers the first scenario (connection
+refused), the probe says so once and runs no more on that endpoint. `invalid` passes
 when the server answers such a 4xx with a JSON error, and fails on a 2xx
 stream or a 5xx.
 
@@ -61,8 +63,9 @@ probe-no-answer-after-disconnect, probe-timeout, probe-too-long,
 probe-http-status. Ctrl-C stops after keeping what came.
 
 A server to try it on: `sselint replay tests/fixtures/probe/good --listen
-127.0.0.1:8080` answers each scenario from a capture (`sselint replay
---help`).
+127.0.0.1:8080` (that directory is in a checkout of the sselint source, not
+in an installed package) answers each scenario from a capture (`sselint
+replay --help`).
 
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
@@ -181,8 +184,11 @@ struct Card {
     outcomes: Vec<Outcome>,
     /// Ctrl-C stopped the run.
     interrupted: bool,
-    /// The scenarios chosen that did not run (Ctrl-C).
+    /// The scenarios chosen that did not run (Ctrl-C, or the endpoint
+    /// could not be reached).
     not_run: Vec<&'static str>,
+    /// Why the run on this endpoint stopped early, other than Ctrl-C.
+    halted: Option<String>,
 }
 
 /// The endpoint URL and dialect for `base`.
@@ -256,6 +262,12 @@ fn stamp() -> String {
 /// Makes `dir` ready for the captures of `names`: created when missing;
 /// an existing capture is an error unless `force`.
 fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "-o {}: that is a file, not a directory; -o takes the directory for the captures",
+            dir.display()
+        ));
+    }
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     if force {
         return Ok(());
@@ -283,7 +295,14 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
+    // `--only "plain, usage"`: names without their spaces.
+    for list in [&mut a.only, &mut a.skip] {
+        for n in list.iter_mut() {
+            *n = n.trim().to_string();
+        }
+        list.retain(|n| !n.is_empty());
+    }
     let mut settings = super::profile_settings(&a.profile)?;
     let fail_on = a.fail_on.severity();
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
@@ -299,7 +318,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let api_key = match &a.api_key_env {
         Some(var) => match std::env::var(var) {
             Ok(k) if !k.is_empty() => Some(k),
-            _ => return Ok(usage_error(&format!("--api-key-env: ${var} is not set"))),
+            Ok(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is empty"))),
+            Err(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is not set"))),
         },
         None => None,
     };
@@ -422,10 +442,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             outcomes: Vec::new(),
             interrupted: false,
             not_run: Vec::new(),
+            halted: None,
         };
         for (i, s) in chosen.iter().enumerate() {
             if stop.load(Ordering::Relaxed) {
                 card.interrupted = true;
+                card.not_run.push(s.name);
+                continue;
+            }
+            if card.halted.is_some() {
                 card.not_run.push(s.name);
                 continue;
             }
@@ -441,6 +466,20 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 eprint!("\r\x1b[2K  {} {} …", card.endpoint, s.name);
             }
             let o = probe::run_scenario(t, *s, dir, &settings, fail_on, &stop);
+            // Nothing at all came back to the first request (connection
+            // refused, no such host, no response head in time): the other
+            // scenarios would only say it again.
+            let unreachable = i == 0
+                && o.verdict == Verdict::Error
+                && o.status.is_none()
+                && !o.interrupted
+                && !stop.load(Ordering::Relaxed);
+            if unreachable {
+                card.halted = Some(format!(
+                    "the endpoint could not be reached ({}); the other scenarios were not run",
+                    o.note.as_deref().unwrap_or("no answer")
+                ));
+            }
             card.outcomes.push(o);
         }
         if progress {
@@ -505,7 +544,7 @@ fn render(
 ) -> anyhow::Result<Vec<u8>> {
     let mut buf = Vec::new();
     match format {
-        Format::Human => human(cards, compare, color, &mut buf)?,
+        Format::Human => human(cards, compare, color, fail_on, &mut buf)?,
         Format::Json => {
             serde_json::to_writer_pretty(&mut buf, &json_report(cards, compare, fail_on))?;
             buf.push(b'\n');
@@ -612,8 +651,12 @@ fn human(
     cards: &[Card],
     compare: Option<&[ScenarioDiff]>,
     color: bool,
+    fail_on: Severity,
     out: &mut Vec<u8>,
 ) -> anyhow::Result<()> {
+    // Warnings and up, and whatever --fail-on counts (info included with
+    // --fail-on info), so that a failed scenario shows why.
+    let shown_from = fail_on.min(Severity::Warning);
     for (i, c) in cards.iter().enumerate() {
         if cards.len() == 2 {
             write!(out, "{}: ", if i == 0 { "A" } else { "B" })?;
@@ -631,7 +674,7 @@ fn human(
         for o in &c.outcomes {
             let mut rules: Vec<String> = Vec::new();
             for f in &o.findings {
-                if f.severity >= Severity::Warning && !rules.contains(&f.rule) {
+                if f.severity >= shown_from && !rules.contains(&f.rule) {
                     rules.push(f.rule.clone());
                 }
             }
@@ -656,7 +699,7 @@ fn human(
             let shown: Vec<_> = o
                 .findings
                 .iter()
-                .filter(|f| f.severity >= Severity::Warning)
+                .filter(|f| f.severity >= shown_from)
                 .collect();
             if shown.is_empty() && !matches!(o.verdict, Verdict::Error) {
                 continue;
@@ -686,6 +729,9 @@ fn human(
         )?;
         if c.interrupted {
             writeln!(out, "{}", interrupted_line(c))?;
+        }
+        if let Some(h) = &c.halted {
+            writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
         }
         if i + 1 < cards.len() || compare.is_some() {
             writeln!(out)?;
@@ -776,6 +822,8 @@ struct CardJson<'a> {
     interrupted: bool,
     /// The scenarios chosen that did not run.
     not_run: &'a [&'static str],
+    /// Why the run stopped early (the endpoint could not be reached).
+    halted: Option<&'a str>,
 }
 
 #[derive(serde::Serialize)]
@@ -836,6 +884,7 @@ fn card_json(c: &Card) -> CardJson<'_> {
         },
         interrupted: c.interrupted,
         not_run: &c.not_run,
+        halted: c.halted.as_deref(),
     }
 }
 
@@ -967,10 +1016,12 @@ fn junit(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
                 Verdict::Pass => TestCaseStatus::success(),
                 Verdict::Fail => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    // The first of the most severe findings.
+                    let worst = o.findings.iter().map(|f| f.severity).max();
                     let first = o
                         .findings
                         .iter()
-                        .max_by_key(|f| f.severity)
+                        .find(|f| Some(f.severity) == worst)
                         .map_or(String::new(), |f| format!("[{}] {}", f.rule, f.message));
                     s.set_message(first);
                     s.set_description(text.join("\n"));
@@ -1002,7 +1053,11 @@ fn junit(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
         }
         for name in &c.not_run {
             let mut s = TestCaseStatus::skipped();
-            s.set_message("not run: the probe was interrupted (Ctrl-C)");
+            s.set_message(if c.interrupted {
+                "not run: the probe was interrupted (Ctrl-C)"
+            } else {
+                "not run: the endpoint could not be reached"
+            });
             let mut tc = TestCase::new(*name, s);
             tc.set_classname(c.endpoint.clone());
             suite.add_test_case(tc);
@@ -1057,6 +1112,9 @@ fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
         )?;
         if c.interrupted {
             writeln!(out, "::error title=sselint probe::{}", interrupted_line(c))?;
+        }
+        if let Some(h) = &c.halted {
+            writeln!(out, "::error title=sselint probe::{}", escape_data(h))?;
         }
     }
     Ok(())

@@ -206,6 +206,8 @@ fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
         timeout: Some(t.timeout),
         read_timeout: t.timeout,
         insecure: t.insecure,
+        // Only the URL given is contacted: a 3xx is the answer.
+        follow_redirects: false,
     }
 }
 
@@ -302,10 +304,19 @@ fn url_path(url: &str) -> String {
 
 /// Why an answer of HTTP `status` means the probe itself was refused
 /// (so the scenario cannot be judged: verdict `error`), or `None` when the
-/// status says something about the request's features. 401/403: the
-/// credentials; 404: the URL; 408/429: the rate or the load.
-pub fn refused(t: &Target, status: u16) -> Option<String> {
+/// status says something about the request's features. 3xx: a redirect
+/// (not followed); 401/403: the credentials; 404: the URL; 408/429: the
+/// rate or the load.
+pub fn refused(t: &Target, rec: &Recording) -> Option<String> {
+    let status = rec.status;
     Some(match status {
+        301 | 302 | 303 | 307 | 308 => format!(
+            "HTTP {status}: redirected to {}; probe contacts only the URL given, so give that one",
+            crate::capture::find_header(&rec.headers, "location")
+                .map_or("(no Location)".to_string(), |l| crate::lint::printable(
+                    &crate::capture::redact_url(l)
+                ))
+        ),
         401 | 403 => format!(
             "HTTP {status}: the server refused the credentials; check --api-key-env (and any -H auth header)"
         ),
@@ -471,7 +482,7 @@ pub fn run_scenario(
     }
     let ok = (200..300).contains(&rec.status);
     if !ok {
-        if let Some(why) = refused(t, rec.status) {
+        if let Some(why) = refused(t, &rec) {
             o.verdict = Verdict::Error;
             o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
             return o;
@@ -624,7 +635,7 @@ fn disconnect(
         return o;
     }
     if !(200..300).contains(&rec.status) {
-        if let Some(why) = refused(t, rec.status) {
+        if let Some(why) = refused(t, &rec) {
             o.verdict = Verdict::Error;
             o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
             return o;
@@ -679,7 +690,7 @@ fn disconnect(
         return o;
     }
     if let Some(why) = (!(200..300).contains(&rec.status))
-        .then(|| refused(t, rec.status))
+        .then(|| refused(t, &rec))
         .flatten()
     {
         o.verdict = Verdict::Error;
