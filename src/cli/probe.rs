@@ -601,6 +601,7 @@ fn compare_cards(a: &Card, b: &Card, settings: &sselint::lint::Settings) -> Vec<
                             },
                         );
                         d.differences = c.differences;
+                        d.differences.retain(|x| !timing_noise(x));
                     }
                     (Err(e), _) | (_, Err(e)) => d.note = Some(e),
                 }
@@ -618,6 +619,30 @@ fn compare_cards(a: &Card, b: &Card, settings: &sselint::lint::Settings) -> Vec<
         out.push(d);
     }
     out
+}
+
+/// Timing differences below this many milliseconds are noise (localhost
+/// jitter: 10 ms against 13 ms), as are those under [`TIMING_RATIO`].
+const TIMING_MIN_MS: f64 = 100.0;
+/// A timing difference must also be at least this fraction of the smaller
+/// value.
+const TIMING_RATIO: f64 = 0.5;
+
+/// Whether a difference is a timing one too small to mean anything: both
+/// sides measured ("N ms"), apart by less than [`TIMING_MIN_MS`] or less
+/// than [`TIMING_RATIO`] of the smaller.
+fn timing_noise(d: &sselint::diff::Difference) -> bool {
+    if d.section != sselint::diff::Section::Timing {
+        return false;
+    }
+    let parse = |v: &str| v.strip_suffix(" ms").and_then(|n| n.parse::<f64>().ok());
+    match (parse(&d.a), parse(&d.b)) {
+        (Some(x), Some(y)) => {
+            let gap = (x - y).abs();
+            gap < TIMING_MIN_MS || gap < TIMING_RATIO * x.min(y)
+        }
+        _ => false,
+    }
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -1118,4 +1143,31 @@ fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sselint::diff::{Difference, Section};
+
+    fn timing(a: &str, b: &str) -> Difference {
+        Difference {
+            section: Section::Timing,
+            item: "total".into(),
+            a: a.into(),
+            b: b.into(),
+            class: "timing".into(),
+        }
+    }
+
+    #[test]
+    fn timing_jitter_is_no_difference_but_a_real_gap_is() {
+        assert!(timing_noise(&timing("10 ms", "13 ms")));
+        assert!(timing_noise(&timing("900 ms", "1200 ms")));
+        assert!(!timing_noise(&timing("10 ms", "400 ms")));
+        assert!(!timing_noise(&timing("—", "13 ms")));
+        let mut other = timing("10 ms", "13 ms");
+        other.section = Section::Answer;
+        assert!(!timing_noise(&other));
+    }
 }

@@ -290,7 +290,16 @@ fn error_text(body: &[u8], key: &[String]) -> String {
                 .and_then(|m| m.as_str().map(str::to_string))
         })
         .unwrap_or_else(|| text.trim().to_string());
-    let short: String = msg.chars().take(160).collect();
+    // Long messages keep their start and their end (where a server often
+    // says what it wanted), with "…" between.
+    let n = msg.chars().count();
+    let short: String = if n > 160 {
+        let head: String = msg.chars().take(110).collect();
+        let tail: String = msg.chars().skip(n - 45).collect();
+        format!("{head} … {tail}")
+    } else {
+        msg
+    };
     let short = crate::capture::redact_keys(&short);
     crate::lint::printable(&mask(&short, key))
 }
@@ -717,4 +726,33 @@ fn disconnect(
     }
     judge(&mut o, fail_on);
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masking_moves_the_read_offsets_with_the_body() {
+        let body = b"aa SECRETKEY bb SECRETKEY cc";
+        // Reads at 0, inside the first secret, and at "bb", and at "cc".
+        let mut offsets = [0, 5, 13, 26];
+        let out = mask_bytes(body, b"SECRETKEY", &mut offsets);
+        assert_eq!(out, b"aa [REDACTED] bb [REDACTED] cc".to_vec());
+        assert_eq!(offsets, [0, 3, 14, 28]);
+        assert_eq!(&out[14..16], b"bb");
+        assert_eq!(&out[28..30], b"cc");
+    }
+
+    #[test]
+    fn a_long_error_message_keeps_its_start_and_end() {
+        let msg = format!("start {} the end you need", "x".repeat(300));
+        let body = serde_json::json!({"error": {"message": msg}}).to_string();
+        let t = error_text(body.as_bytes(), &[]);
+        assert!(
+            t.starts_with("start ") && t.ends_with("the end you need"),
+            "{t}"
+        );
+        assert!(t.contains(" … "), "{t}");
+    }
 }
