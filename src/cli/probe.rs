@@ -476,8 +476,8 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 && !stop.load(Ordering::Relaxed);
             if unreachable {
                 card.halted = Some(format!(
-                    "the endpoint could not be reached ({}); the other scenarios were not run",
-                    o.note.as_deref().unwrap_or("no answer")
+                    "the endpoint could not be reached (see {}); the other scenarios were not run",
+                    o.name
                 ));
             }
             card.outcomes.push(o);
