@@ -11,8 +11,8 @@
 //! What the catalogue rules cannot see from one stream, because it depends
 //! on what the scenario asked for, is judged here under the probe rules
 //! ([`PROBE_RULES`], names starting `probe-`): `n: 2` answered with one
-//! choice, a forced tool call that produced none, a token cut that did not
-//! end as one, an answer that ran past its stop sequence, a reply to
+//! choice, a forced tool call that produced none or called another tool,
+//! a token cut that did not end as one, an answer that ran past its stop sequence, a reply to
 //! `response_format` that is not JSON, an invalid request accepted (or
 //! answered with a 5xx, or an error that is not JSON), no answer after a
 //! client hung up, a stream that outlasts the scenario's time-out or its
