@@ -325,17 +325,23 @@ fn report(
             "config": config,
             "check": check,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        print_report(&text);
         return;
     }
+    use std::fmt::Write as _;
+    let mut text = String::new();
     let pct = percent(o.size_after.bytes, o.size_before.bytes);
     let dialect = o.dialect.map_or("no known dialect", |d| d.name());
-    println!(
+    let _ = writeln!(
+        text,
         "minimized {input} → {} ({}, {dialect})",
         out.display(),
         o.format
     );
-    println!(
+    let _ = writeln!(
+        text,
         "  events: {} → {}   bytes: {} → {} ({pct} %)",
         grouped(o.size_before.events),
         grouped(o.size_after.events),
@@ -343,19 +349,29 @@ fn report(
         grouped(o.size_after.bytes)
     );
     let kept: Vec<String> = o.chosen.iter().map(|(r, s)| format!("{r} ({s})")).collect();
-    println!("  kept:   {}", kept.join(", "));
-    println!("  config: {config}");
-    println!("  before: {}", listing(&o.before));
-    println!("  after:  {}", listing(&o.after));
-    println!(
+    let _ = writeln!(text, "  kept:   {}", kept.join(", "));
+    let _ = writeln!(text, "  config: {config}");
+    let _ = writeln!(text, "  before: {}", listing(&o.before));
+    let _ = writeln!(text, "  after:  {}", listing(&o.after));
+    let _ = writeln!(
+        text,
         "  {} re-lints in {:.2} s",
         grouped(o.relints),
         took.as_secs_f64()
     );
     for n in o.notes.iter().chain(stopped.as_ref()) {
-        println!("  note: {n}");
+        let _ = writeln!(text, "  note: {n}");
     }
-    println!("check it: {check}");
+    let _ = writeln!(text, "check it: {check}");
+    print_report(&text);
+}
+
+/// Prints the report on stdout; a closed pipe (`| head -1`) is not an
+/// error, and a failed write is said on stderr.
+fn print_report(text: &str) {
+    if let Err(e) = super::write_report(None, text.as_bytes()) {
+        eprintln!("sselint: error: {e:#}");
+    }
 }
 
 #[cfg(test)]
