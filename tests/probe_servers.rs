@@ -160,7 +160,7 @@ const LITELLM_MOCK_RESPONSES: &[Row] = &[
     ("json", FAIL, &["probe-http-status"]),
     ("long", FAIL, &["probe-http-status"]),
     ("invalid", FAIL, &["probe-http-status"]),
-    ("disconnect", FAIL, &["probe-no-answer-after-disconnect"]),
+    ("disconnect", FAIL, &["probe-http-status"]),
 ];
 
 /// The mock path of `/v1/messages` (the Anthropic model): one JSON
