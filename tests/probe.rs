@@ -941,3 +941,32 @@ fn max_completion_tokens_renames_the_chat_budget_and_every_scenario_still_passes
     assert_eq!(body["max_completion_tokens"], 5);
     assert!(body.get("max_tokens").is_none(), "{body}");
 }
+
+#[test]
+fn disconnect_blames_the_status_not_the_hang_up_when_the_first_request_is_refused() {
+    // A server that answers `long` (the request disconnect hangs up on)
+    // and `plain` (its follow-up) with a 500, as LiteLLM 1.106.12's mock
+    // does every Responses request: nothing streamed, so no hang-up was
+    // tested, and the follow-up's 500 is not the hang-up's doing.
+    let dir = scratch("probe-disconnect-refused");
+    let set = capture_set(&dir, &[], &["long", "plain"]);
+    let err =
+        r#"{"error":{"message":"internal error","type":"server_error","param":null,"code":null}}"#;
+    for f in ["long.500.json", "plain.500.json"] {
+        std::fs::write(set.join("chat").join(f), err).unwrap();
+    }
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "disconnect"]);
+    let s = scenario(&v, "disconnect");
+    assert_eq!(s["verdict"], "fail", "{v:#}");
+    assert_eq!(s["status"], 500, "{v:#}");
+    assert_eq!(rules(s), ["probe-http-status"], "{v:#}");
+    let msg = s["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("HTTP 500") && msg.contains("internal error"),
+        "{msg}"
+    );
+    assert!(!msg.contains("hung up"), "{msg}");
+    assert!(dir.join("out/disconnect-dropped.har").exists());
+    assert_eq!(code, Some(1));
+}
