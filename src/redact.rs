@@ -8,12 +8,16 @@
 //! rules look at (a text that repeats the previous delta still does, tool
 //! arguments stay valid or invalid JSON). What goes: secret header values,
 //! cookies, secret URL parameters, `sk-…` keys, and with `scrub_text` the
-//! characters of `content`, `refusal`, reasoning text and the strings inside
-//! tool-call `arguments`, and of the request's messages.
+//! characters of `content`, `refusal`, reasoning text, tool-call
+//! `arguments` (JSON or not) and the request's messages, in SSE `data`
+//! lines and in a body that is a JSON document instead of SSE.
 //!
 //! Letters map to letters and digits to digits through a permutation drawn
 //! per run (so equal texts stay equal, and prefixes stay prefixes); other
-//! characters map to a placeholder of the same UTF-8 length.
+//! characters map to a placeholder of the same UTF-8 length. In tool-call
+//! arguments, outside the inner JSON strings, the JSON structure and the
+//! literals `true`, `false`, `null` stay; other letters become `x`/`X` and
+//! digits other than `0` become `1` (a number stays a valid number).
 
 use crate::capture::{self, REDACTED};
 use serde_json::Value;
@@ -25,9 +29,74 @@ pub struct Scrubber {
     lower: [u8; 26],
     upper: [u8; 26],
     digits: [u8; 10],
-    /// Inner JSON string state of each tool call's arguments, by the key
-    /// `(choice, index)`, across fragments: (inside a string, after `\`).
-    args_state: HashMap<(u64, u64), (bool, bool)>,
+    /// Inner JSON state of each tool call's arguments, by the key
+    /// `(choice, index)`, across fragments.
+    args_state: HashMap<(u64, u64), ArgsState>,
+    /// Scrub the letters and digits of arguments outside inner strings
+    /// (`false` only for `minimize`'s probe, which looks for the text the
+    /// permutation moves).
+    unquoted: bool,
+}
+
+/// Where a tool call's arguments text stands, across fragments.
+#[derive(Debug, Clone, Copy, Default)]
+struct ArgsState {
+    /// Inside an inner JSON string.
+    in_str: bool,
+    /// Just after an inner `\`.
+    esc: bool,
+    /// The letters met so far of the bare word outside strings (up to 5:
+    /// enough to tell `true`, `false`, `null` from other words).
+    word: [u8; 5],
+    /// How many of `word` are set; 6 once the word is none of those.
+    word_len: u8,
+    /// The last character outside strings was a digit (an exponent's `e`
+    /// follows).
+    after_digit: bool,
+}
+
+/// The JSON literals whose letters stay in arguments.
+const LITERALS: [&[u8]; 3] = [b"true", b"false", b"null"];
+
+impl ArgsState {
+    /// The placeholder of `c`, met outside inner strings: the letters of
+    /// `true`, `false`, `null` and of an exponent stay, other letters
+    /// become `x` (`X`), digits other than `0` become `1` (so a number
+    /// stays a number, with or without its leading zero), the rest stays.
+    fn unquoted(&mut self, c: char) -> char {
+        let after_digit = std::mem::replace(&mut self.after_digit, c.is_ascii_digit());
+        if !c.is_ascii_alphabetic() {
+            self.word_len = 0;
+            return match c {
+                '1'..='9' => '1',
+                c if c.is_ascii() => c,
+                c => match c.len_utf8() {
+                    2 => 'ß',
+                    3 => '中',
+                    _ => '😀',
+                },
+            };
+        }
+        if after_digit && self.word_len == 0 && (c == 'e' || c == 'E') {
+            self.word_len = 6;
+            return c;
+        }
+        let n = self.word_len as usize;
+        if n < 5 {
+            self.word[n] = c as u8;
+            let w = &self.word[..=n];
+            if LITERALS.iter().any(|l| l.starts_with(w)) {
+                self.word_len += 1;
+                return c;
+            }
+        }
+        self.word_len = 6;
+        if c.is_ascii_uppercase() {
+            'X'
+        } else {
+            'x'
+        }
+    }
 }
 
 fn permutation<const N: usize>(seed: &mut u64) -> [u8; N] {
@@ -53,6 +122,7 @@ impl Scrubber {
             upper: permutation::<26>(&mut s),
             digits: permutation::<10>(&mut s),
             args_state: HashMap::new(),
+            unquoted: true,
         }
     }
 
@@ -71,7 +141,16 @@ impl Scrubber {
             upper,
             digits,
             args_state: HashMap::new(),
+            unquoted: true,
         }
+    }
+
+    /// This scrubber, leaving the letters and digits of tool-call
+    /// arguments outside inner strings as they are (`minimize` finds the
+    /// text with it; those characters have fixed placeholders).
+    pub fn keeping_unquoted(mut self) -> Self {
+        self.unquoted = false;
+        self
     }
 
     /// A scrubber seeded from the clock and the process (a new mapping per
@@ -142,12 +221,15 @@ impl Scrubber {
         }
     }
 
-    /// Scrubs the strings inside tool-call arguments (JSON text carried in
-    /// a JSON string, split over fragments), keeping the inner structure,
-    /// numbers and literals so the assembled arguments stay as valid (or
-    /// invalid) as they were.
+    /// Scrubs tool-call arguments (JSON text carried in a JSON string,
+    /// split over fragments): the characters inside inner strings through
+    /// the permutation, the bare words and numbers outside them as
+    /// [`ArgsState::unquoted`] says (arguments that are not JSON, such as
+    /// `{'city': 'Lyon'}`, are text too), keeping the inner structure and
+    /// the literals so the assembled arguments stay as valid (or invalid)
+    /// JSON as they were.
     fn arguments(&mut self, key: (u64, u64), lit: &str, out: &mut String) {
-        let (mut in_str, mut esc) = self.args_state.get(&key).copied().unwrap_or((false, false));
+        let mut st = self.args_state.get(&key).copied().unwrap_or_default();
         let mut it = lit.chars().peekable();
         while let Some(c) = it.next() {
             // An outer escape stands for one inner character; copy it as it
@@ -168,28 +250,36 @@ impl Scrubber {
                         match n {
                             '"' => '"',
                             '\\' => '\\',
-                            _ => 'x',
+                            _ => ' ',
                         }
                     }
                     None => 'x',
                 }
             } else {
-                if in_str && !esc && c != '"' {
+                if st.in_str && !st.esc && c != '"' {
                     out.push(self.char(c));
+                } else if !st.in_str && c != '"' && self.unquoted {
+                    out.push(st.unquoted(c));
                 } else {
                     out.push(c);
                 }
                 c
             };
-            if esc {
-                esc = false;
-            } else if inner == '\\' && in_str {
-                esc = true;
+            if !st.in_str && c == '\\' {
+                st.word_len = 0;
+                st.after_digit = false;
+            }
+            if st.esc {
+                st.esc = false;
+            } else if inner == '\\' && st.in_str {
+                st.esc = true;
             } else if inner == '"' {
-                in_str = !in_str;
+                st.in_str = !st.in_str;
+                st.word_len = 0;
+                st.after_digit = false;
             }
         }
-        self.args_state.insert(key, (in_str, esc));
+        self.args_state.insert(key, st);
     }
 
     /// Scrubs one event's data line value (JSON text): the literals after
@@ -317,6 +407,11 @@ impl Scrubber {
                     out.extend_from_slice(space);
                     let val = std::str::from_utf8(val).unwrap_or("");
                     out.extend_from_slice(self.data_value(val).as_bytes());
+                }
+                // A body that is not SSE (a JSON document, pretty-printed
+                // or not): its lines scan the same way.
+                (None, Ok(t)) if t.trim_start().starts_with(['{', '[', '"', '}', ']']) => {
+                    out.extend_from_slice(self.data_value(t).as_bytes());
                 }
                 _ => out.extend_from_slice(line),
             }
@@ -551,13 +646,58 @@ mod tests {
         };
         let args =
             frag(&mut s, r#"{"city": "Pa"#) + &frag(&mut s, r#"ris", "days": 3, "ok": true}"#);
-        // Keys and string values are scrubbed; numbers, literals and the
-        // structure stay.
+        // Keys and string values are scrubbed, numbers stay numbers;
+        // literals and the structure stay.
         let v: Value = serde_json::from_str(&args).unwrap();
         let values: Vec<&Value> = v.as_object().unwrap().values().collect();
         assert_eq!(values.len(), 3);
-        assert!(values.contains(&&Value::from(3)) && values.contains(&&Value::Bool(true)));
+        assert!(values.contains(&&Value::from(1)) && values.contains(&&Value::Bool(true)));
         assert!(!args.contains("Paris") && !args.contains("city"));
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_are_scrubbed_too() {
+        // Found by a fresh-user trial: only double-quoted strings were.
+        let mut s = Scrubber::new(3);
+        let one = |s: &mut Scrubber, i: u64, a: &str| {
+            let v = serde_json::json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":a}}]}}]});
+            let out: Value = serde_json::from_str(&s.data_value(&v.to_string())).unwrap();
+            out.pointer("/choices/0/delta/tool_calls/0/function/arguments")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let a = one(&mut s, 0, "{'n':'Jo Sm") + &one(&mut s, 0, "ith', 'd': '2024-03-15'}");
+        assert_eq!(a, "{'n':'Xx Xxxxx', 'x': '1011-01-11'}");
+        // Valid JSON with numbers and literals split over fragments stays
+        // valid, with the same shape.
+        let b = one(&mut s, 1, r#"{"a": [10, 0.5, -2e3, tr"#)
+            + &one(&mut s, 1, r#"ue, nul"#)
+            + &one(&mut s, 1, r#"l, false]}"#);
+        let v: Value = serde_json::from_str(&b).unwrap_or_else(|e| panic!("{b}: {e}"));
+        let arr = v.as_object().unwrap().values().next().unwrap();
+        assert_eq!(arr, &serde_json::json!([10, 0.1, -1e1, true, null, false]));
+        // Messages partial_json.
+        let m = r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{'city': 'Lyon'}"}}"#;
+        let out = s.data_value(m);
+        assert!(!out.contains("Lyon") && !out.contains("city"), "{out}");
+    }
+
+    #[test]
+    fn a_body_that_is_a_json_document_is_scrubbed() {
+        let mut s = Scrubber::new(3);
+        let body = b"{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"The Great Wall\"}}]}\n{\n  \"content\": \"China\"\n}\n";
+        let out = String::from_utf8(s.body(body)).unwrap();
+        assert_eq!(out.len(), body.len());
+        for w in ["Great", "Wall", "China"] {
+            assert!(!out.contains(w), "{w}: {out}");
+        }
+        assert!(
+            out.contains("chat.completion") && out.contains("assistant"),
+            "{out}"
+        );
+        serde_json::from_str::<Value>(out.lines().next().unwrap()).unwrap();
     }
 
     #[test]

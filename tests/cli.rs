@@ -653,3 +653,45 @@ fn dash_means_stdout_or_a_clear_error_never_a_file_named_dash() {
     assert!(left.is_empty(), "files were written: {left:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `sselint … | head -0`: stdout closed before the command writes its
+/// report. A closed pipe is not an error (src/main.rs); no command panics
+/// on it (exit 101).
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let dir = common::scratch("closed-stdout");
+    let input = root().join("samples/bad/cut-off.sse");
+    let out = dir.join("min.sse");
+    let red = dir.join("red.sse");
+    let runs: Vec<Vec<String>> = vec![
+        vec![
+            "minimize".into(),
+            input.display().to_string(),
+            "-o".into(),
+            out.display().to_string(),
+        ],
+        vec![
+            "redact".into(),
+            input.display().to_string(),
+            "-o".into(),
+            red.display().to_string(),
+        ],
+        vec!["check".into(), input.display().to_string()],
+        vec!["inspect".into(), input.display().to_string()],
+    ];
+    for args in runs {
+        let bin = assert_cmd::cargo::cargo_bin("sselint");
+        let mut child = std::process::Command::new(bin)
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before the command prints.
+        drop(child.stdout.take());
+        let done = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_ne!(done.status.code(), Some(101), "{args:?} panicked: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

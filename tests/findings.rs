@@ -581,3 +581,39 @@ fn a_text_delta_in_a_tool_use_block_is_not_in_the_rebuilt_answer() {
     assert_eq!(c.text.kept, "Hi");
     assert_eq!(c.reasoning.kept, "");
 }
+
+/// Found by `sselint probe` of llama-cpp-python (tests/probe_servers.rs):
+/// a lone space token followed by a token that starts with a space (`" "`
+/// then `" there"`) is ordinary tokenization, not a delta repeating the
+/// text so far, even when it happens twice in one answer; a real
+/// cumulative stream still is reported.
+#[test]
+fn a_space_token_before_spaced_tokens_is_not_cumulative_content() {
+    let chunk = |delta: &str| {
+        format!(
+            r#"data: {{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1796170000,"model":"tiny","choices":[{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":null}}]}}"#
+        )
+    };
+    let stream = |parts: &[&str]| {
+        let mut blocks = vec![chunk(r#"{"role":"assistant"}"#)];
+        for p in parts {
+            blocks.push(chunk(&serde_json::json!({ "content": p }).to_string()));
+        }
+        blocks.push(r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1796170000,"model":"tiny","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}"#.to_string());
+        blocks.push("data: [DONE]".to_string());
+        join(&blocks)
+    };
+    let tokens = stream(&["Hi", " ", " there", ",", " ", " friend", "."]);
+    let r = lint_bytes(&tokens);
+    assert_eq!(text0(&r), "Hi  there,  friend.");
+    assert!(
+        !rules_at_least(&r, sselint::lint::Severity::Info).contains(&"cumulative-content"),
+        "{:#?}",
+        diags(&r)
+    );
+    let snapshots = stream(&["Hi", "Hi there", "Hi there,", "Hi there, friend."]);
+    assert!(
+        rules_at_least(&lint_bytes(&snapshots), sselint::lint::Severity::Error)
+            .contains(&"cumulative-content")
+    );
+}

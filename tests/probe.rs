@@ -1345,3 +1345,32 @@ fn small_things_the_trial_tripped_on() {
     assert!(out.contains("info[vendor-extension]"), "{out}");
     assert!(!out.ends_with("\n\n"), "no blank line at the end: {out:?}");
 }
+
+#[test]
+fn disconnect_blames_the_status_not_the_hang_up_when_the_first_request_is_refused() {
+    // A server that answers `long` (the request disconnect hangs up on)
+    // and `plain` (its follow-up) with a 500, as LiteLLM 1.106.12's mock
+    // does every Responses request: nothing streamed, so no hang-up was
+    // tested, and the follow-up's 500 is not the hang-up's doing.
+    let dir = scratch("probe-disconnect-refused");
+    let set = capture_set(&dir, &[], &["long", "plain"]);
+    let err =
+        r#"{"error":{"message":"internal error","type":"server_error","param":null,"code":null}}"#;
+    for f in ["long.500.json", "plain.500.json"] {
+        std::fs::write(set.join("chat").join(f), err).unwrap();
+    }
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(&base(&r), &dir.join("out"), &["--only", "disconnect"]);
+    let s = scenario(&v, "disconnect");
+    assert_eq!(s["verdict"], "fail", "{v:#}");
+    assert_eq!(s["status"], 500, "{v:#}");
+    assert_eq!(rules(s), ["probe-http-status"], "{v:#}");
+    let msg = s["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("HTTP 500") && msg.contains("internal error"),
+        "{msg}"
+    );
+    assert!(!msg.contains("hung up"), "{msg}");
+    assert!(dir.join("out/disconnect-dropped.har").exists());
+    assert_eq!(code, Some(1));
+}

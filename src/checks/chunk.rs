@@ -513,6 +513,7 @@ impl Linter<'_> {
     ) {
         self.kind("content");
         let t = self.chat.choices.entry(idx).or_default();
+        t.content_deltas += 1;
         if !t.last_content.is_empty()
             && s.len() > t.last_content.len()
             && s.starts_with(t.last_content.as_str())

@@ -324,7 +324,14 @@ impl Linter<'_> {
             .chat
             .choices
             .iter()
-            .filter(|(_, t)| t.cumulative >= 2)
+            // A cumulative stream repeats the text so far in (nearly) every
+            // delta; a lone token followed by a longer one that starts
+            // with it (" " then " the") is ordinary tokenization, so the
+            // pattern must hold for at least half of the deltas after the
+            // first.
+            .filter(|(_, t)| {
+                t.cumulative >= 2 && t.cumulative * 2 >= t.content_deltas.saturating_sub(1)
+            })
             .filter_map(|(i, t)| t.cumulative_loc.clone().map(|(l, e)| (*i, l, e)))
             .collect();
         for (i, loc, ev) in cumulative {

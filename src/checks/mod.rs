@@ -61,6 +61,9 @@ struct ChoiceTrack {
     role_deltas: u64,
     first_role_loc: Option<Location>,
     last_content: String,
+    /// Non-empty `content` deltas.
+    content_deltas: u64,
+    /// Content deltas that start with the one before and are longer.
     cumulative: u64,
     cumulative_loc: Option<(Location, Option<u64>)>,
     finished: bool,

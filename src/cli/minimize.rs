@@ -24,7 +24,11 @@ Examples:
   sselint minimize dump.txt --rule missing-done     keep one rule's finding
   sselint minimize big.sse --max-steps 500 --format json
 
-Exit codes: 0 written, 2 usage or input error (nothing written).";
+Exit codes: 0 written, 130 written after Ctrl-C (the best result so far),
+2 usage or input error (nothing written).
+
+--max-steps counts the candidates linted; the input, its redacted copy and
+the output's final check are linted once each on top.";
 
 /// Cut a capture down to the smallest one that still gives its findings.
 #[derive(Debug, clap::Args)]
@@ -49,10 +53,20 @@ pub struct Args {
     /// Replace an existing output file.
     #[arg(long)]
     force: bool,
-    /// The most captures linted while minimizing; the best result so far
+    /// The most candidates linted while minimizing (the re-lints of the
+    /// report); the input, its redacted copy and the output's final check
+    /// are linted once each on top and not counted. The best result so far
     /// is written when they run out.
     #[arg(long, value_name = "N", default_value_t = minimize::DEFAULT_MAX_STEPS)]
     max_steps: u64,
+    /// Configuration file (default: sselint.toml found upward from the
+    /// current directory); its severities and rules decide the findings
+    /// kept.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Ignore any sselint.toml: keep the findings of the default rules.
+    #[arg(long, conflicts_with = "config")]
+    no_config: bool,
     /// Report format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
@@ -100,6 +114,21 @@ fn listing(m: &std::collections::BTreeMap<Pair, u64>) -> String {
         .map(|((r, s), n)| format!("{r} ({s}) ×{n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `part` as a percentage of `whole` with two significant digits below
+/// 1 % (`0.0077`, not `0.0`), one decimal above.
+fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "100.0".to_string();
+    }
+    let p = part as f64 * 100.0 / whole as f64;
+    if p >= 1.0 || p == 0.0 {
+        format!("{p:.1}")
+    } else {
+        let decimals = (1.0 - p.log10().floor()) as usize;
+        format!("{p:.decimals$}")
+    }
 }
 
 fn grouped(n: u64) -> String {
@@ -160,8 +189,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.profile {
         super::profile_settings(p)?;
     }
-    let cfg = match sselint::config::Config::find(&std::env::current_dir().unwrap_or_default()) {
-        Some(p) => match sselint::config::Config::load(&p) {
+    let cfg_path = if a.no_config {
+        None
+    } else {
+        a.config
+            .clone()
+            .or_else(|| sselint::config::Config::find(&std::env::current_dir().unwrap_or_default()))
+    };
+    let cfg = match &cfg_path {
+        Some(p) => match sselint::config::Config::load(p) {
             Ok(c) => c,
             Err(e) => return fail(format!("bad configuration\n{}", e.message)),
         },
@@ -224,17 +260,39 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         ));
     }
     let mut check = format!("sselint check {}", out.display());
+    // The check reads the same configuration.
+    match &cfg_path {
+        Some(p) if a.config.is_some() => check.push_str(&format!(" --config {}", p.display())),
+        None if a.no_config => check.push_str(" --no-config"),
+        _ => {}
+    }
     if let Some(d) = a.input_args.dialect() {
         check.push_str(&format!(" --dialect {}", d.name()));
     }
     if let Some(p) = &a.profile {
         check.push_str(&format!(" --profile {p}"));
     }
-    report(&a, &shown, &out, &o, &check, started.elapsed());
+    let config = cfg_path.as_ref().map_or_else(
+        || "none (default rules and severities)".to_string(),
+        |p| p.display().to_string(),
+    );
+    report(&a, &shown, &out, &o, &check, &config, started.elapsed());
+    if o.stopped == Some(minimize::Stopped::Interrupted) {
+        // Written, but cut short by Ctrl-C: 128 + SIGINT, as shells do.
+        return Ok(ExitCode::from(130));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-fn report(a: &Args, input: &str, out: &Path, o: &Outcome, check: &str, took: std::time::Duration) {
+fn report(
+    a: &Args,
+    input: &str,
+    out: &Path,
+    o: &Outcome,
+    check: &str,
+    config: &str,
+    took: std::time::Duration,
+) {
     let stopped = o.stopped.map(|s| match s {
         minimize::Stopped::Budget => format!(
             "stopped after --max-steps {} re-lints: this is the best result so far (raise --max-steps to go on)",
@@ -264,40 +322,66 @@ fn report(a: &Args, input: &str, out: &Path, o: &Outcome, check: &str, took: std
             "seconds": (took.as_secs_f64() * 1000.0).round() / 1000.0,
             "stopped": o.stopped,
             "notes": o.notes.iter().cloned().chain(stopped).collect::<Vec<_>>(),
+            "config": config,
             "check": check,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        print_report(&text);
         return;
     }
-    let pct = if o.size_before.bytes > 0 {
-        o.size_after.bytes as f64 * 100.0 / o.size_before.bytes as f64
-    } else {
-        100.0
-    };
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let pct = percent(o.size_after.bytes, o.size_before.bytes);
     let dialect = o.dialect.map_or("no known dialect", |d| d.name());
-    println!(
+    let _ = writeln!(
+        text,
         "minimized {input} → {} ({}, {dialect})",
         out.display(),
         o.format
     );
-    println!(
-        "  events: {} → {}   bytes: {} → {} ({pct:.1} %)",
+    let _ = writeln!(
+        text,
+        "  events: {} → {}   bytes: {} → {} ({pct} %)",
         grouped(o.size_before.events),
         grouped(o.size_after.events),
         grouped(o.size_before.bytes),
         grouped(o.size_after.bytes)
     );
     let kept: Vec<String> = o.chosen.iter().map(|(r, s)| format!("{r} ({s})")).collect();
-    println!("  kept:   {}", kept.join(", "));
-    println!("  before: {}", listing(&o.before));
-    println!("  after:  {}", listing(&o.after));
-    println!(
+    let _ = writeln!(text, "  kept:   {}", kept.join(", "));
+    let _ = writeln!(text, "  config: {config}");
+    let _ = writeln!(text, "  before: {}", listing(&o.before));
+    let _ = writeln!(text, "  after:  {}", listing(&o.after));
+    let _ = writeln!(
+        text,
         "  {} re-lints in {:.2} s",
         grouped(o.relints),
         took.as_secs_f64()
     );
     for n in o.notes.iter().chain(stopped.as_ref()) {
-        println!("  note: {n}");
+        let _ = writeln!(text, "  note: {n}");
     }
-    println!("check it: {check}");
+    let _ = writeln!(text, "check it: {check}");
+    print_report(&text);
+}
+
+/// Prints the report on stdout; a closed pipe (`| head -1`) is not an
+/// error, and a failed write is said on stderr.
+fn print_report(text: &str) {
+    if let Err(e) = super::write_report(None, text.as_bytes()) {
+        eprintln!("sselint: error: {e:#}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn small_percentages_keep_two_significant_digits() {
+        // A fresh-user trial saw 3,609,273 → 278 shown as "0.0 %".
+        assert_eq!(super::percent(278, 3_609_273), "0.0077");
+        assert_eq!(super::percent(356, 2122), "16.8");
+        assert_eq!(super::percent(5, 1000), "0.50");
+        assert_eq!(super::percent(0, 10), "0.0");
+    }
 }

@@ -114,10 +114,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     sselint::output::write_atomic(&a.output, &out)
         .with_context(|| format!("writing {}", a.output.display()))?;
-    println!(
-        "wrote {} (secrets redacted{})",
+    let note = format!(
+        "wrote {} (secrets redacted{})\n",
         a.output.display(),
         if a.scrub_text { ", text scrubbed" } else { "" }
     );
-    Ok(ExitCode::SUCCESS)
+    super::write_report(None, note.as_bytes())
 }

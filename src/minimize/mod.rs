@@ -130,7 +130,9 @@ pub struct Outcome {
     pub size_before: Size,
     /// Size of the output.
     pub size_after: Size,
-    /// Captures linted (the input and every candidate).
+    /// Candidates linted (and looks at where the findings are), at most
+    /// `max_steps`; the input, its redacted copy and the output's final
+    /// check are not counted.
     pub relints: u64,
     /// Set when the run stopped early; the output is the best so far.
     pub stopped: Option<Stopped>,
@@ -146,11 +148,69 @@ struct Observed {
     streams: usize,
     dialect: Option<Dialect>,
     counts: BTreeMap<Pair, u64>,
+    /// Message shapes ([`message_shape`]) by pair.
+    shapes: BTreeMap<Pair, BTreeSet<String>>,
     events: u64,
     diagnostics: Vec<Diagnostic>,
     /// The body's first byte in the file, when positions are file
     /// positions.
     file_start: Option<u64>,
+}
+
+/// A finding's message with what minimizing may legitimately change
+/// taken out: each run of digits (counts, offsets, indices, scrubbed
+/// numbers) becomes `#`, each ASCII letter `a` and each other character
+/// `?` (scrubbed text keeps its length and its punctuation). Two findings
+/// of a rule with the same shape report the same fault: "`object` is
+/// \"chat.completions.chunk\"" and "`object` is \"chat.com\"" differ, as do
+/// "sequence_number 3 follows 6" and "events lack sequence_number".
+pub fn message_shape(m: &str) -> String {
+    let mut out = String::with_capacity(m.len());
+    let mut digits = false;
+    for c in m.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+            continue;
+        }
+        digits = false;
+        out.push(if c.is_ascii_alphabetic() {
+            'a'
+        } else if c.is_ascii() {
+            c
+        } else {
+            '?'
+        });
+    }
+    out
+}
+
+/// The message shapes of a stream's findings, by (rule, severity).
+fn shapes_of(diagnostics: &[Diagnostic]) -> BTreeMap<Pair, BTreeSet<String>> {
+    let mut m: BTreeMap<Pair, BTreeSet<String>> = BTreeMap::new();
+    for d in diagnostics {
+        m.entry((d.rule, d.severity))
+            .or_default()
+            .insert(message_shape(&d.message));
+    }
+    m
+}
+
+/// Whether the findings in `got` keep the faults of `want` for every
+/// chosen pair: each of its messages has a shape the input had (a rule
+/// whose findings were all omitted from the input's list is not checked).
+fn same_faults(
+    chosen: &[Pair],
+    want: &BTreeMap<Pair, BTreeSet<String>>,
+    got: &BTreeMap<Pair, BTreeSet<String>>,
+) -> bool {
+    chosen.iter().all(|p| match (want.get(p), got.get(p)) {
+        (Some(w), Some(g)) => !w.is_empty() && g.is_subset(w),
+        (Some(_), None) => false,
+        (None, _) => true,
+    })
 }
 
 fn pairs_of(r: &pipeline::StreamResult) -> BTreeMap<Pair, u64> {
@@ -174,6 +234,8 @@ struct Oracle<'a> {
     detail: &'static str,
     dialect: Option<Dialect>,
     chosen: Vec<Pair>,
+    /// The input's message shapes of the chosen findings.
+    want: BTreeMap<Pair, BTreeSet<String>>,
     allowed: BTreeSet<Pair>,
     relints: u64,
     max_steps: u64,
@@ -189,12 +251,33 @@ impl Oracle<'_> {
         lint_bytes(bytes, &self.read, self.settings)
     }
 
+    /// Whether the run must stop (Ctrl-C, or the budget spent); sets
+    /// `stopped`.
+    fn must_stop(&mut self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            self.stopped = Some(Stopped::Interrupted);
+        } else if self.relints >= self.max_steps {
+            self.stopped = Some(Stopped::Budget);
+        }
+        self.stopped.is_some()
+    }
+
+    /// A look at the current best (where its findings are), counted in
+    /// the budget; `None` when the run must stop.
+    fn look(&mut self, bytes: &[u8]) -> Option<Observed> {
+        if self.must_stop() {
+            return None;
+        }
+        self.lint(bytes)
+    }
+
     fn accepts(&self, o: &Observed) -> bool {
         o.streams == 1
             && o.format == self.format
             && o.detail == self.detail
             && o.dialect == self.dialect
             && self.chosen.iter().all(|p| o.counts.contains_key(p))
+            && same_faults(&self.chosen, &self.want, &o.shapes)
             && o.counts.keys().all(|p| {
                 p.1 < Severity::Warning || self.allowed.contains(p) || self.chosen.contains(p)
             })
@@ -203,12 +286,7 @@ impl Oracle<'_> {
     /// Tests one candidate; `None` when the budget is spent or the run
     /// was interrupted.
     fn test(&mut self, shell: &Shell, units: &[&Unit]) -> Verdict {
-        if self.stop.load(Ordering::Relaxed) {
-            self.stopped = Some(Stopped::Interrupted);
-            return None;
-        }
-        if self.relints >= self.max_steps {
-            self.stopped = Some(Stopped::Budget);
+        if self.must_stop() {
             return None;
         }
         let bytes = shell::render(shell, units);
@@ -242,6 +320,7 @@ fn lint_bytes(bytes: &[u8], read: &capture::Options, settings: &Settings) -> Opt
         streams,
         dialect: s.dialect,
         counts: pairs_of(&s),
+        shapes: shapes_of(&s.diagnostics),
         events: s.events,
         file_start: s.origin.file_start.map(|(o, _)| o),
         diagnostics: s.diagnostics,
@@ -353,7 +432,7 @@ fn canonical_table<const N: usize>(seen: &[u8], base: u8) -> [u8; N] {
 fn shift_scrubber() -> Scrubber {
     let l: [u8; 26] = std::array::from_fn(|i| ((i + 1) % 26) as u8);
     let d: [u8; 10] = std::array::from_fn(|i| ((i + 1) % 10) as u8);
-    Scrubber::with_tables(l, l, d)
+    Scrubber::with_tables(l, l, d).keeping_unquoted()
 }
 
 /// Letters and digits that the scrubber would change, in order.
@@ -642,6 +721,7 @@ pub fn minimize(
             shells.push((
                 Shell::Bytes(ByteShell {
                     gzip,
+                    gzip_cut: gzip && shell::gzip_is_cut(input),
                     ..ByteShell::default()
                 }),
                 None,
@@ -658,7 +738,9 @@ pub fn minimize(
                 prefix: shell::lines(&redact::raw(prefix, None)),
                 suffix: redact::raw(rest, None),
                 gzip,
+                gzip_cut: false,
                 chunked,
+                chunk_cut: false,
             };
             if detail == "curl -i" && !other_encoding {
                 if let Some(h) = shell::curl_i_header_end(input) {
@@ -668,12 +750,14 @@ pub fn minimize(
                         .any(|n| n.contains("chunked transfer framing removed"));
                     if chunked {
                         let (end, last) = shell::chunked_end(rest);
-                        shells.push((
-                            Shell::Bytes(same(&input[..h], &rest[end..], Some(last))),
-                            None,
-                        ));
+                        let cut = end == usize::MAX;
+                        let mut sh = same(&input[..h], &rest[end.min(rest.len())..], Some(last));
+                        sh.chunk_cut = cut;
+                        shells.push((Shell::Bytes(sh), None));
                     } else if gzip {
-                        shells.push((Shell::Bytes(same(&input[..h], &[], None)), None));
+                        let mut sh = same(&input[..h], &[], None);
+                        sh.gzip_cut = shell::gzip_is_cut(rest);
+                        shells.push((Shell::Bytes(sh), None));
                     } else if rest.starts_with(&body) {
                         shells.push((
                             Shell::Bytes(same(&input[..h], &rest[body.len()..], None)),
@@ -717,7 +801,13 @@ pub fn minimize(
                     },
                     None => ("", r.url.as_str()),
                 };
-                prefix.push(format!("> {} {path} HTTP/1.1\r\n", r.method));
+                // The request went out in the response's HTTP version.
+                let version = if http.version.is_empty() {
+                    "HTTP/1.1"
+                } else {
+                    &http.version
+                };
+                prefix.push(format!("> {} {path} {version}\r\n", r.method));
                 if !host.is_empty() {
                     prefix.push(format!("> Host: {host}\r\n"));
                 }
@@ -762,13 +852,16 @@ pub fn minimize(
         bytes: input.len() as u64,
     };
     let allowed: BTreeSet<Pair> = before.keys().copied().collect();
+    let want: BTreeMap<Pair, BTreeSet<String>> = shapes_of(&first.diagnostics)
+        .into_iter()
+        .filter(|(p, _)| chosen.contains(p))
+        .collect();
     let mut read = opts.capture.clone();
     read.entry = None;
     read.url_match = None;
     if format == InputFormat::Har {
         read.input_format = Some(InputFormat::Har);
     }
-    let mut relints = 1u64;
     // The first shell that carries the findings, text scrubbed.
     let mut start = None;
     let mut lost = Vec::new();
@@ -781,13 +874,13 @@ pub fn minimize(
             st = scrub(&st);
         }
         let bytes = st.render();
-        relints += 1;
         let Some(o) = lint_bytes(&bytes, &read, &opts.settings) else {
             continue;
         };
         let ok = o.streams == 1
             && o.dialect == first.dialect
             && chosen.iter().all(|p| o.counts.contains_key(p))
+            && same_faults(&chosen, &want, &o.shapes)
             && o.counts
                 .keys()
                 .all(|p| p.1 < Severity::Warning || allowed.contains(p));
@@ -800,6 +893,15 @@ pub fn minimize(
             .filter(|p| !o.counts.contains_key(p))
             .map(|(r, s)| format!("{r} ({s})"))
             .chain(
+                chosen
+                    .iter()
+                    .filter(|p| {
+                        o.counts.contains_key(p)
+                            && !same_faults(std::slice::from_ref(p), &want, &o.shapes)
+                    })
+                    .map(|(r, s)| format!("{r} ({s}) with another message")),
+            )
+            .chain(
                 o.counts
                     .keys()
                     .filter(|p| p.1 >= Severity::Warning && !allowed.contains(p))
@@ -808,6 +910,35 @@ pub fn minimize(
             .collect();
     }
     let Some((mut st, o, note)) = start else {
+        // The true causes first: a timing finding the output cannot hold,
+        // an entry that is no event stream.
+        let cat = crate::lint::catalogue();
+        let timing_rules: Vec<&str> = chosen
+            .iter()
+            .map(|p| p.0)
+            .filter(|r| cat.rules().any(|x| x.name == *r && x.group == "timing"))
+            .collect();
+        if format != InputFormat::Har && !timing_rules.is_empty() && timing.is_some() {
+            return Err(err(format!(
+                "cannot minimize {}: it needs the capture's timing, and the output (a {} file) cannot hold it{}; record the stream with `sselint record` (a HAR with per-read times) to minimize a timing finding",
+                timing_rules.join(", "),
+                if format == InputFormat::Curl { "curl dump" } else { "raw body" },
+                if detail.contains("trace") {
+                    " (a trace is written back as a curl -v dump, without its times)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let content_type = http
+            .as_ref()
+            .and_then(|h| h.content_type.clone())
+            .unwrap_or_default();
+        if !content_type.is_empty() && !content_type.contains("event-stream") {
+            return Err(err(format!(
+                "cannot minimize {label}: it is not an event stream (Content-Type: {content_type}); pick a streamed entry with --entry N",
+            )));
+        }
         let why = if lost.is_empty() {
             "the copy does not read as the same capture".to_string()
         } else {
@@ -835,9 +966,10 @@ pub fn minimize(
         detail: o.detail,
         dialect: first.dialect,
         chosen: chosen.clone(),
+        want,
         allowed,
-        relints,
-        max_steps: opts.max_steps.max(relints + 1),
+        relints: 0,
+        max_steps: opts.max_steps,
         stop,
         stopped: None,
         progress,
@@ -873,8 +1005,8 @@ pub fn minimize(
         }
     }
     let output = shell::render_final(&st.shell, &st.refs());
+    // The final check (not counted: it is no candidate).
     let last = lint_bytes(&output, &oracle.read, &opts.settings);
-    oracle.relints += 1;
     let (after, events_after) = last.map(|o| (o.counts, o.events)).unwrap_or_default();
     Ok(Outcome {
         size_after: Size {
@@ -962,7 +1094,7 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     if n > 16 {
         // One look at where the findings are, then windows around them.
         let bytes = st.render();
-        if let Some(o) = oracle.lint(&bytes) {
+        if let Some(o) = oracle.look(&bytes) {
             let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
             let (anchors, _) = locate(&o, st, &dispatch, &oracle.chosen);
             for r in [1usize, 4, 16, 64] {
@@ -1010,7 +1142,7 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
 fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     oracle.pass = "inside events";
     let bytes = st.render();
-    let Some(o) = oracle.lint(&bytes) else {
+    let Some(o) = oracle.look(&bytes) else {
         return false;
     };
     let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
@@ -1051,7 +1183,7 @@ fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
         }
         let shell = st.shell.clone();
         let mut units = st.units.clone();
-        let r = reduce::reduce(&mut v, &|_| Guard::Free, &mut |cand: &Value| {
+        let r = reduce::reduce(&mut v, &|_| Guard::Free, true, &mut |cand: &Value| {
             units[ui].bytes = with(cand);
             let refs: Vec<&Unit> = units.iter().collect();
             oracle.test(&shell, &refs)
@@ -1098,14 +1230,19 @@ const HAR_REQUIRED: &[&str] = &[
 ];
 
 /// Lines of a curl dump's head that make it that dump, never dropped: the
-/// first line, status and request lines, and the blank (or bare `<`,
-/// `>`) lines that end header blocks.
+/// first line, status and request lines, the blank (or bare `<`, `>`)
+/// lines that end header blocks, and the `Transfer-Encoding` and
+/// `Content-Encoding` headers (without them the body kept chunked or
+/// gzipped would read as other bytes).
 fn is_frame_line(i: usize, line: &[u8]) -> bool {
     let t = String::from_utf8_lossy(line);
     let bare = t.trim_end_matches(['\r', '\n']);
     let inner = bare.trim_start_matches(['<', '>']).trim();
+    let name = inner.split(':').next().unwrap_or("").trim();
     i == 0
         || inner.is_empty()
+        || name.eq_ignore_ascii_case("transfer-encoding")
+        || name.eq_ignore_ascii_case("content-encoding")
         || inner.starts_with("HTTP/")
         || (bare.starts_with("> ")
             && inner
@@ -1164,7 +1301,7 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
             };
             let base = h.clone();
             let mut entry = h.entry.clone();
-            let r = reduce::reduce(&mut entry, &guard, &mut |cand: &Value| {
+            let r = reduce::reduce(&mut entry, &guard, false, &mut |cand: &Value| {
                 let s = Shell::Har(HarShell {
                     entry: cand.clone(),
                     ..base.clone()
@@ -1189,7 +1326,7 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
                     e
                 };
                 let before = req.clone();
-                let _ = reduce::reduce(&mut req, &|_| Guard::Free, &mut |cand: &Value| {
+                let _ = reduce::reduce(&mut req, &|_| Guard::Free, true, &mut |cand: &Value| {
                     let s = Shell::Har(HarShell {
                         entry: with(cand),
                         ..h0.clone()

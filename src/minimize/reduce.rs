@@ -16,6 +16,32 @@ pub const LONG_STRING: usize = 16;
 /// What a long string is shortened to, in characters.
 pub const SHORT_STRING: usize = 8;
 
+/// Members whose strings name things rather than hold text (a type, an
+/// event name, a model, an id, a status): never shortened, since the
+/// fault may be that very name (`"chat.completions.chunk"`).
+pub const IDENTIFIER_KEYS: &[&str] = &[
+    "object",
+    "type",
+    "event",
+    "model",
+    "id",
+    "item_id",
+    "call_id",
+    "name",
+    "role",
+    "status",
+    "finish_reason",
+    "stop_reason",
+    "system_fingerprint",
+    "service_tier",
+    "signature",
+    "startedDateTime",
+    "httpVersion",
+    "version",
+    "mimeType",
+    "method",
+];
+
 /// What may happen to the value at a JSON pointer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Guard {
@@ -28,17 +54,20 @@ pub enum Guard {
 }
 
 /// Reduces `v` in place. `guard` says what may happen at each JSON
-/// pointer; `test` judges a whole candidate value.
+/// pointer; long strings are tried shortened only when `shorten` (never
+/// in a HAR entry's metadata: its dates and versions must stay valid);
+/// `test` judges a whole candidate value.
 ///
 /// Returns whether `v` changed, or `None` when `test` said the budget is
 /// spent (`v` then holds the best value found so far).
 pub fn reduce(
     v: &mut Value,
     guard: &dyn Fn(&str) -> Guard,
+    shorten: bool,
     test: &mut dyn FnMut(&Value) -> Verdict,
 ) -> Option<bool> {
     let mut changed = false;
-    walk(v, String::new(), guard, test, &mut changed)?;
+    walk(v, String::new(), guard, shorten, test, &mut changed)?;
     Some(changed)
 }
 
@@ -50,6 +79,7 @@ fn walk(
     root: &mut Value,
     path: String,
     guard: &dyn Fn(&str) -> Guard,
+    shorten: bool,
     test: &mut dyn FnMut(&Value) -> Verdict,
     changed: &mut bool,
 ) -> Option<()> {
@@ -64,7 +94,7 @@ fn walk(
                 match guard(&child) {
                     Guard::Frozen => continue,
                     Guard::Keep => {
-                        walk(root, child, guard, test, changed)?;
+                        walk(root, child, guard, shorten, test, changed)?;
                         continue;
                     }
                     Guard::Free => {}
@@ -77,7 +107,7 @@ fn walk(
                     *root = cand;
                     *changed = true;
                 } else {
-                    walk(root, child, guard, test, changed)?;
+                    walk(root, child, guard, shorten, test, changed)?;
                 }
             }
         }
@@ -87,7 +117,7 @@ fn walk(
                 match guard(&child) {
                     Guard::Frozen => continue,
                     Guard::Keep => {
-                        walk(root, child, guard, test, changed)?;
+                        walk(root, child, guard, shorten, test, changed)?;
                         continue;
                     }
                     Guard::Free => {}
@@ -100,11 +130,15 @@ fn walk(
                     *root = cand;
                     *changed = true;
                 } else {
-                    walk(root, child, guard, test, changed)?;
+                    walk(root, child, guard, shorten, test, changed)?;
                 }
             }
         }
-        Value::String(s) if s.chars().count() > LONG_STRING => {
+        Value::String(s)
+            if shorten
+                && s.chars().count() > LONG_STRING
+                && !IDENTIFIER_KEYS.contains(&path.rsplit('/').next().unwrap_or("")) =>
+        {
             let short: String = s.chars().take(SHORT_STRING).collect();
             let mut cand = root.clone();
             if let Some(slot) = cand.pointer_mut(&path) {
@@ -128,7 +162,7 @@ mod tests {
     #[test]
     fn drops_what_the_test_does_not_need_and_shortens_strings() {
         let mut v = json!({"id": "x", "choices": [{"index": 0, "delta": {"content": "a long piece of text here"}}, {"index": 1}], "keep": {"a": 1, "b": 2}});
-        let changed = reduce(&mut v, &|_| Guard::Free, &mut |c: &Value| {
+        let changed = reduce(&mut v, &|_| Guard::Free, true, &mut |c: &Value| {
             Some(c.pointer("/keep/b").is_some() && c.pointer("/choices/0/delta/content").is_some())
         });
         assert_eq!(changed, Some(true));
@@ -146,7 +180,7 @@ mod tests {
             "/k" => Guard::Keep,
             _ => Guard::Free,
         };
-        reduce(&mut v, &guard, &mut |_| Some(true));
+        reduce(&mut v, &guard, true, &mut |_| Some(true));
         assert_eq!(v, json!({"b": {"c": 2}, "k": {}}));
     }
 }

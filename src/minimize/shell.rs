@@ -57,9 +57,17 @@ pub struct ByteShell {
     pub suffix: Vec<u8>,
     /// Compress the body with gzip (the input's was).
     pub gzip: bool,
+    /// Leave the gzip stream unfinished (flushed, without its last block
+    /// and trailer), as the input's was: a cut compressed body is the
+    /// finding's evidence.
+    pub gzip_cut: bool,
     /// Chunked transfer framing (curl --raw): `Some(true)` with the final
     /// zero-size chunk, `Some(false)` without it.
     pub chunked: Option<bool>,
+    /// The chunked body ends inside a chunk's data, as the input's did
+    /// (the chunk's size says one byte more than it holds): the cut is the
+    /// finding's evidence.
+    pub chunk_cut: bool,
 }
 
 /// A one-entry HAR: the entry without its body text, timing records and
@@ -102,7 +110,12 @@ fn render_at(shell: &Shell, units: &[&Unit], level: flate2::Compression) -> Vec<
             if s.gzip {
                 let mut enc = flate2::write::GzEncoder::new(Vec::new(), level);
                 let _ = enc.write_all(&body);
-                body = enc.finish().unwrap_or_default();
+                body = if s.gzip_cut {
+                    let _ = enc.flush();
+                    enc.get_ref().clone()
+                } else {
+                    enc.finish().unwrap_or_default()
+                };
             }
             let mut out = Vec::with_capacity(body.len() + 256);
             for l in &s.prefix {
@@ -110,7 +123,10 @@ fn render_at(shell: &Shell, units: &[&Unit], level: flate2::Compression) -> Vec<
             }
             match s.chunked {
                 Some(last) => {
-                    if !body.is_empty() {
+                    if s.chunk_cut && !body.is_empty() {
+                        out.extend_from_slice(format!("{:x}\r\n", body.len() + 1).as_bytes());
+                        out.extend_from_slice(&body);
+                    } else if !body.is_empty() {
                         out.extend_from_slice(format!("{:x}\r\n", body.len()).as_bytes());
                         out.extend_from_slice(&body);
                         out.extend_from_slice(b"\r\n");
@@ -180,6 +196,15 @@ fn render_at(shell: &Shell, units: &[&Unit], level: flate2::Compression) -> Vec<
     }
 }
 
+/// Whether `b` is a gzip stream that ends before its end (decoding it
+/// fails).
+pub fn gzip_is_cut(b: &[u8]) -> bool {
+    use std::io::Read as _;
+    let mut d = flate2::read::GzDecoder::new(b);
+    let mut sink = Vec::new();
+    d.read_to_end(&mut sink).is_err()
+}
+
 /// Splits bytes into lines, each keeping its terminator (LF, CRLF or a
 /// lone CR).
 pub fn lines(b: &[u8]) -> Vec<Vec<u8>> {
@@ -234,7 +259,8 @@ pub fn curl_i_header_end(file: &[u8]) -> Option<usize> {
 }
 
 /// Chunked framing at the start of `b`: where it ends and whether it ended
-/// with the zero-size chunk (its trailer and blank line included).
+/// with the zero-size chunk (its trailer and blank line included); the end
+/// is `usize::MAX` when `b` ends inside a chunk's data.
 pub fn chunked_end(b: &[u8]) -> (usize, bool) {
     let mut i = 0;
     loop {
@@ -266,7 +292,7 @@ pub fn chunked_end(b: &[u8]) -> (usize, bool) {
             return (b.len(), true);
         }
         if data + size > b.len() {
-            return (b.len(), false);
+            return (usize::MAX, false);
         }
         let mut next = data + size;
         if b[next..].starts_with(b"\r\n") {

@@ -638,17 +638,42 @@ fn disconnect(
         Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
     let mut o = Outcome::new(s.name);
-    if let Err(e) = save(t, &rec, dir, "disconnect-dropped") {
-        o.verdict = Verdict::Error;
-        o.note = Some(e);
-        return o;
-    }
+    let dropped_path = match save(t, &rec, dir, "disconnect-dropped") {
+        Ok(p) => p,
+        Err(e) => {
+            o.verdict = Verdict::Error;
+            o.note = Some(e);
+            return o;
+        }
+    };
+    // A refusal of the probe itself (credentials, URL, rate) is an error,
+    // whichever request met it.
     if !(200..300).contains(&rec.status) {
         if let Some(why) = refused(t, &rec) {
+            timing(&mut o, &rec);
+            o.capture = Some(dropped_path);
             o.verdict = Verdict::Error;
             o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
             return o;
         }
+    }
+    // A refused first request streamed nothing to hang up on: the
+    // scenario could not be tried, and a refusal of the follow-up would
+    // not be the hang-up's doing. It fails as any required scenario
+    // refused does.
+    if !(200..300).contains(&rec.status) {
+        timing(&mut o, &rec);
+        o.capture = Some(dropped_path);
+        o.findings.push(Finding::probe(
+            "probe-http-status",
+            format!(
+                "the disconnect scenario's first request (long's, to be cut mid-stream) got HTTP {}, so there was no stream to leave: {}",
+                rec.status,
+                error_text(&rec.body, key)
+            ),
+        ));
+        judge(&mut o, fail_on);
+        return o;
     }
     let dropped = match rec.stop {
         Stop::Complete => "the stream had already ended at the first read".to_string(),

@@ -45,8 +45,8 @@ pub struct Server {
     pub log: PathBuf,
     /// The scratch directory it runs in (its config, the model file).
     pub dir: PathBuf,
-    /// An upstream it was started with (stopped after it).
-    pub upstream: Option<Replay>,
+    /// The upstreams it was started with (stopped after it).
+    pub upstreams: Vec<Replay>,
 }
 
 impl Server {
@@ -126,7 +126,7 @@ fn start(name: &'static str, mut cmd: Command, dir: PathBuf, port: u16, health: 
         base: format!("http://127.0.0.1:{port}"),
         log,
         dir,
-        upstream: None,
+        upstreams: Vec::new(),
     };
     let t0 = Instant::now();
     loop {
@@ -185,13 +185,20 @@ fn offline(cmd: &mut Command) {
 /// from its upstream, an `sselint replay` on 127.0.0.1.
 pub const LITELLM_UPSTREAM_SAMPLE: &str = "samples/good/openai-usage.sse";
 
+/// The probe scenario set the LiteLLM proxy's `scenarios` model gets from
+/// its upstream, an `sselint replay DIR` on 127.0.0.1 that answers each
+/// Chat request with the capture of the scenario it is.
+pub const LITELLM_SCENARIO_SET: &str = "tests/fixtures/probe/good";
+
 /// The LiteLLM proxy with `servers/litellm.yaml` and the master key
 /// [`LITELLM_KEY`], shared by the tests running at once: its `mock-gpt` and
 /// `mock-claude` models answer [`LITELLM_MOCK_TEXT`] by `mock_response`; its
 /// `bridge` model streams from an `sselint replay` of
-/// [`LITELLM_UPSTREAM_SAMPLE`] (`SSELINT_UPSTREAM`), which LiteLLM
-/// translates for `/v1/responses` and `/v1/messages`. None (and a "not run"
-/// notice, a failure under `CI=true`) without `servers/.venv-litellm`.
+/// [`LITELLM_UPSTREAM_SAMPLE`] (`SSELINT_UPSTREAM`), and its `scenarios`
+/// model from an `sselint replay` of [`LITELLM_SCENARIO_SET`]
+/// (`SSELINT_SCENARIO_UPSTREAM`), which LiteLLM translates for
+/// `/v1/responses` and `/v1/messages`. None (and a "not run" notice, a
+/// failure under `CI=true`) without `servers/.venv-litellm`.
 pub fn litellm(test: &str) -> Option<Arc<Server>> {
     static SLOT: Mutex<Weak<Server>> = Mutex::new(Weak::new());
     let Some(bin) = venv_bin(".venv-litellm", "litellm") else {
@@ -204,16 +211,21 @@ pub fn litellm(test: &str) -> Option<Arc<Server>> {
     Some(shared(&SLOT, || {
         let dir = scratch("litellm-server");
         let upstream = Replay::start(&root().join(LITELLM_UPSTREAM_SAMPLE), &[]);
+        let scenarios = Replay::start(&root().join(LITELLM_SCENARIO_SET), &[]);
         let port = free_port();
         let mut cmd = Command::new(bin);
         cmd.arg("--config")
             .arg(root().join("servers/litellm.yaml"))
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .env("LITELLM_MASTER_KEY", LITELLM_KEY)
-            .env("SSELINT_UPSTREAM", format!("http://{}/v1", upstream.addr));
+            .env("SSELINT_UPSTREAM", format!("http://{}/v1", upstream.addr))
+            .env(
+                "SSELINT_SCENARIO_UPSTREAM",
+                format!("http://{}/v1", scenarios.addr),
+            );
         offline(&mut cmd);
         let mut server = start("LiteLLM proxy", cmd, dir, port, "/health/liveliness");
-        server.upstream = Some(upstream);
+        server.upstreams = vec![upstream, scenarios];
         server
     }))
 }
