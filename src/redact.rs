@@ -169,6 +169,8 @@ impl Scrubber {
             'A'..='Z' => (b'A' + self.upper[(c as u8 - b'A') as usize]) as char,
             '0'..='9' => (b'0' + self.digits[(c as u8 - b'0') as usize]) as char,
             c if c.is_ascii() => c,
+            // A stand-in for an invalid byte (see `held_bytes`).
+            c if (HELD_BYTE..HELD_BYTE + 0x100).contains(&u32::from(c)) => c,
             c => match c.len_utf8() {
                 2 => 'ß',
                 3 => '中',
@@ -397,23 +399,15 @@ impl Scrubber {
         while !rest.is_empty() {
             let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
             let (line, tail) = rest.split_at(end);
-            match (line.strip_prefix(b"data:"), std::str::from_utf8(line)) {
-                (Some(v), Ok(_)) => {
-                    out.extend_from_slice(b"data:");
-                    let (space, val) = match v.strip_prefix(b" ") {
-                        Some(x) => (&b" "[..], x),
-                        None => (&b""[..], v),
-                    };
-                    out.extend_from_slice(space);
-                    let val = std::str::from_utf8(val).unwrap_or("");
-                    out.extend_from_slice(self.data_value(val).as_bytes());
+            if std::str::from_utf8(line).is_err() {
+                // Scrubbed around its invalid bytes, which stay as they are.
+                if let Some(held) = held_bytes(line, |t| self.body(t.as_bytes())) {
+                    out.extend_from_slice(&held);
+                } else {
+                    out.extend_from_slice(line);
                 }
-                // A body that is not SSE (a JSON document, pretty-printed
-                // or not): its lines scan the same way.
-                (None, Ok(t)) if t.trim_start().starts_with(['{', '[', '"', '}', ']']) => {
-                    out.extend_from_slice(self.data_value(t).as_bytes());
-                }
-                _ => out.extend_from_slice(line),
+            } else {
+                self.line(line, &mut out);
             }
             // Copy the terminator(s) as they are.
             let term = tail
@@ -426,6 +420,28 @@ impl Scrubber {
             rest = &tail[term..];
         }
         out
+    }
+
+    /// Scrubs one line of a body (valid UTF-8, no terminator) into `out`.
+    fn line(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        match (line.strip_prefix(b"data:"), std::str::from_utf8(line)) {
+            (Some(v), Ok(_)) => {
+                out.extend_from_slice(b"data:");
+                let (space, val) = match v.strip_prefix(b" ") {
+                    Some(x) => (&b" "[..], x),
+                    None => (&b""[..], v),
+                };
+                out.extend_from_slice(space);
+                let val = std::str::from_utf8(val).unwrap_or("");
+                out.extend_from_slice(self.data_value(val).as_bytes());
+            }
+            // A body that is not SSE (a JSON document, pretty-printed
+            // or not): its lines scan the same way.
+            (None, Ok(t)) if t.trim_start().starts_with(['{', '[', '"', '}', ']']) => {
+                out.extend_from_slice(self.data_value(t).as_bytes());
+            }
+            _ => out.extend_from_slice(line),
+        }
     }
 
     /// Scrubs the prompt text of a request body, keeping everything else:
@@ -493,10 +509,50 @@ pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
                 out.extend_from_slice(capture::redact_text(line).as_bytes());
                 out.extend_from_slice(end.as_bytes());
             }
-            Err(_) => out.extend_from_slice(piece),
+            // Masked around its invalid bytes, which stay as they are.
+            Err(_) => match held_bytes(piece, |t| capture::redact_text(t).into_bytes()) {
+                Some(held) => out.extend_from_slice(&held),
+                None => out.extend_from_slice(piece),
+            },
         }
     }
     out
+}
+
+/// First of the code points that stand for one invalid byte each while a
+/// line with invalid UTF-8 is scrubbed (Supplementary Private Use Area-A:
+/// U+F0000 + the byte's value; not letters or digits, so nothing changes
+/// them).
+const HELD_BYTE: u32 = 0xF0000;
+
+/// Runs `f` on `line` with each byte of its invalid UTF-8 replaced by a
+/// stand-in code point, and puts the original bytes back into what `f`
+/// returns. `None` when the line already holds a stand-in code point (it
+/// could not be told apart from one of ours): the caller keeps the line.
+fn held_bytes(line: &[u8], f: impl FnOnce(&str) -> Vec<u8>) -> Option<Vec<u8>> {
+    let is_held = |c: char| (HELD_BYTE..HELD_BYTE + 0x100).contains(&u32::from(c));
+    let mut text = String::with_capacity(line.len() + 8);
+    for chunk in line.utf8_chunks() {
+        if chunk.valid().chars().any(is_held) {
+            return None;
+        }
+        text.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            text.push(char::from_u32(HELD_BYTE + u32::from(*b))?);
+        }
+    }
+    let done = f(&text);
+    let done = String::from_utf8(done).ok()?;
+    let mut out = Vec::with_capacity(done.len());
+    for c in done.chars() {
+        if is_held(c) {
+            out.push((u32::from(c) - HELD_BYTE) as u8);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    Some(out)
 }
 
 fn redact_headers(hs: Option<&mut Value>) {
@@ -682,6 +738,35 @@ mod tests {
         let m = r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{'city': 'Lyon'}"}}"#;
         let out = s.data_value(m);
         assert!(!out.contains("Lyon") && !out.contains("city"), "{out}");
+    }
+
+    /// Found by a fresh-user trial: one invalid byte in a `data` line
+    /// turned off both the text scrubbing and the key masking of that line.
+    /// The invalid bytes stay exactly (they are the `invalid-utf8`
+    /// finding); the text and the key around them do not.
+    #[test]
+    fn a_line_with_invalid_utf8_is_still_scrubbed_and_masked() {
+        let key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+        let mut body = format!(
+            r#"data: {{"choices":[{{"index":0,"delta":{{"content":"key {key} Jonathan caf#"}}}}]}}"#
+        )
+        .into_bytes();
+        body.extend_from_slice(b"\n\n");
+        // A lone 0xE9 (Latin-1 é) where the `#` is.
+        let at = body.iter().position(|b| *b == b'#').unwrap();
+        body[at] = 0xE9;
+        let mut s = Scrubber::new(3);
+        let out = raw(&body, Some(&mut s));
+        let shown = String::from_utf8_lossy(&out);
+        assert!(!shown.contains(key), "{shown}");
+        assert!(!shown.contains("Jonathan"), "{shown}");
+        assert!(out.contains(&0xE9), "the invalid byte stays: {shown}");
+        assert!(shown.contains("\"content\""), "{shown}");
+        // Without scrubbing, the key is still masked.
+        let out = raw(&body, None);
+        let shown = String::from_utf8_lossy(&out);
+        assert!(!shown.contains(key), "{shown}");
+        assert!(shown.contains("Jonathan") && out.contains(&0xE9), "{shown}");
     }
 
     #[test]
