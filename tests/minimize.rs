@@ -893,6 +893,9 @@ fn a_har_stays_a_one_entry_har_and_keeps_the_request_only_where_read() {
         .as_str()
         .unwrap();
     assert!(req.contains("include_usage"), "{req}");
+    // The request's bodySize follows the body kept (a trial saw 147 for 41).
+    let size = doc["log"]["entries"][0]["request"]["bodySize"].as_u64();
+    assert_eq!(size, Some(req.len() as u64), "{doc:#}");
     // A fault in the body alone needs no request body.
     let bytes = std::fs::read(root().join("samples/bad/buffered.har")).unwrap();
     let out = run("buffered.har", &bytes, &opts(vec![], false)).unwrap();
@@ -901,6 +904,31 @@ fn a_har_stays_a_one_entry_har_and_keeps_the_request_only_where_read() {
         doc.pointer("/log/entries/0/request/postData").is_none(),
         "{doc:#}"
     );
+    // Nor a query string: a fresh-user trial saw `user=jonathan.smithers`
+    // kept next to the redacted key.
+    let mut har: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let e = &mut har["log"]["entries"][0]["request"];
+    let url = e["url"]
+        .as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_string();
+    e["url"] = format!("{url}?api_key=SECRETKEY123&user=jonathan.smithers").into();
+    e["queryString"] = serde_json::json!([
+        {"name": "api_key", "value": "SECRETKEY123"},
+        {"name": "user", "value": "jonathan.smithers"},
+    ]);
+    let bytes = serde_json::to_vec(&har).unwrap();
+    let out = run("buffered.har", &bytes, &opts(vec![], false)).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(
+        !text.contains("jonathan") && !text.contains("SECRETKEY"),
+        "{text}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.output).unwrap();
+    assert_eq!(doc["log"]["entries"][0]["request"]["url"], url.as_str());
 }
 
 #[test]

@@ -1338,6 +1338,35 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
                     changed = true;
                 }
             }
+            // The query string, where no finding needs it (it may hold a
+            // user's name or an id next to the redacted key).
+            let url = h.entry.pointer("/request/url").and_then(Value::as_str);
+            if let (Some((path, _)), None) = (url.and_then(|u| u.split_once('?')), oracle.stopped) {
+                let mut e = h.entry.clone();
+                e["request"]["url"] = Value::String(path.to_string());
+                if e["request"].get("queryString").is_some() {
+                    e["request"]["queryString"] = Value::Array(Vec::new());
+                }
+                let s = Shell::Har(HarShell {
+                    entry: e.clone(),
+                    ..h.clone()
+                });
+                if oracle.test(&s, &units) == Some(true) {
+                    h.entry = e;
+                    changed = true;
+                }
+            }
+            // HAR's bodySize: the bytes of the request body kept.
+            let kept = h
+                .entry
+                .pointer("/request/postData/text")
+                .and_then(Value::as_str)
+                .map_or(0, str::len);
+            if let Some(size) = h.entry.pointer_mut("/request/bodySize") {
+                if size.as_i64().is_some_and(|n| n >= 0) && size.as_u64() != Some(kept as u64) {
+                    *size = Value::from(kept);
+                }
+            }
             st.shell = Shell::Har(h);
         }
     }
