@@ -632,6 +632,77 @@ fn ctrl_c_keeps_the_captures_so_far_and_reports_the_scenarios_run() {
     assert!(!out.join("invalid.har").exists());
 }
 
+/// Found by a fresh-user trial: Ctrl-C during `--delay-ms` still sent the
+/// next request. The scenario after the wait is not run.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_the_delay_sends_nothing_more() {
+    let dir = scratch("probe-sigint-delay");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&r), "--model", "m", "--format", "json"])
+        .args(["--only", "plain,usage", "--delay-ms", "20000", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !out.join("plain.har").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // plain is saved; the probe now waits 20 s before usage.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(names, ["plain"], "{v:#}");
+    assert_eq!(v["not_run"], serde_json::json!(["usage"]), "{v:#}");
+    assert!(!out.join("usage.har").exists());
+    assert_eq!(o.status.code(), Some(130), "{v:#}");
+}
+
+/// Found by a fresh-user trial: a `-H` without a colon was echoed whole in
+/// the error, key and all (CI logs keep it).
+#[test]
+fn a_malformed_header_is_refused_without_printing_its_value() {
+    const SECRET: &str = "HDRNOCOLON9";
+    let dir = scratch("probe-bad-header");
+    let body = dir.join("req.json");
+    std::fs::write(&body, r#"{"model":"m","messages":[]}"#).unwrap();
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m", "-H"])
+        .arg(format!("Authorization Bearer {SECRET}"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("-H") && !err.contains(SECRET), "{err}");
+    let o = Command::new(cargo_bin("sselint"))
+        .args([
+            "record",
+            "http://127.0.0.1:9/v1/chat/completions",
+            "-o",
+            "x.har",
+            "-H",
+        ])
+        .arg(format!("Authorization Bearer {SECRET}"))
+        .arg("--body")
+        .arg(&body)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("-H") && !err.contains(SECRET), "{err}");
+}
+
 #[test]
 fn a_stream_that_outlasts_the_scenario_time_out_fails_with_probe_timeout() {
     let dir = scratch("probe-timeout");

@@ -62,7 +62,7 @@ impl LiveArgs {
         let mut headers = Vec::new();
         for h in &self.headers {
             let Some((n, v)) = h.split_once(':') else {
-                bail!("-H takes `Name: value`, not {h:?}");
+                bail!(super::probe::NO_COLON);
             };
             headers.push((n.trim().to_string(), v.trim().to_string()));
         }

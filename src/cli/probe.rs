@@ -12,6 +12,11 @@ use sselint::probe::{self, Outcome, Scenario, Target, Verdict};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The error for a `-H` with no `:`. The header is not shown: it may be
+/// `Authorization Bearer sk-…` with the colon forgotten.
+pub(super) const NO_COLON: &str =
+    "-H takes `Name: value`; one -H has no `:` (it is not shown here, as it may hold a key)";
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -311,7 +316,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     let mut headers = Vec::new();
     for h in &a.headers {
         let Some((n, v)) = h.split_once(':') else {
-            return Ok(usage_error(&format!("-H takes `Name: value`, not {h:?}")));
+            return Ok(usage_error(NO_COLON));
         };
         headers.push((n.trim().to_string(), v.trim().to_string()));
     }
@@ -460,6 +465,12 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                     let step = left.min(50);
                     std::thread::sleep(Duration::from_millis(step));
                     left -= step;
+                }
+                // Ctrl-C during the wait: nothing more is sent.
+                if stop.load(Ordering::Relaxed) {
+                    card.interrupted = true;
+                    card.not_run.push(s.name);
+                    continue;
                 }
             }
             if progress {
