@@ -1445,3 +1445,54 @@ fn disconnect_blames_the_status_not_the_hang_up_when_the_first_request_is_refuse
     assert!(dir.join("out/disconnect-dropped.har").exists());
     assert_eq!(code, Some(1));
 }
+
+/// Found by a fresh-user trial: a password in the URL went out as Basic
+/// auth, and a server echoing the Authorization header showed its base64
+/// on the terminal and in the HAR.
+#[test]
+fn a_url_password_echoed_as_basic_auth_is_masked() {
+    use std::io::{BufRead as _, Write as _};
+    let dir = scratch("probe-basic-echo");
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut auth = String::new();
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if line.to_ascii_lowercase().starts_with("authorization:") {
+                    auth = line[14..].trim().to_string();
+                }
+            }
+            let body = format!("{{\"error\":{{\"message\":\"nope, your key was {auth}\"}}}}");
+            let mut c = r.into_inner();
+            let _ = write!(
+                c,
+                "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let url = format!("http://user:URLPASS1@{addr}/v1");
+    let o = probe(
+        &url,
+        &dir.join("out"),
+        &["--only", "plain", "--format", "json"],
+    );
+    let basic = "dXNlcjpVUkxQQVNTMQ"; // base64("user:URLPASS1"), unpadded
+    let mut texts = vec![
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    ];
+    for e in std::fs::read_dir(dir.join("out")).unwrap() {
+        texts.push(std::fs::read_to_string(e.unwrap().path()).unwrap());
+    }
+    assert!(texts[0].contains("nope, your key was"), "{}", texts[0]);
+    for t in &texts {
+        assert!(!t.contains(basic) && !t.contains("URLPASS1"), "{t}");
+    }
+}

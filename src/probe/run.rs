@@ -106,10 +106,30 @@ fn secrets(t: &Target) -> Vec<String> {
             }
         }
     }
+    // A password in the URL goes out as `Authorization: Basic
+    // base64(user:password)`: the password, and that token with and
+    // without its padding.
+    if let Some((user, pass)) = url_credentials(&t.url) {
+        use base64::Engine as _;
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
+        out.push(token.trim_end_matches('=').to_string());
+        out.push(token);
+        out.push(pass);
+    }
     out.retain(|s| s.len() >= 4);
     out.sort_by_key(|s| std::cmp::Reverse(s.len()));
     out.dedup();
     out
+}
+
+/// The `user` and `password` of a URL's `scheme://user:password@host/…`
+/// (as written; `None` without a password).
+fn url_credentials(url: &str) -> Option<(String, String)> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    let (user, pass) = userinfo.split_once(':')?;
+    (!pass.is_empty()).then(|| (user.to_string(), pass.to_string()))
 }
 
 /// `text` with every occurrence of each of `secrets` masked.
