@@ -1496,3 +1496,35 @@ fn a_url_password_echoed_as_basic_auth_is_masked() {
         assert!(!t.contains(basic) && !t.contains("URLPASS1"), "{t}");
     }
 }
+
+/// Found by a fresh-user trial: a key with a stray newline (read from a
+/// file) or a -H value with a control character failed every scenario
+/// with "failed to parse header value" and "could not be reached", exit 1.
+/// It is a usage error, before anything is sent, and the value is not
+/// shown.
+#[test]
+fn a_header_http_cannot_carry_is_a_usage_error() {
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m"])
+        .args(["--api-key-env", "PROBE_NL_KEY"])
+        .env("PROBE_NL_KEY", "sk-NLSECRET123\nX-Injected: 1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("PROBE_NL_KEY") && !err.contains("NLSECRET"),
+        "{err}"
+    );
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m", "-H"])
+        .arg("api-key: bad\u{1}CTRLSECRET")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("api-key") && !err.contains("CTRLSECRET"),
+        "{err}"
+    );
+}

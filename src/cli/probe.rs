@@ -300,6 +300,12 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Whether `s` can go in an HTTP header field as it is: no control
+/// character but horizontal tab (RFC 9110 §5.5).
+fn header_safe(s: &str) -> bool {
+    !s.chars().any(|c| c.is_control() && c != '\t')
+}
+
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     // `--only "plain, usage"`: names without their spaces.
     for list in [&mut a.only, &mut a.skip] {
@@ -318,10 +324,22 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         let Some((n, v)) = h.split_once(':') else {
             return Ok(usage_error(NO_COLON));
         };
-        headers.push((n.trim().to_string(), v.trim().to_string()));
+        let (n, v) = (n.trim(), v.trim());
+        if !header_safe(n) || n.is_empty() || !header_safe(v) {
+            return Ok(usage_error(&format!(
+                "-H {}: the name or value holds a control character (a stray CR or newline?), which HTTP does not allow; the value is not shown",
+                sselint::lint::printable(n)
+            )));
+        }
+        headers.push((n.to_string(), v.to_string()));
     }
     let api_key = match &a.api_key_env {
         Some(var) => match std::env::var(var) {
+            Ok(k) if !k.is_empty() && !header_safe(&k) => {
+                return Ok(usage_error(&format!(
+                    "--api-key-env: ${var} holds a control character (a stray CR or newline?), which an HTTP header cannot carry; the key is not shown"
+                )))
+            }
             Ok(k) if !k.is_empty() => Some(k),
             Ok(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is empty"))),
             Err(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is not set"))),
