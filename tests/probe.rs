@@ -1528,3 +1528,31 @@ fn a_header_http_cannot_carry_is_a_usage_error() {
         "{err}"
     );
 }
+
+/// Found by a fresh-user trial: a first request that timed out (a model
+/// loading cold) halted the whole run as "could not be reached". Only
+/// nothing answering at all (refused, no such host, TLS) halts; a time-out
+/// is that scenario's error and the next ones are tried.
+#[test]
+fn a_first_scenario_that_times_out_does_not_halt_the_run() {
+    let dir = scratch("probe-slow-first");
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    // Accepts and never answers; the connections stay open until exit.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in l.incoming().flatten() {
+            held.push(c);
+        }
+    });
+    let (code, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("out"),
+        &["--only", "plain,usage", "--timeout", "1"],
+    );
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(names, ["plain", "usage"], "{v:#}");
+    assert!(v["halted"].is_null(), "{v:#}");
+    assert_eq!(scenario(&v, "plain")["verdict"], "error", "{v:#}");
+    assert_eq!(code, Some(1));
+}

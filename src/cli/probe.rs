@@ -496,11 +496,17 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             }
             let o = probe::run_scenario(t, *s, dir, &settings, fail_on, &stop);
             // Nothing at all came back to the first request (connection
-            // refused, no such host, no response head in time): the other
+            // refused, no such host, a TLS failure): the other
             // scenarios would only say it again.
+            // A time-out is not that: a model loading cold answers late
+            // and the next scenario may be answered.
+            let timed_out = o.note.as_deref().is_some_and(|n| {
+                n.contains("within --timeout") || n.contains("within --read-timeout")
+            });
             let unreachable = i == 0
                 && o.verdict == Verdict::Error
                 && o.status.is_none()
+                && !timed_out
                 && !o.interrupted
                 && !stop.load(Ordering::Relaxed);
             if unreachable {
