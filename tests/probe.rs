@@ -1556,3 +1556,57 @@ fn a_first_scenario_that_times_out_does_not_halt_the_run() {
     assert_eq!(scenario(&v, "plain")["verdict"], "error", "{v:#}");
     assert_eq!(code, Some(1));
 }
+
+/// Found by a fresh-user trial: the card's TTFT was the first body byte,
+/// so a keep-alive comment made a slow first token look instant. TTFT is
+/// the first content (as `diff` and the HTML page say); the first byte is
+/// `first_byte_ms`.
+#[test]
+fn ttft_is_the_first_content_not_the_first_byte() {
+    use std::io::{BufRead as _, Write as _};
+    let dir = scratch("probe-ttft");
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            let _ = std::io::Read::read_exact(&mut r, &mut body);
+            let mut c = r.into_inner();
+            let chunk = |c: &mut std::net::TcpStream, s: &str| {
+                let _ = write!(c, "{:x}\r\n{s}\r\n", s.len());
+                let _ = c.flush();
+            };
+            let _ = write!(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+            chunk(&mut c, ": ping\n\n");
+            std::thread::sleep(std::time::Duration::from_millis(600));
+            let head = r#"{"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":"#;
+            chunk(&mut c, &format!("data: {head}{{\"role\":\"assistant\",\"content\":\"Hi\"}},\"finish_reason\":null}}]}}\n\n"));
+            chunk(
+                &mut c,
+                &format!("data: {head}{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"),
+            );
+            let _ = write!(c, "0\r\n\r\n");
+        }
+    });
+    let (_, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("out"),
+        &["--only", "plain"],
+    );
+    let s = scenario(&v, "plain");
+    let ttft = s["ttft_ms"].as_f64().unwrap_or_else(|| panic!("{s}"));
+    let first_byte = s["first_byte_ms"].as_f64().unwrap_or_else(|| panic!("{s}"));
+    assert!(ttft >= 550.0, "{s}");
+    assert!(first_byte < ttft, "{s}");
+}

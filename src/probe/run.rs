@@ -45,8 +45,13 @@ pub struct Outcome {
     pub capture: Option<PathBuf>,
     /// HTTP status of the (last) answer.
     pub status: Option<u16>,
-    /// Milliseconds from sending the request to the first body byte.
+    /// Time to first token: milliseconds from sending the request to the
+    /// first event that adds content (text, refusal, reasoning, a tool
+    /// call), as `diff` and the HTML page count it; `None` when none came.
     pub ttft_ms: Option<f64>,
+    /// Milliseconds from sending the request to the first body byte (a
+    /// keep-alive comment counts).
+    pub first_byte_ms: Option<f64>,
     /// Milliseconds in all.
     pub total_ms: Option<f64>,
     /// The longest wait between two reads of the body, in milliseconds.
@@ -67,6 +72,7 @@ impl Outcome {
             capture: None,
             status: None,
             ttft_ms: None,
+            first_byte_ms: None,
             total_ms: None,
             max_gap_ms: None,
             findings: Vec::new(),
@@ -287,7 +293,7 @@ fn save(t: &Target, rec: &Recording, dir: &Path, name: &str) -> Result<PathBuf, 
 
 fn timing(o: &mut Outcome, rec: &Recording) {
     o.status = Some(rec.status);
-    o.ttft_ms = rec.reads.first().map(|r| r.ms);
+    o.first_byte_ms = rec.reads.first().map(|r| r.ms);
     o.total_ms = Some(rec.total_ms);
     o.max_gap_ms = rec
         .reads
@@ -295,6 +301,14 @@ fn timing(o: &mut Outcome, rec: &Recording) {
         .map(|w| w[1].ms - w[0].ms)
         .reduce(f64::max);
     o.interrupted = rec.stop == Stop::Interrupted;
+}
+
+/// When the saved capture's first content event arrived (ms since the
+/// request), read as `diff` reads it; `None` without content or timing.
+fn first_content_ms(path: &Path, settings: &Settings) -> Option<f64> {
+    let side =
+        crate::diff::read_side(&path.to_string_lossy(), &Default::default(), settings).ok()?;
+    side.shape.first_content_ms
 }
 
 /// The error message of a non-2xx body (`error.message`, or the body's
@@ -494,7 +508,10 @@ pub fn run_scenario(
     let mut o = Outcome::new(s.name);
     timing(&mut o, &rec);
     match save(t, &rec, dir, s.name) {
-        Ok(p) => o.capture = Some(p),
+        Ok(p) => {
+            o.ttft_ms = first_content_ms(&p, settings);
+            o.capture = Some(p);
+        }
         Err(e) => {
             o.verdict = Verdict::Error;
             o.note = Some(e);
@@ -727,7 +744,10 @@ fn disconnect(
     };
     timing(&mut o, &rec);
     match save(t, &rec, dir, s.name) {
-        Ok(p) => o.capture = Some(p),
+        Ok(p) => {
+            o.ttft_ms = first_content_ms(&p, settings);
+            o.capture = Some(p);
+        }
         Err(e) => {
             o.verdict = Verdict::Error;
             o.note = Some(e);
