@@ -1610,3 +1610,47 @@ fn ttft_is_the_first_content_not_the_first_byte() {
     assert!(ttft >= 550.0, "{s}");
     assert!(first_byte < ttft, "{s}");
 }
+
+/// Found by a fresh-user trial: Ctrl-C while B streamed compared B's cut
+/// capture with A's whole one (false differences: ending, [DONE],
+/// capture-truncated), and called A's finished card interrupted.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_in_a_comparison_compares_nothing_cut_and_leaves_a_finished_card_alone() {
+    let dir = scratch("probe-compare-sigint");
+    let fast = Replay::start(&fixtures().join("good"), &[]);
+    let slow = Replay::start(&fixtures().join("good"), &["--delay-ms", "300"]);
+    let out = dir.join("out");
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&fast), &base(&slow), "--model", "m"])
+        .args(["--only", "plain,long", "--format", "json", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !out.join("b/plain.har").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // B's long (42 events at 300 ms) is streaming now.
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(o.status.code(), Some(130), "{v:#}");
+    assert_eq!(v["interrupted"], false, "A finished: {v:#}");
+    assert_eq!(v["compared_with"]["interrupted"], true, "{v:#}");
+    let diffs = v["differences"].as_array().unwrap();
+    let long = diffs.iter().find(|d| d["name"] == "long").unwrap();
+    assert!(long["differences"].as_array().unwrap().is_empty(), "{long}");
+    assert!(
+        long["note"].as_str().unwrap_or("").contains("Ctrl-C"),
+        "{long}"
+    );
+}

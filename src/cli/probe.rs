@@ -529,8 +529,11 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if interrupted {
+        // A card that finished before Ctrl-C stays as it was.
         for c in &mut cards {
-            c.interrupted = true;
+            if !c.not_run.is_empty() {
+                c.interrupted = true;
+            }
         }
         eprintln!("sselint: interrupted: reporting the scenarios run so far");
     }
@@ -618,6 +621,12 @@ fn compare_cards(a: &Card, b: &Card, settings: &sselint::lint::Settings) -> Vec<
         let both_streams = [oa, ob]
             .iter()
             .all(|o| o.status.is_some_and(|s| (200..300).contains(&s)));
+        if oa.interrupted || ob.interrupted {
+            let side = if oa.interrupted { "A" } else { "B" };
+            d.note = Some(format!("not compared: Ctrl-C cut {side}'s stream short"));
+            out.push(d);
+            continue;
+        }
         match (&oa.capture, &ob.capture) {
             (Some(pa), Some(pb)) if both_streams => {
                 let opts = sselint::capture::Options::default();
