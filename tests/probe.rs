@@ -1654,3 +1654,30 @@ fn ctrl_c_in_a_comparison_compares_nothing_cut_and_leaves_a_finished_card_alone(
         "{long}"
     );
 }
+
+/// Found by a fresh-user trial: a Responses or Messages server that closed
+/// right after the 200 head got `probe-no-tool-call` (and
+/// `probe-json-invalid ""`) on top of the missing stream; a stream with no
+/// event is the one fault, as a cut Chat stream already was.
+#[test]
+fn an_empty_stream_is_blamed_alone_in_every_dialect() {
+    let dir = scratch("probe-empty-dialects");
+    for d in ["responses", "messages"] {
+        std::fs::create_dir_all(dir.join("set").join(d)).unwrap();
+        std::fs::write(dir.join("set").join(d).join("tool.sse"), b"").unwrap();
+    }
+    let r = Replay::start(&dir.join("set"), &[]);
+    for d in ["responses", "messages"] {
+        let (code, v) = probe_json(
+            &base(&r),
+            &dir.join(format!("out-{d}")),
+            &["--dialect", d, "--only", "tool"],
+        );
+        let s = scenario(&v, "tool");
+        assert_eq!(s["verdict"], "fail", "{d}: {s}");
+        let rs = rules(s);
+        assert!(!rs.is_empty(), "{d}: {s}");
+        assert!(rs.iter().all(|r| !r.starts_with("probe-")), "{d}: {rs:?}");
+        assert_eq!(code, Some(1));
+    }
+}

@@ -449,9 +449,13 @@ fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding
         // A stream cut short, or not SSE at all, is the one fault: what the
         // scenario asked for (n = 2, a tool call, JSON) cannot be judged
         // on it, so the probe rules would only blame its follow-ons.
-        let primary = s.diagnostics.iter().any(|d| {
-            !d.suppressed && PRIMARY_FAULTS.contains(&d.rule) && d.severity >= Severity::Warning
-        });
+        // A stream of no event at all is that fault alone too (each
+        // dialect names it its own way: `responses-created-first`,
+        // `messages-start-missing`, `empty-stream`).
+        let primary = s.events == 0
+            || s.diagnostics.iter().any(|d| {
+                !d.suppressed && PRIMARY_FAULTS.contains(&d.rule) && d.severity >= Severity::Warning
+            });
         if !primary {
             out.extend(expectations(t.dialect, name, s));
         }
