@@ -1681,3 +1681,32 @@ fn an_empty_stream_is_blamed_alone_in_every_dialect() {
         assert_eq!(code, Some(1));
     }
 }
+
+/// Found by a fresh-user trial: `-o out --report sarif=out/probe.sarif`
+/// (the natural layout for a CI artifact) was refused because `out` did
+/// not exist yet, though the probe makes it.
+#[test]
+fn a_report_inside_the_capture_directory_is_accepted() {
+    let dir = scratch("probe-report-inside");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    let sarif = out.join("probe.sarif");
+    let o = probe(
+        &base(&r),
+        &out,
+        &[
+            "--only",
+            "plain",
+            "--report",
+            &format!("sarif={}", sarif.display()),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+}

@@ -395,6 +395,10 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return Ok(usage_error(&e)),
     };
+    let root = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("probe-{}", stamp())));
     let mut reports = Vec::new();
     for r in &a.reports {
         use clap::ValueEnum as _;
@@ -421,7 +425,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        if !parent.is_dir() {
+        // The capture directory is made before the report is written.
+        let in_captures = parent.components().eq(root.components());
+        if !parent.is_dir() && !in_captures {
             return Ok(usage_error(&format!(
                 "--report {fmt}={file}: the directory {} does not exist",
                 parent.display()
@@ -434,10 +440,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
         reports.push((f, PathBuf::from(file)));
     }
-    let root = a
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("probe-{}", stamp())));
+
     if a.output.is_none() && root.exists() {
         return Ok(usage_error(&format!(
             "{} already exists; give -o DIR",
