@@ -1710,3 +1710,27 @@ fn a_report_inside_the_capture_directory_is_accepted() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
     assert_eq!(v["version"], "2.1.0");
 }
+
+/// Found by a fresh-user trial: with `--fail-on info` a scenario failed on
+/// an info finding and `--format github` printed no annotation for it.
+#[test]
+fn github_annotates_the_infos_that_failed_a_scenario() {
+    let dir = scratch("probe-github-info");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let o = probe(
+        &base(&r),
+        &dir.join("out"),
+        &[
+            "--reasoning",
+            "--only",
+            "reasoning",
+            "--fail-on",
+            "info",
+            "--format",
+            "github",
+        ],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("::notice "), "{text}");
+}

@@ -1167,6 +1167,9 @@ fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
                 let cmd = match f.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",
+                    // Shown when it may be what failed the scenario
+                    // (`--fail-on info`).
+                    Severity::Info if o.verdict == Verdict::Fail => "notice",
                     Severity::Info => continue,
                 };
                 writeln!(
