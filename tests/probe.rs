@@ -1734,3 +1734,14 @@ fn github_annotates_the_infos_that_failed_a_scenario() {
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains("::notice "), "{text}");
 }
+
+/// Found by a fresh-user trial: `--model ''` was sent as is.
+#[test]
+fn an_empty_model_is_a_usage_error() {
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", ""])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--model"));
+}

@@ -47,9 +47,10 @@ Scenarios (--only/--skip take these names):
 Verdicts: pass (no finding at or above --fail-on), fail (one is),
 unsupported (an optional feature - stop, tool, parallel-tools, n2, json,
 reasoning, thinking - answered with a bad-request status: 400, 422 or
-another 4xx, or 501), error (the scenario could not be judged: nothing
-came back, as with a refused connection or a time-out before the
-response; HTTP 401/403, check the key; 404, the URL looks wrong; 429,
+another 4xx not named below, or 501), error (the scenario could not be
+judged: nothing came back, as with a refused connection or a time-out
+before the response; HTTP 401/403, check the key; 404, the URL looks
+wrong; 408, the server timed the request out; 429,
 rate-limited, try --delay-ms; a 3xx redirect, not followed; or Ctrl-C
 cut it short). When nothing answers the first scenario (connection
 refused), the probe says so once and runs no more on that endpoint. `invalid` passes
@@ -316,6 +317,11 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut settings = super::profile_settings(&a.profile)?;
     let fail_on = a.fail_on.severity();
+    if a.model.trim().is_empty() {
+        return Ok(usage_error(
+            "--model is empty; give the model name the endpoint serves",
+        ));
+    }
     if !(a.timeout > 0.0 && a.timeout.is_finite()) {
         return Ok(usage_error("--timeout takes a positive number of seconds"));
     }
