@@ -303,6 +303,24 @@ fn timing(o: &mut Outcome, rec: &Recording) {
     o.interrupted = rec.stop == Stop::Interrupted;
 }
 
+/// Saves `rec` as the scenario's capture and reads its time to first
+/// content into `o`; on a failed save, `o` becomes an `error` saying why
+/// and `false` is returned.
+fn keep(o: &mut Outcome, t: &Target, rec: &Recording, dir: &Path, settings: &Settings) -> bool {
+    match save(t, rec, dir, o.name) {
+        Ok(p) => {
+            o.ttft_ms = first_content_ms(&p, settings);
+            o.capture = Some(p);
+            true
+        }
+        Err(e) => {
+            o.verdict = Verdict::Error;
+            o.note = Some(e);
+            false
+        }
+    }
+}
+
 /// When the saved capture's first content event arrived (ms since the
 /// request), read as `diff` reads it; `None` without content or timing.
 fn first_content_ms(path: &Path, settings: &Settings) -> Option<f64> {
@@ -511,16 +529,8 @@ pub fn run_scenario(
     };
     let mut o = Outcome::new(s.name);
     timing(&mut o, &rec);
-    match save(t, &rec, dir, s.name) {
-        Ok(p) => {
-            o.ttft_ms = first_content_ms(&p, settings);
-            o.capture = Some(p);
-        }
-        Err(e) => {
-            o.verdict = Verdict::Error;
-            o.note = Some(e);
-            return o;
-        }
+    if !keep(&mut o, t, &rec, dir, settings) {
+        return o;
     }
     if rec.stop == Stop::Interrupted {
         o.verdict = Verdict::Error;
@@ -747,16 +757,8 @@ fn disconnect(
         }
     };
     timing(&mut o, &rec);
-    match save(t, &rec, dir, s.name) {
-        Ok(p) => {
-            o.ttft_ms = first_content_ms(&p, settings);
-            o.capture = Some(p);
-        }
-        Err(e) => {
-            o.verdict = Verdict::Error;
-            o.note = Some(e);
-            return o;
-        }
+    if !keep(&mut o, t, &rec, dir, settings) {
+        return o;
     }
     o.note = Some(format!("first request: {dropped}"));
     if rec.stop == Stop::Interrupted {
