@@ -190,8 +190,6 @@ pub fn redact_text(line: &str) -> String {
     redact_keys(&out)
 }
 
-/// Whether a header name carries a secret: the known ones, and any name
-/// that looks like a key, token or secret (`X-Auth-Token`,
 /// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) in text.
 pub fn redact_keys(text: &str) -> String {
     let b = text.as_bytes();
@@ -221,27 +219,49 @@ pub fn redact_keys(text: &str) -> String {
     out
 }
 
-/// `Ocp-Apim-Subscription-Key`, `X-Amz-Security-Token`).
+/// Parts of a header or query parameter name that mark its value as a
+/// secret (compared case-insensitively): `Apikey`, `X-Auth`,
+/// `X-Auth-Token`, `Ocp-Apim-Subscription-Key`, `X-Amz-Security-Token`,
+/// `X-Session-Id`, `?access_token=`, `?X-Amz-Signature=`.
+pub const SECRET_NAME_PARTS: &[&str] = &[
+    "key",
+    "token",
+    "auth",
+    "secret",
+    "password",
+    "passwd",
+    "session",
+    "cookie",
+    "signature",
+    "credential",
+];
+
+/// Header names holding a [`SECRET_NAME_PARTS`] part that carry no
+/// secret: the challenges naming the scheme a server wants, and HTTP/2's
+/// `:authority` (the host).
+const NOT_SECRET_HEADERS: &[&str] = &["www-authenticate", "proxy-authenticate", ":authority"];
+
+/// Whether a header name carries a secret: the known ones
+/// ([`SECRET_HEADERS`]), and any name holding one of
+/// [`SECRET_NAME_PARTS`] (`Apikey`, `X-Auth`, `X-Auth-Token`,
+/// `Ocp-Apim-Subscription-Key`, `X-Amz-Security-Token`), but the
+/// `WWW-Authenticate` and `Proxy-Authenticate` challenges and `:authority`.
 pub fn is_secret_header(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
+    if NOT_SECRET_HEADERS.contains(&n.as_str()) {
+        return false;
+    }
     SECRET_HEADERS.iter().any(|s| *s == n)
-        || n.ends_with("-key")
-        || n.ends_with("_key")
-        || n.contains("token")
-        || n.contains("secret")
-        || n.contains("password")
+        || SECRET_NAME_PARTS.iter().any(|p| n.contains(p))
         || n.starts_with("ocp-apim")
 }
 
-/// Whether a URL query parameter carries a secret.
+/// Whether a URL query parameter carries a secret: the known ones
+/// ([`SECRET_PARAMS`]), and any name holding one of
+/// [`SECRET_NAME_PARTS`].
 pub fn is_secret_param(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    SECRET_PARAMS.iter().any(|s| *s == n)
-        || n.contains("key")
-        || n.contains("token")
-        || n.contains("secret")
-        || n.contains("password")
-        || n.contains("signature")
+    SECRET_PARAMS.iter().any(|s| *s == n) || SECRET_NAME_PARTS.iter().any(|p| n.contains(p))
 }
 
 /// Builds a header, redacting the value of a secret-bearing one.
@@ -798,6 +818,35 @@ fn is_capture_file(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_names_holding_a_secret_word_are_secret_and_challenges_are_not() {
+        for n in [
+            "Authorization",
+            "Apikey",
+            "X-Auth",
+            "X-Auth-Token",
+            "X-Session-Id",
+            "Cookie",
+            "X-Amz-Signature",
+            "X-Client-Credential",
+            "ocp-apim-subscription-key",
+        ] {
+            assert!(is_secret_header(n), "{n}");
+        }
+        for n in [
+            "Content-Type",
+            "Keep-Alive",
+            "WWW-Authenticate",
+            "Proxy-Authenticate",
+            ":authority",
+            "anthropic-version",
+        ] {
+            assert!(!is_secret_header(n), "{n}");
+        }
+        assert!(is_secret_param("access_token") && is_secret_param("X-Amz-Signature"));
+        assert!(!is_secret_param("model"));
+    }
 
     #[test]
     fn keys_are_masked_and_other_text_kept() {
