@@ -1745,3 +1745,68 @@ fn an_empty_model_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--model"));
 }
+
+/// Found by a fresh-user trial: `--timeout 1e20` panicked (a Duration
+/// from a float out of range), a URL fragment was sent as part of the
+/// path, and bad -H names, a URL with a space, `--only ''` and an ftp://
+/// URL were found out only by a request (or not at all). Each is a usage
+/// error, exit 2, before anything is sent, naming the problem.
+#[test]
+fn bad_options_are_usage_errors_before_any_request() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let url = format!("http://{addr}/v1");
+    let dir = scratch("probe-bad-options");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![url.clone(), "--timeout".into(), "1e20".into()],
+            "--timeout",
+        ),
+        (
+            vec![
+                url.clone(),
+                "--timeout".into(),
+                "18446744073709551616".into(),
+            ],
+            "--timeout",
+        ),
+        (vec![format!("{url}#frag")], "fragment"),
+        (
+            vec![url.clone(), "-H".into(), "Bad Name: v".into()],
+            "Bad Name",
+        ),
+        (vec![url.clone(), "-H".into(), "X-Ü: v".into()], "X-Ü"),
+        (
+            vec![url.clone(), "-H".into(), ": EMPTYNAME1".into()],
+            "name is empty",
+        ),
+        (vec![format!("{url} ")], "URL"),
+        (vec![format!("http://{addr}/v 1")], "URL"),
+        (vec![url.clone(), "--only".into(), "".into()], "--only"),
+        (vec![url.clone(), "--only".into(), ",".into()], "--only"),
+        (vec![url.clone(), "--skip".into(), "".into()], "--skip"),
+        (
+            vec!["ftp://127.0.0.1:1/v1".into()],
+            "only http:// and https://",
+        ),
+    ];
+    for (i, (args, says)) in cases.iter().enumerate() {
+        let o = Command::new(cargo_bin("sselint"))
+            .arg("probe")
+            .args(args)
+            .args(["--model", "m", "-o"])
+            .arg(dir.join(i.to_string()))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("EMPTYNAME1") && !err.contains("http://ftp"),
+            "{args:?}: {err}"
+        );
+    }
+    // Nothing was sent.
+    l.set_nonblocking(true).unwrap();
+    assert!(l.accept().is_err(), "a request reached the server");
+}

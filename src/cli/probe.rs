@@ -75,9 +75,10 @@ replay --help`).
 
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
-URL without http:// or https://, a --report file in a missing directory or
-`-`) or a --report file that could not be written (the card is printed
-first), 130 interrupted by Ctrl-C (the card lists the scenarios not run).";
+URL without http:// or https://, or with a #fragment or a space, a bad -H
+name, a --report file in a missing directory or `-`) or a --report file
+that could not be written (the card is printed first), 130 interrupted by
+Ctrl-C (the card lists the scenarios not run).";
 
 /// Report formats of `probe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -307,13 +308,69 @@ fn header_safe(s: &str) -> bool {
     !s.chars().any(|c| c.is_control() && c != '\t')
 }
 
+/// Whether `s` is an HTTP token, as a header name must be: ASCII letters,
+/// digits and ``!#$%&'*+-.^_`|~`` (RFC 9110 §5.6.2), no space.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// The longest `--timeout`, in seconds: a day.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// Why URL `u` cannot be probed, checked before any request: a scheme
+/// other than http:// or https://, a fragment (which HTTP does not send),
+/// or a character a URI cannot hold (a space, a non-ASCII letter). The
+/// URL is shown redacted.
+fn url_problem(u: &str) -> Option<String> {
+    let shown = sselint::capture::redact_url(u);
+    let lower = u.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Some(match u.split_once("://") {
+            Some((scheme, _)) => format!(
+                "{shown}: only http:// and https:// URLs are supported, not {}://",
+                sselint::lint::printable(scheme)
+            ),
+            None => format!(
+                "{shown} is not an http:// or https:// URL; give the scheme, e.g. http://{shown}"
+            ),
+        });
+    }
+    if u.contains('#') {
+        return Some(format!(
+            "{shown}: the URL has a fragment (#…), which is never sent to the server; leave it out"
+        ));
+    }
+    if let Some(c) = u.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Some(format!(
+            "{shown:?}: the URL holds {}, which a URL cannot; percent-encode it or leave it out",
+            if c == ' ' {
+                "a space".to_string()
+            } else {
+                format!("the character {:?}", c)
+            }
+        ));
+    }
+    if let Err(e) = ureq::http::Uri::try_from(u) {
+        return Some(format!("{shown}: not a valid URL ({e})"));
+    }
+    None
+}
+
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     // `--only "plain, usage"`: names without their spaces.
-    for list in [&mut a.only, &mut a.skip] {
+    for (opt, list) in [("--only", &mut a.only), ("--skip", &mut a.skip)] {
+        let given = !list.is_empty();
         for n in list.iter_mut() {
             *n = n.trim().to_string();
         }
         list.retain(|n| !n.is_empty());
+        if given && list.is_empty() {
+            return Ok(usage_error(&format!(
+                "{opt} names no scenario; give names, e.g. {opt} plain,usage"
+            )));
+        }
     }
     let mut settings = super::profile_settings(&a.profile)?;
     let fail_on = a.fail_on.severity();
@@ -322,8 +379,10 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             "--model is empty; give the model name the endpoint serves",
         ));
     }
-    if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-        return Ok(usage_error("--timeout takes a positive number of seconds"));
+    if !(a.timeout > 0.0 && a.timeout <= MAX_TIMEOUT_SECS) {
+        return Ok(usage_error(&format!(
+            "--timeout takes a positive number of seconds, at most {MAX_TIMEOUT_SECS} (a day)"
+        )));
     }
     let mut headers = Vec::new();
     for h in &a.headers {
@@ -331,9 +390,20 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             return Ok(usage_error(NO_COLON));
         };
         let (n, v) = (n.trim(), v.trim());
-        if !header_safe(n) || n.is_empty() || !header_safe(v) {
+        if n.is_empty() {
+            return Ok(usage_error(
+                "-H: the header name is empty (`: value`); -H takes `Name: value`; the value is not shown",
+            ));
+        }
+        if !header_safe(n) || !header_safe(v) {
             return Ok(usage_error(&format!(
                 "-H {}: the name or value holds a control character (a stray CR or newline?), which HTTP does not allow; the value is not shown",
+                sselint::lint::printable(n)
+            )));
+        }
+        if !is_token(n) {
+            return Ok(usage_error(&format!(
+                "-H {}: not a header name; a name is ASCII letters, digits and !#$%&'*+-.^_`|~, with no space; the value is not shown",
                 sselint::lint::printable(n)
             )));
         }
@@ -353,13 +423,8 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     for u in &a.urls {
-        let lower = u.to_ascii_lowercase();
-        if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-            return Ok(usage_error(&format!(
-                "{} is not an http:// or https:// URL; give the scheme, e.g. http://{}",
-                sselint::capture::redact_url(u),
-                sselint::capture::redact_url(u)
-            )));
+        if let Some(e) = url_problem(u) {
+            return Ok(usage_error(&e));
         }
         if let (Some(named), Some(given)) = (sselint::dialect::sniff_url(u), a.dialect.dialect()) {
             if named != given {
