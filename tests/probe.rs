@@ -1810,3 +1810,74 @@ fn bad_options_are_usage_errors_before_any_request() {
     l.set_nonblocking(true).unwrap();
     assert!(l.accept().is_err(), "a request reached the server");
 }
+
+/// A real HTTP server on 127.0.0.1 that answers each request with what
+/// `answer` makes of its head (request line and header lines, CRLF-joined)
+/// and body: a whole HTTP/1.1 response, sent before the connection is
+/// closed. Returns `host:port`.
+fn answer_server(answer: impl Fn(&str, &str) -> String + Send + 'static) -> String {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut head = Vec::new();
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let line = line.trim_end().to_string();
+                if let Some((n, v)) = line.split_once(':') {
+                    if n.eq_ignore_ascii_case("content-length") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                head.push(line);
+            }
+            let mut body = vec![0; len];
+            let _ = r.read_exact(&mut body);
+            let resp = answer(&head.join("\r\n"), &String::from_utf8_lossy(&body));
+            let _ = r.into_inner().write_all(resp.as_bytes());
+        }
+    });
+    addr
+}
+
+/// A Chat stream whose answer text is `text`, as an HTTP/1.1 200 response
+/// with `extra` header lines (each ending in CRLF).
+fn chat_stream(text: &str, extra: &str) -> String {
+    let chunk = |delta: Value, fin: Value| {
+        let c = serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]});
+        format!("data: {c}\n\n")
+    };
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n{extra}connection: close\r\n\r\n{}{}{}data: [DONE]\n\n",
+        chunk(serde_json::json!({"role": "assistant", "content": ""}), Value::Null),
+        chunk(serde_json::json!({"content": text}), Value::Null),
+        chunk(serde_json::json!({}), serde_json::json!("stop")),
+    )
+}
+
+/// Found by a fresh-user trial: the answer text quoted in a finding had
+/// its control characters escaped twice (`One,\\ttwo`) in the card and
+/// four times in JSON.
+#[test]
+fn an_answer_quoted_in_a_finding_is_escaped_once() {
+    let dir = scratch("probe-escape-once");
+    let addr = answer_server(|_, _| chat_stream("One,\ttwo\r\n\"three\" END more", ""));
+    let url = format!("http://{addr}/v1");
+    let o = probe(&url, &dir.join("h"), &["--only", "stop"]);
+    let card = String::from_utf8_lossy(&o.stdout);
+    assert!(card.contains("probe-stop-ignored"), "{card}");
+    assert!(card.contains(r#""One,\ttwo\r\n\"three\" END"#), "{card}");
+    assert!(!card.contains(r"\\t"), "{card}");
+    let (_, v) = probe_json(&url, &dir.join("j"), &["--only", "stop"]);
+    let msg = scenario(&v, "stop")["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(msg.contains(r#""One,\ttwo\r\n\"three\" END"#), "{msg}");
+}

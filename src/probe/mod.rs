@@ -703,9 +703,9 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
                 out.push(Finding::probe(
                     "probe-stop-ignored",
                     format!(
-                        "the request set {key} [{STOP_SEQUENCE:?}]; the answer went on past it (at character {}): {:?}",
+                        "the request set {key} [{STOP_SEQUENCE:?}]; the answer went on past it (at character {}): {}",
                         text[..at].chars().count(),
-                        crate::lint::printable(&text.chars().take(80).collect::<String>())
+                        quoted(&text)
                     ),
                 ));
             }
@@ -720,8 +720,8 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
                 out.push(Finding::probe(
                     "probe-json-invalid",
                     format!(
-                        "the request asked for a JSON object; the answer text is not JSON: {:?}",
-                        crate::lint::printable(&text.chars().take(80).collect::<String>())
+                        "the request asked for a JSON object; the answer text is not JSON: {}",
+                        quoted(&text)
                     ),
                 ));
             }
@@ -729,6 +729,12 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
         _ => {}
     }
     out
+}
+
+/// The first 80 characters of answer `text`, quoted, its quotes and
+/// control characters escaped once (`"One,\ttwo"`), secrets redacted.
+fn quoted(text: &str) -> String {
+    crate::lint::printable(&format!("{:?}", text.chars().take(80).collect::<String>()))
 }
 
 #[cfg(test)]
