@@ -1142,7 +1142,8 @@ fn a_refusal_of_the_probe_itself_is_an_error_that_says_why_not_unsupported_or_a_
 }
 
 /// A real HTTP server on 127.0.0.1 that echoes the secret-bearing request
-/// headers it gets (`Authorization`, `api-key`, `x-api-key`) in a response
+/// headers it gets (`Authorization`, `api-key`, `x-api-key`, `Apikey`,
+/// `X-Auth`) in a response
 /// header `x-echo` and in the answer text of a Chat stream; a request
 /// asking for usage gets a 401 whose JSON body echoes them instead. Each
 /// connection is closed after one answer. Returns `host:port`.
@@ -1165,7 +1166,9 @@ fn echo_server() -> String {
                 let (n, v) = (n.trim().to_ascii_lowercase(), v.trim().to_string());
                 if n == "content-length" {
                     len = v.parse().unwrap_or(0);
-                } else if ["authorization", "api-key", "x-api-key"].contains(&n.as_str()) {
+                } else if ["authorization", "api-key", "x-api-key", "apikey", "x-auth"]
+                    .contains(&n.as_str())
+                {
                     echo.push(v);
                 }
             }
@@ -1746,6 +1749,331 @@ fn an_empty_model_is_a_usage_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--model"));
 }
 
+/// A real HTTP server on 127.0.0.1 that answers each request with what
+/// `answer` makes of its head (request line and header lines, CRLF-joined)
+/// and body: a whole HTTP/1.1 response, sent before the connection is
+/// closed. Returns `host:port`.
+fn answer_server(answer: impl Fn(&str, &str) -> String + Send + 'static) -> String {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut head = Vec::new();
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let line = line.trim_end().to_string();
+                if let Some((n, v)) = line.split_once(':') {
+                    if n.eq_ignore_ascii_case("content-length") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                head.push(line);
+            }
+            let mut body = vec![0; len];
+            let _ = r.read_exact(&mut body);
+            let resp = answer(&head.join("\r\n"), &String::from_utf8_lossy(&body));
+            let _ = r.into_inner().write_all(resp.as_bytes());
+        }
+    });
+    addr
+}
+
+/// A Chat stream whose answer text is `text`, as an HTTP/1.1 200 response
+/// with `extra` header lines (each ending in CRLF).
+fn chat_stream(text: &str, extra: &str) -> String {
+    let chunk = |delta: Value, fin: Value| {
+        let c = serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]});
+        format!("data: {c}\n\n")
+    };
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n{extra}connection: close\r\n\r\n{}{}{}data: [DONE]\n\n",
+        chunk(serde_json::json!({"role": "assistant", "content": ""}), Value::Null),
+        chunk(serde_json::json!({"content": text}), Value::Null),
+        chunk(serde_json::json!({}), serde_json::json!("stop")),
+    )
+}
+
+/// Every report format of `probe URL --only S` with `args`, and the
+/// captures it saved: stdout and stderr of each, then each file's text.
+fn every_output(
+    url: &str,
+    out: &Path,
+    only: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<String> {
+    let mut texts = Vec::new();
+    for format in ["human", "json", "sarif", "junit", "github"] {
+        let dir = out.join(format);
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", url, "--model", "m", "--only", only])
+            .args(["--format", format, "--timeout", "10", "-o"])
+            .arg(&dir)
+            .args(args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        texts.push(String::from_utf8_lossy(&o.stdout).into_owned());
+        texts.push(String::from_utf8_lossy(&o.stderr).into_owned());
+        for e in std::fs::read_dir(&dir).unwrap() {
+            texts.push(std::fs::read_to_string(e.unwrap().path()).unwrap());
+        }
+    }
+    texts
+}
+
+/// Found by a fresh-user trial: a long error message echoing the request
+/// headers was cut (its start, " … ", its end) and masked after, so a key
+/// cut in two no longer matched and its end was shown in every format.
+/// Secrets are masked first, then the text is cut.
+#[test]
+fn a_secret_cut_by_the_shortening_of_an_error_message_is_not_shown() {
+    let dir = scratch("probe-cut-secret");
+    let addr = answer_server(|head, _| {
+        let pad: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("x-pad: "))
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or(14);
+        let echoed: Vec<&str> = head
+            .lines()
+            .filter(|l| {
+                let l = l.to_ascii_lowercase();
+                l.starts_with("authorization:") || l.starts_with("cookie:")
+            })
+            .collect();
+        let msg = format!(
+            "{}{}{}",
+            "x".repeat(300),
+            echoed.join(" | "),
+            " p".repeat(pad)
+        );
+        let b = serde_json::json!({"error": {"message": msg}}).to_string();
+        format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}",
+            b.len()
+        )
+    });
+    let url = format!("http://{addr}/v1");
+    let runs: [(&str, &[&str], &[&str]); 2] = [
+        // The cut keeps "k-SECRETKEY123456 p p …".
+        (
+            "key",
+            &["--api-key-env", "PROBE_CUT_KEY", "-H", "x-pad: 14"],
+            &["SECRETKEY", "123456"],
+        ),
+        // The cut keeps "ECRET44 p p …".
+        (
+            "cookie",
+            &["-H", "Cookie: session=CKSECRET44", "-H", "x-pad: 19"],
+            &["RET44", "CKSECRET"],
+        ),
+    ];
+    for (name, args, parts) in runs {
+        let texts = every_output(
+            &url,
+            &dir.join(name),
+            "plain,stop",
+            args,
+            &[("PROBE_CUT_KEY", "sk-SECRETKEY123456")],
+        );
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("xxxx") && t.contains(" … ")),
+            "{name}: the message is shown, cut: {texts:#?}"
+        );
+        for t in &texts {
+            for p in parts {
+                assert!(!t.contains(p), "{name}: {p} in {t}");
+            }
+        }
+    }
+}
+
+/// Found by a fresh-user trial: a key in the URL's query was masked in
+/// the URL shown, but a server echoing the request line saved it verbatim
+/// in the HAR's body, and `sselint check` of that HAR printed it; so did
+/// a `Location` echoing the URL. What the probe treats as a secret is
+/// masked wherever it appears.
+#[test]
+fn a_secret_of_the_url_echoed_by_the_server_is_masked_in_captures_and_check() {
+    let dir = scratch("probe-url-echo");
+    let addr = answer_server(|head, body| {
+        let line = head.lines().next().unwrap_or("").to_string();
+        let target = line.split(' ').nth(1).unwrap_or("/").to_string();
+        if body.contains("include_usage") {
+            format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nlocation: https://alice:PWSECRET55@example.invalid{target}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            )
+        } else {
+            chat_stream(
+                &format!("you sent {line}"),
+                &format!("x-echo: {target}\r\n"),
+            )
+        }
+    });
+    let url = format!(
+        "http://alice:PWSECRET55@{addr}/v1?api_key=QUERYSECRET01&sig=SIGSECRET77abc&keep=visible"
+    );
+    let out = dir.join("out");
+    let texts = every_output(&url, &out, "plain,usage", &[], &[]);
+    let secrets = ["QUERYSECRET01", "SIGSECRET77", "PWSECRET55"];
+    for t in &texts {
+        for s in secrets {
+            assert!(!t.contains(s), "{s} in {t}");
+        }
+    }
+    let har = std::fs::read_to_string(out.join("json/plain.har")).unwrap();
+    assert!(har.contains("keep=visible"), "{har}");
+    for f in ["plain.har", "usage.har"] {
+        let o = Command::new(cargo_bin("sselint"))
+            .arg("check")
+            .arg(out.join("json").join(f))
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        for bytes in [&o.stdout, &o.stderr] {
+            let t = String::from_utf8_lossy(bytes);
+            for s in secrets {
+                assert!(!t.contains(s), "check {f}: {s} in {t}");
+            }
+        }
+    }
+}
+
+/// Found by a fresh-user trial: with the key `data` (or `content`,
+/// `chat`, `assistant`), masking the key wherever the server echoed it
+/// turned the body's `data:` lines into `[REDACTED]:`, and the capture
+/// was no longer SSE. A value under 8 bytes is masked in the request
+/// headers only, and the card says so; a long one is masked in the body
+/// too.
+#[test]
+fn masking_a_short_key_leaves_the_stream_as_it_came() {
+    let dir = scratch("probe-short-key");
+    let addr = echo_server();
+    let url = format!("http://{addr}/v1");
+    for key in ["data", "content", "chat"] {
+        let out = dir.join(key);
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", &url, "--model", "m", "--only", "plain"])
+            .args(["--api-key-env", "PROBE_SHORT_KEY", "-o"])
+            .arg(&out)
+            .env("PROBE_SHORT_KEY", key)
+            .output()
+            .unwrap();
+        let card = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{key}: {card}");
+        assert_eq!(
+            card.matches("shorter than 8 bytes").count(),
+            1,
+            "{key}: {card}"
+        );
+        let har: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("plain.har")).unwrap()).unwrap();
+        let entry = &har["log"]["entries"][0];
+        let body = entry["response"]["content"]["text"].as_str().unwrap();
+        assert!(body.starts_with("data: {"), "{key}: {body}");
+        assert!(!body.contains("[REDACTED]"), "{key}: {body}");
+        let auth = entry["request"]["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == "Authorization")
+            .unwrap();
+        assert_eq!(auth["value"], "[REDACTED]", "{key}");
+    }
+    // A key of 8 bytes or more that is also the stream's own text is left
+    // there, and the card says so: masking `"role":"assistant"` would
+    // make a finding.
+    let out = dir.join("assistant");
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", &url, "--model", "m", "--only", "plain"])
+        .args(["--api-key-env", "PROBE_SHORT_KEY", "-o"])
+        .arg(&out)
+        .env("PROBE_SHORT_KEY", "assistant")
+        .output()
+        .unwrap();
+    let card = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{card}");
+    assert!(!card.contains("shorter than"), "{card}");
+    assert!(
+        card.contains("note: plain: the API key came back as the stream's own text"),
+        "{card}"
+    );
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("plain.har")).unwrap()).unwrap();
+    let body = har["log"]["entries"][0]["response"]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(body.contains(r#""role":"assistant""#), "{body}");
+    // A long key is masked in the body still, and the card says nothing.
+    let out = dir.join("long");
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", &url, "--model", "m", "--only", "plain"])
+        .args(["--api-key-env", "PROBE_SHORT_KEY", "-o"])
+        .arg(&out)
+        .env("PROBE_SHORT_KEY", "longkey-0123456789")
+        .output()
+        .unwrap();
+    let card = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{card}");
+    assert!(!card.contains("shorter than"), "{card}");
+    let har = std::fs::read_to_string(out.join("plain.har")).unwrap();
+    assert!(!har.contains("longkey-0123456789"), "{har}");
+    assert!(har.contains("you sent Bearer [REDACTED]"), "{har}");
+}
+
+/// Found by a fresh-user trial: `Apikey` (Supabase, Kong) and `X-Auth`
+/// headers were not taken for secrets: their values were saved and, when
+/// echoed, shown.
+#[test]
+fn headers_named_like_a_key_or_auth_are_secret() {
+    let dir = scratch("probe-header-names");
+    let addr = echo_server();
+    let url = format!("http://{addr}/v1");
+    let out = dir.join("out");
+    let texts = every_output(
+        &url,
+        &out,
+        "plain,usage",
+        &[
+            "-H",
+            "Apikey: APIKEYVALUE888",
+            "-H",
+            "X-Auth: XAUTHVALUE999",
+            "-H",
+            "X-Session: SHORT1",
+        ],
+        &[],
+    );
+    // X-Session's value is under 8 bytes: not echoed here, as it would
+    // not be searched for in the answer.
+    for t in &texts {
+        for s in ["APIKEYVALUE888", "XAUTHVALUE999", "SHORT1"] {
+            assert!(!t.contains(s), "{s} in {t}");
+        }
+    }
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("json/plain.har")).unwrap())
+            .unwrap();
+    for name in ["Apikey", "X-Auth", "X-Session"] {
+        let h = har["log"]["entries"][0]["request"]["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not in {har}"));
+        assert_eq!(h["value"], "[REDACTED]", "{name}");
+    }
+}
+
 /// Found by a fresh-user trial: `--timeout 1e20` panicked (a Duration
 /// from a float out of range), a URL fragment was sent as part of the
 /// path, and bad -H names, a URL with a space, `--only ''` and an ftp://
@@ -1809,56 +2137,6 @@ fn bad_options_are_usage_errors_before_any_request() {
     // Nothing was sent.
     l.set_nonblocking(true).unwrap();
     assert!(l.accept().is_err(), "a request reached the server");
-}
-
-/// A real HTTP server on 127.0.0.1 that answers each request with what
-/// `answer` makes of its head (request line and header lines, CRLF-joined)
-/// and body: a whole HTTP/1.1 response, sent before the connection is
-/// closed. Returns `host:port`.
-fn answer_server(answer: impl Fn(&str, &str) -> String + Send + 'static) -> String {
-    use std::io::{BufRead as _, Read as _, Write as _};
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        for conn in l.incoming().flatten() {
-            let mut r = std::io::BufReader::new(conn);
-            let mut head = Vec::new();
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                let line = line.trim_end().to_string();
-                if let Some((n, v)) = line.split_once(':') {
-                    if n.eq_ignore_ascii_case("content-length") {
-                        len = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                head.push(line);
-            }
-            let mut body = vec![0; len];
-            let _ = r.read_exact(&mut body);
-            let resp = answer(&head.join("\r\n"), &String::from_utf8_lossy(&body));
-            let _ = r.into_inner().write_all(resp.as_bytes());
-        }
-    });
-    addr
-}
-
-/// A Chat stream whose answer text is `text`, as an HTTP/1.1 200 response
-/// with `extra` header lines (each ending in CRLF).
-fn chat_stream(text: &str, extra: &str) -> String {
-    let chunk = |delta: Value, fin: Value| {
-        let c = serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]});
-        format!("data: {c}\n\n")
-    };
-    format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n{extra}connection: close\r\n\r\n{}{}{}data: [DONE]\n\n",
-        chunk(serde_json::json!({"role": "assistant", "content": ""}), Value::Null),
-        chunk(serde_json::json!({"content": text}), Value::Null),
-        chunk(serde_json::json!({}), serde_json::json!("stop")),
-    )
 }
 
 /// Found by a fresh-user trial: the answer text quoted in a finding had

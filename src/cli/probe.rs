@@ -68,6 +68,14 @@ probe-invalid-accepted, probe-error-not-json,
 probe-no-answer-after-disconnect, probe-timeout, probe-too-long,
 probe-http-status. Ctrl-C stops after keeping what came.
 
+Secrets - the key, a -H header whose name holds key, token, auth, secret,
+password, session, cookie, signature or credential (Apikey, X-Auth), the
+URL's password and secret query values (?api_key=, ?sig=) - are masked
+wherever the server echoes them, in captures and reports. One under 8
+bytes (a placeholder such as EMPTY) is masked in the saved request only,
+not searched for in answers, where it would match the stream's own text;
+the card says so.
+
 A server to try it on: `sselint replay tests/fixtures/probe/good --listen
 127.0.0.1:8080` (that directory is in a checkout of the sselint source, not
 in an installed package) answers each scenario from a capture (`sselint
@@ -196,6 +204,9 @@ struct Card {
     not_run: Vec<&'static str>,
     /// Why the run on this endpoint stopped early, other than Ctrl-C.
     halted: Option<String>,
+    /// What the secrets too short to search for in answers are (`the API
+    /// key`, `-H Apikey`): see [`probe::short_secrets`].
+    short_secrets: Vec<String>,
 }
 
 /// The endpoint URL and dialect for `base`.
@@ -540,6 +551,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             interrupted: false,
             not_run: Vec::new(),
             halted: None,
+            short_secrets: probe::short_secrets(t),
         };
         for (i, s) in chosen.iter().enumerate() {
             if stop.load(Ordering::Relaxed) {
@@ -875,6 +887,25 @@ fn human(
         }
         if let Some(h) = &c.halted {
             writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
+        }
+        if !c.short_secrets.is_empty() {
+            writeln!(
+                out,
+                "note: {} {} shorter than {} bytes: masked in the saved request, but not searched for in what the server sent back",
+                c.short_secrets.join(", "),
+                if c.short_secrets.len() == 1 { "is" } else { "are" },
+                probe::MIN_SEARCHED_SECRET
+            )?;
+        }
+        for o in &c.outcomes {
+            if !o.unmasked.is_empty() {
+                writeln!(
+                    out,
+                    "note: {}: {} came back as the stream's own text (a field name or value), where masking would change how the capture lints; it was left in the saved body",
+                    o.name,
+                    o.unmasked.join(", ")
+                )?;
+            }
         }
         if i + 1 < cards.len() || compare.is_some() {
             writeln!(out)?;

@@ -22,7 +22,7 @@
 
 mod run;
 
-pub use run::{run_scenario, Outcome, Target};
+pub use run::{run_scenario, short_secrets, Outcome, Target, MIN_SEARCHED_SECRET};
 
 use crate::dialect::Dialect;
 use crate::lint::Severity;

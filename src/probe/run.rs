@@ -62,6 +62,11 @@ pub struct Outcome {
     pub note: Option<String>,
     /// Ctrl-C cut it short.
     pub interrupted: bool,
+    /// What the secrets left in a saved body are (`the API key`, `-H
+    /// X-Auth`), each once: the server sent them back as the stream's own
+    /// text (a field name, `assistant`), where masking them would change
+    /// how the capture lints.
+    pub unmasked: Vec<String>,
 }
 
 impl Outcome {
@@ -78,6 +83,7 @@ impl Outcome {
             findings: Vec::new(),
             note: None,
             interrupted: false,
+            unmasked: Vec::new(),
         }
     }
 
@@ -90,24 +96,39 @@ impl Outcome {
     }
 }
 
-/// The secrets the probe sends, to mask wherever the server echoes them:
-/// the API key, and the value of each `-H` header that carries a secret
-/// (`Authorization`, `api-key`, `x-api-key`, `Cookie`, …: see
-/// [`crate::capture::is_secret_header`]), whole and by its last word (the
-/// token of `Bearer TOKEN`). Only those of 4 bytes or more, longest first
-/// (so a value is masked before a part of it).
-fn secrets(t: &Target) -> Vec<String> {
-    let mut out: Vec<String> = t.api_key.iter().cloned().collect();
+/// Secrets under this many bytes are masked where the probe writes them
+/// (the request's headers and URL in the capture) but not searched for in
+/// what the server sends back, nor in the notes and findings made of it:
+/// a placeholder key (vLLM's `EMPTY`, `none`, `x`, `data`) would match
+/// the stream's own text and change it.
+pub const MIN_SEARCHED_SECRET: usize = 8;
+
+/// Each secret the probe sends, with what it is (`the API key`,
+/// `-H Apikey`, `the URL's password`, `the URL's api_key parameter`): the
+/// API key, the value of each `-H` header that carries a secret
+/// (`Authorization`, `Apikey`, `X-Auth`, `Cookie`, …: see
+/// [`crate::capture::is_secret_header`]) whole, by its last word (the
+/// token of `Bearer TOKEN`) and by each cookie value, the URL's password
+/// and the `Basic` token it goes out as, and the value of each secret
+/// query parameter (see [`crate::capture::is_secret_param`]) as written
+/// and percent-decoded. Empty values are left out.
+fn sent_secrets(t: &Target) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = t
+        .api_key
+        .iter()
+        .map(|k| (k.clone(), "the API key".to_string()))
+        .collect();
     for (name, value) in &t.headers {
         if crate::capture::is_secret_header(name) {
-            out.push(value.clone());
+            let what = format!("-H {name}");
+            out.push((value.clone(), what.clone()));
             if let Some(last) = value.split_whitespace().last() {
-                out.push(last.to_string());
+                out.push((last.to_string(), what.clone()));
             }
             // A cookie's values, one by one.
             for part in value.split(';') {
                 if let Some((_, v)) = part.split_once('=') {
-                    out.push(v.trim().to_string());
+                    out.push((v.trim().to_string(), what.clone()));
                 }
             }
         }
@@ -118,13 +139,79 @@ fn secrets(t: &Target) -> Vec<String> {
     if let Some((user, pass)) = url_credentials(&t.url) {
         use base64::Engine as _;
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
-        out.push(token.trim_end_matches('=').to_string());
-        out.push(token);
-        out.push(pass);
+        let what = "the URL's password".to_string();
+        out.push((token.trim_end_matches('=').to_string(), what.clone()));
+        out.push((token, what.clone()));
+        out.push((pass, what));
     }
-    out.retain(|s| s.len() >= 4);
+    // A key in the query (`?api_key=…`, `?sig=…`): the values the URL
+    // shown has masked.
+    if let Some((_, query)) = t.url.split_once('?') {
+        let query = query.split('#').next().unwrap_or("");
+        for kv in query.split('&') {
+            if let Some((k, v)) = kv.split_once('=') {
+                if crate::capture::is_secret_param(k) {
+                    let what = format!("the URL's {k} parameter");
+                    out.push((percent_decoded(v), what.clone()));
+                    out.push((v.to_string(), what));
+                }
+            }
+        }
+    }
+    out.retain(|(v, _)| !v.is_empty());
+    out
+}
+
+/// `s` with its `%XX` escapes decoded (an invalid one, or bytes that are
+/// not UTF-8, kept as written).
+fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+/// The secrets the probe sends (see [`sent_secrets`]) of
+/// [`MIN_SEARCHED_SECRET`] bytes or more, to mask wherever the server
+/// echoes them, longest first (so a value is masked before a part of it).
+fn secrets(t: &Target) -> Vec<String> {
+    let mut out: Vec<String> = sent_secrets(t)
+        .into_iter()
+        .map(|(v, _)| v)
+        .filter(|v| v.len() >= MIN_SEARCHED_SECRET)
+        .collect();
     out.sort_by_key(|s| std::cmp::Reverse(s.len()));
     out.dedup();
+    out
+}
+
+/// What the secrets under [`MIN_SEARCHED_SECRET`] bytes are (`the API
+/// key`, `-H Apikey`, …), each once: they are masked in the request saved,
+/// but not searched for in what the server sends back.
+pub fn short_secrets(t: &Target) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (v, what) in sent_secrets(t) {
+        if v.len() < MIN_SEARCHED_SECRET && !out.contains(&what) {
+            out.push(what);
+        }
+    }
     out
 }
 
@@ -185,24 +272,85 @@ fn mask_bytes(body: &[u8], secret: &[u8], offsets: &mut [u64]) -> Vec<u8> {
     out
 }
 
+/// What the linter finds in `body` read alone: each finding's rule,
+/// severity, event and JSON pointer (not its text, nor its byte offsets,
+/// which a mask shorter or longer than the secret moves).
+type Shape = Vec<(&'static str, Severity, Option<u64>, Option<String>)>;
+
+fn lint_shape(body: &[u8]) -> Option<Shape> {
+    let cap = crate::capture::from_reader(
+        "body",
+        Box::new(std::io::Cursor::new(body.to_vec())),
+        &Default::default(),
+    )
+    .ok()?;
+    let r =
+        crate::pipeline::lint_capture(cap, &Settings::default(), &mut crate::pipeline::NoObserver);
+    Some(
+        r.streams
+            .iter()
+            .flat_map(|s| &s.diagnostics)
+            .map(|d| (d.rule, d.severity, d.event_index, d.pointer.clone()))
+            .collect(),
+    )
+}
+
 /// `rec` with every one of `secrets` masked in its response headers and
 /// body, its read offsets moved to match, so that the saved HAR stays
 /// consistent (`content.size` is the masked body's length, no false
 /// `capture-truncated`) and the linter reads the stream as the server
-/// sent it, the secret aside.
-fn masked(rec: &Recording, secrets: &[String]) -> Recording {
+/// sent it, the secret aside. A secret whose masking would change what
+/// the linter finds in the body (a value that is also the stream's own
+/// text: a field name, `assistant`) is left in the body: masking never
+/// changes how a capture is linted. `Location` and `Content-Location`
+/// have their secret query values and password masked as the URL is.
+///
+/// The second is the secrets left in the body.
+fn masked(rec: &Recording, secrets: &[String]) -> (Recording, Vec<String>) {
     let mut rec = rec.clone();
+    let mut shape = None;
+    let mut left = Vec::new();
     for k in secrets {
+        if memchr::memmem::find(&rec.body, k.as_bytes()).is_none() {
+            continue;
+        }
         let mut offsets: Vec<u64> = rec.reads.iter().map(|r| r.offset).collect();
-        rec.body = mask_bytes(&rec.body, k.as_bytes(), &mut offsets);
+        let body = mask_bytes(&rec.body, k.as_bytes(), &mut offsets);
+        let before = shape.get_or_insert_with(|| lint_shape(&rec.body));
+        if lint_shape(&body) != *before {
+            left.push(k.clone());
+            continue;
+        }
+        rec.body = body;
         for (r, o) in rec.reads.iter_mut().zip(offsets) {
             r.offset = o;
         }
     }
     for h in rec.headers.iter_mut().chain(rec.request.headers.iter_mut()) {
         h.value = mask(&h.value, secrets);
+        if h.name.eq_ignore_ascii_case("location")
+            || h.name.eq_ignore_ascii_case("content-location")
+        {
+            h.value = crate::capture::redact_url(&h.value);
+        }
     }
-    rec
+    (rec, left)
+}
+
+/// `v` with `secrets` masked in every string but the response body
+/// (`content.text`, masked by [`masked`] as far as it can be).
+fn mask_strings(v: &mut serde_json::Value, secrets: &[String], body: bool) {
+    match v {
+        serde_json::Value::String(s) if !body => *s = mask(s, secrets),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| mask_strings(x, secrets, false)),
+        serde_json::Value::Object(o) => {
+            let content = o.contains_key("mimeType") && o.contains_key("size");
+            for (k, x) in o.iter_mut() {
+                mask_strings(x, secrets, content && k == "text");
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A transport error's text, safe to show: the URL as given (which may
@@ -278,13 +426,26 @@ fn bounded_record(req: &live::Request, stop: &AtomicBool) -> Result<(Recording, 
 }
 
 /// Saves `rec` as `dir/NAME.har`, the key masked even where the server
-/// echoed it.
-fn save(t: &Target, rec: &Recording, dir: &Path, name: &str) -> Result<PathBuf, String> {
+/// echoed it; what a secret left in the body is goes in `unmasked`
+/// (see [`masked`]).
+fn save(
+    t: &Target,
+    rec: &Recording,
+    dir: &Path,
+    name: &str,
+    unmasked: &mut Vec<String>,
+) -> Result<PathBuf, String> {
     let secrets = secrets(t);
-    let har = masked(rec, &secrets).to_har();
+    let (rec, left) = masked(rec, &secrets);
+    for (v, what) in sent_secrets(t) {
+        if left.contains(&v) && !unmasked.contains(&what) {
+            unmasked.push(what);
+        }
+    }
+    let mut har = rec.to_har();
+    // Belt and braces: the request, the URL.
+    mask_strings(&mut har, &secrets, false);
     let har = serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?;
-    // Belt and braces: the request, the URL, a base64 body.
-    let har = mask(&har, &secrets);
     let path = dir.join(format!("{name}.har"));
     crate::output::write_atomic(&path, har.as_bytes())
         .map_err(|e| format!("writing {}: {e}", path.display()))?;
@@ -307,7 +468,7 @@ fn timing(o: &mut Outcome, rec: &Recording) {
 /// content into `o`; on a failed save, `o` becomes an `error` saying why
 /// and `false` is returned.
 fn keep(o: &mut Outcome, t: &Target, rec: &Recording, dir: &Path, settings: &Settings) -> bool {
-    match save(t, rec, dir, o.name) {
+    match save(t, rec, dir, o.name, &mut o.unmasked) {
         Ok(p) => {
             o.ttft_ms = first_content_ms(&p, settings);
             o.capture = Some(p);
@@ -342,6 +503,8 @@ fn error_text(body: &[u8], key: &[String]) -> String {
                 .and_then(|m| m.as_str().map(str::to_string))
         })
         .unwrap_or_else(|| text.trim().to_string());
+    // Masked before it is cut: a secret cut in two would match no more.
+    let msg = crate::capture::redact_text(&mask(&msg, key));
     // Long messages keep their start and their end (where a server often
     // says what it wanted), with "…" between.
     let n = msg.chars().count();
@@ -352,8 +515,7 @@ fn error_text(body: &[u8], key: &[String]) -> String {
     } else {
         msg
     };
-    let short = crate::capture::redact_keys(&short);
-    crate::lint::printable(&mask(&short, key))
+    crate::lint::printable(&short)
 }
 
 /// The path of the endpoint URL (no query, no credentials), for messages.
@@ -375,7 +537,7 @@ pub fn refused(t: &Target, rec: &Recording) -> Option<String> {
             "HTTP {status}: redirected to {}; probe contacts only the URL given, so give that one",
             crate::capture::find_header(&rec.headers, "location")
                 .map_or("(no Location)".to_string(), |l| crate::lint::printable(
-                    &crate::capture::redact_url(l)
+                    &mask(&crate::capture::redact_url(l), &secrets(t))
                 ))
         ),
         401 | 403 => format!(
@@ -689,7 +851,7 @@ fn disconnect(
         Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
     let mut o = Outcome::new(s.name);
-    let dropped_path = match save(t, &rec, dir, "disconnect-dropped") {
+    let dropped_path = match save(t, &rec, dir, "disconnect-dropped", &mut o.unmasked) {
         Ok(p) => p,
         Err(e) => {
             o.verdict = Verdict::Error;
