@@ -2110,6 +2110,8 @@ fn bad_options_are_usage_errors_before_any_request() {
         ),
         (vec![format!("{url} ")], "URL"),
         (vec![format!("http://{addr}/v 1")], "URL"),
+        (vec![format!("http://{addr}/v<1")], "not a valid URL"),
+        (vec!["http://127.0.0.1:99999/v1".into()], "port"),
         (vec![url.clone(), "--only".into(), "".into()], "--only"),
         (vec![url.clone(), "--only".into(), ",".into()], "--only"),
         (vec![url.clone(), "--skip".into(), "".into()], "--skip"),

@@ -332,8 +332,9 @@ const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
 /// Why URL `u` cannot be probed, checked before any request: a scheme
 /// other than http:// or https://, a fragment (which HTTP does not send),
-/// or a character a URI cannot hold (a space, a non-ASCII letter). The
-/// URL is shown redacted.
+/// a space or control character, what the HTTP client's URI parser
+/// refuses (`<`, a broken `[::1`), or a port past 65535. The URL is shown
+/// redacted.
 fn url_problem(u: &str) -> Option<String> {
     let shown = sselint::capture::redact_url(u);
     let lower = u.to_ascii_lowercase();
@@ -363,10 +364,20 @@ fn url_problem(u: &str) -> Option<String> {
             }
         ));
     }
-    if let Err(e) = ureq::http::Uri::try_from(u) {
-        return Some(format!("{shown}: not a valid URL ({e})"));
+    match ureq::http::Uri::try_from(u) {
+        Err(e) => Some(format!("{shown}: not a valid URL ({e})")),
+        Ok(uri) => {
+            // `host:99999`: the URI parser keeps it; the connection fails.
+            let authority = uri.authority().map_or("", |a| a.as_str());
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            let port = match host.strip_prefix('[') {
+                Some(v6) => v6.split_once("]:").map(|(_, p)| p),
+                None => host.split_once(':').map(|(_, p)| p),
+            };
+            port.filter(|p| !p.is_empty() && p.parse::<u16>().is_err())
+                .map(|_| format!("{shown}: the port is not a number from 0 to 65535"))
+        }
     }
-    None
 }
 
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
