@@ -1500,255 +1500,6 @@ fn a_url_password_echoed_as_basic_auth_is_masked() {
     }
 }
 
-/// Found by a fresh-user trial: a key with a stray newline (read from a
-/// file) or a -H value with a control character failed every scenario
-/// with "failed to parse header value" and "could not be reached", exit 1.
-/// It is a usage error, before anything is sent, and the value is not
-/// shown.
-#[test]
-fn a_header_http_cannot_carry_is_a_usage_error() {
-    let o = Command::new(cargo_bin("sselint"))
-        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m"])
-        .args(["--api-key-env", "PROBE_NL_KEY"])
-        .env("PROBE_NL_KEY", "sk-NLSECRET123\nX-Injected: 1")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("PROBE_NL_KEY") && !err.contains("NLSECRET"),
-        "{err}"
-    );
-    let o = Command::new(cargo_bin("sselint"))
-        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m", "-H"])
-        .arg("api-key: bad\u{1}CTRLSECRET")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("api-key") && !err.contains("CTRLSECRET"),
-        "{err}"
-    );
-}
-
-/// Found by a fresh-user trial: a first request that timed out (a model
-/// loading cold) halted the whole run as "could not be reached". Only
-/// nothing answering at all (refused, no such host, TLS) halts; a time-out
-/// is that scenario's error and the next ones are tried.
-#[test]
-fn a_first_scenario_that_times_out_does_not_halt_the_run() {
-    let dir = scratch("probe-slow-first");
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    // Accepts and never answers; the connections stay open until exit.
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for c in l.incoming().flatten() {
-            held.push(c);
-        }
-    });
-    let (code, v) = probe_json(
-        &format!("http://{addr}/v1"),
-        &dir.join("out"),
-        &["--only", "plain,usage", "--timeout", "1"],
-    );
-    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
-    assert_eq!(names, ["plain", "usage"], "{v:#}");
-    assert!(v["halted"].is_null(), "{v:#}");
-    assert_eq!(scenario(&v, "plain")["verdict"], "error", "{v:#}");
-    assert_eq!(code, Some(1));
-}
-
-/// Found by a fresh-user trial: the card's TTFT was the first body byte,
-/// so a keep-alive comment made a slow first token look instant. TTFT is
-/// the first content (as `diff` and the HTML page say); the first byte is
-/// `first_byte_ms`.
-#[test]
-fn ttft_is_the_first_content_not_the_first_byte() {
-    use std::io::{BufRead as _, Write as _};
-    let dir = scratch("probe-ttft");
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        for conn in l.incoming().flatten() {
-            let mut r = std::io::BufReader::new(conn);
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; len];
-            let _ = std::io::Read::read_exact(&mut r, &mut body);
-            let mut c = r.into_inner();
-            let chunk = |c: &mut std::net::TcpStream, s: &str| {
-                let _ = write!(c, "{:x}\r\n{s}\r\n", s.len());
-                let _ = c.flush();
-            };
-            let _ = write!(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
-            chunk(&mut c, ": ping\n\n");
-            std::thread::sleep(std::time::Duration::from_millis(600));
-            let head = r#"{"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":"#;
-            chunk(&mut c, &format!("data: {head}{{\"role\":\"assistant\",\"content\":\"Hi\"}},\"finish_reason\":null}}]}}\n\n"));
-            chunk(
-                &mut c,
-                &format!("data: {head}{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"),
-            );
-            let _ = write!(c, "0\r\n\r\n");
-        }
-    });
-    let (_, v) = probe_json(
-        &format!("http://{addr}/v1"),
-        &dir.join("out"),
-        &["--only", "plain"],
-    );
-    let s = scenario(&v, "plain");
-    let ttft = s["ttft_ms"].as_f64().unwrap_or_else(|| panic!("{s}"));
-    let first_byte = s["first_byte_ms"].as_f64().unwrap_or_else(|| panic!("{s}"));
-    assert!(ttft >= 550.0, "{s}");
-    assert!(first_byte < ttft, "{s}");
-}
-
-/// Found by a fresh-user trial: Ctrl-C while B streamed compared B's cut
-/// capture with A's whole one (false differences: ending, [DONE],
-/// capture-truncated), and called A's finished card interrupted.
-#[cfg(unix)]
-#[test]
-fn ctrl_c_in_a_comparison_compares_nothing_cut_and_leaves_a_finished_card_alone() {
-    let dir = scratch("probe-compare-sigint");
-    let fast = Replay::start(&fixtures().join("good"), &[]);
-    let slow = Replay::start(&fixtures().join("good"), &["--delay-ms", "300"]);
-    let out = dir.join("out");
-    let child = Command::new(cargo_bin("sselint"))
-        .args(["probe", &base(&fast), &base(&slow), "--model", "m"])
-        .args(["--only", "plain,long", "--format", "json", "-o"])
-        .arg(&out)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !out.join("b/plain.har").exists() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    // B's long (42 events at 300 ms) is streaming now.
-    std::thread::sleep(std::time::Duration::from_millis(900));
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let o = child.wait_with_output().unwrap();
-    let v: Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
-    assert_eq!(o.status.code(), Some(130), "{v:#}");
-    assert_eq!(v["interrupted"], false, "A finished: {v:#}");
-    assert_eq!(v["compared_with"]["interrupted"], true, "{v:#}");
-    let diffs = v["differences"].as_array().unwrap();
-    let long = diffs.iter().find(|d| d["name"] == "long").unwrap();
-    assert!(long["differences"].as_array().unwrap().is_empty(), "{long}");
-    assert!(
-        long["note"].as_str().unwrap_or("").contains("Ctrl-C"),
-        "{long}"
-    );
-}
-
-/// Found by a fresh-user trial: a Responses or Messages server that closed
-/// right after the 200 head got `probe-no-tool-call` (and
-/// `probe-json-invalid ""`) on top of the missing stream; a stream with no
-/// event is the one fault, as a cut Chat stream already was.
-#[test]
-fn an_empty_stream_is_blamed_alone_in_every_dialect() {
-    let dir = scratch("probe-empty-dialects");
-    for d in ["responses", "messages"] {
-        std::fs::create_dir_all(dir.join("set").join(d)).unwrap();
-        std::fs::write(dir.join("set").join(d).join("tool.sse"), b"").unwrap();
-    }
-    let r = Replay::start(&dir.join("set"), &[]);
-    for d in ["responses", "messages"] {
-        let (code, v) = probe_json(
-            &base(&r),
-            &dir.join(format!("out-{d}")),
-            &["--dialect", d, "--only", "tool"],
-        );
-        let s = scenario(&v, "tool");
-        assert_eq!(s["verdict"], "fail", "{d}: {s}");
-        let rs = rules(s);
-        assert!(!rs.is_empty(), "{d}: {s}");
-        assert!(rs.iter().all(|r| !r.starts_with("probe-")), "{d}: {rs:?}");
-        assert_eq!(code, Some(1));
-    }
-}
-
-/// Found by a fresh-user trial: `-o out --report sarif=out/probe.sarif`
-/// (the natural layout for a CI artifact) was refused because `out` did
-/// not exist yet, though the probe makes it.
-#[test]
-fn a_report_inside_the_capture_directory_is_accepted() {
-    let dir = scratch("probe-report-inside");
-    let r = Replay::start(&fixtures().join("good"), &[]);
-    let out = dir.join("out");
-    let sarif = out.join("probe.sarif");
-    let o = probe(
-        &base(&r),
-        &out,
-        &[
-            "--only",
-            "plain",
-            "--report",
-            &format!("sarif={}", sarif.display()),
-        ],
-    );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
-    assert_eq!(v["version"], "2.1.0");
-}
-
-/// Found by a fresh-user trial: with `--fail-on info` a scenario failed on
-/// an info finding and `--format github` printed no annotation for it.
-#[test]
-fn github_annotates_the_infos_that_failed_a_scenario() {
-    let dir = scratch("probe-github-info");
-    let r = Replay::start(&fixtures().join("good"), &[]);
-    let o = probe(
-        &base(&r),
-        &dir.join("out"),
-        &[
-            "--reasoning",
-            "--only",
-            "reasoning",
-            "--fail-on",
-            "info",
-            "--format",
-            "github",
-        ],
-    );
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{text}");
-    assert!(text.contains("::notice "), "{text}");
-}
-
-/// Found by a fresh-user trial: `--model ''` was sent as is.
-#[test]
-fn an_empty_model_is_a_usage_error() {
-    let o = Command::new(cargo_bin("sselint"))
-        .args(["probe", "http://127.0.0.1:9/v1", "--model", ""])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--model"));
-}
-
 /// A real HTTP server on 127.0.0.1 that answers each request with what
 /// `answer` makes of its head (request line and header lines, CRLF-joined)
 /// and body: a whole HTTP/1.1 response, sent before the connection is
@@ -2160,4 +1911,253 @@ fn an_answer_quoted_in_a_finding_is_escaped_once() {
         .unwrap()
         .to_string();
     assert!(msg.contains(r#""One,\ttwo\r\n\"three\" END"#), "{msg}");
+}
+
+/// Found by a fresh-user trial: a key with a stray newline (read from a
+/// file) or a -H value with a control character failed every scenario
+/// with "failed to parse header value" and "could not be reached", exit 1.
+/// It is a usage error, before anything is sent, and the value is not
+/// shown.
+#[test]
+fn a_header_http_cannot_carry_is_a_usage_error() {
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m"])
+        .args(["--api-key-env", "PROBE_NL_KEY"])
+        .env("PROBE_NL_KEY", "sk-NLSECRET123\nX-Injected: 1")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("PROBE_NL_KEY") && !err.contains("NLSECRET"),
+        "{err}"
+    );
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m", "-H"])
+        .arg("api-key: bad\u{1}CTRLSECRET")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("api-key") && !err.contains("CTRLSECRET"),
+        "{err}"
+    );
+}
+
+/// Found by a fresh-user trial: a first request that timed out (a model
+/// loading cold) halted the whole run as "could not be reached". Only
+/// nothing answering at all (refused, no such host, TLS) halts; a time-out
+/// is that scenario's error and the next ones are tried.
+#[test]
+fn a_first_scenario_that_times_out_does_not_halt_the_run() {
+    let dir = scratch("probe-slow-first");
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    // Accepts and never answers; the connections stay open until exit.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in l.incoming().flatten() {
+            held.push(c);
+        }
+    });
+    let (code, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("out"),
+        &["--only", "plain,usage", "--timeout", "1"],
+    );
+    let names: Vec<String> = verdicts(&v).into_iter().map(|x| x.0).collect();
+    assert_eq!(names, ["plain", "usage"], "{v:#}");
+    assert!(v["halted"].is_null(), "{v:#}");
+    assert_eq!(scenario(&v, "plain")["verdict"], "error", "{v:#}");
+    assert_eq!(code, Some(1));
+}
+
+/// Found by a fresh-user trial: the card's TTFT was the first body byte,
+/// so a keep-alive comment made a slow first token look instant. TTFT is
+/// the first content (as `diff` and the HTML page say); the first byte is
+/// `first_byte_ms`.
+#[test]
+fn ttft_is_the_first_content_not_the_first_byte() {
+    use std::io::{BufRead as _, Write as _};
+    let dir = scratch("probe-ttft");
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            let _ = std::io::Read::read_exact(&mut r, &mut body);
+            let mut c = r.into_inner();
+            let chunk = |c: &mut std::net::TcpStream, s: &str| {
+                let _ = write!(c, "{:x}\r\n{s}\r\n", s.len());
+                let _ = c.flush();
+            };
+            let _ = write!(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+            chunk(&mut c, ": ping\n\n");
+            std::thread::sleep(std::time::Duration::from_millis(600));
+            let head = r#"{"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":"#;
+            chunk(&mut c, &format!("data: {head}{{\"role\":\"assistant\",\"content\":\"Hi\"}},\"finish_reason\":null}}]}}\n\n"));
+            chunk(
+                &mut c,
+                &format!("data: {head}{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"),
+            );
+            let _ = write!(c, "0\r\n\r\n");
+        }
+    });
+    let (_, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("out"),
+        &["--only", "plain"],
+    );
+    let s = scenario(&v, "plain");
+    let ttft = s["ttft_ms"].as_f64().unwrap_or_else(|| panic!("{s}"));
+    let first_byte = s["first_byte_ms"].as_f64().unwrap_or_else(|| panic!("{s}"));
+    assert!(ttft >= 550.0, "{s}");
+    assert!(first_byte < ttft, "{s}");
+}
+
+/// Found by a fresh-user trial: Ctrl-C while B streamed compared B's cut
+/// capture with A's whole one (false differences: ending, [DONE],
+/// capture-truncated), and called A's finished card interrupted.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_in_a_comparison_compares_nothing_cut_and_leaves_a_finished_card_alone() {
+    let dir = scratch("probe-compare-sigint");
+    let fast = Replay::start(&fixtures().join("good"), &[]);
+    let slow = Replay::start(&fixtures().join("good"), &["--delay-ms", "300"]);
+    let out = dir.join("out");
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&fast), &base(&slow), "--model", "m"])
+        .args(["--only", "plain,long", "--format", "json", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !out.join("b/plain.har").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // B's long (42 events at 300 ms) is streaming now.
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(o.status.code(), Some(130), "{v:#}");
+    assert_eq!(v["interrupted"], false, "A finished: {v:#}");
+    assert_eq!(v["compared_with"]["interrupted"], true, "{v:#}");
+    let diffs = v["differences"].as_array().unwrap();
+    let long = diffs.iter().find(|d| d["name"] == "long").unwrap();
+    assert!(long["differences"].as_array().unwrap().is_empty(), "{long}");
+    assert!(
+        long["note"].as_str().unwrap_or("").contains("Ctrl-C"),
+        "{long}"
+    );
+}
+
+/// Found by a fresh-user trial: a Responses or Messages server that closed
+/// right after the 200 head got `probe-no-tool-call` (and
+/// `probe-json-invalid ""`) on top of the missing stream; a stream with no
+/// event is the one fault, as a cut Chat stream already was.
+#[test]
+fn an_empty_stream_is_blamed_alone_in_every_dialect() {
+    let dir = scratch("probe-empty-dialects");
+    for d in ["responses", "messages"] {
+        std::fs::create_dir_all(dir.join("set").join(d)).unwrap();
+        std::fs::write(dir.join("set").join(d).join("tool.sse"), b"").unwrap();
+    }
+    let r = Replay::start(&dir.join("set"), &[]);
+    for d in ["responses", "messages"] {
+        let (code, v) = probe_json(
+            &base(&r),
+            &dir.join(format!("out-{d}")),
+            &["--dialect", d, "--only", "tool"],
+        );
+        let s = scenario(&v, "tool");
+        assert_eq!(s["verdict"], "fail", "{d}: {s}");
+        let rs = rules(s);
+        assert!(!rs.is_empty(), "{d}: {s}");
+        assert!(rs.iter().all(|r| !r.starts_with("probe-")), "{d}: {rs:?}");
+        assert_eq!(code, Some(1));
+    }
+}
+
+/// Found by a fresh-user trial: `-o out --report sarif=out/probe.sarif`
+/// (the natural layout for a CI artifact) was refused because `out` did
+/// not exist yet, though the probe makes it.
+#[test]
+fn a_report_inside_the_capture_directory_is_accepted() {
+    let dir = scratch("probe-report-inside");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    let sarif = out.join("probe.sarif");
+    let o = probe(
+        &base(&r),
+        &out,
+        &[
+            "--only",
+            "plain",
+            "--report",
+            &format!("sarif={}", sarif.display()),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+}
+
+/// Found by a fresh-user trial: with `--fail-on info` a scenario failed on
+/// an info finding and `--format github` printed no annotation for it.
+#[test]
+fn github_annotates_the_infos_that_failed_a_scenario() {
+    let dir = scratch("probe-github-info");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let o = probe(
+        &base(&r),
+        &dir.join("out"),
+        &[
+            "--reasoning",
+            "--only",
+            "reasoning",
+            "--fail-on",
+            "info",
+            "--format",
+            "github",
+        ],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("::notice "), "{text}");
+}
+
+/// Found by a fresh-user trial: `--model ''` was sent as is.
+#[test]
+fn an_empty_model_is_a_usage_error() {
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", ""])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--model"));
 }

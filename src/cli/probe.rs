@@ -209,6 +209,67 @@ struct Card {
     short_secrets: Vec<String>,
 }
 
+/// Whether `s` is an HTTP token, as a header name must be: ASCII letters,
+/// digits and ``!#$%&'*+-.^_`|~`` (RFC 9110 §5.6.2), no space.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// The longest `--timeout`, in seconds: a day.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// Why URL `u` cannot be probed, checked before any request: a scheme
+/// other than http:// or https://, a fragment (which HTTP does not send),
+/// a space or control character, what the HTTP client's URI parser
+/// refuses (`<`, a broken `[::1`), or a port past 65535. The URL is shown
+/// redacted.
+fn url_problem(u: &str) -> Option<String> {
+    let shown = sselint::capture::redact_url(u);
+    let lower = u.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Some(match u.split_once("://") {
+            Some((scheme, _)) => format!(
+                "{shown}: only http:// and https:// URLs are supported, not {}://",
+                sselint::lint::printable(scheme)
+            ),
+            None => format!(
+                "{shown} is not an http:// or https:// URL; give the scheme, e.g. http://{shown}"
+            ),
+        });
+    }
+    if u.contains('#') {
+        return Some(format!(
+            "{shown}: the URL has a fragment (#…), which is never sent to the server; leave it out"
+        ));
+    }
+    if let Some(c) = u.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Some(format!(
+            "{shown:?}: the URL holds {}, which a URL cannot; percent-encode it or leave it out",
+            if c == ' ' {
+                "a space".to_string()
+            } else {
+                format!("the character {:?}", c)
+            }
+        ));
+    }
+    match ureq::http::Uri::try_from(u) {
+        Err(e) => Some(format!("{shown}: not a valid URL ({e})")),
+        Ok(uri) => {
+            // `host:99999`: the URI parser keeps it; the connection fails.
+            let authority = uri.authority().map_or("", |a| a.as_str());
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            let port = match host.strip_prefix('[') {
+                Some(v6) => v6.split_once("]:").map(|(_, p)| p),
+                None => host.split_once(':').map(|(_, p)| p),
+            };
+            port.filter(|p| !p.is_empty() && p.parse::<u16>().is_err())
+                .map(|_| format!("{shown}: the port is not a number from 0 to 65535"))
+        }
+    }
+}
+
 /// The endpoint URL and dialect for `base`.
 fn endpoint(base: &str, dialect: Option<Dialect>) -> (String, Dialect) {
     if let Some(d) = sselint::dialect::sniff_url(base) {
@@ -317,67 +378,6 @@ fn usage_error(msg: &str) -> ExitCode {
 /// character but horizontal tab (RFC 9110 §5.5).
 fn header_safe(s: &str) -> bool {
     !s.chars().any(|c| c.is_control() && c != '\t')
-}
-
-/// Whether `s` is an HTTP token, as a header name must be: ASCII letters,
-/// digits and ``!#$%&'*+-.^_`|~`` (RFC 9110 §5.6.2), no space.
-fn is_token(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-}
-
-/// The longest `--timeout`, in seconds: a day.
-const MAX_TIMEOUT_SECS: f64 = 86_400.0;
-
-/// Why URL `u` cannot be probed, checked before any request: a scheme
-/// other than http:// or https://, a fragment (which HTTP does not send),
-/// a space or control character, what the HTTP client's URI parser
-/// refuses (`<`, a broken `[::1`), or a port past 65535. The URL is shown
-/// redacted.
-fn url_problem(u: &str) -> Option<String> {
-    let shown = sselint::capture::redact_url(u);
-    let lower = u.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return Some(match u.split_once("://") {
-            Some((scheme, _)) => format!(
-                "{shown}: only http:// and https:// URLs are supported, not {}://",
-                sselint::lint::printable(scheme)
-            ),
-            None => format!(
-                "{shown} is not an http:// or https:// URL; give the scheme, e.g. http://{shown}"
-            ),
-        });
-    }
-    if u.contains('#') {
-        return Some(format!(
-            "{shown}: the URL has a fragment (#…), which is never sent to the server; leave it out"
-        ));
-    }
-    if let Some(c) = u.chars().find(|c| c.is_whitespace() || c.is_control()) {
-        return Some(format!(
-            "{shown:?}: the URL holds {}, which a URL cannot; percent-encode it or leave it out",
-            if c == ' ' {
-                "a space".to_string()
-            } else {
-                format!("the character {:?}", c)
-            }
-        ));
-    }
-    match ureq::http::Uri::try_from(u) {
-        Err(e) => Some(format!("{shown}: not a valid URL ({e})")),
-        Ok(uri) => {
-            // `host:99999`: the URI parser keeps it; the connection fails.
-            let authority = uri.authority().map_or("", |a| a.as_str());
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            let port = match host.strip_prefix('[') {
-                Some(v6) => v6.split_once("]:").map(|(_, p)| p),
-                None => host.split_once(':').map(|(_, p)| p),
-            };
-            port.filter(|p| !p.is_empty() && p.parse::<u16>().is_err())
-                .map(|_| format!("{shown}: the port is not a number from 0 to 65535"))
-        }
-    }
 }
 
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
@@ -861,6 +861,25 @@ fn human(
             ]);
         }
         writeln!(out, "{t}")?;
+        if !c.short_secrets.is_empty() {
+            writeln!(
+                out,
+                "note: {} {} shorter than {} bytes: masked in the saved request, but not searched for in what the server sent back",
+                c.short_secrets.join(", "),
+                if c.short_secrets.len() == 1 { "is" } else { "are" },
+                probe::MIN_SEARCHED_SECRET
+            )?;
+        }
+        for o in &c.outcomes {
+            if !o.unmasked.is_empty() {
+                writeln!(
+                    out,
+                    "note: {}: {} came back as the stream's own text (a field name or value), where masking would change how the capture lints; it was left in the saved body",
+                    o.name,
+                    o.unmasked.join(", ")
+                )?;
+            }
+        }
         for o in &c.outcomes {
             let shown: Vec<_> = o
                 .findings
@@ -898,25 +917,6 @@ fn human(
         }
         if let Some(h) = &c.halted {
             writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
-        }
-        if !c.short_secrets.is_empty() {
-            writeln!(
-                out,
-                "note: {} {} shorter than {} bytes: masked in the saved request, but not searched for in what the server sent back",
-                c.short_secrets.join(", "),
-                if c.short_secrets.len() == 1 { "is" } else { "are" },
-                probe::MIN_SEARCHED_SECRET
-            )?;
-        }
-        for o in &c.outcomes {
-            if !o.unmasked.is_empty() {
-                writeln!(
-                    out,
-                    "note: {}: {} came back as the stream's own text (a field name or value), where masking would change how the capture lints; it was left in the saved body",
-                    o.name,
-                    o.unmasked.join(", ")
-                )?;
-            }
         }
         if i + 1 < cards.len() || compare.is_some() {
             writeln!(out)?;
