@@ -171,6 +171,21 @@ enum Msg {
 pub fn record(
     req: &Request,
     stop: &AtomicBool,
+    on_read: impl FnMut(&[u8], f64),
+) -> Result<Recording, String> {
+    record_watching(req, stop, |_| {}, on_read)
+}
+
+/// [`record`], with `on_head` seeing the response headers (secrets
+/// redacted) once they arrive, before the first body read (`sselint
+/// probe` reads `Content-Encoding` there to bound the decoded body).
+///
+/// # Errors
+/// As [`record`].
+pub fn record_watching(
+    req: &Request,
+    stop: &AtomicBool,
+    mut on_head: impl FnMut(&[Header]),
     mut on_read: impl FnMut(&[u8], f64),
 ) -> Result<Recording, String> {
     let body = prepare_body(req.body.clone(), req.include_usage, req.dialect)?;
@@ -315,6 +330,7 @@ pub fn record(
                 at,
             }) => {
                 got_head = true;
+                on_head(&headers);
                 rec.status = status;
                 rec.reason = reason;
                 rec.version = version;

@@ -1745,3 +1745,93 @@ fn an_empty_model_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--model"));
 }
+
+/// A server that answers every request with `head` (status line and
+/// headers, without the blank line) and `body`, then closes.
+fn fixed_server(head: String, body: Vec<u8>) -> String {
+    use std::io::{BufRead as _, Write as _};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut req = vec![0u8; len];
+            let _ = std::io::Read::read_exact(&mut r, &mut req);
+            let mut c = r.into_inner();
+            let _ = write!(c, "{head}\r\nConnection: close\r\n\r\n");
+            let _ = c.write_all(&body);
+        }
+    });
+    addr
+}
+
+/// Found by a fresh-user trial: the size limit counted the bytes on the
+/// wire, so a gzip body (never asked for) of some KB decoding to many MB
+/// was saved and linted whole.
+#[test]
+fn a_compressed_stream_is_bounded_by_its_decoded_size() {
+    use std::io::Write as _;
+    let dir = scratch("probe-gzip-bomb");
+    let head = r#"{"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":"#;
+    let mut sse = format!(
+        "data: {head}{{\"role\":\"assistant\",\"content\":\"\"}},\"finish_reason\":null}}]}}\n\n"
+    );
+    let word = format!("data: {head}{{\"content\":\"word \"}},\"finish_reason\":null}}]}}\n\n");
+    while sse.len() < 9 << 20 {
+        sse.push_str(&word);
+    }
+    sse.push_str(&format!(
+        "data: {head}{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"
+    ));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(sse.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    assert!(gz.len() < 1 << 20, "{} bytes on the wire", gz.len());
+    let addr = fixed_server(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nContent-Length: {}",
+            gz.len()
+        ),
+        gz,
+    );
+    let out = dir.join("out");
+    let (code, v) = probe_json(&format!("http://{addr}/v1"), &out, &["--only", "plain"]);
+    let s = scenario(&v, "plain");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    assert!(rules(s).contains(&"probe-too-long".to_string()), "{s}");
+    assert!(
+        s["findings"].to_string().contains("decoded from gzip"),
+        "{s}"
+    );
+    assert_eq!(code, Some(1));
+    // What is saved is bounded too: the decoded body, cut at 4 MiB.
+    let text = std::fs::read_to_string(out.join("plain.har")).unwrap();
+    assert!(text.len() < 6 << 20, "plain.har is {} bytes", text.len());
+    let har: Value = serde_json::from_str(&text).unwrap();
+    let e = &har["log"]["entries"][0];
+    assert_eq!(e["_sselint"]["stopped"], "size-limit", "{}", e["_sselint"]);
+    let body = e["response"]["content"]["text"].as_str().unwrap();
+    assert!(
+        body.len() <= 4 << 20 && body.starts_with("data: "),
+        "{}",
+        body.len()
+    );
+    // `check` of it reads the cut, not a decompression of many MB.
+    let check = Command::new(cargo_bin("sselint"))
+        .arg("check")
+        .arg(out.join("plain.har"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(report.contains("size limit"), "{report}");
+}
