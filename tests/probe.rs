@@ -1835,3 +1835,57 @@ fn a_compressed_stream_is_bounded_by_its_decoded_size() {
     let report = String::from_utf8_lossy(&check.stdout);
     assert!(report.contains("size limit"), "{report}");
 }
+
+/// A HAR as the probe writes it, of `body`, stopped as `stopped`.
+fn probe_har(body: &str, stopped: &str) -> String {
+    serde_json::json!({"log": {"version": "1.2", "creator": {"name": "sselint", "version": "0"},
+    "entries": [{
+        "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 5,
+        "request": {"method": "POST", "url": "http://127.0.0.1:1/v1/x", "httpVersion": "HTTP/1.1",
+            "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+            "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
+            "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+            "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 4},
+        "_sselint": {"reads": [{"offset": 0, "ms": 1}], "stopped": stopped}
+    }]}})
+    .to_string()
+}
+
+/// Found by a fresh-user trial: `disconnect` hangs up after the first
+/// read, which may already hold the whole stream; `check` of that capture
+/// said the recorder hung up "before the stream ended" and called it
+/// truncated.
+#[test]
+fn a_hang_up_after_the_stream_ended_is_no_truncation() {
+    let dir = scratch("probe-hung-up-complete");
+    for d in ["chat", "responses", "messages"] {
+        let full =
+            std::fs::read_to_string(fixtures().join("good").join(d).join("plain.sse")).unwrap();
+        // The whole stream, and the stream without its last event.
+        let trimmed = full.trim_end();
+        let cut = &trimmed[..trimmed.rfind("\n\n").unwrap() + 2];
+        for (name, body) in [("complete", full.as_str()), ("cut", cut)] {
+            let path = dir.join(format!("{d}-{name}.har"));
+            std::fs::write(&path, probe_har(body, "hung-up")).unwrap();
+            let o = Command::new(cargo_bin("sselint"))
+                .arg("check")
+                .arg(&path)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&o.stdout);
+            if name == "complete" {
+                assert_eq!(o.status.code(), Some(0), "{d}: {text}");
+                assert!(!text.contains("capture-truncated"), "{d}: {text}");
+                assert!(!text.contains("before the stream ended"), "{d}: {text}");
+            } else {
+                assert!(text.contains("capture-truncated"), "{d} cut: {text}");
+                assert!(
+                    text.contains("hung up on purpose before the stream ended"),
+                    "{d} cut: {text}"
+                );
+            }
+        }
+    }
+}

@@ -380,6 +380,12 @@ fn entry_stream(
             &stream.evidence,
             "the recording was stopped by Ctrl-C before the stream ended",
         ),
+        // The hang-up may come after the whole stream (its first read
+        // held it all): no truncation then.
+        Some("hung-up") if stream_ended(&body) => stream.notes.push(
+            "the recorder hung up on purpose after the stream's terminal event (sselint probe's disconnect scenario)"
+                .to_string(),
+        ),
         Some("hung-up") => super::note_truncation(
             &stream.evidence,
             "the recorder hung up on purpose before the stream ended (sselint probe's disconnect scenario)",
@@ -413,6 +419,40 @@ fn entry_stream(
     };
     stream.body = Body::Bytes(body);
     stream
+}
+
+/// Whether an SSE `body` holds a terminal event of one of the dialects:
+/// Chat's `data: [DONE]`, a Responses `response.completed`,
+/// `response.failed` or `response.incomplete`, a Messages `message_stop`
+/// (by its `event:` field or its data's `type`).
+fn stream_ended(body: &[u8]) -> bool {
+    const TERMINAL: [&str; 4] = [
+        "response.completed",
+        "response.failed",
+        "response.incomplete",
+        "message_stop",
+    ];
+    body.split(|b| *b == b'\n').any(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Ok(line) = std::str::from_utf8(line) else {
+            return false;
+        };
+        let Some((field, value)) = line.split_once(':') else {
+            return false;
+        };
+        // WHATWG: one space after the colon is not part of the value.
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "event" => TERMINAL.contains(&value),
+            "data" if value == "[DONE]" => true,
+            "data" => serde_json::from_str::<Value>(value).is_ok_and(|v| {
+                v.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| TERMINAL.contains(&t))
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// The response status: a number, or a string of digits (some exporters);
