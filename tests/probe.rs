@@ -1889,3 +1889,31 @@ fn a_hang_up_after_the_stream_ended_is_no_truncation() {
         }
     }
 }
+
+/// Found by a fresh-user trial: `--force` with another `--only` left the
+/// earlier run's captures beside the new ones, mixing two runs.
+#[test]
+fn force_removes_the_earlier_runs_captures_and_nothing_else() {
+    let dir = scratch("probe-force-clean");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    let o = probe(&base(&r), &out, &["--only", "usage,disconnect"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out.join("usage.har").is_file() && out.join("disconnect-dropped.har").is_file());
+    // Another dialect's capture name, and the user's own files.
+    std::fs::write(out.join("thinking.har"), "{}").unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("mine.har"), "mine").unwrap();
+    let o = probe(&base(&r), &out, &["--only", "plain", "--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    let mut left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["mine.har", "notes.txt", "plain.har"]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}

@@ -145,7 +145,9 @@ pub struct Args {
     /// probe-YYYYmmdd-HHMMSS].
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: Option<PathBuf>,
-    /// Replace captures already in DIR.
+    /// Replace the captures already in DIR: every file a probe run names
+    /// (SCENARIO.har of any dialect's scenario, disconnect-dropped.har) is
+    /// removed first, so DIR holds this run alone; other files stay.
     #[arg(long)]
     force: bool,
     /// Milliseconds to wait between scenarios (rate limits).
@@ -265,8 +267,24 @@ fn stamp() -> String {
     )
 }
 
+/// The file names a probe run may write in its directory: `NAME.har` for
+/// every scenario of every dialect, and `disconnect-dropped.har`.
+fn capture_names() -> Vec<String> {
+    let mut out: Vec<String> = sselint::dialect::ALL
+        .iter()
+        .flat_map(|d| probe::scenarios(*d))
+        .map(|s| format!("{}.har", s.name))
+        .collect();
+    out.push("disconnect-dropped.har".into());
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Makes `dir` ready for the captures of `names`: created when missing;
-/// an existing capture is an error unless `force`.
+/// an existing capture is an error unless `force`, which removes every
+/// capture an earlier run may have left ([`capture_names`]), so that the
+/// directory holds one run; other files stay.
 fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String> {
     if dir.exists() && !dir.is_dir() {
         return Err(format!(
@@ -276,6 +294,14 @@ fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     if force {
+        for f in capture_names() {
+            let p = dir.join(&f);
+            // A file only: a directory of that name is the user's.
+            if p.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+                std::fs::remove_file(&p)
+                    .map_err(|e| format!("--force: removing {}: {e}", p.display()))?;
+            }
+        }
         return Ok(());
     }
     for s in names {
