@@ -219,6 +219,16 @@ pub fn record_watching(
             sent_headers.push(("Authorization".to_string(), "Bearer …".to_string()));
         }
     }
+    // A URL with a user part (`http://user:password@host/…`) and no
+    // Authorization header of ours: the HTTP client sends the user part as
+    // `Authorization: Basic …`, which the capture lists (redacted) too.
+    if url_has_userinfo(&req.url)
+        && !sent_headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+    {
+        sent_headers.push(("Authorization".to_string(), "Basic …".to_string()));
+    }
     // Anthropic requires the API version header; it is no secret and is
     // kept in the capture.
     if req.dialect == crate::dialect::Dialect::Messages
@@ -380,6 +390,15 @@ pub fn record_watching(
     Ok(rec)
 }
 
+/// Whether `url`'s authority has a user part (`scheme://user@host`,
+/// `scheme://user:password@host`).
+fn url_has_userinfo(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.split(['/', '?', '#'])
+        .next()
+        .is_some_and(|authority| authority.contains('@'))
+}
+
 fn har_headers(hs: &[Header]) -> Value {
     Value::Array(
         hs.iter()
@@ -503,6 +522,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(b["stream_options"]["include_usage"], false);
+    }
+
+    #[test]
+    fn a_user_part_is_found_in_the_authority_only() {
+        assert!(url_has_userinfo("http://u:p@h/v1"));
+        assert!(url_has_userinfo("https://u@h:8080"));
+        assert!(!url_has_userinfo("http://h/v1?to=a@b"));
+        assert!(!url_has_userinfo("http://h/a@b"));
     }
 
     #[test]

@@ -1917,3 +1917,89 @@ fn force_removes_the_earlier_runs_captures_and_nothing_else() {
         "mine"
     );
 }
+
+/// Found by a fresh-user trial: a password in the URL goes out as
+/// `Authorization: Basic …`, which the HAR's request headers left out. A
+/// HAR shows each auth header sent, its value `[REDACTED]`, never the
+/// value.
+#[test]
+fn every_auth_header_sent_is_in_the_har_masked() {
+    let dir = scratch("probe-auth-headers");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let plain = format!("http://{}/v1", r.addr);
+    let with_password = format!("http://user:URLPASSword7@{}/v1", r.addr);
+    /// Case, URL, extra arguments, the header expected, the secrets.
+    type Case<'a> = (&'a str, &'a str, Vec<&'a str>, &'a str, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            "url-password",
+            &with_password,
+            vec![],
+            "Authorization",
+            // base64("user:URLPASSword7")
+            vec!["URLPASSword7", "dXNlcjpVUkxQQVNTd29yZDc"],
+        ),
+        (
+            "api-key",
+            &plain,
+            vec!["--api-key-env", "PROBE_AUTH_KEY"],
+            "Authorization",
+            vec!["sk-authFAKEkey0123456789"],
+        ),
+        (
+            "messages-key",
+            &plain,
+            vec!["--dialect", "messages", "--api-key-env", "PROBE_AUTH_KEY"],
+            "x-api-key",
+            vec!["sk-authFAKEkey0123456789"],
+        ),
+        (
+            "h-api-key",
+            &plain,
+            vec!["-H", "api-key: azureFAKEsecret42"],
+            "api-key",
+            vec!["azureFAKEsecret42"],
+        ),
+        (
+            "h-authorization",
+            &plain,
+            vec!["-H", "Authorization: Bearer hFAKEtoken0123"],
+            "Authorization",
+            vec!["hFAKEtoken0123"],
+        ),
+    ];
+    for (name, url, extra, header, secrets) in cases {
+        let out = dir.join(name);
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", url, "--model", "m", "--only", "plain", "-o"])
+            .arg(&out)
+            .args(&extra)
+            .env("PROBE_AUTH_KEY", "sk-authFAKEkey0123456789")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{name}: {o:?}");
+        let har: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("plain.har")).unwrap()).unwrap();
+        let headers = &har["log"]["entries"][0]["request"]["headers"];
+        let sent: Vec<&Value> = headers
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["name"].as_str().unwrap().eq_ignore_ascii_case(header))
+            .collect();
+        assert_eq!(sent.len(), 1, "{name}: {headers}");
+        assert_eq!(sent[0]["value"], "[REDACTED]", "{name}: {headers}");
+        for e in std::fs::read_dir(&out).unwrap() {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            for s in &secrets {
+                assert!(!text.contains(s), "{name}: {s} in {text}");
+            }
+        }
+        for bytes in [&o.stdout, &o.stderr] {
+            let text = String::from_utf8_lossy(bytes);
+            for s in &secrets {
+                assert!(!text.contains(s), "{name}: {s} in {text}");
+            }
+        }
+    }
+}
