@@ -2003,3 +2003,99 @@ fn every_auth_header_sent_is_in_the_har_masked() {
         }
     }
 }
+
+/// Found by a fresh-user trial: the human card of a run that saved no
+/// capture said "captures in DIR", the halt line ended on an empty list
+/// ("not run: "), the error after a redacted URL lost its `:`, and a
+/// comparison said "HTTP -" of a side that got no response.
+#[test]
+fn the_human_card_says_only_what_is_true() {
+    let dir = scratch("probe-card-words");
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let out = dir.join("down");
+    let o = probe(
+        &format!("http://{down}/v1?key=sk-cardFAKEkey0123456789"),
+        &out,
+        &["--only", "plain", "--timeout", "5"],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(!text.contains("captures in"), "{text}");
+    assert!(text.contains("no capture saved"), "{text}");
+    assert!(text.contains("?key=[REDACTED]: "), "{text}");
+    assert!(!text.contains("sk-cardFAKEkey"), "{text}");
+    assert!(
+        text.lines()
+            .all(|l| !l.trim_end().ends_with(':') || l.starts_with("plain")),
+        "{text}"
+    );
+    // A saved capture is named.
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let o = probe(&base(&r), &dir.join("up"), &["--only", "plain"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("captures in"));
+    // A comparison with a side that got no response.
+    let o = probe(
+        &base(&r),
+        &dir.join("cmp"),
+        &[
+            &format!("http://{down}/v1"),
+            "--only",
+            "plain",
+            "--timeout",
+            "5",
+        ],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("HTTP -"), "{text}");
+    assert!(text.contains("no response"), "{text}");
+}
+
+/// Found by a fresh-user trial: the same --report file given twice was
+/// accepted, one report silently overwriting the other.
+#[test]
+fn the_same_report_file_twice_is_a_usage_error_before_any_request() {
+    let dir = scratch("probe-report-twice");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let file = dir.join("r.out");
+    let same = dir.join(".").join("r.out");
+    for (a, b) in [
+        (
+            format!("json={}", file.display()),
+            format!("sarif={}", file.display()),
+        ),
+        (
+            format!("json={}", file.display()),
+            format!("json={}", same.display()),
+        ),
+    ] {
+        let out = dir.join("out");
+        let o = probe(
+            &base(&r),
+            &out,
+            &["--only", "plain", "--report", &a, "--report", &b],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("twice"), "{err}");
+        assert!(!out.exists() && !file.exists());
+    }
+    // One format to two files is allowed (e.g. one for CI, one to keep).
+    let (x, y) = (dir.join("x.json"), dir.join("y.json"));
+    let o = probe(
+        &base(&r),
+        &dir.join("out2"),
+        &[
+            "--only",
+            "plain",
+            "--report",
+            &format!("json={}", x.display()),
+            "--report",
+            &format!("json={}", y.display()),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(x.is_file() && y.is_file());
+}

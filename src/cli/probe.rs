@@ -75,8 +75,8 @@ replay --help`).
 
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
-URL without http:// or https://, a --report file in a missing directory or
-`-`) or a --report file that could not be written (the card is printed
+URL without http:// or https://, a --report file in a missing directory,
+`-`, or named twice) or a --report file that could not be written (the card is printed
 first), 130 interrupted by Ctrl-C (the card lists the scenarios not run).";
 
 /// Report formats of `probe`.
@@ -162,8 +162,8 @@ pub struct Args {
     /// Report format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Also write FORMAT to FILE, atomically (repeatable), e.g. `--report
-    /// sarif=probe.sarif`; stdout keeps --format.
+    /// Also write FORMAT to FILE, atomically (repeatable, each to its own
+    /// FILE), e.g. `--report sarif=probe.sarif`; stdout keeps --format.
     #[arg(long = "report", value_name = "FORMAT=FILE")]
     reports: Vec<String>,
     /// The lowest severity that fails a scenario (and the run).
@@ -470,6 +470,33 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 "--report {fmt}={file}: that is a directory; give a file name"
             )));
         }
+        // Two reports to one file: the second would silently replace the
+        // first. (One format to two files is allowed.)
+        let same = |p: &Path| -> PathBuf {
+            let parent = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let parent = parent.canonicalize().unwrap_or_else(|_| {
+                parent
+                    .components()
+                    .filter(|c| *c != std::path::Component::CurDir)
+                    .collect()
+            });
+            parent.join(p.file_name().unwrap_or_default())
+        };
+        if let Some((g, _)) = reports
+            .iter()
+            .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
+        {
+            use clap::ValueEnum as _;
+            let earlier = g
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string());
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: that file is named twice (also for {earlier}); give each report its own file"
+            )));
+        }
         reports.push((f, PathBuf::from(file)));
     }
 
@@ -687,11 +714,11 @@ fn compare_cards(a: &Card, b: &Card, settings: &sselint::lint::Settings) -> Vec<
             }
             _ => {
                 d.note = Some(format!(
-                    "not compared: A {} (HTTP {}), B {} (HTTP {})",
+                    "not compared: A {} ({}), B {} ({})",
                     oa.verdict.name(),
-                    oa.status.map_or("-".into(), |s| s.to_string()),
+                    http(oa.status),
                     ob.verdict.name(),
-                    ob.status.map_or("-".into(), |s| s.to_string())
+                    http(ob.status)
                 ))
             }
         }
@@ -722,6 +749,22 @@ fn timing_noise(d: &sselint::diff::Difference) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether the run on card `c` saved a capture: a scenario's, or the
+/// `disconnect-dropped.har` of a `disconnect` run (a file of that name in
+/// the directory is this run's: an earlier one is refused or removed
+/// before the run).
+fn saved_any(c: &Card) -> bool {
+    c.outcomes.iter().any(|o| {
+        o.capture.is_some()
+            || (o.name == "disconnect" && c.dir.join("disconnect-dropped.har").is_file())
+    })
+}
+
+/// `HTTP 200`, or `no response` when none came.
+fn http(status: Option<u16>) -> String {
+    status.map_or("no response".into(), |s| format!("HTTP {s}"))
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -825,17 +868,24 @@ fn human(
             }
         }
         let [p, f, u, e] = counts(&c.outcomes);
+        let saved = if saved_any(c) {
+            format!("captures in {}", c.dir.display())
+        } else {
+            "no capture saved".to_string()
+        };
         writeln!(
             out,
-            "{} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error; captures in {}",
+            "{} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error; {saved}",
             c.outcomes.len(),
-            c.dir.display()
         )?;
         if c.interrupted {
             writeln!(out, "{}", interrupted_line(c))?;
         }
         if let Some(h) = &c.halted {
-            writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
+            // With no other scenario chosen, the error line said it all.
+            if !c.not_run.is_empty() {
+                writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
+            }
         }
         if i + 1 < cards.len() || compare.is_some() {
             writeln!(out)?;
