@@ -2099,3 +2099,131 @@ fn the_same_report_file_twice_is_a_usage_error_before_any_request() {
     assert_eq!(o.status.code(), Some(0));
     assert!(x.is_file() && y.is_file());
 }
+
+/// Found by a fresh-user trial: `--report json=DIR/usage.har` replaced
+/// the capture the run had just saved there. A report named like a
+/// capture in the capture directory is a usage error before any request.
+#[test]
+fn a_report_that_would_replace_a_capture_is_a_usage_error() {
+    let dir = scratch("probe-report-capture");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("r3");
+    for (extra, file) in [
+        (vec!["--only", "plain,usage"], "usage.har"),
+        // A capture this run does not write, but an earlier run's could be.
+        (vec!["--only", "plain"], "disconnect-dropped.har"),
+    ] {
+        let report = format!("json={}", out.join(file).display());
+        let mut args = extra.clone();
+        args.extend(["--report", &report]);
+        let o = probe(&base(&r), &out, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
+        assert!(err.contains("would replace the capture"), "{err}");
+        assert!(!out.join("plain.har").exists(), "nothing was sent");
+    }
+    // With two endpoints, the captures are in DIR/a and DIR/b.
+    let report = format!("sarif={}", out.join("b/plain.har").display());
+    let o = Command::new(cargo_bin("sselint"))
+        .args([
+            "probe",
+            &base(&r),
+            &base(&r),
+            "--model",
+            "m",
+            "--only",
+            "plain",
+        ])
+        .arg("-o")
+        .arg(&out)
+        .args(["--report", &report])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Found by a fresh-user trial: Ctrl-C in `probe A B` before B ran
+/// anything printed an empty table for B and a comparison heading with
+/// nothing under it.
+#[test]
+fn ctrl_c_before_the_second_endpoint_ran_says_so_and_compares_nothing() {
+    let dir = scratch("probe-compare-sigint-early");
+    let slow = Replay::start(&fixtures().join("good"), &["--delay-ms", "300"]);
+    let fast = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&slow), &base(&fast), "--model", "m"])
+        .args(["--only", "plain,long", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !out.join("a/plain.har").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // A's long (42 events at 300 ms) is streaming now.
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{text}");
+    let b = text.split("B: sselint probe").nth(1).unwrap_or("");
+    assert!(b.contains("no scenario ran"), "{text}");
+    assert!(!b.contains("scenario │ verdict"), "no table for B: {text}");
+    assert!(!text.contains("A against B"), "{text}");
+}
+
+/// `YYYYmmdd-HHMMSS` of `secs` after the epoch (UTC), by `date`.
+fn utc_stamp(secs: u64) -> String {
+    let o = Command::new("date")
+        .args(["-u", "-d", &format!("@{secs}"), "+%Y%m%d-%H%M%S"])
+        .output()
+        .unwrap();
+    String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+/// Found by a fresh-user trial: two runs without -o started within one
+/// second collided (`probe-… already exists; give -o DIR`). The second
+/// takes the name with `-2`.
+#[test]
+fn a_default_directory_taken_gets_a_counter() {
+    let dir = scratch("probe-default-dir");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    // Every name the run may pick in the next two minutes is taken.
+    for s in now..now + 120 {
+        std::fs::create_dir(dir.join(format!("probe-{}", utc_stamp(s)))).unwrap();
+    }
+    let o = Command::new(cargo_bin("sselint"))
+        .current_dir(&dir)
+        .args(["probe", &base(&r), "--model", "m", "--only", "plain"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let made: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("plain.har").is_file())
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    assert!(made[0].to_string_lossy().ends_with("-2"), "{made:?}");
+}

@@ -58,8 +58,8 @@ when the server answers such a 4xx with a JSON error, and fails on a 2xx
 stream or a 5xx.
 
 Each capture is saved as HAR (keys and cookies redacted) in -o DIR
-(default: a new directory probe-YYYYmmdd-HHMMSS; with two URLs, DIR/a and
-DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
+(default: a new directory probe-YYYYmmdd-HHMMSS, with -2, -3, … when
+taken; with two URLs, DIR/a and DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
 their request, so usage-missing, choice-index and the tool-call rules
 apply. The probe's own rules judge what one stream alone cannot
 (`sselint rule NAME` explains each): probe-n-ignored, probe-no-tool-call,
@@ -76,7 +76,7 @@ replay --help`).
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
 URL without http:// or https://, a --report file in a missing directory,
-`-`, or named twice) or a --report file that could not be written (the card is printed
+`-`, named twice, or named like a capture in the capture directory) or a --report file that could not be written (the card is printed
 first), 130 interrupted by Ctrl-C (the card lists the scenarios not run).";
 
 /// Report formats of `probe`.
@@ -142,7 +142,7 @@ pub struct Args {
     #[arg(long, value_name = "S,…", value_delimiter = ',')]
     skip: Vec<String>,
     /// Where to save the captures [default: a new directory
-    /// probe-YYYYmmdd-HHMMSS].
+    /// probe-YYYYmmdd-HHMMSS, or probe-YYYYmmdd-HHMMSS-2, … when taken].
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: Option<PathBuf>,
     /// Replace the captures already in DIR: every file a probe run names
@@ -427,10 +427,16 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return Ok(usage_error(&e)),
     };
-    let root = a
+    let mut root = a
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("probe-{}", stamp())));
+    // The directories the captures go to (a report must not replace one).
+    let capture_dirs: Vec<PathBuf> = if targets.len() == 2 {
+        vec![root.join("a"), root.join("b")]
+    } else {
+        vec![root.clone()]
+    };
     let mut reports = Vec::new();
     for r in &a.reports {
         use clap::ValueEnum as _;
@@ -497,14 +503,41 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 "--report {fmt}={file}: that file is named twice (also for {earlier}); give each report its own file"
             )));
         }
+        // A report named like a capture, in a capture directory, would
+        // replace this run's capture (or an earlier run's, which only
+        // --force may remove).
+        let file_name = Path::new(file).file_name().unwrap_or_default();
+        if capture_names()
+            .iter()
+            .any(|n| std::ffi::OsStr::new(n) == file_name)
+            && capture_dirs
+                .iter()
+                .any(|d| same(&d.join(file_name)) == same(Path::new(file)))
+        {
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: that is a capture's name in the capture directory; the report would replace the capture; give the report another name"
+            )));
+        }
         reports.push((f, PathBuf::from(file)));
     }
 
-    if a.output.is_none() && root.exists() {
-        return Ok(usage_error(&format!(
-            "{} already exists; give -o DIR",
-            root.display()
-        )));
+    if a.output.is_none() {
+        // Made here, atomically: a second run started in the same second
+        // takes probe-YYYYmmdd-HHMMSS-2 (then -3, …).
+        let stamped = root.clone();
+        let mut n = 1;
+        loop {
+            match std::fs::create_dir(&root) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => {
+                    n += 1;
+                    root = PathBuf::from(format!("{}-{n}", stamped.display()));
+                }
+                Err(e) => {
+                    return Ok(usage_error(&format!("creating {}: {e}", root.display())));
+                }
+            }
+        }
     }
     let dirs: Vec<PathBuf> = if targets.len() == 2 {
         vec![root.join("a"), root.join("b")]
@@ -809,6 +842,14 @@ fn human(
             write!(out, "{}: ", if i == 0 { "A" } else { "B" })?;
         }
         writeln!(out, "sselint probe {} ({})", c.endpoint, c.dialect.title())?;
+        if c.outcomes.is_empty() {
+            // Ctrl-C before this endpoint's first scenario: no table.
+            writeln!(out, "no scenario ran; {}", interrupted_line(c))?;
+            if i + 1 < cards.len() {
+                writeln!(out)?;
+            }
+            continue;
+        }
         let mut t = Table::new();
         t.load_style(presets::UTF8_FULL_CONDENSED);
         t.set_content_arrangement(ContentArrangement::Dynamic);
@@ -887,11 +928,12 @@ fn human(
                 writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
             }
         }
-        if i + 1 < cards.len() || compare.is_some() {
+        if i + 1 < cards.len() || compare.is_some_and(|d| !d.is_empty()) {
             writeln!(out)?;
         }
     }
-    if let Some(diffs) = compare {
+    // Nothing ran on both endpoints: nothing to compare.
+    if let Some(diffs) = compare.filter(|d| !d.is_empty()) {
         writeln!(out, "A against B, per scenario:")?;
         for d in diffs {
             let head = format!(
