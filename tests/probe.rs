@@ -2227,3 +2227,85 @@ fn a_default_directory_taken_gets_a_counter() {
     assert_eq!(made.len(), 1, "{made:?}");
     assert!(made[0].to_string_lossy().ends_with("-2"), "{made:?}");
 }
+
+/// `data` as a brotli stream of stored (uncompressed) meta-blocks (RFC
+/// 7932 §9.2), so that the test needs no brotli encoder.
+fn br_stored(data: &[u8]) -> Vec<u8> {
+    let mut bits: Vec<bool> = Vec::new();
+    let put = |bits: &mut Vec<bool>, v: u32, n: u32| {
+        for i in 0..n {
+            bits.push(v >> i & 1 == 1);
+        }
+    };
+    let mut out = Vec::new();
+    let flush = |bits: &mut Vec<bool>, out: &mut Vec<u8>| {
+        for byte in bits.chunks(8) {
+            out.push(
+                byte.iter()
+                    .enumerate()
+                    .fold(0u8, |b, (i, &x)| b | (u8::from(x) << i)),
+            );
+        }
+        bits.clear();
+    };
+    // WBITS 16.
+    put(&mut bits, 0, 1);
+    for block in data.chunks(1 << 16) {
+        // ISLAST 0, MNIBBLES 4, MLEN-1, ISUNCOMPRESSED 1, then the bytes
+        // from the next byte boundary.
+        put(&mut bits, 0, 1);
+        put(&mut bits, 0, 2);
+        put(&mut bits, block.len() as u32 - 1, 16);
+        put(&mut bits, 1, 1);
+        flush(&mut bits, &mut out);
+        out.extend_from_slice(block);
+    }
+    // ISLAST 1, ISLASTEMPTY 1.
+    put(&mut bits, 1, 1);
+    put(&mut bits, 1, 1);
+    flush(&mut bits, &mut out);
+    out
+}
+
+/// Found by a fresh-user trial: a deflate or br body (never asked for)
+/// under the size limit is saved as received, and the HAR reader decoded
+/// only gzip, so the capture was linted as compressed bytes.
+#[test]
+fn a_deflate_or_br_body_is_decoded_when_its_capture_is_read() {
+    use std::io::{Read as _, Write as _};
+    let dir = scratch("probe-deflate-br");
+    let sse = std::fs::read(fixtures().join("good/chat/plain.sse")).unwrap();
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&sse).unwrap();
+    let br = br_stored(&sse);
+    let mut back = Vec::new();
+    brotli_decompressor::Decompressor::new(&br[..], 4096)
+        .read_to_end(&mut back)
+        .unwrap();
+    assert_eq!(back, sse, "the test's br stream is valid");
+    for (enc, body) in [("deflate", z.finish().unwrap()), ("br", br)] {
+        let addr = fixed_server(
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: {enc}\r\nContent-Length: {}",
+                body.len()
+            ),
+            body,
+        );
+        let out = dir.join(enc);
+        let (code, v) = probe_json(&format!("http://{addr}/v1"), &out, &["--only", "plain"]);
+        let s = scenario(&v, "plain");
+        assert_eq!(s["verdict"], "pass", "{enc}: {s}");
+        assert_eq!(code, Some(0), "{enc}: {v}");
+        let check = Command::new(cargo_bin("sselint"))
+            .arg("check")
+            .arg(out.join("plain.har"))
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&check.stdout);
+        assert_eq!(check.status.code(), Some(0), "{enc}: {report}");
+        assert!(
+            report.contains(&format!("decoded from {enc}")),
+            "{enc}: {report}"
+        );
+    }
+}

@@ -2,8 +2,9 @@
 //! mitmproxy exports): every entry whose response is an event stream
 //! becomes a stream labelled `#INDEX METHOD URL`.
 //!
-//! The body is `response.content.text` (base64 when `encoding` says so; it
-//! is already HTTP-decoded). Chrome's `_eventSourceMessages` gives a time per
+//! The body is `response.content.text` (base64 when `encoding` says so;
+//! browsers store it HTTP-decoded, while a body stored as received, gzip
+//! by its magic bytes or deflate/br by `Content-Encoding`, is decoded). Chrome's `_eventSourceMessages` gives a time per
 //! message; its `data` is usually stripped (sanitized export), so the text
 //! stays the source of truth. Evidence of capture damage: text absent while
 //! `size` > 0, text shorter than `size`, a body exactly at Firefox's 1 MiB
@@ -344,6 +345,29 @@ fn entry_stream(
         let _ = r.read_to_end(&mut plain);
         body = plain;
         stream.notes.push("body decoded from gzip".to_string());
+        decoded = true;
+    } else if let Some(enc) = super::find_header(
+        &headers_of(entry.pointer("/response/headers")),
+        "content-encoding",
+    )
+    .and_then(super::decode::Encoding::from_header)
+    .filter(|e| *e != super::decode::Encoding::Gzip)
+    .filter(|e| super::decode::starts_encoded(*e, &body))
+    {
+        // A deflate or br body stored as received (as `probe` saves one);
+        // one a browser stored decoded does not decode and stays as it is.
+        let mut plain = Vec::new();
+        let mut r = super::decode::decoder(
+            enc,
+            Box::new(std::io::Cursor::new(std::mem::take(&mut body))),
+            stream.evidence.clone(),
+            max_decoded,
+        );
+        let _ = r.read_to_end(&mut plain);
+        body = plain;
+        stream
+            .notes
+            .push(format!("body decoded from {}", enc.name()));
         decoded = true;
     }
     let status = status_of(entry);
