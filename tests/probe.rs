@@ -2309,3 +2309,53 @@ fn a_deflate_or_br_body_is_decoded_when_its_capture_is_read() {
         );
     }
 }
+
+/// Found by a fresh-user trial: against a server that sends its head and
+/// then nothing, `disconnect` took twice --timeout (its follow-up got a
+/// time-out of its own) and said "hung up after 0 bytes" of a request
+/// that timed out. The two requests share one time-out.
+#[test]
+fn disconnect_shares_one_time_out_and_says_the_first_request_timed_out() {
+    use std::io::{BufRead as _, Write as _};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = scratch("probe-disconnect-timeout");
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let requests = Arc::new(AtomicUsize::new(0));
+    let counted = requests.clone();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut r = std::io::BufReader::new(conn);
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut c = r.into_inner();
+                let _ = write!(
+                    c,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                );
+                let _ = c.flush();
+                std::thread::sleep(std::time::Duration::from_secs(20));
+            });
+        }
+    });
+    let (code, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("out"),
+        &["--only", "disconnect", "--timeout", "1"],
+    );
+    let s = scenario(&v, "disconnect");
+    assert_eq!(requests.load(Ordering::SeqCst), 1, "{s}");
+    let note = s["note"].as_str().unwrap_or("");
+    assert!(note.contains("timed out"), "{s}");
+    assert!(!note.contains("hung up"), "{s}");
+    assert!(rules(s).contains(&"probe-timeout".to_string()), "{s}");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    assert_eq!(code, Some(1));
+}

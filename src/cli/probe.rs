@@ -153,7 +153,8 @@ pub struct Args {
     /// Milliseconds to wait between scenarios (rate limits).
     #[arg(long, default_value_t = 0, value_name = "MS")]
     delay_ms: u64,
-    /// The longest one scenario may take, in seconds.
+    /// The longest one scenario may take, in seconds (disconnect's two
+    /// requests share it).
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
     /// Also run the reasoning scenario (`thinking` for Messages).

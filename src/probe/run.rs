@@ -835,6 +835,8 @@ fn disconnect(
     let Some(first) = super::body(t.dialect, "long", &t.model) else {
         return Outcome::error(s.name, "no long scenario".into());
     };
+    // The two requests share the scenario's one --timeout.
+    let started = std::time::Instant::now();
     // Hung up after the first read; a compressed first read is bounded
     // by its decoded size as every scenario's body is.
     let rec = match bounded_record(&request(t, first), stop, true) {
@@ -881,8 +883,25 @@ fn disconnect(
     }
     let dropped = match rec.stop {
         Stop::Complete => "the stream had already ended at the first read".to_string(),
+        Stop::TimedOut | Stop::ReadTimedOut => format!(
+            "timed out after {} bytes, at the scenario's time-out of {} s",
+            rec.body.len(),
+            t.timeout.as_secs_f64()
+        ),
         _ => format!("hung up after {} bytes", rec.body.len()),
     };
+    // No body came within the time-out: nothing to hang up on, and no
+    // time left for the follow-up.
+    if matches!(rec.stop, Stop::TimedOut | Stop::ReadTimedOut) {
+        timing(&mut o, &rec);
+        o.capture = Some(dropped_path);
+        o.note = Some(format!(
+            "first request: {dropped}; the follow-up was not sent"
+        ));
+        o.findings.extend(timed_out(t, &rec));
+        judge(&mut o, fail_on);
+        return o;
+    }
     if stop.load(Ordering::Relaxed) {
         o.interrupted = true;
         o.verdict = Verdict::Error;
@@ -895,7 +914,11 @@ fn disconnect(
         return Outcome::error(s.name, "no plain scenario".into());
     };
     let asked = budget(&second);
-    let (rec, too_large) = match bounded_record(&request(t, second), stop, false) {
+    let mut follow_up = request(t, second);
+    let left = t.timeout.saturating_sub(started.elapsed());
+    follow_up.timeout = Some(left);
+    follow_up.read_timeout = left;
+    let (rec, too_large) = match bounded_record(&follow_up, stop, false) {
         Ok(r) => r,
         Err(e) => {
             o.findings.push(Finding::probe(
