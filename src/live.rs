@@ -249,6 +249,10 @@ pub fn record_watching(
     std::thread::spawn(move || {
         let resp = match builder.send(payload.as_bytes()) {
             Ok(r) => r,
+            Err(e) if unreadable_answer(&e) => {
+                let _ = tx.send(Msg::Error(format!("{NOT_HTTP} ({e})")));
+                return;
+            }
             Err(e) => {
                 let _ = tx.send(Msg::Error(e.to_string()));
                 return;
@@ -388,6 +392,27 @@ pub fn record_watching(
     }
     rec.total_ms = t0.elapsed().as_secs_f64() * 1000.0;
     Ok(rec)
+}
+
+/// The start of a transport error's text when something answered, but
+/// not as an HTTP/1.1 response the client can read (a response head too
+/// big or with too many fields, an SSH banner, another protocol).
+pub const NOT_HTTP: &str =
+    "the endpoint answered with something that is not a readable HTTP response";
+
+/// Whether `e` says the server answered, but not in readable HTTP: a
+/// response head past the client's size or field-count limit, or bytes
+/// that do not parse as a status line and header fields.
+fn unreadable_answer(e: &ureq::Error) -> bool {
+    match e {
+        ureq::Error::LargeResponseHeader(..) => true,
+        // ureq-proto's error kinds are not exported; their texts are.
+        ureq::Error::Protocol(p) => {
+            let t = p.to_string();
+            t.starts_with("http parse") || t == "unsupported http version"
+        }
+        _ => false,
+    }
 }
 
 /// Whether `url`'s authority has a user part (`scheme://user@host`,

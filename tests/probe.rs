@@ -2359,3 +2359,33 @@ fn disconnect_shares_one_time_out_and_says_the_first_request_timed_out() {
     assert_eq!(s["verdict"], "fail", "{s}");
     assert_eq!(code, Some(1));
 }
+
+/// Found by a fresh-user trial: an endpoint that answered, but not in
+/// HTTP a client can read (a 1 MB response head, an SSH banner), halted
+/// the run as "the endpoint could not be reached".
+#[test]
+fn an_answer_that_is_not_readable_http_halts_the_run_saying_so() {
+    let dir = scratch("probe-not-http");
+    let big = format!("HTTP/1.1 200 OK\r\nX-Big: {}", "a".repeat(1 << 20));
+    let many: String = (0..5000).map(|i| format!("\r\nX-H{i}: 1")).collect();
+    let many = format!("HTTP/1.1 200 OK{many}");
+    for (name, head) in [
+        ("big-head", big),
+        ("many-fields", many),
+        ("ssh", "SSH-2.0-OpenSSH_9.6".to_string()),
+    ] {
+        let addr = fixed_server(head, Vec::new());
+        let (code, v) = probe_json(
+            &format!("http://{addr}/v1"),
+            &dir.join(name),
+            &["--only", "plain,usage"],
+        );
+        assert_eq!(code, Some(1), "{name}: {v}");
+        let halted = v["halted"].as_str().unwrap_or("");
+        assert!(
+            halted.contains("not a readable HTTP response"),
+            "{name}: {v}"
+        );
+        assert!(!halted.contains("could not be reached"), "{name}: {v}");
+    }
+}

@@ -53,7 +53,9 @@ before the response; HTTP 401/403, check the key; 404, the URL looks
 wrong; 408, the server timed the request out; 429,
 rate-limited, try --delay-ms; a 3xx redirect, not followed; or Ctrl-C
 cut it short). When nothing answers the first scenario (connection
-refused), the probe says so once and runs no more on that endpoint. `invalid` passes
+refused, no such host, a TLS failure) or the answer is not readable HTTP
+(a response head too big or with too many fields, another protocol), the
+probe says so once and runs no more on that endpoint. `invalid` passes
 when the server answers such a 4xx with a JSON error, and fails on a 2xx
 stream or a 5xx.
 
@@ -592,8 +594,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             }
             let o = probe::run_scenario(t, *s, dir, &settings, fail_on, &stop);
             // Nothing at all came back to the first request (connection
-            // refused, no such host, a TLS failure): the other
-            // scenarios would only say it again.
+            // refused, no such host, a TLS failure), or nothing a client
+            // can read as HTTP: the other scenarios would only say it
+            // again.
             // A time-out is not that: a model loading cold answers late
             // and the next scenario may be answered.
             let timed_out = o.note.as_deref().is_some_and(|n| {
@@ -606,8 +609,17 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 && !o.interrupted
                 && !stop.load(Ordering::Relaxed);
             if unreachable {
+                let why = if o
+                    .note
+                    .as_deref()
+                    .is_some_and(|n| n.contains(sselint::live::NOT_HTTP))
+                {
+                    sselint::live::NOT_HTTP
+                } else {
+                    "the endpoint could not be reached"
+                };
                 card.halted = Some(format!(
-                    "the endpoint could not be reached (see {}); the other scenarios were not run",
+                    "{why} (see {}); the other scenarios were not run",
                     o.name
                 ));
             }
@@ -1255,7 +1267,7 @@ fn junit(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
             s.set_message(if c.interrupted {
                 "not run: the probe was interrupted (Ctrl-C)"
             } else {
-                "not run: the endpoint could not be reached"
+                "not run: the endpoint gave its first scenario no usable answer"
             });
             let mut tc = TestCase::new(*name, s);
             tc.set_classname(c.endpoint.clone());
