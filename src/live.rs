@@ -37,7 +37,10 @@ pub struct Request {
     pub dialect: crate::dialect::Dialect,
     /// The request body (JSON); `stream: true` is forced.
     pub body: Value,
-    /// Extra headers (name, value).
+    /// Extra headers (name, value); one replaces the header of the same
+    /// name (any case) the client would send itself: `Content-Type`,
+    /// `Accept`, the key's `Authorization` / `x-api-key`,
+    /// `anthropic-version`.
     pub headers: Vec<(String, String)>,
     /// The API key, sent as `Authorization: Bearer …` (Chat, Responses) or
     /// `x-api-key` (Messages, with `anthropic-version: 2023-06-01` unless a
@@ -201,10 +204,20 @@ pub fn record_watching(
         .max_redirects(if req.follow_redirects { 10 } else { 0 })
         .build();
     let agent = ureq::Agent::new_with_config(config);
-    let mut sent_headers = vec![
-        ("Content-Type".to_string(), "application/json".to_string()),
-        ("Accept".to_string(), "text/event-stream".to_string()),
-    ];
+    // A header given (`-H`) replaces ours of the same name.
+    let given = |name: &str| {
+        req.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
+    let mut sent_headers: Vec<(String, String)> = [
+        ("Content-Type", "application/json"),
+        ("Accept", "text/event-stream"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| !given(n))
+    .map(|(n, v)| (n.to_string(), v.to_string()))
+    .collect();
     sent_headers.extend(req.headers.iter().cloned());
     let mut builder = agent.post(&req.url);
     for (n, v) in &sent_headers {
@@ -212,9 +225,11 @@ pub fn record_watching(
     }
     if let Some(k) = &req.api_key {
         if req.dialect == crate::dialect::Dialect::Messages {
-            builder = builder.header("x-api-key", k.as_str());
-            sent_headers.push(("x-api-key".to_string(), "…".to_string()));
-        } else {
+            if !given("x-api-key") {
+                builder = builder.header("x-api-key", k.as_str());
+                sent_headers.push(("x-api-key".to_string(), "…".to_string()));
+            }
+        } else if !given("authorization") {
             builder = builder.header("Authorization", format!("Bearer {k}"));
             sent_headers.push(("Authorization".to_string(), "Bearer …".to_string()));
         }

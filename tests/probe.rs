@@ -2389,3 +2389,95 @@ fn an_answer_that_is_not_readable_http_halts_the_run_saying_so() {
         assert!(!halted.contains("could not be reached"), "{name}: {v}");
     }
 }
+
+/// A server answering every request with the good Chat `plain` stream,
+/// keeping each request's header lines (lower-cased names).
+fn header_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Vec<String>>>>) {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    let sse = std::fs::read(fixtures().join("good/chat/plain.sse")).unwrap();
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut lines = Vec::new();
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let (n, v) = line.split_once(':').unwrap_or((&line, ""));
+                let n = n.trim().to_ascii_lowercase();
+                if n == "content-length" {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                lines.push(format!("{n}:{}", v.trim()));
+            }
+            let mut body = vec![0u8; len];
+            let _ = r.read_exact(&mut body);
+            kept.lock().unwrap().push(lines);
+            let mut c = r.into_inner();
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+            );
+            let _ = c.write_all(&sse);
+        }
+    });
+    (addr, seen)
+}
+
+/// Found by a fresh-user trial: `-H 'Authorization: …'` beside
+/// --api-key-env sent two Authorization headers, and `-H 'Content-Length:
+/// 3'` went out beside chunked framing. A -H replaces the probe's header
+/// of its name; a framing header is a usage error.
+#[test]
+fn an_h_header_replaces_the_probes_own_and_a_framing_one_is_refused() {
+    let dir = scratch("probe-h-replace");
+    let (addr, seen) = header_server();
+    let url = format!("http://{addr}/v1");
+    let o = Command::new(cargo_bin("sselint"))
+        .env("PROBE_H_KEY", "sk-hreplaceFAKE0123456789")
+        .args(["probe", &url, "--model", "m", "--only", "plain"])
+        .args(["--api-key-env", "PROBE_H_KEY"])
+        .args(["-H", "authorization: Bearer GIVENtoken42"])
+        .args(["-H", "Accept: text/event-stream; q=1"])
+        .arg("-o")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let got = seen.lock().unwrap().clone();
+    assert_eq!(got.len(), 1);
+    let named = |n: &str| -> Vec<String> {
+        got[0]
+            .iter()
+            .filter(|l| l.starts_with(&format!("{n}:")))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        named("authorization"),
+        ["authorization:Bearer GIVENtoken42"]
+    );
+    assert_eq!(named("accept"), ["accept:text/event-stream; q=1"]);
+    for h in [
+        "Content-Length: 3",
+        "transfer-encoding: gzip",
+        "Host: x.example",
+    ] {
+        let o = probe(&url, &dir.join("refused"), &["--only", "plain", "-H", h]);
+        assert_eq!(o.status.code(), Some(2), "{h}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("sets this header itself"), "{h}: {err}");
+    }
+    assert_eq!(seen.lock().unwrap().len(), 1, "nothing more was sent");
+}

@@ -130,7 +130,11 @@ pub struct Args {
     /// Bearer …` (`x-api-key` for Messages); never printed, never saved.
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
-    /// An extra request header, `Name: value` (repeatable).
+    /// An extra request header, `Name: value` (repeatable); it replaces
+    /// the probe's own header of that name (Content-Type, Accept, the
+    /// key's Authorization or x-api-key, anthropic-version).
+    /// Content-Length, Transfer-Encoding, Host, Connection and the other
+    /// hop-by-hop headers are refused (usage error).
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
     /// The API: `chat` (default), `responses` or `messages`; a URL ending
@@ -336,6 +340,26 @@ fn header_safe(s: &str) -> bool {
     !s.chars().any(|c| c.is_control() && c != '\t')
 }
 
+/// Whether `name` is a header the HTTP client writes itself, as it frames
+/// or routes the request (RFC 9110 §7.2, §7.6.1, §8.6, RFC 9112 §6.1): a
+/// `-H` of it would contradict the request sent (a `Content-Length`
+/// beside chunked framing).
+fn framing_header(name: &str) -> bool {
+    [
+        "content-length",
+        "transfer-encoding",
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "upgrade",
+    ]
+    .iter()
+    .any(|h| name.eq_ignore_ascii_case(h))
+}
+
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     // `--only "plain, usage"`: names without their spaces.
     for list in [&mut a.only, &mut a.skip] {
@@ -367,6 +391,12 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             )));
         }
         headers.push((n.to_string(), v.to_string()));
+    }
+    if let Some((n, _)) = headers.iter().find(|(n, _)| framing_header(n)) {
+        return Ok(usage_error(&format!(
+            "-H {}: the HTTP client sets this header itself (it frames or routes the request); leave it out",
+            sselint::lint::printable(n)
+        )));
     }
     let api_key = match &a.api_key_env {
         Some(var) => match std::env::var(var) {
