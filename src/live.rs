@@ -37,7 +37,10 @@ pub struct Request {
     pub dialect: crate::dialect::Dialect,
     /// The request body (JSON); `stream: true` is forced.
     pub body: Value,
-    /// Extra headers (name, value).
+    /// Extra headers (name, value); one replaces the header of the same
+    /// name (any case) the client would send itself: `Content-Type`,
+    /// `Accept`, the key's `Authorization` / `x-api-key`,
+    /// `anthropic-version`.
     pub headers: Vec<(String, String)>,
     /// The API key, sent as `Authorization: Bearer …` (Chat, Responses) or
     /// `x-api-key` (Messages, with `anthropic-version: 2023-06-01` unless a
@@ -171,6 +174,21 @@ enum Msg {
 pub fn record(
     req: &Request,
     stop: &AtomicBool,
+    on_read: impl FnMut(&[u8], f64),
+) -> Result<Recording, String> {
+    record_watching(req, stop, |_| {}, on_read)
+}
+
+/// [`record`], with `on_head` seeing the response headers (secrets
+/// redacted) once they arrive, before the first body read (`sselint
+/// probe` reads `Content-Encoding` there to bound the decoded body).
+///
+/// # Errors
+/// As [`record`].
+pub fn record_watching(
+    req: &Request,
+    stop: &AtomicBool,
+    mut on_head: impl FnMut(&[Header]),
     mut on_read: impl FnMut(&[u8], f64),
 ) -> Result<Recording, String> {
     let body = prepare_body(req.body.clone(), req.include_usage, req.dialect)?;
@@ -186,10 +204,20 @@ pub fn record(
         .max_redirects(if req.follow_redirects { 10 } else { 0 })
         .build();
     let agent = ureq::Agent::new_with_config(config);
-    let mut sent_headers = vec![
-        ("Content-Type".to_string(), "application/json".to_string()),
-        ("Accept".to_string(), "text/event-stream".to_string()),
-    ];
+    // A header given (`-H`) replaces ours of the same name.
+    let given = |name: &str| {
+        req.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
+    let mut sent_headers: Vec<(String, String)> = [
+        ("Content-Type", "application/json"),
+        ("Accept", "text/event-stream"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| !given(n))
+    .map(|(n, v)| (n.to_string(), v.to_string()))
+    .collect();
     sent_headers.extend(req.headers.iter().cloned());
     let mut builder = agent.post(&req.url);
     for (n, v) in &sent_headers {
@@ -197,12 +225,24 @@ pub fn record(
     }
     if let Some(k) = &req.api_key {
         if req.dialect == crate::dialect::Dialect::Messages {
-            builder = builder.header("x-api-key", k.as_str());
-            sent_headers.push(("x-api-key".to_string(), "…".to_string()));
-        } else {
+            if !given("x-api-key") {
+                builder = builder.header("x-api-key", k.as_str());
+                sent_headers.push(("x-api-key".to_string(), "…".to_string()));
+            }
+        } else if !given("authorization") {
             builder = builder.header("Authorization", format!("Bearer {k}"));
             sent_headers.push(("Authorization".to_string(), "Bearer …".to_string()));
         }
+    }
+    // A URL with a user part (`http://user:password@host/…`) and no
+    // Authorization header of ours: the HTTP client sends the user part as
+    // `Authorization: Basic …`, which the capture lists (redacted) too.
+    if url_has_userinfo(&req.url)
+        && !sent_headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+    {
+        sent_headers.push(("Authorization".to_string(), "Basic …".to_string()));
     }
     // Anthropic requires the API version header; it is no secret and is
     // kept in the capture.
@@ -224,6 +264,10 @@ pub fn record(
     std::thread::spawn(move || {
         let resp = match builder.send(payload.as_bytes()) {
             Ok(r) => r,
+            Err(e) if unreadable_answer(&e) => {
+                let _ = tx.send(Msg::Error(format!("{NOT_HTTP} ({e})")));
+                return;
+            }
             Err(e) => {
                 let _ = tx.send(Msg::Error(e.to_string()));
                 return;
@@ -315,6 +359,7 @@ pub fn record(
                 at,
             }) => {
                 got_head = true;
+                on_head(&headers);
                 rec.status = status;
                 rec.reason = reason;
                 rec.version = version;
@@ -362,6 +407,36 @@ pub fn record(
     }
     rec.total_ms = t0.elapsed().as_secs_f64() * 1000.0;
     Ok(rec)
+}
+
+/// The start of a transport error's text when something answered, but
+/// not as an HTTP/1.1 response the client can read (a response head too
+/// big or with too many fields, an SSH banner, another protocol).
+pub const NOT_HTTP: &str =
+    "the endpoint answered with something that is not a readable HTTP response";
+
+/// Whether `e` says the server answered, but not in readable HTTP: a
+/// response head past the client's size or field-count limit, or bytes
+/// that do not parse as a status line and header fields.
+fn unreadable_answer(e: &ureq::Error) -> bool {
+    match e {
+        ureq::Error::LargeResponseHeader(..) => true,
+        // ureq-proto's error kinds are not exported; their texts are.
+        ureq::Error::Protocol(p) => {
+            let t = p.to_string();
+            t.starts_with("http parse") || t == "unsupported http version"
+        }
+        _ => false,
+    }
+}
+
+/// Whether `url`'s authority has a user part (`scheme://user@host`,
+/// `scheme://user:password@host`).
+fn url_has_userinfo(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.split(['/', '?', '#'])
+        .next()
+        .is_some_and(|authority| authority.contains('@'))
 }
 
 fn har_headers(hs: &[Header]) -> Value {
@@ -487,6 +562,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(b["stream_options"]["include_usage"], false);
+    }
+
+    #[test]
+    fn a_user_part_is_found_in_the_authority_only() {
+        assert!(url_has_userinfo("http://u:p@h/v1"));
+        assert!(url_has_userinfo("https://u@h:8080"));
+        assert!(!url_has_userinfo("http://h/v1?to=a@b"));
+        assert!(!url_has_userinfo("http://h/a@b"));
     }
 
     #[test]

@@ -2161,3 +2161,739 @@ fn an_empty_model_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--model"));
 }
+
+/// A server that answers every request with `head` (status line and
+/// headers, without the blank line) and `body`, then closes.
+fn fixed_server(head: String, body: Vec<u8>) -> String {
+    use std::io::{BufRead as _, Write as _};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut req = vec![0u8; len];
+            let _ = std::io::Read::read_exact(&mut r, &mut req);
+            let mut c = r.into_inner();
+            let _ = write!(c, "{head}\r\nConnection: close\r\n\r\n");
+            let _ = c.write_all(&body);
+        }
+    });
+    addr
+}
+
+/// Found by a fresh-user trial: the size limit counted the bytes on the
+/// wire, so a gzip body (never asked for) of some KB decoding to many MB
+/// was saved and linted whole.
+#[test]
+fn a_compressed_stream_is_bounded_by_its_decoded_size() {
+    use std::io::Write as _;
+    let dir = scratch("probe-gzip-bomb");
+    let head = r#"{"id":"c1","object":"chat.completion.chunk","created":1700000000,"model":"m","choices":[{"index":0,"delta":"#;
+    let mut sse = format!(
+        "data: {head}{{\"role\":\"assistant\",\"content\":\"\"}},\"finish_reason\":null}}]}}\n\n"
+    );
+    let word = format!("data: {head}{{\"content\":\"word \"}},\"finish_reason\":null}}]}}\n\n");
+    while sse.len() < 9 << 20 {
+        sse.push_str(&word);
+    }
+    sse.push_str(&format!(
+        "data: {head}{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"
+    ));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(sse.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    assert!(gz.len() < 1 << 20, "{} bytes on the wire", gz.len());
+    let addr = fixed_server(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nContent-Length: {}",
+            gz.len()
+        ),
+        gz,
+    );
+    let out = dir.join("out");
+    let (code, v) = probe_json(&format!("http://{addr}/v1"), &out, &["--only", "plain"]);
+    let s = scenario(&v, "plain");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    assert!(rules(s).contains(&"probe-too-long".to_string()), "{s}");
+    assert!(
+        s["findings"].to_string().contains("decoded from gzip"),
+        "{s}"
+    );
+    assert_eq!(code, Some(1));
+    // What is saved is bounded too: the decoded body, cut at 4 MiB.
+    let text = std::fs::read_to_string(out.join("plain.har")).unwrap();
+    assert!(text.len() < 6 << 20, "plain.har is {} bytes", text.len());
+    let har: Value = serde_json::from_str(&text).unwrap();
+    let e = &har["log"]["entries"][0];
+    assert_eq!(e["_sselint"]["stopped"], "size-limit", "{}", e["_sselint"]);
+    let body = e["response"]["content"]["text"].as_str().unwrap();
+    assert!(
+        body.len() <= 4 << 20 && body.starts_with("data: "),
+        "{}",
+        body.len()
+    );
+    // `check` of it reads the cut, not a decompression of many MB.
+    let check = Command::new(cargo_bin("sselint"))
+        .arg("check")
+        .arg(out.join("plain.har"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(report.contains("size limit"), "{report}");
+}
+
+/// A HAR as the probe writes it, of `body`, stopped as `stopped`.
+fn probe_har(body: &str, stopped: &str) -> String {
+    serde_json::json!({"log": {"version": "1.2", "creator": {"name": "sselint", "version": "0"},
+    "entries": [{
+        "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 5,
+        "request": {"method": "POST", "url": "http://127.0.0.1:1/v1/x", "httpVersion": "HTTP/1.1",
+            "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": 0},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+            "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
+            "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+            "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 4},
+        "_sselint": {"reads": [{"offset": 0, "ms": 1}], "stopped": stopped}
+    }]}})
+    .to_string()
+}
+
+/// Found by a fresh-user trial: `disconnect` hangs up after the first
+/// read, which may already hold the whole stream; `check` of that capture
+/// said the recorder hung up "before the stream ended" and called it
+/// truncated.
+#[test]
+fn a_hang_up_after_the_stream_ended_is_no_truncation() {
+    let dir = scratch("probe-hung-up-complete");
+    for d in ["chat", "responses", "messages"] {
+        let full =
+            std::fs::read_to_string(fixtures().join("good").join(d).join("plain.sse")).unwrap();
+        // The whole stream, and the stream without its last event.
+        let trimmed = full.trim_end();
+        let cut = &trimmed[..trimmed.rfind("\n\n").unwrap() + 2];
+        for (name, body) in [("complete", full.as_str()), ("cut", cut)] {
+            let path = dir.join(format!("{d}-{name}.har"));
+            std::fs::write(&path, probe_har(body, "hung-up")).unwrap();
+            let o = Command::new(cargo_bin("sselint"))
+                .arg("check")
+                .arg(&path)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&o.stdout);
+            if name == "complete" {
+                assert_eq!(o.status.code(), Some(0), "{d}: {text}");
+                assert!(!text.contains("capture-truncated"), "{d}: {text}");
+                assert!(!text.contains("before the stream ended"), "{d}: {text}");
+            } else {
+                assert!(text.contains("capture-truncated"), "{d} cut: {text}");
+                assert!(
+                    text.contains("hung up on purpose before the stream ended"),
+                    "{d} cut: {text}"
+                );
+            }
+        }
+    }
+}
+
+/// Found by a fresh-user trial: `--force` with another `--only` left the
+/// earlier run's captures beside the new ones, mixing two runs.
+#[test]
+fn force_removes_the_earlier_runs_captures_and_nothing_else() {
+    let dir = scratch("probe-force-clean");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    let o = probe(&base(&r), &out, &["--only", "usage,disconnect"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(out.join("usage.har").is_file() && out.join("disconnect-dropped.har").is_file());
+    // Another dialect's capture name, and the user's own files.
+    std::fs::write(out.join("thinking.har"), "{}").unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("mine.har"), "mine").unwrap();
+    let o = probe(&base(&r), &out, &["--only", "plain", "--force"]);
+    assert_eq!(o.status.code(), Some(0));
+    let mut left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["mine.har", "notes.txt", "plain.har"]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+/// Found by a fresh-user trial: a password in the URL goes out as
+/// `Authorization: Basic …`, which the HAR's request headers left out. A
+/// HAR shows each auth header sent, its value `[REDACTED]`, never the
+/// value.
+#[test]
+fn every_auth_header_sent_is_in_the_har_masked() {
+    let dir = scratch("probe-auth-headers");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let plain = format!("http://{}/v1", r.addr);
+    let with_password = format!("http://user:URLPASSword7@{}/v1", r.addr);
+    /// Case, URL, extra arguments, the header expected, the secrets.
+    type Case<'a> = (&'a str, &'a str, Vec<&'a str>, &'a str, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            "url-password",
+            &with_password,
+            vec![],
+            "Authorization",
+            // base64("user:URLPASSword7")
+            vec!["URLPASSword7", "dXNlcjpVUkxQQVNTd29yZDc"],
+        ),
+        (
+            "api-key",
+            &plain,
+            vec!["--api-key-env", "PROBE_AUTH_KEY"],
+            "Authorization",
+            vec!["sk-authFAKEkey0123456789"],
+        ),
+        (
+            "messages-key",
+            &plain,
+            vec!["--dialect", "messages", "--api-key-env", "PROBE_AUTH_KEY"],
+            "x-api-key",
+            vec!["sk-authFAKEkey0123456789"],
+        ),
+        (
+            "h-api-key",
+            &plain,
+            vec!["-H", "api-key: azureFAKEsecret42"],
+            "api-key",
+            vec!["azureFAKEsecret42"],
+        ),
+        (
+            "h-authorization",
+            &plain,
+            vec!["-H", "Authorization: Bearer hFAKEtoken0123"],
+            "Authorization",
+            vec!["hFAKEtoken0123"],
+        ),
+    ];
+    for (name, url, extra, header, secrets) in cases {
+        let out = dir.join(name);
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", url, "--model", "m", "--only", "plain", "-o"])
+            .arg(&out)
+            .args(&extra)
+            .env("PROBE_AUTH_KEY", "sk-authFAKEkey0123456789")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{name}: {o:?}");
+        let har: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("plain.har")).unwrap()).unwrap();
+        let headers = &har["log"]["entries"][0]["request"]["headers"];
+        let sent: Vec<&Value> = headers
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["name"].as_str().unwrap().eq_ignore_ascii_case(header))
+            .collect();
+        assert_eq!(sent.len(), 1, "{name}: {headers}");
+        assert_eq!(sent[0]["value"], "[REDACTED]", "{name}: {headers}");
+        for e in std::fs::read_dir(&out).unwrap() {
+            let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+            for s in &secrets {
+                assert!(!text.contains(s), "{name}: {s} in {text}");
+            }
+        }
+        for bytes in [&o.stdout, &o.stderr] {
+            let text = String::from_utf8_lossy(bytes);
+            for s in &secrets {
+                assert!(!text.contains(s), "{name}: {s} in {text}");
+            }
+        }
+    }
+}
+
+/// Found by a fresh-user trial: the human card of a run that saved no
+/// capture said "captures in DIR", the halt line ended on an empty list
+/// ("not run: "), the error after a redacted URL lost its `:`, and a
+/// comparison said "HTTP -" of a side that got no response.
+#[test]
+fn the_human_card_says_only_what_is_true() {
+    let dir = scratch("probe-card-words");
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let out = dir.join("down");
+    let o = probe(
+        &format!("http://{down}/v1?key=sk-cardFAKEkey0123456789"),
+        &out,
+        &["--only", "plain", "--timeout", "5"],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(!text.contains("captures in"), "{text}");
+    assert!(text.contains("no capture saved"), "{text}");
+    assert!(text.contains("?key=[REDACTED]: "), "{text}");
+    assert!(!text.contains("sk-cardFAKEkey"), "{text}");
+    assert!(
+        text.lines()
+            .all(|l| !l.trim_end().ends_with(':') || l.starts_with("plain")),
+        "{text}"
+    );
+    // A saved capture is named.
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let o = probe(&base(&r), &dir.join("up"), &["--only", "plain"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("captures in"));
+    // A comparison with a side that got no response.
+    let o = probe(
+        &base(&r),
+        &dir.join("cmp"),
+        &[
+            &format!("http://{down}/v1"),
+            "--only",
+            "plain",
+            "--timeout",
+            "5",
+        ],
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("HTTP -"), "{text}");
+    assert!(text.contains("no response"), "{text}");
+}
+
+/// Found by a fresh-user trial: the same --report file given twice was
+/// accepted, one report silently overwriting the other.
+#[test]
+fn the_same_report_file_twice_is_a_usage_error_before_any_request() {
+    let dir = scratch("probe-report-twice");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let file = dir.join("r.out");
+    let same = dir.join(".").join("r.out");
+    for (a, b) in [
+        (
+            format!("json={}", file.display()),
+            format!("sarif={}", file.display()),
+        ),
+        (
+            format!("json={}", file.display()),
+            format!("json={}", same.display()),
+        ),
+    ] {
+        let out = dir.join("out");
+        let o = probe(
+            &base(&r),
+            &out,
+            &["--only", "plain", "--report", &a, "--report", &b],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("twice"), "{err}");
+        assert!(!out.exists() && !file.exists());
+    }
+    // One format to two files is allowed (e.g. one for CI, one to keep).
+    let (x, y) = (dir.join("x.json"), dir.join("y.json"));
+    let o = probe(
+        &base(&r),
+        &dir.join("out2"),
+        &[
+            "--only",
+            "plain",
+            "--report",
+            &format!("json={}", x.display()),
+            "--report",
+            &format!("json={}", y.display()),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(x.is_file() && y.is_file());
+}
+
+/// Found by a fresh-user trial: `--report json=DIR/usage.har` replaced
+/// the capture the run had just saved there. A report named like a
+/// capture in the capture directory is a usage error before any request.
+#[test]
+fn a_report_that_would_replace_a_capture_is_a_usage_error() {
+    let dir = scratch("probe-report-capture");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("r3");
+    for (extra, file) in [
+        (vec!["--only", "plain,usage"], "usage.har"),
+        // A capture this run does not write, but an earlier run's could be.
+        (vec!["--only", "plain"], "disconnect-dropped.har"),
+    ] {
+        let report = format!("json={}", out.join(file).display());
+        let mut args = extra.clone();
+        args.extend(["--report", &report]);
+        let o = probe(&base(&r), &out, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
+        assert!(err.contains("would replace the capture"), "{err}");
+        assert!(!out.join("plain.har").exists(), "nothing was sent");
+    }
+    // With two endpoints, the captures are in DIR/a and DIR/b.
+    let report = format!("sarif={}", out.join("b/plain.har").display());
+    let o = Command::new(cargo_bin("sselint"))
+        .args([
+            "probe",
+            &base(&r),
+            &base(&r),
+            "--model",
+            "m",
+            "--only",
+            "plain",
+        ])
+        .arg("-o")
+        .arg(&out)
+        .args(["--report", &report])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Found by a fresh-user trial: Ctrl-C in `probe A B` before B ran
+/// anything printed an empty table for B and a comparison heading with
+/// nothing under it.
+#[test]
+fn ctrl_c_before_the_second_endpoint_ran_says_so_and_compares_nothing() {
+    let dir = scratch("probe-compare-sigint-early");
+    let slow = Replay::start(&fixtures().join("good"), &["--delay-ms", "300"]);
+    let fast = Replay::start(&fixtures().join("good"), &[]);
+    let out = dir.join("out");
+    let child = Command::new(cargo_bin("sselint"))
+        .args(["probe", &base(&slow), &base(&fast), "--model", "m"])
+        .args(["--only", "plain,long", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !out.join("a/plain.har").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // A's long (42 events at 300 ms) is streaming now.
+    std::thread::sleep(std::time::Duration::from_millis(900));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{text}");
+    let b = text.split("B: sselint probe").nth(1).unwrap_or("");
+    assert!(b.contains("no scenario ran"), "{text}");
+    assert!(!b.contains("scenario │ verdict"), "no table for B: {text}");
+    assert!(!text.contains("A against B"), "{text}");
+}
+
+/// `YYYYmmdd-HHMMSS` of `secs` after the epoch (UTC), by `date`.
+fn utc_stamp(secs: u64) -> String {
+    let o = Command::new("date")
+        .args(["-u", "-d", &format!("@{secs}"), "+%Y%m%d-%H%M%S"])
+        .output()
+        .unwrap();
+    String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+/// Found by a fresh-user trial: two runs without -o started within one
+/// second collided (`probe-… already exists; give -o DIR`). The second
+/// takes the name with `-2`.
+#[test]
+fn a_default_directory_taken_gets_a_counter() {
+    let dir = scratch("probe-default-dir");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    // Every name the run may pick in the next two minutes is taken.
+    for s in now..now + 120 {
+        std::fs::create_dir(dir.join(format!("probe-{}", utc_stamp(s)))).unwrap();
+    }
+    let o = Command::new(cargo_bin("sselint"))
+        .current_dir(&dir)
+        .args(["probe", &base(&r), "--model", "m", "--only", "plain"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let made: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("plain.har").is_file())
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    assert!(made[0].to_string_lossy().ends_with("-2"), "{made:?}");
+}
+
+/// `data` as a brotli stream of stored (uncompressed) meta-blocks (RFC
+/// 7932 §9.2), so that the test needs no brotli encoder.
+fn br_stored(data: &[u8]) -> Vec<u8> {
+    let mut bits: Vec<bool> = Vec::new();
+    let put = |bits: &mut Vec<bool>, v: u32, n: u32| {
+        for i in 0..n {
+            bits.push(v >> i & 1 == 1);
+        }
+    };
+    let mut out = Vec::new();
+    let flush = |bits: &mut Vec<bool>, out: &mut Vec<u8>| {
+        for byte in bits.chunks(8) {
+            out.push(
+                byte.iter()
+                    .enumerate()
+                    .fold(0u8, |b, (i, &x)| b | (u8::from(x) << i)),
+            );
+        }
+        bits.clear();
+    };
+    // WBITS 16.
+    put(&mut bits, 0, 1);
+    for block in data.chunks(1 << 16) {
+        // ISLAST 0, MNIBBLES 4, MLEN-1, ISUNCOMPRESSED 1, then the bytes
+        // from the next byte boundary.
+        put(&mut bits, 0, 1);
+        put(&mut bits, 0, 2);
+        put(&mut bits, block.len() as u32 - 1, 16);
+        put(&mut bits, 1, 1);
+        flush(&mut bits, &mut out);
+        out.extend_from_slice(block);
+    }
+    // ISLAST 1, ISLASTEMPTY 1.
+    put(&mut bits, 1, 1);
+    put(&mut bits, 1, 1);
+    flush(&mut bits, &mut out);
+    out
+}
+
+/// Found by a fresh-user trial: a deflate or br body (never asked for)
+/// under the size limit is saved as received, and the HAR reader decoded
+/// only gzip, so the capture was linted as compressed bytes.
+#[test]
+fn a_deflate_or_br_body_is_decoded_when_its_capture_is_read() {
+    use std::io::{Read as _, Write as _};
+    let dir = scratch("probe-deflate-br");
+    let sse = std::fs::read(fixtures().join("good/chat/plain.sse")).unwrap();
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&sse).unwrap();
+    let br = br_stored(&sse);
+    let mut back = Vec::new();
+    brotli_decompressor::Decompressor::new(&br[..], 4096)
+        .read_to_end(&mut back)
+        .unwrap();
+    assert_eq!(back, sse, "the test's br stream is valid");
+    for (enc, body) in [("deflate", z.finish().unwrap()), ("br", br)] {
+        let addr = fixed_server(
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: {enc}\r\nContent-Length: {}",
+                body.len()
+            ),
+            body,
+        );
+        let out = dir.join(enc);
+        let (code, v) = probe_json(&format!("http://{addr}/v1"), &out, &["--only", "plain"]);
+        let s = scenario(&v, "plain");
+        assert_eq!(s["verdict"], "pass", "{enc}: {s}");
+        assert_eq!(code, Some(0), "{enc}: {v}");
+        let check = Command::new(cargo_bin("sselint"))
+            .arg("check")
+            .arg(out.join("plain.har"))
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&check.stdout);
+        assert_eq!(check.status.code(), Some(0), "{enc}: {report}");
+        assert!(
+            report.contains(&format!("decoded from {enc}")),
+            "{enc}: {report}"
+        );
+    }
+}
+
+/// Found by a fresh-user trial: against a server that sends its head and
+/// then nothing, `disconnect` took twice --timeout (its follow-up got a
+/// time-out of its own) and said "hung up after 0 bytes" of a request
+/// that timed out. The two requests share one time-out.
+#[test]
+fn disconnect_shares_one_time_out_and_says_the_first_request_timed_out() {
+    use std::io::{BufRead as _, Write as _};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = scratch("probe-disconnect-timeout");
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let requests = Arc::new(AtomicUsize::new(0));
+    let counted = requests.clone();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                let mut r = std::io::BufReader::new(conn);
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut c = r.into_inner();
+                let _ = write!(
+                    c,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                );
+                let _ = c.flush();
+                std::thread::sleep(std::time::Duration::from_secs(20));
+            });
+        }
+    });
+    let (code, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("out"),
+        &["--only", "disconnect", "--timeout", "1"],
+    );
+    let s = scenario(&v, "disconnect");
+    assert_eq!(requests.load(Ordering::SeqCst), 1, "{s}");
+    let note = s["note"].as_str().unwrap_or("");
+    assert!(note.contains("timed out"), "{s}");
+    assert!(!note.contains("hung up"), "{s}");
+    assert!(rules(s).contains(&"probe-timeout".to_string()), "{s}");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    assert_eq!(code, Some(1));
+}
+
+/// Found by a fresh-user trial: an endpoint that answered, but not in
+/// HTTP a client can read (a 1 MB response head, an SSH banner), halted
+/// the run as "the endpoint could not be reached".
+#[test]
+fn an_answer_that_is_not_readable_http_halts_the_run_saying_so() {
+    let dir = scratch("probe-not-http");
+    let big = format!("HTTP/1.1 200 OK\r\nX-Big: {}", "a".repeat(1 << 20));
+    let many: String = (0..5000).map(|i| format!("\r\nX-H{i}: 1")).collect();
+    let many = format!("HTTP/1.1 200 OK{many}");
+    for (name, head) in [
+        ("big-head", big),
+        ("many-fields", many),
+        ("ssh", "SSH-2.0-OpenSSH_9.6".to_string()),
+    ] {
+        let addr = fixed_server(head, Vec::new());
+        let (code, v) = probe_json(
+            &format!("http://{addr}/v1"),
+            &dir.join(name),
+            &["--only", "plain,usage"],
+        );
+        assert_eq!(code, Some(1), "{name}: {v}");
+        let halted = v["halted"].as_str().unwrap_or("");
+        assert!(
+            halted.contains("not a readable HTTP response"),
+            "{name}: {v}"
+        );
+        assert!(!halted.contains("could not be reached"), "{name}: {v}");
+    }
+}
+
+/// A server answering every request with the good Chat `plain` stream,
+/// keeping each request's header lines (lower-cased names).
+fn header_server() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Vec<String>>>>) {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    let sse = std::fs::read(fixtures().join("good/chat/plain.sse")).unwrap();
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut lines = Vec::new();
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let (n, v) = line.split_once(':').unwrap_or((&line, ""));
+                let n = n.trim().to_ascii_lowercase();
+                if n == "content-length" {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                lines.push(format!("{n}:{}", v.trim()));
+            }
+            let mut body = vec![0u8; len];
+            let _ = r.read_exact(&mut body);
+            kept.lock().unwrap().push(lines);
+            let mut c = r.into_inner();
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+            );
+            let _ = c.write_all(&sse);
+        }
+    });
+    (addr, seen)
+}
+
+/// Found by a fresh-user trial: `-H 'Authorization: …'` beside
+/// --api-key-env sent two Authorization headers, and `-H 'Content-Length:
+/// 3'` went out beside chunked framing. A -H replaces the probe's header
+/// of its name; a framing header is a usage error.
+#[test]
+fn an_h_header_replaces_the_probes_own_and_a_framing_one_is_refused() {
+    let dir = scratch("probe-h-replace");
+    let (addr, seen) = header_server();
+    let url = format!("http://{addr}/v1");
+    let o = Command::new(cargo_bin("sselint"))
+        .env("PROBE_H_KEY", "sk-hreplaceFAKE0123456789")
+        .args(["probe", &url, "--model", "m", "--only", "plain"])
+        .args(["--api-key-env", "PROBE_H_KEY"])
+        .args(["-H", "authorization: Bearer GIVENtoken42"])
+        .args(["-H", "Accept: text/event-stream; q=1"])
+        .arg("-o")
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let got = seen.lock().unwrap().clone();
+    assert_eq!(got.len(), 1);
+    let named = |n: &str| -> Vec<String> {
+        got[0]
+            .iter()
+            .filter(|l| l.starts_with(&format!("{n}:")))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        named("authorization"),
+        ["authorization:Bearer GIVENtoken42"]
+    );
+    assert_eq!(named("accept"), ["accept:text/event-stream; q=1"]);
+    for h in [
+        "Content-Length: 3",
+        "transfer-encoding: gzip",
+        "Host: x.example",
+    ] {
+        let o = probe(&url, &dir.join("refused"), &["--only", "plain", "-H", h]);
+        assert_eq!(o.status.code(), Some(2), "{h}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("sets this header itself"), "{h}: {err}");
+    }
+    assert_eq!(seen.lock().unwrap().len(), 1, "nothing more was sent");
+}

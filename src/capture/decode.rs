@@ -58,8 +58,32 @@ pub fn decoder(
     evidence: Evidence,
     limit: u64,
 ) -> Box<dyn Read + Send> {
+    let decoded = raw_decoder(enc, inner);
+    Box::new(Lenient {
+        inner: decoded.take(limit.saturating_add(1)),
+        evidence,
+        what: enc.name(),
+        produced: 0,
+        done: false,
+        limit,
+    })
+}
+
+/// Whether `body` starts as an `enc` stream: its first read decodes to
+/// some bytes without error. A HAR's `Content-Encoding` header may name
+/// what the server sent while the body is stored decoded (browsers do);
+/// this tells the two apart. (Text such as `data: …` is no valid
+/// deflate or br stream.)
+pub fn starts_encoded(enc: Encoding, body: &[u8]) -> bool {
+    let mut r = raw_decoder(enc, Box::new(io::Cursor::new(body.to_vec())));
+    let mut buf = [0u8; 512];
+    matches!(r.read(&mut buf), Ok(n) if n > 0)
+}
+
+/// The bare decoder for `enc` over `inner`: no size cap, errors as they are.
+fn raw_decoder(enc: Encoding, inner: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
     let mut inner = io::BufReader::new(inner);
-    let decoded: Box<dyn Read + Send> = match enc {
+    match enc {
         Encoding::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(inner)),
         Encoding::Deflate => {
             // zlib header: CMF 0x78 in practice; otherwise raw deflate.
@@ -73,15 +97,7 @@ pub fn decoder(
             }
         }
         Encoding::Brotli => Box::new(brotli_decompressor::Decompressor::new(inner, 4096)),
-    };
-    Box::new(Lenient {
-        inner: decoded.take(limit.saturating_add(1)),
-        evidence,
-        what: enc.name(),
-        produced: 0,
-        done: false,
-        limit,
-    })
+    }
 }
 
 /// Turns a decoder's error into end-of-body plus evidence, and enforces the

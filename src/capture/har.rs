@@ -2,8 +2,9 @@
 //! mitmproxy exports): every entry whose response is an event stream
 //! becomes a stream labelled `#INDEX METHOD URL`.
 //!
-//! The body is `response.content.text` (base64 when `encoding` says so; it
-//! is already HTTP-decoded). Chrome's `_eventSourceMessages` gives a time per
+//! The body is `response.content.text` (base64 when `encoding` says so;
+//! browsers store it HTTP-decoded, while a body stored as received, gzip
+//! by its magic bytes or deflate/br by `Content-Encoding`, is decoded). Chrome's `_eventSourceMessages` gives a time per
 //! message; its `data` is usually stripped (sanitized export), so the text
 //! stays the source of truth. Evidence of capture damage: text absent while
 //! `size` > 0, text shorter than `size`, a body exactly at Firefox's 1 MiB
@@ -345,6 +346,29 @@ fn entry_stream(
         body = plain;
         stream.notes.push("body decoded from gzip".to_string());
         decoded = true;
+    } else if let Some(enc) = super::find_header(
+        &headers_of(entry.pointer("/response/headers")),
+        "content-encoding",
+    )
+    .and_then(super::decode::Encoding::from_header)
+    .filter(|e| *e != super::decode::Encoding::Gzip)
+    .filter(|e| super::decode::starts_encoded(*e, &body))
+    {
+        // A deflate or br body stored as received (as `probe` saves one);
+        // one a browser stored decoded does not decode and stays as it is.
+        let mut plain = Vec::new();
+        let mut r = super::decode::decoder(
+            enc,
+            Box::new(std::io::Cursor::new(std::mem::take(&mut body))),
+            stream.evidence.clone(),
+            max_decoded,
+        );
+        let _ = r.read_to_end(&mut plain);
+        body = plain;
+        stream
+            .notes
+            .push(format!("body decoded from {}", enc.name()));
+        decoded = true;
     }
     let status = status_of(entry);
     let headers = headers_of(entry.pointer("/response/headers"));
@@ -380,6 +404,12 @@ fn entry_stream(
             &stream.evidence,
             "the recording was stopped by Ctrl-C before the stream ended",
         ),
+        // The hang-up may come after the whole stream (its first read
+        // held it all): no truncation then.
+        Some("hung-up") if stream_ended(&body) => stream.notes.push(
+            "the recorder hung up on purpose after the stream's terminal event (sselint probe's disconnect scenario)"
+                .to_string(),
+        ),
         Some("hung-up") => super::note_truncation(
             &stream.evidence,
             "the recorder hung up on purpose before the stream ended (sselint probe's disconnect scenario)",
@@ -413,6 +443,40 @@ fn entry_stream(
     };
     stream.body = Body::Bytes(body);
     stream
+}
+
+/// Whether an SSE `body` holds a terminal event of one of the dialects:
+/// Chat's `data: [DONE]`, a Responses `response.completed`,
+/// `response.failed` or `response.incomplete`, a Messages `message_stop`
+/// (by its `event:` field or its data's `type`).
+fn stream_ended(body: &[u8]) -> bool {
+    const TERMINAL: [&str; 4] = [
+        "response.completed",
+        "response.failed",
+        "response.incomplete",
+        "message_stop",
+    ];
+    body.split(|b| *b == b'\n').any(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Ok(line) = std::str::from_utf8(line) else {
+            return false;
+        };
+        let Some((field, value)) = line.split_once(':') else {
+            return false;
+        };
+        // WHATWG: one space after the colon is not part of the value.
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "event" => TERMINAL.contains(&value),
+            "data" if value == "[DONE]" => true,
+            "data" => serde_json::from_str::<Value>(value).is_ok_and(|v| {
+                v.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| TERMINAL.contains(&t))
+            }),
+            _ => false,
+        }
+    })
 }
 
 /// The response status: a number, or a string of digits (some exporters);

@@ -166,7 +166,10 @@ pub fn redact_text(line: &str) -> String {
             .split(' ')
             .map(|w| {
                 if w.contains('?') || w.contains("://") {
-                    redact_url(w)
+                    // Punctuation after a URL (`URL: error`, `URL,`) is the
+                    // sentence's, not the last query value's.
+                    let url = w.trim_end_matches([':', ',', ';', ')']);
+                    format!("{}{}", redact_url(url), &w[url.len()..])
                 } else {
                     w.to_string()
                 }
@@ -818,6 +821,18 @@ fn is_capture_file(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn punctuation_after_a_url_is_kept() {
+        assert_eq!(
+            redact_text("http://h/v1?key=abc123: io: refused"),
+            "http://h/v1?key=[REDACTED]: io: refused"
+        );
+        assert_eq!(
+            redact_text("see (http://u:p@h/v1?token=t1), then"),
+            "see (http://[REDACTED]@h/v1?token=[REDACTED]), then"
+        );
+    }
 
     #[test]
     fn keys_are_masked_and_other_text_kept() {

@@ -53,13 +53,15 @@ before the response; HTTP 401/403, check the key; 404, the URL looks
 wrong; 408, the server timed the request out; 429,
 rate-limited, try --delay-ms; a 3xx redirect, not followed; or Ctrl-C
 cut it short). When nothing answers the first scenario (connection
-refused), the probe says so once and runs no more on that endpoint. `invalid` passes
+refused, no such host, a TLS failure) or the answer is not readable HTTP
+(a response head too big or with too many fields, another protocol), the
+probe says so once and runs no more on that endpoint. `invalid` passes
 when the server answers such a 4xx with a JSON error, and fails on a 2xx
 stream or a 5xx.
 
 Each capture is saved as HAR (keys and cookies redacted) in -o DIR
-(default: a new directory probe-YYYYmmdd-HHMMSS; with two URLs, DIR/a and
-DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
+(default: a new directory probe-YYYYmmdd-HHMMSS, with -2, -3, … when
+taken; with two URLs, DIR/a and DIR/b), named by scenario: plain.har, tool.har, … Captures are linted with
 their request, so usage-missing, choice-index and the tool-call rules
 apply. The probe's own rules judge what one stream alone cannot
 (`sselint rule NAME` explains each): probe-n-ignored, probe-no-tool-call,
@@ -84,9 +86,10 @@ replay --help`).
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
 URL without http:// or https://, or with a #fragment or a space, a bad -H
-name, a --report file in a missing directory or `-`) or a --report file
-that could not be written (the card is printed first), 130 interrupted by
-Ctrl-C (the card lists the scenarios not run).";
+name, a --report file in a missing directory, `-`, named twice, or named
+like a capture in the capture directory) or a --report file that could not
+be written (the card is printed first), 130 interrupted by Ctrl-C (the
+card lists the scenarios not run).";
 
 /// Report formats of `probe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -137,7 +140,11 @@ pub struct Args {
     /// Bearer …` (`x-api-key` for Messages); never printed, never saved.
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
-    /// An extra request header, `Name: value` (repeatable).
+    /// An extra request header, `Name: value` (repeatable); it replaces
+    /// the probe's own header of that name (Content-Type, Accept, the
+    /// key's Authorization or x-api-key, anthropic-version).
+    /// Content-Length, Transfer-Encoding, Host, Connection and the other
+    /// hop-by-hop headers are refused (usage error).
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
     /// The API: `chat` (default), `responses` or `messages`; a URL ending
@@ -151,16 +158,19 @@ pub struct Args {
     #[arg(long, value_name = "S,…", value_delimiter = ',')]
     skip: Vec<String>,
     /// Where to save the captures [default: a new directory
-    /// probe-YYYYmmdd-HHMMSS].
+    /// probe-YYYYmmdd-HHMMSS, or probe-YYYYmmdd-HHMMSS-2, … when taken].
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     output: Option<PathBuf>,
-    /// Replace captures already in DIR.
+    /// Replace the captures already in DIR: every file a probe run names
+    /// (SCENARIO.har of any dialect's scenario, disconnect-dropped.har) is
+    /// removed first, so DIR holds this run alone; other files stay.
     #[arg(long)]
     force: bool,
     /// Milliseconds to wait between scenarios (rate limits).
     #[arg(long, default_value_t = 0, value_name = "MS")]
     delay_ms: u64,
-    /// The longest one scenario may take, in seconds.
+    /// The longest one scenario may take, in seconds (disconnect's two
+    /// requests share it).
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
     /// Also run the reasoning scenario (`thinking` for Messages).
@@ -169,8 +179,8 @@ pub struct Args {
     /// Report format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Also write FORMAT to FILE, atomically (repeatable), e.g. `--report
-    /// sarif=probe.sarif`; stdout keeps --format.
+    /// Also write FORMAT to FILE, atomically (repeatable, each to its own
+    /// FILE), e.g. `--report sarif=probe.sarif`; stdout keeps --format.
     #[arg(long = "report", value_name = "FORMAT=FILE")]
     reports: Vec<String>,
     /// The lowest severity that fails a scenario (and the run).
@@ -338,8 +348,24 @@ fn stamp() -> String {
     )
 }
 
+/// The file names a probe run may write in its directory: `NAME.har` for
+/// every scenario of every dialect, and `disconnect-dropped.har`.
+fn capture_names() -> Vec<String> {
+    let mut out: Vec<String> = sselint::dialect::ALL
+        .iter()
+        .flat_map(|d| probe::scenarios(*d))
+        .map(|s| format!("{}.har", s.name))
+        .collect();
+    out.push("disconnect-dropped.har".into());
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Makes `dir` ready for the captures of `names`: created when missing;
-/// an existing capture is an error unless `force`.
+/// an existing capture is an error unless `force`, which removes every
+/// capture an earlier run may have left ([`capture_names`]), so that the
+/// directory holds one run; other files stay.
 fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String> {
     if dir.exists() && !dir.is_dir() {
         return Err(format!(
@@ -349,6 +375,14 @@ fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     if force {
+        for f in capture_names() {
+            let p = dir.join(&f);
+            // A file only: a directory of that name is the user's.
+            if p.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+                std::fs::remove_file(&p)
+                    .map_err(|e| format!("--force: removing {}: {e}", p.display()))?;
+            }
+        }
         return Ok(());
     }
     for s in names {
@@ -378,6 +412,26 @@ fn usage_error(msg: &str) -> ExitCode {
 /// character but horizontal tab (RFC 9110 §5.5).
 fn header_safe(s: &str) -> bool {
     !s.chars().any(|c| c.is_control() && c != '\t')
+}
+
+/// Whether `name` is a header the HTTP client writes itself, as it frames
+/// or routes the request (RFC 9110 §7.2, §7.6.1, §8.6, RFC 9112 §6.1): a
+/// `-H` of it would contradict the request sent (a `Content-Length`
+/// beside chunked framing).
+fn framing_header(name: &str) -> bool {
+    [
+        "content-length",
+        "transfer-encoding",
+        "host",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "upgrade",
+    ]
+    .iter()
+    .any(|h| name.eq_ignore_ascii_case(h))
 }
 
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
@@ -430,6 +484,12 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             )));
         }
         headers.push((n.to_string(), v.to_string()));
+    }
+    if let Some((n, _)) = headers.iter().find(|(n, _)| framing_header(n)) {
+        return Ok(usage_error(&format!(
+            "-H {}: the HTTP client sets this header itself (it frames or routes the request); leave it out",
+            sselint::lint::printable(n)
+        )));
     }
     let api_key = match &a.api_key_env {
         Some(var) => match std::env::var(var) {
@@ -488,10 +548,16 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         Ok(s) => s,
         Err(e) => return Ok(usage_error(&e)),
     };
-    let root = a
+    let mut root = a
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("probe-{}", stamp())));
+    // The directories the captures go to (a report must not replace one).
+    let capture_dirs: Vec<PathBuf> = if targets.len() == 2 {
+        vec![root.join("a"), root.join("b")]
+    } else {
+        vec![root.clone()]
+    };
     let mut reports = Vec::new();
     for r in &a.reports {
         use clap::ValueEnum as _;
@@ -531,14 +597,68 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 "--report {fmt}={file}: that is a directory; give a file name"
             )));
         }
+        // Two reports to one file: the second would silently replace the
+        // first. (One format to two files is allowed.)
+        let same = |p: &Path| -> PathBuf {
+            let parent = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let parent = parent.canonicalize().unwrap_or_else(|_| {
+                parent
+                    .components()
+                    .filter(|c| *c != std::path::Component::CurDir)
+                    .collect()
+            });
+            parent.join(p.file_name().unwrap_or_default())
+        };
+        if let Some((g, _)) = reports
+            .iter()
+            .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
+        {
+            use clap::ValueEnum as _;
+            let earlier = g
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string());
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: that file is named twice (also for {earlier}); give each report its own file"
+            )));
+        }
+        // A report named like a capture, in a capture directory, would
+        // replace this run's capture (or an earlier run's, which only
+        // --force may remove).
+        let file_name = Path::new(file).file_name().unwrap_or_default();
+        if capture_names()
+            .iter()
+            .any(|n| std::ffi::OsStr::new(n) == file_name)
+            && capture_dirs
+                .iter()
+                .any(|d| same(&d.join(file_name)) == same(Path::new(file)))
+        {
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: that is a capture's name in the capture directory; the report would replace the capture; give the report another name"
+            )));
+        }
         reports.push((f, PathBuf::from(file)));
     }
 
-    if a.output.is_none() && root.exists() {
-        return Ok(usage_error(&format!(
-            "{} already exists; give -o DIR",
-            root.display()
-        )));
+    if a.output.is_none() {
+        // Made here, atomically: a second run started in the same second
+        // takes probe-YYYYmmdd-HHMMSS-2 (then -3, …).
+        let stamped = root.clone();
+        let mut n = 1;
+        loop {
+            match std::fs::create_dir(&root) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => {
+                    n += 1;
+                    root = PathBuf::from(format!("{}-{n}", stamped.display()));
+                }
+                Err(e) => {
+                    return Ok(usage_error(&format!("creating {}: {e}", root.display())));
+                }
+            }
+        }
     }
     let dirs: Vec<PathBuf> = if targets.len() == 2 {
         vec![root.join("a"), root.join("b")]
@@ -593,8 +713,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             }
             let o = probe::run_scenario(t, *s, dir, &settings, fail_on, &stop);
             // Nothing at all came back to the first request (connection
-            // refused, no such host, a TLS failure): the other
-            // scenarios would only say it again.
+            // refused, no such host, a TLS failure), or nothing a client
+            // can read as HTTP: the other scenarios would only say it
+            // again.
             // A time-out is not that: a model loading cold answers late
             // and the next scenario may be answered.
             let timed_out = o.note.as_deref().is_some_and(|n| {
@@ -607,8 +728,17 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 && !o.interrupted
                 && !stop.load(Ordering::Relaxed);
             if unreachable {
+                let why = if o
+                    .note
+                    .as_deref()
+                    .is_some_and(|n| n.contains(sselint::live::NOT_HTTP))
+                {
+                    sselint::live::NOT_HTTP
+                } else {
+                    "the endpoint could not be reached"
+                };
                 card.halted = Some(format!(
-                    "the endpoint could not be reached (see {}); the other scenarios were not run",
+                    "{why} (see {}); the other scenarios were not run",
                     o.name
                 ));
             }
@@ -749,11 +879,11 @@ fn compare_cards(a: &Card, b: &Card, settings: &sselint::lint::Settings) -> Vec<
             }
             _ => {
                 d.note = Some(format!(
-                    "not compared: A {} (HTTP {}), B {} (HTTP {})",
+                    "not compared: A {} ({}), B {} ({})",
                     oa.verdict.name(),
-                    oa.status.map_or("-".into(), |s| s.to_string()),
+                    http(oa.status),
                     ob.verdict.name(),
-                    ob.status.map_or("-".into(), |s| s.to_string())
+                    http(ob.status)
                 ))
             }
         }
@@ -784,6 +914,22 @@ fn timing_noise(d: &sselint::diff::Difference) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether the run on card `c` saved a capture: a scenario's, or the
+/// `disconnect-dropped.har` of a `disconnect` run (a file of that name in
+/// the directory is this run's: an earlier one is refused or removed
+/// before the run).
+fn saved_any(c: &Card) -> bool {
+    c.outcomes.iter().any(|o| {
+        o.capture.is_some()
+            || (o.name == "disconnect" && c.dir.join("disconnect-dropped.har").is_file())
+    })
+}
+
+/// `HTTP 200`, or `no response` when none came.
+fn http(status: Option<u16>) -> String {
+    status.map_or("no response".into(), |s| format!("HTTP {s}"))
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -828,6 +974,14 @@ fn human(
             write!(out, "{}: ", if i == 0 { "A" } else { "B" })?;
         }
         writeln!(out, "sselint probe {} ({})", c.endpoint, c.dialect.title())?;
+        if c.outcomes.is_empty() {
+            // Ctrl-C before this endpoint's first scenario: no table.
+            writeln!(out, "no scenario ran; {}", interrupted_line(c))?;
+            if i + 1 < cards.len() {
+                writeln!(out)?;
+            }
+            continue;
+        }
         let mut t = Table::new();
         t.load_style(presets::UTF8_FULL_CONDENSED);
         t.set_content_arrangement(ContentArrangement::Dynamic);
@@ -906,23 +1060,31 @@ fn human(
             }
         }
         let [p, f, u, e] = counts(&c.outcomes);
+        let saved = if saved_any(c) {
+            format!("captures in {}", c.dir.display())
+        } else {
+            "no capture saved".to_string()
+        };
         writeln!(
             out,
-            "{} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error; captures in {}",
+            "{} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error; {saved}",
             c.outcomes.len(),
-            c.dir.display()
         )?;
         if c.interrupted {
             writeln!(out, "{}", interrupted_line(c))?;
         }
         if let Some(h) = &c.halted {
-            writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
+            // With no other scenario chosen, the error line said it all.
+            if !c.not_run.is_empty() {
+                writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
+            }
         }
-        if i + 1 < cards.len() || compare.is_some() {
+        if i + 1 < cards.len() || compare.is_some_and(|d| !d.is_empty()) {
             writeln!(out)?;
         }
     }
-    if let Some(diffs) = compare {
+    // Nothing ran on both endpoints: nothing to compare.
+    if let Some(diffs) = compare.filter(|d| !d.is_empty()) {
         writeln!(out, "A against B, per scenario:")?;
         for d in diffs {
             let head = format!(
@@ -1243,7 +1405,7 @@ fn junit(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
             s.set_message(if c.interrupted {
                 "not run: the probe was interrupted (Ctrl-C)"
             } else {
-                "not run: the endpoint could not be reached"
+                "not run: the endpoint gave its first scenario no usable answer"
             });
             let mut tc = TestCase::new(*name, s);
             tc.set_classname(c.endpoint.clone());

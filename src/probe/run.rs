@@ -389,10 +389,137 @@ fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
 /// few hundred tokens): 4 MiB.
 pub const MAX_BODY_BYTES: usize = 4 << 20;
 
+/// The decoded form of a compressed body (`Content-Encoding` gzip,
+/// deflate or br, or gzip bytes unannounced, which the capture readers
+/// decode too), decoded as it arrives and kept up to [`MAX_BODY_BYTES`]:
+/// the probe never asks for compression, and 44 KB of gzip can decode to
+/// 44 MB.
+struct Decoding {
+    /// The decoder, writing into `out`; `None` once it failed or the
+    /// decoded body passed the limit.
+    decoder: Option<Box<dyn std::io::Write>>,
+    out: std::rc::Rc<std::cell::RefCell<Capped>>,
+    /// The encoding undone.
+    encoding: crate::capture::decode::Encoding,
+    /// The decoded length at the start of each read (body offsets of the
+    /// decoded body, one per [`Recording::reads`] entry).
+    offsets: Vec<u64>,
+}
+
+/// A sink that takes at most [`MAX_BODY_BYTES`] and fails past them.
+#[derive(Default)]
+struct Capped {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+/// Writes into the shared [`Capped`].
+struct Shared(std::rc::Rc<std::cell::RefCell<Capped>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut c = self.0.borrow_mut();
+        let room = MAX_BODY_BYTES - c.bytes.len();
+        if c.over || buf.len() > room {
+            c.bytes.extend_from_slice(&buf[..room.min(buf.len())]);
+            c.over = true;
+            return Err(std::io::Error::other("past the probe's size limit"));
+        }
+        c.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Decoding {
+    /// A decoder for the body whose first bytes are `head`, under
+    /// response headers `headers`; `None` for a body that is not
+    /// compressed (or in an encoding sselint does not decode).
+    fn start(headers: &[crate::capture::Header], head: &[u8]) -> Option<Self> {
+        use crate::capture::decode::{self, Encoding};
+        let enc = crate::capture::find_header(headers, "content-encoding")
+            .and_then(Encoding::from_header)
+            .or_else(|| decode::is_gzip(head).then_some(Encoding::Gzip))?;
+        let out = std::rc::Rc::new(std::cell::RefCell::new(Capped::default()));
+        let sink = Shared(out.clone());
+        let decoder: Box<dyn std::io::Write> = match enc {
+            Encoding::Gzip => Box::new(flate2::write::MultiGzDecoder::new(sink)),
+            // zlib-wrapped (RFC 1950, CMF 0x78 in practice) or raw.
+            Encoding::Deflate if head.first() == Some(&0x78) => {
+                Box::new(flate2::write::ZlibDecoder::new(sink))
+            }
+            Encoding::Deflate => Box::new(flate2::write::DeflateDecoder::new(sink)),
+            Encoding::Brotli => Box::new(brotli_decompressor::DecompressorWriter::new(sink, 4096)),
+        };
+        Some(Decoding {
+            decoder: Some(decoder),
+            out,
+            encoding: enc,
+            offsets: Vec::new(),
+        })
+    }
+
+    /// Decodes one read; `true` once the decoded body passed the limit.
+    fn feed(&mut self, b: &[u8]) -> bool {
+        self.offsets.push(self.out.borrow().bytes.len() as u64);
+        if let Some(d) = &mut self.decoder {
+            if d.write_all(b).is_err() {
+                // Past the limit, or not decodable (the capture reader
+                // reports that from the bytes as received).
+                self.decoder = None;
+            }
+        }
+        self.out.borrow().over
+    }
+
+    /// `rec` holding the decoded body cut at [`MAX_BODY_BYTES`] (its reads
+    /// at their decoded offsets) in place of the compressed bytes, as a
+    /// HAR's `content.text` holds a decoded body; the `Content-Encoding`
+    /// header stays, as browsers keep it.
+    fn replace(self, rec: &mut Recording) {
+        drop(self.decoder);
+        let body = std::mem::take(&mut self.out.borrow_mut().bytes);
+        let mut reads: Vec<crate::capture::Read_> = Vec::new();
+        for (r, &offset) in rec.reads.iter().zip(&self.offsets) {
+            if offset >= body.len() as u64 {
+                break;
+            }
+            // A read that decoded to nothing yet: the bytes at this
+            // offset came with the later one.
+            if reads.last().is_some_and(|l| l.offset == offset) {
+                reads.pop();
+            }
+            reads.push(crate::capture::Read_ { offset, ms: r.ms });
+        }
+        rec.body = body;
+        rec.reads = reads;
+    }
+}
+
+/// Which size passed [`MAX_BODY_BYTES`].
+#[derive(Debug, Clone, Copy)]
+enum SizeCut {
+    /// The bytes received.
+    Wire,
+    /// The body decoded from this `Content-Encoding`.
+    Decoded(crate::capture::decode::Encoding),
+}
+
 /// [`live::record`] of `req`, stopped by `stop` (Ctrl-C) or once the body
-/// passes [`MAX_BODY_BYTES`]; the second is `true` when the size cut it.
-fn bounded_record(req: &live::Request, stop: &AtomicBool) -> Result<(Recording, bool), String> {
+/// passes [`MAX_BODY_BYTES`], as received or, compressed, decoded (the
+/// capture then holds the decoded body up to the limit), or, with
+/// `hang_up`, after the first read (stored as [`Stop::HungUp`]); the
+/// second says which size cut it, if one did.
+fn bounded_record(
+    req: &live::Request,
+    stop: &AtomicBool,
+    hang_up: bool,
+) -> Result<(Recording, Option<SizeCut>), String> {
     let cut = AtomicBool::new(false);
+    let hung_up = AtomicBool::new(false);
     let too_large = AtomicBool::new(false);
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -406,21 +533,49 @@ fn bounded_record(req: &live::Request, stop: &AtomicBool) -> Result<(Recording, 
             }
         });
         let mut bytes = 0usize;
-        let rec = live::record(req, &cut, |b, _| {
-            bytes += b.len();
-            if bytes > MAX_BODY_BYTES {
-                too_large.store(true, Ordering::SeqCst);
-                cut.store(true, Ordering::SeqCst);
-            }
-        });
+        let headers = std::cell::RefCell::new(Vec::new());
+        let mut decoding: Option<Decoding> = None;
+        let mut first = true;
+        let rec = live::record_watching(
+            req,
+            &cut,
+            |h| *headers.borrow_mut() = h.to_vec(),
+            |b, _| {
+                if first {
+                    first = false;
+                    decoding = Decoding::start(&headers.borrow(), b);
+                }
+                bytes += b.len();
+                let decoded_over = decoding.as_mut().is_some_and(|d| d.feed(b));
+                if bytes > MAX_BODY_BYTES || decoded_over {
+                    too_large.store(true, Ordering::SeqCst);
+                    cut.store(true, Ordering::SeqCst);
+                }
+                if hang_up {
+                    hung_up.store(true, Ordering::SeqCst);
+                    cut.store(true, Ordering::SeqCst);
+                }
+            },
+        );
         done.store(true, Ordering::Relaxed);
         let too_large = too_large.load(Ordering::SeqCst);
         rec.map(|mut r| {
             // The probe's own cut, not the user's Ctrl-C.
             if too_large && r.stop == Stop::Interrupted {
                 r.stop = Stop::SizeLimit;
+            } else if hung_up.load(Ordering::SeqCst) && r.stop == Stop::Interrupted {
+                r.stop = Stop::HungUp;
             }
-            (r, too_large)
+            let mut cut = too_large.then_some(SizeCut::Wire);
+            if let Some(d) = decoding.filter(|d| d.out.borrow().over) {
+                // The decoded body passed the limit, whether the server
+                // went on or had ended: the capture keeps what the probe
+                // reads.
+                cut = Some(SizeCut::Decoded(d.encoding));
+                d.replace(&mut r);
+                r.stop = Stop::SizeLimit;
+            }
+            (r, cut)
         })
     })
 }
@@ -685,7 +840,7 @@ pub fn run_scenario(
         return Outcome::error(s.name, format!("no scenario {} in {}", s.name, t.dialect));
     };
     let asked = budget(&body);
-    let (rec, too_large) = match bounded_record(&request(t, body), stop) {
+    let (rec, too_large) = match bounded_record(&request(t, body), stop, false) {
         Ok(r) => r,
         Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
@@ -793,8 +948,8 @@ pub fn run_scenario(
         o.findings = lint(t, s.name, p, settings);
     }
     o.findings.extend(timed_out(t, &rec));
-    if too_large {
-        o.findings.push(too_long(&rec, asked));
+    if let Some(cut) = too_large {
+        o.findings.push(too_long(&rec, cut, asked));
     }
     judge(&mut o, fail_on);
     o
@@ -808,14 +963,18 @@ fn budget(body: &serde_json::Value) -> Option<u64> {
         .find_map(|k| body.get(*k).and_then(serde_json::Value::as_u64))
 }
 
-fn too_long(rec: &Recording, budget: Option<u64>) -> Finding {
+fn too_long(rec: &Recording, cut: SizeCut, budget: Option<u64>) -> Finding {
     let asked = budget.map_or("a small answer".to_string(), |b| {
         format!("at most {b} tokens")
     });
+    let decoded = match cut {
+        SizeCut::Decoded(e) => format!(" decoded from {}", e.name()),
+        SizeCut::Wire => String::new(),
+    };
     Finding::probe(
         "probe-too-long",
         format!(
-            "the request asked for {asked}; the stream went on past {} bytes, where the probe stopped reading ({} bytes kept)",
+            "the request asked for {asked}; the stream went on past {} bytes{decoded}, where the probe stopped reading ({} bytes kept)",
             MAX_BODY_BYTES,
             rec.body.len()
         ),
@@ -838,16 +997,12 @@ fn disconnect(
     let Some(first) = super::body(t.dialect, "long", &t.model) else {
         return Outcome::error(s.name, "no long scenario".into());
     };
-    let hang_up = AtomicBool::new(false);
-    let rec = match live::record(&request(t, first), &hang_up, |_, _| {
-        hang_up.store(true, Ordering::SeqCst);
-    }) {
-        // The probe hung up, not the user.
-        Ok(mut r) if r.stop == Stop::Interrupted => {
-            r.stop = Stop::HungUp;
-            r
-        }
-        Ok(r) => r,
+    // The two requests share the scenario's one --timeout.
+    let started = std::time::Instant::now();
+    // Hung up after the first read; a compressed first read is bounded
+    // by its decoded size as every scenario's body is.
+    let rec = match bounded_record(&request(t, first), stop, true) {
+        Ok((r, _)) => r,
         Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
     let mut o = Outcome::new(s.name);
@@ -890,8 +1045,25 @@ fn disconnect(
     }
     let dropped = match rec.stop {
         Stop::Complete => "the stream had already ended at the first read".to_string(),
+        Stop::TimedOut | Stop::ReadTimedOut => format!(
+            "timed out after {} bytes, at the scenario's time-out of {} s",
+            rec.body.len(),
+            t.timeout.as_secs_f64()
+        ),
         _ => format!("hung up after {} bytes", rec.body.len()),
     };
+    // No body came within the time-out: nothing to hang up on, and no
+    // time left for the follow-up.
+    if matches!(rec.stop, Stop::TimedOut | Stop::ReadTimedOut) {
+        timing(&mut o, &rec);
+        o.capture = Some(dropped_path);
+        o.note = Some(format!(
+            "first request: {dropped}; the follow-up was not sent"
+        ));
+        o.findings.extend(timed_out(t, &rec));
+        judge(&mut o, fail_on);
+        return o;
+    }
     if stop.load(Ordering::Relaxed) {
         o.interrupted = true;
         o.verdict = Verdict::Error;
@@ -904,7 +1076,11 @@ fn disconnect(
         return Outcome::error(s.name, "no plain scenario".into());
     };
     let asked = budget(&second);
-    let (rec, too_large) = match bounded_record(&request(t, second), stop) {
+    let mut follow_up = request(t, second);
+    let left = t.timeout.saturating_sub(started.elapsed());
+    follow_up.timeout = Some(left);
+    follow_up.read_timeout = left;
+    let (rec, too_large) = match bounded_record(&follow_up, stop, false) {
         Ok(r) => r,
         Err(e) => {
             o.findings.push(Finding::probe(
@@ -944,8 +1120,8 @@ fn disconnect(
             o.findings = lint(t, "plain", p, settings);
         }
         o.findings.extend(timed_out(t, &rec));
-        if too_large {
-            o.findings.push(too_long(&rec, asked));
+        if let Some(cut) = too_large {
+            o.findings.push(too_long(&rec, cut, asked));
         }
     } else {
         o.findings.push(Finding::probe(
