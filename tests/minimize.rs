@@ -443,6 +443,67 @@ fn faults_a_trial_saw_change_under_the_same_rule_stay_the_same() {
     assert!(text.contains("curl: (18)"), "{text}");
 }
 
+/// The messages of a rule's findings in a capture's bytes.
+fn messages(name: &str, bytes: &[u8], rule: &str) -> Vec<String> {
+    let mut o = capture::Options::default();
+    if name.ends_with(".har") {
+        o.input_format = Some(capture::InputFormat::Har);
+    }
+    let cap = capture::from_reader(name, Box::new(std::io::Cursor::new(bytes.to_vec())), &o)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    lint_capture(cap, &Settings::default(), &mut NoObserver)
+        .streams
+        .into_iter()
+        .flat_map(|s| s.diagnostics)
+        .filter(|d| d.rule == rule)
+        .map(|d| d.message)
+        .collect()
+}
+
+#[test]
+fn a_kept_finding_is_the_same_fault_not_a_look_alike() {
+    // A fresh-user trial: "sequence_number 3 follows 6" (the numbers go
+    // back) was minimized to "6 follows 6" (a repeat), and the delta
+    // mismatch of `response.output_text.done` to one of
+    // `response.output_item.done`: the same rule, another fault.
+    let read = |f: &str| std::fs::read(root().join("samples").join(f)).unwrap();
+    let f = "bad/responses-sequence-number.sse";
+    let out = run(f, &read(f), &opts(vec![], false)).unwrap();
+    let pair = |m: &str| -> (u64, u64) {
+        let rest = m.split("sequence_number ").nth(1).unwrap_or("");
+        let mut n = rest
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse::<u64>().unwrap());
+        (n.next().unwrap(), n.next().unwrap())
+    };
+    for m in messages(f, &read(f), "responses-sequence-number") {
+        let (a, b) = pair(&m);
+        assert!(a < b, "the sample's fault: {m}");
+    }
+    let after = messages(f, &out.output, "responses-sequence-number");
+    assert!(!after.is_empty());
+    for m in &after {
+        let (a, b) = pair(m);
+        assert!(a < b, "the numbers no longer go back: {m}");
+    }
+    let f = "bad/responses-delta-mismatch.sse";
+    let out = run(f, &read(f), &opts(vec![], false)).unwrap();
+    let event = |m: &str| m.split('`').nth(1).unwrap_or("").to_string();
+    let before: BTreeSet<String> = messages(f, &read(f), "responses-delta-mismatch")
+        .iter()
+        .map(|m| event(m))
+        .collect();
+    let after: BTreeSet<String> = messages(f, &out.output, "responses-delta-mismatch")
+        .iter()
+        .map(|m| event(m))
+        .collect();
+    assert!(
+        !after.is_empty() && after.is_subset(&before),
+        "{after:?}, input {before:?}"
+    );
+}
+
 #[test]
 fn keep_text_keeps_the_answer_and_still_drops_secrets() {
     let p = root().join("samples/bad/cut-off.sse");

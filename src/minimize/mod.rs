@@ -158,32 +158,103 @@ struct Observed {
 }
 
 /// A finding's message with what minimizing may legitimately change
-/// taken out: each run of digits (counts, offsets, indices, scrubbed
-/// numbers) becomes `#`, each ASCII letter `a` and each other character
-/// `?` (scrubbed text keeps its length and its punctuation). Two findings
-/// of a rule with the same shape report the same fault: "`object` is
-/// \"chat.completions.chunk\"" and "`object` is \"chat.com\"" differ, as do
-/// "sequence_number 3 follows 6" and "events lack sequence_number".
+/// taken out, and the fault's class kept: two findings of a rule with the
+/// same shape report the same fault.
+///
+/// Inside double quotes (quoted text, which scrubbing and shortening
+/// change), each run of digits becomes `#`, each ASCII letter `a` and each
+/// other non-ASCII character `?`: scrubbed text keeps its length and its
+/// punctuation, so "`object` is \"chat.completions.chunk\"" and
+/// "`object` is \"chat.com\"" differ. Outside quotes the letters stay (the
+/// event, field and item a message names), and each number (counts,
+/// offsets, indices) becomes `#` and its rank among the distinct numbers of its
+/// clause (the text between `:`, `;`, `,`, parentheses and
+/// quotes): the numbers may change, their equality and order may not, so
+/// "sequence_number 3 follows 6" (`#0 follows #1`: it goes back) and
+/// "6 follows 6" (`#0 follows #0`: a repeat) differ.
 pub fn message_shape(m: &str) -> String {
-    let mut out = String::with_capacity(m.len());
-    let mut digits = false;
-    for c in m.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push('#');
-            }
-            digits = true;
-            continue;
-        }
-        digits = false;
-        out.push(if c.is_ascii_alphabetic() {
-            'a'
-        } else if c.is_ascii() {
-            c
-        } else {
-            '?'
-        });
+    enum Piece {
+        Text(char),
+        Number(String),
     }
+    let mut pieces = Vec::new();
+    let mut quoted = false;
+    let mut escaped = false;
+    let mut chars = m.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                quoted = false;
+            }
+            if c.is_ascii_digit() {
+                while chars.peek().is_some_and(char::is_ascii_digit) {
+                    chars.next();
+                }
+                pieces.push(Piece::Text('#'));
+                continue;
+            }
+            pieces.push(Piece::Text(if c.is_ascii_alphabetic() {
+                'a'
+            } else if c.is_ascii() {
+                c
+            } else {
+                '?'
+            }));
+        } else if c.is_ascii_digit() {
+            let mut n = String::from(c);
+            while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                n.push(d);
+            }
+            pieces.push(Piece::Number(n));
+        } else {
+            quoted = c == '"';
+            pieces.push(Piece::Text(if c.is_ascii() { c } else { '?' }));
+        }
+    }
+    // Numbers compare by value (without leading zeros: by length, then
+    // digit by digit, so long ones do not overflow), within a clause: the
+    // text between `:`, `;`, `,`, parentheses and quotes. "after 5
+    // event(s) (32 characters of text)" counts two things, whose order
+    // says nothing of the fault.
+    let key = |n: &str| {
+        let t = n.trim_start_matches('0');
+        (t.len(), t.to_string())
+    };
+    let mut out = String::with_capacity(m.len());
+    let mut clause: Vec<Piece> = Vec::new();
+    let flush = |clause: &mut Vec<Piece>, out: &mut String| {
+        let mut distinct: Vec<(usize, String)> = clause
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Number(n) => Some(key(n)),
+                Piece::Text(_) => None,
+            })
+            .collect();
+        distinct.sort();
+        distinct.dedup();
+        for p in clause.drain(..) {
+            match p {
+                Piece::Text(c) => out.push(c),
+                Piece::Number(n) => {
+                    let rank = distinct.binary_search(&key(&n)).unwrap_or(0);
+                    out.push('#');
+                    out.push_str(&rank.to_string());
+                }
+            }
+        }
+    };
+    for p in pieces {
+        let ends = matches!(p, Piece::Text(':' | ';' | ',' | '(' | ')' | '"'));
+        clause.push(p);
+        if ends {
+            flush(&mut clause, &mut out);
+        }
+    }
+    flush(&mut clause, &mut out);
     out
 }
 
@@ -1404,5 +1475,47 @@ mod tests {
         let (s, e) = data_value_range(u).unwrap();
         assert_eq!(&u[s..e], b"{\"a\":1}");
         assert_eq!(data_value_range(b"data:1\ndata:2\n\n"), None);
+    }
+
+    #[test]
+    fn a_shape_keeps_how_the_numbers_compare() {
+        let s = message_shape;
+        assert_ne!(
+            s("sequence_number 3 follows 6"),
+            s("sequence_number 6 follows 6")
+        );
+        assert_eq!(
+            s("sequence_number 3 follows 6"),
+            s("sequence_number 10 follows 62")
+        );
+        assert_ne!(
+            s("sequence_number 3 follows 6"),
+            s("sequence_number 7 follows 6")
+        );
+        assert_eq!(s("jumps 0 to 2"), s("jumps 00 to 0002"));
+        // Counts of different things in different clauses.
+        assert_eq!(
+            s("after 5 event(s) (32 characters of text)"),
+            s("after 1 event(s) (0 characters of text)")
+        );
+        assert_eq!(
+            s("99999999999999999999999 and 100000000000000000000000"),
+            s("1 and 2")
+        );
+    }
+
+    #[test]
+    fn a_shape_folds_quoted_text_only() {
+        let s = message_shape;
+        assert_eq!(s("text \"Hi there!\" (9)"), s("text \"Aa bcded!\" (9)"));
+        assert_eq!(s("text \"a 12\\\" b\""), s("text \"x 99\\\" y\""));
+        assert_ne!(
+            s("`response.output_text.done`'s text"),
+            s("`response.output_item.done`'s item")
+        );
+        assert_ne!(
+            s("`object` is \"chat.completions.chunk\""),
+            s("`object` is \"chat.com\"")
+        );
     }
 }
