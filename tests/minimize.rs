@@ -504,6 +504,69 @@ fn a_kept_finding_is_the_same_fault_not_a_look_alike() {
     );
 }
 
+/// The strings under text keys (`content`, `text`, a string `delta`,
+/// `thinking`) in the `data` lines of a capture's bytes.
+fn texts_of(bytes: &[u8]) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    match x {
+                        serde_json::Value::String(t)
+                            if ["content", "text", "delta", "thinking"].contains(&k.as_str()) =>
+                        {
+                            out.push(t.clone());
+                        }
+                        _ => walk(x, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for l in String::from_utf8_lossy(bytes).lines() {
+        if let Some(v) = l
+            .strip_prefix("data:")
+            .and_then(|d| serde_json::from_str::<serde_json::Value>(d.trim()).ok())
+        {
+            walk(&v, &mut out);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_text_is_scrubbed_flat_unless_a_finding_needs_its_letter_patterns() {
+    // A fresh-user trial: the scrubbed text was a substitution cipher of
+    // the answer ("Hi there!" -> "Aa bcded!"), which frequency analysis
+    // reads. Every letter is now x (X), every digit 0.
+    for f in [
+        "bad/messages-block-not-open.sse",
+        "bad/responses-after-done.sse",
+        "bad/missing-separator.sse",
+        "bad/responses-arguments-json.sse",
+    ] {
+        let bytes = std::fs::read(root().join("samples").join(f)).unwrap();
+        let out = run(f, &bytes, &opts(vec![], false)).unwrap();
+        let texts = texts_of(&out.output);
+        assert!(!texts.is_empty(), "{f}: no text kept");
+        for t in &texts {
+            assert!(
+                t.chars()
+                    .all(|c| !c.is_ascii_alphanumeric() || "xX0".contains(c)),
+                "{f}: {t:?} is not scrubbed flat"
+            );
+        }
+        assert!(
+            !out.notes.iter().any(|n| n.contains("letter patterns")),
+            "{f}: {:?}",
+            out.notes
+        );
+    }
+}
+
 #[test]
 fn keep_text_keeps_the_answer_and_still_drops_secrets() {
     let p = root().join("samples/bad/cut-off.sse");

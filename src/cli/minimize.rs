@@ -16,7 +16,9 @@ least once and at the same severity, and adds no new warning or error. The
 output is in the input's format (a raw body, a curl dump, a one-entry HAR with
 the request only where a rule reads it), secrets redacted and, unless
 --keep-text, the prompt and answer text scrubbed as `redact --scrub-text`
-does. Minimizing the output again gives the same bytes.
+does but flat (every letter x, every digit 0; a letter mapping only where a
+kept finding needs it, and the report says so). Minimizing the output again
+gives the same bytes.
 
 Examples:
   sselint minimize capture.sse                      writes capture.min.sse

@@ -25,10 +25,13 @@
 //!    `stream_options.include_usage`, `n`, `tools`, the path's dialect).
 //!
 //! Secrets are redacted as `redact` does, always; without `keep_text` the
-//! prompt and answer text is scrubbed as `redact --scrub-text` does, with a
-//! letter mapping chosen from the text itself (the first letter met becomes
-//! `a`, the next new one `b`, …) so that minimizing the output again
-//! changes nothing.
+//! prompt and answer text is scrubbed as `redact --scrub-text` does, but
+//! flat: every letter becomes `x` (`X`), every digit `0`. Only when the
+//! findings do not survive that (a rule that compares letters: a delta
+//! repeating the previous one) is a letter mapping chosen from the text
+//! itself (the first letter met becomes `a`, the next new one `b`, …),
+//! and a note says so. Both are their own fixed points, so minimizing the
+//! output again changes nothing.
 //!
 //! Nothing here prints: progress goes to a callback.
 
@@ -518,9 +521,27 @@ fn text_chars(before: &[u8], after: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Scrubs the state's text with the canonical mapping: the body's data
-/// lines, the HAR messages' data and the request's prompt.
-fn scrub(st: &State) -> State {
+/// How the text is scrubbed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scrub {
+    /// Every letter becomes `x` (`X`), every digit `0`: nothing of the
+    /// text is left but its length and punctuation.
+    Flat,
+    /// The canonical letter mapping ([`canonical_table`]): a substitution
+    /// that keeps which letters are equal, for the findings that need it
+    /// (a delta repeating the previous one, a done text that differs from
+    /// the deltas by a letter).
+    Canonical,
+}
+
+/// Scrubs the state's text (`how`): the body's data lines, the HAR
+/// messages' data and the request's prompt.
+fn scrub(st: &State, how: Scrub) -> State {
+    if how == Scrub::Flat {
+        let x = (b'x' - b'a') as usize;
+        let s = Scrubber::with_tables([x as u8; 26], [x as u8; 26], [0; 10]);
+        return scrub_with(st, s);
+    }
     // Where the text is: what a scrubber that moves every letter changes.
     let mut seen = Vec::new();
     let mut probe = shift_scrubber();
@@ -560,11 +581,24 @@ fn scrub(st: &State) -> State {
         .filter(u8::is_ascii_uppercase)
         .collect();
     let digits: Vec<u8> = seen.iter().copied().filter(u8::is_ascii_digit).collect();
-    let mut s = Scrubber::with_tables(
+    let s = Scrubber::with_tables(
         canonical_table::<26>(&lower, b'a'),
         canonical_table::<26>(&upper, b'A'),
         canonical_table::<10>(&digits, b'0'),
     );
+    scrub_with(st, s)
+}
+
+/// The state with its text put through `s`.
+fn scrub_with(st: &State, mut s: Scrubber) -> State {
+    let request = match &st.shell {
+        Shell::Har(h) => h
+            .entry
+            .pointer("/request/postData/text")
+            .and_then(Value::as_str)
+            .and_then(|t| serde_json::from_str::<Value>(t).ok()),
+        Shell::Bytes(_) => None,
+    };
     let mut out = st.clone();
     for u in &mut out.units {
         u.bytes = s.body(&u.bytes);
@@ -583,6 +617,36 @@ fn scrub(st: &State) -> State {
         }
     }
     out
+}
+
+/// What a candidate's lint `o` lost of the input's chosen findings, or
+/// added at warning or above, as the report names them.
+fn lost_of(
+    chosen: &[Pair],
+    want: &BTreeMap<Pair, BTreeSet<String>>,
+    allowed: &BTreeSet<Pair>,
+    o: &Observed,
+) -> Vec<String> {
+    chosen
+        .iter()
+        .filter(|p| !o.counts.contains_key(p))
+        .map(|(r, s)| format!("{r} ({s})"))
+        .chain(
+            chosen
+                .iter()
+                .filter(|p| {
+                    o.counts.contains_key(p)
+                        && !same_faults(std::slice::from_ref(p), want, &o.shapes)
+                })
+                .map(|(r, s)| format!("{r} ({s}) with another message")),
+        )
+        .chain(
+            o.counts
+                .keys()
+                .filter(|p| p.1 >= Severity::Warning && !allowed.contains(p))
+                .map(|(r, s)| format!("new {r} ({s})")),
+        )
+        .collect()
 }
 
 /// An error of `minimize`, naming the input.
@@ -933,52 +997,44 @@ pub fn minimize(
     if format == InputFormat::Har {
         read.input_format = Some(InputFormat::Har);
     }
-    // The first shell that carries the findings, text scrubbed.
-    let mut start = None;
-    let mut lost = Vec::new();
-    for (sh, note) in shells {
-        let mut st = State {
-            shell: sh,
-            units: units.clone(),
-        };
-        if !opts.keep_text {
-            st = scrub(&st);
-        }
-        let bytes = st.render();
-        let Some(o) = lint_bytes(&bytes, &read, &opts.settings) else {
-            continue;
-        };
-        let ok = o.streams == 1
+    let passes = |o: &Observed| {
+        o.streams == 1
             && o.dialect == first.dialect
             && chosen.iter().all(|p| o.counts.contains_key(p))
             && same_faults(&chosen, &want, &o.shapes)
             && o.counts
                 .keys()
-                .all(|p| p.1 < Severity::Warning || allowed.contains(p));
-        if ok {
-            start = Some((st, o, note));
-            break;
+                .all(|p| p.1 < Severity::Warning || allowed.contains(p))
+    };
+    // The first shell that carries the findings, text scrubbed: flat
+    // when the findings survive it, else with the canonical mapping.
+    let mut start = None;
+    let mut lost = Vec::new();
+    'shells: for (sh, note) in shells {
+        let plain = State {
+            shell: sh,
+            units: units.clone(),
+        };
+        let tries: &[Option<Scrub>] = if opts.keep_text {
+            &[None]
+        } else {
+            &[Some(Scrub::Flat), Some(Scrub::Canonical)]
+        };
+        for how in tries {
+            let st = match how {
+                Some(h) => scrub(&plain, *h),
+                None => plain.clone(),
+            };
+            let bytes = st.render();
+            let Some(o) = lint_bytes(&bytes, &read, &opts.settings) else {
+                continue;
+            };
+            if passes(&o) {
+                start = Some((st, o, note));
+                break 'shells;
+            }
+            lost = lost_of(&chosen, &want, &allowed, &o);
         }
-        lost = chosen
-            .iter()
-            .filter(|p| !o.counts.contains_key(p))
-            .map(|(r, s)| format!("{r} ({s})"))
-            .chain(
-                chosen
-                    .iter()
-                    .filter(|p| {
-                        o.counts.contains_key(p)
-                            && !same_faults(std::slice::from_ref(p), &want, &o.shapes)
-                    })
-                    .map(|(r, s)| format!("{r} ({s}) with another message")),
-            )
-            .chain(
-                o.counts
-                    .keys()
-                    .filter(|p| p.1 >= Severity::Warning && !allowed.contains(p))
-                    .map(|(r, s)| format!("new {r} ({s})")),
-            )
-            .collect();
     }
     let Some((mut st, o, note)) = start else {
         // The true causes first: a timing finding the output cannot hold,
@@ -1061,18 +1117,47 @@ pub fn minimize(
             changed |= shell_pass(&mut oracle, &mut st);
         }
         if oracle.stopped.is_none() && !opts.keep_text {
-            // Cuts change which letter comes first: map the text anew.
-            let again = scrub(&st);
-            if again.render() != st.render() {
+            // Cuts may have taken away what needed the letter mapping (the
+            // flat scrub is tried again), and change which letter comes
+            // first (the text is mapped anew).
+            let now = st.render();
+            for how in [Scrub::Flat, Scrub::Canonical] {
+                let again = scrub(&st, how);
+                if again.render() == now {
+                    break;
+                }
                 oracle.pass = "text";
-                if oracle.test(&again.shell, &again.refs()) == Some(true) {
-                    st = again;
-                    changed = true;
+                match oracle.test(&again.shell, &again.refs()) {
+                    Some(true) => {
+                        st = again;
+                        changed = true;
+                        break;
+                    }
+                    Some(false) => {}
+                    None => break,
                 }
             }
         }
         if !changed || oracle.stopped.is_some() {
             break;
+        }
+    }
+    if !opts.keep_text {
+        // Say when the text kept its letter patterns, and for what (one
+        // more lint, not counted: no candidate).
+        let flat = scrub(&st, Scrub::Flat);
+        if flat.render() != st.render() {
+            let why = lint_bytes(&flat.render(), &oracle.read, &opts.settings)
+                .map(|o| lost_of(&oracle.chosen, &oracle.want, &oracle.allowed, &o))
+                .unwrap_or_default();
+            notes.push(format!(
+                "the text keeps its letter patterns (each letter always replaced by the same one, which frequency analysis can read; read it before sharing): with every letter as x, {}",
+                if why.is_empty() {
+                    "the copy no longer reads as the same capture".to_string()
+                } else {
+                    format!("the input's findings change ({})", why.join(", "))
+                }
+            ));
         }
     }
     let output = shell::render_final(&st.shell, &st.refs());
