@@ -87,14 +87,10 @@ fn at_least_warning(s: &BTreeSet<Pair>) -> BTreeSet<Pair> {
 fn corpus() -> Vec<PathBuf> {
     let mut v = common::samples("bad");
     v.extend(common::samples("curl"));
-    // Not firefox-truncated.har (1.2 MB): its finding is the body's exact
-    // size, so nothing can go, and its run spends the whole budget of
-    // 1 MB lints (minutes in a debug build).
-    v.extend(
-        common::samples("har")
-            .into_iter()
-            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() < 1_000_000)),
-    );
+    // firefox-truncated.har too (1.2 MB): its body's exact size is its
+    // finding's evidence, so the body stays whole and only the entry
+    // around it is cut.
+    v.extend(common::samples("har"));
     for dir in ["tests/cases", "tests/fixtures"] {
         for e in std::fs::read_dir(root().join(dir)).unwrap() {
             let p = e.unwrap().path();
@@ -565,6 +561,56 @@ fn the_text_is_scrubbed_flat_unless_a_finding_needs_its_letter_patterns() {
             out.notes
         );
     }
+}
+
+#[test]
+fn a_har_cut_by_the_capture_tool_keeps_its_evidence() {
+    // A fresh-user trial: firefox-truncated.har (capture-truncated: the
+    // body is exactly Firefox's 1 MiB limit, content.size says more) spent
+    // the whole budget, every cut losing the finding, and the report said
+    // to raise --max-steps. The body's size is the evidence: it stays
+    // whole, the run ends on its own, and a note says why.
+    let f = "har/firefox-truncated.har";
+    let bytes = std::fs::read(root().join("samples").join(f)).unwrap();
+    let out = run(f, &bytes, &opts(vec![], false)).unwrap();
+    assert_eq!(out.stopped, None, "{:?}", out.notes);
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("1 MiB") && n.contains("capture-truncated")),
+        "{:?}",
+        out.notes
+    );
+    assert_eq!(
+        messages(f, &out.output, "capture-truncated").len(),
+        1,
+        "{}",
+        out.output.len()
+    );
+    assert!(out.output.len() <= bytes.len());
+    // A body that merely holds less than content.size says: the gap
+    // follows the cuts, and the finding stays.
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("samples/har/chrome.har")).unwrap())
+            .unwrap();
+    for e in doc["log"]["entries"].as_array_mut().unwrap() {
+        let c = &mut e["response"]["content"];
+        if c["mimeType"]
+            .as_str()
+            .unwrap_or("")
+            .contains("event-stream")
+        {
+            let n = c["text"].as_str().unwrap().len();
+            c["size"] = serde_json::Value::from(n + 500);
+        }
+    }
+    let bytes = serde_json::to_vec(&doc).unwrap();
+    let out = run("cut.har", &bytes, &opts(vec![], false)).unwrap();
+    assert!(out.chosen.iter().any(|p| p.0 == "capture-truncated"));
+    assert_eq!(out.stopped, None);
+    let m = messages("cut.har", &out.output, "capture-truncated");
+    assert!(m.iter().any(|m| m.contains("content.size says")), "{m:?}");
+    assert!(out.size_after.events < out.size_before.events);
 }
 
 #[test]

@@ -1086,6 +1086,15 @@ pub fn minimize(
         )));
     };
     notes.extend(note);
+    // A body cut at exactly Firefox's limit: its size is the evidence of
+    // capture-truncated, so no byte of it can go (each cut would make it
+    // another claim, "holds N bytes but content.size says M").
+    let body_fixed = format == InputFormat::Har
+        && body.len() == capture::har::FIREFOX_BODY_LIMIT
+        && chosen.iter().any(|p| p.0 == "capture-truncated");
+    if body_fixed {
+        notes.push("capture-truncated's evidence is the body's exact size (1 MiB, Firefox's response body limit), so the body is kept whole; only the HAR entry around it was cut".to_string());
+    }
     let mut oracle = Oracle {
         settings: &opts.settings,
         read,
@@ -1109,9 +1118,11 @@ pub fn minimize(
     // Rounds until nothing changes.
     loop {
         let mut changed = false;
-        changed |= events_pass(&mut oracle, &mut st);
-        if oracle.stopped.is_none() {
-            changed |= inside_pass(&mut oracle, &mut st);
+        if !body_fixed {
+            changed |= events_pass(&mut oracle, &mut st);
+            if oracle.stopped.is_none() {
+                changed |= inside_pass(&mut oracle, &mut st);
+            }
         }
         if oracle.stopped.is_none() {
             changed |= shell_pass(&mut oracle, &mut st);
