@@ -818,6 +818,37 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 #[test]
+fn an_output_on_stdout_gets_the_report_on_stderr() {
+    // A fresh-user trial: `-o /dev/stdout` mixed the report into the
+    // capture written there.
+    let input = root().join("samples/bad/cut-off.sse");
+    let a = sselint()
+        .arg("minimize")
+        .arg(&input)
+        .args(["-o", "/dev/stdout", "--no-config"])
+        .assert()
+        .success();
+    let out = a.get_output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("minimized "), "{stderr}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("minimized "),
+        "the report is on stdout"
+    );
+    let pairs = streams_pairs("o.sse", &out.stdout).unwrap();
+    assert!(pairs[0].iter().any(|p| p.0 == "cut-off"), "{pairs:?}");
+    // `-` is refused, and the message names the way that works.
+    let a = sselint()
+        .arg("minimize")
+        .arg(&input)
+        .args(["-o", "-"])
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("/dev/stdout"), "{e}");
+}
+
+#[test]
 fn the_command_writes_next_to_the_input_reports_and_refuses_to_overwrite() {
     let d = scratch("cli");
     let input = d.join("cut.sse");
