@@ -320,7 +320,7 @@ struct Oracle<'a> {
 }
 
 impl Oracle<'_> {
-    fn lint(&mut self, bytes: &[u8]) -> Option<Observed> {
+    fn lint(&mut self, bytes: Vec<u8>) -> Option<Observed> {
         self.relints += 1;
         lint_bytes(bytes, &self.read, self.settings)
     }
@@ -338,7 +338,7 @@ impl Oracle<'_> {
 
     /// A look at the current best (where its findings are), counted in
     /// the budget; `None` when the run must stop.
-    fn look(&mut self, bytes: &[u8]) -> Option<Observed> {
+    fn look(&mut self, bytes: Vec<u8>) -> Option<Observed> {
         if self.must_stop() {
             return None;
         }
@@ -364,12 +364,13 @@ impl Oracle<'_> {
             return None;
         }
         let bytes = shell::render(shell, units);
-        let ok = self.lint(&bytes).is_some_and(|o| self.accepts(&o));
+        let len = bytes.len();
+        let ok = self.lint(bytes).is_some_and(|o| self.accepts(&o));
         let p = Progress {
             relints: self.relints,
             max_steps: self.max_steps,
             units: units.len(),
-            bytes: bytes.len(),
+            bytes: len,
             pass: self.pass,
         };
         (self.progress)(&p);
@@ -377,14 +378,10 @@ impl Oracle<'_> {
     }
 }
 
-/// Lints a file's bytes; `None` when they do not read as a capture.
-fn lint_bytes(bytes: &[u8], read: &capture::Options, settings: &Settings) -> Option<Observed> {
-    let cap = capture::from_reader(
-        "minimize",
-        Box::new(std::io::Cursor::new(bytes.to_vec())),
-        read,
-    )
-    .ok()?;
+/// Lints a file's bytes (taken, not copied: a candidate can be as large
+/// as the input); `None` when they do not read as a capture.
+fn lint_bytes(bytes: Vec<u8>, read: &capture::Options, settings: &Settings) -> Option<Observed> {
+    let cap = capture::from_reader("minimize", Box::new(std::io::Cursor::new(bytes)), read).ok()?;
     let (format, detail, streams) = (cap.input_format, cap.detail, cap.streams.len());
     let r = pipeline::lint_capture(cap, settings, &mut NoObserver);
     let s = r.streams.into_iter().next()?;
@@ -599,10 +596,18 @@ fn scrub_with(st: &State, mut s: Scrubber) -> State {
             .and_then(|t| serde_json::from_str::<Value>(t).ok()),
         Shell::Bytes(_) => None,
     };
-    let mut out = st.clone();
-    for u in &mut out.units {
-        u.bytes = s.body(&u.bytes);
-    }
+    let mut out = State {
+        shell: st.shell.clone(),
+        units: st
+            .units
+            .iter()
+            .map(|u| Unit {
+                bytes: s.body(&u.bytes),
+                message: u.message.clone(),
+                reads: u.reads.clone(),
+            })
+            .collect(),
+    };
     for u in &mut out.units {
         if let Some(m) = u.message.as_mut() {
             if let Some(Value::String(d)) = m.get_mut("data") {
@@ -1010,10 +1015,13 @@ pub fn minimize(
     // when the findings survive it, else with the canonical mapping.
     let mut start = None;
     let mut lost = Vec::new();
+    // The body is in the units now.
+    let body_len = body.len();
+    drop(body);
     'shells: for (sh, note) in shells {
         let plain = State {
             shell: sh,
-            units: units.clone(),
+            units: std::mem::take(&mut units),
         };
         let tries: &[Option<Scrub>] = if opts.keep_text {
             &[None]
@@ -1021,20 +1029,18 @@ pub fn minimize(
             &[Some(Scrub::Flat), Some(Scrub::Canonical)]
         };
         for how in tries {
-            let st = match how {
-                Some(h) => scrub(&plain, *h),
-                None => plain.clone(),
-            };
-            let bytes = st.render();
-            let Some(o) = lint_bytes(&bytes, &read, &opts.settings) else {
+            let scrubbed = how.map(|h| scrub(&plain, h));
+            let st = scrubbed.as_ref().unwrap_or(&plain);
+            let Some(o) = lint_bytes(st.render(), &read, &opts.settings) else {
                 continue;
             };
             if passes(&o) {
-                start = Some((st, o, note));
+                start = Some((scrubbed.unwrap_or(plain), o, note));
                 break 'shells;
             }
             lost = lost_of(&chosen, &want, &allowed, &o);
         }
+        units = plain.units;
     }
     let Some((mut st, o, note)) = start else {
         // The true causes first: a timing finding the output cannot hold,
@@ -1090,7 +1096,7 @@ pub fn minimize(
     // capture-truncated, so no byte of it can go (each cut would make it
     // another claim, "holds N bytes but content.size says M").
     let body_fixed = format == InputFormat::Har
-        && body.len() == capture::har::FIREFOX_BODY_LIMIT
+        && body_len == capture::har::FIREFOX_BODY_LIMIT
         && chosen.iter().any(|p| p.0 == "capture-truncated");
     if body_fixed {
         notes.push("capture-truncated's evidence is the body's exact size (1 MiB, Firefox's response body limit), so the body is kept whole; only the HAR entry around it was cut".to_string());
@@ -1158,7 +1164,7 @@ pub fn minimize(
         // more lint, not counted: no candidate).
         let flat = scrub(&st, Scrub::Flat);
         if flat.render() != st.render() {
-            let why = lint_bytes(&flat.render(), &oracle.read, &opts.settings)
+            let why = lint_bytes(flat.render(), &oracle.read, &opts.settings)
                 .map(|o| lost_of(&oracle.chosen, &oracle.want, &oracle.allowed, &o))
                 .unwrap_or_default();
             notes.push(format!(
@@ -1173,7 +1179,7 @@ pub fn minimize(
     }
     let output = shell::render_final(&st.shell, &st.refs());
     // The final check (not counted: it is no candidate).
-    let last = lint_bytes(&output, &oracle.read, &opts.settings);
+    let last = lint_bytes(output.clone(), &oracle.read, &opts.settings);
     let (after, events_after) = last.map(|o| (o.counts, o.events)).unwrap_or_default();
     Ok(Outcome {
         size_after: Size {
@@ -1260,8 +1266,7 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     let mut cur: Vec<usize> = (0..n).collect();
     if n > 16 {
         // One look at where the findings are, then windows around them.
-        let bytes = st.render();
-        if let Some(o) = oracle.look(&bytes) {
+        if let Some(o) = oracle.look(st.render()) {
             let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
             let (anchors, _) = locate(&o, st, &dispatch, &oracle.chosen);
             for r in [1usize, 4, 16, 64] {
@@ -1308,8 +1313,7 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
 /// Pass 2: inside each event's JSON (see the module docs).
 fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     oracle.pass = "inside events";
-    let bytes = st.render();
-    let Some(o) = oracle.look(&bytes) else {
+    let Some(o) = oracle.look(st.render()) else {
         return false;
     };
     let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
