@@ -16,7 +16,9 @@ least once and at the same severity, and adds no new warning or error. The
 output is in the input's format (a raw body, a curl dump, a one-entry HAR with
 the request only where a rule reads it), secrets redacted and, unless
 --keep-text, the prompt and answer text scrubbed as `redact --scrub-text`
-does. Minimizing the output again gives the same bytes.
+does but flat (every letter x, every digit 0; a letter mapping only where a
+kept finding needs it, and the report says so). Minimizing the output again
+gives the same bytes.
 
 Examples:
   sselint minimize capture.sse                      writes capture.min.sse
@@ -39,7 +41,8 @@ pub struct Args {
     input: PathBuf,
     /// Where to write it [default: CAPTURE.min.EXT next to the input];
     /// never the input itself, nor `-` (stdout has the report). A FIFO or
-    /// device is written through.
+    /// device is written through; with `/dev/stdout` the report goes to
+    /// stderr.
     #[arg(short = 'o', long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// Keep only these rules' findings (names or codes, comma-separated);
@@ -163,7 +166,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     };
     if a.output.as_deref().is_some_and(sselint::output::is_stdout) {
         return fail(
-            "-o -: minimize writes a capture file and prints its report on stdout; give a file name"
+            "-o -: minimize writes a capture file and prints its report on stdout; give a file name (or -o /dev/stdout: the report then goes to stderr)"
                 .into(),
         );
     }
@@ -171,6 +174,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .output
         .clone()
         .unwrap_or_else(|| default_output(&a.input, &bytes));
+    // Only a regular file is replaced; a device or FIFO is written through.
+    let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
     let same =
         out.exists() && std::fs::canonicalize(&a.input).ok() == std::fs::canonicalize(&out).ok();
     if same {
@@ -179,7 +184,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             out.display()
         ));
     }
-    if out.exists() && !a.force {
+    if regular(&out) && !a.force {
         return fail(format!(
             "{} already exists; use --force to replace it",
             out.display()
@@ -276,7 +281,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         || "none (default rules and severities)".to_string(),
         |p| p.display().to_string(),
     );
-    report(&a, &shown, &out, &o, &check, &config, started.elapsed());
+    let on_stdout = same_as_stdout(&out);
+    report(
+        &a,
+        &shown,
+        &out,
+        &o,
+        &check,
+        &config,
+        started.elapsed(),
+        on_stdout,
+    );
     if o.stopped == Some(minimize::Stopped::Interrupted) {
         // Written, but cut short by Ctrl-C: 128 + SIGINT, as shells do.
         return Ok(ExitCode::from(130));
@@ -284,6 +299,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether `out` is this process's standard output (`/dev/stdout`,
+/// `/dev/fd/1`, or the file or pipe stdout goes to).
+fn same_as_stdout(out: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+        if let (Some(a), Some(b)) = (id(out), id(Path::new("/dev/stdout"))) {
+            return a == b;
+        }
+    }
+    out == Path::new("/dev/stdout") || out == Path::new("/dev/fd/1")
+}
+
+#[allow(clippy::too_many_arguments)]
 fn report(
     a: &Args,
     input: &str,
@@ -292,6 +322,7 @@ fn report(
     check: &str,
     config: &str,
     took: std::time::Duration,
+    on_stdout: bool,
 ) {
     let stopped = o.stopped.map(|s| match s {
         minimize::Stopped::Budget => format!(
@@ -327,7 +358,7 @@ fn report(
         });
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
-        print_report(&text);
+        print_report(&text, on_stdout);
         return;
     }
     use std::fmt::Write as _;
@@ -363,12 +394,17 @@ fn report(
         let _ = writeln!(text, "  note: {n}");
     }
     let _ = writeln!(text, "check it: {check}");
-    print_report(&text);
+    print_report(&text, on_stdout);
 }
 
-/// Prints the report on stdout; a closed pipe (`| head -1`) is not an
-/// error, and a failed write is said on stderr.
-fn print_report(text: &str) {
+/// Prints the report on stdout, or on stderr when the capture went to
+/// stdout; a closed pipe (`| head -1`) is not an error, and a failed write
+/// is said on stderr.
+fn print_report(text: &str, on_stderr: bool) {
+    if on_stderr {
+        eprint!("{text}");
+        return;
+    }
     if let Err(e) = super::write_report(None, text.as_bytes()) {
         eprintln!("sselint: error: {e:#}");
     }

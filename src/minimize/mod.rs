@@ -25,10 +25,13 @@
 //!    `stream_options.include_usage`, `n`, `tools`, the path's dialect).
 //!
 //! Secrets are redacted as `redact` does, always; without `keep_text` the
-//! prompt and answer text is scrubbed as `redact --scrub-text` does, with a
-//! letter mapping chosen from the text itself (the first letter met becomes
-//! `a`, the next new one `b`, …) so that minimizing the output again
-//! changes nothing.
+//! prompt and answer text is scrubbed as `redact --scrub-text` does, but
+//! flat: every letter becomes `x` (`X`), every digit `0`. Only when the
+//! findings do not survive that (a rule that compares letters: a delta
+//! repeating the previous one) is a letter mapping chosen from the text
+//! itself (the first letter met becomes `a`, the next new one `b`, …),
+//! and a note says so. Both are their own fixed points, so minimizing the
+//! output again changes nothing.
 //!
 //! Nothing here prints: progress goes to a callback.
 
@@ -158,32 +161,103 @@ struct Observed {
 }
 
 /// A finding's message with what minimizing may legitimately change
-/// taken out: each run of digits (counts, offsets, indices, scrubbed
-/// numbers) becomes `#`, each ASCII letter `a` and each other character
-/// `?` (scrubbed text keeps its length and its punctuation). Two findings
-/// of a rule with the same shape report the same fault: "`object` is
-/// \"chat.completions.chunk\"" and "`object` is \"chat.com\"" differ, as do
-/// "sequence_number 3 follows 6" and "events lack sequence_number".
+/// taken out, and the fault's class kept: two findings of a rule with the
+/// same shape report the same fault.
+///
+/// Inside double quotes (quoted text, which scrubbing and shortening
+/// change), each run of digits becomes `#`, each ASCII letter `a` and each
+/// other non-ASCII character `?`: scrubbed text keeps its length and its
+/// punctuation, so "`object` is \"chat.completions.chunk\"" and
+/// "`object` is \"chat.com\"" differ. Outside quotes the letters stay (the
+/// event, field and item a message names), and each number (counts,
+/// offsets, indices) becomes `#` and its rank among the distinct numbers of its
+/// clause (the text between `:`, `;`, `,`, parentheses and
+/// quotes): the numbers may change, their equality and order may not, so
+/// "sequence_number 3 follows 6" (`#0 follows #1`: it goes back) and
+/// "6 follows 6" (`#0 follows #0`: a repeat) differ.
 pub fn message_shape(m: &str) -> String {
-    let mut out = String::with_capacity(m.len());
-    let mut digits = false;
-    for c in m.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push('#');
-            }
-            digits = true;
-            continue;
-        }
-        digits = false;
-        out.push(if c.is_ascii_alphabetic() {
-            'a'
-        } else if c.is_ascii() {
-            c
-        } else {
-            '?'
-        });
+    enum Piece {
+        Text(char),
+        Number(String),
     }
+    let mut pieces = Vec::new();
+    let mut quoted = false;
+    let mut escaped = false;
+    let mut chars = m.chars().peekable();
+    while let Some(c) = chars.next() {
+        if quoted {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                quoted = false;
+            }
+            if c.is_ascii_digit() {
+                while chars.peek().is_some_and(char::is_ascii_digit) {
+                    chars.next();
+                }
+                pieces.push(Piece::Text('#'));
+                continue;
+            }
+            pieces.push(Piece::Text(if c.is_ascii_alphabetic() {
+                'a'
+            } else if c.is_ascii() {
+                c
+            } else {
+                '?'
+            }));
+        } else if c.is_ascii_digit() {
+            let mut n = String::from(c);
+            while let Some(d) = chars.next_if(char::is_ascii_digit) {
+                n.push(d);
+            }
+            pieces.push(Piece::Number(n));
+        } else {
+            quoted = c == '"';
+            pieces.push(Piece::Text(if c.is_ascii() { c } else { '?' }));
+        }
+    }
+    // Numbers compare by value (without leading zeros: by length, then
+    // digit by digit, so long ones do not overflow), within a clause: the
+    // text between `:`, `;`, `,`, parentheses and quotes. "after 5
+    // event(s) (32 characters of text)" counts two things, whose order
+    // says nothing of the fault.
+    let key = |n: &str| {
+        let t = n.trim_start_matches('0');
+        (t.len(), t.to_string())
+    };
+    let mut out = String::with_capacity(m.len());
+    let mut clause: Vec<Piece> = Vec::new();
+    let flush = |clause: &mut Vec<Piece>, out: &mut String| {
+        let mut distinct: Vec<(usize, String)> = clause
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Number(n) => Some(key(n)),
+                Piece::Text(_) => None,
+            })
+            .collect();
+        distinct.sort();
+        distinct.dedup();
+        for p in clause.drain(..) {
+            match p {
+                Piece::Text(c) => out.push(c),
+                Piece::Number(n) => {
+                    let rank = distinct.binary_search(&key(&n)).unwrap_or(0);
+                    out.push('#');
+                    out.push_str(&rank.to_string());
+                }
+            }
+        }
+    };
+    for p in pieces {
+        let ends = matches!(p, Piece::Text(':' | ';' | ',' | '(' | ')' | '"'));
+        clause.push(p);
+        if ends {
+            flush(&mut clause, &mut out);
+        }
+    }
+    flush(&mut clause, &mut out);
     out
 }
 
@@ -246,7 +320,7 @@ struct Oracle<'a> {
 }
 
 impl Oracle<'_> {
-    fn lint(&mut self, bytes: &[u8]) -> Option<Observed> {
+    fn lint(&mut self, bytes: Vec<u8>) -> Option<Observed> {
         self.relints += 1;
         lint_bytes(bytes, &self.read, self.settings)
     }
@@ -264,7 +338,7 @@ impl Oracle<'_> {
 
     /// A look at the current best (where its findings are), counted in
     /// the budget; `None` when the run must stop.
-    fn look(&mut self, bytes: &[u8]) -> Option<Observed> {
+    fn look(&mut self, bytes: Vec<u8>) -> Option<Observed> {
         if self.must_stop() {
             return None;
         }
@@ -290,12 +364,13 @@ impl Oracle<'_> {
             return None;
         }
         let bytes = shell::render(shell, units);
-        let ok = self.lint(&bytes).is_some_and(|o| self.accepts(&o));
+        let len = bytes.len();
+        let ok = self.lint(bytes).is_some_and(|o| self.accepts(&o));
         let p = Progress {
             relints: self.relints,
             max_steps: self.max_steps,
             units: units.len(),
-            bytes: bytes.len(),
+            bytes: len,
             pass: self.pass,
         };
         (self.progress)(&p);
@@ -303,14 +378,10 @@ impl Oracle<'_> {
     }
 }
 
-/// Lints a file's bytes; `None` when they do not read as a capture.
-fn lint_bytes(bytes: &[u8], read: &capture::Options, settings: &Settings) -> Option<Observed> {
-    let cap = capture::from_reader(
-        "minimize",
-        Box::new(std::io::Cursor::new(bytes.to_vec())),
-        read,
-    )
-    .ok()?;
+/// Lints a file's bytes (taken, not copied: a candidate can be as large
+/// as the input); `None` when they do not read as a capture.
+fn lint_bytes(bytes: Vec<u8>, read: &capture::Options, settings: &Settings) -> Option<Observed> {
+    let cap = capture::from_reader("minimize", Box::new(std::io::Cursor::new(bytes)), read).ok()?;
     let (format, detail, streams) = (cap.input_format, cap.detail, cap.streams.len());
     let r = pipeline::lint_capture(cap, settings, &mut NoObserver);
     let s = r.streams.into_iter().next()?;
@@ -447,9 +518,27 @@ fn text_chars(before: &[u8], after: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Scrubs the state's text with the canonical mapping: the body's data
-/// lines, the HAR messages' data and the request's prompt.
-fn scrub(st: &State) -> State {
+/// How the text is scrubbed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scrub {
+    /// Every letter becomes `x` (`X`), every digit `0`: nothing of the
+    /// text is left but its length and punctuation.
+    Flat,
+    /// The canonical letter mapping ([`canonical_table`]): a substitution
+    /// that keeps which letters are equal, for the findings that need it
+    /// (a delta repeating the previous one, a done text that differs from
+    /// the deltas by a letter).
+    Canonical,
+}
+
+/// Scrubs the state's text (`how`): the body's data lines, the HAR
+/// messages' data and the request's prompt.
+fn scrub(st: &State, how: Scrub) -> State {
+    if how == Scrub::Flat {
+        let x = (b'x' - b'a') as usize;
+        let s = Scrubber::with_tables([x as u8; 26], [x as u8; 26], [0; 10]);
+        return scrub_with(st, s);
+    }
     // Where the text is: what a scrubber that moves every letter changes.
     let mut seen = Vec::new();
     let mut probe = shift_scrubber();
@@ -489,15 +578,36 @@ fn scrub(st: &State) -> State {
         .filter(u8::is_ascii_uppercase)
         .collect();
     let digits: Vec<u8> = seen.iter().copied().filter(u8::is_ascii_digit).collect();
-    let mut s = Scrubber::with_tables(
+    let s = Scrubber::with_tables(
         canonical_table::<26>(&lower, b'a'),
         canonical_table::<26>(&upper, b'A'),
         canonical_table::<10>(&digits, b'0'),
     );
-    let mut out = st.clone();
-    for u in &mut out.units {
-        u.bytes = s.body(&u.bytes);
-    }
+    scrub_with(st, s)
+}
+
+/// The state with its text put through `s`.
+fn scrub_with(st: &State, mut s: Scrubber) -> State {
+    let request = match &st.shell {
+        Shell::Har(h) => h
+            .entry
+            .pointer("/request/postData/text")
+            .and_then(Value::as_str)
+            .and_then(|t| serde_json::from_str::<Value>(t).ok()),
+        Shell::Bytes(_) => None,
+    };
+    let mut out = State {
+        shell: st.shell.clone(),
+        units: st
+            .units
+            .iter()
+            .map(|u| Unit {
+                bytes: s.body(&u.bytes),
+                message: u.message.clone(),
+                reads: u.reads.clone(),
+            })
+            .collect(),
+    };
     for u in &mut out.units {
         if let Some(m) = u.message.as_mut() {
             if let Some(Value::String(d)) = m.get_mut("data") {
@@ -512,6 +622,36 @@ fn scrub(st: &State) -> State {
         }
     }
     out
+}
+
+/// What a candidate's lint `o` lost of the input's chosen findings, or
+/// added at warning or above, as the report names them.
+fn lost_of(
+    chosen: &[Pair],
+    want: &BTreeMap<Pair, BTreeSet<String>>,
+    allowed: &BTreeSet<Pair>,
+    o: &Observed,
+) -> Vec<String> {
+    chosen
+        .iter()
+        .filter(|p| !o.counts.contains_key(p))
+        .map(|(r, s)| format!("{r} ({s})"))
+        .chain(
+            chosen
+                .iter()
+                .filter(|p| {
+                    o.counts.contains_key(p)
+                        && !same_faults(std::slice::from_ref(p), want, &o.shapes)
+                })
+                .map(|(r, s)| format!("{r} ({s}) with another message")),
+        )
+        .chain(
+            o.counts
+                .keys()
+                .filter(|p| p.1 >= Severity::Warning && !allowed.contains(p))
+                .map(|(r, s)| format!("new {r} ({s})")),
+        )
+        .collect()
 }
 
 /// An error of `minimize`, naming the input.
@@ -862,52 +1002,45 @@ pub fn minimize(
     if format == InputFormat::Har {
         read.input_format = Some(InputFormat::Har);
     }
-    // The first shell that carries the findings, text scrubbed.
-    let mut start = None;
-    let mut lost = Vec::new();
-    for (sh, note) in shells {
-        let mut st = State {
-            shell: sh,
-            units: units.clone(),
-        };
-        if !opts.keep_text {
-            st = scrub(&st);
-        }
-        let bytes = st.render();
-        let Some(o) = lint_bytes(&bytes, &read, &opts.settings) else {
-            continue;
-        };
-        let ok = o.streams == 1
+    let passes = |o: &Observed| {
+        o.streams == 1
             && o.dialect == first.dialect
             && chosen.iter().all(|p| o.counts.contains_key(p))
             && same_faults(&chosen, &want, &o.shapes)
             && o.counts
                 .keys()
-                .all(|p| p.1 < Severity::Warning || allowed.contains(p));
-        if ok {
-            start = Some((st, o, note));
-            break;
+                .all(|p| p.1 < Severity::Warning || allowed.contains(p))
+    };
+    // The first shell that carries the findings, text scrubbed: flat
+    // when the findings survive it, else with the canonical mapping.
+    let mut start = None;
+    let mut lost = Vec::new();
+    // The body is in the units now.
+    let body_len = body.len();
+    drop(body);
+    'shells: for (sh, note) in shells {
+        let plain = State {
+            shell: sh,
+            units: std::mem::take(&mut units),
+        };
+        let tries: &[Option<Scrub>] = if opts.keep_text {
+            &[None]
+        } else {
+            &[Some(Scrub::Flat), Some(Scrub::Canonical)]
+        };
+        for how in tries {
+            let scrubbed = how.map(|h| scrub(&plain, h));
+            let st = scrubbed.as_ref().unwrap_or(&plain);
+            let Some(o) = lint_bytes(st.render(), &read, &opts.settings) else {
+                continue;
+            };
+            if passes(&o) {
+                start = Some((scrubbed.unwrap_or(plain), o, note));
+                break 'shells;
+            }
+            lost = lost_of(&chosen, &want, &allowed, &o);
         }
-        lost = chosen
-            .iter()
-            .filter(|p| !o.counts.contains_key(p))
-            .map(|(r, s)| format!("{r} ({s})"))
-            .chain(
-                chosen
-                    .iter()
-                    .filter(|p| {
-                        o.counts.contains_key(p)
-                            && !same_faults(std::slice::from_ref(p), &want, &o.shapes)
-                    })
-                    .map(|(r, s)| format!("{r} ({s}) with another message")),
-            )
-            .chain(
-                o.counts
-                    .keys()
-                    .filter(|p| p.1 >= Severity::Warning && !allowed.contains(p))
-                    .map(|(r, s)| format!("new {r} ({s})")),
-            )
-            .collect();
+        units = plain.units;
     }
     let Some((mut st, o, note)) = start else {
         // The true causes first: a timing finding the output cannot hold,
@@ -959,6 +1092,15 @@ pub fn minimize(
         )));
     };
     notes.extend(note);
+    // A body cut at exactly Firefox's limit: its size is the evidence of
+    // capture-truncated, so no byte of it can go (each cut would make it
+    // another claim, "holds N bytes but content.size says M").
+    let body_fixed = format == InputFormat::Har
+        && body_len == capture::har::FIREFOX_BODY_LIMIT
+        && chosen.iter().any(|p| p.0 == "capture-truncated");
+    if body_fixed {
+        notes.push("capture-truncated's evidence is the body's exact size (1 MiB, Firefox's response body limit), so the body is kept whole; only the HAR entry around it was cut".to_string());
+    }
     let mut oracle = Oracle {
         settings: &opts.settings,
         read,
@@ -982,21 +1124,34 @@ pub fn minimize(
     // Rounds until nothing changes.
     loop {
         let mut changed = false;
-        changed |= events_pass(&mut oracle, &mut st);
-        if oracle.stopped.is_none() {
-            changed |= inside_pass(&mut oracle, &mut st);
+        if !body_fixed {
+            changed |= events_pass(&mut oracle, &mut st);
+            if oracle.stopped.is_none() {
+                changed |= inside_pass(&mut oracle, &mut st);
+            }
         }
         if oracle.stopped.is_none() {
             changed |= shell_pass(&mut oracle, &mut st);
         }
         if oracle.stopped.is_none() && !opts.keep_text {
-            // Cuts change which letter comes first: map the text anew.
-            let again = scrub(&st);
-            if again.render() != st.render() {
+            // Cuts may have taken away what needed the letter mapping (the
+            // flat scrub is tried again), and change which letter comes
+            // first (the text is mapped anew).
+            let now = st.render();
+            for how in [Scrub::Flat, Scrub::Canonical] {
+                let again = scrub(&st, how);
+                if again.render() == now {
+                    break;
+                }
                 oracle.pass = "text";
-                if oracle.test(&again.shell, &again.refs()) == Some(true) {
-                    st = again;
-                    changed = true;
+                match oracle.test(&again.shell, &again.refs()) {
+                    Some(true) => {
+                        st = again;
+                        changed = true;
+                        break;
+                    }
+                    Some(false) => {}
+                    None => break,
                 }
             }
         }
@@ -1004,9 +1159,27 @@ pub fn minimize(
             break;
         }
     }
+    if !opts.keep_text {
+        // Say when the text kept its letter patterns, and for what (one
+        // more lint, not counted: no candidate).
+        let flat = scrub(&st, Scrub::Flat);
+        if flat.render() != st.render() {
+            let why = lint_bytes(flat.render(), &oracle.read, &opts.settings)
+                .map(|o| lost_of(&oracle.chosen, &oracle.want, &oracle.allowed, &o))
+                .unwrap_or_default();
+            notes.push(format!(
+                "the text keeps its letter patterns (each letter always replaced by the same one, which frequency analysis can read; read it before sharing): with every letter as x, {}",
+                if why.is_empty() {
+                    "the copy no longer reads as the same capture".to_string()
+                } else {
+                    format!("the input's findings change ({})", why.join(", "))
+                }
+            ));
+        }
+    }
     let output = shell::render_final(&st.shell, &st.refs());
     // The final check (not counted: it is no candidate).
-    let last = lint_bytes(&output, &oracle.read, &opts.settings);
+    let last = lint_bytes(output.clone(), &oracle.read, &opts.settings);
     let (after, events_after) = last.map(|o| (o.counts, o.events)).unwrap_or_default();
     Ok(Outcome {
         size_after: Size {
@@ -1093,8 +1266,7 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     let mut cur: Vec<usize> = (0..n).collect();
     if n > 16 {
         // One look at where the findings are, then windows around them.
-        let bytes = st.render();
-        if let Some(o) = oracle.look(&bytes) {
+        if let Some(o) = oracle.look(st.render()) {
             let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
             let (anchors, _) = locate(&o, st, &dispatch, &oracle.chosen);
             for r in [1usize, 4, 16, 64] {
@@ -1141,8 +1313,7 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
 /// Pass 2: inside each event's JSON (see the module docs).
 fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     oracle.pass = "inside events";
-    let bytes = st.render();
-    let Some(o) = oracle.look(&bytes) else {
+    let Some(o) = oracle.look(st.render()) else {
         return false;
     };
     let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
@@ -1404,5 +1575,47 @@ mod tests {
         let (s, e) = data_value_range(u).unwrap();
         assert_eq!(&u[s..e], b"{\"a\":1}");
         assert_eq!(data_value_range(b"data:1\ndata:2\n\n"), None);
+    }
+
+    #[test]
+    fn a_shape_keeps_how_the_numbers_compare() {
+        let s = message_shape;
+        assert_ne!(
+            s("sequence_number 3 follows 6"),
+            s("sequence_number 6 follows 6")
+        );
+        assert_eq!(
+            s("sequence_number 3 follows 6"),
+            s("sequence_number 10 follows 62")
+        );
+        assert_ne!(
+            s("sequence_number 3 follows 6"),
+            s("sequence_number 7 follows 6")
+        );
+        assert_eq!(s("jumps 0 to 2"), s("jumps 00 to 0002"));
+        // Counts of different things in different clauses.
+        assert_eq!(
+            s("after 5 event(s) (32 characters of text)"),
+            s("after 1 event(s) (0 characters of text)")
+        );
+        assert_eq!(
+            s("99999999999999999999999 and 100000000000000000000000"),
+            s("1 and 2")
+        );
+    }
+
+    #[test]
+    fn a_shape_folds_quoted_text_only() {
+        let s = message_shape;
+        assert_eq!(s("text \"Hi there!\" (9)"), s("text \"Aa bcded!\" (9)"));
+        assert_eq!(s("text \"a 12\\\" b\""), s("text \"x 99\\\" y\""));
+        assert_ne!(
+            s("`response.output_text.done`'s text"),
+            s("`response.output_item.done`'s item")
+        );
+        assert_ne!(
+            s("`object` is \"chat.completions.chunk\""),
+            s("`object` is \"chat.com\"")
+        );
     }
 }
