@@ -239,6 +239,25 @@ pub fn rules_run(settings: &Settings) -> Vec<&'static str> {
         .collect()
 }
 
+impl StreamResult {
+    /// How many findings of each (rule, severity) the stream has, the
+    /// omitted ones (past a rule's per-stream cap) counted at their rule's
+    /// worst severity. `minimize` and `redact --scrub-text` compare these
+    /// before and after rewriting a capture.
+    pub fn finding_counts(&self) -> BTreeMap<(&'static str, crate::lint::Severity), u64> {
+        let mut m = BTreeMap::new();
+        for d in &self.diagnostics {
+            *m.entry((d.rule, d.severity)).or_insert(0) += 1;
+        }
+        for (rule, n) in &self.omitted {
+            if let Some(sev) = self.omitted_worst.get(rule) {
+                *m.entry((*rule, *sev)).or_insert(0) += n;
+            }
+        }
+        m
+    }
+}
+
 /// Lints every stream of an opened capture.
 pub fn lint_capture(cap: Capture, settings: &Settings, observer: &mut impl Observer) -> FileResult {
     let streams = cap

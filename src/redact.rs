@@ -12,8 +12,11 @@
 //! `arguments` (JSON or not) and the request's messages, in SSE `data`
 //! lines and in a body that is a JSON document instead of SSE.
 //!
-//! Letters map to letters and digits to digits through a permutation drawn
-//! per run (so equal texts stay equal, and prefixes stay prefixes); other
+//! `redact --scrub-text` first scrubs flat ([`Scrubber::flat`]: every
+//! letter `x`, every digit `0`) and keeps that copy when it lints the same
+//! as the input. Otherwise letters map to letters and digits to digits
+//! through a permutation drawn per run (so equal texts stay equal, and
+//! prefixes stay prefixes: the relations some rules compare); other
 //! characters map to a placeholder of the same UTF-8 length. In tool-call
 //! arguments, outside the inner JSON strings, the JSON structure and the
 //! literals `true`, `false`, `null` stay; other letters become `x`/`X` and
@@ -124,6 +127,16 @@ impl Scrubber {
             args_state: HashMap::new(),
             unquoted: true,
         }
+    }
+
+    /// The flat scrubber: every letter becomes `x` (`X`) and every digit
+    /// `0`, so nothing of the text is left but its length, spacing and
+    /// punctuation. Equal texts stay equal but so do texts that differ
+    /// only by letters; `redact --scrub-text` and `minimize` use it unless
+    /// a finding needs the letter patterns the permutation keeps.
+    pub fn flat() -> Self {
+        let x = b'x' - b'a';
+        Self::with_tables([x; 26], [x; 26], [0; 10])
     }
 
     /// A scrubber with the given maps: letter `c` becomes

@@ -411,3 +411,73 @@ fn record_and_check_url_hide_a_secret_in_the_url_when_the_server_is_down() {
         assert_clean(&format!("{args:?}"), &text);
     }
 }
+
+/// The string values of `key` in a raw SSE body's data lines.
+fn values_of(body: &str, key: &str) -> Vec<String> {
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .filter_map(|v| v.get(key)?.as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn redact_scrubs_text_flat_unless_a_finding_needs_its_letters() {
+    let dir = scratch("flat");
+    let run = |input: &std::path::Path, out: &std::path::Path| {
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["redact", "--scrub-text"])
+            .arg(input)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // A good stream: nothing of the text is left but x, X, 0 and what is
+    // not a letter or digit; no note.
+    let good = root().join("samples/good/responses-basic.sse");
+    let out = dir.join("flat.sse");
+    let err = run(&good, &out);
+    assert!(!err.contains("letter patterns"), "{err}");
+    let body = std::fs::read_to_string(&out).unwrap();
+    let texts: Vec<String> = ["delta", "text"]
+        .iter()
+        .flat_map(|k| values_of(&body, k))
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("xxx")), "{texts:?}");
+    for t in &texts {
+        assert!(
+            t.chars()
+                .all(|c| matches!(c, 'x' | 'X' | '0') || !c.is_alphanumeric()),
+            "{t}"
+        );
+    }
+    // The done text differs from the deltas by one letter: with every
+    // letter as x the finding would be gone, so the letters are permuted,
+    // the note says so, and the finding stays.
+    let original = std::fs::read_to_string(&good).unwrap();
+    let changed = original.replacen(
+        r#""type":"response.output_text.done","sequence_number":14,"item_id":"msg_0a51e7c2f4d84e0b9c3a6d1f2e7b8c91","output_index":0,"content_index":0,"text":"Low tide"#,
+        r#""type":"response.output_text.done","sequence_number":14,"item_id":"msg_0a51e7c2f4d84e0b9c3a6d1f2e7b8c91","output_index":0,"content_index":0,"text":"Low tido"#,
+        1,
+    );
+    assert_ne!(changed, original);
+    let input = dir.join("one-letter.sse");
+    std::fs::write(&input, changed).unwrap();
+    let out = dir.join("kept.sse");
+    let err = run(&input, &out);
+    assert!(
+        err.contains("letter patterns") && err.contains("responses-delta-mismatch"),
+        "{err}"
+    );
+    let (a, b) = (verdict(&input), verdict(&out));
+    assert!(
+        a.0.iter().any(|(r, _)| r == "responses-delta-mismatch"),
+        "{a:?}"
+    );
+    assert_eq!(a.0, b.0);
+    let body = std::fs::read_to_string(&out).unwrap();
+    assert!(!body.contains("Low tide") && !body.contains("Low tido"));
+}

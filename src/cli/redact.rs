@@ -23,7 +23,9 @@ pub struct Args {
     #[arg(short = 'o', long, value_name = "OUT")]
     output: PathBuf,
     /// Also replace the prompt and answer text (content, refusal,
-    /// reasoning, strings in tool arguments, request messages).
+    /// reasoning, strings in tool arguments, request messages): every
+    /// letter by x and every digit by 0, or, when that changes the
+    /// findings, through a letter permutation (a note says so).
     #[arg(long)]
     scrub_text: bool,
     /// Replace an existing output file.
@@ -88,27 +90,46 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut scrubber = a.scrub_text.then(Scrubber::random);
-    let out = match capture::detect(&bytes) {
-        InputFormat::Har => {
-            let mut doc: serde_json::Value = match serde_json::from_slice(&bytes) {
-                Ok(d) => d,
-                Err(e) => {
-                    return fail(format!(
-                        "{}: not a HAR file: the JSON does not parse ({e})",
-                        a.input.display()
-                    ))
-                }
-            };
-            if let Err(e) = redact::har(&mut doc, scrubber.as_mut()) {
-                return fail(format!("{}: {e}", a.input.display()));
+    let rewrite = |scrubber: Option<Scrubber>| -> Result<Vec<u8>, String> {
+        let mut scrubber = scrubber;
+        Ok(match capture::detect(&bytes) {
+            InputFormat::Har => {
+                let mut doc: serde_json::Value = serde_json::from_slice(&bytes)
+                    .map_err(|e| format!("not a HAR file: the JSON does not parse ({e})"))?;
+                redact::har(&mut doc, scrubber.as_mut())?;
+                let mut v = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
+                v.push(b'\n');
+                v
             }
-            let mut v = serde_json::to_vec_pretty(&doc)?;
-            v.push(b'\n');
-            v
-        }
-        InputFormat::Sse | InputFormat::Curl => redact::raw(&bytes, scrubber.as_mut()),
+            InputFormat::Sse | InputFormat::Curl => redact::raw(&bytes, scrubber.as_mut()),
+        })
     };
+    // The text is scrubbed flat (every letter x) unless that changes the
+    // findings (a delta that differs from the done text by one letter, a
+    // delta repeating the previous one); then through a letter permutation,
+    // which keeps those relations and which the note warns about.
+    let mut patterns_kept = None;
+    let out = match rewrite(a.scrub_text.then(Scrubber::flat)) {
+        Ok(flat) if a.scrub_text => {
+            let changed = finding_changes(&bytes, &flat);
+            if changed.is_empty() {
+                flat
+            } else {
+                patterns_kept = Some(changed);
+                match rewrite(Some(Scrubber::random())) {
+                    Ok(o) => o,
+                    Err(e) => return fail(format!("{}: {e}", a.input.display())),
+                }
+            }
+        }
+        Ok(o) => o,
+        Err(e) => return fail(format!("{}: {e}", a.input.display())),
+    };
+    if let Some(changed) = &patterns_kept {
+        eprintln!(
+            "sselint: note: the text keeps its letter patterns (each letter always becomes the same other letter, which frequency analysis can read: read the copy before sharing it), because with every letter as x the findings change: {changed}"
+        );
+    }
     if to_stdout {
         return super::write_report(None, &out);
     }
@@ -117,7 +138,54 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let note = format!(
         "wrote {} (secrets redacted{})\n",
         a.output.display(),
-        if a.scrub_text { ", text scrubbed" } else { "" }
+        match (a.scrub_text, patterns_kept.is_some()) {
+            (false, _) => "",
+            (true, false) => ", text scrubbed: every letter x, every digit 0",
+            (true, true) => ", text scrubbed through a letter permutation",
+        }
     );
     super::write_report(None, note.as_bytes())
+}
+
+/// The (rule, severity) pairs whose finding counts differ between two
+/// versions of a capture, as `rule (severity) N → M`, comma-separated;
+/// empty when they agree (or neither reads as a capture).
+fn finding_changes(before: &[u8], after: &[u8]) -> String {
+    let counts = |b: &[u8]| {
+        let cap = capture::from_reader(
+            "redact",
+            Box::new(std::io::Cursor::new(b.to_vec())),
+            &capture::Options::default(),
+        )
+        .ok()?;
+        let r = sselint::pipeline::lint_capture(
+            cap,
+            &sselint::lint::Settings::default(),
+            &mut sselint::pipeline::NoObserver,
+        );
+        let mut all = std::collections::BTreeMap::new();
+        for (i, s) in r.streams.iter().enumerate() {
+            for (pair, n) in s.finding_counts() {
+                all.insert((i, pair), n);
+            }
+        }
+        Some(all)
+    };
+    let (a, b) = (
+        counts(before).unwrap_or_default(),
+        counts(after).unwrap_or_default(),
+    );
+    let keys: std::collections::BTreeSet<_> = a.keys().chain(b.keys()).collect();
+    keys.into_iter()
+        .filter(|k| a.get(k) != b.get(k))
+        .map(|k @ (_, (rule, sev))| {
+            format!(
+                "{rule} ({}) {} → {}",
+                sev,
+                a.get(k).copied().unwrap_or(0),
+                b.get(k).copied().unwrap_or(0)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

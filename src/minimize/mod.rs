@@ -287,19 +287,6 @@ fn same_faults(
     })
 }
 
-fn pairs_of(r: &pipeline::StreamResult) -> BTreeMap<Pair, u64> {
-    let mut m = BTreeMap::new();
-    for d in &r.diagnostics {
-        *m.entry((d.rule, d.severity)).or_insert(0) += 1;
-    }
-    for (rule, n) in &r.omitted {
-        if let Some(sev) = r.omitted_worst.get(rule) {
-            *m.entry((*rule, *sev)).or_insert(0) += n;
-        }
-    }
-    m
-}
-
 /// The judge of candidates: lints them and counts.
 struct Oracle<'a> {
     settings: &'a Settings,
@@ -390,7 +377,7 @@ fn lint_bytes(bytes: Vec<u8>, read: &capture::Options, settings: &Settings) -> O
         detail,
         streams,
         dialect: s.dialect,
-        counts: pairs_of(&s),
+        counts: s.finding_counts(),
         shapes: shapes_of(&s.diagnostics),
         events: s.events,
         file_start: s.origin.file_start.map(|(o, _)| o),
@@ -535,9 +522,7 @@ enum Scrub {
 /// messages' data and the request's prompt.
 fn scrub(st: &State, how: Scrub) -> State {
     if how == Scrub::Flat {
-        let x = (b'x' - b'a') as usize;
-        let s = Scrubber::with_tables([x as u8; 26], [x as u8; 26], [0; 10]);
-        return scrub_with(st, s);
+        return scrub_with(st, Scrubber::flat());
     }
     // Where the text is: what a scrubber that moves every letter changes.
     let mut seen = Vec::new();
@@ -706,7 +691,7 @@ pub fn minimize(
         );
         s.body = Body::Bytes(body.clone());
         let r = pipeline::lint_stream(s, &opts.settings, &mut NoObserver);
-        let counts = pairs_of(&r);
+        let counts = r.finding_counts();
         let chosen: Vec<Pair> = if opts.rules.is_empty() {
             counts
                 .keys()
