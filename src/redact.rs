@@ -519,11 +519,11 @@ pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
                     Some(i) => text.split_at(i),
                     None => (text, ""),
                 };
-                out.extend_from_slice(capture::redact_text(line).as_bytes());
+                out.extend_from_slice(capture::redact_line(line).as_bytes());
                 out.extend_from_slice(end.as_bytes());
             }
             // Masked around its invalid bytes, which stay as they are.
-            Err(_) => match held_bytes(piece, |t| capture::redact_text(t).into_bytes()) {
+            Err(_) => match held_bytes(piece, |t| capture::redact_line(t).into_bytes()) {
                 Some(held) => out.extend_from_slice(&held),
                 None => out.extend_from_slice(piece),
             },

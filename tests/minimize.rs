@@ -1180,3 +1180,43 @@ fn secrets_in_headers_urls_and_bodies_never_reach_the_output() {
         }
     }
 }
+
+/// Bytes from a fixed seed (xorshift64*), the same on every run.
+fn seeded_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn binary_junk_is_never_grown_and_minimizes_to_a_fixed_point() {
+    // A fresh-user trial: `?\x14` became `?\u{14}` (a control byte after a
+    // `?` rewritten as an escape, as a URL shown on a terminal is), and
+    // 5,000 random bytes grew to 6,045, then 6,514 when minimized again.
+    for (name, bytes) in [
+        ("q.sse", b"?\x14".to_vec()),
+        ("bin.sse", seeded_bytes(0x5e5e_1147, 5000)),
+    ] {
+        for keep_text in [false, true] {
+            let o = opts(vec![], keep_text);
+            let once = run(name, &bytes, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(
+                once.output.len() <= bytes.len(),
+                "{name}: {} bytes → {}",
+                bytes.len(),
+                once.output.len()
+            );
+            let twice = run(name, &once.output, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(twice.output, once.output, "{name}: not idempotent");
+        }
+    }
+    // The control byte stays a byte.
+    let q = run("q.sse", b"?\x14", &opts(vec![], false)).unwrap();
+    assert_eq!(q.output, b"?\x14");
+}

@@ -149,8 +149,21 @@ fn redact_url_text(url: &str) -> String {
 
 /// Redacts secrets in a line of text shown to the user: the value of a
 /// secret header written as `Name: value` (also after curl's `> `/`< `),
-/// `Bearer` tokens, and `sk-…` keys.
+/// `Bearer` tokens, and `sk-…` keys; control characters in a URL are
+/// escaped (see [`redact_url`]).
 pub fn redact_text(line: &str) -> String {
+    redact_line_with(line, redact_url)
+}
+
+/// [`redact_text`] for a line written back into a capture (`redact`,
+/// `minimize`): the same secrets go, every other character stays as it
+/// is. A control character after a `?` is not rewritten as `\u{14}`,
+/// which would make the capture larger and a second pass change it again.
+pub fn redact_line(line: &str) -> String {
+    redact_line_with(line, redact_url_text)
+}
+
+fn redact_line_with(line: &str, redact_url: fn(&str) -> String) -> String {
     let lower = line.to_ascii_lowercase();
     // `Name: value` at the line start (also after curl's `> `/`< `).
     let start = lower.len() - lower.trim_start_matches([' ', '>', '<']).len();
