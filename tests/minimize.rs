@@ -1220,3 +1220,34 @@ fn binary_junk_is_never_grown_and_minimizes_to_a_fixed_point() {
     let q = run("q.sse", b"?\x14", &opts(vec![], false)).unwrap();
     assert_eq!(q.output, b"?\x14");
 }
+#[test]
+fn an_input_that_is_no_regular_file_needs_o() {
+    // A fresh-user trial: `minimize /dev/null` wrote /dev/null.min.sse.
+    let a = sselint()
+        .args(["minimize", "/dev/null", "--no-config"])
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("/dev/null") && e.contains("-o"), "{e}");
+    assert!(!Path::new("/dev/null.min.sse").exists());
+    #[cfg(unix)]
+    {
+        let d = scratch("fifo-in");
+        let fifo = d.join("in.fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let a = sselint()
+            .arg("minimize")
+            .arg(&fifo)
+            .arg("--no-config")
+            .assert()
+            .code(2);
+        let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+        assert!(e.contains("-o"), "{e}");
+        let left: Vec<_> = std::fs::read_dir(&d).unwrap().flatten().collect();
+        assert_eq!(left.len(), 1, "only the FIFO: {left:?}");
+    }
+}

@@ -160,6 +160,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "{shown}: is a directory; minimize takes one capture file (run it once per file)"
         ));
     }
+    // Beside a device or FIFO there is no place for `CAPTURE.min.EXT`
+    // (`/dev/null.min.sse`): the output needs a name.
+    if a.output.is_none() && std::fs::metadata(&a.input).is_ok_and(|m| !m.is_file()) {
+        return fail(format!(
+            "{shown}: is not a regular file, so there is no place next to it for the output; name one with -o OUT"
+        ));
+    }
     let bytes = match std::fs::read(&a.input) {
         Ok(b) => b,
         Err(e) => return fail(format!("{shown}: {}", capture::io_message(&e))),
