@@ -1251,3 +1251,21 @@ fn an_input_that_is_no_regular_file_needs_o() {
         assert_eq!(left.len(), 1, "only the FIFO: {left:?}");
     }
 }
+#[test]
+fn an_empty_rule_is_a_usage_error() {
+    let input = root().join("samples/bad/cut-off.sse");
+    for empty in ["", ","] {
+        let d = scratch("empty-rule");
+        let a = sselint()
+            .arg("minimize")
+            .arg(&input)
+            .arg("-o")
+            .arg(d.join("o.sse"))
+            .args(["--no-config", "--rule", empty])
+            .assert()
+            .code(2);
+        let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+        assert!(e.contains("--rule"), "{empty:?}: {e}");
+        assert!(!d.join("o.sse").exists());
+    }
+}

@@ -220,6 +220,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(n) = a.max_event_bytes {
         settings.max_event_bytes = n;
     }
+    if a.rule.iter().any(|r| r.trim().is_empty()) {
+        return fail(
+            "--rule: an empty rule name; name one or more rules (`sselint rules` lists them), or leave --rule out to keep every rule at warning or above"
+                .into(),
+        );
+    }
     let refs: Vec<&str> = a.rule.iter().map(String::as_str).collect();
     let rules = match sselint::config::resolve_rules(&refs) {
         Ok(r) => r,
