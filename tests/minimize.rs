@@ -1269,3 +1269,76 @@ fn an_empty_rule_is_a_usage_error() {
         assert!(!d.join("o.sse").exists());
     }
 }
+
+/// The report's `check it: …` line.
+fn check_line(report: &str) -> String {
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix("check it: "))
+        .unwrap_or_else(|| panic!("no check line in\n{report}"))
+        .to_string()
+}
+
+#[test]
+fn the_check_line_repeats_the_options_the_findings_depend_on() {
+    // A fresh-user trial: with --max-event-bytes the line left it out, and
+    // the command it gave showed no event-too-large.
+    let d = scratch("check-line");
+    let input = d.join("cut.sse");
+    std::fs::copy(root().join("samples/bad/cut-off.sse"), &input).unwrap();
+    let out = d.join("small.sse");
+    let a = sselint()
+        .arg("minimize")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .args(["--no-config", "--max-event-bytes", "100"])
+        .args(["--max-decoded-bytes", "5000", "--input-format", "sse"])
+        .args(["--dialect", "chat", "--profile", "openai"])
+        .assert()
+        .success();
+    let report = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    assert!(report.contains("event-too-large (error)"), "{report}");
+    let line = check_line(&report);
+    for want in [
+        "--no-config",
+        "--max-event-bytes 100",
+        "--max-decoded-bytes 5000",
+        "--input-format sse",
+        "--dialect chat",
+        "--profile openai",
+    ] {
+        assert!(line.contains(want), "{want} missing: {line}");
+    }
+    // The line runs, and shows the kept finding.
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(&words[..2], ["sselint", "check"], "{line}");
+    let shown = sselint()
+        .args(&words[1..])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("event-too-large"),
+        "{line}\n{text}{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+}
+
+#[test]
+fn the_check_line_for_an_output_on_stdout_says_to_save_it() {
+    let a = sselint()
+        .arg("minimize")
+        .arg(root().join("samples/bad/cut-off.sse"))
+        .args(["-o", "/dev/stdout", "--no-config"])
+        .assert()
+        .success();
+    let report = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    let line = check_line(&report);
+    assert!(!line.contains("/dev/stdout"), "{line}");
+    assert!(
+        line.contains("save it") && line.contains("sselint check FILE --no-config"),
+        "{line}"
+    );
+}

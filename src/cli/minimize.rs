@@ -277,24 +277,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             capture::io_message(&e)
         ));
     }
-    let mut check = format!("sselint check {}", out.display());
-    // The check reads the same configuration.
-    match &cfg_path {
-        Some(p) if a.config.is_some() => check.push_str(&format!(" --config {}", p.display())),
-        None if a.no_config => check.push_str(" --no-config"),
-        _ => {}
-    }
-    if let Some(d) = a.input_args.dialect() {
-        check.push_str(&format!(" --dialect {}", d.name()));
-    }
-    if let Some(p) = &a.profile {
-        check.push_str(&format!(" --profile {p}"));
-    }
+    let on_stdout = same_as_stdout(&out);
+    // Only a file written here can be checked by its name; what went to
+    // stdout, a pipe or a device is saved first.
+    let check = if on_stdout || !regular(&out) {
+        format!(
+            "save it, then {}",
+            check_command(&a, "FILE", cfg_path.as_deref())
+        )
+    } else {
+        check_command(&a, &quoted(&out.display().to_string()), cfg_path.as_deref())
+    };
     let config = cfg_path.as_ref().map_or_else(
         || "none (default rules and severities)".to_string(),
         |p| p.display().to_string(),
     );
-    let on_stdout = same_as_stdout(&out);
     report(
         &a,
         &shown,
@@ -310,6 +307,53 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `sselint check FILE` with every option the kept findings depend on, as
+/// given to minimize: the configuration, profile, dialect, event and
+/// decoded-size limits, and input format. (`--entry` and `--url-match`
+/// are not repeated: the output holds the one stream picked.)
+fn check_command(a: &Args, file: &str, cfg_path: Option<&Path>) -> String {
+    let mut c = format!("sselint check {file}");
+    match cfg_path {
+        Some(p) if a.config.is_some() => {
+            c.push_str(&format!(" --config {}", quoted(&p.display().to_string())));
+        }
+        None if a.no_config => c.push_str(" --no-config"),
+        _ => {}
+    }
+    if let Some(p) = &a.profile {
+        c.push_str(&format!(" --profile {}", quoted(p)));
+    }
+    if let Some(d) = a.input_args.dialect() {
+        c.push_str(&format!(" --dialect {}", d.name()));
+    }
+    if let Some(n) = a.max_event_bytes {
+        c.push_str(&format!(" --max-event-bytes {n}"));
+    }
+    if let Some(n) = a.input_args.max_decoded_bytes {
+        c.push_str(&format!(" --max-decoded-bytes {n}"));
+    }
+    if let Some(f) = a.input_args.options().input_format {
+        let name = match f {
+            InputFormat::Sse => "sse",
+            InputFormat::Curl => "curl",
+            InputFormat::Har => "har",
+        };
+        c.push_str(&format!(" --input-format {name}"));
+    }
+    c
+}
+
+/// `text` as one shell word: as it is when it holds only safe characters,
+/// else in single quotes.
+fn quoted(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// Whether `out` is this process's standard output (`/dev/stdout`,
