@@ -122,7 +122,10 @@ fn names_descriptor(path: &Path) -> std::io::Result<bool> {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     match plan(path)? {
         Plan::Through(p) => {
-            let mut f = std::fs::OpenOptions::new().write(true).open(&p)?;
+            // Appending: through `/proc/self/fd/1` the file is opened
+            // anew, and only O_APPEND keeps a shell's `>>` an append
+            // (harmless on a FIFO or device).
+            let mut f = std::fs::OpenOptions::new().append(true).open(&p)?;
             f.write_all(bytes)?;
             f.flush()
         }

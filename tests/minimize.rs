@@ -1220,6 +1220,7 @@ fn binary_junk_is_never_grown_and_minimizes_to_a_fixed_point() {
     let q = run("q.sse", b"?\x14", &opts(vec![], false)).unwrap();
     assert_eq!(q.output, b"?\x14");
 }
+
 #[test]
 fn an_input_that_is_no_regular_file_needs_o() {
     // A fresh-user trial: `minimize /dev/null` wrote /dev/null.min.sse.
@@ -1251,6 +1252,7 @@ fn an_input_that_is_no_regular_file_needs_o() {
         assert_eq!(left.len(), 1, "only the FIFO: {left:?}");
     }
 }
+
 #[test]
 fn an_empty_rule_is_a_usage_error() {
     let input = root().join("samples/bad/cut-off.sse");
@@ -1341,4 +1343,57 @@ fn the_check_line_for_an_output_on_stdout_says_to_save_it() {
         line.contains("save it") && line.contains("sselint check FILE --no-config"),
         "{line}"
     );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn o_dev_stdout_redirected_to_a_file_is_written_through_and_appends() {
+    // A fresh-user trial: `-o /dev/stdout > so.txt` said "already exists;
+    // use --force", and with --force `>> so.txt` lost the earlier content.
+    let d = scratch("stdout-file");
+    let input = root().join("samples/bad/cut-off.sse");
+    let so = d.join("so.txt");
+    std::fs::write(&so, b"earlier;").unwrap();
+    let redirect = |append: bool| {
+        std::fs::OpenOptions::new()
+            .append(append)
+            .write(true)
+            .truncate(!append)
+            .open(&so)
+            .unwrap()
+    };
+    let st = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .arg("minimize")
+        .arg(&input)
+        .args(["-o", "/dev/stdout", "--no-config"])
+        .stdout(redirect(true))
+        .output()
+        .unwrap();
+    assert_eq!(
+        st.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let got = std::fs::read(&so).unwrap();
+    assert!(got.starts_with(b"earlier;"), "the earlier content was lost");
+    let pairs = streams_pairs("o.sse", &got[b"earlier;".len()..]).unwrap();
+    assert!(pairs[0].iter().any(|p| p.0 == "cut-off"), "{pairs:?}");
+    // `>`: no --force needed either.
+    let st = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .arg("minimize")
+        .arg(&input)
+        .args(["-o", "/dev/stdout", "--no-config"])
+        .stdout(redirect(false))
+        .output()
+        .unwrap();
+    assert_eq!(
+        st.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let got = std::fs::read(&so).unwrap();
+    assert!(!got.starts_with(b"earlier;"));
+    assert!(streams_pairs("o.sse", &got).is_some());
 }

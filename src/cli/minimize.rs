@@ -41,7 +41,8 @@ pub struct Args {
     input: PathBuf,
     /// Where to write it [default: CAPTURE.min.EXT next to the input];
     /// never the input itself, nor `-` (stdout has the report). A FIFO or
-    /// device is written through; with `/dev/stdout` the report goes to
+    /// device is written through, as is `/dev/stdout` redirected to a file
+    /// (no --force; `>>` appends); with `/dev/stdout` the report goes to
     /// stderr.
     #[arg(short = 'o', long, value_name = "OUT")]
     output: Option<PathBuf>,
@@ -191,7 +192,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             out.display()
         ));
     }
-    if regular(&out) && !a.force {
+    // `/dev/stdout` redirected to a file is written through the
+    // descriptor, as a pipe is: no --force, and `>>` appends.
+    let through = matches!(
+        sselint::output::plan(&out),
+        Ok(sselint::output::Plan::Through(_))
+    );
+    if regular(&out) && !through && !a.force {
         return fail(format!(
             "{} already exists; use --force to replace it",
             out.display()
