@@ -1397,3 +1397,48 @@ fn o_dev_stdout_redirected_to_a_file_is_written_through_and_appends() {
     assert!(!got.starts_with(b"earlier;"));
     assert!(streams_pairs("o.sse", &got).is_some());
 }
+
+#[test]
+fn candidates_are_read_with_the_inputs_capture_options() {
+    // A fresh-user trial: `--input-format sse` on a curl dump with curl's
+    // error line gave "cut-off with another message" (the copy dropped
+    // the line the message quotes), and `--max-decoded-bytes 300` on a
+    // gzip dump blamed the text scrub for a new cut-off.
+    let d = scratch("capture-options");
+    let out = d.join("e18.txt");
+    let a = sselint()
+        .arg("minimize")
+        .arg(root().join("samples/curl/curl-error-18.txt"))
+        .arg("-o")
+        .arg(&out)
+        .args(["--no-config", "--input-format", "sse"])
+        .assert()
+        .success();
+    let report = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    assert!(report.contains("kept:   cut-off (error)"), "{report}");
+    let line = check_line(&report);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let shown = sselint()
+        .args(&words[1..])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("curl reported (18)"), "{line}\n{text}");
+    let input = std::fs::metadata(root().join("samples/curl/curl-error-18.txt")).unwrap();
+    assert!(std::fs::metadata(&out).unwrap().len() <= input.len());
+    // The body cut where decoding stopped: said as it is, nothing written.
+    let out = d.join("g.bin");
+    let a = sselint()
+        .arg("minimize")
+        .arg(root().join("samples/curl/curl-gzip.bin"))
+        .arg("-o")
+        .arg(&out)
+        .args(["--no-config", "--max-decoded-bytes", "300"])
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("--max-decoded-bytes 300"), "{e}");
+    assert!(!e.contains("text-scrubbed"), "{e}");
+    assert!(!out.exists());
+}

@@ -840,8 +840,21 @@ pub fn minimize(
         }
         InputFormat::Sse => {
             let gzip = crate::capture::decode::is_gzip(input);
-            if body.as_slice() != input && !gzip {
-                notes.push("the output holds the body as sselint read it (curl's progress meter and other bytes around it left out)".to_string());
+            // The bytes around the body as they were first (curl's error
+            // line is a finding's evidence: `--input-format sse` on a curl
+            // dump), the body alone if that loses a finding.
+            let around = (!gzip && !body.is_empty() && body.as_slice() != input)
+                .then(|| memchr::memmem::find(input, &body))
+                .flatten();
+            if let Some(p) = around {
+                shells.push((
+                    Shell::Bytes(ByteShell {
+                        prefix: shell::lines(&redact::raw(&input[..p], None)),
+                        suffix: redact::raw(&input[p + body.len()..], None),
+                        ..ByteShell::default()
+                    }),
+                    None,
+                ));
             }
             shells.push((
                 Shell::Bytes(ByteShell {
@@ -849,7 +862,7 @@ pub fn minimize(
                     gzip_cut: gzip && shell::gzip_is_cut(input),
                     ..ByteShell::default()
                 }),
-                None,
+                (body.as_slice() != input && !gzip).then(|| "the output holds the body as sselint read it (curl's progress meter and other bytes around it left out)".to_string()),
             ));
         }
         InputFormat::Curl => {
@@ -1055,6 +1068,18 @@ pub fn minimize(
         if !content_type.is_empty() && !content_type.contains("event-stream") {
             return Err(err(format!(
                 "cannot minimize {label}: it is not an event stream (Content-Type: {content_type}); pick a streamed entry with --entry N",
+            )));
+        }
+        // A body cut where --max-decoded-bytes stopped the decoding: the
+        // copy holds only the bytes read, which decode whole.
+        let cut_by_limit = first
+            .diagnostics
+            .iter()
+            .any(|d| d.rule == "capture-truncated" && d.message.contains("(--max-decoded-bytes)"));
+        if cut_by_limit && chosen.iter().any(|p| p.0 == "capture-truncated") {
+            return Err(err(format!(
+                "cannot minimize: the body decodes to more than --max-decoded-bytes {} and was read only that far, so any copy written from what was read decodes whole and loses capture-truncated; minimize without --max-decoded-bytes (or with a larger one), or keep other findings with --rule",
+                read.decoded_limit()
             )));
         }
         let why = if lost.is_empty() {
