@@ -125,6 +125,11 @@ pub struct Recording {
     pub total_ms: f64,
     /// Why it ended.
     pub stop: Stop,
+    /// The `Content-Encoding` the body was decoded from (`gzip`,
+    /// `deflate`, `br`) when [`Recording::body`] holds the decoded bytes
+    /// (as `probe` keeps a compressed answer, the header dropped); written
+    /// to the HAR as `_sselint.decoded`.
+    pub decoded: Option<&'static str>,
 }
 
 /// The request body as sent: `stream: true` forced; for Chat, usage asked
@@ -330,6 +335,7 @@ pub fn record_watching(
         wait_ms: 0.0,
         total_ms: 0.0,
         stop: Stop::Complete,
+        decoded: None,
     };
     let mut got_head = false;
     let mut last_activity = Instant::now();
@@ -490,7 +496,7 @@ impl Recording {
             content["encoding"] = json!(e);
         }
         let receive = (self.total_ms - self.wait_ms).max(0.0);
-        json!({
+        let mut har = json!({
             "log": {
                 "version": "1.2",
                 "creator": {"name": "sselint", "version": env!("CARGO_PKG_VERSION")},
@@ -527,7 +533,11 @@ impl Recording {
                     }
                 }]
             }
-        })
+        });
+        if let Some(e) = self.decoded {
+            har["log"]["entries"][0]["_sselint"]["decoded"] = json!(e);
+        }
+        har
     }
 }
 

@@ -2897,3 +2897,148 @@ fn an_h_header_replaces_the_probes_own_and_a_framing_one_is_refused() {
     }
     assert_eq!(seen.lock().unwrap().len(), 1, "nothing more was sent");
 }
+
+/// The key of [`a_key_the_server_echoes_escaped_compressed_or_split_is_in_no_file`].
+const LEAK_KEY: &str = "sk-leak/KEY0123456789abc";
+
+/// A Chat stream whose content deltas are `parts`, as SSE text.
+fn chat_deltas(parts: &[String]) -> String {
+    let chunk = |delta: Value, fin: Value| {
+        let c = serde_json::json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]});
+        format!("data: {c}\n\n")
+    };
+    let mut s = chunk(
+        serde_json::json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    );
+    for p in parts {
+        s.push_str(&chunk(serde_json::json!({ "content": p }), Value::Null));
+    }
+    s.push_str(&chunk(serde_json::json!({}), serde_json::json!("stop")));
+    s.push_str("data: [DONE]\n\n");
+    s
+}
+
+fn gzipped(b: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(b).unwrap();
+    z.finish().unwrap()
+}
+
+/// Found by a fresh-user trial: a key the server sent back JSON-escaped
+/// (`\/`, or every character `\u`-escaped), gzip-compressed, or split
+/// across two content deltas was saved in the HAR, and `check` of the HAR
+/// printed it.
+#[test]
+fn a_key_the_server_echoes_escaped_compressed_or_split_is_in_no_file() {
+    let dir = scratch("probe-leak-forms");
+    let piece = &LEAK_KEY[9..15];
+    let all_u: String = LEAK_KEY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let (a, b) = LEAK_KEY.split_at(11);
+    let stream = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream".to_string();
+    let json_400 = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json".to_string();
+    let slashed = format!(
+        "{{\"error\":{{\"message\":\"bad key {}\"}}}}",
+        LEAK_KEY.replace('/', "\\/")
+    );
+    let cases: Vec<(&str, &str, String, Vec<u8>)> = vec![
+        (
+            "slash",
+            "plain",
+            json_400.clone(),
+            slashed.clone().into_bytes(),
+        ),
+        (
+            "uesc",
+            "plain",
+            stream.clone(),
+            chat_deltas(&["AAAA".to_string()])
+                .replace("AAAA", &format!("echo {all_u}"))
+                .into_bytes(),
+        ),
+        (
+            "gzstream",
+            "plain",
+            format!("{stream}\r\nContent-Encoding: gzip"),
+            gzipped(chat_deltas(&[format!("echo {LEAK_KEY}")]).as_bytes()),
+        ),
+        (
+            "gzerror",
+            "invalid",
+            format!("{json_400}\r\nContent-Encoding: gzip"),
+            gzipped(slashed.replace("\\/", "/").as_bytes()),
+        ),
+        (
+            "split",
+            "plain",
+            stream.clone(),
+            chat_deltas(&[a.to_string(), b.to_string()]).into_bytes(),
+        ),
+    ];
+    for (name, only, head, body) in cases {
+        let head = format!("{head}\r\nContent-Length: {}", body.len());
+        let addr = fixed_server(head, body);
+        let out = dir.join(name);
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", &format!("http://{addr}/v1"), "--model", "m"])
+            .args([
+                "--only",
+                only,
+                "--format",
+                "json",
+                "--api-key-env",
+                "LEAK_KEY",
+                "-o",
+            ])
+            .arg(&out)
+            .env("LEAK_KEY", LEAK_KEY)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&o.stderr)));
+        let s = scenario(&v, only);
+        match name {
+            // Judged on the decoded error: JSON, a 4xx.
+            "gzerror" => assert_eq!(s["verdict"], "pass", "{name}: {s}"),
+            "slash" => assert!(
+                rules(s).contains(&"probe-http-status".to_string()),
+                "{name}: {s}"
+            ),
+            _ => assert_eq!(s["verdict"], "pass", "{name}: {s}"),
+        }
+        if name == "split" {
+            assert!(
+                s["note"].as_str().unwrap_or("").contains("withheld"),
+                "{name}: {s}"
+            );
+        }
+        let mut texts = vec![
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        ];
+        for f in std::fs::read_dir(&out).unwrap() {
+            let p = f.unwrap().path();
+            texts.push(String::from_utf8_lossy(&std::fs::read(&p).unwrap()).to_string());
+            if p.extension().is_some_and(|e| e == "har") {
+                for extra in [&[][..], &["-v", "--format", "json"][..]] {
+                    let c = Command::new(cargo_bin("sselint"))
+                        .arg("check")
+                        .arg(&p)
+                        .args(extra)
+                        .output()
+                        .unwrap();
+                    texts.push(String::from_utf8_lossy(&c.stdout).to_string());
+                    texts.push(String::from_utf8_lossy(&c.stderr).to_string());
+                }
+            }
+        }
+        for t in &texts {
+            assert!(!t.contains(LEAK_KEY), "{name}: the key in {t}");
+            assert!(!t.contains(piece), "{name}: {piece} in {t}");
+        }
+    }
+}

@@ -73,7 +73,10 @@ probe-http-status. Ctrl-C stops after keeping what came.
 Secrets - the key, a -H header whose name holds key, token, auth, secret,
 password, session, cookie, signature or credential (Apikey, X-Auth), the
 URL's password and secret query values (?api_key=, ?sig=) - are masked
-wherever the server echoes them, in captures and reports. One under 8
+wherever the server echoes them, in captures and reports (in a compressed
+body decoded, and JSON-escaped ones in their decoded strings); a capture
+whose body would still show one (a key split across two events) is saved
+without its body, and the card says so. One under 8
 bytes (a placeholder such as EMPTY) is masked in the saved request only,
 not searched for in answers, where it would match the stream's own text;
 the card says so.
