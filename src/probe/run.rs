@@ -5,7 +5,7 @@
 use super::{expectations, Finding, Scenario, Verdict};
 use crate::dialect::Dialect;
 use crate::lint::{Settings, Severity};
-use crate::live::{self, Recording, Stop};
+use crate::live::{self, percent_decoded, Recording, Stop};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -138,14 +138,16 @@ fn sent_secrets(t: &Target) -> Vec<(String, String)> {
         }
     }
     // A password in the URL goes out as `Authorization: Basic
-    // base64(user:password)`: the password, and that token with and
-    // without its padding.
+    // base64(user:password)`, both percent-decoded: the password as
+    // written and decoded, and that token with and without its padding.
     if let Some((user, pass)) = url_credentials(&t.url) {
         use base64::Engine as _;
-        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
+        let (user, decoded) = (percent_decoded(&user), percent_decoded(&pass));
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{decoded}"));
         let what = "the URL's password".to_string();
         out.push((token.trim_end_matches('=').to_string(), what.clone()));
         out.push((token, what.clone()));
+        out.push((decoded, what.clone()));
         out.push((pass, what));
     }
     // A key in the query (`?api_key=…`, `?sig=…`): the values the URL
@@ -164,32 +166,6 @@ fn sent_secrets(t: &Target) -> Vec<(String, String)> {
     }
     out.retain(|(v, _)| !v.is_empty());
     out
-}
-
-/// `s` with its `%XX` escapes decoded (an invalid one, or bytes that are
-/// not UTF-8, kept as written).
-fn percent_decoded(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).and_then(|&c| hex(c)),
-            b.get(i + 2).and_then(|&c| hex(c)),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 /// The secrets the probe sends (see [`sent_secrets`]) of
