@@ -3103,3 +3103,77 @@ fn a_percent_encoded_url_password_is_decoded_for_basic_auth_and_masked() {
     }
     assert!(har.contains("[REDACTED]"), "{har}");
 }
+
+/// Found by a fresh-user trial: a non-ASCII key (or `-H` value) was sent
+/// off and came back as "protocol: authorization header is not a string
+/// … could not be reached", exit 1. It is a usage error before any
+/// request, the value not shown.
+#[test]
+fn a_non_ascii_key_or_header_value_is_a_usage_error_before_any_request() {
+    let dir = scratch("probe-non-ascii");
+    let cases: [(&str, &[&str], &str); 2] = [
+        (
+            "key",
+            &["--api-key-env", "NON_ASCII_KEY"],
+            "sk-clé0123456789",
+        ),
+        (
+            "header",
+            &["-H", "X-Auth: tökén0123456789"],
+            "tökén0123456789",
+        ),
+    ];
+    for (name, args, secret) in cases {
+        let out = dir.join(name);
+        let o = Command::new(cargo_bin("sselint"))
+            .args([
+                "probe",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+                "--only",
+                "plain",
+            ])
+            .args(args)
+            .arg("-o")
+            .arg(&out)
+            .env("NON_ASCII_KEY", "sk-clé0123456789")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("non-ASCII"), "{name}: {err}");
+        assert!(!err.contains(secret), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}");
+        assert!(!out.exists(), "{name}");
+    }
+}
+
+/// Found by a fresh-user trial: `--report json=DIR` with DIR the `-o`
+/// directory (not yet made) was only refused after every request ("is a
+/// directory"). It is a usage error before any.
+#[test]
+fn a_report_named_as_the_capture_directory_is_a_usage_error_before_any_request() {
+    let dir = scratch("probe-report-is-out");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    for (name, two) in [("one", false), ("two", true)] {
+        let out = dir.join(name);
+        let target = if two { out.join("b") } else { out.clone() };
+        let report = format!("json={}", target.display());
+        let mut cmd = Command::new(cargo_bin("sselint"));
+        cmd.args(["probe", &base(&r)]);
+        if two {
+            cmd.arg(base(&r));
+        }
+        let o = cmd
+            .args(["--model", "m", "--only", "plain", "--report", &report, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("capture directory"), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}");
+        assert!(!out.exists(), "{name}");
+    }
+}

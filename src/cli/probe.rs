@@ -89,8 +89,9 @@ replay --help`).
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
 URL without http:// or https://, or with a #fragment or a space, a bad -H
-name, a --report file in a missing directory, `-`, named twice, or named
-like a capture in the capture directory) or a --report file that could not
+name, a key or -H value with a control or non-ASCII character, a --report
+file in a missing directory, `-`, the capture directory itself, named twice,
+or named like a capture in the capture directory) or a --report file that could not
 be written (the card is printed first), 130 interrupted by Ctrl-C (the
 card lists the scenarios not run).";
 
@@ -406,6 +407,16 @@ fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String
     Ok(())
 }
 
+/// The usual file extension of a report in `f`.
+fn report_ext(f: Format) -> &'static str {
+    match f {
+        Format::Json => "json",
+        Format::Sarif => "sarif",
+        Format::Junit => "xml",
+        Format::Human | Format::Github => "txt",
+    }
+}
+
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("sselint: error: {msg}");
     ExitCode::from(2)
@@ -480,6 +491,12 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 sselint::lint::printable(n)
             )));
         }
+        if !v.is_ascii() {
+            return Ok(usage_error(&format!(
+                "-H {}: the value holds a non-ASCII character, which the HTTP client does not send in a header (percent-encode or base64 it, as the server expects); the value is not shown",
+                sselint::lint::printable(n)
+            )));
+        }
         if !is_token(n) {
             return Ok(usage_error(&format!(
                 "-H {}: not a header name; a name is ASCII letters, digits and !#$%&'*+-.^_`|~, with no space; the value is not shown",
@@ -499,6 +516,11 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             Ok(k) if !k.is_empty() && !header_safe(&k) => {
                 return Ok(usage_error(&format!(
                     "--api-key-env: ${var} holds a control character (a stray CR or newline?), which an HTTP header cannot carry; the key is not shown"
+                )))
+            }
+            Ok(k) if !k.is_ascii() => {
+                return Ok(usage_error(&format!(
+                    "--api-key-env: ${var} holds a non-ASCII character (a stray quote or space pasted with it?), which an HTTP header cannot carry; the key is not shown"
                 )))
             }
             Ok(k) if !k.is_empty() => Some(k),
@@ -615,6 +637,17 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             });
             parent.join(p.file_name().unwrap_or_default())
         };
+        // The capture directory itself (made only once the scenarios
+        // start, so not yet a directory above).
+        if std::iter::once(&root)
+            .chain(&capture_dirs)
+            .any(|d| same(d) == same(Path::new(file)))
+        {
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: that is the capture directory (-o); give the report a file name, e.g. {fmt}={}",
+                Path::new(file).join(format!("probe.{}", report_ext(f))).display()
+            )));
+        }
         if let Some((g, _)) = reports
             .iter()
             .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
