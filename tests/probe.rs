@@ -2774,6 +2774,18 @@ fn disconnect_shares_one_time_out_and_says_the_first_request_timed_out() {
     assert!(rules(s).contains(&"probe-timeout".to_string()), "{s}");
     assert_eq!(s["verdict"], "fail", "{s}");
     assert_eq!(code, Some(1));
+    // The human card shows a failing scenario's note too (found by a
+    // fresh-user trial: only an error's was shown).
+    let o = probe(
+        &format!("http://{addr}/v1"),
+        &dir.join("human"),
+        &["--only", "disconnect", "--timeout", "1"],
+    );
+    let card = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        card.contains("  note: first request: timed out after 0 bytes"),
+        "{card}"
+    );
 }
 
 /// Found by a fresh-user trial: an endpoint that answered, but not in
@@ -3176,4 +3188,42 @@ fn a_report_named_as_the_capture_directory_is_a_usage_error_before_any_request()
         assert!(o.stdout.is_empty(), "{name}");
         assert!(!out.exists(), "{name}");
     }
+}
+
+/// Found by a fresh-user trial: a redirect with an empty body was noted
+/// as "…so give that one: " (a dangling colon), and port 0 was taken,
+/// then refused, though the message said "0 to 65535".
+#[test]
+fn a_redirect_without_a_body_and_port_0_read_cleanly() {
+    let dir = scratch("probe-redirect-port0");
+    let addr = fixed_server(
+        "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:9/v1/chat/completions\r\nContent-Length: 0".to_string(),
+        Vec::new(),
+    );
+    let (code, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("r"),
+        &["--only", "plain"],
+    );
+    let s = scenario(&v, "plain");
+    let note = s["note"].as_str().unwrap_or("");
+    assert!(note.ends_with("so give that one"), "{s}");
+    assert_eq!(code, Some(1));
+    let o = probe(
+        "http://127.0.0.1:0/v1",
+        &dir.join("p"),
+        &["--only", "plain"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("1 to 65535"), "{err}");
+    assert!(!dir.join("p").exists());
+    let o = probe(
+        "http://127.0.0.1:70000/v1",
+        &dir.join("q"),
+        &["--only", "plain"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("1 to 65535"), "{err}");
 }

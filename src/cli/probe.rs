@@ -237,7 +237,7 @@ const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 /// Why URL `u` cannot be probed, checked before any request: a scheme
 /// other than http:// or https://, a fragment (which HTTP does not send),
 /// a space or control character, what the HTTP client's URI parser
-/// refuses (`<`, a broken `[::1`), or a port past 65535. The URL is shown
+/// refuses (`<`, a broken `[::1`), or a port of 0 or past 65535. The URL is shown
 /// redacted.
 fn url_problem(u: &str) -> Option<String> {
     let shown = sselint::capture::redact_url(u);
@@ -278,8 +278,9 @@ fn url_problem(u: &str) -> Option<String> {
                 Some(v6) => v6.split_once("]:").map(|(_, p)| p),
                 None => host.split_once(':').map(|(_, p)| p),
             };
-            port.filter(|p| !p.is_empty() && p.parse::<u16>().is_err())
-                .map(|_| format!("{shown}: the port is not a number from 0 to 65535"))
+            // Port 0 names no port a server listens on.
+            port.filter(|p| !p.is_empty() && !p.parse::<u16>().is_ok_and(|n| n > 0))
+                .map(|_| format!("{shown}: the port is not a number from 1 to 65535"))
         }
     }
 }
@@ -1076,14 +1077,22 @@ fn human(
                 .iter()
                 .filter(|f| f.severity >= shown_from)
                 .collect();
-            if shown.is_empty() && !matches!(o.verdict, Verdict::Error) {
+            if shown.is_empty()
+                && !o.withheld
+                && !matches!(o.verdict, Verdict::Error | Verdict::Fail)
+            {
                 continue;
             }
             writeln!(out, "{}:", o.name)?;
-            if o.verdict == Verdict::Error {
-                if let Some(n) = &o.note {
-                    writeln!(out, "  error: {}", sselint::lint::printable(n))?;
-                }
+            // A failing scenario's note (the first request's time-out of
+            // `disconnect`) says what the findings alone do not.
+            if let Some(n) = &o.note {
+                let what = if o.verdict == Verdict::Error {
+                    "error"
+                } else {
+                    "note"
+                };
+                writeln!(out, "  {what}: {}", sselint::lint::printable(n))?;
             }
             for f in shown {
                 writeln!(
@@ -1171,11 +1180,36 @@ fn interrupted_line(c: &Card) -> String {
 
 fn short(s: &str, max: usize) -> String {
     let p = sselint::lint::printable(s);
-    if p.chars().count() > max {
-        format!("{}…", p.chars().take(max).collect::<String>())
-    } else {
-        p
+    if p.chars().count() <= max {
+        return p;
     }
+    // Cut between escapes, never inside one (`\u{202e}`, `\t`, `\"`).
+    let mut kept = String::new();
+    let mut n = 0;
+    let mut chars = p.chars().peekable();
+    while let Some(c) = chars.next() {
+        let mut unit = c.to_string();
+        if c == '\\' {
+            if let Some(d) = chars.next() {
+                unit.push(d);
+                if d == 'u' && chars.peek() == Some(&'{') {
+                    for e in chars.by_ref() {
+                        unit.push(e);
+                        if e == '}' {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let len = unit.chars().count();
+        if n + len > max {
+            break;
+        }
+        n += len;
+        kept.push_str(&unit);
+    }
+    format!("{kept}…")
 }
 
 /// One scenario in the JSON report.
@@ -1512,6 +1546,33 @@ fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use sselint::diff::{Difference, Section};
+
+    /// Found by a fresh-user trial: the card's cut landed inside an
+    /// escape (`\u{202e…`).
+    #[test]
+    fn a_cut_of_shown_text_keeps_each_escape_whole() {
+        let s = "ab\u{202e}cd";
+        let p = sselint::lint::printable(s);
+        assert_eq!(p, "ab\\u{202e}cd");
+        let text = "ab\u{202e}cd\u{1b}[2J";
+        let escaped = sselint::lint::printable("ab\u{202e}cd\u{1b}[2J");
+        for max in 0..escaped.chars().count() {
+            let cut = short(text, max);
+            let kept = cut.trim_end_matches('…');
+            assert!(kept.chars().count() <= max, "{max}: {cut}");
+            assert!(escaped.starts_with(kept), "{max}: {cut}");
+            // Every escape kept is whole.
+            for (i, _) in kept.match_indices("\\u{") {
+                assert!(kept[i..].contains('}'), "{max}: {cut}");
+            }
+            assert!(!kept.ends_with('\\'), "{max}: {cut}");
+        }
+        // A raw bidi override shown escaped, cut inside its escape.
+        let cut = short("ab\u{202e}RTL", 6);
+        assert_eq!(cut, "ab…", "{cut}");
+        let cut = short("ab\tc", 3);
+        assert_eq!(cut, "ab…", "{cut}");
+    }
 
     fn timing(a: &str, b: &str) -> Difference {
         Difference {

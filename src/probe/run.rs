@@ -881,6 +881,15 @@ fn error_text(body: &[u8], key: &[String]) -> String {
     crate::lint::printable(&short)
 }
 
+/// `why`, then `: ` and what the body said, when it said anything.
+fn with_body(why: &str, said: &str) -> String {
+    if said.is_empty() {
+        why.to_string()
+    } else {
+        format!("{why}: {said}")
+    }
+}
+
 /// The path of the endpoint URL (no query, no credentials), for messages.
 fn url_path(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
@@ -1083,7 +1092,7 @@ fn run_one(
     if !ok {
         if let Some(why) = refused(t, &rec) {
             o.verdict = Verdict::Error;
-            o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+            o.note = Some(with_body(&why, &error_text(&rec.body, key)));
             return o;
         }
     }
@@ -1113,18 +1122,19 @@ fn run_one(
             ));
             o.findings.extend(lint(t, s.name, &file));
         } else {
-            o.note = Some(format!(
-                "HTTP {}: {}",
-                rec.status,
-                error_text(&rec.body, key)
+            o.note = Some(with_body(
+                &format!("HTTP {}", rec.status),
+                &error_text(&rec.body, key),
             ));
             if !bad_request(rec.status) || rec.status == 501 {
                 o.findings.push(Finding::probe(
                     "probe-http-status",
-                    format!(
-                        "the request was invalid; the server answered HTTP {}, not a 4xx that tells the client its request is at fault: {}",
-                        rec.status,
-                        error_text(&rec.body, key)
+                    with_body(
+                        &format!(
+                            "the request was invalid; the server answered HTTP {}, not a 4xx that tells the client its request is at fault",
+                            rec.status
+                        ),
+                        &error_text(&rec.body, key),
                     ),
                 ));
             }
@@ -1151,14 +1161,17 @@ fn run_one(
         let text = error_text(&rec.body, key);
         if s.optional && bad_request(rec.status) {
             o.verdict = Verdict::Unsupported;
-            o.note = Some(format!("HTTP {}: {text}", rec.status));
+            o.note = Some(with_body(&format!("HTTP {}", rec.status), &text));
             return o;
         }
         o.findings.push(Finding::probe(
             "probe-http-status",
-            format!(
-                "the {} request ({}) got HTTP {}: {text}",
-                s.name, s.about, rec.status
+            with_body(
+                &format!(
+                    "the {} request ({}) got HTTP {}",
+                    s.name, s.about, rec.status
+                ),
+                &text,
             ),
         ));
         judge(&mut o, fail_on);
@@ -1249,7 +1262,7 @@ fn disconnect(
             timing(&mut o, &rec);
             o.capture = Some(dropped_path);
             o.verdict = Verdict::Error;
-            o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+            o.note = Some(with_body(&why, &error_text(&rec.body, key)));
             return o;
         }
     }
@@ -1262,10 +1275,12 @@ fn disconnect(
         o.capture = Some(dropped_path);
         o.findings.push(Finding::probe(
             "probe-http-status",
-            format!(
-                "the disconnect scenario's first request (long's, to be cut mid-stream) got HTTP {}, so there was no stream to leave: {}",
-                rec.status,
-                error_text(&rec.body, key)
+            with_body(
+                &format!(
+                    "the disconnect scenario's first request (long's, to be cut mid-stream) got HTTP {}, so there was no stream to leave",
+                    rec.status
+                ),
+                &error_text(&rec.body, key),
             ),
         ));
         judge(&mut o, fail_on);
@@ -1340,7 +1355,7 @@ fn disconnect(
         .flatten()
     {
         o.verdict = Verdict::Error;
-        o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+        o.note = Some(with_body(&why, &error_text(&rec.body, key)));
         return o;
     }
     if (200..300).contains(&rec.status) {
@@ -1352,10 +1367,12 @@ fn disconnect(
     } else {
         o.findings.push(Finding::probe(
             "probe-no-answer-after-disconnect",
-            format!(
-                "the client hung up a streaming request ({dropped}); the next request got HTTP {}: {}",
-                rec.status,
-                error_text(&rec.body, key)
+            with_body(
+                &format!(
+                    "the client hung up a streaming request ({dropped}); the next request got HTTP {}",
+                    rec.status
+                ),
+                &error_text(&rec.body, key),
             ),
         ));
     }
