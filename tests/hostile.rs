@@ -310,3 +310,33 @@ fn a_finish_reason_with_control_characters_is_printed_escaped() {
         }
     }
 }
+
+/// Found by a probe run: a compressed body in an encoding sselint does not
+/// decode (`Content-Encoding: v1`) made `check -v` panic in the snippet
+/// renderer, a one-byte span ending inside the `�` an invalid byte is
+/// shown as. These are those bytes (zlib).
+#[test]
+fn a_span_inside_a_replacement_character_renders_without_a_panic() {
+    let dir = scratch("span-in-replacement");
+    let hex = "789ccd8e4d6fc2300c86effd1595af7c16d8862a714002c4097e004253483c1a48edaa31d2a4a9ff1da7270ebb6fb7bcf163bf8f3362cafc07bc8332075bc03007bedcd04a9f2b2363cb7513503cd3d8560fba27c4b66804d34ea1a9668721f1753fabd85b8c9a4f7a971c7eeb73aa0385c4406a6b3960e24d8c3e8a21e9f79804a9ef854ef397271fab4f6d8a4cfa4b8f10ba739765ee4f9c5ff450f13cde474dcbb7c9fa32b09b15eecaebbe98cd176fef1fcb7fa8ff9b1144e1065e9c4e9be3617bceb2270deba3cf";
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let p = tmp(&dir, "body.bin", &bytes);
+    let o = Command::cargo_bin("sselint")
+        .unwrap()
+        .arg("check")
+        .arg(&p)
+        .arg("-v")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("[invalid-utf8]"), "{out}");
+}
