@@ -3235,3 +3235,30 @@ fn a_redirect_without_a_body_and_port_0_read_cleanly() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("1 to 65535"), "{err}");
 }
+
+/// A compressed body cut short is kept as received, so that `check` of
+/// the capture still says it is incomplete (a whole one is kept decoded).
+#[test]
+fn a_compressed_body_cut_short_is_kept_as_received() {
+    let dir = scratch("probe-gzip-cut");
+    let whole = gzipped(chat_deltas(&["Hello there, a longer answer.".to_string()]).as_bytes());
+    let cut = whole[..whole.len() * 2 / 3].to_vec();
+    let addr = fixed_server(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nContent-Length: {}",
+            cut.len()
+        ),
+        cut,
+    );
+    let out = dir.join("o");
+    let (_, v) = probe_json(&format!("http://{addr}/v1"), &out, &["--only", "plain"]);
+    let s = scenario(&v, "plain");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    let check = Command::new(cargo_bin("sselint"))
+        .arg("check")
+        .arg(out.join("plain.har"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(report.contains("incomplete compressed body"), "{report}");
+}

@@ -664,9 +664,12 @@ fn bounded_record(
                     cut = Some(SizeCut::Decoded(d.encoding));
                     d.replace(&mut r);
                     r.stop = Stop::SizeLimit;
-                } else if !d.failed {
+                } else if !d.failed && crate::capture::decode::decodes_whole(d.encoding, &r.body) {
                     // Kept decoded, so that an echoed secret is masked in
-                    // it and an error body is read as the text it is.
+                    // it and an error body is read as the text it is. One
+                    // cut short is kept as received, so that its capture
+                    // says so (a secret the reader finds in it still
+                    // withholds the body: see `save`).
                     d.replace(&mut r);
                 }
             }
