@@ -125,6 +125,11 @@ pub struct Recording {
     pub total_ms: f64,
     /// Why it ended.
     pub stop: Stop,
+    /// The `Content-Encoding` the body was decoded from (`gzip`,
+    /// `deflate`, `br`) when [`Recording::body`] holds the decoded bytes
+    /// (as `probe` keeps a compressed answer, the header dropped); written
+    /// to the HAR as `_sselint.decoded`.
+    pub decoded: Option<&'static str>,
 }
 
 /// The request body as sent: `stream: true` forced; for Chat, usage asked
@@ -219,7 +224,10 @@ pub fn record_watching(
     .map(|(n, v)| (n.to_string(), v.to_string()))
     .collect();
     sent_headers.extend(req.headers.iter().cloned());
-    let mut builder = agent.post(&req.url);
+    // The user part goes out as our own `Authorization: Basic` (below),
+    // never as the HTTP client would send it: still percent-encoded.
+    let (url, userinfo) = split_userinfo(&req.url);
+    let mut builder = agent.post(&url);
     for (n, v) in &sent_headers {
         builder = builder.header(n.as_str(), v.as_str());
     }
@@ -235,13 +243,23 @@ pub fn record_watching(
         }
     }
     // A URL with a user part (`http://user:password@host/…`) and no
-    // Authorization header of ours: the HTTP client sends the user part as
-    // `Authorization: Basic …`, which the capture lists (redacted) too.
-    if url_has_userinfo(&req.url)
-        && !sent_headers
+    // Authorization header of ours: the user part goes out as
+    // `Authorization: Basic base64(user:password)`, each percent-decoded
+    // first as curl does (`p%40ss` is `p@ss`), which the capture lists
+    // (redacted) too.
+    if let Some(info) = userinfo.filter(|_| {
+        !sent_headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
-    {
+    }) {
+        use base64::Engine as _;
+        let (user, pass) = info.split_once(':').unwrap_or((info.as_str(), ""));
+        let token = base64::engine::general_purpose::STANDARD.encode(format!(
+            "{}:{}",
+            percent_decoded(user),
+            percent_decoded(pass)
+        ));
+        builder = builder.header("Authorization", format!("Basic {token}"));
         sent_headers.push(("Authorization".to_string(), "Basic …".to_string()));
     }
     // Anthropic requires the API version header; it is no secret and is
@@ -330,6 +348,7 @@ pub fn record_watching(
         wait_ms: 0.0,
         total_ms: 0.0,
         stop: Stop::Complete,
+        decoded: None,
     };
     let mut got_head = false;
     let mut last_activity = Instant::now();
@@ -432,11 +451,52 @@ fn unreadable_answer(e: &ureq::Error) -> bool {
 
 /// Whether `url`'s authority has a user part (`scheme://user@host`,
 /// `scheme://user:password@host`).
+#[cfg(test)]
 fn url_has_userinfo(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    rest.split(['/', '?', '#'])
-        .next()
-        .is_some_and(|authority| authority.contains('@'))
+    split_userinfo(url).1.is_some()
+}
+
+/// `url` without its user part (`scheme://user:password@host/…` →
+/// `scheme://host/…`), and that part as written (`user:password`), if any.
+fn split_userinfo(url: &str) -> (String, Option<String>) {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return (url.to_string(), None);
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rsplit_once('@') {
+        Some((info, host)) => (
+            format!("{scheme}://{host}{}", &rest[end..]),
+            Some(info.to_string()),
+        ),
+        None => (url.to_string(), None),
+    }
+}
+
+/// `s` with its `%XX` escapes decoded (an invalid one, or bytes that are
+/// not UTF-8, kept as written): a URL's user, password or query value as
+/// the server reads it.
+pub fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 fn har_headers(hs: &[Header]) -> Value {
@@ -490,7 +550,7 @@ impl Recording {
             content["encoding"] = json!(e);
         }
         let receive = (self.total_ms - self.wait_ms).max(0.0);
-        json!({
+        let mut har = json!({
             "log": {
                 "version": "1.2",
                 "creator": {"name": "sselint", "version": env!("CARGO_PKG_VERSION")},
@@ -527,7 +587,11 @@ impl Recording {
                     }
                 }]
             }
-        })
+        });
+        if let Some(e) = self.decoded {
+            har["log"]["entries"][0]["_sselint"]["decoded"] = json!(e);
+        }
+        har
     }
 }
 

@@ -278,7 +278,16 @@ pub fn lint_capture(cap: Capture, settings: &Settings, observer: &mut impl Obser
 /// Opens and lints one input; an unreadable input gives a result with
 /// `error` set and no streams.
 pub fn lint_path(path: &str, opts: &capture::Options, settings: &Settings) -> FileResult {
-    match capture::open(path, opts) {
+    lint_opened(path, capture::open(path, opts), settings)
+}
+
+/// [`lint_path`] of a capture already opened (or not) as `path`.
+pub fn lint_opened(
+    path: &str,
+    cap: Result<Capture, capture::InputError>,
+    settings: &Settings,
+) -> FileResult {
+    match cap {
         Ok(cap) => lint_capture(cap, settings, &mut NoObserver),
         Err(e) => FileResult {
             path: path.to_string(),

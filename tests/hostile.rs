@@ -260,3 +260,83 @@ fn a_closed_pipe_ends_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Found by a fresh-user trial: `check` printed a stream's `finish_reason`
+/// (and Messages' `stop_reason`) as the server sent it, so one holding
+/// `ESC [2J` cleared the terminal. Every server-controlled string in the
+/// human report is escaped as the answer text is.
+#[test]
+fn a_finish_reason_with_control_characters_is_printed_escaped() {
+    let dir = scratch("finish-escape");
+    let chat = concat!(
+        r#"data: {"id":"c\u001b[31m","object":"chat.completion.chunk","created":1,"model":"m\u0007","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"},"finish_reason":null}]}"#,
+        "\n\n",
+        r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"weird\u001b[2J\u0007"}]}"#,
+        "\n\ndata: [DONE]\n\n"
+    );
+    let messages = concat!(
+        "event: message_start\n",
+        r#"data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude\u001b[2J","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":0}}}"#,
+        "\n\nevent: content_block_start\n",
+        r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        "\n\nevent: content_block_delta\n",
+        r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}"#,
+        "\n\nevent: content_block_stop\n",
+        r#"data: {"type":"content_block_stop","index":0}"#,
+        "\n\nevent: message_delta\n",
+        r#"data: {"type":"message_delta","delta":{"stop_reason":"odd\u001b[2J\u0007"},"usage":{"output_tokens":1}}"#,
+        "\n\nevent: message_stop\n",
+        r#"data: {"type":"message_stop"}"#,
+        "\n\n"
+    );
+    for (name, body) in [("chat.sse", chat), ("messages.sse", messages)] {
+        let p = tmp(&dir, name, body.as_bytes());
+        for extra in [&[][..], &["-v"][..]] {
+            let o = Command::cargo_bin("sselint")
+                .unwrap()
+                .arg("check")
+                .arg(&p)
+                .args(["--color", "never"])
+                .args(extra)
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout).to_string()
+                + &String::from_utf8_lossy(&o.stderr);
+            assert!(
+                !out.chars().any(|c| c.is_control() && c != '\n'),
+                "{name}: a control character in {out:?}"
+            );
+            assert!(out.contains(r"\u{1b}[2J\u{7}"), "{name}: {out}");
+        }
+    }
+}
+
+/// Found by a probe run: a compressed body in an encoding sselint does not
+/// decode (`Content-Encoding: v1`) made `check -v` panic in the snippet
+/// renderer, a one-byte span ending inside the `�` an invalid byte is
+/// shown as. These are those bytes (zlib).
+#[test]
+fn a_span_inside_a_replacement_character_renders_without_a_panic() {
+    let dir = scratch("span-in-replacement");
+    let hex = "789ccd8e4d6fc2300c86effd1595af7c16d8862a714002c4097e004253483c1a48edaa31d2a4a9ff1da7270ebb6fb7bcf163bf8f3362cafc07bc8332075bc03007bedcd04a9f2b2363cb7513503cd3d8560fba27c4b66804d34ea1a9668721f1753fabd85b8c9a4f7a971c7eeb73aa0385c4406a6b3960e24d8c3e8a21e9f79804a9ef854ef397271fab4f6d8a4cfa4b8f10ba739765ee4f9c5ff450f13cde474dcbb7c9fa32b09b15eecaebbe98cd176fef1fcb7fa8ff9b1144e1065e9c4e9be3617bceb2270deba3cf";
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let p = tmp(&dir, "body.bin", &bytes);
+    let o = Command::cargo_bin("sselint")
+        .unwrap()
+        .arg("check")
+        .arg(&p)
+        .arg("-v")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("[invalid-utf8]"), "{out}");
+}

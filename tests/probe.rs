@@ -2774,6 +2774,18 @@ fn disconnect_shares_one_time_out_and_says_the_first_request_timed_out() {
     assert!(rules(s).contains(&"probe-timeout".to_string()), "{s}");
     assert_eq!(s["verdict"], "fail", "{s}");
     assert_eq!(code, Some(1));
+    // The human card shows a failing scenario's note too (found by a
+    // fresh-user trial: only an error's was shown).
+    let o = probe(
+        &format!("http://{addr}/v1"),
+        &dir.join("human"),
+        &["--only", "disconnect", "--timeout", "1"],
+    );
+    let card = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        card.contains("  note: first request: timed out after 0 bytes"),
+        "{card}"
+    );
 }
 
 /// Found by a fresh-user trial: an endpoint that answered, but not in
@@ -2896,4 +2908,357 @@ fn an_h_header_replaces_the_probes_own_and_a_framing_one_is_refused() {
         assert!(err.contains("sets this header itself"), "{h}: {err}");
     }
     assert_eq!(seen.lock().unwrap().len(), 1, "nothing more was sent");
+}
+
+/// The key of [`a_key_the_server_echoes_escaped_compressed_or_split_is_in_no_file`].
+const LEAK_KEY: &str = "sk-leak/KEY0123456789abc";
+
+/// A Chat stream whose content deltas are `parts`, as SSE text.
+fn chat_deltas(parts: &[String]) -> String {
+    let chunk = |delta: Value, fin: Value| {
+        let c = serde_json::json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": fin}]});
+        format!("data: {c}\n\n")
+    };
+    let mut s = chunk(
+        serde_json::json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    );
+    for p in parts {
+        s.push_str(&chunk(serde_json::json!({ "content": p }), Value::Null));
+    }
+    s.push_str(&chunk(serde_json::json!({}), serde_json::json!("stop")));
+    s.push_str("data: [DONE]\n\n");
+    s
+}
+
+fn gzipped(b: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(b).unwrap();
+    z.finish().unwrap()
+}
+
+/// Found by a fresh-user trial: a key the server sent back JSON-escaped
+/// (`\/`, or every character `\u`-escaped), gzip-compressed, or split
+/// across two content deltas was saved in the HAR, and `check` of the HAR
+/// printed it.
+#[test]
+fn a_key_the_server_echoes_escaped_compressed_or_split_is_in_no_file() {
+    let dir = scratch("probe-leak-forms");
+    let piece = &LEAK_KEY[9..15];
+    let all_u: String = LEAK_KEY
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let (a, b) = LEAK_KEY.split_at(11);
+    let stream = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream".to_string();
+    let json_400 = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json".to_string();
+    let slashed = format!(
+        "{{\"error\":{{\"message\":\"bad key {}\"}}}}",
+        LEAK_KEY.replace('/', "\\/")
+    );
+    let cases: Vec<(&str, &str, String, Vec<u8>)> = vec![
+        (
+            "slash",
+            "plain",
+            json_400.clone(),
+            slashed.clone().into_bytes(),
+        ),
+        (
+            "uesc",
+            "plain",
+            stream.clone(),
+            chat_deltas(&["AAAA".to_string()])
+                .replace("AAAA", &format!("echo {all_u}"))
+                .into_bytes(),
+        ),
+        (
+            "gzstream",
+            "plain",
+            format!("{stream}\r\nContent-Encoding: gzip"),
+            gzipped(chat_deltas(&[format!("echo {LEAK_KEY}")]).as_bytes()),
+        ),
+        (
+            "gzerror",
+            "invalid",
+            format!("{json_400}\r\nContent-Encoding: gzip"),
+            gzipped(slashed.replace("\\/", "/").as_bytes()),
+        ),
+        (
+            "split",
+            "plain",
+            stream.clone(),
+            chat_deltas(&[a.to_string(), b.to_string()]).into_bytes(),
+        ),
+    ];
+    for (name, only, head, body) in cases {
+        let head = format!("{head}\r\nContent-Length: {}", body.len());
+        let addr = fixed_server(head, body);
+        let out = dir.join(name);
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", &format!("http://{addr}/v1"), "--model", "m"])
+            .args([
+                "--only",
+                only,
+                "--format",
+                "json",
+                "--api-key-env",
+                "LEAK_KEY",
+                "-o",
+            ])
+            .arg(&out)
+            .env("LEAK_KEY", LEAK_KEY)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&o.stderr)));
+        let s = scenario(&v, only);
+        match name {
+            // Judged on the decoded error: JSON, a 4xx.
+            "gzerror" => assert_eq!(s["verdict"], "pass", "{name}: {s}"),
+            "slash" => assert!(
+                rules(s).contains(&"probe-http-status".to_string()),
+                "{name}: {s}"
+            ),
+            _ => assert_eq!(s["verdict"], "pass", "{name}: {s}"),
+        }
+        if name == "split" {
+            assert!(
+                s["note"].as_str().unwrap_or("").contains("withheld"),
+                "{name}: {s}"
+            );
+        }
+        let mut texts = vec![
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        ];
+        for f in std::fs::read_dir(&out).unwrap() {
+            let p = f.unwrap().path();
+            texts.push(String::from_utf8_lossy(&std::fs::read(&p).unwrap()).to_string());
+            if p.extension().is_some_and(|e| e == "har") {
+                for extra in [&[][..], &["-v", "--format", "json"][..]] {
+                    let c = Command::new(cargo_bin("sselint"))
+                        .arg("check")
+                        .arg(&p)
+                        .args(extra)
+                        .output()
+                        .unwrap();
+                    let said = String::from_utf8_lossy(&c.stdout).to_string();
+                    // `check` says why the body is empty.
+                    if name == "split" && extra.is_empty() {
+                        assert!(
+                            said.contains("note: the response body was withheld"),
+                            "{said}"
+                        );
+                    }
+                    texts.push(said);
+                    texts.push(String::from_utf8_lossy(&c.stderr).to_string());
+                }
+            }
+        }
+        for t in &texts {
+            assert!(!t.contains(LEAK_KEY), "{name}: the key in {t}");
+            assert!(!t.contains(piece), "{name}: {piece} in {t}");
+        }
+    }
+}
+
+/// Found by a fresh-user trial: a percent-encoded password in the URL
+/// (`p%40ss`) went out as `Basic` of the still-encoded text. It is decoded
+/// first, as curl does, and the decoded password is masked too.
+#[test]
+fn a_percent_encoded_url_password_is_decoded_for_basic_auth_and_masked() {
+    use base64::Engine as _;
+    use std::io::{BufRead as _, Write as _};
+    let dir = scratch("probe-url-password");
+    let password = "p@ss/w0rd:LongSecret";
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for conn in l.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let (mut len, mut auth) = (0usize, String::new());
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                if lower.starts_with("authorization:") {
+                    auth = line["authorization:".len()..].trim().to_string();
+                }
+            }
+            let mut req = vec![0u8; len];
+            let _ = std::io::Read::read_exact(&mut r, &mut req);
+            let decoded = auth
+                .strip_prefix("Basic ")
+                .and_then(|t| base64::engine::general_purpose::STANDARD.decode(t).ok())
+                .map(|b| String::from_utf8_lossy(&b).to_string())
+                .unwrap_or_default();
+            let _ = tx.send(decoded.clone());
+            let body = chat_deltas(&[format!("you are {decoded}")]);
+            let mut c = r.into_inner();
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let url = format!("http://alice:p%40ss%2Fw0rd%3ALongSecret@{addr}/v1");
+    let out = dir.join("o");
+    let o = probe(&url, &out, &["--only", "plain"]);
+    let card = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{card}");
+    assert_eq!(rx.recv().unwrap(), format!("alice:{password}"));
+    let har = std::fs::read_to_string(out.join("plain.har")).unwrap();
+    for t in [&card, &har] {
+        for s in [password, "LongSecret", "p%40ss%2Fw0rd%3ALongSecret"] {
+            assert!(!t.contains(s), "{s} in {t}");
+        }
+    }
+    assert!(har.contains("[REDACTED]"), "{har}");
+}
+
+/// Found by a fresh-user trial: a non-ASCII key (or `-H` value) was sent
+/// off and came back as "protocol: authorization header is not a string
+/// … could not be reached", exit 1. It is a usage error before any
+/// request, the value not shown.
+#[test]
+fn a_non_ascii_key_or_header_value_is_a_usage_error_before_any_request() {
+    let dir = scratch("probe-non-ascii");
+    let cases: [(&str, &[&str], &str); 2] = [
+        (
+            "key",
+            &["--api-key-env", "NON_ASCII_KEY"],
+            "sk-clé0123456789",
+        ),
+        (
+            "header",
+            &["-H", "X-Auth: tökén0123456789"],
+            "tökén0123456789",
+        ),
+    ];
+    for (name, args, secret) in cases {
+        let out = dir.join(name);
+        let o = Command::new(cargo_bin("sselint"))
+            .args([
+                "probe",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+                "--only",
+                "plain",
+            ])
+            .args(args)
+            .arg("-o")
+            .arg(&out)
+            .env("NON_ASCII_KEY", "sk-clé0123456789")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("non-ASCII"), "{name}: {err}");
+        assert!(!err.contains(secret), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}");
+        assert!(!out.exists(), "{name}");
+    }
+}
+
+/// Found by a fresh-user trial: `--report json=DIR` with DIR the `-o`
+/// directory (not yet made) was only refused after every request ("is a
+/// directory"). It is a usage error before any.
+#[test]
+fn a_report_named_as_the_capture_directory_is_a_usage_error_before_any_request() {
+    let dir = scratch("probe-report-is-out");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    for (name, two) in [("one", false), ("two", true)] {
+        let out = dir.join(name);
+        let target = if two { out.join("b") } else { out.clone() };
+        let report = format!("json={}", target.display());
+        let mut cmd = Command::new(cargo_bin("sselint"));
+        cmd.args(["probe", &base(&r)]);
+        if two {
+            cmd.arg(base(&r));
+        }
+        let o = cmd
+            .args(["--model", "m", "--only", "plain", "--report", &report, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("capture directory"), "{name}: {err}");
+        assert!(o.stdout.is_empty(), "{name}");
+        assert!(!out.exists(), "{name}");
+    }
+}
+
+/// Found by a fresh-user trial: a redirect with an empty body was noted
+/// as "…so give that one: " (a dangling colon), and port 0 was taken,
+/// then refused, though the message said "0 to 65535".
+#[test]
+fn a_redirect_without_a_body_and_port_0_read_cleanly() {
+    let dir = scratch("probe-redirect-port0");
+    let addr = fixed_server(
+        "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:9/v1/chat/completions\r\nContent-Length: 0".to_string(),
+        Vec::new(),
+    );
+    let (code, v) = probe_json(
+        &format!("http://{addr}/v1"),
+        &dir.join("r"),
+        &["--only", "plain"],
+    );
+    let s = scenario(&v, "plain");
+    let note = s["note"].as_str().unwrap_or("");
+    assert!(note.ends_with("so give that one"), "{s}");
+    assert_eq!(code, Some(1));
+    let o = probe(
+        "http://127.0.0.1:0/v1",
+        &dir.join("p"),
+        &["--only", "plain"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("1 to 65535"), "{err}");
+    assert!(!dir.join("p").exists());
+    let o = probe(
+        "http://127.0.0.1:70000/v1",
+        &dir.join("q"),
+        &["--only", "plain"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("1 to 65535"), "{err}");
+}
+
+/// A compressed body cut short is kept as received, so that `check` of
+/// the capture still says it is incomplete (a whole one is kept decoded).
+#[test]
+fn a_compressed_body_cut_short_is_kept_as_received() {
+    let dir = scratch("probe-gzip-cut");
+    let whole = gzipped(chat_deltas(&["Hello there, a longer answer.".to_string()]).as_bytes());
+    let cut = whole[..whole.len() * 2 / 3].to_vec();
+    let addr = fixed_server(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nContent-Length: {}",
+            cut.len()
+        ),
+        cut,
+    );
+    let out = dir.join("o");
+    let (_, v) = probe_json(&format!("http://{addr}/v1"), &out, &["--only", "plain"]);
+    let s = scenario(&v, "plain");
+    assert_eq!(s["verdict"], "fail", "{s}");
+    let check = Command::new(cargo_bin("sselint"))
+        .arg("check")
+        .arg(out.join("plain.har"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(report.contains("incomplete compressed body"), "{report}");
 }

@@ -80,6 +80,13 @@ pub fn starts_encoded(enc: Encoding, body: &[u8]) -> bool {
     matches!(r.read(&mut buf), Ok(n) if n > 0)
 }
 
+/// Whether `body` decodes from `enc` to its end without an error (a
+/// compressed body cut short does not).
+pub fn decodes_whole(enc: Encoding, body: &[u8]) -> bool {
+    let mut r = raw_decoder(enc, Box::new(io::Cursor::new(body.to_vec())));
+    io::copy(&mut r, &mut io::sink()).is_ok()
+}
+
 /// The bare decoder for `enc` over `inner`: no size cap, errors as they are.
 fn raw_decoder(enc: Encoding, inner: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
     let mut inner = io::BufReader::new(inner);

@@ -399,6 +399,17 @@ fn entry_stream(
         body: str_at(entry, &["request", "postData", "text"]).map(str::to_string),
     });
     stream.timing = timing(entry);
+    // `probe` leaves out a body that would show a secret, and says why.
+    if let Some(w) = entry.pointer("/_sselint/withheld").and_then(Value::as_str) {
+        stream.notes.push(crate::lint::printable(w));
+    }
+    // `probe` keeps a compressed answer decoded, its header dropped.
+    if let Some(e) = entry.pointer("/_sselint/decoded").and_then(Value::as_str) {
+        stream.notes.push(format!(
+            "body decoded from {} by the recorder",
+            crate::lint::printable(e)
+        ));
+    }
     match entry.pointer("/_sselint/stopped").and_then(Value::as_str) {
         Some("interrupted") => super::note_truncation(
             &stream.evidence,

@@ -73,7 +73,10 @@ probe-http-status. Ctrl-C stops after keeping what came.
 Secrets - the key, a -H header whose name holds key, token, auth, secret,
 password, session, cookie, signature or credential (Apikey, X-Auth), the
 URL's password and secret query values (?api_key=, ?sig=) - are masked
-wherever the server echoes them, in captures and reports. One under 8
+wherever the server echoes them, in captures and reports (in a compressed
+body decoded, and JSON-escaped ones in their decoded strings); a capture
+whose body would still show one (a key split across two events) is saved
+without its body, and the card says so. One under 8
 bytes (a placeholder such as EMPTY) is masked in the saved request only,
 not searched for in answers, where it would match the stream's own text;
 the card says so.
@@ -86,8 +89,9 @@ replay --help`).
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
 URL without http:// or https://, or with a #fragment or a space, a bad -H
-name, a --report file in a missing directory, `-`, named twice, or named
-like a capture in the capture directory) or a --report file that could not
+name, a key or -H value with a control or non-ASCII character, a --report
+file in a missing directory, `-`, the capture directory itself, named twice,
+or named like a capture in the capture directory) or a --report file that could not
 be written (the card is printed first), 130 interrupted by Ctrl-C (the
 card lists the scenarios not run).";
 
@@ -233,7 +237,7 @@ const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 /// Why URL `u` cannot be probed, checked before any request: a scheme
 /// other than http:// or https://, a fragment (which HTTP does not send),
 /// a space or control character, what the HTTP client's URI parser
-/// refuses (`<`, a broken `[::1`), or a port past 65535. The URL is shown
+/// refuses (`<`, a broken `[::1`), or a port of 0 or past 65535. The URL is shown
 /// redacted.
 fn url_problem(u: &str) -> Option<String> {
     let shown = sselint::capture::redact_url(u);
@@ -274,8 +278,9 @@ fn url_problem(u: &str) -> Option<String> {
                 Some(v6) => v6.split_once("]:").map(|(_, p)| p),
                 None => host.split_once(':').map(|(_, p)| p),
             };
-            port.filter(|p| !p.is_empty() && p.parse::<u16>().is_err())
-                .map(|_| format!("{shown}: the port is not a number from 0 to 65535"))
+            // Port 0 names no port a server listens on.
+            port.filter(|p| !p.is_empty() && !p.parse::<u16>().is_ok_and(|n| n > 0))
+                .map(|_| format!("{shown}: the port is not a number from 1 to 65535"))
         }
     }
 }
@@ -403,6 +408,16 @@ fn prepare_dir(dir: &Path, names: &[Scenario], force: bool) -> Result<(), String
     Ok(())
 }
 
+/// The usual file extension of a report in `f`.
+fn report_ext(f: Format) -> &'static str {
+    match f {
+        Format::Json => "json",
+        Format::Sarif => "sarif",
+        Format::Junit => "xml",
+        Format::Human | Format::Github => "txt",
+    }
+}
+
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("sselint: error: {msg}");
     ExitCode::from(2)
@@ -477,6 +492,12 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 sselint::lint::printable(n)
             )));
         }
+        if !v.is_ascii() {
+            return Ok(usage_error(&format!(
+                "-H {}: the value holds a non-ASCII character, which the HTTP client does not send in a header (percent-encode or base64 it, as the server expects); the value is not shown",
+                sselint::lint::printable(n)
+            )));
+        }
         if !is_token(n) {
             return Ok(usage_error(&format!(
                 "-H {}: not a header name; a name is ASCII letters, digits and !#$%&'*+-.^_`|~, with no space; the value is not shown",
@@ -496,6 +517,11 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             Ok(k) if !k.is_empty() && !header_safe(&k) => {
                 return Ok(usage_error(&format!(
                     "--api-key-env: ${var} holds a control character (a stray CR or newline?), which an HTTP header cannot carry; the key is not shown"
+                )))
+            }
+            Ok(k) if !k.is_ascii() => {
+                return Ok(usage_error(&format!(
+                    "--api-key-env: ${var} holds a non-ASCII character (a stray quote or space pasted with it?), which an HTTP header cannot carry; the key is not shown"
                 )))
             }
             Ok(k) if !k.is_empty() => Some(k),
@@ -612,6 +638,17 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             });
             parent.join(p.file_name().unwrap_or_default())
         };
+        // The capture directory itself (made only once the scenarios
+        // start, so not yet a directory above).
+        if std::iter::once(&root)
+            .chain(&capture_dirs)
+            .any(|d| same(d) == same(Path::new(file)))
+        {
+            return Ok(usage_error(&format!(
+                "--report {fmt}={file}: that is the capture directory (-o); give the report a file name, e.g. {fmt}={}",
+                Path::new(file).join(format!("probe.{}", report_ext(f))).display()
+            )));
+        }
         if let Some((g, _)) = reports
             .iter()
             .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
@@ -1040,14 +1077,22 @@ fn human(
                 .iter()
                 .filter(|f| f.severity >= shown_from)
                 .collect();
-            if shown.is_empty() && !matches!(o.verdict, Verdict::Error) {
+            if shown.is_empty()
+                && !o.withheld
+                && !matches!(o.verdict, Verdict::Error | Verdict::Fail)
+            {
                 continue;
             }
             writeln!(out, "{}:", o.name)?;
-            if o.verdict == Verdict::Error {
-                if let Some(n) = &o.note {
-                    writeln!(out, "  error: {}", sselint::lint::printable(n))?;
-                }
+            // A failing scenario's note (the first request's time-out of
+            // `disconnect`) says what the findings alone do not.
+            if let Some(n) = &o.note {
+                let what = if o.verdict == Verdict::Error {
+                    "error"
+                } else {
+                    "note"
+                };
+                writeln!(out, "  {what}: {}", sselint::lint::printable(n))?;
             }
             for f in shown {
                 writeln!(
@@ -1135,11 +1180,36 @@ fn interrupted_line(c: &Card) -> String {
 
 fn short(s: &str, max: usize) -> String {
     let p = sselint::lint::printable(s);
-    if p.chars().count() > max {
-        format!("{}…", p.chars().take(max).collect::<String>())
-    } else {
-        p
+    if p.chars().count() <= max {
+        return p;
     }
+    // Cut between escapes, never inside one (`\u{202e}`, `\t`, `\"`).
+    let mut kept = String::new();
+    let mut n = 0;
+    let mut chars = p.chars().peekable();
+    while let Some(c) = chars.next() {
+        let mut unit = c.to_string();
+        if c == '\\' {
+            if let Some(d) = chars.next() {
+                unit.push(d);
+                if d == 'u' && chars.peek() == Some(&'{') {
+                    for e in chars.by_ref() {
+                        unit.push(e);
+                        if e == '}' {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let len = unit.chars().count();
+        if n + len > max {
+            break;
+        }
+        n += len;
+        kept.push_str(&unit);
+    }
+    format!("{kept}…")
 }
 
 /// One scenario in the JSON report.
@@ -1476,6 +1546,33 @@ fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use sselint::diff::{Difference, Section};
+
+    /// Found by a fresh-user trial: the card's cut landed inside an
+    /// escape (`\u{202e…`).
+    #[test]
+    fn a_cut_of_shown_text_keeps_each_escape_whole() {
+        let s = "ab\u{202e}cd";
+        let p = sselint::lint::printable(s);
+        assert_eq!(p, "ab\\u{202e}cd");
+        let text = "ab\u{202e}cd\u{1b}[2J";
+        let escaped = sselint::lint::printable("ab\u{202e}cd\u{1b}[2J");
+        for max in 0..escaped.chars().count() {
+            let cut = short(text, max);
+            let kept = cut.trim_end_matches('…');
+            assert!(kept.chars().count() <= max, "{max}: {cut}");
+            assert!(escaped.starts_with(kept), "{max}: {cut}");
+            // Every escape kept is whole.
+            for (i, _) in kept.match_indices("\\u{") {
+                assert!(kept[i..].contains('}'), "{max}: {cut}");
+            }
+            assert!(!kept.ends_with('\\'), "{max}: {cut}");
+        }
+        // A raw bidi override shown escaped, cut inside its escape.
+        let cut = short("ab\u{202e}RTL", 6);
+        assert_eq!(cut, "ab…", "{cut}");
+        let cut = short("ab\tc", 3);
+        assert_eq!(cut, "ab…", "{cut}");
+    }
 
     fn timing(a: &str, b: &str) -> Difference {
         Difference {

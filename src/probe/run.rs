@@ -5,7 +5,7 @@
 use super::{expectations, Finding, Scenario, Verdict};
 use crate::dialect::Dialect;
 use crate::lint::{Settings, Severity};
-use crate::live::{self, Recording, Stop};
+use crate::live::{self, percent_decoded, Recording, Stop};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -67,6 +67,9 @@ pub struct Outcome {
     /// text (a field name, `assistant`), where masking them would change
     /// how the capture lints.
     pub unmasked: Vec<String>,
+    /// A saved capture's body was withheld: a secret the server echoed
+    /// was still in it once masked (see [`WITHHELD`]).
+    pub withheld: bool,
 }
 
 impl Outcome {
@@ -84,6 +87,7 @@ impl Outcome {
             note: None,
             interrupted: false,
             unmasked: Vec::new(),
+            withheld: false,
         }
     }
 
@@ -134,14 +138,16 @@ fn sent_secrets(t: &Target) -> Vec<(String, String)> {
         }
     }
     // A password in the URL goes out as `Authorization: Basic
-    // base64(user:password)`: the password, and that token with and
-    // without its padding.
+    // base64(user:password)`, both percent-decoded: the password as
+    // written and decoded, and that token with and without its padding.
     if let Some((user, pass)) = url_credentials(&t.url) {
         use base64::Engine as _;
-        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
+        let (user, decoded) = (percent_decoded(&user), percent_decoded(&pass));
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{decoded}"));
         let what = "the URL's password".to_string();
         out.push((token.trim_end_matches('=').to_string(), what.clone()));
         out.push((token, what.clone()));
+        out.push((decoded, what.clone()));
         out.push((pass, what));
     }
     // A key in the query (`?api_key=…`, `?sig=…`): the values the URL
@@ -160,32 +166,6 @@ fn sent_secrets(t: &Target) -> Vec<(String, String)> {
     }
     out.retain(|(v, _)| !v.is_empty());
     out
-}
-
-/// `s` with its `%XX` escapes decoded (an invalid one, or bytes that are
-/// not UTF-8, kept as written).
-fn percent_decoded(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).and_then(|&c| hex(c)),
-            b.get(i + 2).and_then(|&c| hex(c)),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
 /// The secrets the probe sends (see [`sent_secrets`]) of
@@ -240,26 +220,43 @@ fn mask(text: &str, secrets: &[String]) -> String {
 /// to the mask's start).
 fn mask_bytes(body: &[u8], secret: &[u8], offsets: &mut [u64]) -> Vec<u8> {
     let with = crate::capture::REDACTED.as_bytes();
+    let hits: Vec<(usize, usize, Vec<u8>)> = memchr::memmem::find_iter(body, secret)
+        .scan(0usize, |next, i| {
+            // Occurrences do not overlap: one masked, the search goes on
+            // past it.
+            let keep = i >= *next;
+            if keep {
+                *next = i + secret.len();
+            }
+            Some(keep.then(|| (i, i + secret.len(), with.to_vec())))
+        })
+        .flatten()
+        .collect();
+    splice(body, &hits, offsets)
+}
+
+/// `body` with each `(start, end, with)` of `hits` (in order, not
+/// overlapping) replaced by `with`, and `offsets` (into `body`) moved to
+/// where the same bytes are in the result (an offset inside a replaced
+/// range moves to the replacement's start).
+fn splice(body: &[u8], hits: &[(usize, usize, Vec<u8>)], offsets: &mut [u64]) -> Vec<u8> {
     let mut out = Vec::with_capacity(body.len());
-    // (old start, old end, new start) of each replacement.
-    let mut hits: Vec<(usize, usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < body.len() {
-        if body[i..].starts_with(secret) {
-            hits.push((i, i + secret.len(), out.len()));
-            out.extend_from_slice(with);
-            i += secret.len();
-        } else {
-            out.push(body[i]);
-            i += 1;
-        }
+    // (old start, old end, new start, new end) of each replacement.
+    let mut moved: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut at = 0;
+    for (start, end, with) in hits {
+        out.extend_from_slice(&body[at..*start]);
+        moved.push((*start, *end, out.len(), out.len() + with.len()));
+        out.extend_from_slice(with);
+        at = *end;
     }
+    out.extend_from_slice(&body[at..]);
     for o in offsets.iter_mut() {
         let old = *o as usize;
         let mut new = old as i64;
-        for &(start, end, new_start) in &hits {
+        for &(start, end, new_start, new_end) in &moved {
             if old >= end {
-                new += with.len() as i64 - secret.len() as i64;
+                new += (new_end - new_start) as i64 - (end - start) as i64;
             } else if old > start {
                 new = new_start as i64;
                 break;
@@ -268,6 +265,73 @@ fn mask_bytes(body: &[u8], secret: &[u8], offsets: &mut [u64]) -> Vec<u8> {
             }
         }
         *o = new.max(0) as u64;
+    }
+    out
+}
+
+/// `v` with each of `secrets` masked in its strings and keys, decoded
+/// (a key the server wrote JSON-escaped, `\/` or `\u0073`, is found
+/// too); `None` when none holds one.
+fn mask_json(v: &serde_json::Value, secrets: &[String]) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    let held = |s: &str| secrets.iter().any(|k| s.contains(k.as_str()));
+    fn holds(v: &Value, held: &dyn Fn(&str) -> bool) -> bool {
+        match v {
+            Value::String(s) => held(s),
+            Value::Array(a) => a.iter().any(|x| holds(x, held)),
+            Value::Object(o) => o.iter().any(|(k, x)| held(k) || holds(x, held)),
+            _ => false,
+        }
+    }
+    fn masked(v: &Value, secrets: &[String]) -> Value {
+        match v {
+            Value::String(s) => Value::String(mask(s, secrets)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| masked(x, secrets)).collect()),
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, x)| (mask(k, secrets), masked(x, secrets)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    holds(v, &held).then(|| masked(v, secrets))
+}
+
+/// Where `body` holds one of `secrets` only in a JSON-escaped form: the
+/// whole body when it is one JSON document (an error), else each SSE
+/// `data:` line whose value is JSON; each with its re-serialized text,
+/// the secrets masked in its decoded strings. Only what held a secret is
+/// listed.
+fn json_hits(body: &[u8], secrets: &[String]) -> Vec<(usize, usize, Vec<u8>)> {
+    let redo = |text: &[u8]| {
+        let v: serde_json::Value = serde_json::from_slice(text).ok()?;
+        mask_json(&v, secrets).and_then(|m| serde_json::to_vec(&m).ok())
+    };
+    let trimmed = body.trim_ascii();
+    if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
+        if let Some(with) = redo(trimmed) {
+            let start = body.len() - body.trim_ascii_start().len();
+            return vec![(start, start + trimmed.len(), with)];
+        }
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in body.split_inclusive(|&b| b == b'\n') {
+        let start = at;
+        at += line.len();
+        let Some(rest) = line.strip_prefix(b"data:") else {
+            continue;
+        };
+        let value = rest.strip_prefix(b" ").unwrap_or(rest);
+        let value_start = start + (line.len() - value.len());
+        let value = value.trim_ascii_end();
+        if value.is_empty() {
+            continue;
+        }
+        if let Some(with) = redo(value) {
+            out.push((value_start, value_start + value.len(), with));
+        }
     }
     out
 }
@@ -324,6 +388,20 @@ fn masked(rec: &Recording, secrets: &[String]) -> (Recording, Vec<String>) {
         rec.body = body;
         for (r, o) in rec.reads.iter_mut().zip(offsets) {
             r.offset = o;
+        }
+    }
+    // What is left JSON-escaped (`\/`, `\u…`): masked in the decoded
+    // strings of the one document or line that holds it.
+    let hits = json_hits(&rec.body, secrets);
+    if !hits.is_empty() {
+        let mut offsets: Vec<u64> = rec.reads.iter().map(|r| r.offset).collect();
+        let body = splice(&rec.body, &hits, &mut offsets);
+        let before = shape.get_or_insert_with(|| lint_shape(&rec.body));
+        if lint_shape(&body) == *before {
+            rec.body = body;
+            for (r, o) in rec.reads.iter_mut().zip(offsets) {
+                r.offset = o;
+            }
         }
     }
     for h in rec.headers.iter_mut().chain(rec.request.headers.iter_mut()) {
@@ -398,6 +476,9 @@ struct Decoding {
     /// The decoder, writing into `out`; `None` once it failed or the
     /// decoded body passed the limit.
     decoder: Option<Box<dyn std::io::Write>>,
+    /// The body did not decode (the capture keeps the bytes received,
+    /// and its reader says what is wrong with them).
+    failed: bool,
     out: std::rc::Rc<std::cell::RefCell<Capped>>,
     /// The encoding undone.
     encoding: crate::capture::decode::Encoding,
@@ -456,6 +537,7 @@ impl Decoding {
         };
         Some(Decoding {
             decoder: Some(decoder),
+            failed: false,
             out,
             encoding: enc,
             offsets: Vec::new(),
@@ -470,17 +552,24 @@ impl Decoding {
                 // Past the limit, or not decodable (the capture reader
                 // reports that from the bytes as received).
                 self.decoder = None;
+                self.failed = !self.out.borrow().over;
             }
         }
         self.out.borrow().over
     }
 
-    /// `rec` holding the decoded body cut at [`MAX_BODY_BYTES`] (its reads
-    /// at their decoded offsets) in place of the compressed bytes, as a
-    /// HAR's `content.text` holds a decoded body; the `Content-Encoding`
-    /// header stays, as browsers keep it.
+    /// `rec` holding the decoded body, cut at [`MAX_BODY_BYTES`] (its reads
+    /// at their decoded offsets), in place of the compressed bytes, as a
+    /// HAR's `content.text` holds a decoded body: what the server sent is
+    /// then masked and shown as text. The `Content-Encoding` header is
+    /// dropped (so that no reader decodes the text again) and
+    /// [`Recording::decoded`] names it.
     fn replace(self, rec: &mut Recording) {
+        // Dropping the decoder flushes what it holds.
         drop(self.decoder);
+        rec.headers
+            .retain(|h| !h.name.eq_ignore_ascii_case("content-encoding"));
+        rec.decoded = Some(self.encoding.name());
         let body = std::mem::take(&mut self.out.borrow_mut().bytes);
         let mut reads: Vec<crate::capture::Read_> = Vec::new();
         for (r, &offset) in rec.reads.iter().zip(&self.offsets) {
@@ -567,29 +656,104 @@ fn bounded_record(
                 r.stop = Stop::HungUp;
             }
             let mut cut = too_large.then_some(SizeCut::Wire);
-            if let Some(d) = decoding.filter(|d| d.out.borrow().over) {
-                // The decoded body passed the limit, whether the server
-                // went on or had ended: the capture keeps what the probe
-                // reads.
-                cut = Some(SizeCut::Decoded(d.encoding));
-                d.replace(&mut r);
-                r.stop = Stop::SizeLimit;
+            if let Some(d) = decoding {
+                if d.out.borrow().over {
+                    // The decoded body passed the limit, whether the
+                    // server went on or had ended: the capture keeps what
+                    // the probe reads.
+                    cut = Some(SizeCut::Decoded(d.encoding));
+                    d.replace(&mut r);
+                    r.stop = Stop::SizeLimit;
+                } else if !d.failed && crate::capture::decode::decodes_whole(d.encoding, &r.body) {
+                    // Kept decoded, so that an echoed secret is masked in
+                    // it and an error body is read as the text it is. One
+                    // cut short is kept as received, so that its capture
+                    // says so (a secret the reader finds in it still
+                    // withholds the body: see `save`).
+                    d.replace(&mut r);
+                }
             }
             (r, cut)
         })
     })
 }
 
+/// A capture saved.
+struct Saved {
+    /// Where.
+    path: PathBuf,
+    /// The capture read as `check` reads it, from the HAR with its body
+    /// (secrets masked), even where the body was withheld from the file:
+    /// what the scenario is judged on.
+    file: crate::pipeline::FileResult,
+    /// The body was left out of the file: a secret was still there once
+    /// the capture was read (see [`echoed_secret`]).
+    withheld: bool,
+}
+
+/// The note of a scenario whose saved body was withheld.
+const WITHHELD: &str = "the response body was withheld from the saved capture: the server echoed a secret in a form masking cannot reach (split across events, or escaped); the verdict comes from the body as received";
+
+/// Reads `har` (a HAR's text) as `check` reads `path`.
+fn read_har(path: &Path, har: &str, settings: &Settings) -> crate::pipeline::FileResult {
+    let name = path.to_string_lossy();
+    let opts = crate::capture::Options {
+        input_format: Some(crate::capture::InputFormat::Har),
+        ..Default::default()
+    };
+    let cap = crate::capture::from_reader(
+        &name,
+        Box::new(std::io::Cursor::new(har.as_bytes().to_vec())),
+        &opts,
+    );
+    crate::pipeline::lint_opened(&name, cap, settings)
+}
+
+/// Whether one of `secrets` is in what `check` makes of `file`: the
+/// assembled answer (each choice's, output item's or content block's text,
+/// tool-call arguments, error messages, findings), as its human (`-v`) and
+/// JSON reports print it. A key split across two events, which no mask of
+/// the body's lines reaches, is found here.
+/// `file` is given back as it was.
+fn echoed_secret(
+    file: crate::pipeline::FileResult,
+    secrets: &[String],
+) -> (crate::pipeline::FileResult, bool) {
+    use crate::report::Render as _;
+    let run = crate::report::Run {
+        files: vec![file],
+        profile: "openai".to_string(),
+        suppressed: 0,
+        fail_on: None,
+    };
+    let mut text = format!("{:?}", run.files).into_bytes();
+    let human = crate::report::human::Human {
+        verbose: true,
+        color: false,
+        quiet: false,
+    };
+    let _ = human.render(&run, &mut text);
+    let _ = crate::report::json::Json.render(&run, &mut text);
+    let found = secrets
+        .iter()
+        .any(|k| memchr::memmem::find(&text, k.as_bytes()).is_some());
+    let file = run.files.into_iter().next().expect("the one file put in");
+    (file, found)
+}
+
 /// Saves `rec` as `dir/NAME.har`, the key masked even where the server
 /// echoed it; what a secret left in the body is goes in `unmasked`
-/// (see [`masked`]).
+/// (see [`masked`]). Where a secret is still in the capture read back
+/// (see [`echoed_secret`]), the file gets no body: `content.text` empty,
+/// and a `comment` and `_sselint.withheld` saying why.
 fn save(
     t: &Target,
     rec: &Recording,
     dir: &Path,
     name: &str,
     unmasked: &mut Vec<String>,
-) -> Result<PathBuf, String> {
+    settings: &Settings,
+) -> Result<Saved, String> {
     let secrets = secrets(t);
     let (rec, left) = masked(rec, &secrets);
     for (v, what) in sent_secrets(t) {
@@ -600,11 +764,38 @@ fn save(
     let mut har = rec.to_har();
     // Belt and braces: the request, the URL.
     mask_strings(&mut har, &secrets, false);
-    let har = serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?;
     let path = dir.join(format!("{name}.har"));
-    crate::output::write_atomic(&path, har.as_bytes())
+    // A secret left as the stream's own text (`assistant`) is said on
+    // the card; withholding the body would not hide it.
+    let searched: Vec<String> = secrets
+        .iter()
+        .filter(|k| !left.contains(k))
+        .cloned()
+        .collect();
+    let (file, withheld) = echoed_secret(read_har(&path, &text, settings), &searched);
+    let text = if withheld {
+        let entry = &mut har["log"]["entries"][0];
+        entry["response"]["content"] = serde_json::json!({
+            "size": 0,
+            "mimeType": entry["response"]["content"]["mimeType"].clone(),
+            "text": "",
+            "comment": WITHHELD,
+        });
+        entry["response"]["bodySize"] = serde_json::json!(0);
+        entry["_sselint"]["reads"] = serde_json::json!([]);
+        entry["_sselint"]["withheld"] = serde_json::json!(WITHHELD);
+        serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?
+    } else {
+        text
+    };
+    crate::output::write_atomic(&path, text.as_bytes())
         .map_err(|e| format!("writing {}: {e}", path.display()))?;
-    Ok(path)
+    Ok(Saved {
+        path,
+        file,
+        withheld,
+    })
 }
 
 fn timing(o: &mut Outcome, rec: &Recording) {
@@ -619,20 +810,40 @@ fn timing(o: &mut Outcome, rec: &Recording) {
     o.interrupted = rec.stop == Stop::Interrupted;
 }
 
+/// Adds `note` to `o`'s note.
+fn add_note(o: &mut Outcome, note: &str) {
+    o.note = Some(match o.note.take() {
+        Some(n) if !n.contains(note) => format!("{n}; {note}"),
+        Some(n) => n,
+        None => note.to_string(),
+    });
+}
+
 /// Saves `rec` as the scenario's capture and reads its time to first
 /// content into `o`; on a failed save, `o` becomes an `error` saying why
-/// and `false` is returned.
-fn keep(o: &mut Outcome, t: &Target, rec: &Recording, dir: &Path, settings: &Settings) -> bool {
-    match save(t, rec, dir, o.name, &mut o.unmasked) {
-        Ok(p) => {
-            o.ttft_ms = first_content_ms(&p, settings);
-            o.capture = Some(p);
-            true
+/// and `None` is returned. What it gives is the capture as read (see
+/// [`Saved::file`]).
+fn keep(
+    o: &mut Outcome,
+    t: &Target,
+    rec: &Recording,
+    dir: &Path,
+    settings: &Settings,
+) -> Option<crate::pipeline::FileResult> {
+    match save(t, rec, dir, o.name, &mut o.unmasked, settings) {
+        Ok(saved) => {
+            if saved.withheld {
+                o.withheld = true;
+            } else {
+                o.ttft_ms = first_content_ms(&saved.path, settings);
+            }
+            o.capture = Some(saved.path);
+            Some(saved.file)
         }
         Err(e) => {
             o.verdict = Verdict::Error;
             o.note = Some(e);
-            false
+            None
         }
     }
 }
@@ -671,6 +882,15 @@ fn error_text(body: &[u8], key: &[String]) -> String {
         msg
     };
     crate::lint::printable(&short)
+}
+
+/// `why`, then `: ` and what the body said, when it said anything.
+fn with_body(why: &str, said: &str) -> String {
+    if said.is_empty() {
+        why.to_string()
+    } else {
+        format!("{why}: {said}")
+    }
 }
 
 /// The path of the endpoint URL (no query, no credentials), for messages.
@@ -742,10 +962,9 @@ const PRIMARY_FAULTS: &[&str] = &[
     "empty-stream",
 ];
 
-/// The catalogue's findings on the capture at `path` (linted with its
+/// The catalogue's findings on the capture `file` (read with its
 /// request), then the probe rules' for scenario `name`.
-fn lint(t: &Target, name: &str, path: &Path, settings: &Settings) -> Vec<Finding> {
-    let file = crate::pipeline::lint_path(&path.to_string_lossy(), &Default::default(), settings);
+fn lint(t: &Target, name: &str, file: &crate::pipeline::FileResult) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(e) = &file.error {
         out.push(Finding {
@@ -832,6 +1051,21 @@ pub fn run_scenario(
     fail_on: Severity,
     stop: &AtomicBool,
 ) -> Outcome {
+    let mut o = run_one(t, s, dir, settings, fail_on, stop);
+    if o.withheld {
+        add_note(&mut o, WITHHELD);
+    }
+    o
+}
+
+fn run_one(
+    t: &Target,
+    s: Scenario,
+    dir: &Path,
+    settings: &Settings,
+    fail_on: Severity,
+    stop: &AtomicBool,
+) -> Outcome {
     if s.name == "disconnect" {
         return disconnect(t, s, dir, settings, fail_on, stop);
     }
@@ -846,9 +1080,9 @@ pub fn run_scenario(
     };
     let mut o = Outcome::new(s.name);
     timing(&mut o, &rec);
-    if !keep(&mut o, t, &rec, dir, settings) {
+    let Some(file) = keep(&mut o, t, &rec, dir, settings) else {
         return o;
-    }
+    };
     if rec.stop == Stop::Interrupted {
         o.verdict = Verdict::Error;
         o.note = Some(format!(
@@ -861,7 +1095,7 @@ pub fn run_scenario(
     if !ok {
         if let Some(why) = refused(t, &rec) {
             o.verdict = Verdict::Error;
-            o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+            o.note = Some(with_body(&why, &error_text(&rec.body, key)));
             return o;
         }
     }
@@ -889,22 +1123,21 @@ pub fn run_scenario(
                     rec.status
                 ),
             ));
-            if let Some(p) = &o.capture {
-                o.findings.extend(lint(t, s.name, p, settings));
-            }
+            o.findings.extend(lint(t, s.name, &file));
         } else {
-            o.note = Some(format!(
-                "HTTP {}: {}",
-                rec.status,
-                error_text(&rec.body, key)
+            o.note = Some(with_body(
+                &format!("HTTP {}", rec.status),
+                &error_text(&rec.body, key),
             ));
             if !bad_request(rec.status) || rec.status == 501 {
                 o.findings.push(Finding::probe(
                     "probe-http-status",
-                    format!(
-                        "the request was invalid; the server answered HTTP {}, not a 4xx that tells the client its request is at fault: {}",
-                        rec.status,
-                        error_text(&rec.body, key)
+                    with_body(
+                        &format!(
+                            "the request was invalid; the server answered HTTP {}, not a 4xx that tells the client its request is at fault",
+                            rec.status
+                        ),
+                        &error_text(&rec.body, key),
                     ),
                 ));
             }
@@ -931,22 +1164,23 @@ pub fn run_scenario(
         let text = error_text(&rec.body, key);
         if s.optional && bad_request(rec.status) {
             o.verdict = Verdict::Unsupported;
-            o.note = Some(format!("HTTP {}: {text}", rec.status));
+            o.note = Some(with_body(&format!("HTTP {}", rec.status), &text));
             return o;
         }
         o.findings.push(Finding::probe(
             "probe-http-status",
-            format!(
-                "the {} request ({}) got HTTP {}: {text}",
-                s.name, s.about, rec.status
+            with_body(
+                &format!(
+                    "the {} request ({}) got HTTP {}",
+                    s.name, s.about, rec.status
+                ),
+                &text,
             ),
         ));
         judge(&mut o, fail_on);
         return o;
     }
-    if let Some(p) = &o.capture {
-        o.findings = lint(t, s.name, p, settings);
-    }
+    o.findings = lint(t, s.name, &file);
     o.findings.extend(timed_out(t, &rec));
     if let Some(cut) = too_large {
         o.findings.push(too_long(&rec, cut, asked));
@@ -1006,8 +1240,18 @@ fn disconnect(
         Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
     };
     let mut o = Outcome::new(s.name);
-    let dropped_path = match save(t, &rec, dir, "disconnect-dropped", &mut o.unmasked) {
-        Ok(p) => p,
+    let dropped_path = match save(
+        t,
+        &rec,
+        dir,
+        "disconnect-dropped",
+        &mut o.unmasked,
+        settings,
+    ) {
+        Ok(p) => {
+            o.withheld |= p.withheld;
+            p.path
+        }
         Err(e) => {
             o.verdict = Verdict::Error;
             o.note = Some(e);
@@ -1021,7 +1265,7 @@ fn disconnect(
             timing(&mut o, &rec);
             o.capture = Some(dropped_path);
             o.verdict = Verdict::Error;
-            o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+            o.note = Some(with_body(&why, &error_text(&rec.body, key)));
             return o;
         }
     }
@@ -1034,10 +1278,12 @@ fn disconnect(
         o.capture = Some(dropped_path);
         o.findings.push(Finding::probe(
             "probe-http-status",
-            format!(
-                "the disconnect scenario's first request (long's, to be cut mid-stream) got HTTP {}, so there was no stream to leave: {}",
-                rec.status,
-                error_text(&rec.body, key)
+            with_body(
+                &format!(
+                    "the disconnect scenario's first request (long's, to be cut mid-stream) got HTTP {}, so there was no stream to leave",
+                    rec.status
+                ),
+                &error_text(&rec.body, key),
             ),
         ));
         judge(&mut o, fail_on);
@@ -1095,9 +1341,9 @@ fn disconnect(
         }
     };
     timing(&mut o, &rec);
-    if !keep(&mut o, t, &rec, dir, settings) {
+    let Some(file) = keep(&mut o, t, &rec, dir, settings) else {
         return o;
-    }
+    };
     o.note = Some(format!("first request: {dropped}"));
     if rec.stop == Stop::Interrupted {
         o.verdict = Verdict::Error;
@@ -1112,13 +1358,11 @@ fn disconnect(
         .flatten()
     {
         o.verdict = Verdict::Error;
-        o.note = Some(format!("{why}: {}", error_text(&rec.body, key)));
+        o.note = Some(with_body(&why, &error_text(&rec.body, key)));
         return o;
     }
     if (200..300).contains(&rec.status) {
-        if let Some(p) = &o.capture {
-            o.findings = lint(t, "plain", p, settings);
-        }
+        o.findings = lint(t, "plain", &file);
         o.findings.extend(timed_out(t, &rec));
         if let Some(cut) = too_large {
             o.findings.push(too_long(&rec, cut, asked));
@@ -1126,10 +1370,12 @@ fn disconnect(
     } else {
         o.findings.push(Finding::probe(
             "probe-no-answer-after-disconnect",
-            format!(
-                "the client hung up a streaming request ({dropped}); the next request got HTTP {}: {}",
-                rec.status,
-                error_text(&rec.body, key)
+            with_body(
+                &format!(
+                    "the client hung up a streaming request ({dropped}); the next request got HTTP {}",
+                    rec.status
+                ),
+                &error_text(&rec.body, key),
             ),
         ));
     }

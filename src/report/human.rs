@@ -84,6 +84,17 @@ pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> S
         } else {
             e
         };
+        // On whole characters of the text shown: a span one byte wide can
+        // end inside the `�` an invalid byte was shown as.
+        let text = &src.text;
+        let mut s = s.min(text.len());
+        while !text.is_char_boundary(s) {
+            s -= 1;
+        }
+        let mut e = e.clamp(s, text.len());
+        while !text.is_char_boundary(e) {
+            e += 1;
+        }
         let label = d
             .pointer
             .as_deref()
@@ -136,7 +147,7 @@ pub fn summary_line(s: &StreamResult) -> String {
         };
         let text = shorten(&c.text.kept, 60);
         let mut p = match (&s.answer.empty, c.index) {
-            (Some(why), 0) => format!("{prefix}answer: (empty: {why})"),
+            (Some(why), 0) => format!("{prefix}answer: (empty: {})", crate::lint::printable(why)),
             _ => format!("{prefix}answer: {text:?}"),
         };
         if !c.transcript.is_empty() {
@@ -167,15 +178,18 @@ pub fn summary_line(s: &StreamResult) -> String {
             }
             p.push_str(&format!(" | tool calls: {}", names.join(", ")));
         }
+        // The server's own string: escaped as the answer text is.
         p.push_str(&format!(
             " | finish: {}",
-            c.finish_reason.as_deref().unwrap_or("(none)")
+            c.finish_reason
+                .as_deref()
+                .map_or("(none)".to_string(), crate::lint::printable)
         ));
         parts.push(p);
     }
     if parts.is_empty() {
         parts.push(match &s.answer.empty {
-            Some(why) => format!("answer: (none: {why})"),
+            Some(why) => format!("answer: (none: {})", crate::lint::printable(why)),
             None => "answer: (none)".to_string(),
         });
     }
@@ -265,7 +279,12 @@ impl Render for Human {
         let mut hidden_infos = 0u64;
         for f in &run.files {
             if let Some(e) = &f.error {
-                let line = format!("error: {}: {e}", crate::report::display_path(&f.path));
+                let line = format!(
+                    "error: {}: {}",
+                    crate::report::display_path(&f.path),
+                    // Its lines stay lines.
+                    crate::lint::printable_text(e)
+                );
                 if self.color {
                     writeln!(out, "{}\n", line.red().bold())?;
                 } else {
@@ -327,15 +346,19 @@ impl Render for Human {
                         out,
                         "  looks like {} ({}): {} fits",
                         names.join(" or "),
-                        g.evidence.join(", "),
+                        crate::lint::printable(&g.evidence.join(", ")),
                         flags.join(" or ")
                     )?;
                 }
                 for n in &s.notes {
-                    writeln!(out, "  note: {n}")?;
+                    writeln!(out, "  note: {}", crate::lint::printable(n))?;
                 }
                 if let Some(e) = &s.read_error {
-                    writeln!(out, "  note: reading the body stopped early: {e}")?;
+                    writeln!(
+                        out,
+                        "  note: reading the body stopped early: {}",
+                        crate::lint::printable(e)
+                    )?;
                 }
             }
         }
