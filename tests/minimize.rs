@@ -1316,3 +1316,19 @@ fn a_budget_limited_run_and_redact_scrub_every_text_of_the_request_and_answer() 
     );
     check("redact --scrub-text", &String::from_utf8_lossy(&red.stdout));
 }
+
+/// Found by a fresh-user trial: the flat scrub of a gzip body in a curl -i
+/// dump fell back to the letter mapping with a false note: the compressed
+/// bytes happened to hold a line starting with `:`, and the reader took
+/// them for an already decoded SSE body.
+#[test]
+fn a_gzip_body_is_scrubbed_flat() {
+    let f = "bad/event-too-large.bin";
+    let bytes = std::fs::read(root().join("samples").join(f)).unwrap();
+    let out = run(f, &bytes, &opts(vec![], false)).unwrap();
+    assert!(
+        !out.notes.iter().any(|n| n.contains("letter patterns")),
+        "{:?}",
+        out.notes
+    );
+}
