@@ -7,10 +7,14 @@
 //! JSON structure, finish reasons, ids, usage numbers, and the relations the
 //! rules look at (a text that repeats the previous delta still does, tool
 //! arguments stay valid or invalid JSON). What goes: secret header values,
-//! cookies, secret URL parameters, `sk-…` keys, and with `scrub_text` the
-//! characters of `content`, `refusal`, reasoning text, tool-call
-//! `arguments` (JSON or not) and the request's messages, in SSE `data`
-//! lines and in a body that is a JSON document instead of SSE.
+//! cookies, secret URL parameters, `sk-…` keys, secret `NAME: value`
+//! pairs quoted in text, and with `scrub_text` the characters of
+//! `content`, `refusal`, reasoning text, tool-call `arguments` (JSON or
+//! not), error messages, logprobs tokens (and their `bytes`), audio
+//! transcripts and every string of the request but names and options
+//! ([`Scrubber::request`]), in SSE `data` lines and in a body that is a
+//! JSON document instead of SSE; a `data` value that is not JSON and a
+//! body that is neither SSE nor JSON are scrubbed flat.
 //!
 //! `redact --scrub-text` first scrubs flat ([`Scrubber::flat`]: every
 //! letter `x`, every digit `0`) and keeps that copy when it lints the same
@@ -39,7 +43,79 @@ pub struct Scrubber {
     /// (`false` only for `minimize`'s probe, which looks for the text the
     /// permutation moves).
     unquoted: bool,
+    /// Whether the body being scrubbed is plain text (neither SSE nor
+    /// JSON); `None`: [`Scrubber::body`] tells from the body itself.
+    plain_body: Option<bool>,
 }
+
+/// Whether `body` is plain text: no line is an SSE field line (`data:`,
+/// `event:`, `id:`, `retry:`, a `:` comment) and it does not open as a
+/// JSON document (an HTML error page, a proxy's text message).
+pub fn is_plain_body(body: &[u8]) -> bool {
+    is_plain_pieces([body])
+}
+
+/// As [`is_plain_body`], for a body given in pieces that end at line
+/// ends.
+pub fn is_plain_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> bool {
+    let mut first = true;
+    for l in pieces
+        .into_iter()
+        .flat_map(|p| p.split(|b| *b == b'\n' || *b == b'\r'))
+    {
+        let t = l.trim_ascii_start();
+        if t.is_empty() || is_curl_v_line(l) {
+            continue;
+        }
+        if first && (t.starts_with(b"{") || t.starts_with(b"[")) {
+            return false;
+        }
+        first = false;
+        if [&b"data"[..], b"event", b"id", b"retry", b""]
+            .iter()
+            .any(|f| l.strip_prefix(*f).is_some_and(|r| r.starts_with(b":")))
+        {
+            return false;
+        }
+    }
+    !first
+}
+
+/// Whether a data value is (a piece of) JSON: it opens as JSON
+/// punctuation would, or parses (a number, `true`).
+fn looks_json(v: &str) -> bool {
+    let t = v.trim();
+    t.is_empty()
+        || t == "[DONE]"
+        || t.starts_with(['{', '[', '"', '}', ']', ','])
+        || serde_json::from_str::<Value>(t).is_ok()
+}
+
+/// The request keys whose string values stay: what names a thing or picks
+/// an option rather than says something.
+const REQUEST_KEEP: &[&str] = &[
+    "model",
+    "role",
+    "type",
+    "id",
+    "call_id",
+    "tool_call_id",
+    "tool_use_id",
+    "previous_response_id",
+    "tool_choice",
+    "status",
+    "service_tier",
+    "reasoning_effort",
+    "effort",
+    "verbosity",
+    "truncation",
+    "modalities",
+    "voice",
+    "format",
+    "detail",
+    "media_type",
+    "encoding_format",
+];
 
 /// Where a tool call's arguments text stands, across fragments.
 #[derive(Debug, Clone, Copy, Default)]
@@ -126,6 +202,7 @@ impl Scrubber {
             digits: permutation::<10>(&mut s),
             args_state: HashMap::new(),
             unquoted: true,
+            plain_body: None,
         }
     }
 
@@ -155,6 +232,7 @@ impl Scrubber {
             digits,
             args_state: HashMap::new(),
             unquoted: true,
+            plain_body: None,
         }
     }
 
@@ -299,9 +377,13 @@ impl Scrubber {
 
     /// Scrubs one event's data line value (JSON text): the literals after
     /// `content`, `refusal`, `reasoning_content`, `reasoning` and `text`
-    /// keys, and the strings inside `arguments`. Anything that does not
-    /// scan as JSON is left as it is.
+    /// keys, and the strings inside `arguments`. A value that is not JSON
+    /// (`The capital`, `Internal Server Error: …`) is scrubbed flat (every
+    /// letter `x`, every digit `0`), but `[DONE]`.
     pub fn data_value(&mut self, v: &str) -> String {
+        if !looks_json(v) {
+            return Scrubber::flat().text(v);
+        }
         // Chat's text keys; Responses' `delta` (a string there: Chat's is
         // an object, whose keys are never scrubbed), `instructions` and a
         // reasoning item's `encrypted_content` (Ollama puts the thinking
@@ -322,6 +404,13 @@ impl Scrubber {
             "title",
             "url",
             "description",
+            // An error's text (Chat's and Messages' `error.message`,
+            // Responses' `error` event and `response.error.message`).
+            "message",
+            // Log probabilities' tokens (their `bytes` follow the scrubbed
+            // token) and Chat's audio transcript.
+            "token",
+            "transcript",
         ];
         // Keys whose string is JSON text split over events: Chat's and
         // Responses' `arguments`, Messages' `partial_json`, and the
@@ -335,11 +424,25 @@ impl Scrubber {
         let mut last_key: Option<String> = None;
         let mut choice: u64 = 0;
         let mut tool: u64 = 0;
+        // The last scrubbed `token`, for the `bytes` array after it.
+        let mut token: Option<String> = None;
         while i < b.len() {
             if b[i] != b'"' {
                 // Outside strings: copy through to the next quote.
                 let next = memchr::memchr(b'"', &b[i..]).map_or(b.len(), |n| i + n);
-                out.push_str(&v[i..next]);
+                let seg = &v[i..next];
+                let bytes_of = token
+                    .as_ref()
+                    .filter(|_| last_key.as_deref() == Some("bytes"));
+                match (bytes_of, seg.find('['), seg.find(']')) {
+                    (Some(t), Some(a), Some(z)) if a < z && seg[..a].trim() == ":" => {
+                        let list: Vec<String> = t.bytes().map(|b| b.to_string()).collect();
+                        out.push_str(&seg[..=a]);
+                        out.push_str(&list.join(","));
+                        out.push_str(&seg[z..]);
+                    }
+                    _ => out.push_str(seg),
+                }
                 i = next;
                 continue;
             }
@@ -359,6 +462,11 @@ impl Scrubber {
             out.push('"');
             match (&last_key, is_key) {
                 (Some(k), false) if is_args(k) => self.arguments((choice, tool), lit, &mut out),
+                (Some(k), false) if k == "token" => {
+                    let at = out.len();
+                    self.literal(lit, &mut out);
+                    token = serde_json::from_str::<String>(&format!("\"{}\"", &out[at..])).ok();
+                }
                 (Some(k), false) if TEXT_KEYS.contains(&k.as_str()) => self.literal(lit, &mut out),
                 _ => out.push_str(lit),
             }
@@ -405,8 +513,28 @@ impl Scrubber {
 
     /// Scrubs an SSE body: only the values of `data` lines change, every
     /// other byte (terminators, comments, other fields, invalid UTF-8
-    /// lines) stays.
+    /// lines) stays. A body that is neither SSE nor JSON
+    /// ([`is_plain_body`]) is scrubbed flat, line by line.
     pub fn body(&mut self, body: &[u8]) -> Vec<u8> {
+        let set = self.plain_body.is_none();
+        if set {
+            self.plain_body = Some(is_plain_body(body));
+        }
+        let out = self.body_lines(body);
+        if set {
+            self.plain_body = None;
+        }
+        out
+    }
+
+    /// This scrubber, taking the body it scrubs as plain text or not
+    /// (`minimize` scrubs a body piece by piece and tells from the whole).
+    pub fn with_plain_body(mut self, plain: bool) -> Self {
+        self.plain_body = Some(plain);
+        self
+    }
+
+    fn body_lines(&mut self, body: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(body.len());
         let mut rest = body;
         while !rest.is_empty() {
@@ -453,49 +581,54 @@ impl Scrubber {
             (None, Ok(t)) if t.trim_start().starts_with(['{', '[', '"', '}', ']']) => {
                 out.extend_from_slice(self.data_value(t).as_bytes());
             }
+            (None, Ok(t)) if self.plain_body == Some(true) && !is_curl_v_line(line) => {
+                out.extend_from_slice(Scrubber::flat().text(t).as_bytes());
+            }
             _ => out.extend_from_slice(line),
         }
     }
 
-    /// Scrubs the prompt text of a request body, keeping everything else:
-    /// Chat's and Messages' `messages` (string content and text parts),
-    /// Messages' `system`, Responses' `input` (a string, or items with
-    /// content) and `instructions`.
+    /// Scrubs the text of a request body: every string value (messages,
+    /// tool-call arguments, tool and schema descriptions, `metadata`,
+    /// `user`, a message's `name`, image data URLs, `prediction`, stop
+    /// sequences) but the ones that name a thing rather than say something
+    /// ([`REQUEST_KEEP`]: `model`, `role`, `type`, ids, enumerated
+    /// options) and tool names (`name` under `tools`, `functions`,
+    /// `tool_choice`, `tool_calls`, `function_call`); `stream_options`
+    /// stays whole. The rules read no string of the request (see
+    /// [`crate::model::RequestOptions`]).
     pub fn request(&self, body: &mut Value) {
-        let Some(obj) = body.as_object_mut() else {
-            return;
-        };
-        for key in ["instructions", "system", "input"] {
-            if let Some(v) = obj.get_mut(key) {
-                self.content(v);
-            }
-        }
-        if let Some(Value::Array(items)) = obj.get_mut("input") {
-            for m in items {
-                if let Some(c) = m.get_mut("content") {
-                    self.content(c);
-                }
-            }
-        }
-        let Some(msgs) = obj.get_mut("messages").and_then(Value::as_array_mut) else {
-            return;
-        };
-        for m in msgs {
-            if let Some(c) = m.get_mut("content") {
-                self.content(c);
-            }
-        }
+        self.request_value(body, None, false);
     }
 
-    /// A content value: a string, or parts whose `text` is scrubbed.
-    fn content(&self, v: &mut Value) {
+    fn request_value(&self, v: &mut Value, key: Option<&str>, tool: bool) {
         match v {
-            Value::String(s) => *s = self.text(s),
-            Value::Array(parts) => {
-                for p in parts {
-                    if let Some(Value::String(s)) = p.get_mut("text") {
-                        *s = self.text(s);
+            Value::String(s) => {
+                let keep = key.is_some_and(|k| REQUEST_KEEP.contains(&k) || (tool && k == "name"));
+                if !keep && s != REDACTED {
+                    *s = self.text(s);
+                }
+            }
+            Value::Array(items) => {
+                for x in items {
+                    self.request_value(x, key, tool);
+                }
+            }
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if k == "stream_options" {
+                        continue;
                     }
+                    let tool = tool
+                        || [
+                            "tools",
+                            "functions",
+                            "tool_choice",
+                            "tool_calls",
+                            "function_call",
+                        ]
+                        .contains(&k.as_str());
+                    self.request_value(x, Some(k), tool);
                 }
             }
             _ => {}
@@ -508,7 +641,13 @@ impl Scrubber {
 /// `data` line too. Line terminators and invalid UTF-8 stay as they are.
 pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
     let scrubbed = match scrub {
-        Some(s) => s.body(bytes),
+        Some(s) => {
+            // A `curl -i` dump: its header blocks stay as they are.
+            let at = curl_i_body_start(bytes);
+            let mut out = bytes[..at].to_vec();
+            out.extend_from_slice(&s.body(&bytes[at..]));
+            out
+        }
         None => bytes.to_vec(),
     };
     let mut out = Vec::with_capacity(scrubbed.len());
@@ -530,6 +669,36 @@ pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Where the body of a `curl -i` dump starts: after its header blocks
+/// (`HTTP/…` status line to blank line, an interim `100 Continue` block
+/// included); 0 for anything else.
+fn curl_i_body_start(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while bytes[at..].starts_with(b"HTTP/") {
+        let rest = &bytes[at..];
+        let end = [&b"\r\n\r\n"[..], b"\n\n"]
+            .iter()
+            .filter_map(|sep| memchr::memmem::find(rest, sep).map(|i| i + sep.len()))
+            .min();
+        match end {
+            Some(e) => at += e,
+            None => return bytes.len(),
+        }
+    }
+    at
+}
+
+/// Whether a line is one of `curl -v`'s own (`* `, `> `, `< `, `{ [`,
+/// `} [`), which text scrubbing leaves alone.
+fn is_curl_v_line(l: &[u8]) -> bool {
+    let l = l.strip_suffix(b"\r").unwrap_or(l);
+    [&b"* "[..], b"> ", b"< ", b"{ [", b"} ["]
+        .iter()
+        .any(|p| l.starts_with(p))
+        || l == b"<"
+        || l == b">"
 }
 
 /// First of the code points that stand for one invalid byte each while a

@@ -458,7 +458,7 @@ fn dialect_messages_forces_a_stream_that_would_not_be_told_apart() {
     assert!(s["diagnostics"][0]["message"]
         .as_str()
         .unwrap()
-        .contains("overloaded_error: Overloaded"));
+        .contains("overloaded_error: \"Overloaded\""));
     // An empty body forced to Messages: no message at all.
     let empty = dir.join("empty.sse");
     std::fs::write(&empty, "").unwrap();

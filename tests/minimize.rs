@@ -1442,3 +1442,155 @@ fn candidates_are_read_with_the_inputs_capture_options() {
     assert!(!e.contains("text-scrubbed"), "{e}");
     assert!(!out.exists());
 }
+
+/// Found by a fresh-user trial: a data value that is not JSON, and a body
+/// that is neither SSE nor JSON, passed verbatim.
+#[test]
+fn text_that_is_not_json_is_scrubbed_flat() {
+    let cases: [(&str, &[u8], &[&str]); 2] = [
+        (
+            "plain.sse",
+            b"data: The capital\n\ndata:  of France is\n\ndata:  Paris, PRIVATEANSWER.\n\ndata: [DONE]\n\n",
+            &["capital", "France", "Paris", "PRIVATEANSWER"],
+        ),
+        (
+            "error.sse",
+            b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\ndata: Internal Server Error: PRIVATEPROMPT was too long 42\n\n",
+            &["Internal", "PRIVATEPROMPT", "42"],
+        ),
+    ];
+    for (name, bytes, words) in cases {
+        let out = run(name, bytes, &opts(vec![], false)).unwrap();
+        let text = String::from_utf8_lossy(&out.output);
+        for w in words {
+            assert!(!text.contains(w), "{name}: {w} kept: {text}");
+        }
+    }
+}
+
+/// Found by a fresh-user trial: an error event's message was kept word
+/// for word, with the prompt it quoted and an `x-api-key: …` value.
+#[test]
+fn error_messages_are_scrubbed_and_their_secrets_masked() {
+    let f = "bad/messages-error-event.sse";
+    let bytes = std::fs::read_to_string(root().join("samples").join(f)).unwrap();
+    let changed = bytes.replace(
+        "Internal server error",
+        "Your prompt PRIVATEPROMPT about grandma was rejected; key sk-ant-api03-AbCdEf0123456789xyz used, x-api-key: abcdef0123456789SECRETVAL",
+    );
+    assert_ne!(changed, bytes);
+    let out = run(f, changed.as_bytes(), &opts(vec![], false)).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    for w in ["PRIVATEPROMPT", "grandma", "AbCdEf0123456789", "SECRETVAL"] {
+        assert!(!text.contains(w), "{w} kept: {text}");
+    }
+    // With --keep-text the words stay, the secrets do not.
+    let out = run(f, changed.as_bytes(), &opts(vec![], true)).unwrap();
+    let text = String::from_utf8_lossy(&out.output);
+    assert!(text.contains("grandma"), "{text}");
+    for w in ["AbCdEf0123456789", "SECRETVAL"] {
+        assert!(!text.contains(w), "{w} kept: {text}");
+    }
+}
+
+/// Found by a fresh-user trial: what a budget-limited run writes (and
+/// `redact --scrub-text`) kept the request's text outside the messages'
+/// content, and the answer's logprobs tokens and audio transcript.
+#[test]
+fn a_budget_limited_run_and_redact_scrub_every_text_of_the_request_and_answer() {
+    let f = "bad/usage-missing.har";
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("samples").join(f)).unwrap()).unwrap();
+    let request = serde_json::json!({
+        "model": "gpt-4o-mini", "stream": true, "stream_options": {"include_usage": true},
+        "user": "MARKUSER",
+        "metadata": {"k": "MARKMETA"},
+        "prediction": {"type": "content", "content": "MARKPRED"},
+        "response_format": {"type": "json_schema", "json_schema": {"name": "MARKSCHEMANAME", "description": "MARKSCHEMADESC", "schema": {"type": "object", "properties": {"a": {"type": "string", "description": "MARKPROPDESC"}}}}},
+        "tools": [{"type": "function", "function": {"name": "get_weather", "description": "MARKTOOLDESC", "parameters": {"type": "object"}}}],
+        "messages": [
+            {"role": "user", "name": "MARKNAME", "content": [{"type": "text", "text": "MARKTEXT"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,MARKIMAGE"}}]},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"MARKARGS\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "MARKTOOLRESULT"}
+        ]
+    });
+    let e = &mut doc["log"]["entries"][0];
+    e["request"]["postData"]["text"] = serde_json::Value::String(request.to_string());
+    let body = e["response"]["content"]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let body = body.replacen(
+        r#"{"content":"Kangaroos"},"logprobs":null"#,
+        r#"{"content":"Kangaroos","audio":{"transcript":"MARKAUDIO"}},"logprobs":{"content":[{"token":"MARKLP","logprob":-0.1,"bytes":[77,65,82,75,76,80],"top_logprobs":[{"token":"MARKTOP","logprob":-0.2,"bytes":[77,65,82,75,84,79,80]}]}]}"#,
+        1,
+    );
+    assert!(body.contains("MARKLP"));
+    e["response"]["content"]["text"] = serde_json::Value::String(body);
+    let markers = [
+        "MARKUSER",
+        "MARKMETA",
+        "MARKPRED",
+        "MARKSCHEMANAME",
+        "MARKSCHEMADESC",
+        "MARKPROPDESC",
+        "MARKTOOLDESC",
+        "MARKNAME",
+        "MARKTEXT",
+        "MARKIMAGE",
+        "MARKARGS",
+        "MARKTOOLRESULT",
+        "MARKAUDIO",
+        "MARKLP",
+        "MARKTOP",
+        "77,65,82,75",
+    ];
+    let check = |what: &str, out: &str| {
+        for m in markers {
+            assert!(!out.contains(m), "{what}: {m} kept: {out}");
+        }
+        assert!(
+            out.contains("get_weather") && out.contains("gpt-4o-mini"),
+            "{what}: {out}"
+        );
+    };
+    let bytes = serde_json::to_vec(&doc).unwrap();
+    let mut o = opts(vec![], false);
+    o.max_steps = 0;
+    let out = run("in.har", &bytes, &o).unwrap();
+    check(
+        "minimize --max-steps 0",
+        &String::from_utf8_lossy(&out.output),
+    );
+    let input = scratch("budget-scrub").join("in.har");
+    std::fs::write(&input, &bytes).unwrap();
+    let red = sselint()
+        .args(["redact", "--scrub-text"])
+        .arg(&input)
+        .arg("-o")
+        .arg("-")
+        .output()
+        .unwrap();
+    assert!(
+        red.status.success(),
+        "{}",
+        String::from_utf8_lossy(&red.stderr)
+    );
+    check("redact --scrub-text", &String::from_utf8_lossy(&red.stdout));
+}
+
+/// Found by a fresh-user trial: the flat scrub of a gzip body in a curl -i
+/// dump fell back to the letter mapping with a false note: the compressed
+/// bytes happened to hold a line starting with `:`, and the reader took
+/// them for an already decoded SSE body.
+#[test]
+fn a_gzip_body_is_scrubbed_flat() {
+    let f = "bad/event-too-large.bin";
+    let bytes = std::fs::read(root().join("samples").join(f)).unwrap();
+    let out = run(f, &bytes, &opts(vec![], false)).unwrap();
+    assert!(
+        !out.notes.iter().any(|n| n.contains("letter patterns")),
+        "{:?}",
+        out.notes
+    );
+}

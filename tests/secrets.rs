@@ -481,3 +481,78 @@ fn redact_scrubs_text_flat_unless_a_finding_needs_its_letters() {
     let body = std::fs::read_to_string(&out).unwrap();
     assert!(!body.contains("Low tide") && !body.contains("Low tido"));
 }
+
+/// Found by a fresh-user trial: text that is not JSON (a data value, an
+/// HTML or plain-text body) passed `--scrub-text` verbatim.
+#[test]
+fn redact_scrubs_text_that_is_not_json() {
+    let dir = scratch("plain");
+    let cases: [(&str, &str, &[&str]); 3] = [
+        (
+            "plain.sse",
+            "data: The capital\n\ndata:  Paris, PRIVATEANSWER.\n\ndata: Internal Server Error: PRIVATEPROMPT was too long\n\ndata: [DONE]\n\n",
+            &["capital", "Paris", "PRIVATEANSWER", "Internal", "PRIVATEPROMPT"],
+        ),
+        (
+            "page.sse",
+            "<html><body>Gateway timeout PRIVATE</body></html>\n",
+            &["Gateway", "PRIVATE", "html"],
+        ),
+        ("hello.sse", "Hello PRIVATE 1234\nmore\n", &["Hello", "PRIVATE", "1234", "more"]),
+    ];
+    for (name, body, words) in cases {
+        let input = dir.join(name);
+        std::fs::write(&input, body).unwrap();
+        let out = dir.join(format!("out-{name}"));
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["redact", "--scrub-text"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text.len(), body.len(), "{name}: {text}");
+        for w in words {
+            assert!(!text.contains(w), "{name}: {w} kept: {text}");
+        }
+        if name == "plain.sse" {
+            assert!(text.contains("data: [DONE]"), "{text}");
+        }
+    }
+}
+
+/// Found by a fresh-user trial: an error message quoting the prompt and
+/// an `x-api-key: …` pair passed `redact --scrub-text`; without
+/// `--scrub-text` the key still goes.
+#[test]
+fn redact_scrubs_error_messages_and_masks_secret_pairs() {
+    let dir = scratch("errmsg");
+    let body = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Your prompt PRIVATEPROMPT was rejected, x-api-key: abcdef0123456789SECRETVAL used; api_key=zzSECRET2zz\"}}\n\n";
+    let input = dir.join("err.sse");
+    std::fs::write(&input, body).unwrap();
+    for (scrub, words) in [
+        (true, &["PRIVATEPROMPT", "SECRETVAL", "SECRET2"][..]),
+        (false, &["SECRETVAL", "SECRET2"][..]),
+    ] {
+        let out = dir.join(format!("out-{scrub}.sse"));
+        let mut c = Command::new(cargo_bin("sselint"));
+        c.arg("redact");
+        if scrub {
+            c.arg("--scrub-text");
+        }
+        let o = c.arg(&input).arg("-o").arg(&out).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&out).unwrap();
+        for w in words {
+            assert!(!text.contains(w), "{w} kept: {text}");
+        }
+        assert!(text.contains("api_error"), "{text}");
+        assert_eq!(text.contains("PRIVATEPROMPT"), !scrub, "{text}");
+    }
+}

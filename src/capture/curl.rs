@@ -323,7 +323,12 @@ fn finish_body(
             stream.notes.push(already_decoded(Encoding::Gzip));
             None
         }
-        Some(e) if super::raw::looks_like_sse(&head2) => {
+        // Compressed bytes can hold a line that starts with `:` by chance;
+        // a gzip stream is never taken for SSE.
+        Some(e)
+            if !(e == Encoding::Gzip && decode::is_gzip(&head2))
+                && super::raw::looks_like_sse(&head2) =>
+        {
             stream.notes.push(already_decoded(e));
             None
         }

@@ -206,7 +206,9 @@ fn redact_line_with(line: &str, redact_url: fn(&str) -> String) -> String {
     redact_keys(&out)
 }
 
-/// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) in text.
+/// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) in
+/// text, and the values of secret `NAME: value` / `NAME=value` pairs
+/// quoted in it (an error message naming the `x-api-key` it was sent).
 pub fn redact_keys(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -228,6 +230,89 @@ pub fn redact_keys(text: &str) -> String {
                 i = j;
                 continue;
             }
+        }
+        i += 1;
+    }
+    out.push_str(&text[last..]);
+    mask_secret_pairs(&out)
+}
+
+/// Masks the value of each `NAME: value` or `NAME=value` pair in `text`
+/// whose name carries a secret ([`is_secret_header`]) and is a compound
+/// name or a bare secret word (`x-api-key: abc…`, `api_key=abc…`,
+/// `Authorization: Basic …` quoted in an error message; not `… input
+/// tokens: cached …`). A value runs to the next white space, quote, `,`,
+/// `;`, `&` or `\\`; it is masked when it looks like a key: 8 characters
+/// or more, letters and digits (not `… total_tokens: clients …`).
+fn mask_secret_pairs(text: &str) -> String {
+    if !text.contains([':', '=']) {
+        return text.to_string();
+    }
+    let b = text.as_bytes();
+    let is_name = |c: u8| c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b':' && b[i] != b'=' {
+            i += 1;
+            continue;
+        }
+        let start = b[..i]
+            .iter()
+            .rposition(|c| !is_name(*c))
+            .map_or(0, |p| p + 1);
+        let name = &text[start..i];
+        let mut v = i + 1;
+        if b[i] == b':' {
+            while v < b.len() && b[v] == b' ' {
+                v += 1;
+            }
+            // `Authorization: Bearer …` / `Basic …`: the scheme stays.
+            let word_end = b[v..]
+                .iter()
+                .position(|c| !c.is_ascii_alphabetic())
+                .map_or(b.len(), |e| v + e);
+            let scheme = &text[v..word_end];
+            if (scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("basic"))
+                && b.get(word_end) == Some(&b' ')
+            {
+                v = word_end + 1;
+            }
+        }
+        let end = b[v..]
+            .iter()
+            .position(|c| {
+                c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b',' | b';' | b'&' | b'\\')
+            })
+            .map_or(b.len(), |e| v + e);
+        // A compound name (`x-api-key`, `api_key`) or one of the bare
+        // names that say secret; not a word of a sentence (`… input
+        // tokens: cached …`).
+        let compound = name.contains(['-', '_'])
+            || [
+                "authorization",
+                "password",
+                "passwd",
+                "apikey",
+                "token",
+                "secret",
+                "cookie",
+            ]
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n));
+        if compound
+            && is_secret_header(name)
+            && end - v >= 8
+            && b[v..end].iter().any(u8::is_ascii_digit)
+            && b[v..end].iter().any(u8::is_ascii_alphabetic)
+            && &text[v..end] != REDACTED
+        {
+            out.push_str(&text[last..v]);
+            out.push_str(REDACTED);
+            last = end;
+            i = end;
+            continue;
         }
         i += 1;
     }

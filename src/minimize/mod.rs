@@ -572,7 +572,7 @@ fn scrub(st: &State, how: Scrub) -> State {
 }
 
 /// The state with its text put through `s`.
-fn scrub_with(st: &State, mut s: Scrubber) -> State {
+fn scrub_with(st: &State, s: Scrubber) -> State {
     let request = match &st.shell {
         Shell::Har(h) => h
             .entry
@@ -581,6 +581,10 @@ fn scrub_with(st: &State, mut s: Scrubber) -> State {
             .and_then(|t| serde_json::from_str::<Value>(t).ok()),
         Shell::Bytes(_) => None,
     };
+    // Whether the body is plain text is told from all of it (a piece
+    // alone may look like neither SSE nor JSON).
+    let plain = redact::is_plain_pieces(st.units.iter().map(|u| u.bytes.as_slice()));
+    let mut s = s.with_plain_body(plain);
     let mut out = State {
         shell: st.shell.clone(),
         units: st

@@ -1394,9 +1394,9 @@ impl Checker {
         let ty = e.and_then(|e| e.get("type")).and_then(Value::as_str);
         let msg = e.and_then(|e| e.get("message")).and_then(Value::as_str);
         let what = match (ty, msg) {
-            (Some(t), Some(m)) => format!("{}: {}", shorten(t, 60), shorten(m, 160)),
+            (Some(t), Some(m)) => format!("{}: {:?}", shorten(t, 60), shorten(m, 160)),
             (Some(t), None) => format!("{} (with no `message`)", shorten(t, 60)),
-            (None, Some(m)) => format!("{} (with no `type`)", shorten(m, 160)),
+            (None, Some(m)) => format!("{:?} (with no `type`)", shorten(m, 160)),
             (None, None) => format!(
                 "{} (not an `error` object with `type` and `message`)",
                 shorten(ev.data, 120)
