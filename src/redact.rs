@@ -793,24 +793,24 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
             }
             *t = text;
         }
-        if let Some(s) = scrub.as_deref_mut() {
-            s.args_state.clear();
-            let base64 = e
-                .pointer("/response/content/encoding")
-                .and_then(Value::as_str)
-                == Some("base64");
-            if let Some(Value::String(t)) = e.pointer_mut("/response/content/text") {
-                use base64::Engine;
-                let engine = base64::engine::general_purpose::STANDARD;
-                if base64 {
-                    if let Ok(bytes) = engine.decode(t.as_bytes()) {
-                        *t = engine.encode(s.body(&bytes));
-                    }
-                } else {
-                    let scrubbed = s.body(t.as_bytes());
-                    *t = String::from_utf8_lossy(&scrubbed).into_owned();
+        if scrub.is_none() {
+            // Without --scrub-text the answer stays, but keys and secret
+            // `NAME: value` pairs in it are masked, as in a raw body.
+            rewrite_response_text(e, |b| raw(b, None));
+            for m in e
+                .get_mut("_eventSourceMessages")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(Value::String(d)) = m.get_mut("data") {
+                    *d = capture::redact_keys(d);
                 }
             }
+        }
+        if let Some(s) = scrub.as_deref_mut() {
+            s.args_state.clear();
+            rewrite_response_text(e, |b| s.body(b));
             for m in e
                 .get_mut("_eventSourceMessages")
                 .and_then(Value::as_array_mut)
@@ -824,6 +824,27 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
         }
     }
     Ok(())
+}
+
+/// Rewrites a HAR entry's `response.content.text` through `f`, decoding
+/// and re-encoding it when its `encoding` is `base64` (a body that is not
+/// valid base64 is left as it is).
+fn rewrite_response_text(entry: &mut Value, f: impl FnOnce(&[u8]) -> Vec<u8>) {
+    use base64::Engine;
+    let base64 = entry
+        .pointer("/response/content/encoding")
+        .and_then(Value::as_str)
+        == Some("base64");
+    if let Some(Value::String(t)) = entry.pointer_mut("/response/content/text") {
+        let engine = base64::engine::general_purpose::STANDARD;
+        if base64 {
+            if let Ok(bytes) = engine.decode(t.as_bytes()) {
+                *t = engine.encode(f(&bytes));
+            }
+        } else {
+            *t = String::from_utf8_lossy(&f(t.as_bytes())).into_owned();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -556,3 +556,39 @@ fn redact_scrubs_error_messages_and_masks_secret_pairs() {
         assert_eq!(text.contains("PRIVATEPROMPT"), !scrub, "{text}");
     }
 }
+
+/// Found by a helper: without --scrub-text, `redact` masked the headers of
+/// a HAR but left an `sk-…` key in its response text (a raw body's was
+/// masked).
+#[test]
+fn redact_masks_a_key_in_a_hars_response_text() {
+    let dir = scratch("har-body-key");
+    let mut h: Value = serde_json::from_slice(
+        &std::fs::read(root().join("samples/bad/usage-missing.har")).unwrap(),
+    )
+    .unwrap();
+    let key = "sk-proj-LEAKYKEY1234567890abcd";
+    let text = h["log"]["entries"][0]["response"]["content"]["text"]
+        .as_str()
+        .unwrap()
+        .replacen(r#""content":""#, &format!(r#""content":"{key} "#), 1);
+    assert!(text.contains(key));
+    h["log"]["entries"][0]["response"]["content"]["text"] = Value::String(text);
+    h["log"]["entries"][0]["_eventSourceMessages"] = serde_json::json!([{"type": "message", "time": 0.1, "data": format!("{{\"note\":\"{key}\"}}")}]);
+    let input = dir.join("in.har");
+    std::fs::write(&input, serde_json::to_vec(&h).unwrap()).unwrap();
+    let out = dir.join("out.har");
+    let st = Command::new(cargo_bin("sselint"))
+        .arg("redact")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let saved = std::fs::read_to_string(&out).unwrap();
+    assert!(!saved.contains("LEAKYKEY"), "{saved}");
+    assert!(saved.contains("[REDACTED]"));
+    // The rest of the answer stays.
+    assert_eq!(verdict(&input).0, verdict(&out).0);
+}
