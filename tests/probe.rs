@@ -1283,6 +1283,13 @@ fn the_invalid_scenario_messages_say_what_came_back() {
             "HTTP 500",
             "as it should",
         ),
+        // An empty body: said so, no dangling `: ` (found by a trial).
+        (
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n",
+            "probe-error-not-json",
+            "its body is empty",
+            "not JSON: ",
+        ),
         (
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"ok\": true}\n",
             "probe-invalid-accepted",
@@ -1941,6 +1948,19 @@ fn a_header_http_cannot_carry_is_a_usage_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("api-key") && !err.contains("CTRLSECRET"),
+        "{err}"
+    );
+    // A tab too (found by a later trial: a value holding a tab, echoed in
+    // the stream's content as `\t`, was masked only after the tab).
+    let o = Command::new(cargo_bin("sselint"))
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m", "-H"])
+        .arg("X-Auth: abcdefghij\tTABSECRET12")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("X-Auth") && !err.contains("TABSECRET") && !err.contains("abcdefghij"),
         "{err}"
     );
 }

@@ -423,10 +423,12 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Whether `s` can go in an HTTP header field as it is: no control
-/// character but horizontal tab (RFC 9110 §5.5).
+/// Whether `s` goes in a header as the probe sends it: no control
+/// character, not even the horizontal tab RFC 9110 §5.5 allows (a tab
+/// echoed JSON-escaped as `\t` split the value where masking looked for
+/// it whole).
 fn header_safe(s: &str) -> bool {
-    !s.chars().any(|c| c.is_control() && c != '\t')
+    !s.chars().any(char::is_control)
 }
 
 /// Whether `name` is a header the HTTP client writes itself, as it frames
@@ -488,7 +490,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
         if !header_safe(n) || !header_safe(v) {
             return Ok(usage_error(&format!(
-                "-H {}: the name or value holds a control character (a stray CR or newline?), which HTTP does not allow; the value is not shown",
+                "-H {}: the name or value holds a control character (a tab, a stray CR or newline?), which the probe does not send: a tab could split the value where the server echoes it, past the masking; the value is not shown",
                 sselint::lint::printable(n)
             )));
         }

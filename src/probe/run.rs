@@ -1142,19 +1142,23 @@ fn run_one(
                 ));
             }
             if serde_json::from_slice::<serde_json::Value>(&rec.body).is_err() {
-                o.findings.push(Finding::probe(
-                    "probe-error-not-json",
-                    format!(
-                        "the invalid request got HTTP {}{}, but its body is not JSON: {}",
+                o.findings.push(Finding::probe("probe-error-not-json", {
+                    let got = format!(
+                        "the invalid request got HTTP {}{}",
                         rec.status,
                         if bad_request(rec.status) && rec.status != 501 {
                             ", a 4xx as it should"
                         } else {
                             ""
-                        },
-                        error_text(&rec.body, key)
-                    ),
-                ));
+                        }
+                    );
+                    match error_text(&rec.body, key) {
+                        said if said.is_empty() => {
+                            format!("{got}, but its body is empty: no JSON error")
+                        }
+                        said => format!("{got}, but its body is not JSON: {said}"),
+                    }
+                }));
             }
         }
         judge(&mut o, fail_on);
