@@ -272,7 +272,11 @@ impl Scrubber {
 
     /// Scrubs plain text.
     pub fn text(&self, s: &str) -> String {
-        s.chars().map(|c| self.char(c)).collect()
+        // What was masked already stays recognisable.
+        s.split(REDACTED)
+            .map(|part| part.chars().map(|c| self.char(c)).collect::<String>())
+            .collect::<Vec<_>>()
+            .join(REDACTED)
     }
 
     /// Scrubs the *content* of a JSON string literal as it appears in JSON
@@ -280,8 +284,10 @@ impl Scrubber {
     /// byte for byte the same length.
     fn literal(&self, lit: &str, out: &mut String) {
         // What was masked already stays recognisable.
-        if lit == REDACTED {
-            out.push_str(lit);
+        if let Some((before, after)) = lit.split_once(REDACTED) {
+            self.literal(before, out);
+            out.push_str(REDACTED);
+            self.literal(after, out);
             return;
         }
         let mut it = lit.chars().peekable();
@@ -408,9 +414,11 @@ impl Scrubber {
             // Responses' `error` event and `response.error.message`).
             "message",
             // Log probabilities' tokens (their `bytes` follow the scrubbed
-            // token) and Chat's audio transcript.
+            // token) and Chat's audio: its transcript and its base64 `data`
+            // (the spoken answer; letters x and digits 0 keep it base64).
             "token",
             "transcript",
+            "data",
         ];
         // Keys whose string is JSON text split over events: Chat's and
         // Responses' `arguments`, Messages' `partial_json`, and the
@@ -797,33 +805,30 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
             // Without --scrub-text the answer stays, but keys and secret
             // `NAME: value` pairs in it are masked, as in a raw body.
             rewrite_response_text(e, |b| raw(b, None));
-            for m in e
-                .get_mut("_eventSourceMessages")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(Value::String(d)) = m.get_mut("data") {
-                    *d = capture::redact_keys(d);
-                }
-            }
+            rewrite_messages(e, capture::redact_keys);
         }
         if let Some(s) = scrub.as_deref_mut() {
             s.args_state.clear();
             rewrite_response_text(e, |b| s.body(b));
-            for m in e
-                .get_mut("_eventSourceMessages")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(Value::String(d)) = m.get_mut("data") {
-                    *d = s.data_value(d);
-                }
-            }
+            rewrite_messages(e, |d| s.data_value(d));
         }
     }
     Ok(())
+}
+
+/// Rewrites the `data` of each of a HAR entry's `_eventSourceMessages`
+/// (Chrome's EventStream panel) through `f`.
+fn rewrite_messages(entry: &mut Value, mut f: impl FnMut(&str) -> String) {
+    for m in entry
+        .get_mut("_eventSourceMessages")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(Value::String(d)) = m.get_mut("data") {
+            *d = f(d);
+        }
+    }
 }
 
 /// Rewrites a HAR entry's `response.content.text` through `f`, decoding
@@ -850,6 +855,20 @@ fn rewrite_response_text(entry: &mut Value, f: impl FnOnce(&[u8]) -> Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mask_already_there_stays_readable() {
+        assert_eq!(
+            Scrubber::flat().text("key [REDACTED] used"),
+            "xxx [REDACTED] xxxx"
+        );
+        let v = Scrubber::flat()
+            .data_value(r#"{"error":{"message":"bad key [REDACTED]; x-api-key: [REDACTED]"}}"#);
+        assert_eq!(
+            v,
+            r#"{"error":{"message":"xxx xxx [REDACTED]; x-xxx-xxx: [REDACTED]"}}"#
+        );
+    }
 
     #[test]
     fn text_keeps_length_structure_and_prefixes() {

@@ -1269,6 +1269,20 @@ fn an_empty_rule_is_a_usage_error() {
         let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
         assert!(e.contains("--rule"), "{empty:?}: {e}");
         assert!(!d.join("o.sse").exists());
+        // Said first, also when the output exists (found by a trial: it
+        // said "already exists; use --force").
+        std::fs::write(d.join("o.sse"), "mine").unwrap();
+        let a = sselint()
+            .arg("minimize")
+            .arg(&input)
+            .arg("-o")
+            .arg(d.join("o.sse"))
+            .args(["--no-config", "--rule", empty])
+            .assert()
+            .code(2);
+        let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+        assert!(e.contains("empty rule name"), "{empty:?}: {e}");
+        assert_eq!(std::fs::read_to_string(d.join("o.sse")).unwrap(), "mine");
     }
 }
 
@@ -1522,7 +1536,7 @@ fn a_budget_limited_run_and_redact_scrub_every_text_of_the_request_and_answer() 
         .to_string();
     let body = body.replacen(
         r#"{"content":"Kangaroos"},"logprobs":null"#,
-        r#"{"content":"Kangaroos","audio":{"transcript":"MARKAUDIO"}},"logprobs":{"content":[{"token":"MARKLP","logprob":-0.1,"bytes":[77,65,82,75,76,80],"top_logprobs":[{"token":"MARKTOP","logprob":-0.2,"bytes":[77,65,82,75,84,79,80]}]}]}"#,
+        r#"{"content":"Kangaroos","audio":{"transcript":"MARKAUDIO","data":"MARKSOUND"}},"logprobs":{"content":[{"token":"MARKLP","logprob":-0.1,"bytes":[77,65,82,75,76,80],"top_logprobs":[{"token":"MARKTOP","logprob":-0.2,"bytes":[77,65,82,75,84,79,80]}]}]}"#,
         1,
     );
     assert!(body.contains("MARKLP"));
@@ -1541,6 +1555,7 @@ fn a_budget_limited_run_and_redact_scrub_every_text_of_the_request_and_answer() 
         "MARKARGS",
         "MARKTOOLRESULT",
         "MARKAUDIO",
+        "MARKSOUND",
         "MARKLP",
         "MARKTOP",
         "77,65,82,75",
@@ -1562,6 +1577,17 @@ fn a_budget_limited_run_and_redact_scrub_every_text_of_the_request_and_answer() 
         "minimize --max-steps 0",
         &String::from_utf8_lossy(&out.output),
     );
+    // Never larger than the input, even when nothing was cut (found by a
+    // trial: the HAR was written indented, 116 % of a compact input), and
+    // the same bytes when minimized again.
+    assert!(
+        out.output.len() <= bytes.len(),
+        "{} > {}",
+        out.output.len(),
+        bytes.len()
+    );
+    let again = run("in.har", &out.output, &o).unwrap();
+    assert_eq!(again.output, out.output);
     let input = scratch("budget-scrub").join("in.har");
     std::fs::write(&input, &bytes).unwrap();
     let red = sselint()

@@ -152,6 +152,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: error: {msg}");
         Ok(ExitCode::from(2))
     };
+    // Usage errors first, before anything about the files.
+    if a.rule.iter().any(|r| r.trim().is_empty()) {
+        return fail(
+            "--rule: an empty rule name; name one or more rules (`sselint rules` lists them), or leave --rule out to keep every rule at warning or above"
+                .into(),
+        );
+    }
     let shown = a.input.display().to_string();
     if a.input.as_os_str() == "-" {
         return fail("minimize reads a file, not standard input; save the capture first".into());
@@ -226,12 +233,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     settings.dialect = a.input_args.dialect();
     if let Some(n) = a.max_event_bytes {
         settings.max_event_bytes = n;
-    }
-    if a.rule.iter().any(|r| r.trim().is_empty()) {
-        return fail(
-            "--rule: an empty rule name; name one or more rules (`sselint rules` lists them), or leave --rule out to keep every rule at warning or above"
-                .into(),
-        );
     }
     let refs: Vec<&str> = a.rule.iter().map(String::as_str).collect();
     let rules = match sselint::config::resolve_rules(&refs) {

@@ -535,14 +535,7 @@ fn scrub(st: &State, how: Scrub) -> State {
             text_chars(d.as_bytes(), probe.data_value(d).as_bytes(), &mut seen);
         }
     }
-    let request = match &st.shell {
-        Shell::Har(h) => h
-            .entry
-            .pointer("/request/postData/text")
-            .and_then(Value::as_str)
-            .and_then(|t| serde_json::from_str::<Value>(t).ok()),
-        Shell::Bytes(_) => None,
-    };
+    let request = har_request(st);
     if let Some(r) = &request {
         let mut moved = r.clone();
         probe.request(&mut moved);
@@ -571,16 +564,22 @@ fn scrub(st: &State, how: Scrub) -> State {
     scrub_with(st, s)
 }
 
-/// The state with its text put through `s`.
-fn scrub_with(st: &State, s: Scrubber) -> State {
-    let request = match &st.shell {
+/// The request body of a HAR shell, parsed (`None` for a raw body or a
+/// request without a JSON body).
+fn har_request(st: &State) -> Option<Value> {
+    match &st.shell {
         Shell::Har(h) => h
             .entry
             .pointer("/request/postData/text")
             .and_then(Value::as_str)
             .and_then(|t| serde_json::from_str::<Value>(t).ok()),
         Shell::Bytes(_) => None,
-    };
+    }
+}
+
+/// The state with its text put through `s`.
+fn scrub_with(st: &State, s: Scrubber) -> State {
+    let request = har_request(st);
     // Whether the body is plain text is told from all of it (a piece
     // alone may look like neither SSE nor JSON).
     let plain = redact::is_plain_pieces(st.units.iter().map(|u| u.bytes.as_slice()));
@@ -1191,7 +1190,20 @@ pub fn minimize(
             ));
         }
     }
-    let output = shell::render_final(&st.shell, &st.refs());
+    let mut output = shell::render_final(&st.shell, &st.refs());
+    // A HAR is written indented, unless that makes it larger than the
+    // input (a run stopped early, before it cut much): then compact, so
+    // the output is never the larger (and minimizing it again, compact
+    // again, gives the same bytes).
+    if matches!(st.shell, Shell::Har(_)) && output.len() as u64 > size_before.bytes {
+        if let Ok(doc) = serde_json::from_slice::<Value>(&output) {
+            let mut compact = serde_json::to_vec(&doc).unwrap_or_default();
+            compact.push(b'\n');
+            if compact.len() < output.len() {
+                output = compact;
+            }
+        }
+    }
     // The final check (not counted: it is no candidate).
     let last = lint_bytes(output.clone(), &oracle.read, &opts.settings);
     let (after, events_after) = last.map(|o| (o.counts, o.events)).unwrap_or_default();
