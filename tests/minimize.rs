@@ -1284,6 +1284,19 @@ fn an_empty_rule_is_a_usage_error() {
         assert!(e.contains("empty rule name"), "{empty:?}: {e}");
         assert_eq!(std::fs::read_to_string(d.join("o.sse")).unwrap(), "mine");
     }
+    // An unknown rule too.
+    let d = scratch("unknown-rule");
+    std::fs::write(d.join("o.sse"), "mine").unwrap();
+    let a = sselint()
+        .arg("minimize")
+        .arg(&input)
+        .arg("-o")
+        .arg(d.join("o.sse"))
+        .args(["--no-config", "--rule", "nosuch"])
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(e.contains("nosuch") && !e.contains("already exists"), "{e}");
 }
 
 /// The report's `check it: …` line.

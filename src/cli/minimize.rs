@@ -159,6 +159,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 .into(),
         );
     }
+    let refs: Vec<&str> = a.rule.iter().map(String::as_str).collect();
+    let rules = match sselint::config::resolve_rules(&refs) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("--rule: {e}")),
+    };
     let shown = a.input.display().to_string();
     if a.input.as_os_str() == "-" {
         return fail("minimize reads a file, not standard input; save the capture first".into());
@@ -234,11 +239,6 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(n) = a.max_event_bytes {
         settings.max_event_bytes = n;
     }
-    let refs: Vec<&str> = a.rule.iter().map(String::as_str).collect();
-    let rules = match sselint::config::resolve_rules(&refs) {
-        Ok(r) => r,
-        Err(e) => return fail(format!("--rule: {e}")),
-    };
     let opts = minimize::Options {
         rules,
         keep_text: a.keep_text,
