@@ -8,6 +8,7 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod rule;
 pub mod sarif;
 
 use crate::lint::Severity;
