@@ -230,7 +230,9 @@ fn links(text: &str) -> Vec<String> {
 #[test]
 fn no_link_in_the_book_is_broken() {
     let mut broken = Vec::new();
-    for page in pages() {
+    let mut all = pages();
+    all.push(root().join("README.md"));
+    for page in all {
         let text = std::fs::read_to_string(&page).unwrap();
         for link in links(&text) {
             if link.starts_with("http://")
@@ -305,6 +307,29 @@ fn the_link_checker_finds_a_broken_link_and_heading() {
         vec![
             "probing-an-endpoint-sselint-probe".to_string(),
             "probing-an-endpoint-sselint-probe-1".to_string()
+        ]
+    );
+}
+
+#[test]
+fn the_readme_is_short_and_its_quick_start_has_two_commands() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; the manual is the book"
+    );
+    let quick = readme
+        .split("## Quick start")
+        .nth(1)
+        .and_then(|t| t.split("```sh\n").nth(1))
+        .and_then(|t| t.split("```").next())
+        .expect("a Quick start with a sh block");
+    assert_eq!(
+        quick.lines().collect::<Vec<_>>(),
+        [
+            "cargo run --release -- check samples/bad/cut-off.sse",
+            "cargo test"
         ]
     );
 }
