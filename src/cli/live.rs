@@ -286,6 +286,7 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
             verbose: false,
             color: a.color.enabled(),
             quiet: false,
+            errors_elsewhere: false,
         },
         &run,
         &mut o,
