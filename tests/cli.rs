@@ -745,3 +745,29 @@ fn every_json_report_names_the_tool_the_same_way() {
         assert_eq!(v["tool"]["version"], version, "{args:?}");
     }
 }
+
+#[test]
+fn invalid_utf8_names_the_bytes_in_hex_not_as_a_count() {
+    let dir = common::scratch("utf8-wording");
+    let f = dir.join("two.sse");
+    std::fs::write(
+        &f,
+        b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\xe2\x82\"}}]}\n\n",
+    )
+    .unwrap();
+    let out = sselint().arg("check").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the bytes 0xE2 0x82 are not UTF-8; they decode to U+FFFD"),
+        "{text}"
+    );
+    let out = sselint()
+        .args(["check", "samples/bad/invalid-utf8.sse"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the byte 0xE9 is not UTF-8; it decodes to U+FFFD"),
+        "{text}"
+    );
+}
