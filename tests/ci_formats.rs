@@ -546,6 +546,15 @@ fn input_errors_reach_sarif_junit_github_and_json() {
             && l.contains("no capture")),
         "{github}"
     );
+    // Its closing line counts the input, as the human one does.
+    assert!(
+        github
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("sselint: 0 error(s), 0 warning(s), 0 info(s) (1 could not be read)"),
+        "{github}"
+    );
 
     let (_, json) = with_an_empty_directory("json");
     let json: Value = serde_json::from_str(&json).unwrap();
