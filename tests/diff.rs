@@ -223,7 +223,11 @@ fn a_har_side_needs_an_entry_when_it_holds_several_streams_and_accepts_path_hash
     let out = Command::cargo_bin("sselint")
         .unwrap()
         .current_dir(root())
-        .args(["diff", "samples/har/chrome.har#9", "samples/har/chrome.har#3"])
+        .args([
+            "diff",
+            "samples/har/chrome.har#9",
+            "samples/har/chrome.har#3",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
