@@ -107,3 +107,48 @@ fn the_licences_the_manifest_names_and_a_changelog_are_shipped() {
         );
     }
 }
+
+/// The wheel's data files (pyproject.toml's `data`): path under
+/// python/sselint.data → the command that writes it.
+const WHEEL_DATA: &[(&str, &[&str])] = &[
+    ("data/share/man/man1/sselint.1", &["man"]),
+    (
+        "data/share/bash-completion/completions/sselint",
+        &["completions", "bash"],
+    ),
+    (
+        "data/share/zsh/site-functions/_sselint",
+        &["completions", "zsh"],
+    ),
+    (
+        "data/share/fish/vendor_completions.d/sselint.fish",
+        &["completions", "fish"],
+    ),
+];
+
+#[test]
+fn the_wheel_ships_the_man_page_and_completions_this_binary_writes() {
+    // `SSELINT_BLESS=1 cargo test --test shipping` writes them.
+    let bless = std::env::var_os("SSELINT_BLESS").is_some_and(|v| v == "1");
+    let dir = root().join("python/sselint.data");
+    let mut stale = Vec::new();
+    for (path, args) in WHEEL_DATA {
+        let out = sselint().args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let p = dir.join(path);
+        if std::fs::read(&p).ok().as_deref() != Some(out.stdout.as_slice()) {
+            if bless {
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(&p, &out.stdout).unwrap();
+            } else {
+                stale.push(*path);
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale wheel data, write it with `SSELINT_BLESS=1 cargo test --test shipping`: {stale:?}"
+    );
+    let pyproject = std::fs::read_to_string(root().join("pyproject.toml")).unwrap();
+    assert!(pyproject.contains("data = \"python/sselint.data\""));
+}
