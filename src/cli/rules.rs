@@ -26,16 +26,16 @@ Examples:
 pub struct RuleArgs {
     /// Rule name (`cut-off`) or code (`E401`).
     name: String,
-    /// `text` for a terminal; `markdown` writes the rule's page of the
+    /// `human` for a terminal; `markdown` writes the rule's page of the
     /// book (docs/rules/NAME.md).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "human")]
     format: RuleFormat,
 }
 
 /// `sselint rule --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum RuleFormat {
-    Text,
+    Human,
     Markdown,
 }
 
@@ -92,7 +92,7 @@ pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {
         );
     };
     let style = match a.format {
-        RuleFormat::Text => rule::Style::Text,
+        RuleFormat::Human => rule::Style::Text,
         RuleFormat::Markdown => rule::Style::Markdown,
     };
     let mut out = Vec::new();
