@@ -86,7 +86,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand check" -l insecure -d 'A
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s v -l verbose -d 'Show info findings too'
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s q -l quiet -d 'Only summary lines'
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l format -d '`table` for people, `jsonl` for one JSON record per line, `html` for a self-contained page (with -o, a file to open in a browser)' -r -f -a "table\t''
+complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l format -d '`human` (the table, for people; `table` is another name for it), `jsonl` for one JSON record per line, `html` for a self-contained page (with -o, a file to open in a browser)' -r -f -a "human\t'The table, as `check`\'s `human` is its terminal report'
 jsonl\t''
 html\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -s o -l output -d 'Write the report to FILE (atomically; a FIFO or device is written through) instead of stdout; `-` is stdout; never the input' -r -F
@@ -110,7 +110,7 @@ never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sselint -n "__fish_sselint_using_subcommand rules" -l profiles -d 'List the provider profiles instead'
 complete -c sselint -n "__fish_sselint_using_subcommand rules" -s h -l help -d 'Print help'
-complete -c sselint -n "__fish_sselint_using_subcommand rule" -l format -d '`text` for a terminal; `markdown` writes the rule\'s page of the book (docs/rules/NAME.md)' -r -f -a "text\t''
+complete -c sselint -n "__fish_sselint_using_subcommand rule" -l format -d '`human` for a terminal; `markdown` writes the rule\'s page of the book (docs/rules/NAME.md)' -r -f -a "human\t''
 markdown\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand rule" -s h -l help -d 'Print help'
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l format -d '`human`, `json` or `html` (one self-contained page: the word diff, tool calls side by side, the rows, both timelines on one axis)' -r -f -a "human\t''
@@ -153,6 +153,10 @@ complete -c sselint -n "__fish_sselint_using_subcommand record" -l profile -d 'P
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l color -d 'Colour of the final report' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l fail-on -d 'Exit 1 when the capture holds a finding at or above this severity (`never`: exit 0 whenever something was recorded), as `check` of the saved capture would' -r -f -a "error\t'Errors fail the run'
+warning\t'Warnings and errors'
+info\t'Any finding'
+never\t'Never fail on findings'"
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l no-usage -d 'Do not add `stream_options.include_usage` (Chat Completions only; Responses and Messages streams carry usage unasked)'
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l insecure -d 'Accept any TLS certificate'
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l force -d 'Replace an existing output file'
