@@ -22,8 +22,13 @@ pub const FILE_NAME: &str = "sselint.toml";
 pub const TEMPLATE: &str = r#"# sselint configuration. Command-line flags win over this file.
 # Docs: `sselint rules`, `sselint rule NAME`, `sselint rules --profiles`.
 
-# The provider profile: which extension fields, enum values and annotation
-# chunks are normal (openai, strict, azure, openrouter, groq, deepseek, ...).
+# The provider profile: which extension fields, enum values and events are
+# normal for the server you lint. `sselint rules --profiles` lists them all:
+#   Chat Completions: openai, strict, azure, openrouter, groq, deepseek, vllm, ...
+#   Responses:        openai-responses, azure-responses, openrouter-responses, ...
+#   Messages:         anthropic, bedrock, vertex-anthropic, litellm-messages, ...
+# A profile knows the fields of its own dialect only: under `groq`, a
+# Messages stream's extension fields are still reported.
 profile = "openai"
 
 # Exit 1 when a finding reaches this severity: error | warning | info | never.
@@ -35,9 +40,11 @@ select = []
 # Skip these rules (names, codes or groups).
 ignore = []
 
-# Extra fields your providers send that you accept (JSON pointers inside a
-# chunk; `*` is any array index). They are reported as infos, not as
-# `unknown-field` warnings.
+# Extra fields your providers send that you accept: JSON pointers inside an
+# event's data (a Chat chunk, a Responses or a Messages event; `*` is any
+# array index), e.g. "/choices/*/delta/x_cache" or "/message/x_route".
+# Instead of an unknown-field warning, such a field is a `vendor-extension`
+# info in a Chat stream, and no finding in a Responses or Messages one.
 allow-fields = []
 
 # The largest event read, in bytes (larger ones are `event-too-large`).
@@ -482,6 +489,22 @@ comment = "off"
         assert!(e.contains("bad severity"), "{e}");
         let e = parse("profile = \"nope\"\n").unwrap_err();
         assert!(e.contains("unknown profile"), "{e}");
+    }
+
+    #[test]
+    fn the_template_names_real_profiles_of_every_dialect() {
+        // The profile lines: `#   Dialect:   name, name, ...`.
+        let mut seen = Vec::new();
+        for line in TEMPLATE.lines().filter(|l| l.starts_with("#   ")) {
+            let (_, names) = line.split_once(':').expect("`#   Dialect: names`");
+            for n in names.split(',').map(str::trim).filter(|n| *n != "...") {
+                let p = profile(n).unwrap_or_else(|| panic!("the template names no profile {n:?}"));
+                seen.push(p.dialect);
+            }
+        }
+        for d in crate::dialect::ALL {
+            assert!(seen.contains(d), "the template lists no {d} profile");
+        }
     }
 
     #[test]

@@ -83,17 +83,33 @@ const DROPPED_HEADERS: &[&str] = &[
 ];
 
 impl Replay {
-    /// Loads the first stream of a capture (`opts` picks a HAR entry);
+    /// Loads the stream of a capture (`opts` picks a HAR entry);
     /// `dialect` (`--dialect`) overrides the one told from the capture.
     ///
     /// # Errors
-    /// The capture cannot be read.
+    /// The capture cannot be read, holds no stream, or holds several (a
+    /// HAR with more than one event stream and no `--entry`): the message
+    /// lists them.
     pub fn load(
         path: &str,
         opts: &capture::Options,
         dialect: Option<Dialect>,
     ) -> Result<Self, String> {
         let cap = capture::open(path, opts).map_err(|e| e.to_string())?;
+        if cap.streams.len() > 1 {
+            // Serving the first would answer with a stream the user may not
+            // have meant, and say nothing: name them and let them pick.
+            let labels: Vec<String> = cap
+                .streams
+                .iter()
+                .map(|s| format!("  {}", s.label))
+                .collect();
+            return Err(format!(
+                "{path}: the capture holds {} event streams; serve one with --entry N:\n{}",
+                cap.streams.len(),
+                labels.join("\n")
+            ));
+        }
         let Some(stream) = cap.streams.into_iter().next() else {
             return Err(format!("{path}: no stream to replay"));
         };

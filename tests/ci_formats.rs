@@ -546,6 +546,15 @@ fn input_errors_reach_sarif_junit_github_and_json() {
             && l.contains("no capture")),
         "{github}"
     );
+    // Its closing line counts the input, as the human one does.
+    assert!(
+        github
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("sselint: 0 error(s), 0 warning(s), 0 info(s) (1 could not be read)"),
+        "{github}"
+    );
 
     let (_, json) = with_an_empty_directory("json");
     let json: Value = serde_json::from_str(&json).unwrap();
@@ -628,12 +637,24 @@ fn the_human_report_names_an_input_that_could_not_be_read() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Said once: on stderr, while the report on stdout counts it.
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.contains("error: samples/har/har-no-sse.har: no entry is an event stream"),
-        "{stdout}"
-    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let said = "error: samples/har/har-no-sse.har: no entry is an event stream";
+    assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
+    assert!(!stdout.contains(said), "{stdout}");
     assert!(stdout.contains("1 could not be read"), "{stdout}");
+    // A report written to a file names it itself.
+    let dir = common::scratch("unreadable-report");
+    let report = dir.join("report.txt");
+    let out = sselint()
+        .args(["check", "samples/har/har-no-sse.har", "-o"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert!(text.contains(said), "{text}");
 }
 
 #[test]

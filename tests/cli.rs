@@ -47,15 +47,45 @@ fn warnings_fail_only_with_fail_on_warning() {
 }
 
 #[test]
-fn a_missing_file_exits_2_and_names_it() {
-    sselint()
+fn a_missing_file_exits_2_and_names_it_once() {
+    let out = sselint()
         .args(["check", "no/such/capture.sse"])
         .assert()
         .code(2)
-        .stderr(
-            predicate::str::contains("no/such/capture.sse")
-                .and(predicate::str::contains("no such file")),
-        );
+        .get_output()
+        .clone();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    // On stderr, once; the report on stdout only counts it.
+    assert_eq!(
+        stderr.matches("no/such/capture.sse: no such file").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!stdout.contains("no such file"), "{stdout}");
+    assert!(stdout.contains("(1 could not be read)"), "{stdout}");
+}
+
+#[test]
+fn a_human_report_written_to_a_file_keeps_the_unreadable_input() {
+    let dir = common::scratch("missing-o");
+    let report = dir.join("report.txt");
+    sselint()
+        .args(["check", "no/such/capture.sse", "-o"])
+        .arg(&report)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no/such/capture.sse: no such file",
+        ));
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        text.contains("error: no/such/capture.sse: no such file"),
+        "{text}"
+    );
+    assert!(text.contains("(1 could not be read)"), "{text}");
 }
 
 #[test]
@@ -694,4 +724,50 @@ fn a_closed_stdout_is_not_a_panic() {
         assert_ne!(done.status.code(), Some(101), "{args:?} panicked: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn every_json_report_names_the_tool_the_same_way() {
+    let version = env!("CARGO_PKG_VERSION");
+    for args in [
+        &["check", "samples/good/openai-basic.sse", "--format", "json"][..],
+        &[
+            "diff",
+            "samples/diff/openai.sse",
+            "samples/diff/whole-words.sse",
+            "--format",
+            "json",
+        ][..],
+    ] {
+        let out = sselint().args(args).output().unwrap();
+        let v = json_of(&out.stdout);
+        assert_eq!(v["tool"]["name"], "sselint", "{args:?}");
+        assert_eq!(v["tool"]["version"], version, "{args:?}");
+    }
+}
+
+#[test]
+fn invalid_utf8_names_the_bytes_in_hex_not_as_a_count() {
+    let dir = common::scratch("utf8-wording");
+    let f = dir.join("two.sse");
+    std::fs::write(
+        &f,
+        b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\xe2\x82\"}}]}\n\n",
+    )
+    .unwrap();
+    let out = sselint().arg("check").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the bytes 0xE2 0x82 are not UTF-8; they decode to U+FFFD"),
+        "{text}"
+    );
+    let out = sselint()
+        .args(["check", "samples/bad/invalid-utf8.sse"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the byte 0xE9 is not UTF-8; it decodes to U+FFFD"),
+        "{text}"
+    );
 }

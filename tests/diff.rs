@@ -218,6 +218,25 @@ fn a_har_side_needs_an_entry_when_it_holds_several_streams_and_accepts_path_hash
         &[],
     );
     assert_eq!(code, 0);
+    // An index past the entries is said in diff's own terms (no `--entry`,
+    // which diff does not take).
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .current_dir(root())
+        .args([
+            "diff",
+            "samples/har/chrome.har#9",
+            "samples/har/chrome.har#3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("samples/har/chrome.har: entry 9 is out of range: the HAR has 4 entries"),
+        "{err}"
+    );
+    assert!(!err.contains("--entry 9"), "{err}");
 }
 
 #[test]

@@ -94,6 +94,12 @@ fn cases() -> Vec<Case> {
     zstd_binary.extend_from_slice(&[
         0x28, 0xB5, 0x2F, 0xFD, 0x04, 0x58, 0x9D, 0x02, 0x00, 0xC2, 0x85, 0x0F, 0xFF, 0xE1, 0x01,
     ]);
+    // ASCII text as UTF-16 code units, without a byte-order mark.
+    let utf16 = |text: &[u8], big_endian: bool| -> Vec<u8> {
+        text.iter()
+            .flat_map(|&b| if big_endian { [0, b] } else { [b, 0] })
+            .collect()
+    };
     vec![
         // An invisible U+FEFF in a message is shown escaped.
         Case { name: "mid-bom.sse", bytes: mid_bom, code: 0, says: "field `\\u{feff}data`" },
@@ -105,6 +111,8 @@ fn cases() -> Vec<Case> {
         Case { name: "blank.sse", bytes: b"\n\n\r\n\r\r\n".to_vec(), code: 1, says: "empty-stream" },
         Case { name: "nuls.sse", bytes: vec![0; 4096], code: 1, says: "body-not-sse" },
         Case { name: "utf16.sse", bytes: b"\xFF\xFEd\x00a\x00t\x00a\x00".to_vec(), code: 2, says: "UTF-16" },
+        Case { name: "utf16le-no-bom.sse", bytes: utf16(b"data: {\"id\":\"chatcmpl-1\",\"choices\":[]}\n\n", false), code: 2, says: "UTF-16LE without a byte-order mark" },
+        Case { name: "utf16be-no-bom.sse", bytes: utf16(b"data: {\"id\":\"chatcmpl-1\",\"choices\":[]}\n\n", true), code: 2, says: "UTF-16BE without a byte-order mark" },
         Case { name: "cut-in-first-event.sse", bytes: b"data: {\"id\":\"c\",\"choi".to_vec(), code: 1, says: "ended inside its first event" },
         Case { name: "no-log.json.har", bytes: b"{\"entries\": []}".to_vec(), code: 2, says: "not a HAR file" },
         Case { name: "random.bin", bytes: random, code: 1, says: "ending: empty" },

@@ -339,6 +339,45 @@ fn replay_answers_other_paths_with_404_and_serves_any_path_when_asked() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("HTTP 200"));
 }
 
+#[test]
+fn replay_of_a_har_with_several_streams_names_them_and_serves_the_one_picked() {
+    // chrome.har's one event stream (#3), and a copy of it as #4.
+    let mut har: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("samples/har/chrome.har")).unwrap(),
+    )
+    .unwrap();
+    let entries = har["log"]["entries"].as_array_mut().unwrap();
+    let mut second = entries[3].clone();
+    second["request"]["url"] = "https://api.example.com/v1/chat/completions?copy=4".into();
+    entries.push(second);
+    let dir = scratch("replay-two-streams");
+    let p = dir.join("two.har");
+    std::fs::write(&p, serde_json::to_string(&har).unwrap()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("sselint")
+        .unwrap()
+        .arg("replay")
+        .arg(&p)
+        .args(["--listen", "127.0.0.1:0", "--once"])
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("holds 2 event streams; serve one with --entry N"),
+        "{err}"
+    );
+    assert!(
+        err.contains("#3 POST") && err.contains("#4 POST") && err.contains("copy=4"),
+        "{err}"
+    );
+    // With --entry it serves that one.
+    let replay = Replay::start(&p, &["--entry", "4", "--once"]);
+    let (status, body) = http(&replay.addr, "POST", "/v1/chat/completions");
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&body).contains("[DONE]"));
+}
+
 /// One request over a fresh connection: (status, body de-chunked).
 fn http(addr: &str, method: &str, path: &str) -> (u16, Vec<u8>) {
     use std::io::{Read, Write};

@@ -541,3 +541,35 @@ fn a_null_count_in_message_delta_usage_keeps_the_count_message_start_gave() {
     assert!(u["input_tokens"].as_u64().is_some(), "{u}");
     assert_eq!(u["output_tokens"], 7, "{u}");
 }
+
+#[test]
+fn inspect_names_what_every_messages_event_does() {
+    // A block's start and stop had a blank kind: every event of the good
+    // Messages samples says what it does.
+    for sample in [
+        "samples/good/messages-basic.sse",
+        "samples/good/messages-text.sse",
+        "samples/good/messages-thinking.sse",
+        "samples/good/messages-tool-use.sse",
+        "samples/good/messages-server-tool.sse",
+    ] {
+        let out = assert_cmd::Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(common::root())
+            .args(["inspect", sample, "--format", "jsonl"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{sample}");
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            if row["type"] != "event" {
+                continue;
+            }
+            let kind = row["kind"].as_str().unwrap_or("");
+            assert!(!kind.is_empty(), "{sample}: {}", row["event"]);
+            if row["event"] == "content_block_start" || row["event"] == "content_block_stop" {
+                assert!(kind.split('+').any(|k| k == "block"), "{sample}: {kind}");
+            }
+        }
+    }
+}

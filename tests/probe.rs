@@ -443,6 +443,27 @@ fn fail_on_sets_the_level_that_fails_a_scenario() {
 }
 
 #[test]
+fn fail_on_never_keeps_the_card_and_exits_0_as_check_does() {
+    // The same --fail-on values as `check`: `never` is accepted, the card
+    // still judges each scenario at `error`, and a failing one no longer
+    // fails the run.
+    let dir = scratch("probe-fail-on-never");
+    let set = capture_set(&dir, &["tool.sse"], &[]);
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("out"),
+        &["--only", "tool,plain", "--fail-on", "never"],
+    );
+    assert_eq!(scenario(&v, "tool")["verdict"], "fail", "{v:#}");
+    assert_eq!(scenario(&v, "plain")["verdict"], "pass", "{v:#}");
+    assert_eq!(v["fail_on"], "never");
+    assert_eq!(v["tool"]["name"], "sselint");
+    assert_eq!(v["tool"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(code, Some(0), "{v:#}");
+}
+
+#[test]
 fn existing_captures_are_kept_unless_forced() {
     let dir = scratch("probe-keep");
     let r = Replay::start(&fixtures().join("good"), &[]);

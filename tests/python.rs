@@ -77,6 +77,25 @@ fn the_installed_command_lints_a_shipped_sample() {
 }
 
 #[test]
+fn the_wheel_installs_the_man_page_and_the_completions() {
+    if tools().is_none() {
+        return;
+    }
+    let venv = root().join("python/.venv");
+    for f in [
+        "share/man/man1/sselint.1",
+        "share/bash-completion/completions/sselint",
+        "share/zsh/site-functions/_sselint",
+        "share/fish/vendor_completions.d/sselint.fish",
+    ] {
+        let p = venv.join(f);
+        let text = std::fs::read_to_string(&p)
+            .unwrap_or_else(|e| panic!("the wheel did not install {}: {e}", p.display()));
+        assert!(text.contains("sselint"), "{}", p.display());
+    }
+}
+
+#[test]
 fn the_python_package_passes_its_tests() {
     if tools().is_none() {
         return;

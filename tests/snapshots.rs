@@ -41,6 +41,7 @@ fn human_and_json_reports_of_every_sample() {
                         verbose: true,
                         color: false,
                         quiet: false,
+                        errors_elsewhere: false,
                     },
                     &rel,
                 );
@@ -131,6 +132,7 @@ fn findings_past_the_per_rule_limit_are_counted_not_shown() {
         verbose: false,
         color: false,
         quiet: false,
+        errors_elsewhere: false,
     }
     .render(&run, &mut out)
     .unwrap();

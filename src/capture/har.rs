@@ -132,7 +132,7 @@ pub fn read(
     if streams.is_empty() {
         let why = match (&opts.entry, &opts.url_match) {
             (Some(n), _) if *n >= entries.len() => format!(
-                "--entry {n} is out of range: the HAR has {} entries",
+                "entry {n} is out of range: the HAR has {} entries",
                 entries.len()
             ),
             (_, Some(m)) => format!("no SSE entry's URL contains {m:?}"),
@@ -145,7 +145,7 @@ pub fn read(
         };
         return Err(InputError::new(
             name,
-            format!("{why}; entries:\n{listing}\n(pick one with --entry N)"),
+            format!("{why}; entries:\n{listing}\n(pick one with --entry N, or FILE#N in diff)"),
         ));
     }
     // An app's other event streams (notifications, live reload) are not

@@ -680,6 +680,27 @@ pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
     from_reader(path, reader, opts)
 }
 
+/// Whether `head` is UTF-16 text written without a byte-order mark
+/// (`Out-File -Encoding unicode` without one, an editor's "UTF-16 LE"):
+/// its first 64 bytes, read as 16-bit units, are all printable ASCII or
+/// whitespace, with the NUL half on the odd bytes (little-endian) or the
+/// even ones (big-endian). An SSE, curl or HAR capture has no NUL there.
+fn utf16_without_bom(head: &[u8]) -> Option<&'static str> {
+    let n = head.len().min(64) & !1;
+    if n < 8 {
+        return None;
+    }
+    let text = |b: u8| b == b'\t' || b == b'\n' || b == b'\r' || (0x20..0x7F).contains(&b);
+    let units = head[..n].chunks_exact(2);
+    if units.clone().all(|u| u[1] == 0 && text(u[0])) {
+        Some("UTF-16LE without a byte-order mark")
+    } else if units.clone().all(|u| u[0] == 0 && text(u[1])) {
+        Some("UTF-16BE without a byte-order mark")
+    } else {
+        None
+    }
+}
+
 /// Reads a capture from any reader; `name` labels it.
 ///
 /// # Errors
@@ -691,10 +712,15 @@ pub fn from_reader(
 ) -> Result<Capture, InputError> {
     let mut reader = BufReader::with_capacity(SNIFF_BYTES, reader);
     let head = fill_sniff(&mut reader).map_err(|e| InputError::new(name, io_message(&e)))?;
-    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+    let utf16 = if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        Some("UTF-16")
+    } else {
+        utf16_without_bom(&head)
+    };
+    if let Some(which) = utf16 {
         return Err(InputError::new(
             name,
-            "the file is UTF-16 (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8 (e.g. `curl -o file`, or `Out-File -Encoding utf8`)",
+            format!("the file is {which} (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8 (e.g. `curl -o file`, or `Out-File -Encoding utf8`)"),
         ));
     }
     let mut reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(reader));

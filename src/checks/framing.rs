@@ -286,7 +286,21 @@ impl Linter<'_> {
 
     /// Whole-stream framing counts.
     pub(super) fn finish_framing(&mut self, framing: &Framing) {
-        if let Some((loc, bytes)) = self.first_invalid_utf8.take() {
+        if let Some((loc, hex)) = self.first_invalid_utf8.take() {
+            // "the byte 0xE9 is", "the bytes 0xE2 0x82 are": hex, not a count.
+            let (bytes, decode) = match hex.split(' ').collect::<Vec<_>>().as_slice() {
+                [one] => (format!("the byte 0x{one} is"), "it decodes"),
+                many => (
+                    format!(
+                        "the bytes {} are",
+                        many.iter()
+                            .map(|b| format!("0x{b}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                    "they decode",
+                ),
+            };
             let more = match self.invalid_utf8_reported {
                 1 => String::new(),
                 n => format!(" ({} lines hold such bytes)", n),
@@ -295,7 +309,7 @@ impl Linter<'_> {
                 Finding::new(
                     "invalid-utf8",
                     format!(
-                        "bytes {bytes} are not UTF-8{more}; they decode to U+FFFD, so the text a client shows differs from what the server meant"
+                        "{bytes} not UTF-8{more}; {decode} to U+FFFD, so the text a client shows differs from what the server meant"
                     ),
                     loc,
                 )

@@ -200,6 +200,7 @@ fn renderer<'a>(
     a: &Args,
     color: bool,
     logs: &'a [Vec<StreamLog>],
+    on_stdout: bool,
 ) -> Box<dyn Render + 'a> {
     match format {
         Format::Html => Box::new(Html {
@@ -215,6 +216,9 @@ fn renderer<'a>(
             verbose: a.verbose || a.fail_on == Some(FailOn::Info),
             color,
             quiet: a.quiet,
+            // Unreadable inputs go to stderr (below); a report on stdout
+            // would say them a second time on the same terminal.
+            errors_elsewhere: on_stdout,
         }),
     }
 }
@@ -448,7 +452,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut write_errors: Vec<String> = Vec::new();
     let color = a.color.enabled() && a.output.is_none();
-    let main = renderer(a.format, &a, color, &logs);
+    let on_stdout = a.output.as_deref().is_none_or(|p| p == Path::new("-"));
+    let main = renderer(a.format, &a, color, &logs, on_stdout);
     // The main report first, so a failing --report never hides it; `-` is
     // stdout.
     match a.output.as_deref().filter(|p| *p != Path::new("-")) {
@@ -473,7 +478,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     for (fmt, path) in &reports {
         let mut buf = Vec::new();
-        renderer(*fmt, &a, false, &logs).render(&run, &mut buf)?;
+        renderer(*fmt, &a, false, &logs, false).render(&run, &mut buf)?;
         if let Err(e) = sselint::output::write_atomic(path, &buf) {
             write_errors.push(format!("writing the report {}: {e}", path.display()));
         }
@@ -496,10 +501,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     if run.had_input_errors() {
         for f in run.files.iter().filter(|f| f.error.is_some()) {
+            // Escaped as the report escapes it: the text can quote the
+            // input (a HAR's URLs), and its lines stay lines.
             eprintln!(
                 "sselint: error: {}: {}",
                 sselint::report::display_path(&f.path),
-                f.error.as_deref().unwrap_or("")
+                sselint::lint::printable_text(f.error.as_deref().unwrap_or(""))
             );
         }
         return Ok(ExitCode::from(2));

@@ -25,9 +25,10 @@ pub struct Args {
     /// A file or `-` for stdin.
     #[arg(value_name = "INPUT")]
     input: String,
-    /// `table` for people, `jsonl` for one JSON record per line, `html`
-    /// for a self-contained page (with -o, a file to open in a browser).
-    #[arg(long, value_enum, default_value = "table")]
+    /// `human` (the table, for people; `table` is another name for it),
+    /// `jsonl` for one JSON record per line, `html` for a self-contained
+    /// page (with -o, a file to open in a browser).
+    #[arg(long, value_enum, default_value = "human")]
     format: Format,
     /// Write the report to FILE (atomically; a FIFO or device is written
     /// through) instead of stdout; `-` is stdout; never the input.
@@ -53,7 +54,9 @@ pub struct Args {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
-    Table,
+    /// The table, as `check`'s `human` is its terminal report.
+    #[value(alias = "table")]
+    Human,
     Jsonl,
     Html,
 }

@@ -232,6 +232,11 @@ pub struct RecordArgs {
     /// Colour of the final report.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
+    /// Exit 1 when the capture holds a finding at or above this severity
+    /// (`never`: exit 0 whenever something was recorded), as `check` of
+    /// the saved capture would.
+    #[arg(long, value_enum, default_value = "error")]
+    fail_on: super::check::FailOn,
 }
 
 pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
@@ -286,22 +291,22 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
             verbose: false,
             color: a.color.enabled(),
             quiet: false,
+            errors_elsewhere: false,
         },
         &run,
         &mut o,
     );
-    // As `check URL` (and `check` of the saved file) with its default
-    // `--fail-on error`: an error in the capture fails the run.
-    Ok(
-        if run
-            .worst()
-            .is_some_and(|w| w >= sselint::lint::Severity::Error)
-        {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        },
-    )
+    // As `check URL` (and `check` of the saved file) with the same
+    // `--fail-on`: a finding at or above it fails the run.
+    let fails = match (a.fail_on.threshold(), run.worst()) {
+        (Some(t), Some(w)) => w >= t,
+        _ => false,
+    };
+    Ok(if fails {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Serve a capture as the endpoint of its API, with fault injection.

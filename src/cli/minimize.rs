@@ -406,6 +406,7 @@ fn report(
         };
         let doc = serde_json::json!({
             "version": 1,
+            "tool": sselint::report::TOOL,
             "input": input,
             "output": out.display().to_string(),
             "stream": o.label,

@@ -9,6 +9,7 @@ mod minimize;
 mod probe;
 mod redact;
 mod rules;
+mod shell;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -68,6 +69,11 @@ enum Command {
     Minimize(minimize::Args),
     /// Write a commented sselint.toml to start from.
     Init(check::InitArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff, section 1).
+    Man(shell::ManArgs),
 }
 
 /// When to colour output.
@@ -209,6 +215,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Probe(a) => probe::run(*a),
         Command::Redact(a) => redact::run(a),
         Command::Minimize(a) => minimize::run(a),
+        Command::Completions(a) => shell::completions(a),
+        Command::Man(a) => shell::man(a),
     }
 }
 

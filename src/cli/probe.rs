@@ -110,24 +110,6 @@ pub enum Format {
     Github,
 }
 
-/// `--fail-on`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FailOn {
-    Error,
-    Warning,
-    Info,
-}
-
-impl FailOn {
-    fn severity(self) -> Severity {
-        match self {
-            FailOn::Error => Severity::Error,
-            FailOn::Warning => Severity::Warning,
-            FailOn::Info => Severity::Info,
-        }
-    }
-}
-
 /// Send a set of streaming scenarios to an endpoint and print a report card.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -187,9 +169,11 @@ pub struct Args {
     /// FILE), e.g. `--report sarif=probe.sarif`; stdout keeps --format.
     #[arg(long = "report", value_name = "FORMAT=FILE")]
     reports: Vec<String>,
-    /// The lowest severity that fails a scenario (and the run).
+    /// The lowest severity that fails a scenario (and the run): `error`,
+    /// `warning`, `info`, or `never` (scenarios are judged at `error` on
+    /// the card, and only one that could not run fails the run).
     #[arg(long, value_enum, default_value = "error")]
-    fail_on: FailOn,
+    fail_on: super::check::FailOn,
     /// Provider profile the captures are linted under.
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,
@@ -466,7 +450,10 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let mut settings = super::profile_settings(&a.profile)?;
-    let fail_on = a.fail_on.severity();
+    // `never` judges the card's scenarios at `error`; the exit code then
+    // ignores their findings (below), as `check --fail-on never` does.
+    let never = a.fail_on.threshold().is_none();
+    let fail_on = a.fail_on.threshold().unwrap_or(Severity::Error);
     if a.model.trim().is_empty() {
         return Ok(usage_error(
             "--model is empty; give the model name the endpoint serves",
@@ -810,7 +797,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         a.format,
         &cards,
         compare.as_deref(),
-        fail_on,
+        (fail_on, never),
         a.color.enabled(),
     )?;
     let code = super::write_report(None, &buf)?;
@@ -819,7 +806,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut report_failed = false;
     for (f, path) in &reports {
-        let buf = render(*f, &cards, compare.as_deref(), fail_on, false)?;
+        let buf = render(*f, &cards, compare.as_deref(), (fail_on, never), false)?;
         if super::write_report(Some(path), &buf)? != ExitCode::SUCCESS {
             report_failed = true;
         }
@@ -831,7 +818,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     let verdicts: Vec<Verdict> = all.map(|o| o.verdict).collect();
     Ok(if interrupted {
         ExitCode::from(130)
-    } else if verdicts.contains(&Verdict::Error) || verdicts.contains(&Verdict::Fail) {
+    } else if verdicts.contains(&Verdict::Error) || (!never && verdicts.contains(&Verdict::Fail)) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -843,14 +830,14 @@ fn render(
     format: Format,
     cards: &[Card],
     compare: Option<&[ScenarioDiff]>,
-    fail_on: Severity,
+    (fail_on, never): (Severity, bool),
     color: bool,
 ) -> anyhow::Result<Vec<u8>> {
     let mut buf = Vec::new();
     match format {
         Format::Human => human(cards, compare, color, fail_on, &mut buf)?,
         Format::Json => {
-            serde_json::to_writer_pretty(&mut buf, &json_report(cards, compare, fail_on))?;
+            serde_json::to_writer_pretty(&mut buf, &json_report(cards, compare, fail_on, never))?;
             buf.push(b'\n');
         }
         Format::Sarif => {
@@ -1259,7 +1246,7 @@ struct Summary {
 #[derive(serde::Serialize)]
 struct ReportJson<'a> {
     version: u32,
-    tool: Value,
+    tool: sselint::report::Tool,
     fail_on: &'static str,
     #[serde(flatten)]
     card: CardJson<'a>,
@@ -1313,11 +1300,12 @@ fn json_report<'a>(
     cards: &'a [Card],
     compare: Option<&[ScenarioDiff]>,
     fail_on: Severity,
+    never: bool,
 ) -> ReportJson<'a> {
     ReportJson {
         version: 1,
-        tool: json!({"name": "sselint", "version": env!("CARGO_PKG_VERSION")}),
-        fail_on: fail_on.name(),
+        tool: sselint::report::TOOL,
+        fail_on: if never { "never" } else { fail_on.name() },
         card: card_json(&cards[0]),
         compared_with: cards.get(1).map(card_json),
         differences: compare.map(|diffs| {

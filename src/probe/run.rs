@@ -731,6 +731,7 @@ fn echoed_secret(
         verbose: true,
         color: false,
         quiet: false,
+        errors_elsewhere: false,
     };
     let _ = human.render(&run, &mut text);
     let _ = crate::report::json::Json.render(&run, &mut text);

@@ -168,7 +168,7 @@ struct SideJson<'a> {
 #[derive(Serialize)]
 struct Doc<'a> {
     version: u32,
-    tool: &'static str,
+    tool: super::Tool,
     a: SideJson<'a>,
     b: SideJson<'a>,
     identical: bool,
@@ -200,7 +200,7 @@ fn side_json(s: &Side) -> SideJson<'_> {
 pub fn json(a: &Side, b: &Side, c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     let doc = Doc {
         version: VERSION,
-        tool: "sselint",
+        tool: super::TOOL,
         a: side_json(a),
         b: side_json(b),
         identical: c.differences.is_empty(),

@@ -80,9 +80,17 @@ impl Render for Github {
             }
         }
         let (e, w, i) = run.counted_totals();
+        // As the human report's closing line: an input that could not be
+        // read is counted, so "0 error(s)" never stands alone beside exit 2.
+        let unread = run.files.iter().filter(|f| f.error.is_some()).count();
         writeln!(
             out,
-            "sselint: {e} error(s), {w} warning(s), {i} info(s){}",
+            "sselint: {e} error(s), {w} warning(s), {i} info(s){}{}",
+            if unread > 0 {
+                format!(" ({unread} could not be read)")
+            } else {
+                String::new()
+            },
             if run.suppressed > 0 {
                 format!(
                     ", and {} more suppressed by the baseline (not counted)",

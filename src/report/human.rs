@@ -19,6 +19,10 @@ pub struct Human {
     pub color: bool,
     /// Only the summary lines (`-q`).
     pub quiet: bool,
+    /// The inputs that could not be read are said elsewhere: `check`
+    /// prints them on stderr when this report goes to stdout, so they are
+    /// not said twice on a terminal. The closing line still counts them.
+    pub errors_elsewhere: bool,
 }
 
 /// The note saying where a finding's severity came from.
@@ -278,7 +282,7 @@ impl Render for Human {
         };
         let mut hidden_infos = 0u64;
         for f in &run.files {
-            if let Some(e) = &f.error {
+            if let Some(e) = f.error.as_ref().filter(|_| !self.errors_elsewhere) {
                 let line = format!(
                     "error: {}: {}",
                     crate::report::display_path(&f.path),

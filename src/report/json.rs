@@ -20,16 +20,10 @@ pub struct Json;
 #[derive(Serialize)]
 struct Doc<'a> {
     version: u32,
-    tool: Tool,
+    tool: super::Tool,
     profile: &'a str,
     files: Vec<File<'a>>,
     summary: Summary,
-}
-
-#[derive(Serialize)]
-struct Tool {
-    name: &'static str,
-    version: &'static str,
 }
 
 #[derive(Serialize)]
@@ -153,10 +147,7 @@ impl Render for Json {
         let (errors, warnings, infos) = run.totals();
         let doc = Doc {
             version: VERSION,
-            tool: Tool {
-                name: "sselint",
-                version: env!("CARGO_PKG_VERSION"),
-            },
+            tool: super::TOOL,
             profile: &run.profile,
             files: run.files.iter().map(file).collect(),
             summary: Summary {

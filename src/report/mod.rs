@@ -8,9 +8,26 @@ pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod rule;
 pub mod sarif;
 
 use crate::lint::Severity;
+
+/// Who wrote a JSON report: `"tool": {"name": "sselint", "version":
+/// "0.1.0"}` in `check`'s, `diff`'s and `probe`'s JSON alike.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Tool {
+    /// Always `sselint`.
+    pub name: &'static str,
+    /// The crate version (`CARGO_PKG_VERSION`).
+    pub version: &'static str,
+}
+
+/// This binary, as [`Tool`].
+pub const TOOL: Tool = Tool {
+    name: "sselint",
+    version: env!("CARGO_PKG_VERSION"),
+};
 use crate::pipeline::FileResult;
 use std::io::{self, Write};
 

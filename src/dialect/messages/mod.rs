@@ -553,6 +553,9 @@ impl Checker {
 
     fn block_start(&mut self, out: &mut dyn Out, ev: &Event<'_>, v: &Value) {
         self.needs_message(out, ev, "content_block_start");
+        // What the event does, for `inspect` and diff's sequence: a block
+        // opens (a tool block is `tool` too, below).
+        out.kind("block");
         let index = self.index_of(out, ev, v);
         let cb = v.get("content_block").and_then(Value::as_object);
         let kind = cb
@@ -1120,6 +1123,7 @@ impl Checker {
 
     fn block_stop(&mut self, out: &mut dyn Out, ev: &Event<'_>, v: &Value) {
         self.needs_message(out, ev, "content_block_stop");
+        out.kind("block");
         let Some(index) = self.index_of(out, ev, v) else {
             return;
         };
