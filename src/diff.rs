@@ -21,7 +21,8 @@
 //! pipeline; it renders nothing (see `report::diff`).
 
 use crate::capture::{self, Timing};
-use crate::checks::{chunk::is_openai_field, Linter};
+use crate::checks::Linter;
+use crate::dialect::chat::chunk::is_openai_field;
 use crate::lint::profile::{provider_list, providers_of};
 use crate::lint::{Diagnostic, Settings, Severity};
 use crate::pipeline::{self, Observer, StreamResult};

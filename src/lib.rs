@@ -15,15 +15,19 @@
 //!   does, keeping byte offsets and line numbers;
 //! - [`checks`] holds the linter one stream goes through: the transport,
 //!   framing and timing rules every dialect shares (`rules/transport/`),
-//!   and the settling of the stream's dialect; Chat Completions' own model
-//!   and checks live there too ([`model`] reads each Chat event's data and
-//!   assembles the answer), as they did before the other dialects came;
+//!   and the settling of the stream's dialect;
+//! - [`model`] holds what every dialect shares about an event and its
+//!   answer: what an event's data is (`[DONE]`, JSON, not JSON), where a
+//!   JSON pointer's bytes are, and the [`model::assembly::Answer`] each
+//!   dialect fills;
 //! - [`dialect`] names the dialects, tells one from a URL or an event, and
-//!   defines the [`dialect::Checker`] trait; each other dialect's stream
-//!   model and checks sit in their own folder ([`dialect::responses`],
-//!   [`dialect::messages`]), and its rules in `rules/DIALECT/`. Adding a
-//!   fourth means a folder under `src/dialect/`, one under `rules/`, and a
-//!   variant of [`dialect::Dialect`];
+//!   defines the [`dialect::Checker`] trait; each dialect's stream model
+//!   and checks sit in their own folder ([`dialect::chat`],
+//!   [`dialect::responses`], [`dialect::messages`]), and its rules in
+//!   `rules/DIALECT/`. Responses and Messages implement the trait; Chat's
+//!   checks are still methods of the linter, which calls them for a Chat
+//!   stream. Adding a fourth means a folder under `src/dialect/`, one under
+//!   `rules/`, and a variant of [`dialect::Dialect`];
 //! - [`lint`] holds the rule catalogue (the rule files, each in its
 //!   dialect's folder), profiles, settings and the client record;
 //! - [`pipeline`] ties a stream to its findings; [`report`] renders them,

@@ -7,9 +7,9 @@
 
 use crate::capture::{self, Body, Capture, FilePos, Http, InputFormat, Origin, Stream, Timing};
 use crate::checks::{Context, Linter};
+use crate::dialect::chat::RequestOptions;
 use crate::lint::{Diagnostic, Settings};
 use crate::model::assembly::{Answer, Ending};
-use crate::model::RequestOptions;
 use crate::sse::{Block, Framing, Parser, Sink};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -28,8 +28,8 @@ pub struct StreamResult {
     pub notes: Vec<String>,
     /// Dispatched events.
     pub events: u64,
-    /// Chunks linted on the typed fast path (`checks::typed`); the rest
-    /// took the general path. Not part of any report.
+    /// Chunks linted on Chat's typed fast path (`dialect/chat/typed.rs`);
+    /// the rest took the general path. Not part of any report.
     pub typed_chunks: u64,
     /// How it ended.
     pub ending: Ending,

@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use sselint::checks::chunk_schema;
+use sselint::dialect::chat::chunk_schema;
 
 /// Rules whose findings are about a chunk's JSON shape (types, required
 /// keys, enum values), i.e. what the schema also describes. Not `schema`

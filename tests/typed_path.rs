@@ -1,9 +1,9 @@
-//! The typed fast path (`checks::typed`) changes nothing but speed: every
-//! shipped sample and case, and a stream whose ordinary chunk is mutated in
-//! every way the schema agreement test knows (plus unknown keys, escapes,
-//! duplicate keys, new choices and calls), lint to the same findings,
-//! fingerprints, answer and ending with the fast path on and off. The
-//! fuzz target `typed_equivalence` asserts the same on any bytes.
+//! The typed fast path (`src/dialect/chat/typed.rs`) changes nothing but
+//! speed: every shipped sample and case, and a stream whose ordinary chunk
+//! is mutated in every way the schema agreement test knows (plus unknown
+//! keys, escapes, duplicate keys, new choices and calls), lint to the same
+//! findings, fingerprints, answer and ending with the fast path on and
+//! off. The fuzz target `typed_equivalence` asserts the same on any bytes.
 
 mod common;
 use common::*;

@@ -67,7 +67,7 @@ impl Linter<'_> {
     }
 
     /// Whether the stream is (so far) read as Chat.
-    pub(super) fn is_chat(&self) -> bool {
+    pub(crate) fn is_chat(&self) -> bool {
         matches!(self.dialect, None | Some(Dialect::Chat))
     }
 

@@ -1,8 +1,9 @@
 //! Framing rules: what the bytes and lines look like before any JSON is
 //! read (`invalid-utf8`, `bom`, `line-endings`, `data-no-space`,
 //! `multiline-data`, `missing-separator`, `unknown-sse-field`,
-//! `unterminated-event`, `event-type`, `comment`). Source: WHATWG HTML
-//! §9.2.5–9.2.6.
+//! `unterminated-event`, `comment`). Source: WHATWG HTML §9.2.5–9.2.6.
+//! Chat's `event-type` (a named event in a stream of unnamed ones) is
+//! Chat's own, in [`crate::dialect::chat`].
 
 use super::Linter;
 use crate::lint::{Finding, Location, Severity};
@@ -152,16 +153,10 @@ impl Linter<'_> {
         }
     }
 
-    /// Event-level framing: several `data` lines, a non-default type
-    /// (`foreign`: a named event whose data is not a chunk, see
-    /// [`is_foreign_event`]).
-    pub(super) fn check_event_framing(
-        &mut self,
-        block: &Block<'_>,
-        event_type: &str,
-        index: Option<u64>,
-        foreign: bool,
-    ) -> bool {
+    /// Event-level framing: several `data` lines (`missing-separator`,
+    /// `multiline-data`). Returns whether the event's data is several JSON
+    /// texts run together.
+    pub(super) fn check_event_framing(&mut self, block: &Block<'_>, index: Option<u64>) -> bool {
         let mut separator = false;
         let several = block.data_lines().nth(1).is_some();
         let data_lines: Vec<_> = if several {
@@ -207,51 +202,6 @@ impl Linter<'_> {
                     .event(index),
                 );
             }
-        }
-        if self.is_chat()
-            && self.unknown_events == 0
-            && event_type != "message"
-            && event_type != "error"
-            && !self.chat.reported_event_types.contains(event_type)
-        {
-            // Bounded: past 64 distinct types each is reported (and the
-            // per-rule limit counts the rest).
-            if self.chat.reported_event_types.len() < 64 {
-                self.chat
-                    .reported_event_types
-                    .insert(event_type.to_string());
-            }
-            let loc = block
-                .lines
-                .iter()
-                .find(|l| block.name(l) == b"event")
-                .map(|l| self.loc(block, l, 0, l.len))
-                .unwrap_or_else(|| self.event_loc(block));
-            // A named event whose data is not a chunk (a progress or
-            // status event mixed into a chat stream) is one root cause:
-            // observed, the clients that read every event as a chunk fail
-            // on it (rules/observed.json, tests/cases/61).
-            let finding = if foreign {
-                Finding::new(
-                    "event-type",
-                    format!(
-                        "a `{}` event whose data is not a chunk is mixed into the chat stream: clients that read every event as a chunk fail on it (reported at its first event; later events of this type are not repeated)",
-                        shorten(event_type, 60)
-                    ),
-                    loc,
-                )
-                .level(Severity::Error)
-            } else {
-                Finding::new(
-                    "event-type",
-                    format!(
-                        "event type `{}` instead of the default `message`: `EventSource.onmessage` never sees it, and clients that filter on the type drop it (reported at its first event; later events of this type are not repeated)",
-                        shorten(event_type, 60)
-                    ),
-                    loc,
-                )
-            };
-            self.report(finding.event(index));
         }
         separator
     }
@@ -416,7 +366,7 @@ pub(super) fn hex_bytes(b: &[u8]) -> String {
 }
 
 /// `s` cut to `max` chars with an ellipsis.
-pub(super) fn shorten(s: &str, max: usize) -> String {
+pub(crate) fn shorten(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
     } else {
@@ -424,12 +374,4 @@ pub(super) fn shorten(s: &str, max: usize) -> String {
         t.push('…');
         t
     }
-}
-
-/// Whether a named event's data is a JSON object that is neither a chunk
-/// nor an error (no `choices`, no `error`): a foreign event such as
-/// `{"type":"progress",…}`. A substring test, so it costs one scan.
-pub(super) fn is_foreign_event(data: &str) -> bool {
-    let t = data.trim_start();
-    t.starts_with('{') && !t.contains("\"choices\"") && !t.contains("\"error\"")
 }

@@ -1,39 +1,38 @@
 //! The checks: one [`Linter`] per stream, fed block by block by the SSE
 //! parser. The linter keeps the format-neutral state (framing counts,
 //! timing, the head of the body, the settled dialect) and runs the rules
-//! every dialect shares; a Responses or Messages stream's events go to its
-//! dialect's checker (`dialect`), and a Chat stream's to Chat's own checks,
-//! whose state (ids, finish reasons, tool-call fragments, `[DONE]`) sits
-//! apart in `ChatState`. Findings go to a [`Collector`].
+//! every dialect shares (`rules/transport/`); a Responses or Messages
+//! stream's events go to its dialect's checker (`dialect`), and a Chat
+//! stream's to Chat's checks in [`crate::dialect::chat`], whose state (ids,
+//! finish reasons, tool-call fragments, `[DONE]`) sits apart in
+//! [`ChatState`](crate::dialect::chat::ChatState). Findings go to a
+//! [`Collector`].
 //!
-//! The families live in their own files: `framing`, `payload`, `chunk`
-//! (envelope, choices, delta, finish, fields, schema), `tool_calls`,
-//! `usage`, `ending` (transport and how the stream ended), `dialect` (the
-//! dialect glue).
+//! What lives here is dialect-blind: `framing` (bytes and lines),
+//! `payload` (an event's way through, and `invalid-json`), `ending` (the
+//! transport rules, then the dialect's ending), the timing rules
+//! (`stall`, `buffered`), `provider` (which profile a stream looks like)
+//! and `dialect` (settling the stream's dialect, and the glue to its
+//! checker).
 //!
 //! Checks never re-read bytes and never print; every finding carries a
 //! location computed while its block is at hand.
 
-mod answer;
-pub mod chunk;
 mod dialect;
 mod ending;
 mod framing;
-mod payload;
+pub(crate) mod payload;
 pub mod provider;
-mod tool_calls;
-mod typed;
-mod usage;
 
-pub use chunk::chunk_schema;
+pub(crate) use framing::shorten;
 
 use crate::capture::{Http, Origin, Truncation};
+use crate::dialect::chat::{ChatState, RequestOptions};
 use crate::dialect::Dialect;
 use crate::lint::{Collector, Finding, Location, Profile, Settings};
 use crate::model::assembly::Answer;
-use crate::model::{span, RequestOptions};
+use crate::model::span;
 use crate::sse::{Block, Framing, Line, Sink};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// Bytes of the body kept from its start, to read a body that is not SSE
 /// (a bare JSON error) as a whole.
@@ -54,53 +53,18 @@ pub struct Context {
     pub url: Option<String>,
 }
 
-/// Per-choice bookkeeping of the sequence rules.
-#[derive(Debug, Default, Clone)]
-struct ChoiceTrack {
-    deltas: u64,
-    role_deltas: u64,
-    first_role_loc: Option<Location>,
-    last_content: String,
-    /// Non-empty `content` deltas.
-    content_deltas: u64,
-    /// Content deltas that start with the one before and are longer.
-    cumulative: u64,
-    cumulative_loc: Option<(Location, Option<u64>)>,
-    finished: bool,
-    finish_loc: Option<Location>,
-    repeated_reported: bool,
-    after_finish_reported: bool,
-    first_loc: Option<Location>,
-    refusal_reported: bool,
-    /// A finish_reason came but was malformed (`""`, not a string).
-    bad_finish: bool,
-    tools: BTreeMap<u64, ToolTrack>,
-}
-
-#[derive(Debug, Default, Clone)]
-struct ToolTrack {
-    first_loc: Location,
-    first_event: Option<u64>,
-    repeated_reported: bool,
-    /// A second call was written under this index (`tool-call-index-reused`):
-    /// its garbled arguments are that finding's consequence.
-    reused: bool,
-    /// A fragment's `arguments` was not a string (the schema rule's).
-    args_wrong_type: bool,
-}
-
 /// One stream's linter. Feed it blocks (it is an [`Sink`]), then call
 /// [`Linter::finish`].
 pub struct Linter<'s> {
     /// The findings.
     pub out: Collector<'s>,
-    profile: &'static Profile,
-    ctx: Context,
+    pub(crate) profile: &'static Profile,
+    pub(crate) ctx: Context,
     /// The reconstruction.
     pub answer: Answer,
     head: Vec<u8>,
     /// Lines that are SSE fields with a known name, or comments.
-    sse_lines: u64,
+    pub(crate) sse_lines: u64,
     comment_lines: u64,
     first_comment: Option<Location>,
     data_lines: u64,
@@ -119,13 +83,13 @@ pub struct Linter<'s> {
     pub events: u64,
     /// Chunks linted on the typed fast path (see `typed`).
     pub typed_chunks: u64,
-    error_events: u64,
+    pub(crate) error_events: u64,
     /// The tail (unterminated) block held JSON or `[DONE]`.
-    tail_complete: bool,
-    tail_loc: Option<Location>,
+    pub(crate) tail_complete: bool,
+    pub(crate) tail_loc: Option<Location>,
     /// Events whose data was not JSON.
-    invalid_payloads: u64,
-    separator_errors: u64,
+    pub(crate) invalid_payloads: u64,
+    pub(crate) separator_errors: u64,
     /// `unknown-sse-field` findings held until the body shows SSE lines.
     pending_fields: Vec<Finding>,
     /// What the last event was (`role`, `content`, `finish`, `usage`,
@@ -156,59 +120,10 @@ pub struct Linter<'s> {
     dialect_ending: Option<crate::model::assembly::Ending>,
     /// Events of no known dialect, while none is settled: the first one's
     /// location and what it looks like.
-    unknown_events: u64,
+    pub(crate) unknown_events: u64,
     first_unknown: Option<(Location, Option<u64>, String)>,
     /// Chat Completions' own state (the sequence rules).
-    chat: ChatState,
-}
-
-/// Chat Completions' sequence state: ids, finish reasons, tool-call
-/// fragments, usage placement, `[DONE]` and what came after it.
-#[derive(Debug, Default)]
-struct ChatState {
-    done_event: Option<u64>,
-    after_done: u64,
-    /// Events after `[DONE]` that carry data other than a repeated `[DONE]`.
-    after_done_data: u64,
-    first_after_done: Option<Location>,
-    first_id: Option<String>,
-    id_changed: bool,
-    first_model: Option<String>,
-    model_changed: bool,
-    usage_chunks: u64,
-    usage_repeat_loc: Option<Location>,
-    choices: BTreeMap<u64, ChoiceTrack>,
-    /// Chunks holding exactly one choice: (index, event) in order, while
-    /// they might show a drifting index.
-    drift: DriftTrack,
-    reported_fields: BTreeSet<String>,
-    /// Non-default event types already reported: one finding per type per
-    /// stream (a server that names every event does it on each one).
-    reported_event_types: BTreeSet<String>,
-    /// Known extension fields (indices folded) seen as null: skipped
-    /// without looking them up in the profiles again.
-    known_null_fields: BTreeSet<String>,
-    /// Choice 0's text under a key clients do not read (`empty-answer`).
-    misplaced: Option<answer::Misplaced>,
-    /// Provider extension fields seen with a value (folded pointers).
-    extension_fields: Vec<String>,
-    /// finish_reason values outside OpenAI's set.
-    odd_finish_reasons: Vec<String>,
-    choice_message_reported: bool,
-    /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
-    /// are hashes already, so the map does not hash them again.
-    schema_cache:
-        std::collections::HashMap<u64, bool, std::hash::BuildHasherDefault<IdentityHasher>>,
-}
-
-#[derive(Debug, Default)]
-struct DriftTrack {
-    last: Option<u64>,
-    steps: u64,
-    /// A chunk repeated the index before it (the drift began mid-stream).
-    repeats: bool,
-    broken: bool,
-    first_loc: Option<(Location, Option<u64>)>,
+    pub(crate) chat: ChatState,
 }
 
 impl<'s> Linter<'s> {
@@ -272,7 +187,7 @@ impl<'s> Linter<'s> {
     }
 
     /// The location of `start..end` within `line` of `block`.
-    fn loc(&self, block: &Block<'_>, line: &Line, start: usize, end: usize) -> Location {
+    pub(crate) fn loc(&self, block: &Block<'_>, line: &Line, start: usize, end: usize) -> Location {
         let mut l = Location::in_line(block.bytes(line), line.offset, line.line, start, end);
         self.to_file(&mut l);
         l
@@ -288,7 +203,7 @@ impl<'s> Linter<'s> {
     }
 
     /// Where the stream stops: the last byte of its last line.
-    fn last_location(&self) -> Location {
+    pub(crate) fn last_location(&self) -> Location {
         let (bytes, offset, line) = &self.last_line;
         if bytes.is_empty() && *line == 0 {
             return Location::default();
@@ -301,7 +216,7 @@ impl<'s> Linter<'s> {
 
     /// The whole value of the first `data` line of `block` (or its first
     /// line).
-    fn event_loc(&self, block: &Block<'_>) -> Location {
+    pub(crate) fn event_loc(&self, block: &Block<'_>) -> Location {
         match block.data_lines().next().or(block.lines.first()) {
             Some(line) => {
                 let s = block.value_start(line);
@@ -312,7 +227,13 @@ impl<'s> Linter<'s> {
     }
 
     /// The bytes a JSON pointer names inside the block's data.
-    fn pointer_loc(&self, block: &Block<'_>, data: &str, pointer: &str, key: bool) -> Location {
+    pub(crate) fn pointer_loc(
+        &self,
+        block: &Block<'_>,
+        data: &str,
+        pointer: &str,
+        key: bool,
+    ) -> Location {
         let Some(js) = span::find(data, pointer) else {
             return self.event_loc(block);
         };
@@ -333,7 +254,7 @@ impl<'s> Linter<'s> {
     /// Reports a finding, fingerprinted by rule, pointer (indices folded)
     /// and the current event's data (by `fingerprint_event`, once the event
     /// is done) or, outside an event, the message.
-    fn report(&mut self, mut f: Finding) {
+    pub(crate) fn report(&mut self, mut f: Finding) {
         if !self.in_event {
             let ptr = f
                 .pointer
@@ -366,7 +287,7 @@ impl<'s> Linter<'s> {
     }
 
     /// Notes what the current event does, once per kind.
-    fn kind(&mut self, k: &'static str) {
+    pub(crate) fn kind(&mut self, k: &'static str) {
         if !self.event_kind.contains(&k) {
             self.event_kind.push(k);
         }
@@ -462,24 +383,6 @@ impl Linter<'_> {
                 .help("disable response buffering for text/event-stream (e.g. nginx `proxy_buffering off`, `X-Accel-Buffering: no`), and do not compress event streams"),
             );
         }
-    }
-}
-
-/// A hasher for keys that are hashes already (u64 shape hashes).
-#[derive(Debug, Default)]
-pub struct IdentityHasher(u64);
-
-impl std::hash::Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8) | u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
     }
 }
 

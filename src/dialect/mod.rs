@@ -12,15 +12,18 @@
 //! The shared stages (capture, SSE framing, the transport and framing
 //! rules, the lint engine, the renderers) carry a [`Dialect`] but do not
 //! branch on its payloads; each dialect's stream model and checks sit in
-//! its own folder behind the [`Checker`] trait, and its rules in
-//! `rules/DIALECT/`. Chat's checks predate the split and still live in
-//! [`crate::checks`].
+//! its own folder ([`chat`], [`responses`], [`messages`]), and its rules in
+//! `rules/DIALECT/`. Responses and Messages are behind the [`Checker`]
+//! trait; Chat's checks, older than the trait, are still methods of the
+//! shared linter ([`crate::checks::Linter`]), which calls them for a Chat
+//! stream.
 //!
 //! Detection ([`sniff_url`], [`sniff_event`]) reads, in order: `--dialect`,
 //! the request path where the capture has it (HAR, curl `-v`, `record`),
 //! then the first event's data (its `type` field, or Chat's shape) and,
 //! only where the data names no dialect, its `event:` name.
 
+pub mod chat;
 pub(crate) mod compact;
 pub mod messages;
 pub mod responses;
@@ -80,7 +83,8 @@ impl Dialect {
     }
 
     /// A new checker for one stream of this dialect; `None` for Chat, whose
-    /// checks are the linter's own ([`crate::checks::Linter`]).
+    /// checks ([`chat`]) the linter ([`crate::checks::Linter`]) calls
+    /// itself.
     pub fn checker(self) -> Option<Box<dyn Checker>> {
         match self {
             Dialect::Chat => None,

@@ -266,9 +266,10 @@ pub struct Settings {
     /// The largest event (bytes of its lines) read; larger ones are
     /// `event-too-large` and not read. Bounds memory per stream.
     pub max_event_bytes: usize,
-    /// Lint ordinary chunks on the typed fast path (`checks::typed`); the
-    /// findings are the same either way, so this is off only in the tests
-    /// that compare the two paths.
+    /// Lint ordinary chunks on the typed fast path (Chat's
+    /// `dialect/chat/typed.rs`, and each other dialect's `Checker::fast`);
+    /// the findings are the same either way, so this is off only in the
+    /// tests that compare the two paths.
     pub typed: bool,
     /// `--dialect`: read every stream as this dialect instead of telling
     /// it from the request URL and the events.

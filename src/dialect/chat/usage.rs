@@ -2,8 +2,7 @@
 //! chunk) and `usage-missing` (at the end). Source: OpenAI's
 //! `CompletionUsage`; `stream_options.include_usage`.
 
-use super::framing::shorten;
-use super::Linter;
+use crate::checks::{shorten, Linter};
 use crate::lint::{Finding, Severity};
 use crate::model::Field;
 use crate::sse::Block;

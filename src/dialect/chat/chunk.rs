@@ -9,12 +9,12 @@
 //! Source: OpenAI's `CreateChatCompletionStreamResponse` (openai-openapi,
 //! `openapi.yaml`), `rules/schemas/chunk.schema.json`.
 
-use super::framing::shorten;
-use super::Linter;
+use super::FINISH_REASONS;
+use crate::checks::{shorten, Linter};
 use crate::lint::profile::{fold_indices, pointer_covers, provider_list, providers_of};
 use crate::lint::{profile, Finding, Severity};
 use crate::model::assembly::REASONING_FIELDS;
-use crate::model::{json_type, Field, FINISH_REASONS};
+use crate::model::{json_type, Field};
 use crate::sse::Block;
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -74,7 +74,7 @@ pub fn chunk_schema() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
         let schema: Value =
-            serde_json::from_str(include_str!("../../rules/schemas/chunk.schema.json"))
+            serde_json::from_str(include_str!("../../../rules/schemas/chunk.schema.json"))
                 .expect("rules/schemas/chunk.schema.json is JSON");
         jsonschema::validator_for(&schema)
             .expect("rules/schemas/chunk.schema.json is a valid schema")
@@ -113,7 +113,7 @@ impl Linter<'_> {
             collect_pointers(v, &mut String::new(), seen);
         }
         if self.summaries {
-            self.event_summary = crate::model::summarize_chunk(v);
+            self.event_summary = super::model::summarize_chunk(v);
         }
         self.check_envelope(block, data, index, v, exempt);
         let chunk_adds = self.check_choices(block, data, index, v, exempt, annotation);

@@ -8,7 +8,7 @@
 //! ending rules do); it names the cause of the blank. Tool calls alone are an
 //! answer, not a blank one.
 
-use super::Linter;
+use crate::checks::Linter;
 use crate::lint::{Finding, Location, Severity};
 use crate::model::assembly::Ending;
 use crate::sse::Block;
@@ -63,7 +63,7 @@ impl Linter<'_> {
                     self.chat.misplaced = Some(Misplaced {
                         key,
                         chars: s.chars().count(),
-                        sample: super::framing::shorten(s, 40),
+                        sample: crate::checks::shorten(s, 40),
                         loc,
                         event: index,
                     });

@@ -20,7 +20,7 @@
 //! `rules/schemas/chunk.schema.json`; the equivalence of the two paths is
 //! tested in `tests/typed_path.rs`.
 
-use super::Linter;
+use crate::checks::Linter;
 use crate::model::{self, Payload};
 use crate::sse::Block;
 use serde::de::{Deserializer, Error, Visitor};
@@ -473,7 +473,7 @@ impl SchemaChunk<'_> {
             c.finish_reason
                 .0
                 .as_deref()
-                .is_none_or(|f| crate::model::FINISH_REASONS.contains(&f))
+                .is_none_or(|f| super::FINISH_REASONS.contains(&f))
                 && c.delta
                     .role
                     .as_ref()

@@ -5,8 +5,9 @@
 //! fragments by `index` and concatenate `arguments` (what each observed
 //! client does with the other fields is in `rules/observed.json`).
 
-use super::framing::shorten;
-use super::{Linter, ToolTrack};
+use super::ToolTrack;
+use crate::checks::shorten;
+use crate::checks::Linter;
 use crate::lint::Finding;
 use serde_json::Value;
 

@@ -1,0 +1,139 @@
+//! OpenAI Chat Completions: `chat.completion.chunk` objects in unnamed
+//! events, ended by `data: [DONE]` (`POST /v1/chat/completions`). This
+//! folder holds Chat's own model and checks, beside [`super::responses`]
+//! and [`super::messages`]; its rules are in `rules/chat/`.
+//!
+//! - `events`: what one event of a Chat stream is (`[DONE]`, a malformed
+//!   sentinel, an error, a foreign named event, a chunk) and the rules on
+//!   it (`event-type`, `done-marker`, `data-after-done`, `error-event`,
+//!   `error-shape`);
+//! - [`chunk`]: the chunk rules (envelope, choices, delta, finish,
+//!   fields, schema), and `typed`'s fast path for ordinary chunks;
+//! - `tool_calls`, `usage`, `answer` (`empty-answer`): their families;
+//! - `ending`: how a Chat stream ended (`cut-off`, `missing-done`,
+//!   `empty-stream`, …) and the rules that need the whole stream;
+//! - [`model`]: Chat's vocabulary (the finish reasons, the request
+//!   options, `inspect`'s rendering of a chunk).
+//!
+//! The answer is assembled into [`crate::model::assembly::Answer`], which
+//! every dialect fills. Unlike the other dialects, Chat's checks are still
+//! methods of the shared [`crate::checks::Linter`] (its state sits apart in
+//! [`ChatState`]); the shared stage routes a Chat stream's events here
+//! after the transport and framing rules.
+
+mod answer;
+pub mod chunk;
+mod ending;
+mod events;
+pub mod model;
+mod tool_calls;
+mod typed;
+mod usage;
+
+pub use chunk::chunk_schema;
+pub use model::{RequestOptions, FINISH_REASONS};
+
+use crate::lint::Location;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Chat Completions' sequence state: ids, finish reasons, tool-call
+/// fragments, usage placement, `[DONE]` and what came after it.
+#[derive(Debug, Default)]
+pub(crate) struct ChatState {
+    done_event: Option<u64>,
+    after_done: u64,
+    /// Events after `[DONE]` that carry data other than a repeated `[DONE]`.
+    after_done_data: u64,
+    first_after_done: Option<Location>,
+    first_id: Option<String>,
+    id_changed: bool,
+    pub(crate) first_model: Option<String>,
+    model_changed: bool,
+    usage_chunks: u64,
+    usage_repeat_loc: Option<Location>,
+    choices: BTreeMap<u64, ChoiceTrack>,
+    /// Chunks holding exactly one choice: (index, event) in order, while
+    /// they might show a drifting index.
+    drift: DriftTrack,
+    reported_fields: BTreeSet<String>,
+    /// Non-default event types already reported: one finding per type per
+    /// stream (a server that names every event does it on each one).
+    reported_event_types: BTreeSet<String>,
+    /// Known extension fields (indices folded) seen as null: skipped
+    /// without looking them up in the profiles again.
+    known_null_fields: BTreeSet<String>,
+    /// Choice 0's text under a key clients do not read (`empty-answer`).
+    misplaced: Option<answer::Misplaced>,
+    /// Provider extension fields seen with a value (folded pointers).
+    pub(crate) extension_fields: Vec<String>,
+    /// finish_reason values outside OpenAI's set.
+    pub(crate) odd_finish_reasons: Vec<String>,
+    choice_message_reported: bool,
+    /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
+    /// are hashes already, so the map does not hash them again.
+    schema_cache:
+        std::collections::HashMap<u64, bool, std::hash::BuildHasherDefault<IdentityHasher>>,
+}
+
+#[derive(Debug, Default)]
+struct DriftTrack {
+    last: Option<u64>,
+    steps: u64,
+    /// A chunk repeated the index before it (the drift began mid-stream).
+    repeats: bool,
+    broken: bool,
+    first_loc: Option<(Location, Option<u64>)>,
+}
+
+/// Per-choice bookkeeping of the sequence rules.
+#[derive(Debug, Default, Clone)]
+struct ChoiceTrack {
+    deltas: u64,
+    role_deltas: u64,
+    first_role_loc: Option<Location>,
+    last_content: String,
+    /// Non-empty `content` deltas.
+    content_deltas: u64,
+    /// Content deltas that start with the one before and are longer.
+    cumulative: u64,
+    cumulative_loc: Option<(Location, Option<u64>)>,
+    finished: bool,
+    finish_loc: Option<Location>,
+    repeated_reported: bool,
+    after_finish_reported: bool,
+    first_loc: Option<Location>,
+    refusal_reported: bool,
+    /// A finish_reason came but was malformed (`""`, not a string).
+    bad_finish: bool,
+    tools: BTreeMap<u64, ToolTrack>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct ToolTrack {
+    first_loc: Location,
+    first_event: Option<u64>,
+    repeated_reported: bool,
+    /// A second call was written under this index (`tool-call-index-reused`):
+    /// its garbled arguments are that finding's consequence.
+    reused: bool,
+    /// A fragment's `arguments` was not a string (the schema rule's).
+    args_wrong_type: bool,
+}
+
+/// A hasher for keys that are hashes already (u64 shape hashes).
+#[derive(Debug, Default)]
+pub struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
