@@ -1,0 +1,142 @@
+//! The modules' order: each module of `src/` uses only the modules
+//! `src/lib.rs` declares before it (STYLE.md, "Modules follow the
+//! pipeline"), so the crate reads from the leaves up and has no import
+//! cycle. docs/architecture.md draws the order.
+//!
+//! The imports that still look ahead are listed in [`KNOWN`], each with
+//! what it is waiting for: the test fails on any other one, and on a
+//! listed one that is gone, so the list only shrinks.
+
+mod common;
+use common::root;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// (module, the later module it uses, why it still does).
+const KNOWN: &[(&str, &str, &str)] = &[
+    ("capture", "dialect", "HAR entries are picked by sniff_url"),
+    ("capture", "lint", "notes use lint::printable"),
+    ("dialect", "lint", "checkers build lint::Finding"),
+    (
+        "dialect",
+        "checks",
+        "Chat's checks are methods of checks::Linter",
+    ),
+    (
+        "diff",
+        "report",
+        "the stream log lives in report::html::record",
+    ),
+];
+
+/// The top-level modules in the order lib.rs declares them.
+fn order() -> Vec<String> {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
+    lib.lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_string())
+        .collect()
+}
+
+/// The top-level modules `text` (Rust source, comments left out) names
+/// as `crate::NAME`, also inside `use crate::{a::b, c}`.
+fn uses(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let inner = group.split('}').next().unwrap_or("");
+                for part in inner.split(',') {
+                    let name: String = part
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        out.insert(name);
+                    }
+                }
+            } else {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// Every `.rs` file of module `m` (`src/m.rs`, or `src/m/`).
+fn files(m: &str) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let file = root().join("src").join(format!("{m}.rs"));
+    if file.exists() {
+        out.push(file);
+    }
+    let dir = root().join("src").join(m);
+    if dir.is_dir() {
+        walk(&dir, &mut out);
+    }
+    out
+}
+
+#[test]
+fn no_module_uses_one_declared_after_it() {
+    let order = order();
+    assert!(order.len() >= 10, "lib.rs declares {order:?}");
+    let pos: BTreeMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.as_str(), i))
+        .collect();
+    let mut ahead = BTreeSet::new();
+    for (i, m) in order.iter().enumerate() {
+        for f in files(m) {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for used in uses(&text) {
+                if let Some(&j) = pos.get(used.as_str()) {
+                    if j > i {
+                        ahead.insert((m.clone(), used.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let known: BTreeSet<(String, String)> = KNOWN
+        .iter()
+        .map(|(a, b, _)| (a.to_string(), b.to_string()))
+        .collect();
+    let new: Vec<_> = ahead.difference(&known).collect();
+    let gone: Vec<_> = known.difference(&ahead).collect();
+    assert!(
+        new.is_empty(),
+        "modules that use one declared after them in src/lib.rs: {new:?}; \
+         move the shared piece down (or the module up), do not add to KNOWN"
+    );
+    assert!(
+        gone.is_empty(),
+        "no longer looked ahead, remove from KNOWN: {gone:?}"
+    );
+}
+
+#[test]
+fn the_scanner_reads_paths_and_groups_and_skips_comments() {
+    let text = "use crate::{lint::Finding, model};\nlet x = crate::sse::parse();\n// crate::report in a comment\n/// [`crate::diff`] in a doc\n";
+    let got: Vec<String> = uses(text).into_iter().collect();
+    assert_eq!(got, ["lint", "model", "sse"]);
+}
