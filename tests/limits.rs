@@ -189,3 +189,37 @@ fn the_default_decoded_limit_stops_a_decompression_bomb() {
             "decodes to more than 1048576 bytes",
         ));
 }
+
+#[test]
+fn a_whole_stream_finding_on_a_line_past_64_kib_has_its_real_column() {
+    // The last line keeps only its end for the snippet; its column still
+    // counts every character before it (it stopped at 65536).
+    let text = "é".repeat(40_000) + &"x".repeat(30_000);
+    let line = format!(
+        "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"{text}\"}},\"finish_reason\":null}}]}}"
+    );
+    let dir = common::scratch("long-line-column");
+    let f = dir.join("long.sse");
+    std::fs::write(&f, format!("{line}\n\n")).unwrap();
+    let out = assert_cmd::Command::cargo_bin("sselint")
+        .unwrap()
+        .arg("check")
+        .arg(&f)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cut = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "cut-off")
+        .expect("a cut-off finding")
+        .clone();
+    assert_eq!(cut["line"], 1, "{cut}");
+    assert_eq!(
+        cut["column"],
+        line.chars().count() as u64,
+        "{cut}"
+    );
+}

@@ -79,6 +79,9 @@ pub struct Linter<'s> {
     /// The last line seen (its bytes, offset, line number), kept raw: the
     /// location is built only when a whole-stream finding needs it.
     last_line: (Vec<u8>, u64, u64),
+    /// Characters of the last line before its kept tail (a line longer
+    /// than `MAX_SOURCE_LINE` keeps only its end): added to the column.
+    last_line_dropped_chars: u64,
     /// Dispatched events.
     pub events: u64,
     /// Chunks linted on the typed fast path (see `typed`).
@@ -147,6 +150,7 @@ impl<'s> Linter<'s> {
             invalid_utf8_reported: 0,
             first_invalid_utf8: None,
             last_line: (Vec::new(), 0, 0),
+            last_line_dropped_chars: 0,
             events: 0,
             typed_chunks: 0,
             error_events: 0,
@@ -210,6 +214,7 @@ impl<'s> Linter<'s> {
         }
         let n = bytes.len();
         let mut l = Location::in_line(bytes, *offset, *line, n.saturating_sub(1), n);
+        l.column += self.last_line_dropped_chars;
         self.to_file(&mut l);
         l
     }
@@ -434,7 +439,18 @@ impl Sink for Linter<'_> {
             // Whole-stream findings (cut-off, missing-done) point at where
             // the stream stops: the end of its last line.
             let bytes = block.bytes(last);
-            let keep = &bytes[bytes.len().saturating_sub(crate::lint::MAX_SOURCE_LINE)..];
+            // Only the line's end is kept, cut on a character boundary; the
+            // characters before it still count in the column.
+            let mut cut = bytes.len().saturating_sub(crate::lint::MAX_SOURCE_LINE);
+            while cut < bytes.len() && bytes[cut] & 0xC0 == 0x80 {
+                cut += 1;
+            }
+            let keep = &bytes[cut..];
+            self.last_line_dropped_chars = if cut == 0 {
+                0
+            } else {
+                String::from_utf8_lossy(&bytes[..cut]).chars().count() as u64
+            };
             self.last_line.0.clear();
             self.last_line.0.extend_from_slice(keep);
             self.last_line.1 = last.offset + (bytes.len() - keep.len()) as u64;
