@@ -771,3 +771,28 @@ fn invalid_utf8_names_the_bytes_in_hex_not_as_a_count() {
         "{text}"
     );
 }
+
+#[test]
+fn a_huge_index_is_written_in_digits_not_as_a_float() {
+    let dir = common::scratch("huge-index");
+    let f = dir.join("big.sse");
+    std::fs::write(
+        &f,
+        concat!(
+            r#"data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":100000000000000000000,"delta":{"role":"assistant","content":"Hi","tool_calls":[{"index":18446744073709551616,"id":"x","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":null}]}"#,
+            "\n\ndata: [DONE]\n\n"
+        ),
+    )
+    .unwrap();
+    let out = sselint().arg("check").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("`index` is number (100000000000000000000)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("has `index` 18446744073709551616 instead of an integer"),
+        "{text}"
+    );
+    assert!(!text.contains("e+"), "{text}");
+}

@@ -217,9 +217,5 @@ fn a_whole_stream_finding_on_a_line_past_64_kib_has_its_real_column() {
         .expect("a cut-off finding")
         .clone();
     assert_eq!(cut["line"], 1, "{cut}");
-    assert_eq!(
-        cut["column"],
-        line.chars().count() as u64,
-        "{cut}"
-    );
+    assert_eq!(cut["column"], line.chars().count() as u64, "{cut}");
 }

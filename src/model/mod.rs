@@ -203,6 +203,18 @@ pub fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// A JSON value as a message shows it: its JSON text, except that a whole
+/// number too large for an integer (serde_json reads it as a float, which
+/// prints as `1e20`) is written out in digits, `100000000000000000000`,
+/// as the server most likely sent it. Past 2^53 the digits are those of the
+/// nearest float.
+pub fn value_text(v: &Value) -> String {
+    match v.as_f64() {
+        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 1e30 => format!("{f:.0}"),
+        _ => v.to_string(),
+    }
+}
+
 /// A field of an object as clients see it: absent, null, or present.
 #[derive(Debug, Clone, Copy)]
 pub enum Field<'v> {

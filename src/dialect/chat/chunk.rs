@@ -350,7 +350,11 @@ impl Linter<'_> {
                         Field::Absent => "absent".to_string(),
                         Field::Null => "null".to_string(),
                         Field::Present(x) => {
-                            format!("{} ({})", json_type(x), shorten(&x.to_string(), 20))
+                            format!(
+                                "{} ({})",
+                                json_type(x),
+                                shorten(&crate::model::value_text(x), 40)
+                            )
                         }
                     };
                     // One cause, one finding: a server that leaves the index

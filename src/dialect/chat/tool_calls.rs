@@ -37,7 +37,7 @@ impl Linter<'_> {
                         None => "has no `index`".to_string(),
                         Some(v) => format!(
                             "has `index` {} instead of an integer",
-                            shorten(&v.to_string(), 20)
+                            shorten(&crate::model::value_text(v), 40)
                         ),
                     };
                     // One cause, one finding: reported at the first fragment.
