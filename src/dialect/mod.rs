@@ -24,6 +24,7 @@
 pub(crate) mod compact;
 pub mod messages;
 pub mod responses;
+pub mod words;
 
 use crate::lint::{Finding, Location};
 use crate::model::assembly::Answer;
@@ -76,6 +77,16 @@ impl Dialect {
             Dialect::Chat => "/chat/completions",
             Dialect::Responses => "/responses",
             Dialect::Messages => "/messages",
+        }
+    }
+
+    /// What this dialect calls things and which of its fields hold text
+    /// ([`words::Words`]): what `diff`, `redact` and `minimize` ask.
+    pub fn words(self) -> &'static words::Words {
+        match self {
+            Dialect::Chat => &words::CHAT,
+            Dialect::Responses => &responses::words::WORDS,
+            Dialect::Messages => &messages::words::WORDS,
         }
     }
 

@@ -33,6 +33,7 @@
 
 pub mod fields;
 pub mod model;
+pub mod words;
 
 use super::compact::{self, Text};
 use super::{Event, Out, StreamEnd};

@@ -562,6 +562,15 @@ impl Checker {
         ev: &Event<'_>,
         out: &mut dyn Out,
     ) {
+        let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
+        if let Some((_, Some(field))) = super::SERVER_CALLS.iter().find(|(k, _)| *k == kind) {
+            if let Some(v) = item.get(*field) {
+                self.items[pos].asked = Some(match v {
+                    Value::String(s) => s.clone(),
+                    v => v.to_string(),
+                });
+            }
+        }
         if let Some(content) = item.get("content").and_then(Value::as_array) {
             for (j, c) in content.iter().enumerate() {
                 if let Some((kind, key, t)) = part_text(c) {
