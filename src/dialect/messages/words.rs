@@ -42,5 +42,5 @@ pub const WORDS: Words = Words {
         "signature",
         "tool_use_id",
     ],
-    kept: &["type"],
+    kept: &["type", "id", "model"],
 };
