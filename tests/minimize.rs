@@ -1695,3 +1695,46 @@ fn a_custom_tool_call_is_minimized_with_its_input_scrubbed_like_its_deltas() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!o.after.keys().any(|p| p.0 == "responses-delta-mismatch"));
 }
+
+/// Issue 25: Chat's `cut-off` says how the transfer broke (curl's `(92)`
+/// line, a HAR's `_error`); for Responses and Messages that was only a
+/// note, so minimize dropped the curl line and the HAR's `_error` from the
+/// reproducer. Their cut-off findings now cite it, and the reproducer
+/// keeps it.
+#[test]
+fn a_cut_off_of_every_dialect_cites_the_broken_transfer_and_its_reproducer_keeps_it() {
+    for (name, rule, evidence) in [
+        (
+            "tests/fixtures/seam/messages-curl-92.txt",
+            "messages-cut-off",
+            "curl: (92)",
+        ),
+        (
+            "tests/fixtures/seam/responses-har-error.har",
+            "responses-cut-off",
+            "net::ERR_HTTP2_PROTOCOL_ERROR",
+        ),
+    ] {
+        let bytes = std::fs::read(root().join(name)).unwrap();
+        let cap = capture::from_reader(
+            name,
+            Box::new(std::io::Cursor::new(bytes.clone())),
+            &capture::Options::default(),
+        )
+        .unwrap();
+        let r = lint_capture(cap, &Settings::default(), &mut NoObserver);
+        let d = r.streams[0]
+            .diagnostics
+            .iter()
+            .find(|d| d.rule == rule)
+            .unwrap_or_else(|| panic!("{name}: no {rule}"));
+        assert!(
+            d.message.contains("the transfer broke"),
+            "{name}: {}",
+            d.message
+        );
+        let o = run(name, &bytes, &opts(vec![], false)).unwrap_or_else(|e| panic!("{e}"));
+        let out = String::from_utf8_lossy(&o.output);
+        assert!(out.contains(evidence), "{name}: {out}");
+    }
+}

@@ -271,8 +271,9 @@ impl Linter<'_> {
     }
 
     /// The end of a Responses or Messages stream: the checker's
-    /// whole-stream rules, its answer and ending. Returns false for Chat.
-    pub(super) fn finish_dialect(&mut self, damaged: bool) -> bool {
+    /// whole-stream rules, its answer and ending; `transfer` says how the
+    /// transfer broke, where the capture says so. Returns false for Chat.
+    pub(super) fn finish_dialect(&mut self, damaged: bool, transfer: Option<&str>) -> bool {
         let Some(mut checker) = self.checker.take() else {
             return false;
         };
@@ -281,6 +282,7 @@ impl Linter<'_> {
             damaged,
             invalid_payloads: self.invalid_payloads,
             not_sse: self.sse_lines == 0 && !self.head.iter().all(u8::is_ascii_whitespace),
+            transfer,
         };
         let (answer, ending) = checker.finish(
             end,

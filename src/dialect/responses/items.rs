@@ -1083,7 +1083,7 @@ impl Checker {
 
     /// Whole-stream item rules: `responses-not-done` and
     /// `responses-arguments-json`.
-    pub(super) fn finish_items(&mut self, end: StreamEnd, out: &mut dyn Out) {
+    pub(super) fn finish_items(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) {
         // `responses-delta-mismatch`: an error when the final value (the
         // done item, the last done event) differs from what it first
         // differed from, as clients that keep the final value and clients

@@ -549,7 +549,7 @@ impl super::Checker for Checker {
         }
     }
 
-    fn finish(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending) {
+    fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
         self.variant(out);
         self.finish_lifecycle(end, out);
         self.finish_items(end, out);
