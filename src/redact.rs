@@ -11,8 +11,11 @@
 //! pairs quoted in text, and with `scrub_text` the characters of
 //! `content`, `refusal`, reasoning text, tool-call `arguments` (JSON or
 //! not), error messages, logprobs tokens (and their `bytes`), audio
-//! transcripts and every string of the request but names and options
-//! ([`Scrubber::request`]), in SSE `data` lines and in a body that is a
+//! transcripts, whatever else a dialect says holds text
+//! ([`crate::dialect::words::Words::text_keys`]: a custom tool's input, a
+//! web search's query, a server tool's output), any prose (words and a
+//! space) under a key no dialect says names a thing, and every string of
+//! the request but names and options ([`Scrubber::request`]), in SSE `data` lines and in a body that is a
 //! JSON document instead of SSE; a `data` value that is not JSON and a
 //! body that is neither SSE nor JSON are scrubbed flat.
 //!
@@ -396,8 +399,9 @@ impl Scrubber {
     }
 
     /// Scrubs one event's data line value (JSON text): the literals after
-    /// `content`, `refusal`, `reasoning_content`, `reasoning` and `text`
-    /// keys, and the strings inside `arguments`. A value that is not JSON
+    /// the keys the dialects say hold text (`content`, `text`, `input`, …;
+    /// a string in an array after the array's key), the strings inside
+    /// `arguments`, and prose under any key that names no thing. A value that is not JSON
     /// (`The capital`, `Internal Server Error: …`) is scrubbed flat (every
     /// letter `x`, every digit `0`), but `[DONE]`.
     pub fn data_value(&mut self, v: &str) -> String {
