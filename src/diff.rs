@@ -23,6 +23,7 @@
 use crate::capture::{self, Timing};
 use crate::checks::Linter;
 use crate::dialect::chat::chunk::is_openai_field;
+use crate::dialect::words;
 use crate::lint::profile::{provider_list, providers_of};
 use crate::lint::{Diagnostic, Settings, Severity};
 use crate::pipeline::{self, Observer, StreamResult};
@@ -266,6 +267,7 @@ pub fn read_side_with(
             summaries: false,
         },
     );
+    in_words(&mut rec.shape, crate::dialect::words::of(result.dialect));
     rec.shape.content_chars = result
         .answer
         .choices
@@ -284,6 +286,30 @@ pub fn read_side_with(
         url,
         timeline,
     })
+}
+
+/// Names the shape's event kinds in the stream's dialect: its end marker
+/// (`message_stop`) where the pipeline says `[DONE]`, its keep-alive
+/// (`ping`) where it says `keepalive`.
+fn in_words(shape: &mut Shape, w: &crate::dialect::words::Words) {
+    let rename = |kind: &str| -> String {
+        if kind == "[DONE]" {
+            return w.end_marker.to_string();
+        }
+        kind.split('+')
+            .map(|k| if k == "keepalive" { w.keepalive } else { k })
+            .collect::<Vec<_>>()
+            .join("+")
+    };
+    for (k, _) in &mut shape.sequence {
+        *k = rename(k);
+    }
+    for k in &mut shape.usage_kinds {
+        *k = rename(k);
+    }
+    for kinds in shape.fields.values_mut() {
+        *kinds = kinds.iter().map(|k| rename(k)).collect();
+    }
 }
 
 /// Options of a comparison.
@@ -349,6 +375,10 @@ pub struct Difference {
 pub struct TextDiff {
     /// The choice index.
     pub choice: u64,
+    /// What the text is, in the dialect's words (`choice 0 text`,
+    /// `message text`).
+    #[serde(skip)]
+    pub label: String,
     /// Runs of (`equal` | `delete` | `insert`, text).
     pub ops: Vec<(&'static str, String)>,
 }
@@ -736,6 +766,14 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     let cross = ra.dialect != rb.dialect;
     let mut not_applicable = Vec::new();
     let mut notes = Vec::new();
+    // Rows in the dialect's own words; across dialects, in the words the
+    // rows have always used (`choice 0`), which name no side's events.
+    let (wa, wb) = (words::of(ra.dialect), words::of(rb.dialect));
+    let w = if cross { words::of(None) } else { wa };
+    let unit = |i: u64| {
+        w.answer
+            .map_or_else(|| format!("choice {i}"), str::to_string)
+    };
     let push =
         |diffs: &mut Vec<Difference>, section, item: String, x: String, y: String, class: &str| {
             diffs.push(Difference {
@@ -761,11 +799,12 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             c.map(|c| c.text.kept.clone()).unwrap_or_default()
         };
         let (ta, tb) = (text(ca), text(cb));
+        let u = unit(*i);
         if !opts.ignore_text && ta != tb {
             push(
                 &mut diffs,
                 Section::Answer,
-                format!("choice {i} text"),
+                format!("{u} text"),
                 ta.clone(),
                 tb.clone(),
                 "text",
@@ -783,8 +822,12 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     _ => ops.push((tag, ch.value().to_string())),
                 }
             }
-            text_diffs.push(TextDiff { choice: *i, ops });
-            reasons.push(format!("choice {i}'s text differs"));
+            text_diffs.push(TextDiff {
+                choice: *i,
+                label: format!("{u} text"),
+                ops,
+            });
+            reasons.push(format!("{u}'s text differs"));
         }
         let refusal = |c: Option<&crate::model::assembly::Choice>| {
             c.and_then(|c| c.refusal.as_ref().map(|r| r.kept.clone()))
@@ -793,7 +836,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             push(
                 &mut diffs,
                 Section::Answer,
-                format!("choice {i} refusal"),
+                format!("{u} refusal"),
                 opt(refusal(ca).as_deref()),
                 opt(refusal(cb).as_deref()),
                 "refusal",
@@ -808,10 +851,14 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             push(
                 &mut diffs,
                 Section::Answer,
-                format!("choice {i} reasoning"),
+                format!("{u} {}", w.reasoning),
                 opt(qa.as_deref()),
                 opt(qb.as_deref()),
-                "reasoning (extension field)",
+                &if wa.reasoning_class == wb.reasoning_class {
+                    wa.reasoning_class.to_string()
+                } else {
+                    format!("{} / {}", wa.reasoning_class, wb.reasoning_class)
+                },
             );
         }
         let fa = ca.and_then(|c| c.finish_reason.clone());
@@ -820,7 +867,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             // Each side's own word, compared in one vocabulary.
             let class = |d, f: &Option<String>, c: Option<&crate::model::assembly::Choice>| {
                 f.as_deref()
-                    .map(|f| finish_class(d, f, c.is_some_and(|c| !c.tool_calls.is_empty())))
+                    .map(|f| finish_class(d, f, c.is_some_and(|c| c.has_client_calls())))
             };
             let (ka, kb) = (class(ra.dialect, &fa, ca), class(rb.dialect, &fb, cb));
             if ka != kb {
@@ -831,14 +878,14 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                 push(
                     &mut diffs,
                     Section::Answer,
-                    format!("choice {i} finish"),
+                    format!("{u} finish"),
                     shown(&fa, &ka),
                     shown(&fb, &kb),
                     "finish, mapped across dialects",
                 );
                 // Each side's own word, as the row shows it.
                 reasons.push(format!(
-                    "choice {i} finishes with {} on A, {} on B",
+                    "{u} finishes with {} on A, {} on B",
                     shown(&fa, &ka),
                     shown(&fb, &kb)
                 ));
@@ -847,13 +894,13 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             push(
                 &mut diffs,
                 Section::Answer,
-                format!("choice {i} finish_reason"),
+                format!("{u} {}", w.finish),
                 opt(fa.as_deref()),
                 opt(fb.as_deref()),
-                "finish_reason",
+                w.finish,
             );
             reasons.push(format!(
-                "choice {i} finishes with {} on A, {} on B",
+                "{u} finishes with {} on A, {} on B",
                 opt(fa.as_deref()),
                 opt(fb.as_deref())
             ));
@@ -865,7 +912,10 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         let tidx: BTreeSet<u64> = tca.keys().chain(tcb.keys()).copied().collect();
         for t in tidx {
             let (x, y) = (tca.get(&t), tcb.get(&t));
-            let item = format!("choice {i} tool call {t}");
+            let item = match w.call_unit {
+                None => format!("{u} tool call {t}"),
+                Some(call) => format!("tool call {t} ({call})"),
+            };
             match (x, y) {
                 (Some(x), Some(y)) => {
                     if x.name != y.name {
@@ -889,8 +939,28 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                             "id",
                         );
                     }
-                    let pa = serde_json::from_str::<Value>(&x.arguments);
-                    let pb = serde_json::from_str::<Value>(&y.arguments);
+                    // Arguments as JSON, unless a side's are a custom
+                    // tool's free-text input (compared as a string).
+                    let free = x.is_free_text() || y.is_free_text();
+                    let parse = |a: &str| {
+                        if free {
+                            Err(())
+                        } else {
+                            serde_json::from_str::<Value>(a).map_err(|_| ())
+                        }
+                    };
+                    let (pa, pb) = (parse(&x.arguments), parse(&y.arguments));
+                    let what = if free { "input" } else { "arguments" };
+                    let differ = match (&pa, &pb) {
+                        (Ok(u), Ok(v)) => u != v,
+                        _ => x.arguments != y.arguments,
+                    };
+                    // For a tool-call stream the call is the answer:
+                    // other arguments are another answer.
+                    if differ && !opts.ignore_text {
+                        let verb = if free { "differs" } else { "differ" };
+                        reasons.push(format!("{item}'s {what} {verb}"));
+                    }
                     match (pa, pb) {
                         (Ok(u), Ok(v)) if u == v => {}
                         (Ok(u), Ok(v)) => {
@@ -909,10 +979,14 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                             push(
                                 &mut diffs,
                                 Section::ToolCalls,
-                                format!("{item} arguments"),
+                                format!("{item} {what}"),
                                 x.arguments.clone(),
                                 y.arguments.clone(),
-                                "not both valid JSON",
+                                if free {
+                                    "custom tool input, compared as text"
+                                } else {
+                                    "not both valid JSON"
+                                },
                             );
                         }
                         _ => {}
@@ -978,8 +1052,15 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     }
     if cross {
         let name = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
+        // A sentinel end marker (`[DONE]`) is named among what is not
+        // compared; an end that is an event of its dialect is not.
+        let sentinel = [wa, wb].into_iter().find(|w| w.sentinel);
+        let lead = match sentinel {
+            Some(s) => format!("{} sequence, chunking, {},", s.event, s.end_marker),
+            None => format!("{} sequence, chunking,", wa.event),
+        };
         not_applicable.push(format!(
-            "chunk sequence, chunking, [DONE], usage placement and fields: A is {}, B is {}, whose events and fields differ by design",
+            "{lead} usage placement and fields: A is {}, B is {}, whose events and fields differ by design",
             name(ra.dialect),
             name(rb.dialect)
         ));
@@ -988,7 +1069,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         push(
             &mut diffs,
             Section::Shape,
-            "[DONE]".into(),
+            w.end_marker.into(),
             yes(sa.done),
             yes(sb.done),
             "ending",
@@ -998,10 +1079,10 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         push(
             &mut diffs,
             Section::Shape,
-            "chunk sequence".into(),
+            format!("{} sequence", w.event),
             sa.sequence_text(),
             sb.sequence_text(),
-            "chunk kinds and order",
+            &format!("{} kinds and order", w.event),
         );
     } else if !cross && sa.sequence != sb.sequence {
         push(
@@ -1009,16 +1090,18 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             Section::Shape,
             "chunking".into(),
             format!(
-                "{} ({} events, {:.1} chars per content chunk)",
+                "{} ({} events, {:.1} chars per content {})",
                 sa.sequence_text(),
                 sa.events,
-                sa.avg_content()
+                sa.avg_content(),
+                w.event
             ),
             format!(
-                "{} ({} events, {:.1} chars per content chunk)",
+                "{} ({} events, {:.1} chars per content {})",
                 sb.sequence_text(),
                 sb.events,
-                sb.avg_content()
+                sb.avg_content(),
+                w.event
             ),
             "chunking",
         );

@@ -188,6 +188,7 @@ pub fn lint_stream_with(
         .lock()
         .map(|v| v.clone())
         .unwrap_or_default();
+    let forced_hint = tee.linter.forced_hint.take().filter(|h| !h.is_empty());
     let report = tee.linter.finish(&framing, &evidence);
     let har_positions = match (stream.origin.har_text, kept) {
         (Some(t), Some(body)) if t.mapped > 0 => capture::har_pos::map_offsets(
@@ -207,6 +208,7 @@ pub fn lint_stream_with(
             .filter(|t| !t.by_capture)
             .map(|t| format!("the transfer broke: {}", t.reason)),
     );
+    notes.extend(forced_hint);
     StreamResult {
         label: stream.label,
         http: stream.http,

@@ -11,8 +11,11 @@
 //! pairs quoted in text, and with `scrub_text` the characters of
 //! `content`, `refusal`, reasoning text, tool-call `arguments` (JSON or
 //! not), error messages, logprobs tokens (and their `bytes`), audio
-//! transcripts and every string of the request but names and options
-//! ([`Scrubber::request`]), in SSE `data` lines and in a body that is a
+//! transcripts, whatever else a dialect says holds text
+//! ([`crate::dialect::words::Words::text_keys`]: a custom tool's input, a
+//! web search's query, a server tool's output), any prose (words and a
+//! space) under a key no dialect says names a thing, and every string of
+//! the request but names and options ([`Scrubber::request`]), in SSE `data` lines and in a body that is a
 //! JSON document instead of SSE; a `data` value that is not JSON and a
 //! body that is neither SSE nor JSON are scrubbed flat.
 //!
@@ -27,8 +30,22 @@
 //! digits other than `0` become `1` (a number stays a valid number).
 
 use crate::capture::{self, REDACTED};
+use crate::dialect::words::Words;
 use serde_json::Value;
 use std::collections::HashMap;
+
+/// Whether `key` is in the list `list` gives of some dialect's words.
+fn in_any(key: &str, list: impl Fn(&Words) -> &'static [&'static str]) -> bool {
+    crate::dialect::ALL
+        .iter()
+        .any(|d| list(d.words()).contains(&key))
+}
+
+/// Whether a JSON string literal's content reads as prose: a space, and
+/// letters.
+fn is_prose(lit: &str) -> bool {
+    lit.contains(' ') && lit.chars().filter(|c| c.is_alphabetic()).count() >= 2
+}
 
 /// The character mapping of one run.
 #[derive(Debug, Clone)]
@@ -382,54 +399,28 @@ impl Scrubber {
     }
 
     /// Scrubs one event's data line value (JSON text): the literals after
-    /// `content`, `refusal`, `reasoning_content`, `reasoning` and `text`
-    /// keys, and the strings inside `arguments`. A value that is not JSON
+    /// the keys the dialects say hold text (`content`, `text`, `input`, …;
+    /// a string in an array after the array's key), the strings inside
+    /// `arguments`, and prose under any key that names no thing. A value that is not JSON
     /// (`The capital`, `Internal Server Error: …`) is scrubbed flat (every
     /// letter `x`, every digit `0`), but `[DONE]`.
     pub fn data_value(&mut self, v: &str) -> String {
         if !looks_json(v) {
             return Scrubber::flat().text(v);
         }
-        // Chat's text keys; Responses' `delta` (a string there: Chat's is
-        // an object, whose keys are never scrubbed), `instructions` and a
-        // reasoning item's `encrypted_content` (Ollama puts the thinking
-        // there in plain text); Messages' `thinking`; and what citations,
-        // annotations, search results and echoed tools quote (`cited_text`,
-        // `title`, `url`, `description`).
-        const TEXT_KEYS: &[&str] = &[
-            "content",
-            "refusal",
-            "reasoning_content",
-            "reasoning",
-            "text",
-            "delta",
-            "thinking",
-            "instructions",
-            "encrypted_content",
-            "cited_text",
-            "title",
-            "url",
-            "description",
-            // An error's text (Chat's and Messages' `error.message`,
-            // Responses' `error` event and `response.error.message`).
-            "message",
-            // Log probabilities' tokens (their `bytes` follow the scrubbed
-            // token) and Chat's audio: its transcript and its base64 `data`
-            // (the spoken answer; letters x and digits 0 keep it base64).
-            "token",
-            "transcript",
-            "data",
-        ];
-        // Keys whose string is JSON text split over events: Chat's and
-        // Responses' `arguments`, Messages' `partial_json`, and the
-        // `delta` of a Responses arguments event.
+        // What holds text is each dialect's knowledge
+        // (`crate::dialect::words`): a data line's dialect is not known
+        // here, so the keys of every dialect count. A `delta` that is a
+        // Responses arguments event's is JSON text.
         let args_delta = v.contains("_arguments.delta\"");
-        let is_args =
-            |k: &str| k == "arguments" || k == "partial_json" || (k == "delta" && args_delta);
+        let is_args = |k: &str| in_any(k, |w| w.json_text_keys) || (k == "delta" && args_delta);
         let b = v.as_bytes();
         let mut out = String::with_capacity(v.len());
         let mut i = 0;
         let mut last_key: Option<String> = None;
+        // The keys of the open arrays and objects (`None`: no key, or an
+        // object): a string in an array belongs to the array's key.
+        let mut open: Vec<(bool, Option<String>)> = Vec::new();
         let mut choice: u64 = 0;
         let mut tool: u64 = 0;
         // The last scrubbed `token`, for the `bytes` array after it.
@@ -451,6 +442,16 @@ impl Scrubber {
                     }
                     _ => out.push_str(seg),
                 }
+                for c in seg.bytes() {
+                    match c {
+                        b'[' => open.push((true, last_key.clone())),
+                        b'{' => open.push((false, last_key.clone())),
+                        b']' | b'}' => {
+                            open.pop();
+                        }
+                        _ => {}
+                    }
+                }
                 i = next;
                 continue;
             }
@@ -468,14 +469,28 @@ impl Scrubber {
             let after = v[end.min(v.len())..].trim_start_matches('"').trim_start();
             let is_key = after.starts_with(':');
             out.push('"');
-            match (&last_key, is_key) {
+            // A string's key: its own, or its array's.
+            let key = last_key.clone().or_else(|| match open.last() {
+                Some((true, k)) => k.clone(),
+                _ => None,
+            });
+            match (&key, is_key) {
                 (Some(k), false) if is_args(k) => self.arguments((choice, tool), lit, &mut out),
                 (Some(k), false) if k == "token" => {
                     let at = out.len();
                     self.literal(lit, &mut out);
                     token = serde_json::from_str::<String>(&format!("\"{}\"", &out[at..])).ok();
                 }
-                (Some(k), false) if TEXT_KEYS.contains(&k.as_str()) => self.literal(lit, &mut out),
+                (Some(k), false) if in_any(k, |w| w.text_keys) => self.literal(lit, &mut out),
+                // Prose in a field no dialect says holds text (a gateway's
+                // routing note, a bare error string, a date): words with a
+                // space between them, under a key that names no thing.
+                (k, false)
+                    if is_prose(lit)
+                        && !k.as_deref().is_some_and(|k| in_any(k, |w| w.identifiers)) =>
+                {
+                    self.literal(lit, &mut out)
+                }
                 _ => out.push_str(lit),
             }
             if end < b.len() {

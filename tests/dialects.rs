@@ -453,3 +453,62 @@ fn an_anthropic_error_only_stream_is_messages_and_a_responses_error_is_not() {
     let r = lint_as(body.as_bytes(), None);
     assert_ne!(r.streams[0].dialect, Some(Dialect::Messages));
 }
+
+/// Issue 25: `--dialect responses` forced on a Messages stream gave eight
+/// errors and no hint that the stream looks like Anthropic Messages; any
+/// forced dialect on another dialect's stream now says which it looks
+/// like, and what to try.
+#[test]
+fn a_forced_dialect_on_another_dialects_stream_hints_at_the_right_one() {
+    for (file, forced, looks, try_) in [
+        (
+            "samples/good/messages-text.sse",
+            "responses",
+            "Anthropic Messages (`message_start`)",
+            "--dialect messages",
+        ),
+        (
+            "samples/good/responses-text.sse",
+            "messages",
+            "OpenAI Responses (`response.created`)",
+            "--dialect responses",
+        ),
+        (
+            "samples/good/openai-basic.sse",
+            "messages",
+            "OpenAI Chat Completions (`chat.completion.chunk`)",
+            "--dialect chat",
+        ),
+    ] {
+        let out = assert_cmd::Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(common::root())
+            .args(["check", "--no-config", "--dialect", forced, file])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("the events look like {looks}; try {try_}")),
+            "{file} as {forced}:\n{text}"
+        );
+    }
+    // Not forced, or forced right: no hint.
+    for args in [
+        vec!["check", "--no-config", "samples/good/messages-text.sse"],
+        vec![
+            "check",
+            "--no-config",
+            "--dialect",
+            "messages",
+            "samples/good/messages-text.sse",
+        ],
+    ] {
+        let out = assert_cmd::Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(common::root())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("look like"));
+    }
+}

@@ -765,3 +765,160 @@ fn the_finish_reason_names_each_sides_own_word() {
         "{v:#}"
     );
 }
+
+/// Issue 25: two GPT-5 custom tool calls whose inputs differ were
+/// "equivalent" (exit 0): a `custom_tool_call` was no tool call of the
+/// answer. Its input is compared as a string.
+#[test]
+fn custom_tool_calls_whose_input_differs_are_not_compatible() {
+    let (code, v) = diff(
+        "tests/fixtures/seam/responses-custom-tool-a.sse",
+        "tests/fixtures/seam/responses-custom-tool-b.sse",
+        &[],
+    );
+    assert_eq!(code, 1, "{v:#}");
+    let row = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["section"] == "tool-calls")
+        .unwrap_or_else(|| panic!("no tool-call row: {v:#}"));
+    assert_eq!(row["a"], r#"print("hello world")"#, "{v:#}");
+    assert_eq!(row["b"], "print(sum(range(10)) * 2)", "{v:#}");
+    assert!(
+        v["reasons"].to_string().contains("input"),
+        "the verdict says why: {v:#}"
+    );
+    // With --ignore-text (different prompts), tool-call inputs are not
+    // weighed.
+    let (code, _) = diff(
+        "tests/fixtures/seam/responses-custom-tool-a.sse",
+        "tests/fixtures/seam/responses-custom-tool-b.sse",
+        &["--ignore-text"],
+    );
+    assert_eq!(code, 0);
+}
+
+/// Issue 25: a `web_search_call` (and Messages' `server_tool_use`) is a
+/// tool call of the answer too, of its own kind: the server ran it.
+#[test]
+fn server_side_tool_calls_are_tool_calls_of_their_kind() {
+    let json = |f: &str| -> Value {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(root())
+            .args(["check", "--no-config", "--format", "json", f])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = json("tests/fixtures/seam/responses-web-search.sse");
+    let calls = &v["files"][0]["streams"][0]["choices"][0]["tool_calls"];
+    assert_eq!(calls[0]["kind"], "web_search_call", "{calls:#}");
+    assert!(
+        calls[0]["arguments"]
+            .as_str()
+            .unwrap()
+            .contains("botanical garden"),
+        "{calls:#}"
+    );
+    // A server-run search is no client tool call: the finish stays `stop`.
+    let (code, d) = diff(
+        "tests/fixtures/seam/responses-web-search.sse",
+        "tests/fixtures/seam/responses-web-search.sse",
+        &[],
+    );
+    assert_eq!(code, 0, "{d:#}");
+    let v = json("samples/good/messages-server-tool.sse");
+    let calls = &v["files"][0]["streams"][0]["choices"][0]["tool_calls"];
+    assert_eq!(calls[0]["kind"], "server_tool_use", "{calls:#}");
+    assert_eq!(calls[0]["name"], "web_search", "{calls:#}");
+}
+
+/// Issue 25: tool calls with the same name and other arguments made two
+/// streams "compatible" (exit 0), within a dialect and across dialects: a
+/// CI gate built on `diff` failed open.
+#[test]
+fn tool_calls_whose_arguments_differ_are_not_compatible() {
+    for (a, b) in [
+        (
+            "tests/fixtures/seam/chat-tool-lisbon.sse",
+            "tests/fixtures/seam/chat-tool-porto.sse",
+        ),
+        (
+            "samples/good/messages-tool-use.sse",
+            "tests/fixtures/seam/messages-tool-porto.sse",
+        ),
+        (
+            "samples/good/messages-tool-use.sse",
+            "tests/fixtures/seam/chat-tool-porto.sse",
+        ),
+    ] {
+        let (code, v) = diff(a, b, &[]);
+        assert_eq!(code, 1, "{a} vs {b}: {v:#}");
+        assert!(
+            v["reasons"].to_string().contains("arguments"),
+            "{a} vs {b}: {v:#}"
+        );
+        // The same arguments written differently are the same call.
+        let (code, v) = diff(a, a, &[]);
+        assert_eq!(code, 0, "{a}: {v:#}");
+        let (code, _) = diff(a, b, &["--ignore-text"]);
+        assert_eq!(code, 0, "{a} vs {b} --ignore-text");
+    }
+    // Arguments compared as JSON: key order and spacing do not count.
+    let (code, v) = diff(
+        "samples/good/messages-tool-use.sse",
+        "tests/fixtures/seam/chat-tool-lisbon.sse",
+        &[],
+    );
+    assert!(
+        !v["reasons"].to_string().contains("arguments"),
+        "{code} {v:#}"
+    );
+}
+
+/// Issue 25: `diff` of two Messages streams spoke Chat: `[DONE]` rows for
+/// `message_stop`, `keepalive` for `ping`, "choice 0", and thinking as a
+/// "reasoning (extension field)"; and "[DONE]" was named among what is
+/// not compared for Messages against Responses.
+#[test]
+fn diff_speaks_the_dialect_of_its_streams() {
+    let human = |a: &str, b: &str| {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(root())
+            .args(["diff", "--color", "never", a, b])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let t = human(
+        "samples/good/messages-text.sse",
+        "samples/good/messages-thinking.sse",
+    );
+    for word in ["[DONE]", "keepalive", "choice 0", "extension field"] {
+        assert!(!t.contains(word), "{word:?} in:\n{t}");
+    }
+    for word in ["message_stop", "ping", "message text", "thinking"] {
+        assert!(t.contains(word), "{word:?} not in:\n{t}");
+    }
+    let t = human(
+        "samples/good/responses-text.sse",
+        "samples/good/responses-reasoning.sse",
+    );
+    for word in ["choice 0", "extension field"] {
+        assert!(!t.contains(word), "{word:?} in:\n{t}");
+    }
+    assert!(t.contains("response text"), "{t}");
+    let t = human(
+        "samples/good/messages-text.sse",
+        "samples/good/responses-text.sse",
+    );
+    assert!(t.contains("not compared"), "{t}");
+    assert!(!t.contains("[DONE]"), "{t}");
+    // Chat keeps its words.
+    let t = human("samples/diff/openai.sse", "samples/diff/provider.sse");
+    assert!(t.contains("choice 0"), "{t}");
+    assert!(t.contains("reasoning (extension field)"), "{t}");
+}

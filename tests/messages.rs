@@ -495,15 +495,21 @@ fn the_messages_rules_are_selected_by_their_two_letter_code_prefix() {
     assert_eq!(count("messages"), 1);
 }
 
+/// Issue 25: a server-run tool is a tool call of the answer, of its own
+/// kind (so `diff` compares it), but no call for the client.
 #[test]
-fn a_server_run_tool_is_checked_but_not_a_tool_call_of_the_answer() {
+fn a_server_run_tool_is_checked_and_a_tool_call_of_its_own_kind() {
     let r = sample("good/messages-server-tool.sse");
     let (text, _, finish, tools) = summary(&r.streams[0].answer);
     assert_eq!(
         text,
         "I'll search for the launch date.The Example Telescope launched on 3 March 2026."
     );
-    assert!(tools.is_empty(), "{tools:?}");
+    let c = &r.streams[0].answer.choices[&0];
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(c.tool_calls[&0].kind.as_deref(), Some("server_tool_use"));
+    assert!(c.tool_calls[&0].server);
+    assert!(!c.has_client_calls());
     assert_eq!(finish.as_deref(), Some("end_turn"));
     assert_eq!(usage(&r)["server_tool_use"]["web_search_requests"], 1);
     assert!(rules(&r).is_empty(), "{:?}", rules(&r));

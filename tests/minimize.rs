@@ -1633,3 +1633,108 @@ fn a_gzip_body_is_scrubbed_flat() {
         out.notes
     );
 }
+
+/// Issue 25: minimize of a Messages stream dropped `type` from events
+/// (`data: {}` for `message_stop`), and the reproducer gained
+/// `messages-schema` findings the original did not have. What an event
+/// keeps comes from its dialect (Messages' `type`; Responses' `type`,
+/// `sequence_number` and ids).
+#[test]
+fn a_reproducer_keeps_what_its_dialect_reads_events_by_and_gains_no_finding() {
+    let mut checked = 0;
+    for p in corpus() {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let dialect_key = if name.starts_with("messages-") {
+            "type"
+        } else if name.starts_with("responses-") {
+            "sequence_number"
+        } else {
+            continue;
+        };
+        let bytes = std::fs::read(&p).unwrap();
+        let Ok(o) = run(&name, &bytes, &opts(vec![], false)) else {
+            continue;
+        };
+        checked += 1;
+        // No Messages schema finding the input did not have (dropping
+        // whole events may still leave a block unstopped, as the input's
+        // fault can). Responses reproducers keep their events' type and
+        // numbering; the Response object's other required fields may go
+        // (`responses-missing-field` infos).
+        let before: BTreeSet<&str> = o.before.keys().map(|p| p.0).collect();
+        let gained: Vec<_> = o
+            .after
+            .keys()
+            .filter(|p| !before.contains(p.0))
+            .filter(|p| p.0 == "messages-schema")
+            .collect();
+        assert!(gained.is_empty(), "{name}: gained {gained:?}");
+        let text = String::from_utf8_lossy(&o.output);
+        // (A vendor event ahead of `response.created` has no number.)
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with("data: {") && !l.contains("codex."))
+        {
+            assert!(
+                line.contains(&format!("\"{dialect_key}\"")),
+                "{name}: an event lost `{dialect_key}`: {line}"
+            );
+        }
+    }
+    assert!(checked > 20, "{checked}");
+}
+
+/// Issue 25: a scrubbed copy of a custom tool call gained a false
+/// `responses-delta-mismatch` (its deltas scrubbed, its input not), so
+/// minimize refused the capture.
+#[test]
+fn a_custom_tool_call_is_minimized_with_its_input_scrubbed_like_its_deltas() {
+    let name = "tests/fixtures/seam/responses-custom-tool-usage.sse";
+    let bytes = std::fs::read(root().join(name)).unwrap();
+    let o = run(name, &bytes, &opts(vec!["responses-usage-mismatch"], false))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!o.after.keys().any(|p| p.0 == "responses-delta-mismatch"));
+}
+
+/// Issue 25: Chat's `cut-off` says how the transfer broke (curl's `(92)`
+/// line, a HAR's `_error`); for Responses and Messages that was only a
+/// note, so minimize dropped the curl line and the HAR's `_error` from the
+/// reproducer. Their cut-off findings now cite it, and the reproducer
+/// keeps it.
+#[test]
+fn a_cut_off_of_every_dialect_cites_the_broken_transfer_and_its_reproducer_keeps_it() {
+    for (name, rule, evidence) in [
+        (
+            "tests/fixtures/seam/messages-curl-92.txt",
+            "messages-cut-off",
+            "curl: (92)",
+        ),
+        (
+            "tests/fixtures/seam/responses-har-error.har",
+            "responses-cut-off",
+            "net::ERR_HTTP2_PROTOCOL_ERROR",
+        ),
+    ] {
+        let bytes = std::fs::read(root().join(name)).unwrap();
+        let cap = capture::from_reader(
+            name,
+            Box::new(std::io::Cursor::new(bytes.clone())),
+            &capture::Options::default(),
+        )
+        .unwrap();
+        let r = lint_capture(cap, &Settings::default(), &mut NoObserver);
+        let d = r.streams[0]
+            .diagnostics
+            .iter()
+            .find(|d| d.rule == rule)
+            .unwrap_or_else(|| panic!("{name}: no {rule}"));
+        assert!(
+            d.message.contains("the transfer broke"),
+            "{name}: {}",
+            d.message
+        );
+        let o = run(name, &bytes, &opts(vec![], false)).unwrap_or_else(|e| panic!("{e}"));
+        let out = String::from_utf8_lossy(&o.output);
+        assert!(out.contains(evidence), "{name}: {out}");
+    }
+}

@@ -83,6 +83,7 @@ impl Linter<'_> {
         name: &str,
     ) -> Route {
         self.settle_from_context();
+        self.check_forced(data, name);
         if self.dialect.is_none() {
             let json = match data.trim_start().as_bytes().first() {
                 Some(b'{') => serde_json::from_str::<Value>(data).ok(),
@@ -127,6 +128,39 @@ impl Linter<'_> {
         } else {
             Route::Dialect
         }
+    }
+
+    /// With `--dialect` given: whether the first event with JSON data is
+    /// another dialect's; if so, a note names the dialect it looks like
+    /// and the option to try (`forced_hint`).
+    fn check_forced(&mut self, data: &str, name: &str) {
+        let Some(forced) = self.out.settings().dialect else {
+            return;
+        };
+        if self.forced_hint.is_some() || !data.trim_start().starts_with('{') {
+            return;
+        }
+        let Ok(json) = serde_json::from_str::<Value>(data) else {
+            return;
+        };
+        let hint = match dialect::sniff_event(name, Some(&json)) {
+            Sniffed::Dialect(d) if d != forced => {
+                let shown = ["type", "object"]
+                    .iter()
+                    .find_map(|k| json.get(*k).and_then(Value::as_str))
+                    .unwrap_or(name);
+                format!(
+                    "the events look like {} (`{}`); try --dialect {}",
+                    d.title(),
+                    shorten(shown, 40),
+                    d.name()
+                )
+            }
+            Sniffed::Dialect(_) => String::new(),
+            // An error or a keep-alive decides nothing: the next event may.
+            Sniffed::Neutral | Sniffed::Other(_) => return,
+        };
+        self.forced_hint = Some(hint);
     }
 
     /// `path-dialect-mismatch`: the request path names `path`, the body's
@@ -271,8 +305,9 @@ impl Linter<'_> {
     }
 
     /// The end of a Responses or Messages stream: the checker's
-    /// whole-stream rules, its answer and ending. Returns false for Chat.
-    pub(super) fn finish_dialect(&mut self, damaged: bool) -> bool {
+    /// whole-stream rules, its answer and ending; `transfer` says how the
+    /// transfer broke, where the capture says so. Returns false for Chat.
+    pub(super) fn finish_dialect(&mut self, damaged: bool, transfer: Option<&str>) -> bool {
         let Some(mut checker) = self.checker.take() else {
             return false;
         };
@@ -281,6 +316,7 @@ impl Linter<'_> {
             damaged,
             invalid_payloads: self.invalid_payloads,
             not_sse: self.sse_lines == 0 && !self.head.iter().all(u8::is_ascii_whitespace),
+            transfer,
         };
         let (answer, ending) = checker.finish(
             end,

@@ -143,7 +143,8 @@ impl Linter<'_> {
         let damaged = evidence.iter().any(|t| t.by_capture);
         // The rest is Chat's: another dialect's checker judges its own
         // ending, and a stream of no known dialect gets one finding.
-        if self.finish_dialect(damaged) || self.finish_unknown() {
+        let broke = (!cut_reasons.is_empty()).then(|| cut_reasons.join("; "));
+        if self.finish_dialect(damaged, broke.as_deref()) || self.finish_unknown() {
             return;
         }
         self.finish_chat(damaged, &cut_reasons, &transport);

@@ -125,6 +125,10 @@ pub struct Linter<'s> {
     /// location and what it looks like.
     pub(crate) unknown_events: u64,
     first_unknown: Option<(Location, Option<u64>, String)>,
+    /// `--dialect` named one dialect and the first event is another's: a
+    /// note saying which it looks like (`Some` once the first event with
+    /// JSON data was looked at; empty when it fits).
+    pub forced_hint: Option<String>,
     /// Chat Completions' own state (the sequence rules).
     pub(crate) chat: ChatState,
 }
@@ -172,6 +176,7 @@ impl<'s> Linter<'s> {
             dialect_ending: None,
             unknown_events: 0,
             first_unknown: None,
+            forced_hint: None,
 
             chat: ChatState::default(),
         };

@@ -22,7 +22,9 @@ messages-stop-missing on Messages); a rule of one dialect alone counts only when
 A has no finding of its own dialect alone at that level.
 
 Exit codes: 0 compatible (same ending and finish reasons, no finding on B that A
-lacks at or above --fail-on, same answer unless --ignore-text), 1 not, 2 errors.";
+lacks at or above --fail-on, same answer unless --ignore-text: the same text and
+the same tool calls, by name and with arguments equal as JSON, a custom tool's
+input as text), 1 not, 2 errors.";
 
 /// Compare two streams: answer, tool calls, shape, fields, findings, timing.
 #[derive(Debug, clap::Args)]
@@ -34,7 +36,8 @@ pub struct Args {
     /// The stream compared with it.
     #[arg(value_name = "B")]
     b: String,
-    /// Compare shape and fields only (for different prompts).
+    /// Compare shape and fields only (for different prompts): neither the
+    /// text nor tool-call arguments count against compatibility.
     #[arg(long)]
     ignore_text: bool,
     /// `human`, `json` or `html` (one self-contained page: the word diff,

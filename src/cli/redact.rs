@@ -23,9 +23,11 @@ pub struct Args {
     #[arg(short = 'o', long, value_name = "OUT")]
     output: PathBuf,
     /// Also replace the prompt and answer text (content, refusal,
-    /// reasoning, strings in tool arguments, request messages): every
-    /// letter by x and every digit by 0, or, when that changes the
-    /// findings, through a letter permutation (a note says so).
+    /// reasoning, strings in tool arguments, a custom tool's input, what
+    /// server-side tools were asked and returned, request messages, and
+    /// any prose under a key that names no thing): every letter by x and
+    /// every digit by 0, or, when that changes the findings, through a
+    /// letter permutation (a note says so).
     #[arg(long)]
     scrub_text: bool,
     /// Replace an existing output file.

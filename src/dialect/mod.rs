@@ -27,6 +27,7 @@ pub mod chat;
 pub(crate) mod compact;
 pub mod messages;
 pub mod responses;
+pub mod words;
 
 use crate::lint::{Finding, Location};
 use crate::model::assembly::Answer;
@@ -79,6 +80,16 @@ impl Dialect {
             Dialect::Chat => "/chat/completions",
             Dialect::Responses => "/responses",
             Dialect::Messages => "/messages",
+        }
+    }
+
+    /// What this dialect calls things and which of its fields hold text
+    /// ([`words::Words`]): what `diff`, `redact` and `minimize` ask.
+    pub fn words(self) -> &'static words::Words {
+        match self {
+            Dialect::Chat => &words::CHAT,
+            Dialect::Responses => &responses::words::WORDS,
+            Dialect::Messages => &messages::words::WORDS,
         }
     }
 
@@ -345,7 +356,7 @@ pub trait Out {
 
 /// What the stream carried, for the end-of-stream checks.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct StreamEnd {
+pub struct StreamEnd<'a> {
     /// Dispatched events.
     pub events: u64,
     /// The capture itself is damaged (cut by the tool that saved it): the
@@ -356,6 +367,21 @@ pub struct StreamEnd {
     /// The body holds no SSE line at all (`body-not-sse`, shared, said
     /// so): a missing start or ending is that finding's consequence.
     pub not_sse: bool,
+    /// How the transfer broke, where the capture says so (curl's error
+    /// line, a HAR's `_error`, `--read-timeout`): a cut-off finding cites
+    /// it, as Chat's `cut-off` does, so it is part of the fault (and
+    /// `minimize` keeps it in the reproducer).
+    pub transfer: Option<&'a str>,
+}
+
+impl StreamEnd<'_> {
+    /// ` (the transfer broke: …)` after a cut-off finding's account of the
+    /// stream, or nothing.
+    pub fn broke(&self) -> String {
+        self.transfer
+            .map(|t| format!(" (the transfer broke: {t})"))
+            .unwrap_or_default()
+    }
 }
 
 /// One dialect's checks for one stream: fed each event in order, then
@@ -366,7 +392,7 @@ pub trait Checker: std::fmt::Debug {
     fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out);
     /// The end of the stream: the whole-stream rules. Returns the answer
     /// and how the stream ended.
-    fn finish(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending);
+    fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending);
     /// A short rendering of what the last event added (`inspect`).
     fn summary(&self) -> String {
         String::new()

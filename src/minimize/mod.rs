@@ -1380,7 +1380,18 @@ fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
         }
         let shell = st.shell.clone();
         let mut units = st.units.clone();
-        let r = reduce::reduce(&mut v, &|_| Guard::Free, true, &mut |cand: &Value| {
+        // What the dialect reads an event by (Messages' `type`, Responses'
+        // `type` and `sequence_number`) stays; what is inside may go.
+        let kept = oracle.dialect.map_or(&[][..], |d| d.words().kept);
+        let guard = |ptr: &str| {
+            let key = ptr.rsplit('/').next().unwrap_or("");
+            if kept.contains(&key) {
+                Guard::Keep
+            } else {
+                Guard::Free
+            }
+        };
+        let r = reduce::reduce(&mut v, &guard, true, &mut |cand: &Value| {
             units[ui].bytes = with(cand);
             let refs: Vec<&Unit> = units.iter().collect();
             oracle.test(&shell, &refs)

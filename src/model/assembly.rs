@@ -20,7 +20,12 @@ pub const MAX_TEXT_BYTES: usize = 1 << 20;
 /// OpenRouter, Groq: `reasoning`).
 pub const REASONING_FIELDS: &[&str] = &["reasoning_content", "reasoning"];
 
-/// One tool call as assembled from its fragments.
+/// One tool call as assembled from its fragments: a function call the
+/// client runs (Chat's `tool_calls`, a Responses `function_call`, a
+/// Messages `tool_use` block), a custom tool's call (Responses
+/// `custom_tool_call`, whose input is free text), or a call the server
+/// ran itself (a Responses `web_search_call`, `mcp_call`, …; a Messages
+/// `server_tool_use` block).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ToolCall {
     /// The `index` the fragments used (or their array position when they
@@ -28,16 +33,35 @@ pub struct ToolCall {
     pub index: u64,
     /// `id` of the first fragment that had one.
     pub id: Option<String>,
-    /// `type` (only `function` exists).
-    #[serde(skip)]
+    /// Its kind: `function` (Chat's `type`), `custom` (free-text input),
+    /// or the item or block type of a server-side call (`web_search_call`,
+    /// `server_tool_use`). Reports show it unless it is `function`.
+    #[serde(skip_serializing_if = "is_function")]
     pub kind: Option<String>,
     /// `function.name`.
     pub name: Option<String>,
-    /// `function.arguments`, concatenated.
+    /// `function.arguments`, concatenated (a custom tool's input; what a
+    /// server-side call was asked, such as a web search's `action`, as
+    /// JSON).
     pub arguments: String,
+    /// The server ran it: it is no call for the client, and no reason for
+    /// a `tool_calls` finish.
+    #[serde(skip)]
+    pub server: bool,
+}
+
+/// Whether a tool call's kind is the plain function call (or unsaid).
+fn is_function(kind: &Option<String>) -> bool {
+    matches!(kind.as_deref(), None | Some("" | "function"))
 }
 
 impl ToolCall {
+    /// Whether its arguments are free text (a custom tool's input), not
+    /// JSON.
+    pub fn is_free_text(&self) -> bool {
+        self.kind.as_deref() == Some("custom")
+    }
+
     /// Appends an `arguments` fragment; a fragment that would take the
     /// arguments past [`MAX_TEXT_BYTES`] is dropped.
     pub fn push_arguments(&mut self, fragment: &str) {
@@ -96,6 +120,14 @@ pub struct Choice {
     pub finish_reason: Option<String>,
     /// Tool calls by index.
     pub tool_calls: BTreeMap<u64, ToolCall>,
+}
+
+impl Choice {
+    /// Whether it holds a tool call for the client to run (not only calls
+    /// the server ran).
+    pub fn has_client_calls(&self) -> bool {
+        self.tool_calls.values().any(|t| !t.server)
+    }
 }
 
 /// How a stream ended (DESIGN.md's `ending`).

@@ -109,7 +109,7 @@ pub fn human(
     }
     writeln!(out, "{t}")?;
     for td in &c.text_diffs {
-        writeln!(out, "\nchoice {} text, word by word (A → B):", td.choice)?;
+        writeln!(out, "\n{}, word by word (A → B):", td.label)?;
         let mut line = String::new();
         for (tag, text) in &td.ops {
             let text = &crate::lint::printable(&text.replace('\n', "\\n"));

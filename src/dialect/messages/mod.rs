@@ -33,6 +33,7 @@
 
 pub mod fields;
 pub mod model;
+pub mod words;
 
 use super::compact::{self, Text};
 use super::{Event, Out, StreamEnd};
@@ -1531,7 +1532,7 @@ impl super::Checker for Checker {
         }
     }
 
-    fn finish(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending) {
+    fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
         let mut answer = Answer {
             usage: self.usage.clone(),
             done: self.stopped,
@@ -1599,8 +1600,9 @@ impl super::Checker for Checker {
                         Finding::new(
                             "messages-cut-off",
                             format!(
-                                "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`{unread}: {} had streamed{open}; nothing says the answer is complete, and clients show it as if it were, or fail",
+                                "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`{unread}{}: {} had streamed{open}; nothing says the answer is complete, and clients show it as if it were, or fail",
                                 end.events,
+                                end.broke(),
                                 streamed.describe()
                             ),
                             loc,

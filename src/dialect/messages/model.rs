@@ -32,8 +32,8 @@ const MAX_KIND_BYTES: usize = 64;
 pub const TOOL_BLOCKS: &[&str] = &["tool_use", "server_tool_use", "mcp_tool_use"];
 
 /// The block type that is a tool call for the client to run; the server
-/// runs `server_tool_use` and `mcp_tool_use` itself, so they are not part
-/// of the answer's tool calls.
+/// runs `server_tool_use` and `mcp_tool_use` itself, so they are tool
+/// calls of their own kind in the answer (`ToolCall::server`).
 pub const CLIENT_TOOL: &str = "tool_use";
 
 /// One content block as streamed.
@@ -211,8 +211,9 @@ pub fn streamed(blocks: &[Block], overflow: &Block) -> Streamed {
 
 /// Assembles the blocks into choice 0 of `answer`: text blocks joined in
 /// `index` order (arrival order among equal indexes), thinking as
-/// reasoning, each `tool_use` block as a tool call (`id`, `name`, input as
-/// its arguments; server-run tools are not calls for the client); the
+/// reasoning, each tool block as a tool call (`id`, `name`, input as its
+/// arguments; a `tool_use` block is a `function` call, a server-run
+/// tool's block a call of its block type that the server ran); the
 /// overflow block's text last.
 pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
     let mut order: Vec<usize> = (0..blocks.len()).collect();
@@ -225,16 +226,22 @@ pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
     {
         c.text.push(&b.text.kept);
         c.reasoning.push(&b.thinking.kept);
-        if b.kind == CLIENT_TOOL {
+        if b.is_tool() {
             let index = c.tool_calls.len() as u64;
+            let server = b.kind != CLIENT_TOOL;
             c.tool_calls.insert(
                 index,
                 ToolCall {
                     index,
                     id: b.id.clone(),
-                    kind: Some("function".into()),
+                    kind: Some(if server {
+                        b.kind.clone()
+                    } else {
+                        "function".into()
+                    }),
                     name: b.name.clone(),
                     arguments: b.arguments(),
+                    server,
                 },
             );
         }

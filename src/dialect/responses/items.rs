@@ -562,6 +562,15 @@ impl Checker {
         ev: &Event<'_>,
         out: &mut dyn Out,
     ) {
+        let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
+        if let Some((_, Some(field))) = super::SERVER_CALLS.iter().find(|(k, _)| *k == kind) {
+            if let Some(v) = item.get(*field) {
+                self.items[pos].asked = Some(match v {
+                    Value::String(s) => s.clone(),
+                    v => v.to_string(),
+                });
+            }
+        }
         if let Some(content) = item.get("content").and_then(Value::as_array) {
             for (j, c) in content.iter().enumerate() {
                 if let Some((kind, key, t)) = part_text(c) {
@@ -1074,7 +1083,7 @@ impl Checker {
 
     /// Whole-stream item rules: `responses-not-done` and
     /// `responses-arguments-json`.
-    pub(super) fn finish_items(&mut self, end: StreamEnd, out: &mut dyn Out) {
+    pub(super) fn finish_items(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) {
         // `responses-delta-mismatch`: an error when the final value (the
         // done item, the last done event) differs from what it first
         // differed from, as clients that keep the final value and clients

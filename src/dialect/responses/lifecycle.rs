@@ -485,7 +485,7 @@ impl Checker {
     }
 
     /// The whole-stream lifecycle rules.
-    pub(super) fn finish_lifecycle(&mut self, end: StreamEnd, out: &mut dyn Out) {
+    pub(super) fn finish_lifecycle(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) {
         let variant = self.variant(out);
         // No `response.created` at all.
         if !self.created {
@@ -697,6 +697,7 @@ impl Checker {
                     end.invalid_payloads
                 ));
             }
+            how.push_str(&end.broke());
             let done = self.done_marker.is_some();
             let mut f = Finding::new(
                 "responses-cut-off",

@@ -32,7 +32,10 @@
 //! - reasoning: `reasoning` items' `reasoning_text` parts, then their
 //!   summary parts (separated by a blank line);
 //! - tool calls: each `function_call` item, with `call_id` as the id,
-//!   `name`, and its arguments;
+//!   `name`, and its arguments; each `custom_tool_call` item likewise,
+//!   of kind `custom`, its input as the arguments; and each server-side
+//!   call ([`SERVER_CALLS`]: `web_search_call`, …), of its item type, with
+//!   what it was asked as its arguments;
 //! - finish_reason: the terminal response's `status` (`completed`,
 //!   `incomplete`, `failed`; the event's own word when `status` is
 //!   absent), and for an incomplete response its
@@ -63,6 +66,7 @@ mod items;
 mod lifecycle;
 mod output;
 pub mod text;
+pub mod words;
 
 use super::{Event, Out, StreamEnd};
 use crate::lint::Location;
@@ -160,6 +164,10 @@ pub struct Item {
     pub summary: BTreeMap<u64, Part>,
     /// A call's arguments (a custom tool's input).
     pub args: Part,
+    /// What a server-side call was asked ([`SERVER_CALLS`]: a web
+    /// search's `action`, a code interpreter's `code`), as JSON text, from
+    /// the last full item.
+    pub asked: Option<String>,
     /// Where it was announced (or first named).
     at: Option<At>,
     /// Where its arguments were last settled or streamed.
@@ -172,6 +180,18 @@ pub struct Item {
     identity_reported: bool,
     late_reported: bool,
 }
+
+/// The output items that are tool calls the server runs itself, each with
+/// the field that says what it was asked (`None`: its streamed
+/// `arguments`, as for an `mcp_call`). They are tool calls of the answer
+/// of their own kind, not calls for the client.
+pub const SERVER_CALLS: &[(&str, Option<&str>)] = &[
+    ("web_search_call", Some("action")),
+    ("file_search_call", Some("queries")),
+    ("code_interpreter_call", Some("code")),
+    ("image_generation_call", None),
+    ("mcp_call", None),
+];
 
 /// What the terminal event said.
 #[derive(Debug, Clone)]
@@ -392,16 +412,30 @@ impl Checker {
                         c.reasoning.push(p.text());
                     }
                 }
-                "function_call" => {
+                "function_call" | "custom_tool_call" => {
                     let index = c.tool_calls.len() as u64;
+                    let custom = it.kind == "custom_tool_call";
                     let mut call = ToolCall {
                         index,
                         id: it.call_id.clone(),
-                        kind: Some("function".into()),
+                        kind: Some(if custom { "custom" } else { "function" }.into()),
                         name: it.name.clone(),
-                        arguments: String::new(),
+                        ..ToolCall::default()
                     };
                     call.push_arguments(it.args.text());
+                    c.tool_calls.insert(index, call);
+                }
+                k if SERVER_CALLS.iter().any(|(s, _)| *s == k) => {
+                    let index = c.tool_calls.len() as u64;
+                    let mut call = ToolCall {
+                        index,
+                        id: it.id.clone(),
+                        kind: Some(it.kind.clone()),
+                        name: it.name.clone(),
+                        server: true,
+                        ..ToolCall::default()
+                    };
+                    call.push_arguments(it.asked.as_deref().unwrap_or(it.args.text()));
                     c.tool_calls.insert(index, call);
                 }
                 _ => {
@@ -515,7 +549,7 @@ impl super::Checker for Checker {
         }
     }
 
-    fn finish(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending) {
+    fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
         self.variant(out);
         self.finish_lifecycle(end, out);
         self.finish_items(end, out);

@@ -137,7 +137,7 @@ messages\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
-complete -c sselint -n "__fish_sselint_using_subcommand diff" -l ignore-text -d 'Compare shape and fields only (for different prompts)'
+complete -c sselint -n "__fish_sselint_using_subcommand diff" -l ignore-text -d 'Compare shape and fields only (for different prompts): neither the text nor tool-call arguments count against compatibility'
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`): how the key is sent and how the stream is read' -r -f -a "auto\t''
 chat\t''
@@ -207,7 +207,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand probe" -l insecure -d 'A
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l max-completion-tokens -d 'Chat: send the token budget as `max_completion_tokens`, which OpenAI\'s reasoning models require, instead of `max_tokens`'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sselint -n "__fish_sselint_using_subcommand redact" -s o -l output -d 'Where to write the copy (never the input itself); `-` is stdout' -r -F
-complete -c sselint -n "__fish_sselint_using_subcommand redact" -l scrub-text -d 'Also replace the prompt and answer text (content, refusal, reasoning, strings in tool arguments, request messages): every letter by x and every digit by 0, or, when that changes the findings, through a letter permutation (a note says so)'
+complete -c sselint -n "__fish_sselint_using_subcommand redact" -l scrub-text -d 'Also replace the prompt and answer text (content, refusal, reasoning, strings in tool arguments, a custom tool\'s input, what server-side tools were asked and returned, request messages, and any prose under a key that names no thing): every letter by x and every digit by 0, or, when that changes the findings, through a letter permutation (a note says so)'
 complete -c sselint -n "__fish_sselint_using_subcommand redact" -l force -d 'Replace an existing output file'
 complete -c sselint -n "__fish_sselint_using_subcommand redact" -s h -l help -d 'Print help'
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -s o -l output -d 'Where to write it [default: CAPTURE.min.EXT next to the input]; never the input itself, nor `-` (stdout has the report). A FIFO or device is written through, as is `/dev/stdout` redirected to a file (no --force; `>>` appends); with `/dev/stdout` the report goes to stderr' -r -F

@@ -1,0 +1,46 @@
+//! What Anthropic Messages calls things (`message_stop`, `ping`, content
+//! blocks, thinking), and which of its fields hold text: the vocabulary
+//! `diff`, `redact` and `minimize` ask for ([`crate::dialect::words`]).
+
+use crate::dialect::words::Words;
+
+/// The Messages vocabulary.
+pub const WORDS: Words = Words {
+    end_marker: "message_stop",
+    sentinel: false,
+    keepalive: "ping",
+    event: "event",
+    answer: Some("message"),
+    call_unit: Some("content block"),
+    finish: "stop_reason",
+    reasoning: "thinking",
+    reasoning_class: "thinking",
+    text_keys: &[
+        // `text` blocks and `text_delta`, `thinking` blocks and
+        // `thinking_delta`.
+        "text",
+        "thinking",
+        // An error's text (`error.message`).
+        "message",
+        // What citations and web search results quote.
+        "cited_text",
+        "title",
+        "url",
+        // A server tool's input when it arrives whole
+        // (`server_tool_use.input.query`).
+        "query",
+    ],
+    // `input_json_delta` fragments.
+    json_text_keys: &["partial_json"],
+    identifiers: &[
+        "type",
+        "id",
+        "model",
+        "name",
+        "role",
+        "stop_reason",
+        "signature",
+        "tool_use_id",
+    ],
+    kept: &["type", "id", "model"],
+};

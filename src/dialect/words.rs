@@ -1,0 +1,120 @@
+//! What a dialect calls things, and which of its fields hold text: the
+//! vocabulary the commands around the checks ask a dialect for, so that
+//! none of them names one.
+//!
+//! - `diff` names rows in the dialect's own words (`message_stop`, not
+//!   `[DONE]`; `ping`, not `keepalive`; the message's thinking, not a
+//!   reasoning extension field);
+//! - `redact --scrub-text` scrubs the fields that hold text
+//!   ([`Words::text_keys`]) and keeps the ones that name things
+//!   ([`Words::identifiers`]);
+//! - `minimize` never drops the identifiers an event needs to be read as
+//!   its dialect's ([`Words::kept`]).
+//!
+//! Each dialect's folder defines its [`Words`]; [`super::Dialect::words`]
+//! is the one place that picks them. Chat's are here until Chat has a
+//! folder of its own.
+
+/// One dialect's vocabulary (see the module docs).
+#[derive(Debug)]
+pub struct Words {
+    /// The end marker, as `diff` names the event that carries it (`[DONE]`,
+    /// `message_stop`).
+    pub end_marker: &'static str,
+    /// Whether the end marker is a sentinel outside the data's own events
+    /// (Chat's `data: [DONE]`): across dialects it is then named among what
+    /// is not compared.
+    pub sentinel: bool,
+    /// The keep-alive event, as `diff` names it (`keepalive`, `ping`).
+    pub keepalive: &'static str,
+    /// What one event is called in `diff`'s rows (`chunk`, `event`).
+    pub event: &'static str,
+    /// What holds the answer, in rows about it (`None`: `choice N`, for a
+    /// dialect with several choices; `message`, `response`).
+    pub answer: Option<&'static str>,
+    /// What one tool call is on the wire, after `tool call N` in `diff`'s
+    /// rows (`content block`, `output item`); `None`: nothing added.
+    pub call_unit: Option<&'static str>,
+    /// The field that holds the finish (`finish_reason`, `stop_reason`,
+    /// `status`).
+    pub finish: &'static str,
+    /// What the reasoning text is called (`reasoning`, `thinking`).
+    pub reasoning: &'static str,
+    /// How `diff` classifies a reasoning row (`reasoning (extension
+    /// field)` where reasoning is a provider extension).
+    pub reasoning_class: &'static str,
+    /// Keys whose string values are text a person wrote or a model said
+    /// (the answer, reasoning, tool input, error messages, what search
+    /// results quote): `redact --scrub-text` replaces them.
+    pub text_keys: &'static [&'static str],
+    /// Keys whose string is JSON text split over events (tool-call
+    /// arguments): scrubbed inside its inner strings, so the assembled
+    /// JSON stays as valid (or invalid) as it was.
+    pub json_text_keys: &'static [&'static str],
+    /// Keys whose strings name things (a type, an id, a model, a status):
+    /// never scrubbed, and never shortened by `minimize`.
+    pub identifiers: &'static [&'static str],
+    /// Keys an event of this dialect is not read without (its `type`, its
+    /// numbering): `minimize` keeps them (what is inside may be reduced).
+    pub kept: &'static [&'static str],
+}
+
+/// OpenAI Chat Completions.
+pub const CHAT: Words = Words {
+    end_marker: "[DONE]",
+    sentinel: true,
+    keepalive: "keepalive",
+    event: "chunk",
+    answer: None,
+    call_unit: None,
+    finish: "finish_reason",
+    reasoning: "reasoning",
+    reasoning_class: "reasoning (extension field)",
+    text_keys: &[
+        "content",
+        "refusal",
+        // The reasoning extensions (`REASONING_FIELDS`).
+        "reasoning_content",
+        "reasoning",
+        // An error's text.
+        "message",
+        // Log probabilities' tokens (their `bytes` follow the scrubbed
+        // token) and the audio answer: its transcript and its base64
+        // `data` (the spoken answer; letters x and digits 0 keep it
+        // base64).
+        "token",
+        "transcript",
+        "data",
+        // What annotations and search results quote.
+        "title",
+        "url",
+        // Groq's `executed_tools[].output`: what a server-side tool
+        // (search, code) returned.
+        "output",
+    ],
+    json_text_keys: &["arguments"],
+    identifiers: &[
+        "object",
+        "type",
+        "event",
+        "model",
+        "id",
+        "item_id",
+        "call_id",
+        "name",
+        "role",
+        "status",
+        "finish_reason",
+        "stop_reason",
+        "system_fingerprint",
+        "service_tier",
+        "signature",
+    ],
+    kept: &[],
+};
+
+/// The words of `dialect`; a stream of no known dialect is read with
+/// Chat's (the words the reports used before dialects had their own).
+pub fn of(dialect: Option<super::Dialect>) -> &'static Words {
+    dialect.map_or(&CHAT, super::Dialect::words)
+}

@@ -1,0 +1,377 @@
+//! `redact --scrub-text` leaves no prose (issue 25): no run of 10 or more
+//! characters with a space, taken from a string value of the original's
+//! events (text, reasoning, tool input, what a server-side tool returned,
+//! a gateway's note), is left in the copy; over every capture under
+//! `samples/` and `tests/`, and over random captures of each dialect.
+
+mod common;
+use assert_cmd::Command;
+use base64::Engine;
+use common::root;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use sselint::redact::{self, Scrubber};
+use std::path::{Path, PathBuf};
+
+/// The shortest run of prose that counts.
+const RUN: usize = 10;
+
+/// The SSE bodies a capture holds, as text: a HAR's response texts and
+/// its `_eventSourceMessages` data; any other capture as it is.
+fn bodies(bytes: &[u8]) -> Vec<String> {
+    let har = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .filter(|v| v.pointer("/log/entries").is_some());
+    let Some(har) = har else {
+        return vec![String::from_utf8_lossy(bytes).into_owned()];
+    };
+    let mut out = Vec::new();
+    for e in har["log"]["entries"].as_array().into_iter().flatten() {
+        let content = &e["response"]["content"];
+        if let Some(t) = content["text"].as_str() {
+            if content["encoding"] == "base64" {
+                if let Ok(b) = base64::engine::general_purpose::STANDARD.decode(t) {
+                    out.push(String::from_utf8_lossy(&b).into_owned());
+                }
+            } else {
+                out.push(t.to_string());
+            }
+        }
+        for m in e["response"]["_eventSourceMessages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if let Some(d) = m["data"].as_str() {
+                out.push(format!("data: {d}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// Every string value of every JSON `data` line of the bodies (keys not
+/// included), decoded.
+fn strings(bytes: &[u8]) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(m) => m.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for body in bodies(bytes) {
+        for line in body.lines() {
+            let Some(v) = line.strip_prefix("data:") else {
+                continue;
+            };
+            if let Ok(v) = serde_json::from_str::<Value>(v.trim()) {
+                walk(&v, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// The runs of prose in `s`: every window of [`RUN`] characters that has a
+/// space and at least three letters that a scrub would change (flat
+/// scrubbing writes every letter as `x`).
+fn runs(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    for w in chars.windows(RUN) {
+        let letters = w
+            .iter()
+            .filter(|c| c.is_alphabetic() && !matches!(c, 'x' | 'X'))
+            .count();
+        if w.contains(&' ') && letters >= 3 {
+            out.push(w.iter().collect());
+        }
+    }
+    out
+}
+
+/// The runs of the original's prose that are still in the copy.
+fn leaks(original: &[u8], copy: &[u8]) -> Vec<String> {
+    let kept: String = strings(copy).join("\u{1}");
+    let raw = String::from_utf8_lossy(copy);
+    let mut found: Vec<String> = strings(original)
+        .iter()
+        .flat_map(|s| runs(s))
+        .filter(|r| kept.contains(r.as_str()) || raw.contains(r.as_str()))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+fn captures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if !matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("json" | "md" | "bin")
+            ) {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in ["samples", "tests/cases", "tests/fixtures"] {
+        walk(&root().join(d), &mut out);
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn scrub_text_leaves_no_prose_of_any_capture() {
+    let dir = common::scratch("scrub-prose");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for input in captures() {
+        let out = dir.join("copy");
+        let _ = std::fs::remove_file(&out);
+        let run = Command::cargo_bin("sselint")
+            .unwrap()
+            .args(["redact", "--scrub-text"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        // A trace dump and a compressed body are refused, as they say.
+        if run.status.code() != Some(0) {
+            continue;
+        }
+        checked += 1;
+        let (a, b) = (std::fs::read(&input).unwrap(), std::fs::read(&out).unwrap());
+        let found = leaks(&a, &b);
+        if !found.is_empty() {
+            failures.push(format!("{}: {found:?}", input.display()));
+        }
+    }
+    assert!(checked > 150, "only {checked} captures were scrubbed");
+    assert!(failures.is_empty(), "prose left:\n{}", failures.join("\n"));
+}
+
+/// Words of prose (no `x`, which a flat scrub writes).
+fn prose() -> impl Strategy<Value = String> {
+    proptest::collection::vec("[a-wA-W]{2,9}", 3..8).prop_map(|w| w.join(" "))
+}
+
+fn sse(events: &[(&str, Value)]) -> String {
+    events
+        .iter()
+        .map(|(name, data)| {
+            if name.is_empty() {
+                format!("data: {data}\n\n")
+            } else {
+                format!("event: {name}\ndata: {data}\n\n")
+            }
+        })
+        .collect()
+}
+
+/// A Responses stream: a web search, a custom tool call, the message, and
+/// the terminal response with every item.
+fn responses(text: &str, query: &str, input: &str, note: &str) -> String {
+    let ws = json!({"id": "ws_1", "type": "web_search_call", "status": "completed",
+                    "action": {"type": "search", "query": query}});
+    let ct = json!({"id": "ctc_1", "type": "custom_tool_call", "status": "completed",
+                    "call_id": "call_1", "name": "code_exec", "input": input});
+    let part = json!({"type": "output_text", "annotations": [], "text": text});
+    let msg = json!({"id": "msg_1", "type": "message", "status": "completed",
+                     "role": "assistant", "content": [part]});
+    let (half, rest) = text.split_at(text.len() / 2);
+    let (i1, i2) = input.split_at(input.len() / 2);
+    let resp = |status: &str, output: Value| {
+        json!({"id": "resp_1", "object": "response", "created_at": 1700000000,
+               "status": status, "model": "gpt-5", "output": output,
+               "usage": null, "x_gateway": {"note": note}})
+    };
+    let mut seq = 0;
+    let mut e = |ty: &'static str, mut v: Value| {
+        v["type"] = json!(ty);
+        v["sequence_number"] = json!(seq);
+        seq += 1;
+        (ty, v)
+    };
+    sse(&[
+        e(
+            "response.created",
+            json!({"response": resp("in_progress", json!([]))}),
+        ),
+        e(
+            "response.output_item.added",
+            json!({"output_index": 0, "item": {"id": "ws_1", "type": "web_search_call", "status": "in_progress"}}),
+        ),
+        e(
+            "response.output_item.done",
+            json!({"output_index": 0, "item": ws}),
+        ),
+        e(
+            "response.output_item.added",
+            json!({"output_index": 1, "item": {"id": "ctc_1", "type": "custom_tool_call", "status": "in_progress", "call_id": "call_1", "name": "code_exec", "input": ""}}),
+        ),
+        e(
+            "response.custom_tool_call_input.delta",
+            json!({"output_index": 1, "item_id": "ctc_1", "delta": i1}),
+        ),
+        e(
+            "response.custom_tool_call_input.delta",
+            json!({"output_index": 1, "item_id": "ctc_1", "delta": i2}),
+        ),
+        e(
+            "response.custom_tool_call_input.done",
+            json!({"output_index": 1, "item_id": "ctc_1", "input": input}),
+        ),
+        e(
+            "response.output_item.done",
+            json!({"output_index": 1, "item": ct}),
+        ),
+        e(
+            "response.output_item.added",
+            json!({"output_index": 2, "item": {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}}),
+        ),
+        e(
+            "response.content_part.added",
+            json!({"output_index": 2, "item_id": "msg_1", "content_index": 0, "part": {"type": "output_text", "annotations": [], "text": ""}}),
+        ),
+        e(
+            "response.output_text.delta",
+            json!({"output_index": 2, "item_id": "msg_1", "content_index": 0, "delta": half}),
+        ),
+        e(
+            "response.output_text.delta",
+            json!({"output_index": 2, "item_id": "msg_1", "content_index": 0, "delta": rest}),
+        ),
+        e(
+            "response.output_text.done",
+            json!({"output_index": 2, "item_id": "msg_1", "content_index": 0, "text": text}),
+        ),
+        e(
+            "response.content_part.done",
+            json!({"output_index": 2, "item_id": "msg_1", "content_index": 0, "part": part}),
+        ),
+        e(
+            "response.output_item.done",
+            json!({"output_index": 2, "item": msg}),
+        ),
+        e(
+            "response.completed",
+            json!({"response": resp("completed", json!([ws, ct, msg]))}),
+        ),
+    ])
+}
+
+/// A Groq Chat stream with an executed search, reasoning and a gateway's
+/// routing note.
+fn groq(text: &str, query: &str, found: &str, note: &str) -> String {
+    let c = |delta: Value, finish: Value| {
+        (
+            "",
+            json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000,
+                    "model": "groq/compound", "x_gateway": {"routing_note": note},
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}),
+        )
+    };
+    let args = json!({"query": query}).to_string();
+    let mut s = sse(&[
+        c(json!({"role": "assistant", "content": ""}), Value::Null),
+        c(json!({"reasoning": query}), Value::Null),
+        c(
+            json!({"executed_tools": [{"index": 0, "type": "search", "arguments": args, "output": found}]}),
+            Value::Null,
+        ),
+        c(json!({"content": text}), Value::Null),
+        c(json!({}), json!("stop")),
+    ]);
+    s.push_str("data: [DONE]\n\n");
+    s
+}
+
+/// A Messages stream: thinking, a server-run search with its whole input,
+/// text, and a tool call.
+fn messages(text: &str, thinking: &str, query: &str, city: &str) -> String {
+    let input = json!({"city": city}).to_string();
+    sse(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude", "stop_reason": null, "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": thinking}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": query}}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": text}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 2}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 3, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 3, "delta": {"type": "input_json_delta", "partial_json": input}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 3}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn scrub_text_leaves_no_prose_of_a_random_capture(
+        a in prose(), b in prose(), c in prose(), d in prose(), flat in any::<bool>()
+    ) {
+        for capture in [responses(&a, &b, &c, &d), groq(&a, &b, &c, &d), messages(&a, &b, &c, &d)] {
+            let mut s = if flat { Scrubber::flat() } else { Scrubber::random() };
+            let copy = redact::raw(capture.as_bytes(), Some(&mut s));
+            let found = leaks(capture.as_bytes(), &copy);
+            prop_assert!(found.is_empty(), "{found:?} left in:\n{}", String::from_utf8_lossy(&copy));
+        }
+    }
+}
