@@ -410,6 +410,10 @@ pub struct Comparison {
     /// findings of each side's own dialect at the same level).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The answers' text and tool calls were left out (`--ignore-text`):
+    /// the verdict must not call them the same.
+    #[serde(skip)]
+    pub ignored_text: bool,
 }
 
 /// A finish in one vocabulary across dialects: `stop` (Chat `stop`,
@@ -1241,6 +1245,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
         dialects: (ra.dialect, rb.dialect),
         not_applicable,
         notes,
+        ignored_text: opts.ignore_text,
     }
 }
 

@@ -922,3 +922,48 @@ fn diff_speaks_the_dialect_of_its_streams() {
     assert!(t.contains("choice 0"), "{t}");
     assert!(t.contains("reasoning (extension field)"), "{t}");
 }
+
+#[test]
+fn ignore_text_never_says_same_answer_when_the_texts_differ() {
+    let human = |args: &[&str]| {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(root())
+            .arg("diff")
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        )
+    };
+    // Other texts, other shapes: compatible, but not "same answer".
+    let (code, text) = human(&[
+        "samples/good/openai-usage.sse",
+        "samples/providers/deepseek.sse",
+        "--ignore-text",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(!last.contains("same answer"), "{last}");
+    assert!(last.contains("were not compared: --ignore-text"), "{last}");
+    // Only the text differs: "equivalent" says what was compared.
+    let dir = common::scratch("ignore-text-equivalent");
+    let a = std::fs::read_to_string(root().join("samples/good/openai-usage.sse")).unwrap();
+    let b = a.replace(r#""content":"Hello""#, r#""content":"Howdy""#);
+    assert_ne!(a, b);
+    std::fs::write(dir.join("a.sse"), &a).unwrap();
+    std::fs::write(dir.join("b.sse"), &b).unwrap();
+    let (pa, pb) = (dir.join("a.sse"), dir.join("b.sse"));
+    let (code, text) = human(&[pa.to_str().unwrap(), pb.to_str().unwrap(), "--ignore-text"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("same answer"), "{text}");
+    assert!(
+        text.contains("text and tool calls were not compared (--ignore-text)"),
+        "{text}"
+    );
+    let (code, _) = human(&[pa.to_str().unwrap(), pb.to_str().unwrap()]);
+    assert_eq!(code, 1, "without --ignore-text the texts differ");
+}

@@ -50,6 +50,18 @@ pub fn human(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let (na, nb) = (side_name(a), side_name(b));
+    if c.differences.is_empty() && c.ignored_text {
+        // --ignore-text left the texts and tool calls out: "same answer"
+        // would claim what was not compared.
+        writeln!(
+            out,
+            "A ({na}) and B ({nb}) are equivalent in what was compared: finish, usage, ending and findings; their text and tool calls were not compared (--ignore-text)."
+        )?;
+        for n in &c.not_applicable {
+            writeln!(out, "not compared: {n}")?;
+        }
+        return Ok(());
+    }
     if c.differences.is_empty() {
         if c.dialects.0 != c.dialects.1 {
             writeln!(
@@ -136,7 +148,9 @@ pub fn human(
     for n in &c.notes {
         writeln!(out, "\nnote: {n}")?;
     }
-    let verdict = if c.compatible {
+    let verdict = if c.compatible && c.ignored_text {
+        "compatible: same ending and finish reasons, no new finding at the --fail-on level (the answers' text and tool calls were not compared: --ignore-text)".to_string()
+    } else if c.compatible {
         "compatible: same ending and finish reasons, no new finding at the --fail-on level, same answer".to_string()
     } else {
         format!("not compatible: {}", c.reasons.join("; "))
