@@ -96,7 +96,7 @@ impl Linter<'_> {
                         b"error" => {
                             let loc = self.loc(block, line, 0, line.len);
                             let value = String::from_utf8_lossy(block.value(line)).into_owned();
-                            self.error_events += 1;
+                            self.error_fields += 1;
                             self.report(Finding::new(
                                 "error-event",
                                 format!(
@@ -217,7 +217,6 @@ impl Linter<'_> {
         };
         match model::decode(data) {
             Payload::Done | Payload::Json(_) | Payload::LoneSurrogates(_) => {
-                self.tail_complete = true;
                 self.report(
                     Finding::new(
                         "unterminated-event",
