@@ -225,12 +225,11 @@ impl Linter<'_> {
         let Some(mut checker) = self.checker.take() else {
             return;
         };
-        let named = block.lines.iter().any(|l| block.name(l) == b"event");
-        let id = block
-            .lines
-            .iter()
-            .rev()
-            .find(|l| block.name(l) == b"id")
+        // Read off the block's lines by the framing rules, which walk them.
+        let named = self.block_named;
+        let id = self
+            .block_id
+            .and_then(|i| block.lines.get(i))
             .and_then(|l| std::str::from_utf8(block.value(l)).ok());
         let mut ev = Event {
             index,

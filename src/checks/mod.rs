@@ -91,6 +91,10 @@ pub struct Linter<'s> {
     /// Events whose data was not JSON.
     invalid_payloads: u64,
     separator_errors: u64,
+    /// The block at hand has an `event:` line (see `check_block_framing`).
+    block_named: bool,
+    /// The block at hand's last `id:` line, by its index in the block.
+    block_id: Option<usize>,
     /// `unknown-sse-field` findings held until the body shows SSE lines.
     pending_fields: Vec<Finding>,
     /// What the last event was (`role`, `content`, `finish`, `usage`,
@@ -152,6 +156,8 @@ impl<'s> Linter<'s> {
             events: 0,
             typed_chunks: 0,
             error_fields: 0,
+            block_named: false,
+            block_id: None,
             tail_loc: None,
             invalid_payloads: 0,
             separator_errors: 0,

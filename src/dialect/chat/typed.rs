@@ -214,10 +214,12 @@ impl Checker {
         if self.chat.done || ev.name != "message" {
             return false;
         }
+        if !self.typed || !data.starts_with('{') {
+            return false;
+        }
         // `diff` and `inspect` record every chunk's fields and summary,
         // which only the general path builds.
-        let extras = out.fields_seen().is_some() || out.summaries();
-        if !self.typed || extras || !data.starts_with('{') {
+        if out.summaries() || out.fields_seen().is_some() {
             return false;
         }
         let chunk = match serde_json::from_str::<Obj<Chunk>>(data) {
