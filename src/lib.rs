@@ -24,10 +24,10 @@
 //!   defines the [`dialect::Checker`] trait; each dialect's stream model
 //!   and checks sit in their own folder ([`dialect::chat`],
 //!   [`dialect::responses`], [`dialect::messages`]), and its rules in
-//!   `rules/DIALECT/`. Responses and Messages implement the trait; Chat's
-//!   checks are still methods of the linter, which calls them for a Chat
-//!   stream. Adding a fourth means a folder under `src/dialect/`, one under
-//!   `rules/`, and a variant of [`dialect::Dialect`];
+//!   `rules/DIALECT/`; each folder implements the trait, which the linter
+//!   hands every event of a stream of that dialect. Adding a fourth means
+//!   a folder under `src/dialect/`, one under `rules/`, and a variant of
+//!   [`dialect::Dialect`];
 //! - [`lint`] holds the rule catalogue (the rule files, each in its
 //!   dialect's folder), profiles, settings and the client record;
 //! - [`pipeline`] ties a stream to its findings; [`report`] renders them,

@@ -1,7 +1,14 @@
 //! The linter's side of the dialects (see [`crate::dialect`]): settling a
-//! stream's dialect, handing each event of a Responses or Messages stream
-//! to that dialect's [`Checker`](crate::dialect::Checker), and the
-//! `unknown-format` finding for a stream of no dialect sselint reads.
+//! stream's dialect, handing each event to that dialect's
+//! [`Checker`](crate::dialect::Checker), and the `unknown-format` finding
+//! for a stream of no dialect sselint reads.
+//!
+//! Until something names the dialect, events go to a provisional checker
+//! of the default dialect ([`dialect::DEFAULT`]), as sselint read every
+//! stream before it knew others. When a later event names that dialect,
+//! the provisional checker goes on; when it names another, a checker of
+//! that one takes over, and the provisional one is kept only for what it
+//! saw of the provider.
 //!
 //! `--dialect` settles it before any event. The request path (HAR, curl
 //! `-v`, `record`) is weaker than the body: the first event that names a
@@ -13,17 +20,16 @@
 
 use super::framing::shorten;
 use super::Linter;
-use crate::dialect::{self, Dialect, Event, Out, Sniffed, StreamEnd};
+use crate::dialect::{self, Dialect, Event, Out, Sniffed, StreamEnd, Transport};
 use crate::lint::{Finding, Location};
-use crate::model::{self, Payload};
+use crate::model::{self, span, Payload};
 use crate::sse::Block;
 use serde_json::Value;
 
 /// What the linter does with one event, once its dialect is looked at.
 pub(super) enum Route {
-    /// Chat's checks (the linter's own).
-    Chat,
-    /// The settled dialect's checker took it.
+    /// The stream's checker (the settled dialect's, or the provisional
+    /// one) takes it.
     Dialect,
     /// No dialect is settled and the event belongs to none: skipped.
     Unknown,
@@ -57,24 +63,39 @@ impl Linter<'_> {
     }
 
     fn settle(&mut self, d: Dialect) {
+        // A provisional checker (the default dialect's) read the events so
+        // far: it goes on when the stream is of its dialect.
+        let provisional = self.dialect.is_none() && self.checker.is_some();
         self.dialect = Some(d);
-        self.checker = d.checker();
-        // Events of no recognised format came first: the checker hears of
-        // them (a vendor event ahead of a Responses stream's first event).
-        if let (Some(c), Some((loc, index, _))) = (self.checker.as_mut(), &self.first_unknown) {
-            c.skipped(self.unknown_events, loc.clone(), *index);
+        if provisional && d == dialect::DEFAULT {
+            return;
         }
+        if let Some(c) = self.checker.take() {
+            self.hints.add(c.hints());
+            self.typed_chunks += c.typed_chunks();
+        }
+        self.start_checker(d);
     }
 
-    /// Whether the stream is (so far) read as Chat.
-    pub(crate) fn is_chat(&self) -> bool {
-        matches!(self.dialect, None | Some(Dialect::Chat))
+    /// Makes the checker of `d`, set up from the settings and the request.
+    fn start_checker(&mut self, d: Dialect) {
+        let Some(mut c) = d.checker() else {
+            return;
+        };
+        c.setup(self.out.settings(), self.ctx.request.as_ref());
+        // Events of no recognised format came first: the checker hears of
+        // them (a vendor event ahead of a Responses stream's first event).
+        if let Some((loc, index, _)) = &self.first_unknown {
+            c.skipped(self.unknown_events, loc.clone(), *index);
+        }
+        self.checker = Some(c);
     }
 
     /// Looks at one event's name and data, settles the dialect when they
     /// name one, and says where the event goes. A stream not yet settled
-    /// is read as Chat (as sselint always read it), except an event that
-    /// has a `type` or a shape of another known format.
+    /// is read by a provisional checker of the default dialect (Chat, as
+    /// sselint always read it), except an event that has a `type` or a
+    /// shape of another known format.
     pub(super) fn route(
         &mut self,
         block: &Block<'_>,
@@ -123,11 +144,10 @@ impl Linter<'_> {
                 }
             }
         }
-        if self.is_chat() {
-            Route::Chat
-        } else {
-            Route::Dialect
+        if self.checker.is_none() {
+            self.start_checker(dialect::DEFAULT);
         }
+        Route::Dialect
     }
 
     /// With `--dialect` given: whether the first event with JSON data is
@@ -215,108 +235,120 @@ impl Linter<'_> {
         if self.first_unknown.is_none() {
             self.first_unknown = Some((self.event_loc(block), index, what));
         }
+        // The provisional checker read events before this one: it hears of
+        // it too.
+        if let (Some(c), Some((loc, index, _))) = (self.checker.as_mut(), &self.first_unknown) {
+            c.skipped(self.unknown_events, loc.clone(), *index);
+        }
         self.kind("unknown");
     }
 
-    /// One event of a Responses or Messages stream: the shared payload
-    /// rule (`invalid-json`), then the dialect's checker.
+    /// One event, to the stream's checker: its typed fast path first, then
+    /// the shared payload rule (`invalid-json`) and the checker's general
+    /// path; or, for a checker that reads the data itself, the data
+    /// unparsed. `separator`: the event's data is several JSON texts run
+    /// together (`missing-separator`).
     pub(super) fn dialect_event(
         &mut self,
         block: &Block<'_>,
         data: &str,
         index: Option<u64>,
         name: &str,
+        separator: bool,
     ) {
-        let named = block.lines.iter().any(|l| block.name(l) == b"event");
-        let id = block
-            .lines
-            .iter()
-            .rev()
-            .find(|l| block.name(l) == b"id")
-            .and_then(|l| std::str::from_utf8(block.value(l)).ok());
-        // The typed fast path first: an ordinary delta never becomes a
-        // JSON value.
-        if self.out.settings().typed && index.is_some() {
-            if let Some(mut checker) = self.checker.take() {
-                let ev = Event {
-                    index,
-                    name,
-                    named,
-                    id,
-                    data,
-                    json: None,
-                    done: false,
-                };
-                let taken = checker.fast(
-                    &ev,
-                    &mut Sink {
-                        linter: self,
-                        block: Some(block),
-                        data,
-                    },
-                );
-                if taken && self.summaries {
-                    self.event_summary = checker.summary();
-                }
-                self.checker = Some(checker);
-                if taken {
-                    return;
-                }
-            }
-        }
-        let payload = model::decode(data);
-        let json = match &payload {
-            Payload::Json(v) | Payload::LoneSurrogates(v) => Some(v),
-            Payload::Invalid(invalid) => {
-                self.kind("invalid");
-                self.invalid_payloads += 1;
-                self.report_invalid_json(block, data, index, invalid, false);
-                if let Some(c) = self.checker.as_mut() {
-                    c.rejected(index);
-                }
-                return;
-            }
-            Payload::Done | Payload::MalformedDone => None,
+        let Some(mut checker) = self.checker.take() else {
+            return;
         };
-        let ev = Event {
+        // Read off the block's lines by the framing rules, which walk them.
+        let named = self.block_named;
+        let id = self
+            .block_id
+            .and_then(|i| block.lines.get(i))
+            .and_then(|l| std::str::from_utf8(block.value(l)).ok());
+        let mut ev = Event {
             index,
             name,
             named,
             id,
             data,
-            json,
-            done: matches!(payload, Payload::Done),
+            json: None,
+            done: false,
         };
-        let Some(mut checker) = self.checker.take() else {
-            return;
+        let mut out = Sink {
+            linter: self,
+            block: Some(block),
+            data,
+            index,
+            separator,
+            transport: None,
         };
-        checker.event(
-            &ev,
-            &mut Sink {
-                linter: self,
-                block: Some(block),
-                data,
-            },
-        );
+        // The typed fast path first: an ordinary delta never becomes a
+        // JSON value.
+        let taken =
+            out.linter.out.settings().typed && index.is_some() && checker.fast(&ev, &mut out);
+        if !taken && checker.reads_data() {
+            checker.event(&ev, &mut out);
+        } else if !taken {
+            let payload = model::decode(data);
+            match &payload {
+                Payload::Json(v) | Payload::LoneSurrogates(v) => ev.json = Some(v),
+                Payload::Invalid(invalid) => {
+                    self.kind("invalid");
+                    self.invalid_payloads += 1;
+                    self.report_invalid_json(block, data, index, invalid, false);
+                    checker.rejected(index);
+                    self.checker = Some(checker);
+                    return;
+                }
+                Payload::Done | Payload::MalformedDone => {}
+            }
+            ev.done = matches!(payload, Payload::Done);
+            checker.event(
+                &ev,
+                &mut Sink {
+                    linter: self,
+                    block: Some(block),
+                    data,
+                    index,
+                    separator,
+                    transport: None,
+                },
+            );
+        }
         if self.summaries {
             self.event_summary = checker.summary();
         }
         self.checker = Some(checker);
     }
 
-    /// The end of a Responses or Messages stream: the checker's
-    /// whole-stream rules, its answer and ending; `transfer` says how the
-    /// transfer broke, where the capture says so. Returns false for Chat.
-    pub(super) fn finish_dialect(&mut self, damaged: bool, transfer: Option<&str>) -> bool {
+    /// The end of the stream: the checker's whole-stream rules, its answer
+    /// and ending (a stream no event reached is read as the default
+    /// dialect's). `breaks` says why the transfer broke, when the capture
+    /// says; `body` is the body as one JSON value, when it is one.
+    pub(super) fn finish_dialect(&mut self, damaged: bool, breaks: &[&str], body: Option<&Value>) {
+        if self.checker.is_none() {
+            self.start_checker(self.dialect.unwrap_or(dialect::DEFAULT));
+        }
         let Some(mut checker) = self.checker.take() else {
-            return false;
+            return;
         };
+        let joined = (!breaks.is_empty()).then(|| breaks.join("; "));
         let end = StreamEnd {
             events: self.events,
             damaged,
             invalid_payloads: self.invalid_payloads,
             not_sse: self.sse_lines == 0 && !self.head.iter().all(u8::is_ascii_whitespace),
-            transfer,
+            separator_errors: self.separator_errors,
+            sse_lines: self.sse_lines,
+            error_fields: self.error_fields,
+            transfer: joined.as_deref(),
+        };
+        let transport = Transport {
+            status: self.ctx.http.as_ref().map(|h| h.status),
+            body: body.cloned(),
+            body_start: self.body_start(),
+            breaks: breaks.iter().map(|b| b.to_string()).collect(),
+            tail: self.tail_loc.clone(),
         };
         let (answer, ending) = checker.finish(
             end,
@@ -324,18 +356,22 @@ impl Linter<'_> {
                 linter: self,
                 block: None,
                 data: "",
+                index: None,
+                separator: false,
+                transport: Some(transport),
             },
         );
+        self.hints.add(checker.hints());
+        self.typed_chunks += checker.typed_chunks();
         self.answer = answer;
         self.dialect_ending = Some(ending);
-        true
     }
 
     /// `unknown-format`: no event belonged to a dialect sselint reads.
-    /// Returns whether it was reported (the Chat ending rules then say
-    /// nothing more).
+    /// Returns whether it was reported (the provisional checker's ending
+    /// rules then say nothing more).
     pub(super) fn finish_unknown(&mut self) -> bool {
-        if self.dialect.is_some() || self.answer.chunks_with_choices > 0 {
+        if self.dialect.is_some() || self.answer().chunks_with_choices > 0 {
             return false;
         }
         let Some((loc, index, what)) = self.first_unknown.clone() else {
@@ -358,11 +394,15 @@ impl Linter<'_> {
 }
 
 /// The [`Out`] a checker reports through: the linter, and the event at
-/// hand (none at the end of the stream).
+/// hand (none at the end of the stream, where the transfer's facts are).
 struct Sink<'a, 'b, 's> {
     linter: &'a mut Linter<'s>,
     block: Option<&'a Block<'b>>,
     data: &'a str,
+    index: Option<u64>,
+    /// The event's data is several JSON texts run together.
+    separator: bool,
+    transport: Option<Transport>,
 }
 
 impl Out for Sink<'_, '_, '_> {
@@ -425,5 +465,32 @@ impl Out for Sink<'_, '_, '_> {
 
     fn summaries(&self) -> bool {
         self.linter.summaries
+    }
+
+    fn fields_seen(&mut self) -> Option<&mut Vec<String>> {
+        self.linter.fields_seen.as_mut()
+    }
+
+    fn at_data(&self, start: usize, len: usize) -> Location {
+        let Some(b) = self.block else {
+            return self.linter.last_location();
+        };
+        match span::data_position(b, start) {
+            Some((line, s)) => self.linter.loc(b, line, s, (s + len).min(line.len)),
+            None => self.linter.event_loc(b),
+        }
+    }
+
+    fn invalid_json(&mut self, invalid: &model::InvalidJson) {
+        self.linter.kind("invalid");
+        self.linter.invalid_payloads += 1;
+        if let Some(b) = self.block {
+            self.linter
+                .report_invalid_json(b, self.data, self.index, invalid, self.separator);
+        }
+    }
+
+    fn transport(&self) -> Transport {
+        self.transport.clone().unwrap_or_default()
     }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 impl Linter<'_> {
     /// A location for whole-body findings: the start of the body.
-    fn body_start(&self) -> Location {
+    pub(super) fn body_start(&self) -> Location {
         let text = self.head.split(|b| *b == b'\n').next().unwrap_or(&[]);
         let text = text.strip_suffix(b"\r").unwrap_or(text);
         let mut l = Location::in_line(text, 0, 1, 0, text.len().min(200));
@@ -81,11 +81,6 @@ impl Linter<'_> {
             .filter(|t| !t.by_capture)
             .map(|t| t.reason.as_str())
             .collect();
-        let transport = if cut_reasons.is_empty() {
-            String::new()
-        } else {
-            format!(" (the transfer broke: {})", cut_reasons.join("; "))
-        };
         for t in evidence.iter().filter(|t| t.by_capture) {
             let loc = self.last_location();
             self.report(
@@ -117,37 +112,18 @@ impl Linter<'_> {
                 Finding::new(
                     "body-not-sse",
                     format!("the body is {what}, not an event stream: it has no `data:` lines, so SSE clients see no event at all"),
-                    loc.clone(),
+                    loc,
                 )
                 .help("stream `data: {json}` events, each followed by a blank line"),
             );
-            // Chat's `error-event`: the other dialects judge their own.
-            if let Some(err) = head_json
-                .as_ref()
-                .and_then(|v| v.get("error"))
-                .filter(|e| !e.is_null() && self.is_chat())
-            {
-                self.error_events += 1;
-                self.report(Finding::new(
-                    "error-event",
-                    format!(
-                        "an error came back inside an HTTP {} stream: {}",
-                        http.as_ref()
-                            .map_or("200".to_string(), |h| h.status.to_string()),
-                        error_message(err)
-                    ),
-                    loc,
-                ));
-            }
         }
         let damaged = evidence.iter().any(|t| t.by_capture);
-        // The rest is Chat's: another dialect's checker judges its own
-        // ending, and a stream of no known dialect gets one finding.
-        let broke = (!cut_reasons.is_empty()).then(|| cut_reasons.join("; "));
-        if self.finish_dialect(damaged, broke.as_deref()) || self.finish_unknown() {
+        // The rest is the dialect's: its checker judges the ending, and a
+        // stream of no known dialect gets one finding.
+        if self.finish_unknown() {
             return;
         }
-        self.finish_chat(damaged, &cut_reasons, &transport);
+        self.finish_dialect(damaged, &cut_reasons, head_json.as_ref());
     }
 }
 

@@ -19,7 +19,9 @@ fn lent_from(s: &str, line: &[u8]) -> bool {
 impl Linter<'_> {
     /// Line-level rules for every line of a block.
     pub(super) fn check_block_framing(&mut self, block: &Block<'_>) {
-        for line in block.lines {
+        self.block_named = false;
+        self.block_id = None;
+        for (i, line) in block.lines.iter().enumerate() {
             let first = match line.end {
                 LineEnd::Lf => &mut self.first_lf,
                 LineEnd::CrLf => &mut self.first_crlf,
@@ -92,11 +94,18 @@ impl Linter<'_> {
                                 }
                             }
                         }
-                        b"event" | b"id" | b"retry" => self.sse_lines += 1,
+                        b"event" | b"id" | b"retry" => {
+                            self.sse_lines += 1;
+                            match name {
+                                b"event" => self.block_named = true,
+                                b"id" => self.block_id = Some(i),
+                                _ => {}
+                            }
+                        }
                         b"error" => {
                             let loc = self.loc(block, line, 0, line.len);
                             let value = String::from_utf8_lossy(block.value(line)).into_owned();
-                            self.error_events += 1;
+                            self.error_fields += 1;
                             self.report(Finding::new(
                                 "error-event",
                                 format!(
@@ -217,7 +226,6 @@ impl Linter<'_> {
         };
         match model::decode(data) {
             Payload::Done | Payload::Json(_) | Payload::LoneSurrogates(_) => {
-                self.tail_complete = true;
                 self.report(
                     Finding::new(
                         "unterminated-event",

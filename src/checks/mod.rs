@@ -1,12 +1,10 @@
 //! The checks: one [`Linter`] per stream, fed block by block by the SSE
 //! parser. The linter keeps the format-neutral state (framing counts,
 //! timing, the head of the body, the settled dialect) and runs the rules
-//! every dialect shares (`rules/transport/`); a Responses or Messages
-//! stream's events go to its dialect's checker (`dialect`), and a Chat
-//! stream's to Chat's checks in [`crate::dialect::chat`], whose state (ids,
-//! finish reasons, tool-call fragments, `[DONE]`) sits apart in
-//! [`ChatState`](crate::dialect::chat::ChatState). Findings go to a
-//! [`Collector`].
+//! every dialect shares (`rules/transport/`); each event then goes to the
+//! stream's dialect's [`Checker`](crate::dialect::Checker), which keeps
+//! that dialect's state and assembles the answer (see `dialect`). Findings
+//! go to a [`Collector`].
 //!
 //! What lives here is dialect-blind: `framing` (bytes and lines),
 //! `payload` (an event's way through, and `invalid-json`), `ending` (the
@@ -27,8 +25,8 @@ pub mod provider;
 pub(crate) use framing::shorten;
 
 use crate::capture::{Http, Origin, Truncation};
-use crate::dialect::chat::{ChatState, RequestOptions};
-use crate::dialect::Dialect;
+use crate::dialect::chat::RequestOptions;
+use crate::dialect::{Dialect, Hints};
 use crate::lint::{Collector, Finding, Location, Profile, Settings};
 use crate::model::assembly::Answer;
 use crate::model::span;
@@ -58,13 +56,14 @@ pub struct Context {
 pub struct Linter<'s> {
     /// The findings.
     pub out: Collector<'s>,
-    pub(crate) profile: &'static Profile,
-    pub(crate) ctx: Context,
-    /// The reconstruction.
-    pub answer: Answer,
+    profile: &'static Profile,
+    ctx: Context,
+    /// The answer, once the stream's checker has finished (see
+    /// [`Linter::answer`]).
+    answer: Answer,
     head: Vec<u8>,
     /// Lines that are SSE fields with a known name, or comments.
-    pub(crate) sse_lines: u64,
+    sse_lines: u64,
     comment_lines: u64,
     first_comment: Option<Location>,
     data_lines: u64,
@@ -84,15 +83,21 @@ pub struct Linter<'s> {
     last_line_dropped_chars: u64,
     /// Dispatched events.
     pub events: u64,
-    /// Chunks linted on the typed fast path (see `typed`).
+    /// Chat chunks linted on the typed fast path, once the stream's checker
+    /// is done ([`crate::dialect::Checker::typed_chunks`]).
     pub typed_chunks: u64,
-    pub(crate) error_events: u64,
-    /// The tail (unterminated) block held JSON or `[DONE]`.
-    pub(crate) tail_complete: bool,
-    pub(crate) tail_loc: Option<Location>,
+    /// `error:` field lines (`error-event`, reported by the framing).
+    error_fields: u64,
+    /// The first line of the tail (an unterminated block) when it holds no
+    /// complete event.
+    tail_loc: Option<Location>,
     /// Events whose data was not JSON.
-    pub(crate) invalid_payloads: u64,
-    pub(crate) separator_errors: u64,
+    invalid_payloads: u64,
+    separator_errors: u64,
+    /// The block at hand has an `event:` line (see `check_block_framing`).
+    block_named: bool,
+    /// The block at hand's last `id:` line, by its index in the block.
+    block_id: Option<usize>,
     /// `unknown-sse-field` findings held until the body shows SSE lines.
     pending_fields: Vec<Finding>,
     /// What the last event was (`role`, `content`, `finish`, `usage`,
@@ -117,20 +122,21 @@ pub struct Linter<'s> {
     first_content_loc: Option<(Location, Option<u64>)>,
     /// The stream's dialect, once settled (see `dialect_of`).
     pub dialect: Option<Dialect>,
-    /// The checks of a dialect other than Chat (taken out while it runs).
+    /// The stream's checks: the settled dialect's, or the default
+    /// dialect's while none is settled (taken out while it runs).
     checker: Option<Box<dyn crate::dialect::Checker>>,
-    /// How a non-Chat dialect's stream ended (its checker says).
+    /// How the stream ended, once its checker has finished.
     dialect_ending: Option<crate::model::assembly::Ending>,
+    /// What the checkers saw of the provider, once they are done.
+    hints: Hints,
     /// Events of no known dialect, while none is settled: the first one's
     /// location and what it looks like.
-    pub(crate) unknown_events: u64,
+    unknown_events: u64,
     first_unknown: Option<(Location, Option<u64>, String)>,
     /// `--dialect` named one dialect and the first event is another's: a
     /// note saying which it looks like (`Some` once the first event with
     /// JSON data was looked at; empty when it fits).
     pub forced_hint: Option<String>,
-    /// Chat Completions' own state (the sequence rules).
-    pub(crate) chat: ChatState,
 }
 
 impl<'s> Linter<'s> {
@@ -157,8 +163,9 @@ impl<'s> Linter<'s> {
             last_line_dropped_chars: 0,
             events: 0,
             typed_chunks: 0,
-            error_events: 0,
-            tail_complete: false,
+            error_fields: 0,
+            block_named: false,
+            block_id: None,
             tail_loc: None,
             invalid_payloads: 0,
             separator_errors: 0,
@@ -177,8 +184,7 @@ impl<'s> Linter<'s> {
             unknown_events: 0,
             first_unknown: None,
             forced_hint: None,
-
-            chat: ChatState::default(),
+            hints: Hints::default(),
         };
         // `--dialect` settles it before any event (the request path waits
         // for the body: see `checks::dialect`).
@@ -195,8 +201,18 @@ impl<'s> Linter<'s> {
         }
     }
 
+    /// The answer: as the stream's checker has assembled it so far (Chat's
+    /// grows event by event; the other dialects' comes whole at the end),
+    /// or as it finished.
+    pub fn answer(&self) -> &Answer {
+        match (&self.dialect_ending, &self.checker) {
+            (None, Some(c)) => c.answer().unwrap_or(&self.answer),
+            _ => &self.answer,
+        }
+    }
+
     /// The location of `start..end` within `line` of `block`.
-    pub(crate) fn loc(&self, block: &Block<'_>, line: &Line, start: usize, end: usize) -> Location {
+    fn loc(&self, block: &Block<'_>, line: &Line, start: usize, end: usize) -> Location {
         let mut l = Location::in_line(block.bytes(line), line.offset, line.line, start, end);
         self.to_file(&mut l);
         l
@@ -212,7 +228,7 @@ impl<'s> Linter<'s> {
     }
 
     /// Where the stream stops: the last byte of its last line.
-    pub(crate) fn last_location(&self) -> Location {
+    fn last_location(&self) -> Location {
         let (bytes, offset, line) = &self.last_line;
         if bytes.is_empty() && *line == 0 {
             return Location::default();
@@ -226,7 +242,7 @@ impl<'s> Linter<'s> {
 
     /// The whole value of the first `data` line of `block` (or its first
     /// line).
-    pub(crate) fn event_loc(&self, block: &Block<'_>) -> Location {
+    fn event_loc(&self, block: &Block<'_>) -> Location {
         match block.data_lines().next().or(block.lines.first()) {
             Some(line) => {
                 let s = block.value_start(line);
@@ -237,13 +253,7 @@ impl<'s> Linter<'s> {
     }
 
     /// The bytes a JSON pointer names inside the block's data.
-    pub(crate) fn pointer_loc(
-        &self,
-        block: &Block<'_>,
-        data: &str,
-        pointer: &str,
-        key: bool,
-    ) -> Location {
+    fn pointer_loc(&self, block: &Block<'_>, data: &str, pointer: &str, key: bool) -> Location {
         let Some(js) = span::find(data, pointer) else {
             return self.event_loc(block);
         };
@@ -264,7 +274,7 @@ impl<'s> Linter<'s> {
     /// Reports a finding, fingerprinted by rule, pointer (indices folded)
     /// and the current event's data (by `fingerprint_event`, once the event
     /// is done) or, outside an event, the message.
-    pub(crate) fn report(&mut self, mut f: Finding) {
+    fn report(&mut self, mut f: Finding) {
         if !self.in_event {
             let ptr = f
                 .pointer
@@ -297,7 +307,7 @@ impl<'s> Linter<'s> {
     }
 
     /// Notes what the current event does, once per kind.
-    pub(crate) fn kind(&mut self, k: &'static str) {
+    fn kind(&mut self, k: &'static str) {
         if !self.event_kind.contains(&k) {
             self.event_kind.push(k);
         }
@@ -311,13 +321,23 @@ impl<'s> Linter<'s> {
         self.finish_framing(framing);
         self.finish_stream(evidence);
         self.finish_timing();
+        // A checker that did not finish (the HTTP status failed the
+        // request, or the stream is of no known dialect): what it saw of
+        // the provider counts, and its answer is what it assembled.
+        if let Some(c) = self.checker.take() {
+            self.hints.add(c.hints());
+            self.typed_chunks += c.typed_chunks();
+            if let Some(a) = c.answer() {
+                self.answer = a.clone();
+            }
+        }
         let ending = self.dialect_ending.unwrap_or_else(|| self.answer.ending());
         let provider = self.guess_provider();
-        // A stream never settled was judged as Chat, unless it was of no
-        // known dialect at all (`unknown-format`).
+        // A stream never settled was judged as the default dialect, unless
+        // it was of no known dialect at all (`unknown-format`).
         let dialect = self.dialect.or((self.first_unknown.is_none()
             || self.answer.chunks_with_choices > 0)
-            .then_some(Dialect::Chat));
+            .then_some(crate::dialect::DEFAULT));
         Report {
             dialect,
             provider,

@@ -1,7 +1,6 @@
 //! One event's way through the linter: the event framing, then its
-//! dialect's checks (Chat's in [`crate::dialect::chat`], the others' behind
-//! their [`Checker`](crate::dialect::Checker)); and the shared payload rule,
-//! `invalid-json` (the event's data is neither JSON nor `[DONE]`).
+//! dialect's [`Checker`](crate::dialect::Checker); and the shared payload
+//! rule, `invalid-json` (the event's data is neither JSON nor `[DONE]`).
 
 use super::framing::shorten;
 use super::Linter;
@@ -28,16 +27,15 @@ impl Linter<'_> {
         let route = self.route(block, data, index, event_type);
         let separator = self.check_event_framing(block, index);
         match route {
-            super::dialect::Route::Chat => {
-                self.check_chat_event(block, data, index, event_type, separator)
-            }
             super::dialect::Route::Unknown => {}
-            super::dialect::Route::Dialect => self.dialect_event(block, data, index, event_type),
+            super::dialect::Route::Dialect => {
+                self.dialect_event(block, data, index, event_type, separator)
+            }
         }
     }
 
     /// `invalid-json` at the byte where the parser gave up.
-    pub(crate) fn report_invalid_json(
+    pub(super) fn report_invalid_json(
         &mut self,
         block: &Block<'_>,
         data: &str,

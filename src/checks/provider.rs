@@ -57,12 +57,8 @@ impl Linter<'_> {
             }
         };
         let host = self.ctx.url.as_deref().map(host_of);
-        let model = self
-            .chat
-            .first_model
-            .as_deref()
-            .map(str::to_ascii_lowercase);
-        let dialect = self.dialect.unwrap_or(crate::dialect::Dialect::Chat);
+        let model = self.hints.model.as_deref().map(str::to_ascii_lowercase);
+        let dialect = self.dialect.unwrap_or(crate::dialect::DEFAULT);
         for p in profiles().iter().filter(|p| p.dialect == dialect) {
             if let Some(h) = &host {
                 if let Some(pat) = p.hosts.iter().find(|pat| h.contains(pat.as_str())) {
@@ -87,14 +83,14 @@ impl Linter<'_> {
                 }
             }
         }
-        for f in &self.chat.extension_fields {
+        for f in &self.hints.fields {
             let who = providers_of(f);
             let w = 2.0 / who.len().max(1) as f64;
             for p in who {
                 add(p.name.as_str(), w, format!("field {f}"));
             }
         }
-        for fr in &self.chat.odd_finish_reasons {
+        for fr in &self.hints.finish_reasons {
             let who = providers_of_finish_reason(fr);
             let w = 2.0 / who.len().max(1) as f64;
             for p in who {

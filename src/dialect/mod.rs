@@ -13,10 +13,11 @@
 //! rules, the lint engine, the renderers) carry a [`Dialect`] but do not
 //! branch on its payloads; each dialect's stream model and checks sit in
 //! its own folder ([`chat`], [`responses`], [`messages`]), and its rules in
-//! `rules/DIALECT/`. Responses and Messages are behind the [`Checker`]
-//! trait; Chat's checks, older than the trait, are still methods of the
-//! shared linter ([`crate::checks::Linter`]), which calls them for a Chat
-//! stream.
+//! `rules/DIALECT/`, each behind the [`Checker`] trait: the linter
+//! ([`crate::checks::Linter`]) hands every event of a stream to its
+//! dialect's checker after the shared transport and framing rules, and
+//! the checker reports through [`Out`]. A stream whose dialect nothing has
+//! named yet is read by the [`DEFAULT`] dialect's checker.
 //!
 //! Detection ([`sniff_url`], [`sniff_event`]) reads, in order: `--dialect`,
 //! the request path where the capture has it (HAR, curl `-v`, `record`),
@@ -29,7 +30,7 @@ pub mod messages;
 pub mod responses;
 pub mod words;
 
-use crate::lint::{Finding, Location};
+use crate::lint::{Finding, Location, Settings};
 use crate::model::assembly::Answer;
 use serde_json::Value;
 
@@ -47,6 +48,11 @@ pub enum Dialect {
 
 /// Every dialect, in the order reports list them.
 pub const ALL: &[Dialect] = &[Dialect::Chat, Dialect::Responses, Dialect::Messages];
+
+/// The dialect a stream is read as until an event, the request path or
+/// `--dialect` names one: Chat, as sselint read every stream before the
+/// others came.
+pub const DEFAULT: Dialect = Dialect::Chat;
 
 impl Dialect {
     /// The name used by `--dialect`, reports, and the rule folder
@@ -93,12 +99,11 @@ impl Dialect {
         }
     }
 
-    /// A new checker for one stream of this dialect; `None` for Chat, whose
-    /// checks ([`chat`]) the linter ([`crate::checks::Linter`]) calls
-    /// itself.
+    /// A new checker for one stream of this dialect (every dialect has
+    /// one, so this is never `None`).
     pub fn checker(self) -> Option<Box<dyn Checker>> {
         match self {
-            Dialect::Chat => None,
+            Dialect::Chat => Some(Box::new(chat::Checker::default())),
             Dialect::Responses => Some(Box::new(responses::Checker::default())),
             Dialect::Messages => Some(Box::new(messages::Checker::default())),
         }
@@ -352,6 +357,70 @@ pub trait Out {
     fn summaries(&self) -> bool {
         true
     }
+    /// Where `diff` collects the JSON pointers (indices folded) of the
+    /// current event's data, when it asks for them; `None` otherwise.
+    fn fields_seen(&mut self) -> Option<&mut Vec<String>> {
+        None
+    }
+    /// `len` bytes of the current event's data from byte `start`, cut at
+    /// the end of the line they start on (the event when the data has no
+    /// such byte).
+    fn at_data(&self, _start: usize, _len: usize) -> Location {
+        self.at_event()
+    }
+    /// Reports the shared payload rule, `invalid-json`, on the current
+    /// event, for a checker that reads the data itself
+    /// ([`Checker::reads_data`]); the linter counts the event in
+    /// [`StreamEnd::invalid_payloads`]. Reports nothing by default.
+    fn invalid_json(&mut self, _invalid: &crate::model::InvalidJson) {}
+    /// At the end of the stream: what the shared stage knows of the
+    /// transfer (see [`Transport`]).
+    fn transport(&self) -> Transport {
+        Transport::default()
+    }
+}
+
+/// What the shared stage knows of how the transfer went, for a checker's
+/// whole-stream rules ([`Out::transport`]).
+#[derive(Debug, Clone, Default)]
+pub struct Transport {
+    /// The HTTP status, when the capture has one.
+    pub status: Option<u16>,
+    /// The body as one JSON value, when it is one (a bare error object, a
+    /// non-streamed response).
+    pub body: Option<Value>,
+    /// The body's first line, where whole-body findings point.
+    pub body_start: Location,
+    /// Why the transfer broke, when the capture says (curl's exit line, a
+    /// HAR's `_error`, `--read-timeout`); empty when it did not.
+    pub breaks: Vec<String>,
+    /// The first line of the undispatched tail: bytes after the last blank
+    /// line that hold no complete event, when the stream ends with such.
+    pub tail: Option<Location>,
+}
+
+/// What a stream's events say about its provider, for the guess of which
+/// profile fits (`checks::provider`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hints {
+    /// The model the stream names.
+    pub model: Option<String>,
+    /// Provider extension fields seen with a value (JSON pointers,
+    /// indices folded).
+    pub fields: Vec<String>,
+    /// Finish reasons outside the API's own set.
+    pub finish_reasons: Vec<String>,
+}
+
+impl Hints {
+    /// Adds what `other` saw (its model only when this names none).
+    pub fn add(&mut self, other: Hints) {
+        if self.model.is_none() {
+            self.model = other.model;
+        }
+        self.fields.extend(other.fields);
+        self.finish_reasons.extend(other.finish_reasons);
+    }
 }
 
 /// What the stream carried, for the end-of-stream checks.
@@ -372,6 +441,15 @@ pub struct StreamEnd<'a> {
     /// it, as Chat's `cut-off` does, so it is part of the fault (and
     /// `minimize` keeps it in the reproducer).
     pub transfer: Option<&'a str>,
+    /// Events whose data lines held several JSON texts run together
+    /// (`missing-separator`, shared).
+    pub separator_errors: u64,
+    /// Lines that are SSE fields with a known name (`data`, `event`, `id`,
+    /// `retry`), or comments.
+    pub sse_lines: u64,
+    /// `error:` field lines, which the shared framing reports as
+    /// `error-event`.
+    pub error_fields: u64,
 }
 
 impl StreamEnd<'_> {
@@ -400,8 +478,39 @@ pub trait Checker: std::fmt::Debug {
     /// Events that came before the stream's dialect was recognised (their
     /// data named no known format then, e.g. a vendor event ahead of
     /// `response.created`): how many, and where the first one was. Called
-    /// once, just after the checker is made, before its first event.
+    /// just after the checker is made, before its first event; and, for
+    /// the checker that reads a stream not yet settled (the default
+    /// dialect's), again after each such event.
     fn skipped(&mut self, _events: u64, _first: Location, _first_index: Option<u64>) {}
+    /// What the stream's context says before its first event: the
+    /// settings in force, and the request's options when the capture has
+    /// the request. Called once, just after the checker is made.
+    fn setup(&mut self, _settings: &Settings, _request: Option<&chat::RequestOptions>) {}
+    /// Whether the checker reads each event's data itself: the shared
+    /// stage then hands it over unparsed (`Event::json` is `None` and
+    /// `Event::done` false) and reports nothing on it, and the checker
+    /// reports `invalid-json` through [`Out::invalid_json`]. Chat's does:
+    /// its `[DONE]`, its error and named events, and whatever follows
+    /// `[DONE]`, are judged before any parse.
+    fn reads_data(&self) -> bool {
+        false
+    }
+    /// The answer assembled so far, for a checker that builds it as the
+    /// events come (the HTML report counts its characters event by event).
+    fn answer(&self) -> Option<&Answer> {
+        None
+    }
+    /// What the events said about the provider (read after the stream,
+    /// whether or not [`Checker::finish`] ran).
+    fn hints(&self) -> Hints {
+        Hints::default()
+    }
+    /// Chat chunks the fast path took, for the record
+    /// (`pipeline::StreamResult::typed_chunks`, which no report shows);
+    /// read with [`Checker::hints`].
+    fn typed_chunks(&self) -> u64 {
+        0
+    }
     /// The fast path: an ordinary event (a text or argument delta with
     /// exactly its documented fields, in a stream whose state raises no
     /// question) read from its typed form without building a JSON value.

@@ -8,10 +8,10 @@
 //! ending rules do); it names the cause of the blank. Tool calls alone are an
 //! answer, not a blank one.
 
-use crate::checks::Linter;
+use super::Checker;
+use crate::dialect::Out;
 use crate::lint::{Finding, Location, Severity};
 use crate::model::assembly::Ending;
-use crate::sse::Block;
 use serde_json::Value;
 
 /// Keys where some servers put choice 0's text instead of `delta.content`,
@@ -37,13 +37,12 @@ pub(super) struct Misplaced {
     event: Option<u64>,
 }
 
-impl Linter<'_> {
+impl Checker {
     /// Notes text of choice 0 under a key clients do not read (see
     /// [`MISPLACED`]); called for every choice 0 the general path reads.
     pub(super) fn note_misplaced_text(
         &mut self,
-        block: &Block<'_>,
-        data: &str,
+        out: &mut dyn Out,
         index: Option<u64>,
         base: &str,
         choice: &Value,
@@ -59,7 +58,7 @@ impl Linter<'_> {
                 Some(m) => m.chars += s.chars().count(),
                 None => {
                     let full = format!("{base}{ptr}");
-                    let loc = self.pointer_loc(block, data, &full, false);
+                    let loc = out.at_pointer(&full, false);
                     self.chat.misplaced = Some(Misplaced {
                         key,
                         chars: s.chars().count(),
@@ -75,7 +74,7 @@ impl Linter<'_> {
 
     /// The `empty-answer` finding, at the end of the stream; sets the
     /// answer's `empty` cause for the summary line.
-    pub(super) fn check_empty_answer(&mut self, ending: Ending) {
+    pub(super) fn check_empty_answer(&mut self, out: &mut dyn Out, ending: Ending) {
         let Some(c) = self.answer.choices.get(&0) else {
             // No chunk with choices: `empty-stream` (or `error-event`) is
             // the finding; the summary still says why the answer is blank.
@@ -94,7 +93,6 @@ impl Linter<'_> {
         let reasoning = c.reasoning.kept.chars().count() + c.reasoning.dropped as usize;
         let whitespace = c.text.kept.chars().count();
         let max_tokens = self
-            .ctx
             .request
             .as_ref()
             .and_then(|r| r.max_tokens.map(|n| (r.max_tokens_key, n)))
@@ -188,8 +186,8 @@ impl Linter<'_> {
             )
         };
         self.answer.empty = Some(short);
-        let loc = loc.unwrap_or_else(|| self.last_location());
-        self.report(
+        let loc = loc.unwrap_or_else(|| out.at_end());
+        out.report(
             Finding::new("empty-answer", format!("the answer is empty: {cause}"), loc)
                 .level(level)
                 .event(event),

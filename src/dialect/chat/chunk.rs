@@ -9,13 +9,13 @@
 //! Source: OpenAI's `CreateChatCompletionStreamResponse` (openai-openapi,
 //! `openapi.yaml`), `rules/schemas/chunk.schema.json`.
 
-use super::FINISH_REASONS;
-use crate::checks::{shorten, Linter};
+use super::{Checker, FINISH_REASONS};
+use crate::checks::shorten;
+use crate::dialect::Out;
 use crate::lint::profile::{fold_indices, pointer_covers, provider_list, providers_of};
 use crate::lint::{profile, Finding, Severity};
 use crate::model::assembly::REASONING_FIELDS;
 use crate::model::{json_type, Field};
-use crate::sse::Block;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -81,7 +81,7 @@ pub fn chunk_schema() -> &'static jsonschema::Validator {
     })
 }
 
-impl Linter<'_> {
+impl Checker {
     /// Whether the chunk carries a pointer that marks an annotation chunk in
     /// `profile` (all profiles when `None`).
     fn is_annotation(&self, v: &Value, only_active: bool) -> bool {
@@ -97,29 +97,23 @@ impl Linter<'_> {
         }
     }
 
-    pub(super) fn check_chunk(
-        &mut self,
-        block: &Block<'_>,
-        data: &str,
-        index: Option<u64>,
-        v: &Value,
-    ) {
+    pub(super) fn check_chunk(&mut self, out: &mut dyn Out, index: Option<u64>, v: &Value) {
         let exempt = self.is_annotation(v, true);
         let annotation = exempt || self.is_annotation(v, false);
         if annotation {
-            self.kind("annotation");
+            out.kind("annotation");
         }
-        if let Some(seen) = self.fields_seen.as_mut() {
+        if let Some(seen) = out.fields_seen() {
             collect_pointers(v, &mut String::new(), seen);
         }
-        if self.summaries {
-            self.event_summary = super::model::summarize_chunk(v);
+        if out.summaries() {
+            self.summary = super::model::summarize_chunk(v);
         }
-        self.check_envelope(block, data, index, v, exempt);
-        let chunk_adds = self.check_choices(block, data, index, v, exempt, annotation);
-        let usage = self.check_usage(block, data, index, v);
-        self.check_fields(block, data, index, v);
-        self.check_schema(block, data, index, v);
+        self.check_envelope(out, index, v, exempt);
+        let chunk_adds = self.check_choices(out, index, v, exempt, annotation);
+        let usage = self.check_usage(out, index, v);
+        self.check_fields(out, index, v);
+        self.check_schema(out, index, v);
         if !chunk_adds
             && !usage
             && !annotation
@@ -128,9 +122,9 @@ impl Linter<'_> {
                 .and_then(Value::as_array)
                 .is_none_or(Vec::is_empty)
         {
-            self.kind("empty");
-            let loc = self.pointer_loc(block, data, "/choices", true);
-            self.report(
+            out.kind("empty");
+            let loc = out.at_pointer("/choices", true);
+            out.report(
                 Finding::new(
                     "empty-chunk",
                     "the chunk adds nothing: no content, role, tool call, finish_reason or usage",
@@ -141,14 +135,7 @@ impl Linter<'_> {
         }
     }
 
-    fn check_envelope(
-        &mut self,
-        block: &Block<'_>,
-        data: &str,
-        index: Option<u64>,
-        v: &Value,
-        exempt: bool,
-    ) {
+    fn check_envelope(&mut self, out: &mut dyn Out, index: Option<u64>, v: &Value, exempt: bool) {
         if exempt {
             return;
         }
@@ -171,18 +158,18 @@ impl Linter<'_> {
                 .reported_fields
                 .insert(format!("missing-field:{missing:?}"))
         {
-            let loc = self.pointer_loc(block, data, "", false);
+            let loc = out.at_pointer("", false);
             let first_ptr = ["id", "object", "created", "model"]
                 .iter()
                 .find(|k| !matches!(Field::of(v, k), Field::Present(x) if x.as_str() != Some("")))
                 .map(|k| format!("/{k}"))
                 .unwrap_or_default();
             let loc = if v.get(first_ptr.trim_start_matches('/')).is_some() {
-                self.pointer_loc(block, data, &first_ptr, false)
+                out.at_pointer(&first_ptr, false)
             } else {
                 loc
             };
-            self.report(
+            out.report(
                 Finding::new(
                     "missing-field",
                     format!(
@@ -206,8 +193,8 @@ impl Linter<'_> {
                     .reported_fields
                     .insert(format!("object-value:{o}"))
             {
-                let loc = self.pointer_loc(block, data, "/object", false);
-                self.report(
+                let loc = out.at_pointer("/object", false);
+                out.report(
                     Finding::new(
                         "object-value",
                         format!(
@@ -244,8 +231,8 @@ impl Linter<'_> {
                     .reported_fields
                     .insert(format!("created-value:{w}"))
             }) {
-                let loc = self.pointer_loc(block, data, "/created", false);
-                self.report(
+                let loc = out.at_pointer("/created", false);
+                out.report(
                     Finding::new("created-value", format!("`created` is {why}"), loc)
                         .event(index)
                         .pointer("/created"),
@@ -271,9 +258,9 @@ impl Linter<'_> {
                         shorten(s, 40),
                         if is_id { "; code that groups chunks by id splits the answer (the observed SDKs do not group by id)" } else { "" }
                     );
-                    let loc = self.pointer_loc(block, data, &format!("/{key}"), false);
+                    let loc = out.at_pointer(&format!("/{key}"), false);
                     let rule = if is_id { "id-changed" } else { "model-changed" };
-                    self.report(
+                    out.report(
                         Finding::new(rule, msg, loc)
                             .event(index)
                             .pointer(format!("/{key}")),
@@ -288,8 +275,7 @@ impl Linter<'_> {
     /// anything to the answer.
     fn check_choices(
         &mut self,
-        block: &Block<'_>,
-        data: &str,
+        out: &mut dyn Out,
         index: Option<u64>,
         v: &Value,
         exempt: bool,
@@ -298,8 +284,8 @@ impl Linter<'_> {
         let choices = match Field::of(v, "choices") {
             Field::Absent | Field::Null => {
                 if !exempt {
-                    let loc = self.pointer_loc(block, data, "", false);
-                    self.report(
+                    let loc = out.at_pointer("", false);
+                    out.report(
                         Finding::new(
                             "missing-choices",
                             "the chunk has no `choices` array: clients that read `choices[0]` fail",
@@ -317,8 +303,8 @@ impl Linter<'_> {
         if choices.is_empty() {
             let has_usage = matches!(Field::of(v, "usage"), Field::Present(_));
             if !has_usage && !exempt {
-                let loc = self.pointer_loc(block, data, "/choices", false);
-                self.report(
+                let loc = out.at_pointer("/choices", false);
+                out.report(
                     Finding::new(
                         "empty-choices",
                         format!(
@@ -337,7 +323,7 @@ impl Linter<'_> {
         let mut adds = false;
         let mut seen = Vec::new();
         let first_index = choices[0].get("index").and_then(Value::as_u64);
-        self.track_drift(block, data, index, choices.len(), first_index);
+        self.track_drift(out, index, choices.len(), first_index);
         for (pos, choice) in choices.iter().enumerate() {
             let base = format!("/choices/{pos}");
             if !choice.is_object() {
@@ -364,8 +350,8 @@ impl Linter<'_> {
                         .reported_fields
                         .insert("choice-index:bad-index".to_string())
                     {
-                        let loc = self.pointer_loc(block, data, &format!("{base}/index"), true);
-                        self.report(
+                        let loc = out.at_pointer(&format!("{base}/index"), true);
+                        out.report(
                             Finding::new(
                                 "choice-index",
                                 format!("the choice's `index` is {what}: clients cannot tell which answer the delta belongs to (reported at its first chunk; later chunks are not repeated)"),
@@ -379,8 +365,8 @@ impl Linter<'_> {
                 }
             };
             if seen.contains(&idx) {
-                let loc = self.pointer_loc(block, data, &format!("{base}/index"), false);
-                self.report(
+                let loc = out.at_pointer(&format!("{base}/index"), false);
+                out.report(
                     Finding::new(
                         "choice-index",
                         format!("choice index {idx} appears twice in one chunk"),
@@ -392,12 +378,12 @@ impl Linter<'_> {
             }
             seen.push(idx);
             if idx == 0 {
-                self.note_misplaced_text(block, data, index, &base, choice);
+                self.note_misplaced_text(out, index, &base, choice);
             }
-            if let Some(n) = self.ctx.request.as_ref().and_then(|r| r.n) {
+            if let Some(n) = self.request.as_ref().and_then(|r| r.n) {
                 if idx >= n.max(1) {
-                    let loc = self.pointer_loc(block, data, &format!("{base}/index"), false);
-                    self.report(
+                    let loc = out.at_pointer(&format!("{base}/index"), false);
+                    out.report(
                         Finding::new(
                             "choice-index",
                             format!(
@@ -412,8 +398,8 @@ impl Linter<'_> {
             }
             if choice.get("message").is_some() && !self.chat.choice_message_reported {
                 self.chat.choice_message_reported = true;
-                let loc = self.pointer_loc(block, data, &format!("{base}/message"), true);
-                self.report(
+                let loc = out.at_pointer(&format!("{base}/message"), true);
+                out.report(
                     Finding::new(
                         "choice-message",
                         "a streamed choice carries `message` (the non-streamed shape) beside or instead of `delta`; clients read `delta` and may double or drop the text",
@@ -432,7 +418,7 @@ impl Linter<'_> {
             match Field::of(choice, "delta") {
                 Field::Absent | Field::Null if !choice_exempt => {
                     let known = self.is_annotation(v, false);
-                    let loc = self.pointer_loc(block, data, &base, false);
+                    let loc = out.at_pointer(&base, false);
                     let mut f = Finding::new(
                         "missing-delta",
                         format!(
@@ -446,22 +432,22 @@ impl Linter<'_> {
                     if known {
                         f = f.level(Severity::Warning);
                     }
-                    self.report(f);
+                    out.report(f);
                 }
                 Field::Present(d) if d.is_object() => {
-                    adds |= self.check_delta(block, data, index, idx, &base, d);
+                    adds |= self.check_delta(out, index, idx, &base, d);
                 }
                 // A delta of the wrong type: the schema rule reports it.
                 Field::Present(_) => adds = true,
                 _ => {}
             }
-            adds |= self.check_finish(block, data, index, idx, &base, choice);
+            adds |= self.check_finish(out, index, idx, &base, choice);
             if choice.get("logprobs").is_some_and(|l| !l.is_null()) {
                 adds = true;
             }
             if let Some(d) = choice.get("delta").filter(|d| d.is_object()) {
                 if let Some(calls) = d.get("tool_calls").and_then(Value::as_array) {
-                    self.check_tool_calls(block, data, index, idx, &base, calls);
+                    self.check_tool_calls(out, index, idx, &base, calls);
                 }
             }
             self.answer.apply_choice(idx, choice);
@@ -476,8 +462,7 @@ impl Linter<'_> {
     /// `first` the first one's index.
     pub(super) fn track_drift(
         &mut self,
-        block: &Block<'_>,
-        data: &str,
+        out: &mut dyn Out,
         index: Option<u64>,
         count: usize,
         first: Option<u64>,
@@ -493,7 +478,7 @@ impl Linter<'_> {
                 d.steps += 1;
                 d.last = Some(i);
                 if d.first_loc.is_none() {
-                    let loc = self.pointer_loc(block, data, "/choices/0/index", false);
+                    let loc = out.at_pointer("/choices/0/index", false);
                     self.chat.drift.first_loc = Some((loc, index));
                 }
             }
@@ -508,14 +493,13 @@ impl Linter<'_> {
     /// finding.
     pub(super) fn track_content(
         &mut self,
-        block: &Block<'_>,
-        data: &str,
+        out: &mut dyn Out,
         index: Option<u64>,
         idx: u64,
         pointer: impl FnOnce() -> String,
         s: &str,
     ) {
-        self.kind("content");
+        out.kind("content");
         let t = self.chat.choices.entry(idx).or_default();
         t.content_deltas += 1;
         if !t.last_content.is_empty()
@@ -524,7 +508,7 @@ impl Linter<'_> {
         {
             t.cumulative += 1;
             if t.cumulative_loc.is_none() {
-                let loc = self.pointer_loc(block, data, &pointer(), false);
+                let loc = out.at_pointer(&pointer(), false);
                 self.chat.choices.entry(idx).or_default().cumulative_loc = Some((loc, index));
             }
         }
@@ -535,8 +519,7 @@ impl Linter<'_> {
 
     fn check_delta(
         &mut self,
-        block: &Block<'_>,
-        data: &str,
+        out: &mut dyn Out,
         index: Option<u64>,
         idx: u64,
         base: &str,
@@ -549,23 +532,23 @@ impl Linter<'_> {
             t.deltas == 1
         };
         if first {
-            let loc = self.pointer_loc(block, data, base, false);
+            let loc = out.at_pointer(base, false);
             self.chat.choices.entry(idx).or_default().first_loc = Some(loc);
         }
         match Field::of(d, "role") {
             Field::Present(r) => {
-                self.kind("role");
+                out.kind("role");
                 adds = true;
                 let t = self.chat.choices.entry(idx).or_default();
                 t.role_deltas += 1;
                 let need_loc = t.role_deltas == 2;
                 if need_loc {
-                    let loc = self.pointer_loc(block, data, &format!("{base}/delta/role"), true);
+                    let loc = out.at_pointer(&format!("{base}/delta/role"), true);
                     self.chat.choices.entry(idx).or_default().first_role_loc = Some(loc);
                 }
                 if r.as_str() != Some("assistant") {
-                    let loc = self.pointer_loc(block, data, &format!("{base}/delta/role"), false);
-                    self.report(
+                    let loc = out.at_pointer(&format!("{base}/delta/role"), false);
+                    out.report(
                         Finding::new(
                             "role-value",
                             format!(
@@ -581,8 +564,8 @@ impl Linter<'_> {
             }
             _ => {
                 if first {
-                    let loc = self.pointer_loc(block, data, &format!("{base}/delta"), false);
-                    self.report(
+                    let loc = out.at_pointer(&format!("{base}/delta"), false);
+                    out.report(
                         Finding::new(
                             "missing-role",
                             "the first delta of the choice has no `role`; OpenAI sends `role: \"assistant\"` first, and stream helpers that build the message from the deltas refuse a choice without it",
@@ -599,18 +582,18 @@ impl Linter<'_> {
         if let Some(s) = Field::of(d, "content").nonempty_str() {
             adds = true;
             let pointer = || format!("{base}/delta/content");
-            self.track_content(block, data, index, idx, pointer, s);
+            self.track_content(out, index, idx, pointer, s);
             if finished {
                 after_finish = Some("content");
             }
         }
         if let Some(_s) = Field::of(d, "refusal").nonempty_str() {
-            self.kind("refusal");
+            out.kind("refusal");
             adds = true;
             if !self.chat.choices.entry(idx).or_default().refusal_reported {
                 self.chat.choices.entry(idx).or_default().refusal_reported = true;
-                let loc = self.pointer_loc(block, data, &format!("{base}/delta/refusal"), false);
-                self.report(
+                let loc = out.at_pointer(&format!("{base}/delta/refusal"), false);
+                out.report(
                     Finding::new(
                         "refusal",
                         format!("choice {idx} streams a refusal; the answer shows the refusal text, and `content` may stay empty"),
@@ -629,7 +612,7 @@ impl Linter<'_> {
             .is_some_and(|a| !a.is_empty())
             || d.get("function_call").is_some_and(|f| !f.is_null())
         {
-            self.kind("tool-call");
+            out.kind("tool-call");
             adds = true;
             if finished {
                 after_finish.get_or_insert("tool-call");
@@ -637,7 +620,7 @@ impl Linter<'_> {
         }
         for f in REASONING_FIELDS {
             if Field::of(d, f).nonempty_str().is_some() {
-                self.kind("reasoning");
+                out.kind("reasoning");
                 adds = true;
             }
         }
@@ -660,8 +643,8 @@ impl Linter<'_> {
             if !t.after_finish_reported {
                 t.after_finish_reported = true;
                 let ptr = format!("{base}/delta");
-                let loc = self.pointer_loc(block, data, &ptr, false);
-                self.report(
+                let loc = out.at_pointer(&ptr, false);
+                out.report(
                     Finding::new(
                         "content-after-finish",
                         format!("a {what} delta for choice {idx} arrives after its finish_reason: clients stop reading the choice at its finish_reason and lose it"),
@@ -677,8 +660,7 @@ impl Linter<'_> {
 
     fn check_finish(
         &mut self,
-        block: &Block<'_>,
-        data: &str,
+        out: &mut dyn Out,
         index: Option<u64>,
         idx: u64,
         base: &str,
@@ -688,8 +670,8 @@ impl Linter<'_> {
         match Field::of(choice, "finish_reason") {
             Field::Absent | Field::Null => false,
             Field::Present(Value::String(s)) if s.is_empty() => {
-                let loc = self.pointer_loc(block, data, &ptr, false);
-                self.report(
+                let loc = out.at_pointer(&ptr, false);
+                out.report(
                     Finding::new(
                         "finish-reason-value",
                         "finish_reason is \"\" instead of null: code that tests `finish_reason != null` ends the choice here",
@@ -702,7 +684,7 @@ impl Linter<'_> {
                 true
             }
             Field::Present(Value::String(s)) => {
-                self.kind("finish");
+                out.kind("finish");
                 if !FINISH_REASONS.contains(&s.as_str())
                     && !self.chat.odd_finish_reasons.contains(s)
                     && self.chat.odd_finish_reasons.len() < 8
@@ -712,13 +694,13 @@ impl Linter<'_> {
                 if !FINISH_REASONS.contains(&s.as_str()) && !self.profile.finish_reasons.contains(s)
                 {
                     let known = profile::providers_of_finish_reason(s);
-                    let loc = self.pointer_loc(block, data, &ptr, false);
+                    let loc = out.at_pointer(&ptr, false);
                     let whose = if known.is_empty() {
                         String::new()
                     } else {
                         format!(" (a known {} value)", provider_list(&known))
                     };
-                    self.report(
+                    out.report(
                         Finding::new(
                             "finish-reason-value",
                             format!(
@@ -734,8 +716,8 @@ impl Linter<'_> {
                 let t = self.chat.choices.entry(idx).or_default();
                 if t.finished && !t.repeated_reported {
                     t.repeated_reported = true;
-                    let loc = self.pointer_loc(block, data, &ptr, false);
-                    self.report(
+                    let loc = out.at_pointer(&ptr, false);
+                    out.report(
                         Finding::new(
                             "finish-reason-repeated",
                             format!("choice {idx} gets a second finish_reason ({s:?}): clients that stop at the first one lose what follows"),
@@ -746,15 +728,14 @@ impl Linter<'_> {
                     );
                 } else if !t.finished {
                     t.finished = true;
-                    let loc =
-                        self.pointer_loc(block, data, &format!("{base}/finish_reason"), false);
+                    let loc = out.at_pointer(&format!("{base}/finish_reason"), false);
                     self.chat.choices.entry(idx).or_default().finish_loc = Some(loc);
                 }
                 true
             }
             Field::Present(other) => {
-                let loc = self.pointer_loc(block, data, &ptr, false);
-                self.report(
+                let loc = out.at_pointer(&ptr, false);
+                out.report(
                     Finding::new(
                         "finish-reason-value",
                         format!(
@@ -776,7 +757,7 @@ impl Linter<'_> {
 
     /// `unknown-field` / `vendor-extension`, once per field (indices
     /// folded) per stream.
-    fn check_fields(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {
+    fn check_fields(&mut self, out: &mut dyn Out, index: Option<u64>, v: &Value) {
         let mut found = Vec::new();
         collect_unknown(v, "", TOP_KEYS, &mut found);
         if let Some(cs) = v.get("choices").and_then(Value::as_array) {
@@ -852,15 +833,10 @@ impl Linter<'_> {
                 self.chat.extension_fields.push(folded.clone());
             }
             self.chat.reported_fields.insert(folded.clone());
-            let loc = self.pointer_loc(block, data, &ptr, true);
-            let allowed = self
-                .out
-                .settings()
-                .allow_fields
-                .iter()
-                .any(|a| pointer_covers(a, &folded));
+            let loc = out.at_pointer(&ptr, true);
+            let allowed = out.allowed(&folded);
             if allowed {
-                self.report(
+                out.report(
                     Finding::new(
                         "vendor-extension",
                         format!("`{folded}` is an extension field allowed by allow-fields in sselint.toml"),
@@ -870,7 +846,7 @@ impl Linter<'_> {
                     .pointer(ptr),
                 );
             } else if known.is_empty() {
-                self.report(
+                out.report(
                     Finding::new(
                         "unknown-field",
                         format!(
@@ -906,14 +882,14 @@ impl Linter<'_> {
                 if let Some(s) = self.profile.extension_severity {
                     f = f.level(s);
                 }
-                self.report(f);
+                out.report(f);
             }
         }
     }
 
     /// The JSON Schema of the chunk, for what no dedicated rule covers.
-    fn check_schema(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {
-        if self.out.settings().typed && super::typed::proven_valid(v) {
+    fn check_schema(&mut self, out: &mut dyn Out, index: Option<u64>, v: &Value) {
+        if self.typed && super::typed::proven_valid(v) {
             return;
         }
         let validator = chunk_schema();
@@ -1000,7 +976,7 @@ impl Linter<'_> {
             if !self.chat.reported_fields.insert(format!("schema:{key}")) {
                 continue;
             }
-            let loc = self.pointer_loc(block, data, &ptr, false);
+            let loc = out.at_pointer(&ptr, false);
             let f = Finding::new("schema", msg, loc)
                 .event(index)
                 .pointer(ptr)
@@ -1013,7 +989,7 @@ impl Linter<'_> {
                 } else {
                     Severity::Info
                 });
-            self.report(f);
+            out.report(f);
         }
     }
 }

@@ -1,25 +1,65 @@
-//! How a Chat stream ended, and the rules that need the whole stream:
-//! `data-after-done`, the ending (`empty-stream`, `cut-off`,
-//! `missing-done`, `missing-finish-reason`, the undispatched tail's
-//! `unterminated-event`), the sequence rules (`choice-index` drift,
+//! How a Chat stream ended, and the rules that need the whole stream
+//! (Chat's [`crate::dialect::Checker::finish`]): `error-event` for a body
+//! that is one JSON error, `data-after-done`, the ending (`empty-stream`,
+//! `cut-off`, `missing-done`, `missing-finish-reason`, the undispatched
+//! tail's `unterminated-event`), the sequence rules (`choice-index` drift,
 //! `role-repeated`, `cumulative-content`), tool calls, `empty-answer` and
 //! `usage-missing`. The transport rules before them are shared
-//! (`checks::ending`).
+//! (`checks::ending`); what they know of the transfer comes through
+//! [`crate::dialect::Out::transport`].
 //!
 //! One root cause gives one diagnostic: capture damage replaces `cut-off`;
 //! a stream cut off is not also `missing-done` and
 //! `missing-finish-reason`.
 
-use crate::checks::Linter;
+use super::Checker;
+use crate::checks::payload::error_message;
+use crate::dialect::{Out, StreamEnd, Transport};
 use crate::lint::{Finding, Location, Severity};
-use crate::model::assembly::Ending;
+use crate::model::assembly::{Answer, Ending};
 
-impl Linter<'_> {
-    /// Chat's whole-stream rules, after the shared transport rules:
-    /// `damaged` when the capture itself was cut, `cut_reasons` what broke
-    /// the transfer (curl's exit, a HAR's `_error`, `--read-timeout`) and
-    /// `transport` the same as a clause for the messages.
-    pub(crate) fn finish_chat(&mut self, damaged: bool, cut_reasons: &[&str], transport: &str) {
+impl Checker {
+    /// Chat's whole-stream rules, after the shared transport rules; then
+    /// the answer and how the stream ended.
+    pub(super) fn finish_stream(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending) {
+        let damaged = end.damaged;
+        let Transport {
+            status,
+            body,
+            body_start,
+            breaks,
+            mut tail,
+        } = out.transport();
+        // The shared framing reports `error:` lines as `error-event`: they
+        // explain an empty or cut answer as error events do.
+        self.error_events += end.error_fields;
+        // A body that is one JSON error object where a stream was expected
+        // (`body-not-sse`, shared, said so).
+        if end.sse_lines == 0 {
+            if let Some(err) = body
+                .as_ref()
+                .and_then(|v| v.get("error"))
+                .filter(|e| !e.is_null())
+            {
+                self.error_events += 1;
+                out.report(Finding::new(
+                    "error-event",
+                    format!(
+                        "an error came back inside an HTTP {} stream: {}",
+                        status.map_or("200".to_string(), |s| s.to_string()),
+                        error_message(err)
+                    ),
+                    body_start,
+                ));
+            }
+        }
+        // How the transfer broke, when the capture says: a clause for the
+        // ending's messages.
+        let transport = if breaks.is_empty() {
+            String::new()
+        } else {
+            format!(" (the transfer broke: {})", breaks.join("; "))
+        };
         let ending = self.answer.ending();
         if self.chat.after_done > 0 {
             let loc = self.chat.first_after_done.clone().unwrap_or_default();
@@ -45,32 +85,31 @@ impl Linter<'_> {
                     loc,
                 )
             };
-            self.report(finding);
+            out.report(finding);
         }
         match ending {
-            Ending::Empty if self.tail_loc.is_some() && !damaged && self.error_events == 0 => {
+            Ending::Empty if tail.is_some() && !damaged && self.error_events == 0 => {
                 // Cut inside the first event: nothing was dispatched.
-                let loc = self.tail_loc.clone().unwrap_or_default();
-                self.report(Finding::new(
+                let loc = tail.take().unwrap_or_default();
+                out.report(Finding::new(
                     "cut-off",
                     format!("the stream ended inside its first event{transport}: no chunk arrived whole, so the client shows nothing"),
                     loc,
                 ));
-                self.tail_loc = None;
             }
             Ending::Empty => {
                 // Events that were not JSON explain the empty answer; so
                 // does an error event (one root cause, one finding), except
                 // in a body with no SSE lines, where `body-not-sse` and
                 // `empty-stream` are the documented pair.
-                let explained_by_error = self.error_events > 0 && self.sse_lines > 0;
-                if !damaged && self.invalid_payloads == 0 && !explained_by_error {
-                    let loc = self.last_location();
-                    self.report(Finding::new(
+                let explained_by_error = self.error_events > 0 && end.sse_lines > 0;
+                if !damaged && end.invalid_payloads == 0 && !explained_by_error {
+                    let loc = out.at_end();
+                    out.report(Finding::new(
                         "empty-stream",
                         format!(
                             "no chunk with choices in {} event(s){}: the client shows an empty answer",
-                            self.events,
+                            end.events,
                             if self.error_events > 0 { " (the stream carried an error instead)" } else { "" }
                         ),
                         loc,
@@ -79,26 +118,23 @@ impl Linter<'_> {
             }
             Ending::CutOff => {
                 if !damaged && self.error_events == 0 {
-                    let loc = self
-                        .tail_loc
-                        .clone()
-                        .unwrap_or_else(|| self.last_location());
+                    let loc = tail.clone().unwrap_or_else(|| out.at_end());
                     let text: usize = self
                         .answer
                         .choices
                         .values()
                         .map(|c| c.text.kept.chars().count())
                         .sum();
-                    self.report(
+                    out.report(
                         Finding::new(
                             "cut-off",
                             format!(
                                 "the stream ended with neither a finish_reason nor `[DONE]` after {} event(s) ({text} characters of text){transport}: the answer is incomplete, yet many clients show it as if it were whole",
-                                self.events
+                                end.events
                             ),
                             loc,
                         )
-                        .help(if cut_reasons.iter().any(|r| r.contains("--read-timeout")) {
+                        .help(if breaks.iter().any(|r| r.contains("--read-timeout")) {
                             "the server (or a proxy) stopped sending mid-answer; check why it stalls (load, a hung upstream)"
                         } else {
                             "the server (or a proxy) closed the connection early; check its timeouts and error logs"
@@ -108,8 +144,8 @@ impl Linter<'_> {
             }
             Ending::NoDone => {
                 if !damaged {
-                    let loc = self.last_location();
-                    self.report(Finding::new(
+                    let loc = out.at_end();
+                    out.report(Finding::new(
                         "missing-done",
                         format!("every choice finished but `data: [DONE]` never came{transport}: clients that wait for it hang until the connection closes, and some report an error"),
                         loc,
@@ -142,22 +178,22 @@ impl Linter<'_> {
                     .collect();
                 // An unreadable event (invalid JSON, events run together)
                 // may have held the finish: that finding is the cause.
-                let unreadable = self.invalid_payloads > 0 || self.separator_errors > 0;
+                let unreadable = end.invalid_payloads > 0 || end.separator_errors > 0;
                 if !drift && self.error_events == 0 && !unreadable {
                     for (i, loc) in missing {
-                        self.report(Finding::new(
+                        out.report(Finding::new(
                             "missing-finish-reason",
                             format!("`[DONE]` arrived but choice {i} never got a finish_reason: clients cannot tell a complete answer from a cut one"),
-                            loc.unwrap_or_else(|| self.last_location()),
+                            loc.unwrap_or_else(|| out.at_end()),
                         ));
                     }
                 }
             }
             Ending::Complete | Ending::Failed => {}
         }
-        if ending != Ending::CutOff && !self.tail_complete {
-            if let Some(loc) = self.tail_loc.clone() {
-                self.report(Finding::new(
+        if ending != Ending::CutOff {
+            if let Some(loc) = tail {
+                out.report(Finding::new(
                     "unterminated-event",
                     "bytes after the last blank line at the end of the stream: an incomplete event that every client discards",
                     loc,
@@ -176,7 +212,7 @@ impl Linter<'_> {
                         "the choice index grows on every chunk (0, 1, 2, … up to {last}): clients put each piece in a new choice, so choice 0 holds only the first piece"
                     )
                 };
-                self.report(Finding::new("choice-index", message, loc).event(ev));
+                out.report(Finding::new("choice-index", message, loc).event(ev));
             }
         }
         let repeated: Option<(u64, u64, u64, Option<Location>)> = self
@@ -186,7 +222,7 @@ impl Linter<'_> {
             .find(|(_, t)| t.role_deltas >= 2)
             .map(|(i, t)| (*i, t.role_deltas, t.deltas, t.first_role_loc.clone()));
         if let Some((i, n, m, loc)) = repeated {
-            self.report(Finding::new(
+            out.report(Finding::new(
                 "role-repeated",
                 format!("choice {i} sends `role` on {n} of its {m} deltas (OpenAI sends it once, first); harmless for most clients, but those that start a new message on each role split the answer"),
                 loc.unwrap_or_default(),
@@ -207,7 +243,7 @@ impl Linter<'_> {
             .filter_map(|(i, t)| t.cumulative_loc.clone().map(|(l, e)| (*i, l, e)))
             .collect();
         for (i, loc, ev) in cumulative {
-            self.report(
+            out.report(
                 Finding::new(
                     "cumulative-content",
                     format!("choice {i}'s content deltas repeat the text so far instead of adding to it: clients that append deltas show the text many times over"),
@@ -216,9 +252,9 @@ impl Linter<'_> {
                 .event(ev),
             );
         }
-        self.finish_tool_calls(ending == Ending::CutOff || damaged);
-        self.check_empty_answer(ending);
-        let asked_usage = self.ctx.request.as_ref().is_some_and(|r| r.include_usage);
+        self.finish_tool_calls(out, ending == Ending::CutOff || damaged);
+        self.check_empty_answer(out, ending);
+        let asked_usage = self.request.as_ref().is_some_and(|r| r.include_usage);
         if asked_usage
             && self.answer.usage.is_none()
             && matches!(
@@ -226,13 +262,14 @@ impl Linter<'_> {
                 Ending::Complete | Ending::NoDone | Ending::DoneWithoutFinish
             )
         {
-            let loc = self.last_location();
-            self.report(Finding::new(
+            let loc = out.at_end();
+            out.report(Finding::new(
                 "usage-missing",
                 "the request asked for usage (`stream_options.include_usage`) but no chunk carried it",
                 loc,
             ));
         }
+        (std::mem::take(&mut self.answer), ending)
     }
 
     /// The index stayed or grew on every single-choice chunk, grew at least
@@ -242,7 +279,7 @@ impl Linter<'_> {
     /// with a role, and its request, when captured, asked for them).
     fn drift_detected(&self) -> bool {
         let last = self.chat.drift.last.unwrap_or(0);
-        let asked_several = self.ctx.request.as_ref().and_then(|r| r.n) > Some(1);
+        let asked_several = self.request.as_ref().and_then(|r| r.n) > Some(1);
         // Real choices each open with their own role delta; drifted pieces
         // of one answer do not — unless the server sends `role` on every
         // delta, when a role tells nothing.

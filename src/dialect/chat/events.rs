@@ -5,49 +5,44 @@
 //! (`event-type`), or a chunk, which goes on to the chunk rules (`chunk`,
 //! by way of the typed fast path, `typed`).
 
+use super::Checker;
 use crate::checks::payload::error_message;
-use crate::checks::{shorten, Linter};
+use crate::checks::shorten;
+use crate::dialect::{Event, Out};
 use crate::lint::{Finding, Severity};
 use crate::model::{self, Payload};
-use crate::sse::Block;
 use serde_json::Value;
 
-impl Linter<'_> {
-    /// Chat's rules on one event (a dispatched one, or the tail with
-    /// `index == None`), after the shared framing rules; `separator` says
-    /// the event's data is several JSON texts run together.
-    pub(crate) fn check_chat_event(
-        &mut self,
-        block: &Block<'_>,
-        data: &str,
-        index: Option<u64>,
-        event_type: &str,
-        separator: bool,
-    ) {
+impl Checker {
+    /// Chat's rules on one event (a dispatched one, or the tail with no
+    /// index), after the shared framing rules; its data comes unparsed.
+    pub(super) fn check_event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
+        let (data, index, event_type) = (ev.data, ev.index, ev.name);
+        self.summary.clear();
         // A named event whose data is neither a chunk nor an error: one
         // `event-type` finding, and none of the chunk rules.
         let foreign = event_type != "message" && is_foreign_event(data);
-        self.check_event_type(block, event_type, index, foreign);
-        if self.chat.done_event.is_some() {
-            self.kind("after-done");
+        self.check_event_type(out, event_type, index, foreign);
+        if self.chat.done {
+            out.kind("after-done");
             self.chat.after_done += 1;
             if data.trim() != "[DONE]" {
                 self.chat.after_done_data += 1;
             }
             if self.chat.first_after_done.is_none() {
-                self.chat.first_after_done = Some(self.event_loc(block));
+                self.chat.first_after_done = Some(out.at_event());
             }
             return;
         }
         if event_type == "error" {
-            self.kind("error");
+            out.kind("error");
             self.error_events += 1;
-            let loc = self.event_loc(block);
+            let loc = out.at_event();
             let what = match model::decode(data) {
                 Payload::Json(v) => error_message(v.get("error").unwrap_or(&v)),
                 _ => shorten(data, 160),
             };
-            self.report(
+            out.report(
                 Finding::new(
                     "error-event",
                     format!("an `event: error` arrived inside the stream: {what}"),
@@ -58,22 +53,21 @@ impl Linter<'_> {
             return;
         }
         if foreign {
-            self.kind("foreign");
+            out.kind("foreign");
             return;
         }
-        let Some(payload) = self.check_typed(block, data, index) else {
-            return;
-        };
+        // What the typed fast path's parse found, or a parse of its own.
+        let payload = self.parsed.take().unwrap_or_else(|| model::decode(data));
         match payload {
             Payload::Done => {
-                self.kind("done");
+                out.kind("done");
                 self.answer.done = true;
-                self.chat.done_event = Some(index.unwrap_or(self.events));
+                self.chat.done = true;
             }
             Payload::MalformedDone => {
-                self.kind("done");
-                let loc = self.event_loc(block);
-                self.report(
+                out.kind("done");
+                let loc = out.at_event();
+                out.report(
                     Finding::new(
                         "done-marker",
                         format!(
@@ -86,21 +80,14 @@ impl Linter<'_> {
                     .help("send exactly `data: [DONE]` followed by a blank line"),
                 );
                 self.answer.done = true;
-                self.chat.done_event = Some(index.unwrap_or(self.events));
+                self.chat.done = true;
             }
-            Payload::Invalid(invalid) => {
-                self.kind("invalid");
-                self.invalid_payloads += 1;
-                self.report_invalid_json(block, data, index, &invalid, separator);
-            }
-            Payload::Json(v) => self.check_json(block, data, index, &v),
+            Payload::Invalid(invalid) => out.invalid_json(&invalid),
+            Payload::Json(v) => self.check_json(out, index, &v),
             Payload::LoneSurrogates(v) => {
                 let at = data.find("\\ud").or_else(|| data.find("\\uD")).unwrap_or(0);
-                let loc = match model::span::data_position(block, at) {
-                    Some((line, s)) => self.loc(block, line, s, (s + 6).min(line.len)),
-                    None => self.event_loc(block),
-                };
-                self.report(
+                let loc = out.at_data(at, 6);
+                out.report(
                     Finding::new(
                         "invalid-json",
                         "a string holds a lone UTF-16 surrogate escape (half of a pair such as \\ud83d\\ude00, perhaps split across chunks): JavaScript's JSON.parse accepts it, strict parsers (Rust, Go, Java) reject the whole event; read here with U+FFFD in its place",
@@ -109,7 +96,7 @@ impl Linter<'_> {
                     .level(Severity::Warning)
                     .event(index),
                 );
-                self.check_json(block, data, index, &v);
+                self.check_json(out, index, &v);
             }
         }
     }
@@ -119,13 +106,12 @@ impl Linter<'_> {
     /// [`is_foreign_event`]); once per type.
     fn check_event_type(
         &mut self,
-        block: &Block<'_>,
+        out: &mut dyn Out,
         event_type: &str,
         index: Option<u64>,
         foreign: bool,
     ) {
-        if self.is_chat()
-            && self.unknown_events == 0
+        if !self.skipped
             && event_type != "message"
             && event_type != "error"
             && !self.chat.reported_event_types.contains(event_type)
@@ -137,12 +123,7 @@ impl Linter<'_> {
                     .reported_event_types
                     .insert(event_type.to_string());
             }
-            let loc = block
-                .lines
-                .iter()
-                .find(|l| block.name(l) == b"event")
-                .map(|l| self.loc(block, l, 0, l.len))
-                .unwrap_or_else(|| self.event_loc(block));
+            let loc = out.at_name();
             // A named event whose data is not a chunk (a progress or
             // status event mixed into a chat stream) is one root cause:
             // observed, the clients that read every event as a chunk fail
@@ -167,15 +148,15 @@ impl Linter<'_> {
                     loc,
                 )
             };
-            self.report(finding.event(index));
+            out.report(finding.event(index));
         }
     }
 
-    fn check_json(&mut self, block: &Block<'_>, data: &str, index: Option<u64>, v: &Value) {
+    fn check_json(&mut self, out: &mut dyn Out, index: Option<u64>, v: &Value) {
         let Some(obj) = v.as_object() else {
-            self.kind("invalid");
-            let loc = self.event_loc(block);
-            self.report(
+            out.kind("invalid");
+            let loc = out.at_event();
+            out.report(
                 Finding::new(
                     "schema",
                     format!(
@@ -199,11 +180,11 @@ impl Linter<'_> {
             .filter(|e| !e.is_null())
             .or(bare_error.then_some(v));
         if let Some(err) = err_value {
-            self.kind("error");
+            out.kind("error");
             self.error_events += 1;
             let ptr = if bare_error { "" } else { "/error" };
-            let loc = self.pointer_loc(block, data, ptr, !bare_error);
-            self.report(
+            let loc = out.at_pointer(ptr, !bare_error);
+            out.report(
                 Finding::new(
                     "error-event",
                     format!(
@@ -219,7 +200,7 @@ impl Linter<'_> {
                 .as_object()
                 .is_some_and(|o| o.get("message").is_some_and(Value::is_string));
             if !shaped {
-                self.report(
+                out.report(
                     Finding::new(
                         "error-shape",
                         format!(
@@ -236,7 +217,7 @@ impl Linter<'_> {
                 return;
             }
         }
-        self.check_chunk(block, data, index, v);
+        self.check_chunk(out, index, v);
     }
 }
 

@@ -8,18 +8,20 @@
 //!   it (`event-type`, `done-marker`, `data-after-done`, `error-event`,
 //!   `error-shape`);
 //! - [`chunk`]: the chunk rules (envelope, choices, delta, finish,
-//!   fields, schema), and `typed`'s fast path for ordinary chunks;
+//!   fields, schema), and `typed`, the fast path for ordinary chunks
+//!   ([`crate::dialect::Checker::fast`]);
 //! - `tool_calls`, `usage`, `answer` (`empty-answer`): their families;
 //! - `ending`: how a Chat stream ended (`cut-off`, `missing-done`,
 //!   `empty-stream`, …) and the rules that need the whole stream;
 //! - [`model`]: Chat's vocabulary (the finish reasons, the request
 //!   options, `inspect`'s rendering of a chunk).
 //!
-//! The answer is assembled into [`crate::model::assembly::Answer`], which
-//! every dialect fills. Unlike the other dialects, Chat's checks are still
-//! methods of the shared [`crate::checks::Linter`] (its state sits apart in
-//! [`ChatState`]); the shared stage routes a Chat stream's events here
-//! after the transport and framing rules.
+//! [`Checker`] implements [`crate::dialect::Checker`] as the other
+//! dialects' do: the shared stage hands it every event of a Chat stream
+//! after the transport and framing rules (unparsed: it reads the data
+//! itself, see [`crate::dialect::Checker::reads_data`]), and asks it to
+//! finish once the body has ended. The answer is assembled into
+//! [`crate::model::assembly::Answer`], which every dialect fills.
 
 mod answer;
 pub mod chunk;
@@ -33,21 +35,121 @@ mod usage;
 pub use chunk::chunk_schema;
 pub use model::{RequestOptions, FINISH_REASONS};
 
-use crate::lint::Location;
+use super::{Event, Hints, Out, StreamEnd};
+use crate::lint::{Location, Profile, Settings};
+use crate::model::assembly::{Answer, Ending};
+use crate::model::Payload;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Chat Completions' checks for one stream (see the module docs).
+#[derive(Debug)]
+pub struct Checker {
+    /// The sequence state.
+    chat: ChatState,
+    /// The answer, assembled chunk by chunk.
+    answer: Answer,
+    /// The active profile: its annotation chunks, optional finish_reason,
+    /// service tiers and extension severity.
+    profile: &'static Profile,
+    /// `Settings::typed`: the typed fast path, and the typed proof that a
+    /// chunk fits the schema, are on.
+    typed: bool,
+    /// The request's options, when the capture has the request.
+    request: Option<RequestOptions>,
+    /// `inspect`'s rendering of what the last chunk added.
+    summary: String,
+    /// Chunks the typed fast path took.
+    typed_chunks: u64,
+    /// Error events seen (and an error body): they explain an empty or cut
+    /// answer.
+    error_events: u64,
+    /// Events of no known format came while this checker read the stream:
+    /// its event names are then that format's, and `event-type` is silent.
+    skipped: bool,
+    /// What the typed parse made of the event the fast path just
+    /// declined, when that was a syntax error: the general path does not
+    /// parse the data again.
+    parsed: Option<Payload>,
+}
+
+impl Default for Checker {
+    fn default() -> Self {
+        Checker {
+            chat: ChatState::default(),
+            answer: Answer::default(),
+            profile: crate::lint::default_profile(),
+            typed: true,
+            request: None,
+            summary: String::new(),
+            typed_chunks: 0,
+            error_events: 0,
+            skipped: false,
+            parsed: None,
+        }
+    }
+}
+
+impl super::Checker for Checker {
+    fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
+        self.check_event(ev, out);
+    }
+
+    fn finish(&mut self, end: StreamEnd, out: &mut dyn Out) -> (Answer, Ending) {
+        self.finish_stream(end, out)
+    }
+
+    fn summary(&self) -> String {
+        self.summary.clone()
+    }
+
+    fn skipped(&mut self, events: u64, _first: Location, _first_index: Option<u64>) {
+        self.skipped |= events > 0;
+    }
+
+    fn setup(&mut self, settings: &Settings, request: Option<&RequestOptions>) {
+        self.profile = settings.profile;
+        self.typed = settings.typed;
+        self.request = request.cloned();
+    }
+
+    fn reads_data(&self) -> bool {
+        true
+    }
+
+    fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        self.check_typed(ev, out)
+    }
+
+    fn answer(&self) -> Option<&Answer> {
+        Some(&self.answer)
+    }
+
+    fn hints(&self) -> Hints {
+        Hints {
+            model: self.chat.first_model.clone(),
+            fields: self.chat.extension_fields.clone(),
+            finish_reasons: self.chat.odd_finish_reasons.clone(),
+        }
+    }
+
+    fn typed_chunks(&self) -> u64 {
+        self.typed_chunks
+    }
+}
 
 /// Chat Completions' sequence state: ids, finish reasons, tool-call
 /// fragments, usage placement, `[DONE]` and what came after it.
 #[derive(Debug, Default)]
-pub(crate) struct ChatState {
-    done_event: Option<u64>,
+struct ChatState {
+    /// `[DONE]` (or a malformed one) came.
+    done: bool,
     after_done: u64,
     /// Events after `[DONE]` that carry data other than a repeated `[DONE]`.
     after_done_data: u64,
     first_after_done: Option<Location>,
     first_id: Option<String>,
     id_changed: bool,
-    pub(crate) first_model: Option<String>,
+    first_model: Option<String>,
     model_changed: bool,
     usage_chunks: u64,
     usage_repeat_loc: Option<Location>,
@@ -65,9 +167,9 @@ pub(crate) struct ChatState {
     /// Choice 0's text under a key clients do not read (`empty-answer`).
     misplaced: Option<answer::Misplaced>,
     /// Provider extension fields seen with a value (folded pointers).
-    pub(crate) extension_fields: Vec<String>,
+    extension_fields: Vec<String>,
     /// finish_reason values outside OpenAI's set.
-    pub(crate) odd_finish_reasons: Vec<String>,
+    odd_finish_reasons: Vec<String>,
     choice_message_reported: bool,
     /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
     /// are hashes already, so the map does not hash them again.

@@ -5,17 +5,16 @@
 //! fragments by `index` and concatenate `arguments` (what each observed
 //! client does with the other fields is in `rules/observed.json`).
 
-use super::ToolTrack;
+use super::{Checker, ToolTrack};
 use crate::checks::shorten;
-use crate::checks::Linter;
+use crate::dialect::Out;
 use crate::lint::Finding;
 use serde_json::Value;
 
-impl Linter<'_> {
+impl Checker {
     pub(super) fn check_tool_calls(
         &mut self,
-        block: &crate::sse::Block<'_>,
-        data: &str,
+        out: &mut dyn Out,
         index: Option<u64>,
         choice: u64,
         base: &str,
@@ -46,8 +45,8 @@ impl Linter<'_> {
                         .reported_fields
                         .insert("tool-call-index:bad-index".to_string())
                     {
-                        let loc = self.pointer_loc(block, data, &ptr, false);
-                        self.report(
+                        let loc = out.at_pointer(&ptr, false);
+                        out.report(
                             Finding::new(
                                 "tool-call-index",
                                 format!("a tool-call delta {what}: accumulators merge fragments by index, so this one cannot be placed (assembled here by its array position {pos}; reported at its first fragment, later ones are not repeated)"),
@@ -126,9 +125,9 @@ impl Linter<'_> {
                     if !has_name {
                         missing.push("function.name");
                     }
-                    let loc = self.pointer_loc(block, data, &ptr, false);
+                    let loc = out.at_pointer(&ptr, false);
                     if !missing.is_empty() {
-                        self.report(
+                        out.report(
                             Finding::new(
                                 "tool-call-start",
                                 format!(
@@ -170,8 +169,8 @@ impl Linter<'_> {
                         track.reused = true;
                         if !track.repeated_reported {
                             track.repeated_reported = true;
-                            let loc = self.pointer_loc(block, data, &format!("{ptr}/id"), false);
-                            self.report(
+                            let loc = out.at_pointer(&format!("{ptr}/id"), false);
+                            out.report(
                                 Finding::new(
                                     "tool-call-index-reused",
                                     format!(
@@ -199,7 +198,7 @@ impl Linter<'_> {
                         if name.is_some() {
                             rep.push("function.name");
                         }
-                        let loc = self.pointer_loc(block, data, &ptr, false);
+                        let loc = out.at_pointer(&ptr, false);
                         // Three causes, three levels, as the clients showed
                         // (rules/observed.json): a repeated id or name is
                         // concatenated; empty strings break an accumulator
@@ -236,7 +235,7 @@ impl Linter<'_> {
                             )
                             .level(crate::lint::Severity::Info)
                         };
-                        self.report(finding.event(index).pointer(ptr.clone()));
+                        out.report(finding.event(index).pointer(ptr.clone()));
                     }
                 }
             }
@@ -244,7 +243,7 @@ impl Linter<'_> {
     }
 
     /// End-of-stream tool-call rules.
-    pub(super) fn finish_tool_calls(&mut self, cut: bool) {
+    pub(super) fn finish_tool_calls(&mut self, out: &mut dyn Out, cut: bool) {
         let mut findings = Vec::new();
         for (ci, c) in &self.answer.choices {
             let track = self.chat.choices.get(ci);
@@ -309,7 +308,7 @@ impl Linter<'_> {
             }
         }
         for f in findings {
-            self.report(f);
+            out.report(f);
         }
     }
 }

@@ -1,14 +1,15 @@
-//! The typed fast path. Most chunks of a stream are ordinary: a content or
-//! tool-call-arguments delta of a choice already under way, in a chunk
-//! whose envelope repeats the stream's `id` and `model`. Such a chunk is
-//! decoded into the borrowed structs below, which are strict on purpose:
-//! they hold only OpenAI's fields (`deny_unknown_fields`), only the types
-//! and values the chunk schema accepts without a finding, and only the
-//! fields an ordinary chunk carries (no `role`, `usage`, finish_reason,
-//! `refusal`, tool-call `id`, `type` or `name`). A chunk that decodes and
-//! passes [`Linter::is_ordinary`] can raise no per-chunk finding (schema,
-//! fields, envelope, choice shape), so only the sequence bookkeeping runs,
-//! through the same helpers as the general path.
+//! The typed fast path (Chat's [`crate::dialect::Checker::fast`]). Most
+//! chunks of a stream are ordinary: a content or tool-call-arguments delta
+//! of a choice already under way, in a chunk whose envelope repeats the
+//! stream's `id` and `model`. Such a chunk is decoded into the borrowed
+//! structs below, which are strict on purpose: they hold only OpenAI's
+//! fields (`deny_unknown_fields`), only the types and values the chunk
+//! schema accepts without a finding, and only the fields an ordinary chunk
+//! carries (no `role`, `usage`, finish_reason, `refusal`, tool-call `id`,
+//! `type` or `name`). A chunk that decodes and passes
+//! `Checker::is_ordinary` can raise no per-chunk finding (schema, fields,
+//! envelope, choice shape), so only the sequence bookkeeping runs, through
+//! the same helpers as the general path.
 //!
 //! Anything else — a decode failure, an unusual field, the first or last
 //! chunk of a choice — returns before any state changes, and the general
@@ -20,9 +21,9 @@
 //! `rules/schemas/chunk.schema.json`; the equivalence of the two paths is
 //! tested in `tests/typed_path.rs`.
 
-use crate::checks::Linter;
-use crate::model::{self, Payload};
-use crate::sse::Block;
+use super::Checker;
+use crate::dialect::{Event, Out};
+use crate::model;
 use serde::de::{Deserializer, Error, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -201,47 +202,51 @@ struct Function<'a> {
     arguments: JsonStr<'a>,
 }
 
-impl Linter<'_> {
-    /// Lints `data` on the typed fast path when it is an ordinary chunk
-    /// (`None`); otherwise changes nothing and returns the payload for the
-    /// general path: the invalid JSON the typed parse found, or
-    /// [`model::decode`]'s reading.
-    pub(super) fn check_typed(
-        &mut self,
-        block: &Block<'_>,
-        data: &str,
-        index: Option<u64>,
-    ) -> Option<Payload> {
+impl Checker {
+    /// The typed fast path ([`crate::dialect::Checker::fast`]): lints the
+    /// event and returns true when it is an ordinary chunk; otherwise
+    /// changes nothing and returns false, keeping in `parsed` the typed
+    /// parse's syntax error, which is the one a `Value` parse would meet.
+    pub(super) fn check_typed(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        let (data, index) = (ev.data, ev.index);
+        // A named event, and whatever follows `[DONE]`, are the general
+        // path's (`event-type`, `error-event`, `data-after-done`).
+        if self.chat.done || ev.name != "message" {
+            return false;
+        }
+        if !self.typed || !data.starts_with('{') {
+            return false;
+        }
         // `diff` and `inspect` record every chunk's fields and summary,
         // which only the general path builds.
-        let extras = self.fields_seen.is_some() || self.summaries;
-        if !self.out.settings().typed || extras || !data.starts_with('{') {
-            return Some(model::decode(data));
+        if out.summaries() || out.fields_seen().is_some() {
+            return false;
         }
         let chunk = match serde_json::from_str::<Obj<Chunk>>(data) {
             Ok(chunk) => chunk,
             Err(e) => {
-                return Some(model::decode_failed(data, e).unwrap_or_else(|| model::decode(data)))
+                self.parsed = model::decode_failed(data, e);
+                return false;
             }
         };
         if !self.is_ordinary(&chunk) {
-            return Some(model::decode(data));
+            return false;
         }
         self.typed_chunks += 1;
         self.answer.chunks_with_choices += 1;
         let first = chunk.choices.first().map(|c| c.index);
-        self.track_drift(block, data, index, chunk.choices.len(), first);
+        self.track_drift(out, index, chunk.choices.len(), first);
         for (pos, c) in chunk.choices.iter().enumerate() {
             let idx = c.index;
             self.chat.choices.entry(idx).or_default().deltas += 1;
             let content = c.delta.content.as_ref().map(|s| s.0.as_ref());
             if let Some(s) = content.filter(|s| !s.is_empty()) {
                 let pointer = || format!("/choices/{pos}/delta/content");
-                self.track_content(block, data, index, idx, pointer, s);
+                self.track_content(out, index, idx, pointer, s);
             }
             let calls = c.delta.tool_calls.as_deref().unwrap_or_default();
             if !calls.is_empty() {
-                self.kind("tool-call");
+                out.kind("tool-call");
             }
             let answer = self.answer.choice(idx);
             if let Some(s) = content {
@@ -253,7 +258,7 @@ impl Linter<'_> {
                 }
             }
         }
-        None
+        true
     }
 
     /// Whether a decoded chunk raises no per-chunk finding and continues
@@ -274,7 +279,7 @@ impl Linter<'_> {
         if !envelope || c.choices.is_empty() {
             return false;
         }
-        let n = self.ctx.request.as_ref().and_then(|r| r.n);
+        let n = self.request.as_ref().and_then(|r| r.n);
         let mut adds = false;
         for (pos, ch) in c.choices.iter().enumerate() {
             let idx = ch.index;

@@ -2,30 +2,25 @@
 //! chunk) and `usage-missing` (at the end). Source: OpenAI's
 //! `CompletionUsage`; `stream_options.include_usage`.
 
-use crate::checks::{shorten, Linter};
+use super::Checker;
+use crate::checks::shorten;
+use crate::dialect::Out;
 use crate::lint::{Finding, Severity};
 use crate::model::Field;
-use crate::sse::Block;
 use serde_json::Value;
 
-impl Linter<'_> {
+impl Checker {
     /// Checks a chunk's `usage`; returns whether it carried one.
-    pub(super) fn check_usage(
-        &mut self,
-        block: &Block<'_>,
-        data: &str,
-        index: Option<u64>,
-        v: &Value,
-    ) -> bool {
+    pub(super) fn check_usage(&mut self, out: &mut dyn Out, index: Option<u64>, v: &Value) -> bool {
         let Field::Present(u) = Field::of(v, "usage") else {
             return false;
         };
         self.chat.usage_chunks += 1;
-        self.kind("usage");
+        out.kind("usage");
         if self.chat.usage_chunks == 2 {
-            let loc = self.pointer_loc(block, data, "/usage", true);
+            let loc = out.at_pointer("/usage", true);
             self.chat.usage_repeat_loc = Some(loc.clone());
-            self.report(
+            out.report(
                 Finding::new(
                     "usage-repeated",
                     "usage arrives on more than one chunk: clients that add up usage chunks over-count, those that keep the last are fine",
@@ -36,8 +31,8 @@ impl Linter<'_> {
             );
         }
         let Some(obj) = u.as_object() else {
-            let loc = self.pointer_loc(block, data, "/usage", false);
-            self.report(
+            let loc = out.at_pointer("/usage", false);
+            out.report(
                 Finding::new(
                     "usage-shape",
                     format!(
@@ -88,7 +83,7 @@ impl Linter<'_> {
             }
         }
         if !problems.is_empty() && self.chat.reported_fields.insert("usage-shape".to_string()) {
-            let loc = self.pointer_loc(block, data, &at, false);
+            let loc = out.at_pointer(&at, false);
             let mut f = Finding::new("usage-shape", problems.join("; "), loc)
                 .event(index)
                 .pointer(at);
@@ -97,7 +92,7 @@ impl Linter<'_> {
             if missing.is_empty() {
                 f = f.level(Severity::Info);
             }
-            self.report(f);
+            out.report(f);
         }
         if let (Some(p), Some(c), Some(t)) = (
             num("prompt_tokens"),
@@ -127,8 +122,8 @@ impl Linter<'_> {
                     self.chat
                         .reported_fields
                         .insert("usage-mismatch".to_string());
-                    let loc = self.pointer_loc(block, data, "/usage/total_tokens", false);
-                    self.report(
+                    let loc = out.at_pointer("/usage/total_tokens", false);
+                    out.report(
                         Finding::new("usage-mismatch", format!("{why}: billing and context accounting that trust these numbers go wrong"), loc)
                             .level(level)
                             .event(index)

@@ -224,7 +224,7 @@ impl StreamLog {
     /// Answer characters rebuilt so far, counting only what each event
     /// added.
     fn count_chars(&mut self, linter: &Linter<'_>) -> u64 {
-        for c in linter.answer.choices.values().take(COUNTED_CHOICES) {
+        for c in linter.answer().choices.values().take(COUNTED_CHOICES) {
             let refusal = c.refusal.as_ref().map_or("", |r| r.kept.as_str());
             let slot = match self.prev_text.iter().position(|p| p.0 == c.index) {
                 Some(i) => i,
