@@ -18,11 +18,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("capture", "lint", "notes use lint::printable"),
     ("dialect", "lint", "checkers build lint::Finding"),
     (
-        "dialect",
-        "checks",
-        "Chat's checks are methods of checks::Linter",
-    ),
-    (
         "diff",
         "report",
         "the stream log lives in report::html::record",

@@ -18,10 +18,10 @@
 //! where the body names none: a first event of no known format, or no
 //! event at all.
 
-use super::framing::shorten;
 use super::Linter;
 use crate::dialect::{self, Dialect, Event, Out, Sniffed, StreamEnd, Transport};
 use crate::lint::{Finding, Location};
+use crate::model::shorten;
 use crate::model::{self, span, Payload};
 use crate::sse::Block;
 use serde_json::Value;

@@ -8,12 +8,12 @@
 //! rules; capture damage (which the dialect's rules hear of) replaces
 //! `cut-off`.
 
-use super::framing::shorten;
-use super::payload::error_message;
 use super::Linter;
 use crate::capture::har::media_type;
 use crate::capture::Truncation;
 use crate::lint::{Finding, Location};
+use crate::model::error_message;
+use crate::model::shorten;
 use serde_json::Value;
 
 impl Linter<'_> {

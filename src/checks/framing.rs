@@ -7,7 +7,7 @@
 
 use super::Linter;
 use crate::lint::{Finding, Location, Severity};
-use crate::model::{self, Payload};
+use crate::model::{self, shorten, Payload};
 use crate::sse::{Block, Framing, LineEnd, LineKind};
 
 /// Whether `s` (non-empty) is the end of `line`'s bytes, lent from them.
@@ -371,15 +371,4 @@ pub(super) fn hex_bytes(b: &[u8]) -> String {
         .map(|x| format!("{x:02X}"))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// `s` cut to `max` chars with an ellipsis.
-pub(crate) fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
-    }
 }

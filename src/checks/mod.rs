@@ -22,8 +22,6 @@ mod framing;
 pub(crate) mod payload;
 pub mod provider;
 
-pub(crate) use framing::shorten;
-
 use crate::capture::{Http, Origin, Truncation};
 use crate::dialect::chat::RequestOptions;
 use crate::dialect::{Dialect, Hints};

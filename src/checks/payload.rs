@@ -2,12 +2,10 @@
 //! dialect's [`Checker`](crate::dialect::Checker); and the shared payload
 //! rule, `invalid-json` (the event's data is neither JSON nor `[DONE]`).
 
-use super::framing::shorten;
 use super::Linter;
 use crate::lint::Finding;
 use crate::model;
 use crate::sse::Block;
-use serde_json::Value;
 
 impl Linter<'_> {
     /// Everything about one event (a dispatched one, or the tail with
@@ -64,33 +62,5 @@ impl Linter<'_> {
             )
             .event(index),
         );
-    }
-}
-
-/// "message (type, code)" of an error value.
-pub(crate) fn error_message(err: &Value) -> String {
-    match err {
-        Value::String(s) => format!("{:?}", shorten(s, 160)),
-        Value::Object(o) => {
-            let msg = o
-                .get("message")
-                .and_then(Value::as_str)
-                .map(|s| format!("{:?}", shorten(s, 160)))
-                .unwrap_or_else(|| "(no message)".to_string());
-            let mut extra = Vec::new();
-            for k in ["type", "code"] {
-                match o.get(k) {
-                    Some(Value::String(s)) => extra.push(format!("{k} {s}")),
-                    Some(Value::Number(n)) => extra.push(format!("{k} {n}")),
-                    _ => {}
-                }
-            }
-            if extra.is_empty() {
-                msg
-            } else {
-                format!("{msg} ({})", extra.join(", "))
-            }
-        }
-        other => shorten(&other.to_string(), 160),
     }
 }

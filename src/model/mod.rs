@@ -254,3 +254,44 @@ impl<'v> Field<'v> {
         self.str().filter(|s| !s.is_empty())
     }
 }
+
+/// `s` cut to `max` chars with an ellipsis.
+pub fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// "message (type, code)" of an error value: OpenAI's `{"message", "type",
+/// "code"}`, Anthropic's `{"type", "message"}`, a bare string, anything
+/// else as JSON; messages cut to 160 characters.
+pub fn error_message(err: &Value) -> String {
+    match err {
+        Value::String(s) => format!("{:?}", shorten(s, 160)),
+        Value::Object(o) => {
+            let msg = o
+                .get("message")
+                .and_then(Value::as_str)
+                .map(|s| format!("{:?}", shorten(s, 160)))
+                .unwrap_or_else(|| "(no message)".to_string());
+            let mut extra = Vec::new();
+            for k in ["type", "code"] {
+                match o.get(k) {
+                    Some(Value::String(s)) => extra.push(format!("{k} {s}")),
+                    Some(Value::Number(n)) => extra.push(format!("{k} {n}")),
+                    _ => {}
+                }
+            }
+            if extra.is_empty() {
+                msg
+            } else {
+                format!("{msg} ({})", extra.join(", "))
+            }
+        }
+        other => shorten(&other.to_string(), 160),
+    }
+}

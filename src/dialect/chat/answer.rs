@@ -62,7 +62,7 @@ impl Checker {
                     self.chat.misplaced = Some(Misplaced {
                         key,
                         chars: s.chars().count(),
-                        sample: crate::checks::shorten(s, 40),
+                        sample: crate::model::shorten(s, 40),
                         loc,
                         event: index,
                     });

@@ -10,11 +10,11 @@
 //! `openapi.yaml`), `rules/schemas/chunk.schema.json`.
 
 use super::{Checker, FINISH_REASONS};
-use crate::checks::shorten;
 use crate::dialect::Out;
 use crate::lint::profile::{fold_indices, pointer_covers, provider_list, providers_of};
 use crate::lint::{profile, Finding, Severity};
 use crate::model::assembly::REASONING_FIELDS;
+use crate::model::shorten;
 use crate::model::{json_type, Field};
 use serde_json::Value;
 use std::sync::OnceLock;

@@ -13,10 +13,10 @@
 //! `missing-finish-reason`.
 
 use super::Checker;
-use crate::checks::payload::error_message;
 use crate::dialect::{Out, StreamEnd, Transport};
 use crate::lint::{Finding, Location, Severity};
 use crate::model::assembly::{Answer, Ending};
+use crate::model::error_message;
 
 impl Checker {
     /// Chat's whole-stream rules, after the shared transport rules; then

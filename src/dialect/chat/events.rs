@@ -6,10 +6,10 @@
 //! by way of the typed fast path, `typed`).
 
 use super::Checker;
-use crate::checks::payload::error_message;
-use crate::checks::shorten;
 use crate::dialect::{Event, Out};
 use crate::lint::{Finding, Severity};
+use crate::model::error_message;
+use crate::model::shorten;
 use crate::model::{self, Payload};
 use serde_json::Value;
 

@@ -6,9 +6,9 @@
 //! client does with the other fields is in `rules/observed.json`).
 
 use super::{Checker, ToolTrack};
-use crate::checks::shorten;
 use crate::dialect::Out;
 use crate::lint::Finding;
+use crate::model::shorten;
 use serde_json::Value;
 
 impl Checker {

@@ -3,9 +3,9 @@
 //! `CompletionUsage`; `stream_options.include_usage`.
 
 use super::Checker;
-use crate::checks::shorten;
 use crate::dialect::Out;
 use crate::lint::{Finding, Severity};
+use crate::model::shorten;
 use crate::model::Field;
 use serde_json::Value;
 
