@@ -592,3 +592,51 @@ fn redact_masks_a_key_in_a_hars_response_text() {
     // The rest of the answer stays.
     assert_eq!(verdict(&input).0, verdict(&out).0);
 }
+
+/// Found by a fresh-user trial: redact copied a UTF-16 file, and the
+/// compressed body of a curl dump, unread, keys and all, and said
+/// "secrets redacted". Both are refused now, and nothing is written.
+#[test]
+fn redact_refuses_what_it_cannot_read_instead_of_copying_secrets() {
+    use std::io::Write as _;
+    let dir = scratch("redact-unreadable");
+    let har = std::fs::read_to_string(root().join("samples/har/har-secrets.har")).unwrap();
+    // UTF-16 with a byte-order mark, and little-endian without one.
+    let mut bom = vec![0xFF, 0xFE];
+    let mut plain = Vec::new();
+    for u in har.encode_utf16() {
+        bom.extend_from_slice(&u.to_le_bytes());
+        plain.extend_from_slice(&u.to_le_bytes());
+    }
+    // A curl -i dump whose gzip body quotes a key.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"{\"error\":{\"message\":\"Incorrect API key provided: sk-proj-GZLEAK0123456789abcdefghijkl\"}}")
+        .unwrap();
+    let body = gz.finish().unwrap();
+    let mut dump = format!(
+        "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    dump.extend_from_slice(&body);
+    for (name, bytes, says) in [
+        ("bom.har", bom, "UTF-16"),
+        ("plain.har", plain, "UTF-16LE without a byte-order mark"),
+        ("gzip.txt", dump, "the body is compressed"),
+    ] {
+        let input = dir.join(name);
+        std::fs::write(&input, &bytes).unwrap();
+        let out = dir.join(format!("out-{name}"));
+        let o = Command::new(cargo_bin("sselint"))
+            .arg("redact")
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(!out.exists(), "{name}: a copy was written");
+    }
+}

@@ -680,6 +680,18 @@ pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
     from_reader(path, reader, opts)
 }
 
+/// Which UTF-16 `head` (a file's first bytes) is written in: `UTF-16`
+/// with a byte-order mark, or LE or BE without one; `None` for any other
+/// text. Every command refuses such a file (an event stream is UTF-8), and
+/// `redact` must too: it would copy it unread, secrets and all.
+pub fn utf16(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        Some("UTF-16")
+    } else {
+        utf16_without_bom(head)
+    }
+}
+
 /// Whether `head` is UTF-16 text written without a byte-order mark
 /// (`Out-File -Encoding unicode` without one, an editor's "UTF-16 LE"):
 /// its first 64 bytes, read as 16-bit units, are all printable ASCII or
@@ -712,12 +724,7 @@ pub fn from_reader(
 ) -> Result<Capture, InputError> {
     let mut reader = BufReader::with_capacity(SNIFF_BYTES, reader);
     let head = fill_sniff(&mut reader).map_err(|e| InputError::new(name, io_message(&e)))?;
-    let utf16 = if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-        Some("UTF-16")
-    } else {
-        utf16_without_bom(&head)
-    };
-    if let Some(which) = utf16 {
+    if let Some(which) = utf16(&head) {
         return Err(InputError::new(
             name,
             format!("the file is {which} (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8 (e.g. `curl -o file`, or `Out-File -Encoding utf8`)"),

@@ -66,6 +66,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             ))
         }
     };
+    if let Some(which) = capture::utf16(&bytes) {
+        // Not read as a capture, it would be copied as it is, keys and all.
+        return fail(format!(
+            "{}: the file is {which} (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8, then redact it",
+            a.input.display()
+        ));
+    }
     {
         // A trace dump holds every byte twice (hex and ASCII columns), so
         // it cannot be redacted line by line; scrubbing rewrites `data:`
@@ -87,6 +94,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             if a.scrub_text && compressed {
                 return fail(format!(
                     "{}: --scrub-text cannot rewrite a compressed body; capture uncompressed, or redact without --scrub-text",
+                    a.input.display()
+                ));
+            }
+            // A gzip, deflate or br body is bytes redact cannot read: a key
+            // in it (an error message quoting it) would stay in the copy.
+            let encoded_raw = !matches!(capture::detect(&bytes), InputFormat::Har) && compressed;
+            if encoded_raw {
+                return fail(format!(
+                    "{}: the body is compressed (Content-Encoding), so redact cannot see the secrets in it; capture it uncompressed (curl without --compressed or an Accept-Encoding header), or save it as HAR, whose text the browser stores decoded",
                     a.input.display()
                 ));
             }
