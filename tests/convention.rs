@@ -271,6 +271,20 @@ fn every_json_report_starts_with_version_and_tool() {
         let out = sselint().args(args).output().unwrap();
         let v: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{}: not JSON: {e}", c.name));
+        // They come first, in that order.
+        let text = String::from_utf8_lossy(&out.stdout);
+        let first: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("  \"") && !l.starts_with("   "))
+            .take(2)
+            .collect();
+        assert!(
+            first.len() == 2
+                && first[0].starts_with("  \"version\"")
+                && first[1].starts_with("  \"tool\""),
+            "{}: the report starts with {first:?}",
+            c.name
+        );
         assert_eq!(v["version"], 1, "{}", c.name);
         assert_eq!(v["tool"]["name"], "sselint", "{}", c.name);
         assert_eq!(
@@ -344,6 +358,15 @@ fn dash_is_standard_output_where_the_output_is_a_report() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("data: "));
+    // probe's -o is the directory of its captures, while the card goes to
+    // stdout: refused before any request, and no directory named `-`.
+    let out = sselint()
+        .args(["probe", "http://127.0.0.1:9/v1", "--model", "m", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/dev/stdout"));
+    assert!(!root().join("-").exists());
     // minimize writes its report to stdout, so the capture cannot go there
     // too: refused, naming /dev/stdout.
     let out = sselint()

@@ -948,7 +948,10 @@ fn ignore_text_never_says_same_answer_when_the_texts_differ() {
     assert_eq!(code, 0, "{text}");
     let last = text.lines().last().unwrap();
     assert!(!last.contains("same answer"), "{last}");
-    assert!(last.contains("were not compared: --ignore-text"), "{last}");
+    assert!(
+        last.contains("text and tool-call arguments were not compared: --ignore-text"),
+        "{last}"
+    );
     // Only the text differs: "equivalent" says what was compared.
     let dir = common::scratch("ignore-text-equivalent");
     let a = std::fs::read_to_string(root().join("samples/good/openai-usage.sse")).unwrap();
@@ -961,7 +964,7 @@ fn ignore_text_never_says_same_answer_when_the_texts_differ() {
     assert_eq!(code, 0, "{text}");
     assert!(!text.contains("same answer"), "{text}");
     assert!(
-        text.contains("text and tool calls were not compared (--ignore-text)"),
+        text.contains("their text and the tool calls' arguments were not compared (--ignore-text)"),
         "{text}"
     );
     let (code, _) = human(&[pa.to_str().unwrap(), pb.to_str().unwrap()]);

@@ -405,8 +405,6 @@ fn report(
                 .collect::<Vec<_>>()
         };
         let doc = serde_json::json!({
-            "version": 1,
-            "tool": sselint::report::TOOL,
             "input": input,
             "output": out.display().to_string(),
             "stream": o.label,
@@ -422,6 +420,20 @@ fn report(
             "config": config,
             "check": check,
         });
+        // `version` and `tool` first, as every JSON report starts
+        // (serde_json's own maps are sorted).
+        #[derive(serde::Serialize)]
+        struct Report<'a> {
+            version: u32,
+            tool: sselint::report::Tool,
+            #[serde(flatten)]
+            rest: &'a serde_json::Value,
+        }
+        let doc = Report {
+            version: 1,
+            tool: sselint::report::TOOL,
+            rest: &doc,
+        };
         let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
         print_report(&text, on_stdout);

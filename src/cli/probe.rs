@@ -449,6 +449,12 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             )));
         }
     }
+    if a.output.as_deref() == Some(Path::new("-")) {
+        // The card goes to stdout; the captures are files in a directory.
+        return Ok(usage_error(
+            "-o -: probe saves its captures in a directory, and the card already goes to standard output (/dev/stdout); give a directory name (write ./- for a directory named -)",
+        ));
+    }
     let mut settings = super::profile_settings(&a.profile)?;
     // `never` judges the card's scenarios at `error`; the exit code then
     // ignores their findings (below), as `check --fail-on never` does.

@@ -55,7 +55,7 @@ pub fn human(
         // would claim what was not compared.
         writeln!(
             out,
-            "A ({na}) and B ({nb}) are equivalent in what was compared: finish, usage, ending and findings; their text and tool calls were not compared (--ignore-text)."
+            "A ({na}) and B ({nb}) are equivalent in what was compared: finish, usage, ending, findings and the tool calls' names; their text and the tool calls' arguments were not compared (--ignore-text)."
         )?;
         for n in &c.not_applicable {
             writeln!(out, "not compared: {n}")?;
@@ -149,7 +149,7 @@ pub fn human(
         writeln!(out, "\nnote: {n}")?;
     }
     let verdict = if c.compatible && c.ignored_text {
-        "compatible: same ending and finish reasons, no new finding at the --fail-on level (the answers' text and tool calls were not compared: --ignore-text)".to_string()
+        "compatible: same ending and finish reasons, no new finding at the --fail-on level (the answers' text and tool-call arguments were not compared: --ignore-text)".to_string()
     } else if c.compatible {
         "compatible: same ending and finish reasons, no new finding at the --fail-on level, same answer".to_string()
     } else {
