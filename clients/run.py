@@ -148,9 +148,12 @@ def expected_answer(sselint, path, dialect):
         "dialect": dialect,
         "text": (choice or {}).get("text") or "",
         "refusal": (choice or {}).get("refusal"),
+        # The calls the application gets to run: a call the server ran
+        # itself (`"server": true`, a web search) is not one of them.
         "tool_calls": [
             {"id": t.get("id"), "name": t.get("name"), "arguments": t.get("arguments")}
             for t in (choice or {}).get("tool_calls", [])
+            if not t.get("server")
         ],
         "finish_reason": finish,
         "usage": {k: usage.get(k) for k in USAGE_KEYS[dialect or "chat"]} if isinstance(usage, dict) else None,

@@ -45,8 +45,9 @@ pub struct ToolCall {
     /// JSON).
     pub arguments: String,
     /// The server ran it: it is no call for the client, and no reason for
-    /// a `tool_calls` finish.
-    #[serde(skip)]
+    /// a `tool_calls` finish. In the JSON as `"server": true` (left out
+    /// when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub server: bool,
 }
 
