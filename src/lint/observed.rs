@@ -3,8 +3,10 @@
 //! replaying every rule example, sample and test case to the clients of its
 //! dialect: for Chat Completions openai-python, openai-node, LangChain, the
 //! Vercel AI SDK and a hand-written parser; for OpenAI Responses
-//! openai-python and openai-node; for Anthropic Messages the Anthropic
-//! Python and TypeScript SDKs (each SDK raw and through its stream helper).
+//! openai-python and openai-node (each raw and through its stream helper),
+//! the Vercel AI SDK (`@ai-sdk/openai`) and LangChain; for Anthropic Messages
+//! the Anthropic Python and TypeScript SDKs (each raw and through its stream
+//! helper), the Vercel AI SDK (`@ai-sdk/anthropic`) and LangChain.
 //! A capture's record lists the clients that read it.
 //!
 //! It is the only place where sselint speaks about a named client: `sselint
