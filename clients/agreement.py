@@ -4,8 +4,10 @@
 For each capture the record holds (rules/observed.json, written by
 clients/run.py), two levels are compared:
 
-- what the clients did (the policy of `derived_severity` in
-  src/lint/observed.rs): `error` when a client other than the hand-written
+- what the clients did (the policy of `Record::severity` in
+  src/lint/observed.rs, each client judged against what it does with its
+  dialect's reference stream: a field it already reports otherwise there
+  does not count): `error` when a client other than the hand-written
   parser raised or ended with another text, tool calls or finish; `warning`
   when clients differ visibly without losing data (usage or the refusal
   reported otherwise, or only the hand-written parser broke); `below`
@@ -48,14 +50,44 @@ LEVELS = ("below", "warning", "error")
 DIALECTS = run.DIALECTS
 
 
-def client_level(capture):
+REFERENCE = {
+    "chat": "samples/good/openai-basic.sse",
+    "responses": "samples/good/responses-basic.sse",
+    "messages": "samples/good/messages-basic.sse",
+}
+
+
+def fields(detail):
+    return [p.split(" ")[0] for p in (detail or "").split("; ") if p.split(" ")[0]]
+
+
+def verdict(record, name, o):
+    """The outcome judged against what the same client does with its
+    dialect's reference stream (src/lint/observed.rs's Record::verdict): a
+    field the client already reports otherwise there does not count."""
+    dialect = next((c["dialect"] for c in record["clients"] if c["name"] == name), "chat")
+    base = record["captures"].get(REFERENCE[dialect], {}).get("clients", {}).get(name)
+    if not base or base["verdict"] == "ok" or o["verdict"] == "ok":
+        return o["verdict"]
+    if o["verdict"] == "raised":
+        same = base["verdict"] == "raised" and base.get("detail") == o.get("detail")
+        return "ok" if same else "raised"
+    own = fields(base.get("detail"))
+    left = [f for f in fields(o.get("detail")) if f not in own]
+    if any(f in ("text", "tool_calls", "finish_reason") for f in left):
+        return "differs"
+    return "diverges" if left else "ok"
+
+
+def client_level(capture, record):
     """The level the clients' outcomes give (src/lint/observed.rs's
-    derived_severity, with info as `below`)."""
-    outcomes = capture["clients"]
+    Record::severity, with info as `below`), each outcome judged against
+    what its client does with the dialect's reference stream."""
+    outcomes = {n: verdict(record, n, o) for n, o in capture["clients"].items()}
     broke = ("differs", "raised")
-    if any(o["verdict"] in broke for n, o in outcomes.items() if n != "hand-written"):
+    if any(v in broke for n, v in outcomes.items() if n != "hand-written"):
         return "error"
-    if any(o["verdict"] != "ok" for o in outcomes.values()):
+    if any(v != "ok" for v in outcomes.values()):
         return "warning"
     return "below"
 
@@ -145,7 +177,7 @@ def measure(record, sselint):
             return {
                 "id": cid,
                 "dialect": dialect,
-                "clients": client_level(cap),
+                "clients": client_level(cap, record),
                 "sselint": level,
                 "rules": rules,
                 "check_error": err,
