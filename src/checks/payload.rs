@@ -34,6 +34,9 @@ impl Linter<'_> {
             super::dialect::Route::Unknown => {}
             super::dialect::Route::Dialect => self.dialect_event(block, data, index, event_type),
         }
+        if index.is_some() && self.first_event_kind.is_none() {
+            self.first_event_kind = Some(self.event_kind.clone());
+        }
     }
 
     /// `invalid-json` at the byte where the parser gave up.
