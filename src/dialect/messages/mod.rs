@@ -1720,9 +1720,9 @@ impl super::Checker for Checker {
             // Observed: clients end with another tool input (a partial
             // parse, `{}`) or raise, whether or not the token limit cut it.
             let tail = if cut {
-                "; the stop reason is max_tokens, so the token limit cut the input, yet the block was stopped as if whole: clients that parse the input at the block's stop fail or keep a different object"
+                "; the stop reason is max_tokens, so the token limit cut the input, yet the block was stopped as if whole: clients that parse the input at the block's stop keep a different object (a partial parse, or `{}`)"
             } else {
-                "; clients that parse the input at the block's stop fail, and others run the tool with a partial object"
+                "; clients that parse the input at the block's stop end with a partial object, and others run the tool with it"
             };
             emit(
                 out,
@@ -1884,7 +1884,7 @@ impl Checker {
             let (message, level) = if self.unnamed_drops {
                 (
                     format!(
-                        "{} event(s) have no `event:` line (the first is a `{}`): clients dispatch Messages events on their name and drop every unnamed one, so they see none of its content",
+                        "{} event(s) have no `event:` line (the first is a `{}`): clients that dispatch Messages events on their name drop every unnamed one, so they see none of its content (most observed clients did; one that reads the data's `type` did not)",
                         self.unnamed, f.what
                     ),
                     Severity::Error,
