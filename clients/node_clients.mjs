@@ -16,6 +16,8 @@ import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { streamText, jsonSchema, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createAnthropic } from "@ai-sdk/anthropic";
 
 const MODEL = "gpt-4o-mini";
 const MESSAGES = [{ role: "user", content: "hi" }];
@@ -86,17 +88,25 @@ async function openaiNodeHelper(job) {
   };
 }
 
-// The Vercel AI SDK: streamText with @ai-sdk/openai-compatible. The tools
-// the stream calls are declared (as a request that got tool calls would
-// have), without `execute`, so the SDK reports the calls and stops.
-async function vercelAi(job) {
-  const provider = createOpenAICompatible({ name: "replay", baseURL: job.base_url, apiKey: "sk-harness", includeUsage: true });
+// The Vercel AI SDK: streamText() reading `fullStream`, the same loop for
+// each provider (Chat through @ai-sdk/openai-compatible, Responses through
+// @ai-sdk/openai's `responses()`, Messages through @ai-sdk/anthropic). The
+// tools the stream calls are declared (as a request that got tool calls
+// would have), without `execute`, so the SDK reports the calls and stops.
+// An `error` part is what the application sees as a failure: `raised`.
+// A tool call the provider executed itself (`providerExecuted`, a server
+// tool) is not collected, as the raw Anthropic loops collect only
+// `tool_use` blocks.
+// Returns the text, the tool calls, the `finish` part (`finishReason`,
+// `rawFinishReason`) and its `totalUsage`, for the caller to put in its
+// dialect's terms.
+async function vercelAiStream(job, model) {
   const tools = {};
   for (const name of job.tools ?? []) {
     if (name) tools[name] = tool({ inputSchema: jsonSchema({ type: "object" }) });
   }
   const result = streamText({
-    model: provider.chatModel(MODEL),
+    model,
     prompt: "hi",
     maxRetries: 0,
     tools,
@@ -104,23 +114,66 @@ async function vercelAi(job) {
   });
   let text = "";
   let finish = null;
-  let usage = null;
   let error = null;
   const calls = [];
   for await (const part of result.fullStream) {
     if (part.type === "text-delta") text += part.text ?? "";
-    else if (part.type === "tool-call") calls.push({ id: part.toolCallId ?? null, name: part.toolName ?? null, arguments: JSON.stringify(part.input ?? null) });
+    // A tool the provider ran itself (a server tool) is no call for the
+    // application to make; the SDK marks it providerExecuted.
+    else if (part.type === "tool-call" && !part.providerExecuted) calls.push({ id: part.toolCallId ?? null, name: part.toolName ?? null, arguments: JSON.stringify(part.input ?? null) });
     else if (part.type === "error" && !error) error = part.error;
-    else if (part.type === "finish") {
-      finish = part.rawFinishReason ?? null;
-      const u = part.totalUsage;
-      if (u && (u.inputTokens !== undefined || u.outputTokens !== undefined)) {
-        usage = { prompt_tokens: u.inputTokens ?? null, completion_tokens: u.outputTokens ?? null, total_tokens: u.totalTokens ?? null };
-      }
-    }
+    else if (part.type === "finish") finish = part;
   }
-  if (error) return failure(error);
-  return { text, refusal: null, tool_calls: calls, finish_reason: finish, usage };
+  if (error) throw error;
+  return { text, calls, finish };
+}
+
+// Usage as the AI SDK reports it, or null when it reports none.
+function aiUsage(finish) {
+  const u = finish?.totalUsage;
+  return u && (u.inputTokens !== undefined || u.outputTokens !== undefined) ? u : null;
+}
+
+// Chat: the raw finish reason is Chat's finish_reason.
+async function vercelAi(job) {
+  const provider = createOpenAICompatible({ name: "replay", baseURL: job.base_url, apiKey: "sk-harness", includeUsage: true });
+  const { text, calls, finish } = await vercelAiStream(job, provider.chatModel(MODEL));
+  const u = aiUsage(finish);
+  const usage = u ? { prompt_tokens: u.inputTokens ?? null, completion_tokens: u.outputTokens ?? null, total_tokens: u.totalTokens ?? null } : null;
+  return { text, refusal: null, tool_calls: calls, finish_reason: finish?.rawFinishReason ?? null, usage };
+}
+
+// Responses: @ai-sdk/openai's `responses()` model. The SDK tells the ending
+// by `finishReason` plus `rawFinishReason` (the `incomplete_details.reason`
+// of response.completed/.incomplete, "error" for response.failed); put back
+// as the status an application can tell from them: `interrupted` (no
+// terminal event) is none, `error` is failed, a raw reason is incomplete,
+// anything else completed.
+async function vercelAiResponses(job) {
+  const provider = createOpenAI({ baseURL: job.base_url, apiKey: "sk-harness" });
+  const { text, calls, finish } = await vercelAiStream(job, provider.responses(MODEL));
+  let status = null;
+  if (finish && finish.finishReason !== "interrupted") {
+    if (finish.finishReason === "error" || finish.rawFinishReason === "error") status = "failed";
+    else if (finish.rawFinishReason !== undefined && finish.rawFinishReason !== null) status = "incomplete";
+    else status = "completed";
+  }
+  const u = aiUsage(finish);
+  const usage = u ? { input_tokens: u.inputTokens ?? null, output_tokens: u.outputTokens ?? null, total_tokens: u.totalTokens ?? null } : null;
+  return { text, refusal: null, tool_calls: calls, finish_reason: status, usage };
+}
+
+// Messages: @ai-sdk/anthropic. The raw finish reason is the stop_reason
+// (none when the stream ended `interrupted`). The SDK's `inputTokens` adds
+// the cache reads and writes to Anthropic's `input_tokens`; its
+// `inputTokenDetails.noCacheTokens` is the count Anthropic names
+// `input_tokens`, so that is the one compared.
+async function vercelAiMessages(job) {
+  const provider = createAnthropic({ baseURL: job.base_url, apiKey: "sk-ant-harness" });
+  const { text, calls, finish } = await vercelAiStream(job, provider.messages(CLAUDE));
+  const u = aiUsage(finish);
+  const usage = u ? { input_tokens: u.inputTokenDetails?.noCacheTokens ?? u.inputTokens ?? null, output_tokens: u.outputTokens ?? null } : null;
+  return { text, refusal: null, tool_calls: calls, finish_reason: finish?.rawFinishReason ?? null, usage };
 }
 
 // The hand-written parser of the seed document (fetch, split on "\n", keep
@@ -295,6 +348,8 @@ export const CLIENTS = {
   "openai-node-responses-stream": openaiNodeResponsesHelper,
   "anthropic-ts": anthropicTsRaw,
   "anthropic-ts-stream": anthropicTsHelper,
+  "vercel-ai-responses": vercelAiResponses,
+  "vercel-ai-messages": vercelAiMessages,
 };
 
 async function runOne(fn, job) {

@@ -155,6 +155,122 @@ def langchain(job):
     }
 
 
+def langchain_tools(job):
+    """The tools the stream calls, declared as a request that got tool calls
+    would have (OpenAI's function format, which both LangChain chat models
+    take), so the model is bound as an application with tools binds it."""
+    return [
+        {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+        for n in job.get("tools") or []
+        if n
+    ]
+
+
+def langchain_total(llm):
+    """`llm.stream("hi")`, chunks added up with `+` as LangChain's docs show."""
+    total = None
+    for chunk in llm.stream("hi"):
+        total = chunk if total is None else total + chunk
+    return total
+
+
+def langchain_tool_calls(total):
+    return [
+        {"id": c.get("id"), "name": c.get("name"), "arguments": json.dumps(c.get("args"))}
+        for c in total.tool_calls
+    ] + [{"id": c.get("id"), "name": c.get("name"), "arguments": c.get("args")} for c in total.invalid_tool_calls]
+
+
+def langchain_blocks(content, kind, key):
+    """The `key` of the content blocks of type `kind`. A string is text,
+    whether it is the whole content or an item of the list (adding a chunk
+    of string content to one of blocks puts the string in the list)."""
+    if isinstance(content, str):
+        return content if kind == "text" else ""
+    out = ""
+    for p in content or []:
+        if isinstance(p, str):
+            out += p if kind == "text" else ""
+        elif isinstance(p, dict) and p.get("type") == kind:
+            out += p.get(key) or ""
+    return out
+
+
+def langchain_responses(job):
+    """LangChain's `ChatOpenAI(use_responses_api=True).stream()`, chunks added
+    up: text from the message's text blocks, refusal from its refusal
+    blocks, `tool_calls` (and `invalid_tool_calls`), the status and usage
+    that `response_metadata` and `usage_metadata` give."""
+    from langchain_openai import ChatOpenAI
+
+    llm = ChatOpenAI(
+        model=MODEL,
+        base_url=job["base_url"],
+        api_key="sk-harness",
+        max_retries=0,
+        timeout=TIMEOUT_S,
+        use_responses_api=True,
+    )
+    tools = langchain_tools(job)
+    total = langchain_total(llm.bind_tools(tools) if tools else llm)
+    if total is None:
+        return {"text": "", "refusal": None, "tool_calls": [], "finish_reason": None, "usage": None}
+    um = total.usage_metadata
+    return {
+        "text": langchain_blocks(total.content, "text", "text"),
+        "refusal": langchain_blocks(total.content, "refusal", "refusal") or None,
+        "tool_calls": langchain_tool_calls(total),
+        "finish_reason": (total.response_metadata or {}).get("status"),
+        "usage": {
+            "input_tokens": um.get("input_tokens"),
+            "output_tokens": um.get("output_tokens"),
+            "total_tokens": um.get("total_tokens"),
+        }
+        if um
+        else None,
+    }
+
+
+def langchain_messages(job):
+    """LangChain's `ChatAnthropic.stream()`, chunks added up: text from the
+    text blocks, `tool_calls` (and `invalid_tool_calls`), `stop_reason` from
+    `response_metadata`, usage from `usage_metadata`. LangChain's
+    `input_tokens` adds the cache reads and writes (its
+    `input_token_details`) to Anthropic's `input_tokens`; they are taken off
+    again, so the count compared is the one Anthropic names `input_tokens`."""
+    from langchain_anthropic import ChatAnthropic
+
+    llm = ChatAnthropic(
+        model=CLAUDE,
+        base_url=job["origin"],
+        api_key="sk-ant-harness",
+        max_retries=0,
+        default_request_timeout=TIMEOUT_S,
+        max_tokens=MAX_TOKENS,
+    )
+    tools = langchain_tools(job)
+    total = langchain_total(llm.bind_tools(tools) if tools else llm)
+    if total is None:
+        return {"text": "", "refusal": None, "tool_calls": [], "finish_reason": None, "usage": None}
+    um = total.usage_metadata
+    usage = None
+    if um:
+        details = um.get("input_token_details") or {}
+        cached = sum(
+            details.get(k) or 0
+            for k in ("cache_read", "cache_creation", "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+        )
+        inp = um.get("input_tokens")
+        usage = {"input_tokens": inp - cached if isinstance(inp, int) else inp, "output_tokens": um.get("output_tokens")}
+    return {
+        "text": langchain_blocks(total.content, "text", "text"),
+        "refusal": None,
+        "tool_calls": langchain_tool_calls(total),
+        "finish_reason": (total.response_metadata or {}).get("stop_reason"),
+        "usage": usage,
+    }
+
+
 def field(o, name):
     """A field of an SDK object or of a plain dict, None when absent (raw
     events are built without validation, so a field may be missing)."""
@@ -331,6 +447,8 @@ CLIENTS = {
     "openai-python-responses-stream": openai_python_responses_stream,
     "anthropic-python": anthropic_python,
     "anthropic-python-stream": anthropic_python_stream,
+    "langchain-responses": langchain_responses,
+    "langchain-messages": langchain_messages,
 }
 
 

@@ -12,9 +12,11 @@ reconstruction, `check --format json`):
   its stream() helper, LangChain, openai-node raw and its stream() helper,
   the Vercel AI SDK, the seed document's hand-written parser;
 - OpenAI Responses: openai-python and openai-node, each raw and with its
-  responses.stream() helper;
+  responses.stream() helper, the Vercel AI SDK (@ai-sdk/openai), LangChain
+  (ChatOpenAI with use_responses_api);
 - Anthropic Messages: the Anthropic Python and TypeScript SDKs, each raw and
-  with its messages.stream() helper.
+  with its messages.stream() helper, the Vercel AI SDK (@ai-sdk/anthropic),
+  LangChain (ChatAnthropic).
 
     clients/run.py                 regenerate rules/observed.json
     clients/run.py --check         fail (exit 1) when a fresh run differs
@@ -53,10 +55,14 @@ CLIENTS = {
     "openai-python-responses-stream": ("python", "responses", "openai-python: responses.stream() helper, get_final_response()"),
     "openai-node-responses": ("node", "responses", "openai-node: for await over responses.create({stream: true}), collected as openai-python-responses"),
     "openai-node-responses-stream": ("node", "responses", "openai-node: responses.stream() helper, finalResponse()"),
+    "vercel-ai-responses": ("node", "responses", "Vercel AI SDK: streamText() with @ai-sdk/openai's responses() model, fullStream"),
+    "langchain-responses": ("python", "responses", "langchain-openai: ChatOpenAI(use_responses_api=True).stream(), chunks added up"),
     "anthropic-python": ("python", "messages", "anthropic-sdk-python: iterate messages.create(stream=True): blocks by index, text and input_json deltas, message_delta's stop_reason and usage"),
     "anthropic-python-stream": ("python", "messages", "anthropic-sdk-python: messages.stream() helper, get_final_message()"),
     "anthropic-ts": ("node", "messages", "anthropic-sdk-typescript: for await over messages.create({stream: true}), collected as anthropic-python"),
     "anthropic-ts-stream": ("node", "messages", "anthropic-sdk-typescript: messages.stream() helper, finalMessage()"),
+    "vercel-ai-messages": ("node", "messages", "Vercel AI SDK: streamText() with @ai-sdk/anthropic, fullStream"),
+    "langchain-messages": ("python", "messages", "langchain-anthropic: ChatAnthropic.stream(), chunks added up"),
 }
 DIALECTS = ("chat", "responses", "messages")
 
@@ -69,11 +75,13 @@ def clients_of(dialect):
 
 
 # What each client's outcome is compared on. The hand-written parser only
-# collects text; the Messages API has no refusal field.
+# collects text; the Vercel AI SDK has no refusal field, nor has LangChain's
+# Chat message (its Responses message has refusal blocks); the Messages API
+# has no refusal field.
 COMPARED = {name: ("text", "refusal", "tool_calls", "finish_reason", "usage") for name in CLIENTS}
 COMPARED["hand-written"] = ("text",)
-COMPARED["vercel-ai"] = ("text", "tool_calls", "finish_reason", "usage")
-COMPARED["langchain"] = ("text", "tool_calls", "finish_reason", "usage")
+for _name in ("vercel-ai", "vercel-ai-responses", "langchain"):
+    COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
 for _name in clients_of("messages"):
     COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
 # The usage counts compared, by dialect (each API's own names).
@@ -270,8 +278,8 @@ def run_clients(runtime, jobs, tmp):
     for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
         env.pop(k, None)
     # The SDKs read their key, base URL and options from these; the harness
-    # passes its own.
-    for k in [k for k in env if k.startswith(("OPENAI_", "ANTHROPIC_"))]:
+    # passes its own. LangChain would send traces to LangSmith when told to.
+    for k in [k for k in env if k.startswith(("OPENAI_", "ANTHROPIC_", "LANGCHAIN_", "LANGSMITH_"))]:
         env.pop(k)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=CLIENTS_DIR)
     if out.returncode != 0:
@@ -283,7 +291,7 @@ def versions():
     """Pinned versions, read from what is installed."""
     v = {}
     py = subprocess.run(
-        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','anthropic']}))"],
+        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','langchain-anthropic','anthropic']}))"],
         capture_output=True,
         text=True,
     )
@@ -305,6 +313,10 @@ def versions():
     v["anthropic-python-stream"] = v["anthropic-python"]
     v["anthropic-ts"] = f"@anthropic-ai/sdk {nodev.get('@anthropic-ai/sdk')} (Node {nodev.get('node')})"
     v["anthropic-ts-stream"] = v["anthropic-ts"]
+    v["vercel-ai-responses"] = f"ai {nodev.get('ai')}, @ai-sdk/openai {nodev.get('@ai-sdk/openai')}"
+    v["vercel-ai-messages"] = f"ai {nodev.get('ai')}, @ai-sdk/anthropic {nodev.get('@ai-sdk/anthropic')}"
+    v["langchain-responses"] = f"langchain-openai {pyv['langchain-openai']}"
+    v["langchain-messages"] = f"langchain-anthropic {pyv['langchain-anthropic']}"
     return v
 
 

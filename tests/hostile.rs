@@ -242,7 +242,7 @@ fn a_closed_pipe_ends_quietly() {
     use std::process::{Command as Std, Stdio};
     let bin = assert_cmd::cargo::cargo_bin("sselint");
     let mut child = Std::new(bin)
-        .args(["check", "-v", "--color", "never"])
+        .args(["check", "-v", "--color", "never", "--fail-on", "never"])
         .arg(common::root().join("samples/providers"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -254,8 +254,9 @@ fn a_closed_pipe_ends_quietly() {
     std::io::Read::read_exact(&mut stdout, &mut one).unwrap();
     drop(stdout);
     let out = child.wait_with_output().unwrap();
-    // The providers' samples have no error: the verdict is 0, and a closed
-    // pipe changes neither it nor stderr (main.rs: not an error).
+    // With `--fail-on never` the verdict is 0 (one provider sample has an
+    // error a client was seen to break on), and a closed pipe changes
+    // neither it nor stderr (main.rs: not an error).
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -54,7 +54,9 @@ fn record_of_a_replay_gives_back_the_same_bytes_for_every_sample() {
             Replay::start(s, &["--once", "--any-path"])
         };
         let url = replay.url.replace("/chat/completions", endpoint);
-        let out = record(&url, &dir, &format!("r{i}.har"), &[]);
+        // `--fail-on never`: the verdict is not what this test is about (a
+        // provider sample may have an error a client breaks on).
+        let out = record(&url, &dir, &format!("r{i}.har"), &["--fail-on", "never"]);
         assert_eq!(
             out.status.code(),
             Some(0),

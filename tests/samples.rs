@@ -1,6 +1,7 @@
 //! The shipped samples get the verdicts their folders promise: `good/` is
-//! clean (nothing above info), `providers/` reads fine in an OpenAI client
-//! (no error, and every extension field named after its provider), the HAR
+//! clean (nothing above info), `providers/` gets no error unless an
+//! observed client breaks on it (and every extension field is named after
+//! its provider), the HAR
 //! and curl readers find the stream and its answer.
 
 mod common;
@@ -32,10 +33,23 @@ fn good_samples_have_nothing_above_info() {
 
 #[test]
 fn provider_samples_get_no_false_errors_and_name_their_extensions() {
+    let rec = sselint::lint::observed::record();
     for p in samples("providers") {
         let r = lint_file(&p);
         let errors = rules_at_least(&r, Severity::Error);
-        assert!(errors.is_empty(), "{}: {errors:?}", p.display());
+        // An error only where an observed client breaks on the sample
+        // (rules/observed.json): Vertex's `vertex_event` makes a client
+        // that validates event types raise.
+        let id = p
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let broke = rec
+            .captures
+            .get(&id)
+            .is_some_and(|c| rec.severity(c) == Severity::Error);
+        assert!(errors.is_empty() || broke, "{}: {errors:?}", p.display());
         assert!(!text0(&r).is_empty(), "{}: no text", p.display());
         let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
         let Some(prof) = profile_for(&stem) else {

@@ -283,12 +283,29 @@ impl Linter<'_> {
                 source: None,
             };
             self.to_file(&mut l);
+            // What a parser that keeps the BOM loses is the first event
+            // (observed: the text of a Chat chunk that carries some,
+            // rules/observed.json bom#1); a Chat chunk with only the role
+            // carries nothing a client shows (bom#3).
+            let role_only = self
+                .dialect
+                .is_none_or(|d| d == crate::dialect::Dialect::Chat)
+                && self
+                    .first_event_kind
+                    .as_ref()
+                    .is_some_and(|k| k.iter().all(|k| matches!(*k, "role" | "empty")));
+            let (consequence, level) = if role_only {
+                ("; the first event, which they lose, carries only the role, which they assume anyway", Severity::Info)
+            } else {
+                ("", Severity::Error)
+            };
             self.report(
                 Finding::new(
                     "bom",
-                    "the body starts with a byte order mark (EF BB BF); the spec strips it, but clients that split on `data: ` see it glued to the first field name",
+                    format!("the body starts with a byte order mark (EF BB BF); the spec strips it, but clients that split on `data: ` see it glued to the first field name{consequence}"),
                     l,
                 )
+                .level(level)
                 .help("send UTF-8 without a BOM"),
             );
         }

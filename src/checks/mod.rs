@@ -101,6 +101,9 @@ pub struct Linter<'s> {
     /// What the last event was (`role`, `content`, `finish`, `usage`,
     /// `done`, `error`, `invalid`, …), for `inspect`.
     pub event_kind: Vec<&'static str>,
+    /// What the first dispatched event did (its `event_kind`), for `bom`:
+    /// the event a parser that keeps the BOM loses.
+    first_event_kind: Option<Vec<&'static str>>,
     /// An event's data is being checked: its findings are fingerprinted
     /// by that data once the event is done (see `fingerprint_event`), so
     /// the data is hashed only for events that have findings.
@@ -169,6 +172,7 @@ impl<'s> Linter<'s> {
             separator_errors: 0,
             pending_fields: Vec::new(),
             event_kind: Vec::new(),
+            first_event_kind: None,
             in_event: false,
             summaries: false,
             event_summary: String::new(),

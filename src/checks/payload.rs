@@ -30,6 +30,9 @@ impl Linter<'_> {
                 self.dialect_event(block, data, index, event_type, separator)
             }
         }
+        if index.is_some() && self.first_event_kind.is_none() {
+            self.first_event_kind = Some(self.event_kind.clone());
+        }
     }
 
     /// `invalid-json` at the byte where the parser gave up.

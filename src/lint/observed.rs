@@ -3,8 +3,10 @@
 //! replaying every rule example, sample and test case to the clients of its
 //! dialect: for Chat Completions openai-python, openai-node, LangChain, the
 //! Vercel AI SDK and a hand-written parser; for OpenAI Responses
-//! openai-python and openai-node; for Anthropic Messages the Anthropic
-//! Python and TypeScript SDKs (each SDK raw and through its stream helper).
+//! openai-python and openai-node (each raw and through its stream helper),
+//! the Vercel AI SDK (`@ai-sdk/openai`) and LangChain; for Anthropic Messages
+//! the Anthropic Python and TypeScript SDKs (each raw and through its stream
+//! helper), the Vercel AI SDK (`@ai-sdk/anthropic`) and LangChain.
 //! A capture's record lists the clients that read it.
 //!
 //! It is the only place where sselint speaks about a named client: `sselint
@@ -119,51 +121,166 @@ impl Record {
     }
 }
 
-/// The severity the policy gives a capture from what its clients (those of
-/// its dialect) did:
-/// - error: a mainstream client raised, or ended with another text, tool
-///   calls or finish_reason (a Responses status, a Messages stop_reason);
-/// - warning: only the hand-written parser broke, or clients diverge on
-///   usage or the refusal;
-/// - info: every client got the answer the server meant.
-pub fn derived_severity(c: &Capture) -> Severity {
-    let broke = |o: &Outcome| matches!(o.verdict, Verdict::Differs | Verdict::Raised);
-    if c.clients.iter().any(|(n, o)| n != HAND_WRITTEN && broke(o)) {
-        Severity::Error
-    } else if c.clients.values().any(|o| o.verdict != Verdict::Ok) {
-        Severity::Warning
-    } else {
-        Severity::Info
+/// The dialect's reference stream: the canonical shape of a plain answer,
+/// as its provider documents it. What a client does with it is what the
+/// client does with every stream.
+pub fn reference_capture(dialect: &str) -> &'static str {
+    match dialect {
+        "responses" => "samples/good/responses-basic.sse",
+        "messages" => "samples/good/messages-basic.sse",
+        _ => "samples/good/openai-basic.sse",
     }
 }
 
-/// One line on what the clients did with a capture, for notes:
-/// `3 of 7 clients broke (openai-node raised SyntaxError, …)`.
-pub fn summary(c: &Capture) -> String {
-    let bad: Vec<String> = c
-        .clients
-        .iter()
-        .filter(|(_, o)| o.verdict != Verdict::Ok)
-        .map(|(n, o)| {
-            let what = match (o.verdict, &o.detail) {
-                (Verdict::Raised, Some(d)) => {
-                    format!("raised {}", d.split(':').next().unwrap_or(d))
+/// The fields of an outcome's detail (`text "…"; usage {…}` gives `text`
+/// and `usage`; `refusal shown as text` gives `refusal`).
+fn fields(detail: &str) -> Vec<&str> {
+    detail
+        .split("; ")
+        .filter_map(|part| part.split(' ').next())
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+impl Record {
+    /// What `client` did with its dialect's reference stream, if that was
+    /// not the answer the server meant.
+    pub fn baseline(&self, client: &str) -> Option<&Outcome> {
+        let dialect = self
+            .clients
+            .iter()
+            .find(|c| c.name == client)?
+            .dialect
+            .as_str();
+        self.captures
+            .get(reference_capture(dialect))?
+            .clients
+            .get(client)
+            .filter(|o| o.verdict != Verdict::Ok)
+    }
+
+    /// The outcome's verdict judged against what the same client does with
+    /// its dialect's reference stream: a field the client already reports
+    /// otherwise there (LangChain's Messages usage, `input_tokens: 0` on
+    /// every stream whose `message_delta` lacks it) is how that client
+    /// reads every stream, not what this shape does, so it does not count.
+    /// What is left decides: another text, tool calls or finish is
+    /// `differs`; usage or the refusal alone is `diverges`; nothing is `ok`.
+    /// A raise counts unless the client raises the same way on the
+    /// reference stream.
+    pub fn verdict(&self, client: &str, o: &Outcome) -> Verdict {
+        let Some(base) = self.baseline(client) else {
+            return o.verdict;
+        };
+        match o.verdict {
+            Verdict::Ok => Verdict::Ok,
+            Verdict::Raised => {
+                if base.verdict == Verdict::Raised && base.detail == o.detail {
+                    Verdict::Ok
+                } else {
+                    Verdict::Raised
                 }
-                (v, Some(d)) => format!("{}: {}", v.name(), d),
-                (v, None) => v.name().to_string(),
-            };
-            format!("{n} {what}")
-        })
-        .collect();
-    if bad.is_empty() {
-        format!("all {} clients read it as meant", c.clients.len())
-    } else {
-        format!(
-            "{} of {} clients did not: {}",
-            bad.len(),
-            c.clients.len(),
-            bad.join("; ")
-        )
+            }
+            Verdict::Diverges | Verdict::Differs => {
+                let own = base.detail.as_deref().map(fields).unwrap_or_default();
+                let left: Vec<&str> = o
+                    .detail
+                    .as_deref()
+                    .map(fields)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|f| !own.contains(f))
+                    .collect();
+                if left
+                    .iter()
+                    .any(|f| matches!(*f, "text" | "tool_calls" | "finish_reason"))
+                {
+                    Verdict::Differs
+                } else if left.is_empty() {
+                    Verdict::Ok
+                } else {
+                    Verdict::Diverges
+                }
+            }
+        }
+    }
+
+    /// The severity the policy gives a capture from what its clients (those
+    /// of its dialect) did, each judged against what it does with the
+    /// dialect's reference stream (`Record::verdict`):
+    /// - error: a mainstream client raised, or ended with another text, tool
+    ///   calls or finish_reason (a Responses status, a Messages stop_reason);
+    /// - warning: only the hand-written parser broke, or clients diverge on
+    ///   usage or the refusal;
+    /// - info: every client got the answer the server meant, or did with
+    ///   this capture what it does with the reference stream.
+    pub fn severity(&self, c: &Capture) -> Severity {
+        let v = |n: &str, o: &Outcome| self.verdict(n, o);
+        let broke = |n: &str, o: &Outcome| matches!(v(n, o), Verdict::Differs | Verdict::Raised);
+        if c.clients
+            .iter()
+            .any(|(n, o)| n != HAND_WRITTEN && broke(n, o))
+        {
+            Severity::Error
+        } else if c.clients.iter().any(|(n, o)| v(n, o) != Verdict::Ok) {
+            Severity::Warning
+        } else {
+            Severity::Info
+        }
+    }
+}
+
+/// The severity the policy gives a capture of the committed record
+/// (`Record::severity` on `record()`).
+pub fn derived_severity(c: &Capture) -> Severity {
+    record().severity(c)
+}
+
+/// One line on what the clients did with a capture, for notes:
+/// `3 of 7 clients broke (openai-node raised SyntaxError, …)`, on the
+/// committed record (`Record::summary`).
+pub fn summary(c: &Capture) -> String {
+    record().summary(c)
+}
+
+impl Record {
+    /// One line on what the clients did with a capture: those that did not
+    /// read it as meant, and apart those that did with it only what they
+    /// do with the reference stream.
+    pub fn summary(&self, c: &Capture) -> String {
+        let what = |o: &Outcome| match (o.verdict, &o.detail) {
+            (Verdict::Raised, Some(d)) => {
+                format!("raised {}", d.split(':').next().unwrap_or(d))
+            }
+            (v, Some(d)) => format!("{}: {}", v.name(), d),
+            (v, None) => v.name().to_string(),
+        };
+        let mut bad = Vec::new();
+        let mut as_reference = Vec::new();
+        for (n, o) in c.clients.iter().filter(|(_, o)| o.verdict != Verdict::Ok) {
+            if self.verdict(n, o) == Verdict::Ok {
+                as_reference.push(format!("{n} {}", what(o)));
+            } else {
+                bad.push(format!("{n} {}", what(o)));
+            }
+        }
+        let mut line = if bad.is_empty() {
+            format!("all {} clients read it as meant", c.clients.len())
+        } else {
+            format!(
+                "{} of {} clients did not: {}",
+                bad.len(),
+                c.clients.len(),
+                bad.join("; ")
+            )
+        };
+        if !as_reference.is_empty() {
+            line.push_str(&format!(
+                " (as on the dialect's reference stream: {})",
+                as_reference.join("; ")
+            ));
+        }
+        line
     }
 }
 
@@ -219,11 +336,11 @@ mod tests {
     fn the_hand_written_exception_is_chat_only_and_counts_are_per_dialect() {
         let rec: Record = serde_json::from_str(TWO_DIALECTS).unwrap();
         // Only the hand-written parser broke: a warning.
-        assert_eq!(derived_severity(&rec.captures["chat"]), Severity::Warning);
+        assert_eq!(rec.severity(&rec.captures["chat"]), Severity::Warning);
         // A Messages client raised: an error (no hand-written parser there).
-        assert_eq!(derived_severity(&rec.captures["messages"]), Severity::Error);
+        assert_eq!(rec.severity(&rec.captures["messages"]), Severity::Error);
         assert_eq!(
-            summary(&rec.captures["messages"]),
+            rec.summary(&rec.captures["messages"]),
             "1 of 2 clients did not: m2 raised AssertionError"
         );
         // A record without dialects is Chat's.
@@ -232,5 +349,46 @@ mod tests {
         )
         .unwrap();
         assert_eq!(old.clients[0].dialect, "chat");
+    }
+
+    #[test]
+    fn a_client_is_judged_against_what_it_does_with_the_reference_stream() {
+        let rec: Record = serde_json::from_str(
+            r#"{
+            "clients": [
+                {"name": "m1", "dialect": "messages", "how": "", "version": ""},
+                {"name": "m2", "dialect": "messages", "how": "", "version": ""}
+            ],
+            "captures": {
+                "samples/good/messages-basic.sse": {"expected": {}, "clients": {
+                    "m1": {"verdict": "ok"},
+                    "m2": {"verdict": "diverges", "detail": "usage {\"input_tokens\": 0}"}}},
+                "same": {"expected": {}, "clients": {
+                    "m1": {"verdict": "ok"},
+                    "m2": {"verdict": "diverges", "detail": "usage {\"input_tokens\": 0}"}}},
+                "finish": {"expected": {}, "clients": {
+                    "m1": {"verdict": "ok"},
+                    "m2": {"verdict": "differs", "detail": "finish_reason \"x\"; usage {}"}}},
+                "other": {"expected": {}, "clients": {
+                    "m1": {"verdict": "diverges", "detail": "usage {\"input_tokens\": 0}"},
+                    "m2": {"verdict": "ok"}}}
+            }
+        }"#,
+        )
+        .unwrap();
+        // m2 reports usage otherwise on the reference stream too: its usage
+        // says nothing about a shape.
+        assert_eq!(
+            rec.severity(&rec.captures["samples/good/messages-basic.sse"]),
+            Severity::Info
+        );
+        assert_eq!(rec.severity(&rec.captures["same"]), Severity::Info);
+        assert!(rec
+            .summary(&rec.captures["same"])
+            .starts_with("all 2 clients read it as meant (as on"));
+        // Another finish still counts.
+        assert_eq!(rec.severity(&rec.captures["finish"]), Severity::Error);
+        // m1 reads the reference stream as meant: its usage counts.
+        assert_eq!(rec.severity(&rec.captures["other"]), Severity::Warning);
     }
 }

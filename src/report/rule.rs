@@ -142,8 +142,20 @@ fn write_observed(out: &mut dyn Write, r: &Rule, md: bool) -> io::Result<()> {
         "Each example replayed by `sselint replay` to each client of its dialect (clients/README.md); \
          a cell is what the application ended up with: ok (the answer the server meant), \
          diverges (usage or refusal reported otherwise), differs (another text, tool calls \
-         or {}), raised (the exception).\n",
-        finish.join(" or ")
+         or {}), raised (the exception). Each client is judged against what it does with its \
+         dialect's reference stream ({}): what it also does there is how it reads every stream, \
+         not what the example's shape does, and the policy does not count it.\n",
+        finish.join(" or "),
+        {
+            let mut refs: Vec<String> = Vec::new();
+            for c in &clients {
+                let r = format!("`{}`", observed::reference_capture(&c.dialect));
+                if !refs.contains(&r) {
+                    refs.push(r);
+                }
+            }
+            refs.join(", ")
+        }
     )?;
     let mut header = vec!["client".to_string()];
     for (k, _) in &examples {

@@ -647,7 +647,7 @@ impl Checker {
                 out.report(
                     Finding::new(
                         "content-after-finish",
-                        format!("a {what} delta for choice {idx} arrives after its finish_reason: clients stop reading the choice at its finish_reason and lose it"),
+                        format!("a {what} delta for choice {idx} arrives after its finish_reason: a client that stops reading the choice at its finish_reason, as the API reference allows, loses it (the observed clients read on and keep it)"),
                         loc,
                     )
                     .event(index)

@@ -71,7 +71,7 @@ impl Checker {
                     Finding::new(
                         "done-marker",
                         format!(
-                            "{:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string and then fail to parse it as JSON",
+                            "{:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string, miss the sentinel and raise on it as a chunk",
                             shorten(data, 40)
                         ),
                         loc,

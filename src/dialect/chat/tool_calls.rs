@@ -215,16 +215,31 @@ impl Checker {
                                 ),
                                 loc,
                             )
-                        } else if !empties.is_empty() {
+                        } else if empties.contains(&"type") {
+                            // Observed: an empty `type` makes an accumulator
+                            // that checks the type raise
+                            // (tool-call-id-repeated#4).
                             Finding::new(
                                 "tool-call-id-repeated",
                                 format!(
-                                    "a continuation fragment of tool call {tidx} carries empty strings for {}: accumulators that check the accumulated fields fail on them; leave the keys out",
+                                    "a continuation fragment of tool call {tidx} carries empty strings for {}: an accumulator that checks the accumulated type raises on the empty `type`; leave the keys out",
                                     empties.join(", ")
                                 ),
                                 loc,
                             )
                             .level(crate::lint::Severity::Error)
+                        } else if !empties.is_empty() {
+                            // Observed: an empty id alone appends nothing
+                            // (tool-call-id-repeated#5, a Qwen stream's shape).
+                            Finding::new(
+                                "tool-call-id-repeated",
+                                format!(
+                                    "a continuation fragment of tool call {tidx} carries empty strings for {}: accumulators append nothing, so the call is unchanged; leave the keys out",
+                                    empties.join(", ")
+                                ),
+                                loc,
+                            )
+                            .level(crate::lint::Severity::Info)
                         } else {
                             Finding::new(
                                 "tool-call-id-repeated",

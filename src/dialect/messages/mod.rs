@@ -116,6 +116,9 @@ pub struct Checker {
     stop_at: Option<At>,
     after_stop: u64,
     first_after_stop: Option<First>,
+    /// A `message_delta` with a stop reason after `message_stop`: a client
+    /// that adds up every `message_delta` ends with the stop reason twice.
+    stop_reason_after_stop: bool,
     errored: bool,
     unnamed: u64,
     unnamed_drops: bool,
@@ -286,15 +289,26 @@ impl Checker {
             ("event", Some(p)) => {
                 let provider = crate::lint::profile(p).map_or(p, |pr| pr.provider.as_str());
                 format!(
-                    "a `{shown}` event, which {provider} adds (`--profile {p}` expects it): it is not part of the Messages API; clients must skip event types they do not know, and ones that check the type strictly fail on it"
+                    "a `{shown}` event, which {provider} adds (`--profile {p}` expects it): it is not part of the Messages API; clients must skip event types they do not know, and a client that validates each event against the API's types raises on it"
                 )
             }
             ("event", None) => format!(
-                "an event of type `{shown}`, which the Messages API does not define: clients must skip unknown event types (the streaming guide says new ones may be added), so what it carries is lost to them"
+                "an event of type `{shown}`, which the Messages API does not define: clients must skip unknown event types (the streaming guide says new ones may be added), yet a client that validates each event against the API's types raises on it"
+            ),
+            ("delta", _) => format!(
+                "delta type `{shown}` is not one the Messages API defines: a client that validates each event against the API's types raises on it, others skip it"
             ),
             _ => format!(
                 "{kind} type `{shown}` is not one the Messages API defines: clients skip it, so what it carries is lost to them"
             ),
+        };
+        // Observed (rules/observed.json, messages-unknown-type#1 and #2):
+        // an unknown event or delta type makes a client that validates the
+        // events raise; an unknown content block type was not observed.
+        let level = if matches!(kind, "event" | "delta") {
+            Severity::Error
+        } else {
+            Severity::Info
         };
         let loc = if pointer.is_empty() {
             out.at_name()
@@ -303,7 +317,9 @@ impl Checker {
         };
         emit(
             out,
-            Finding::new("messages-unknown-type", message, loc).event(ev.index),
+            Finding::new("messages-unknown-type", message, loc)
+                .event(ev.index)
+                .level(level),
         );
     }
 
@@ -821,14 +837,23 @@ impl Checker {
             if first {
                 let loc = out.at_pointer("/index", false);
                 let kind = shorten(&self.blocks[pos].kind, 40);
+                // Observed (rules/observed.json, messages-block-not-open#2):
+                // a text delta after its block's stop makes a client that
+                // drops a block at its stop raise; other kinds were not
+                // observed.
+                let (consequence, level) = if kind == "text" {
+                    ("a client that drops a block at its stop raises on it, others still add it to the block by its index", Severity::Error)
+                } else {
+                    ("clients still add it to the block by its index, but code that finishes a block at its stop (shows it, parses its tool input) misses it", Severity::Info)
+                };
                 emit(
                     out,
                     Finding::new(
                         "messages-block-not-open",
-                        format!("{what} for index {index} after that `{kind}` block's `content_block_stop`: clients still add it to the block by its index, but code that finishes a block at its stop (shows it, parses its tool input) misses it"),
+                        format!("{what} for index {index} after that `{kind}` block's `content_block_stop`: {consequence}"),
                         loc,
                     )
-                    .level(Severity::Info)
+                    .level(level)
                     .event(ev.index)
                     .pointer("/index"),
                 );
@@ -1494,6 +1519,10 @@ impl super::Checker for Checker {
         }
         if self.stopped && !matches!(ty, "ping" | "message_start" | "error") {
             self.after_stop += 1;
+            self.stop_reason_after_stop |= ty == "message_delta"
+                && o.get("delta")
+                    .and_then(|d| d.get("stop_reason"))
+                    .is_some_and(Value::is_string);
             if self.first_after_stop.is_none() {
                 self.first_after_stop = Some(First {
                     at: (out.at_name(), ev.index),
@@ -1555,17 +1584,33 @@ impl super::Checker for Checker {
         };
         self.finish_names(out);
         if let Some(f) = self.first_after_stop.take() {
+            // Observed (rules/observed.json, messages-after-stop): a stop
+            // reason again after `message_stop` makes a client that adds up
+            // every `message_delta` end with another stop reason; other
+            // events after it change what no client ends with.
+            let (consequence, level) = if self.stop_reason_after_stop {
+                (
+                    "; one of them a `message_delta` with a stop reason again, so a client that adds up every `message_delta` ends with the stop reason twice",
+                    Severity::Error,
+                )
+            } else {
+                (
+                    ", so clients that stop reading there lose what follows, while others add it to a finished message",
+                    Severity::Info,
+                )
+            };
             emit(
                 out,
                 Finding::new(
                     "messages-after-stop",
                     format!(
-                        "{} event(s) follow `message_stop` (the first a `{}`): `message_stop` ends the message, so clients that stop reading there lose what follows, while others add it to a finished message",
+                        "{} event(s) follow `message_stop` (the first a `{}`): `message_stop` ends the message{consequence}",
                         self.after_stop, f.what
                     ),
                     f.at.0,
                 )
                 .event(f.at.1)
+                .level(level)
                 .help("send nothing after `message_stop` but the end of the response"),
             );
         }
@@ -1677,9 +1722,9 @@ impl super::Checker for Checker {
             // Observed: clients end with another tool input (a partial
             // parse, `{}`) or raise, whether or not the token limit cut it.
             let tail = if cut {
-                "; the stop reason is max_tokens, so the token limit cut the input, yet the block was stopped as if whole: clients that parse the input at the block's stop fail or keep a different object"
+                "; the stop reason is max_tokens, so the token limit cut the input, yet the block was stopped as if whole: clients that parse the input at the block's stop keep a different object (a partial parse, or `{}`)"
             } else {
-                "; clients that parse the input at the block's stop fail, and others run the tool with a partial object"
+                "; clients that parse the input at the block's stop end with a partial object, and others run the tool with it"
             };
             emit(
                 out,
@@ -1841,7 +1886,7 @@ impl Checker {
             let (message, level) = if self.unnamed_drops {
                 (
                     format!(
-                        "{} event(s) have no `event:` line (the first is a `{}`): clients dispatch Messages events on their name and drop every unnamed one, so they see none of its content",
+                        "{} event(s) have no `event:` line (the first is a `{}`): clients that dispatch Messages events on their name drop every unnamed one, so they see none of its content (most observed clients did; one that reads the data's `type` did not)",
                         self.unnamed, f.what
                     ),
                     Severity::Error,

@@ -174,10 +174,12 @@ impl Checker {
                 continue;
             }
             let pointer = format!("/response/{f}");
+            // Observed (rules/observed.json, responses-missing-field#3): a
+            // client that iterates the terminal response's `output` raises.
             let (lvl, why) = if terminal {
                 (
-                    Severity::Info,
-                    "the observed clients keep the items they built from the events, but code that iterates the final response's `output` fails (decolua/9router#705)",
+                    Severity::Error,
+                    "clients that keep the items they built from the events read on, but a client that iterates the final response's `output` raises (decolua/9router#705)",
                 )
             } else {
                 (

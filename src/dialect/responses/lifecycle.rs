@@ -421,7 +421,7 @@ impl Checker {
                 Finding::new(
                     "responses-usage-missing",
                     format!(
-                        "the terminal response's usage lacks {} (as non-negative integers): clients read the counts as zero or missing",
+                        "the terminal response's usage lacks {} (as non-negative integers): clients read the counts as zero or missing, and a client that validates the terminal event raises on it",
                         missing
                             .iter()
                             .map(|k| format!("`{k}`"))
@@ -431,7 +431,10 @@ impl Checker {
                     out.at_pointer("/response/usage", false),
                 )
                 .event(ev.index)
-                .pointer("/response/usage"),
+                .pointer("/response/usage")
+                // Observed (rules/observed.json, responses-usage-missing#2):
+                // a client that validates the terminal event raises.
+                .level(Severity::Error),
             );
             return;
         }
@@ -450,9 +453,11 @@ impl Checker {
             .and_then(Value::as_u64);
         let (message, pointer, level) = if i.checked_add(o) != Some(t) {
             (
-                format!("usage says total_tokens {t}, but input_tokens + output_tokens = {i} + {o} = {}: clients copy the figures as sent, and dashboards that add the parts and those that read the total disagree", i.saturating_add(o)),
+                format!("usage says total_tokens {t}, but input_tokens + output_tokens = {i} + {o} = {}: clients that copy the figures report {t}, a client that adds the parts itself reports {}, so their totals disagree", i.saturating_add(o), i.saturating_add(o)),
                 "/response/usage/total_tokens",
-                Severity::Info,
+                // Observed (rules/observed.json, responses-usage-mismatch#1):
+                // the clients' totals differ, nothing else does.
+                Severity::Warning,
             )
         } else if let Some(c) = cached.filter(|c| *c > i) {
             (
@@ -624,6 +629,17 @@ impl Checker {
                     "responses-after-terminal",
                     format!(
                         "{n} event(s) follow `{term}`, the first {what}, and add to the answer: the terminal event must be the last (an optional `[DONE]` aside); clients that take the final response miss what they add, clients that read the events keep it"
+                    ),
+                    loc,
+                )
+            } else if self.after_terminal_ends_again {
+                // Observed: a client that adds up the terminal events ends
+                // with the status twice (rules/observed.json,
+                // responses-after-terminal#2).
+                Finding::new(
+                    "responses-after-terminal",
+                    format!(
+                        "{n} event(s) follow `{term}`, the first {what}, and one is a terminal event again: the terminal event must be the last (an optional `[DONE]` aside); a client that adds up what each terminal event says ends with the status twice"
                     ),
                     loc,
                 )

@@ -302,6 +302,9 @@ pub struct Checker {
     /// An event after the terminal one adds to the answer (a delta, a new
     /// item), so readers of the events and of the final response differ.
     after_terminal_adds: bool,
+    /// Another terminal event follows the terminal one: a client that adds
+    /// up every terminal event ends with the status twice.
+    after_terminal_ends_again: bool,
     /// `[DONE]`: where, and whether it came before any terminal event.
     done_marker: Option<(At, bool)>,
     /// The last event was `response.done` (a ChatGPT backend terminal
@@ -483,6 +486,12 @@ impl super::Checker for Checker {
         if self.terminal.is_some() && ty != Some("keepalive") {
             self.after_terminal_adds |=
                 ty.is_some_and(|t| t.ends_with(".delta") || t == "response.output_item.added");
+            self.after_terminal_ends_again |= ty.is_some_and(|t| {
+                matches!(
+                    t,
+                    "response.completed" | "response.incomplete" | "response.failed"
+                )
+            });
             let shown = ty.unwrap_or("(no type)").to_string();
             self.after_terminal
                 .note(|| (out.at_event(), ev.index), || shown);

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Per-capture agreement between the harness's record and sselint (issue 26).
+
+For each capture the record holds (rules/observed.json, written by
+clients/run.py), two levels are compared:
+
+- what the clients did (the policy of `Record::severity` in
+  src/lint/observed.rs, each client judged against what it does with its
+  dialect's reference stream: a field it already reports otherwise there
+  does not count): `error` when a client other than the hand-written
+  parser raised or ended with another text, tool calls or finish; `warning`
+  when clients differ visibly without losing data (usage or the refusal
+  reported otherwise, or only the hand-written parser broke); `below`
+  otherwise;
+- what sselint says: the highest severity of the findings of
+  `check --format json` on the capture's first stream (the one the harness
+  replays), read as run.py reads it (`--dialect` for a rule example; its
+  `max_event_bytes` and `request` too: a rule example with a request is
+  checked as a one-entry HAR that carries it, as the rule tests attach it).
+  `info` and anything lower count as `below`; suppressed findings do not
+  count.
+
+A capture agrees when the two levels are the same. Prints, per dialect, the
+count that agree and every capture that does not, with each client's
+outcome that was not `ok` and sselint's findings at its highest severity.
+
+    clients/agreement.py                        the record in rules/observed.json
+    clients/agreement.py --record OLD.json      another record (e.g. git show REV:rules/observed.json)
+    clients/agreement.py --json                 the same as JSON
+    clients/agreement.py --without NAME         as if the record had no client NAME (repeatable):
+                                                how much one client's outcomes move the count
+
+Needs a built sselint (target/debug/sselint, or --sselint); runs no client.
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run  # noqa: E402  (the harness: its corpus and dialect rules)
+
+ROOT = run.ROOT
+LEVELS = ("below", "warning", "error")
+DIALECTS = run.DIALECTS
+
+
+REFERENCE = {
+    "chat": "samples/good/openai-basic.sse",
+    "responses": "samples/good/responses-basic.sse",
+    "messages": "samples/good/messages-basic.sse",
+}
+
+
+def fields(detail):
+    return [p.split(" ")[0] for p in (detail or "").split("; ") if p.split(" ")[0]]
+
+
+def verdict(record, name, o):
+    """The outcome judged against what the same client does with its
+    dialect's reference stream (src/lint/observed.rs's Record::verdict): a
+    field the client already reports otherwise there does not count."""
+    dialect = next((c["dialect"] for c in record["clients"] if c["name"] == name), "chat")
+    base = record["captures"].get(REFERENCE[dialect], {}).get("clients", {}).get(name)
+    if not base or base["verdict"] == "ok" or o["verdict"] == "ok":
+        return o["verdict"]
+    if o["verdict"] == "raised":
+        same = base["verdict"] == "raised" and base.get("detail") == o.get("detail")
+        return "ok" if same else "raised"
+    own = fields(base.get("detail"))
+    left = [f for f in fields(o.get("detail")) if f not in own]
+    if any(f in ("text", "tool_calls", "finish_reason") for f in left):
+        return "differs"
+    return "diverges" if left else "ok"
+
+
+def client_level(capture, record):
+    """The level the clients' outcomes give (src/lint/observed.rs's
+    Record::severity, with info as `below`), each outcome judged against
+    what its client does with the dialect's reference stream."""
+    outcomes = {n: verdict(record, n, o) for n, o in capture["clients"].items()}
+    broke = ("differs", "raised")
+    if any(v in broke for n, v in outcomes.items() if n != "hand-written"):
+        return "error"
+    if any(v != "ok" for v in outcomes.values()):
+        return "warning"
+    return "below"
+
+
+def example_extras():
+    """Rule example id -> (request, max_event_bytes) where the example gives
+    them."""
+    out = {}
+    for f in sorted((ROOT / "rules").glob("*/*.toml")):
+        if f.parent.name in ("profiles", "schemas"):
+            continue
+        doc = tomllib.loads(f.read_text(encoding="utf-8"))
+        for k, ex in enumerate(doc.get("examples", []), start=1):
+            if "request" in ex or "max_event_bytes" in ex:
+                out[f"{f.relative_to(ROOT)}#{k}"] = (ex.get("request"), ex.get("max_event_bytes"))
+    return out
+
+
+def as_har(path, request, dialect):
+    """A one-entry HAR: the capture as the response, `request` as the
+    request body (POST to the dialect's path)."""
+    api = {"responses": "/v1/responses", "messages": "/v1/messages"}.get(dialect, "/v1/chat/completions")
+    har = {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "clients/agreement.py", "version": "1"},
+            "entries": [
+                {
+                    "request": {
+                        "method": "POST",
+                        "url": "http://127.0.0.1" + api,
+                        "headers": [{"name": "content-type", "value": "application/json"}],
+                        "postData": {"mimeType": "application/json", "text": request},
+                    },
+                    "response": {
+                        "status": 200,
+                        "headers": [{"name": "content-type", "value": "text/event-stream"}],
+                        "content": {"mimeType": "text/event-stream", "text": path.read_text(encoding="utf-8")},
+                    },
+                }
+            ],
+        }
+    }
+    out = path.with_suffix(".har")
+    out.write_text(json.dumps(har), encoding="utf-8")
+    return out
+
+
+def sselint_level(sselint, path, dialect, extras):
+    """(level, findings at that level as `rule (severity)`, error text)."""
+    request, limit = extras or (None, None)
+    args = [sselint, "check", "--format", "json", "--no-config", "--fail-on", "never", *run.dialect_args(dialect)]
+    if limit is not None:
+        args += ["--max-event-bytes", str(limit)]
+    if request is not None:
+        path = as_har(path, request, dialect)
+    out = subprocess.run([*args, str(path)], capture_output=True, text=True)
+    try:
+        stream = json.loads(out.stdout)["files"][0]["streams"][0]
+    except (json.JSONDecodeError, KeyError, IndexError):
+        return None, [], (out.stderr or out.stdout).strip()[:200]
+    found = [d for d in stream.get("diagnostics", []) if not d.get("suppressed")]
+    rank = {"error": 2, "warning": 1}
+    top = max((rank.get(d["severity"], 0) for d in found), default=0)
+    level = LEVELS[top]
+    rules = sorted({d["rule"] for d in found if rank.get(d["severity"], 0) == top})
+    if top == 0:
+        # Below warning: name the infos (if any), for context.
+        rules = sorted({d["rule"] for d in found})
+    return level, rules, None
+
+
+def measure(record, sselint):
+    dialect_of = {c["name"]: c["dialect"] for c in record["clients"]}
+    extras = example_extras()
+    with tempfile.TemporaryDirectory(prefix="sselint-agreement-") as tmp:
+        items = {cid: (p, d) for cid, p, d in run.corpus(tmp)}
+        rows = []
+        todo = [(cid, cap) for cid, cap in sorted(record["captures"].items()) if cid in items]
+        missing = sorted(set(record["captures"]) - set(items))
+
+        def one(entry):
+            cid, cap = entry
+            path, d = items[cid]
+            level, rules, err = sselint_level(sselint, path, d, extras.get(cid))
+            dialect = dialect_of[next(iter(cap["clients"]))] if cap["clients"] else "chat"
+            return {
+                "id": cid,
+                "dialect": dialect,
+                "clients": client_level(cap, record),
+                "sselint": level,
+                "rules": rules,
+                "check_error": err,
+                "outcomes": {
+                    n: o["verdict"] + (f" ({o['detail']})" if o.get("detail") else "")
+                    for n, o in cap["clients"].items()
+                    if o["verdict"] != "ok"
+                },
+            }
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            rows = list(pool.map(one, todo))
+    return rows, missing
+
+
+def report(rows, missing):
+    lines = []
+    total_agree = 0
+    for d in DIALECTS:
+        mine = [r for r in rows if r["dialect"] == d]
+        bad = [r for r in mine if r["clients"] != r["sselint"]]
+        total_agree += len(mine) - len(bad)
+        lines.append(f"{d}: {len(mine) - len(bad)}/{len(mine)} captures agree")
+        for r in bad:
+            rules = ", ".join(r["rules"]) or "no finding"
+            lines.append(f"  {r['id']}: sselint {r['sselint']} ({rules}); clients {r['clients']}")
+            if r["check_error"]:
+                lines.append(f"      check failed: {r['check_error']}")
+            for n, o in r["outcomes"].items():
+                lines.append(f"      {n}: {o}")
+    lines.append(f"all: {total_agree}/{len(rows)} captures agree")
+    if missing:
+        lines.append(f"not in the corpus any more (skipped): {', '.join(missing)}")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sselint", default=str(ROOT / "target" / "debug" / "sselint"), help="the sselint binary")
+    ap.add_argument("--record", default=str(run.RECORD), help="the harness's record (default rules/observed.json)")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--without", action="append", default=[], metavar="CLIENT", help="leave out this client's outcomes (repeatable)")
+    args = ap.parse_args()
+    if not Path(args.sselint).exists():
+        sys.exit(f"clients/agreement.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
+    record = json.loads(Path(args.record).read_text(encoding="utf-8"))
+    unknown = set(args.without) - {c["name"] for c in record["clients"]}
+    if unknown:
+        sys.exit(f"clients/agreement.py: --without: no client {', '.join(sorted(unknown))} in the record")
+    record["clients"] = [c for c in record["clients"] if c["name"] not in args.without]
+    for cap in record["captures"].values():
+        cap["clients"] = {n: o for n, o in cap["clients"].items() if n not in args.without}
+    rows, missing = measure(record, args.sselint)
+    if args.json:
+        print(json.dumps({"rows": rows, "missing": missing}, indent=1, ensure_ascii=False))
+    else:
+        print(report(rows, missing))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
