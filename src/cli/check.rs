@@ -518,15 +518,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         // Recording a baseline accepts today's findings.
         return Ok(ExitCode::SUCCESS);
     }
-    let fails = match (fail_on, run.worst()) {
-        (Some(t), Some(w)) => w >= t,
-        _ => false,
-    };
-    Ok(if fails {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(verdict(fail_on, run.worst()))
+}
+
+/// The exit code of a run whose worst finding is `worst`: 1 when it
+/// reaches `fail_on` (`None`: never), else 0. `check` and `record` share it.
+pub fn verdict(
+    fail_on: Option<sselint::lint::Severity>,
+    worst: Option<sselint::lint::Severity>,
+) -> ExitCode {
+    match (fail_on, worst) {
+        (Some(t), Some(w)) if w >= t => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
 }
 
 /// `sselint init`: write a commented sselint.toml.

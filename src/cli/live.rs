@@ -298,15 +298,7 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
     );
     // As `check URL` (and `check` of the saved file) with the same
     // `--fail-on`: a finding at or above it fails the run.
-    let fails = match (a.fail_on.threshold(), run.worst()) {
-        (Some(t), Some(w)) => w >= t,
-        _ => false,
-    };
-    Ok(if fails {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::check::verdict(a.fail_on.threshold(), run.worst()))
 }
 
 /// Serve a capture as the endpoint of its API, with fault injection.
