@@ -87,6 +87,30 @@ fn the_man_page_has_a_section_per_command_with_its_options() {
     );
 }
 
+/// The page is the only one shipped: it may not send the reader to
+/// `sselint-check(1)` and the like, and it is plain ASCII so `groff`
+/// renders it without being told the encoding.
+#[test]
+fn the_man_page_names_no_other_page_and_is_ascii() {
+    let out = sselint().arg("man").output().unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    for n in commands() {
+        let other = format!("sselint\\-{n}(1)");
+        assert!(
+            !page.contains(&other),
+            "man page refers to {other}, which is not shipped"
+        );
+        assert!(
+            page.contains(&format!("see \\fBSSELINT {}\\fR below", n.to_uppercase())),
+            "the COMMANDS list points `{n}` at its section"
+        );
+    }
+    assert!(
+        page.is_ascii(),
+        "non-ASCII character left unescaped in the man page"
+    );
+}
+
 #[test]
 fn the_licences_the_manifest_names_and_a_changelog_are_shipped() {
     let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();

@@ -50,9 +50,28 @@ pub fn man(_a: ManArgs) -> anyhow::Result<ExitCode> {
     page.render_synopsis_section(&mut out)?;
     page.render_description_section(&mut out)?;
     page.render_options_section(&mut out)?;
-    page.render_subcommands_section(&mut out)?;
-    // Each command's own options, which the subcommands section only names.
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+    // The commands, each pointing at its section below: clap_mangen's own
+    // list names one page per command (sselint-check(1)), which this single
+    // page does not ship.
+    writeln!(out, ".SH COMMANDS")?;
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        writeln!(
+            out,
+            ".TP\n\\fBsselint {}\\fR\n{} (see \\fBSSELINT {}\\fR below)",
+            sub.get_name(),
+            roff_text(&about),
+            sub.get_name().to_uppercase()
+        )?;
+    }
+    // Each command's own options, which the commands section only names.
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
         let name = sub.get_name();
         writeln!(out, ".SH \"SSELINT {}\"", name.to_uppercase())?;
         let sub = sub.clone().bin_name(format!("sselint {name}"));
@@ -62,5 +81,31 @@ pub fn man(_a: ManArgs) -> anyhow::Result<ExitCode> {
     }
     page.render_extra_section(&mut out)?;
     page.render_version_section(&mut out)?;
-    super::write_report(None, &out)
+    super::write_report(None, roff_ascii(&String::from_utf8_lossy(&out)).as_bytes())
+}
+
+/// Escapes `s` for a roff text line: backslashes, hyphens (so `man` does
+/// not hyphenate option names), and a leading `.` or `'`, which roff would
+/// read as a request.
+fn roff_text(s: &str) -> String {
+    let mut t = s.replace('\\', "\\e").replace('-', "\\-");
+    if t.starts_with('.') || t.starts_with('\'') {
+        t.insert_str(0, "\\&");
+    }
+    t
+}
+
+/// Writes every character outside ASCII as groff's `\[uXXXX]` escape, so
+/// the page renders the same (an ellipsis, a dash) whether or not the
+/// formatter is told the input's encoding (`groff` without `-k` is not).
+fn roff_ascii(s: &str) -> String {
+    let mut t = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            t.push(c);
+        } else {
+            t.push_str(&format!("\\[u{:04X}]", c as u32));
+        }
+    }
+    t
 }
