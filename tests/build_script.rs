@@ -5,11 +5,11 @@
 #[path = "../build.rs"]
 mod build_script;
 
+mod common;
 use std::path::PathBuf;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-build-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn scratch(name: &str) -> common::Scratch {
+    let d = common::Scratch::new(&format!("build-{name}"));
     std::fs::create_dir_all(d.join("rules/profiles")).unwrap();
     std::fs::create_dir_all(d.join("rules/chat")).unwrap();
     d

@@ -7,7 +7,6 @@ use assert_cmd::Command;
 use common::root;
 use predicates::prelude::*;
 use serde_json::Value;
-use std::path::PathBuf;
 
 fn sselint() -> Command {
     let mut c = Command::cargo_bin("sselint").unwrap();
@@ -29,11 +28,8 @@ const MIXED: &[&str] = &[
     "samples/bad/invalid-json.sse",
 ];
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-ci-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("ci-{name}"))
 }
 
 #[test]

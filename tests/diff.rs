@@ -150,8 +150,7 @@ fn different_answers_get_a_word_diff_unless_text_is_ignored() {
 
 #[test]
 fn tool_call_arguments_compare_as_json() {
-    let dir = std::env::temp_dir().join(format!("sselint-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("diff");
     let mk = |name: &str, args: &[&str]| {
         let mut s = String::from("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n");
         for a in args {
@@ -196,7 +195,8 @@ fn a_har_side_needs_an_entry_when_it_holds_several_streams_and_accepts_path_hash
     let entries = har["log"]["entries"].as_array_mut().unwrap();
     let sse = entries[3].clone();
     entries.push(sse);
-    let p = std::env::temp_dir().join(format!("sselint-two-streams-{}.har", std::process::id()));
+    let dir = common::Scratch::new("two-streams");
+    let p = dir.join("two-streams.har");
     std::fs::write(&p, serde_json::to_string(&har).unwrap()).unwrap();
     let out = Command::cargo_bin("sselint")
         .unwrap()

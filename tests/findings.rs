@@ -507,8 +507,7 @@ fn the_provider_guess_names_the_host_once() {
         serde_json::json!({"size": body.len(), "mimeType": "text/event-stream", "text": body});
     let mut har = har.clone();
     har["log"]["entries"] = serde_json::json!([e]);
-    let dir = std::env::temp_dir().join(format!("sselint-findings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("findings");
     let p = dir.join("gemini.har");
     std::fs::write(&p, har.to_string()).unwrap();
     let out = sselint(&[

@@ -10,11 +10,8 @@ use common::root;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-har-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("har-{name}"))
 }
 
 fn run(format: &str, path: &Path) -> String {

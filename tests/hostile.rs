@@ -22,11 +22,8 @@ fn tmp(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
-fn scratch(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-hostile-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(test: &str) -> common::Scratch {
+    common::Scratch::new(&format!("hostile-{test}"))
 }
 
 fn gzip(b: &[u8]) -> Vec<u8> {

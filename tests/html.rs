@@ -22,20 +22,11 @@ fn sselint() -> Command {
 }
 
 /// A scratch directory under the system temp dir, removed on drop.
-struct Scratch(PathBuf);
+struct Scratch(common::Scratch);
 
 impl Scratch {
     fn new(name: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("sselint-html-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        Scratch(common::Scratch::new(&format!("html-{name}")))
     }
 }
 

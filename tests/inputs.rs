@@ -7,11 +7,8 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-inputs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("inputs-{name}"))
 }
 
 fn sselint(args: &[&str]) -> std::process::Output {

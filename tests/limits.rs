@@ -170,8 +170,7 @@ fn the_default_decoded_limit_stops_a_decompression_bomb() {
         gz.write_all(&zeros).unwrap();
     }
     let gz = gz.finish().unwrap();
-    let dir = std::env::temp_dir().join(format!("sselint-bomb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("bomb");
     let p = dir.join("bomb.bin");
     std::fs::write(&p, gz).unwrap();
     Command::cargo_bin("sselint")

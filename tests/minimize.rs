@@ -810,11 +810,8 @@ fn sselint() -> Command {
     c
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-minimize-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("minimize-{name}"))
 }
 
 #[test]
@@ -1601,7 +1598,8 @@ fn a_budget_limited_run_and_redact_scrub_every_text_of_the_request_and_answer() 
     );
     let again = run("in.har", &out.output, &o).unwrap();
     assert_eq!(again.output, out.output);
-    let input = scratch("budget-scrub").join("in.har");
+    let dir = scratch("budget-scrub");
+    let input = dir.join("in.har");
     std::fs::write(&input, &bytes).unwrap();
     let red = sselint()
         .args(["redact", "--scrub-text"])

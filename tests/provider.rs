@@ -60,8 +60,7 @@ fn provider_samples_are_named_by_their_fields_and_models() {
 
 #[test]
 fn a_har_names_the_provider_by_its_request_host() {
-    let dir = std::env::temp_dir().join(format!("sselint-provider-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("provider");
     let har = std::fs::read_to_string("samples/har/chrome.har").unwrap();
     // The chat entries go to api.example.com: the same capture, sent to
     // Groq's host.
@@ -126,8 +125,7 @@ fn a_stream_with_nothing_provider_specific_names_no_provider() {
 /// profile only for a Messages stream.
 #[test]
 fn both_bedrock_responses_hosts_name_the_bedrock_responses_profile() {
-    let dir = std::env::temp_dir().join(format!("sselint-bedrock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::Scratch::new("bedrock");
     let body = std::fs::read_to_string("samples/providers/bedrock-responses.sse").unwrap();
     for (host, path) in [
         ("bedrock-mantle.us-east-1.api.aws", "/v1/responses"),

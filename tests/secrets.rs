@@ -52,11 +52,8 @@ fn secret_har(dir: &std::path::Path) -> std::path::PathBuf {
     p
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-secrets-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("secrets-{name}"))
 }
 
 fn assert_clean(what: &str, text: &str) {
@@ -351,7 +348,8 @@ fn stream_text_cannot_drive_the_terminal_in_diff_or_inspect() {
 /// and the human report (fresh-user trial: jsonl printed it raw).
 #[test]
 fn inspect_jsonl_masks_a_key_inside_the_event_data() {
-    let p = scratch("jsonl-key").join("echo.sse");
+    let dir = scratch("jsonl-key");
+    let p = dir.join("echo.sse");
     std::fs::write(
         &p,
         "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key sk-ant-test-9990001112\"}}\n\n",

@@ -9,11 +9,8 @@ fn sselint() -> Command {
     Command::cargo_bin("sselint").unwrap()
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-trial-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new(&format!("trial-{name}"))
 }
 
 #[test]

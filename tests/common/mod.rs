@@ -205,12 +205,49 @@ impl Drop for Replay {
     }
 }
 
-/// A fresh scratch directory for one test (per process and name).
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sselint-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh scratch directory for one test (per process and name), removed
+/// when the value is dropped, so repeated runs leave nothing in the temp dir.
+/// It derefs to the directory's `Path`.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// `$TMPDIR/sselint-NAME-PID`, emptied if it was left behind.
+    pub fn new(name: &str) -> Self {
+        let d = std::env::temp_dir().join(format!("sselint-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh scratch directory for one test, removed on drop.
+pub fn scratch(name: &str) -> Scratch {
+    Scratch::new(&format!("test-{name}"))
 }
 
 /// A minimal chat request body in `dir/request.json`.

@@ -44,7 +44,7 @@ pub struct Server {
     /// The file holding its stderr and stdout.
     pub log: PathBuf,
     /// The scratch directory it runs in (its config, the model file).
-    pub dir: PathBuf,
+    pub dir: super::Scratch,
     /// The upstreams it was started with (stopped after it).
     pub upstreams: Vec<Replay>,
 }
@@ -110,7 +110,13 @@ pub fn get_status(port: u16, path: &str) -> Option<u16> {
 /// # Panics
 /// When it exits or does not answer within [`START_LIMIT`]; the message
 /// holds the end of its log.
-fn start(name: &'static str, mut cmd: Command, dir: PathBuf, port: u16, health: &str) -> Server {
+fn start(
+    name: &'static str,
+    mut cmd: Command,
+    dir: super::Scratch,
+    port: u16,
+    health: &str,
+) -> Server {
     let log = dir.join(format!("{}.log", name.replace([' ', '.'], "-")));
     let file = std::fs::File::create(&log).unwrap();
     let child = cmd
