@@ -472,32 +472,7 @@ fn split_userinfo(url: &str) -> (String, Option<String>) {
     }
 }
 
-/// `s` with its `%XX` escapes decoded (an invalid one, or bytes that are
-/// not UTF-8, kept as written): a URL's user, password or query value as
-/// the server reads it.
-pub fn percent_decoded(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).and_then(|&c| hex(c)),
-            b.get(i + 2).and_then(|&c| hex(c)),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
-}
+pub use crate::capture::percent_decoded;
 
 fn har_headers(hs: &[Header]) -> Value {
     Value::Array(

@@ -287,6 +287,91 @@ impl Scrubber {
         }
     }
 
+    /// Scrubs the values of `name=value&…` (a URL's query, or a form body
+    /// when `plus_is_space`), keeping the names and the separators; a value
+    /// is percent-decoded, scrubbed and encoded again, so prose written as
+    /// `%XX` escapes goes too.
+    pub fn form(&self, query: &str, plus_is_space: bool) -> String {
+        query
+            .split('&')
+            .map(|kv| match kv.split_once('=') {
+                Some((k, v)) => {
+                    let v = if plus_is_space {
+                        v.replace('+', " ")
+                    } else {
+                        v.to_string()
+                    };
+                    let v = capture::percent_decoded(&v);
+                    let kept = v
+                        .split(REDACTED)
+                        .map(|p| capture::percent_encoded(&self.text(p)));
+                    format!("{k}={}", kept.collect::<Vec<_>>().join(REDACTED))
+                }
+                None => kv.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// Scrubs the prose a HAR entry holds outside its bodies: its comments,
+    /// the values of its URL's query and `queryString`, and a form body's
+    /// `params` (HAR 1.2: `entries[].comment`, `request.queryString`,
+    /// `request.postData.params`). Names, hosts and paths stay.
+    fn har_prose(&self, e: &mut Value) {
+        for at in ["/comment", "/request/comment", "/response/comment"] {
+            if let Some(Value::String(c)) = e.pointer_mut(at) {
+                *c = self.text(c);
+            }
+        }
+        if let Some(Value::String(u)) = e.pointer_mut("/request/url") {
+            if let Some((base, rest)) = u.split_once('?') {
+                let (query, frag) = match rest.split_once('#') {
+                    Some((q, f)) => (q, Some(f)),
+                    None => (rest, None),
+                };
+                let mut url = format!("{base}?{}", self.form(query, false));
+                if let Some(f) = frag {
+                    url.push('#');
+                    url.push_str(&self.text(f));
+                }
+                *u = url;
+            }
+        }
+        for at in ["/request/queryString", "/request/postData/params"] {
+            for p in e
+                .pointer_mut(at)
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(Value::String(v)) = p.get_mut("value") {
+                    *v = self.text(v);
+                }
+            }
+        }
+    }
+
+    /// Scrubs the prose of a HAR's log outside its entries: `log.comment`,
+    /// and each page's `title` (a chat app names the tab after the
+    /// conversation) and `comment`.
+    fn har_log_prose(&self, doc: &mut Value) {
+        if let Some(Value::String(c)) = doc.pointer_mut("/log/comment") {
+            *c = self.text(c);
+        }
+        for p in doc
+            .pointer_mut("/log/pages")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            for k in ["title", "comment"] {
+                if let Some(Value::String(t)) = p.get_mut(k) {
+                    *t = self.text(t);
+                }
+            }
+        }
+    }
+
     /// Scrubs plain text.
     pub fn text(&self, s: &str) -> String {
         // What was masked already stays recognisable.
@@ -777,11 +862,21 @@ fn redact_headers(hs: Option<&mut Value>) {
 /// # Errors
 /// Not a HAR (`log.entries` missing).
 pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> {
+    if doc
+        .pointer("/log/entries")
+        .and_then(Value::as_array)
+        .is_none()
+    {
+        return Err("not a HAR file: `log.entries` is not an array".into());
+    }
+    let mut scrub = scrub;
+    if let Some(s) = scrub.as_deref() {
+        s.har_log_prose(doc);
+    }
     let entries = doc
         .pointer_mut("/log/entries")
         .and_then(Value::as_array_mut)
         .ok_or("not a HAR file: `log.entries` is not an array")?;
-    let mut scrub = scrub;
     for e in entries {
         for side in ["request", "response"] {
             redact_headers(e.pointer_mut(&format!("/{side}/headers")));
@@ -806,15 +901,26 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
                 q["value"] = Value::String(REDACTED.to_string());
             }
         }
+        let form = e
+            .pointer("/request/postData/mimeType")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.starts_with("application/x-www-form-urlencoded"));
         if let Some(Value::String(t)) = e.pointer_mut("/request/postData/text") {
             let mut text = crate::capture::redact_keys(t);
             if let Some(s) = scrub.as_deref_mut() {
-                if let Ok(mut v) = serde_json::from_str::<Value>(&text) {
-                    s.request(&mut v);
-                    text = serde_json::to_string(&v).unwrap_or(text);
-                }
+                text = match serde_json::from_str::<Value>(&text) {
+                    Ok(mut v) => {
+                        s.request(&mut v);
+                        serde_json::to_string(&v).unwrap_or(text)
+                    }
+                    Err(_) if form => s.form(&text, true),
+                    Err(_) => s.text(&text),
+                };
             }
             *t = text;
+        }
+        if let Some(s) = scrub.as_deref() {
+            s.har_prose(e);
         }
         if scrub.is_none() {
             // Without --scrub-text the answer stays, but keys and secret

@@ -375,3 +375,84 @@ proptest! {
         }
     }
 }
+
+/// A HAR carries prose outside its bodies too: the page's title (a chat
+/// app names the tab after the conversation), comments, the query of the
+/// URL (a search box's `q=`) and a request body that is not JSON (a form).
+/// `--scrub-text` leaves none of it.
+#[test]
+fn scrub_text_leaves_no_prose_in_a_har_s_title_comments_query_or_form() {
+    let secret_prose = [
+        "Plan a trip to Lisbon in May",
+        "asked about the weather in Porto",
+        "what is the capital of Portugal",
+        "tell me about the tram lines",
+        "notes on the third attempt",
+    ];
+    let body = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    let har = json!({"log": {
+        "version": "1.2",
+        "creator": {"name": "t", "version": "1"},
+        "comment": secret_prose[4],
+        "pages": [{"id": "page_1", "title": secret_prose[0], "startedDateTime": "2026-01-01T00:00:00Z", "pageTimings": {}}],
+        "entries": [{
+            "pageref": "page_1",
+            "comment": secret_prose[1],
+            "startedDateTime": "2026-01-01T00:00:00Z",
+            "time": 1,
+            "request": {
+                "method": "POST",
+                "url": "https://api.example.com/v1/chat/completions?q=what%20is%20the%20capital%20of%20Portugal&trace=1",
+                "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Content-Type", "value": "application/x-www-form-urlencoded"}],
+                "cookies": [],
+                "queryString": [{"name": "q", "value": secret_prose[2]}, {"name": "trace", "value": "1"}],
+                "postData": {
+                    "mimeType": "application/x-www-form-urlencoded",
+                    "text": "prompt=tell+me+about+the+tram+lines",
+                    "params": [{"name": "prompt", "value": secret_prose[3]}]
+                },
+                "headersSize": -1, "bodySize": -1
+            },
+            "response": {
+                "status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
+                "cookies": [],
+                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+                "redirectURL": "", "headersSize": -1, "bodySize": -1
+            },
+            "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+        }]
+    }});
+    let dir = common::Scratch::new("scrub-har-meta");
+    let input = dir.join("in.har");
+    let out = dir.join("out.har");
+    std::fs::write(&input, har.to_string()).unwrap();
+    Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["redact", "--scrub-text", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .success();
+    let copy = std::fs::read_to_string(&out).unwrap();
+    let decoded = copy.replace("%20", " ").replace('+', " ");
+    for p in secret_prose {
+        for r in runs(p) {
+            assert!(
+                !decoded.contains(&r),
+                "`{r}` (from `{p}`) is still in the scrubbed HAR:\n{copy}"
+            );
+        }
+    }
+    // What is not prose stays: the host, the path, the names.
+    let v: Value = serde_json::from_str(&copy).unwrap();
+    let e = &v["log"]["entries"][0];
+    assert!(e["request"]["url"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://api.example.com/v1/chat/completions?q="));
+    assert_eq!(e["request"]["queryString"][0]["name"], "q");
+    assert_eq!(e["request"]["postData"]["params"][0]["name"], "prompt");
+    assert_eq!(v["log"]["pages"][0]["id"], "page_1");
+}

@@ -89,6 +89,47 @@ pub const SECRET_PARAMS: &[&str] = &[
     "code",
 ];
 
+/// `s` with its `%XX` escapes decoded (an invalid one, or bytes that are
+/// not UTF-8, kept as written): a URL's user, password or query value as
+/// the server reads it.
+pub fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+/// `s` percent-encoded as a URL query value: every byte but the unreserved
+/// ones (RFC 3986 §2.3: letters, digits, `-._~`) written as `%XX`.
+pub fn percent_encoded(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// A URL with the values of secret-looking query parameters redacted
 /// (`?key=AIza…` → `?key=[REDACTED]`).
 pub fn redact_url(url: &str) -> String {
