@@ -173,6 +173,46 @@ fn every_command_is_in_the_table() {
     );
 }
 
+/// `--color always` colours a report written to a pipe, and `--color
+/// never` does not, in every command that reads a capture and shows
+/// findings (a fresh-user trial: `inspect --color always | less -R` was
+/// plain).
+#[test]
+fn color_always_colours_and_never_does_not() {
+    let runs: &[(&str, &[&str])] = &[
+        ("check", &["check", "samples/bad/cut-off.sse"]),
+        ("inspect", &["inspect", "samples/bad/cut-off.sse"]),
+        (
+            "diff",
+            &[
+                "diff",
+                "samples/diff/openai.sse",
+                "samples/diff/provider.sse",
+            ],
+        ),
+    ];
+    for (name, args) in runs {
+        for (choice, coloured) in [("always", true), ("never", false)] {
+            let out = Command::cargo_bin("sselint")
+                .unwrap()
+                .current_dir(root())
+                .env_remove("NO_COLOR")
+                .env_remove("CLICOLOR_FORCE")
+                .args(*args)
+                .args(["--color", choice])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                text.contains('\u{1b}'),
+                coloured,
+                "{name} --color {choice}: {}",
+                if coloured { "no colour" } else { "colour" }
+            );
+        }
+    }
+}
+
 #[test]
 fn fail_on_and_color_take_the_same_values_everywhere() {
     let mut with_fail_on = Vec::new();

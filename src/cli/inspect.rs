@@ -410,7 +410,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             let mut t = Table::new();
             t.load_style(presets::UTF8_FULL_CONDENSED);
             t.set_content_arrangement(ContentArrangement::Dynamic);
-            if !color {
+            if color {
+                // Styled even through a pipe (`--color always | less -R`).
+                t.enforce_styling();
+            } else {
                 t.force_no_tty();
             }
             t.set_header([
@@ -446,10 +449,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 )?;
             }
             for d in &stream_diags {
+                let severity = d.severity.to_string();
+                let severity = if color {
+                    use owo_colors::OwoColorize as _;
+                    match d.severity {
+                        Severity::Error => severity.red().bold().to_string(),
+                        Severity::Warning => severity.yellow().bold().to_string(),
+                        Severity::Info => severity.cyan().to_string(),
+                    }
+                } else {
+                    severity
+                };
                 writeln!(
                     out,
-                    "{} {}: {} (line {})",
-                    d.severity, d.rule, d.message, d.location.line
+                    "{severity} {}: {} (line {})",
+                    d.rule, d.message, d.location.line
                 )?;
             }
             for (rule, n) in &result.omitted {

@@ -100,7 +100,10 @@ pub fn human(
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED);
     t.set_content_arrangement(ContentArrangement::Dynamic);
-    if !color {
+    if color {
+        // Styled even through a pipe (`--color always | less -R`).
+        t.enforce_styling();
+    } else {
         t.force_no_tty();
     }
     // On a terminal cells wrap to its width; elsewhere (a pipe, a file,
