@@ -333,3 +333,162 @@ fn the_readme_is_short_and_its_quick_start_has_two_commands() {
         ]
     );
 }
+
+/// Each command page and the commands it documents.
+const COMMAND_PAGES: &[(&str, &[&str])] = &[
+    ("commands/check.md", &["check"]),
+    ("commands/inspect.md", &["inspect"]),
+    ("commands/diff.md", &["diff"]),
+    ("commands/record-and-replay.md", &["record", "replay"]),
+    ("commands/probe.md", &["probe"]),
+    ("commands/redact.md", &["redact"]),
+    ("commands/minimize.md", &["minimize"]),
+    (
+        "commands/rules.md",
+        &["rules", "rule", "init", "completions", "man"],
+    ),
+];
+
+fn help(args: &[&str]) -> String {
+    let out = assert_cmd::Command::cargo_bin("sselint")
+        .unwrap()
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "sselint {args:?} --help");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The long options a `--help` text lists (`--help` and `--version`
+/// left out), read from its option sections: an indented line that starts
+/// with `--NAME` or `-X, --NAME`, up to the examples.
+fn long_options(help: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in help.lines() {
+        if line.starts_with("Examples:") {
+            break;
+        }
+        let t = line.trim_start();
+        if t.len() == line.len() {
+            continue;
+        }
+        let t = match t.strip_prefix('-') {
+            Some(r) if r.len() > 3 && &r[1..3] == ", " => &r[3..],
+            _ => t,
+        };
+        let Some(name) = t.strip_prefix("--") else {
+            continue;
+        };
+        let name: String = name
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        if !name.is_empty() && name != "help" && name != "version" && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Whether `text` names `--name` (not as the start of a longer option).
+fn names_option(text: &str, name: &str) -> bool {
+    let needle = format!("--{name}");
+    text.match_indices(&needle).any(|(i, _)| {
+        !text[i + needle.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+    })
+}
+
+/// The options an options table on a page names: every `--NAME` in the
+/// first cell of a table row.
+fn table_options(page: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in page.lines() {
+        let Some(first) = line.strip_prefix('|').and_then(|r| r.split('|').next()) else {
+            continue;
+        };
+        let mut rest = first;
+        while let Some(i) = rest.find("--") {
+            let name: String = rest[i + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            if name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                out.push(name.clone());
+            }
+            rest = &rest[i + 2 + name.len()..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_command_page_names_every_option_of_its_help() {
+    let mut wrong = Vec::new();
+    for (page, commands) in COMMAND_PAGES {
+        let text = std::fs::read_to_string(docs().join(page)).unwrap();
+        let mut known = Vec::new();
+        for c in *commands {
+            for o in long_options(&help(&[c])) {
+                if !names_option(&text, &o) {
+                    wrong.push(format!(
+                        "{page}: `sselint {c} --help` has --{o}, the page does not"
+                    ));
+                }
+                known.push(o);
+            }
+        }
+        for o in table_options(&text) {
+            if !known.contains(&o) && o != "help" {
+                wrong.push(format!(
+                    "{page}: its options table has --{o}, which no `--help` of {commands:?} lists"
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "command pages behind their --help: {wrong:#?}"
+    );
+}
+
+#[test]
+fn every_command_has_a_page() {
+    let top = help(&[]);
+    let listed: Vec<&str> = top
+        .split("Commands:\n")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").next())
+        .expect("a Commands section")
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(
+        listed.contains(&"check") && listed.contains(&"man"),
+        "{listed:?}"
+    );
+    for c in listed {
+        assert!(
+            COMMAND_PAGES.iter().any(|(_, cs)| cs.contains(&c)),
+            "`sselint {c}` has no page in COMMAND_PAGES (tests/book.rs)"
+        );
+    }
+}
+
+#[test]
+fn the_option_reader_reads_a_help_text() {
+    let help =
+        "Usage: x\n\nOptions:\n      --format <F>\n          Output\n  -o, --output <FILE>\n  \
+                -v, --verbose\n  -h, --help\n\nExamples:\n      --api-key-env X\n";
+    assert_eq!(long_options(help), ["format", "output", "verbose"]);
+    assert!(names_option("use `--fail-on`.", "fail-on"));
+    assert!(!names_option("use `--fail-on-x`.", "fail-on"));
+    assert_eq!(
+        table_options("| `--entry N`, `--url-match T` | x --not |\n|---|\n"),
+        ["entry", "url-match"]
+    );
+}
