@@ -451,3 +451,30 @@ fn force_is_needed_to_replace_a_capture_or_a_config() {
     assert_eq!(out.status.code(), Some(0));
     assert_ne!(std::fs::read_to_string(&existing).unwrap(), "old report");
 }
+
+/// `check --help` groups the live-request options under "Live URLs:", and
+/// only those: a fresh-user trial found `--color`, `-v` and `-q` listed
+/// there (clap's heading covers every option declared after it).
+#[test]
+fn check_help_lists_only_live_options_under_live_urls() {
+    let h = help(&["check"]);
+    let live = h
+        .split("Live URLs:")
+        .nth(1)
+        .expect("check --help has a Live URLs: section");
+    let live = live.split("Examples:").next().unwrap_or(live);
+    for general in [
+        "--color",
+        "--quiet",
+        "--verbose",
+        "--stall-ms",
+        "--max-event-bytes",
+        "--format",
+    ] {
+        assert!(
+            !live.contains(general),
+            "{general} is listed under Live URLs:"
+        );
+    }
+    assert!(live.contains("--read-timeout"));
+}

@@ -81,10 +81,6 @@ pub struct Args {
     jobs: Option<usize>,
     #[command(flatten)]
     input: InputArgs,
-    /// Live URLs (`check https://…`): recorded to a temporary capture, then
-    /// linted.
-    #[command(flatten, next_help_heading = "Live URLs")]
-    live: super::live::LiveArgs,
     /// Gaps between events longer than this are `stall` findings.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     stall_ms: u64,
@@ -101,6 +97,10 @@ pub struct Args {
     /// Only summary lines.
     #[arg(short, long)]
     quiet: bool,
+    /// Live URLs (`check https://…`): recorded to a temporary capture, then
+    /// linted. Last: its heading covers every option after it.
+    #[command(flatten, next_help_heading = "Live URLs")]
+    live: super::live::LiveArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

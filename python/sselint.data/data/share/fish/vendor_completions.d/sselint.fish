@@ -70,21 +70,21 @@ complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'Th
 chat\t''
 responses\t''
 messages\t''"
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
-complete -c sselint -n "__fish_sselint_using_subcommand check" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, or as `x-api-key` to an Anthropic Messages endpoint (never printed, never saved)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l stall-ms -d 'Gaps between events longer than this are `stall` findings' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-event-bytes -d 'The largest event read, in bytes [default: 16 MiB, or sselint.toml\'s max-event-bytes]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
+complete -c sselint -n "__fish_sselint_using_subcommand check" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, or as `x-api-key` to an Anthropic Messages endpoint (never printed, never saved)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l no-config -d 'Ignore any sselint.toml'
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l no-usage -d 'Do not add `stream_options.include_usage` (Chat Completions only; Responses and Messages streams carry usage unasked)'
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l insecure -d 'Accept any TLS certificate'
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s v -l verbose -d 'Show info findings too'
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s q -l quiet -d 'Only summary lines'
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l no-usage -d 'Do not add `stream_options.include_usage` (Chat Completions only; Responses and Messages streams carry usage unasked)'
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l insecure -d 'Accept any TLS certificate'
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l format -d '`human` (the table, for people; `table` is another name for it), `jsonl` for one JSON record per line, `html` for a self-contained page (with -o, a file to open in a browser)' -r -f -a "human\t'The table, as `check`\'s `human` is its terminal report'
 jsonl\t''
