@@ -130,3 +130,81 @@ fn azure_is_named_by_its_filter_fields_although_it_serves_openai_models() {
                 .and(predicates::str::contains("`--profile azure` fits")),
         );
 }
+
+/// An empty body is no stream of any dialect (issue 29): `empty-body`, and
+/// the dialect is unknown (`null`); where `--dialect` or the request path
+/// names one, that dialect's own rule judges the empty stream.
+#[test]
+fn an_empty_body_has_no_dialect_unless_something_names_one() {
+    let dir = scratch("empty-body");
+    let empty = dir.join("empty.sse");
+    std::fs::write(&empty, "").unwrap();
+    let blank = dir.join("blank.sse");
+    std::fs::write(&blank, "\n\n  \n").unwrap();
+    let json = |args: &[&str]| -> Value {
+        let out = sselint()
+            .args(["check", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let rules = |v: &Value| -> Vec<String> {
+        v["files"][0]["streams"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for p in [&empty, &blank] {
+        let v = json(&[p.to_str().unwrap()]);
+        let s = &v["files"][0]["streams"][0];
+        assert_eq!(s["dialect"], Value::Null, "{}", p.display());
+        assert_eq!(rules(&v), ["empty-body"], "{}", p.display());
+    }
+    for (d, rule) in [
+        ("chat", "empty-stream"),
+        ("responses", "responses-created-first"),
+        ("messages", "messages-start-missing"),
+    ] {
+        let v = json(&["--dialect", d, empty.to_str().unwrap()]);
+        assert_eq!(v["files"][0]["streams"][0]["dialect"], d);
+        assert_eq!(rules(&v), [rule], "--dialect {d}");
+    }
+    // A HAR entry names its dialect by its request path.
+    let mut har: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::root().join("samples/har/chrome.har")).unwrap(),
+    )
+    .unwrap();
+    let entry = har["log"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["request"]["url"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("/v1/chat/completions")
+                && e["response"]["content"]["mimeType"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with("text/event-stream")
+        })
+        .cloned()
+        .expect("chrome.har has a chat entry");
+    let mut entry = entry;
+    entry["response"]["content"]["text"] = Value::String(String::new());
+    entry["response"]["content"]["size"] = 0.into();
+    har["log"]["entries"] = Value::Array(vec![entry]);
+    let p = dir.join("empty.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let v = json(&[p.to_str().unwrap()]);
+    assert_eq!(v["files"][0]["streams"][0]["dialect"], "chat");
+    assert!(
+        !rules(&v).contains(&"empty-body".to_string()),
+        "{:?}",
+        rules(&v)
+    );
+}

@@ -118,6 +118,24 @@ impl Linter<'_> {
             );
         }
         let damaged = evidence.iter().any(|t| t.by_capture);
+        // No event, no byte but whitespace, and neither `--dialect` nor the
+        // request path names a dialect: there is no stream to judge as one.
+        if body_blank && !damaged && self.events == 0 && self.dialect.is_none() {
+            self.empty_body = true;
+            let loc = self.body_start();
+            self.report(
+                Finding::new(
+                    "empty-body",
+                    format!(
+                        "the body is empty{}: not one event, so there is no answer and nothing says which dialect it was meant to be",
+                        if self.head.is_empty() { "" } else { " (whitespace only)" }
+                    ),
+                    loc,
+                )
+                .help("when generation fails, answer with a non-2xx status and a JSON error body; `--dialect chat|responses|messages` judges the empty stream by that dialect's rules"),
+            );
+            return;
+        }
         // The rest is the dialect's: its checker judges the ending, and a
         // stream of no known dialect gets one finding.
         if self.finish_unknown() {

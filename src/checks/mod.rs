@@ -134,6 +134,9 @@ pub struct Linter<'s> {
     /// location and what it looks like.
     unknown_events: u64,
     first_unknown: Option<(Location, Option<u64>, String)>,
+    /// The body held no byte but whitespace and nothing named a dialect
+    /// (`empty-body`): the stream's dialect is unknown.
+    empty_body: bool,
     /// `--dialect` named one dialect and the first event is another's: a
     /// note saying which it looks like (`Some` once the first event with
     /// JSON data was looked at; empty when it fits).
@@ -185,6 +188,7 @@ impl<'s> Linter<'s> {
             dialect_ending: None,
             unknown_events: 0,
             first_unknown: None,
+            empty_body: false,
             forced_hint: None,
             hints: Hints::default(),
         };
@@ -337,8 +341,9 @@ impl<'s> Linter<'s> {
         let provider = self.guess_provider();
         // A stream never settled was judged as the default dialect, unless
         // it was of no known dialect at all (`unknown-format`).
-        let dialect = self.dialect.or((self.first_unknown.is_none()
-            || self.answer.chunks_with_choices > 0)
+        // An empty body names none (`empty-body`).
+        let dialect = self.dialect.or((!self.empty_body
+            && (self.first_unknown.is_none() || self.answer.chunks_with_choices > 0))
             .then_some(crate::dialect::DEFAULT));
         Report {
             dialect,
