@@ -58,6 +58,32 @@ fn provider_samples_are_named_by_their_fields_and_models() {
     }
 }
 
+/// A port is a server's default, not its name: a stream from
+/// `127.0.0.1:8080` is said to use llama.cpp's default port, once, and
+/// without a repeated `(:8080)` (a fresh-user trial saw
+/// `host 127.0.0.1:8080 (:8080)`).
+#[test]
+fn a_default_port_is_weak_evidence_and_said_as_such() {
+    let dir = common::Scratch::new("provider-port");
+    let har = std::fs::read_to_string("samples/har/chrome.har").unwrap();
+    // A model name that names no provider: the port is all there is.
+    let moved = har
+        .replace("https://api.example.com/", "http://127.0.0.1:8080/")
+        .replace("gpt-4o-mini-2024-07-18", "my-local-model");
+    let p = dir.join("local.har");
+    std::fs::write(&p, moved).unwrap();
+    let r = report(&[p.to_str().unwrap()]);
+    let g = &r["files"][0]["streams"][0]["provider_guess"];
+    let evidence: Vec<&str> = g["evidence"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.as_str())
+        .collect();
+    assert!(evidence.contains(&"its default port 8080"), "{g}");
+    assert!(!evidence.iter().any(|e| e.contains("(:8080)")), "{g}");
+}
+
 #[test]
 fn a_har_names_the_provider_by_its_request_host() {
     let dir = common::Scratch::new("provider");

@@ -63,14 +63,17 @@ impl Linter<'_> {
             if let Some(h) = &host {
                 if let Some(pat) = p.hosts.iter().find(|pat| h.contains(pat.as_str())) {
                     let shown = crate::lint::printable(h);
-                    // The pattern matched, when it is not the whole host
-                    // (`host x.openai.azure.com (openai.azure.com)`).
-                    let why = if pat.eq_ignore_ascii_case(h) {
-                        format!("host {shown}")
+                    // A port (`:8080`) is only a server's default, which
+                    // other servers use too: weak evidence, said as such.
+                    // Otherwise the pattern matched, when it is not the
+                    // whole host (`host x.openai.azure.com (openai.azure.com)`).
+                    if let Some(port) = pat.strip_prefix(':') {
+                        add(p.name.as_str(), 1.0, format!("its default port {port}"));
+                    } else if pat.eq_ignore_ascii_case(h) {
+                        add(p.name.as_str(), 10.0, format!("host {shown}"));
                     } else {
-                        format!("host {shown} ({pat})")
-                    };
-                    add(p.name.as_str(), 10.0, why);
+                        add(p.name.as_str(), 10.0, format!("host {shown} ({pat})"));
+                    }
                 }
             }
             if let Some(m) = &model {
