@@ -238,3 +238,38 @@ fn every_rule_has_a_bad_sample() {
         "rules without samples/bad/<name>.*: {missing:?}"
     );
 }
+
+/// `inspect` gives every event a kind (a fresh-user trial found blank
+/// kinds: an audio delta, `choices: []`, a skipped Messages delta), over
+/// every sample.
+#[test]
+fn inspect_gives_every_event_of_every_sample_a_kind() {
+    let mut blank = Vec::new();
+    let mut events = 0;
+    for sub in ["good", "bad", "providers", "har", "curl"] {
+        let Ok(dir) = std::fs::read_dir(root().join("samples").join(sub)) else {
+            continue;
+        };
+        for e in dir.flatten() {
+            let p = e.path();
+            let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+                .args(["inspect", "--format", "jsonl"])
+                .arg(&p)
+                .output()
+                .unwrap();
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue;
+                };
+                if v["type"] == "event" {
+                    events += 1;
+                    if v["kind"].as_str().unwrap_or("").is_empty() {
+                        blank.push(format!("{} event {}", p.display(), v["index"]));
+                    }
+                }
+            }
+        }
+    }
+    assert!(events > 500, "only {events} events read from the samples");
+    assert!(blank.is_empty(), "events without a kind: {blank:?}");
+}

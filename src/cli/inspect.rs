@@ -197,7 +197,14 @@ impl Observer for Recorder<'_> {
                 self.times
                     .push((d.index, t, linter.event_kind.contains(&"content")));
             }
-            let kind = linter.event_kind.join("+");
+            // Every event has a kind: one that does none of the named
+            // things (a value of the wrong type, a delta the dialect
+            // skips) is `other`.
+            let kind = if linter.event_kind.is_empty() {
+                "other".to_string()
+            } else {
+                linter.event_kind.join("+")
+            };
             self.emit(
                 json!({"type": "event", "index": d.index, "line": line, "byte_offset": offset,
                 "time_ms": time, "event": d.event_type,

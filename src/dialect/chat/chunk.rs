@@ -114,14 +114,16 @@ impl Checker {
         let usage = self.check_usage(out, index, v);
         self.check_fields(out, index, v);
         self.check_schema(out, index, v);
-        if !chunk_adds
-            && !usage
-            && !annotation
-            && !v
-                .get("choices")
-                .and_then(Value::as_array)
-                .is_none_or(Vec::is_empty)
-        {
+        let no_choices = v
+            .get("choices")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty);
+        if !chunk_adds && !usage && !annotation && no_choices && v.get("choices").is_some() {
+            // `choices: []` outside a usage or annotation chunk
+            // (`empty-choices` says so): it adds nothing either.
+            out.kind("empty");
+        }
+        if !chunk_adds && !usage && !annotation && !no_choices {
             out.kind("empty");
             let loc = out.at_pointer("/choices", true);
             out.report(
@@ -623,6 +625,11 @@ impl Checker {
                 out.kind("reasoning");
                 adds = true;
             }
+        }
+        // An audio model's spoken answer, as its transcript (the audio
+        // data itself is not text).
+        if d.get("audio").is_some_and(|a| !a.is_null()) {
+            out.kind("audio");
         }
         if let Some(obj) = d.as_object() {
             // Anything with a value counts, even of the wrong type (the
