@@ -611,6 +611,13 @@ fn with_a_baseline_the_counts_are_of_the_findings_that_still_count() {
         last.contains("1 error in the baseline, not counted"),
         "{last}"
     );
+    // The stream's own count line agrees with the closing line (a
+    // fresh-user trial saw "1 error" above "0 errors").
+    assert!(
+        text.lines()
+            .any(|l| l == "  0 errors, 0 warnings, 0 infos; 1 error in the baseline"),
+        "{text}"
+    );
     let out = sselint()
         .args(["check", known, "--format", "github", "--baseline"])
         .arg(&base)

@@ -269,6 +269,21 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
+/// "1 error, 2 infos": the nonzero counts of (errors, warnings, infos), or
+/// `None` when all are zero.
+fn held_phrase((e, w, i): (u64, u64, u64)) -> Option<String> {
+    let parts: Vec<String> = [
+        (e, "error", "errors"),
+        (w, "warning", "warnings"),
+        (i, "info", "infos"),
+    ]
+    .iter()
+    .filter(|(n, _, _)| *n > 0)
+    .map(|(n, one, many)| plural(*n, one, many))
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -316,12 +331,18 @@ impl Render for Human {
                         .count() as u64;
                 }
                 let name = stream_name(f, &s.label);
-                let counts = format!(
+                // As the closing line: what the baseline covers is named
+                // apart, not counted.
+                let held = super::suppressed_counts(s);
+                let mut counts = format!(
                     "{}, {}, {}",
-                    plural(s.counts.0, "error", "errors"),
-                    plural(s.counts.1, "warning", "warnings"),
-                    plural(s.counts.2, "info", "infos")
+                    plural(s.counts.0.saturating_sub(held.0), "error", "errors"),
+                    plural(s.counts.1.saturating_sub(held.1), "warning", "warnings"),
+                    plural(s.counts.2.saturating_sub(held.2), "info", "infos")
                 );
+                if let Some(held) = held_phrase(held) {
+                    counts.push_str(&format!("; {held} in the baseline"));
+                }
                 if self.color {
                     writeln!(out, "{} {}", format!("{name}:").bold(), summary_line(s))?;
                 } else {
@@ -398,20 +419,9 @@ impl Render for Human {
             plural(i, "info", "infos")
         );
         if run.suppressed > 0 {
-            let (se, sw, si) = run.suppressed_totals();
-            let parts: Vec<String> = [
-                (se, "error", "errors"),
-                (sw, "warning", "warnings"),
-                (si, "info", "infos"),
-            ]
-            .iter()
-            .filter(|(n, _, _)| *n > 0)
-            .map(|(n, one, many)| plural(*n, one, many))
-            .collect();
-            total.push_str(&format!(
-                "; {} in the baseline, not counted",
-                parts.join(", ")
-            ));
+            if let Some(held) = held_phrase(run.suppressed_totals()) {
+                total.push_str(&format!("; {held} in the baseline, not counted"));
+            }
         }
         if hidden_infos > 0 {
             total.push_str(" (infos hidden; -v shows them)");

@@ -28,7 +28,7 @@ pub const TOOL: Tool = Tool {
     name: "sselint",
     version: env!("CARGO_PKG_VERSION"),
 };
-use crate::pipeline::FileResult;
+use crate::pipeline::{FileResult, StreamResult};
 use std::io::{self, Write};
 
 /// A whole run: the inputs' results and the settings that shaped them.
@@ -42,6 +42,29 @@ pub struct Run {
     pub suppressed: u64,
     /// The `--fail-on` threshold (`None` = never).
     pub fail_on: Option<Severity>,
+}
+
+/// (errors, warnings, infos) of one stream that the baseline covers: its
+/// suppressed findings, and those past the per-rule limit of a rule whose
+/// findings the baseline covers.
+pub fn suppressed_counts(s: &StreamResult) -> (u64, u64, u64) {
+    let mut t = (0, 0, 0);
+    let mut add = |sev: Severity, n: u64| match sev {
+        Severity::Error => t.0 += n,
+        Severity::Warning => t.1 += n,
+        Severity::Info => t.2 += n,
+    };
+    for d in s.diagnostics.iter().filter(|d| d.suppressed) {
+        add(d.severity, 1);
+    }
+    for (rule, n) in &s.omitted {
+        if s.omitted_suppressed.contains(rule) {
+            if let Some(sev) = s.omitted_worst.get(rule) {
+                add(*sev, *n);
+            }
+        }
+    }
+    t
 }
 
 impl Run {
@@ -61,22 +84,9 @@ impl Run {
     /// [`Run::totals`], but they do not count toward `--fail-on`.
     pub fn suppressed_totals(&self) -> (u64, u64, u64) {
         let mut t = (0, 0, 0);
-        let mut add = |sev: Severity, n: u64| match sev {
-            Severity::Error => t.0 += n,
-            Severity::Warning => t.1 += n,
-            Severity::Info => t.2 += n,
-        };
         for s in self.files.iter().flat_map(|f| &f.streams) {
-            for d in s.diagnostics.iter().filter(|d| d.suppressed) {
-                add(d.severity, 1);
-            }
-            for (rule, n) in &s.omitted {
-                if s.omitted_suppressed.contains(rule) {
-                    if let Some(sev) = s.omitted_worst.get(rule) {
-                        add(*sev, *n);
-                    }
-                }
-            }
+            let n = suppressed_counts(s);
+            t = (t.0 + n.0, t.1 + n.1, t.2 + n.2);
         }
         t
     }
