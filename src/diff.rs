@@ -218,17 +218,9 @@ pub fn read_side_with(
     settings: &Settings,
     timeline: bool,
 ) -> Result<Side, String> {
-    let (path, entry) = match spec.rsplit_once('#') {
-        Some((p, n)) if n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() => {
-            (p, n.parse::<usize>().ok())
-        }
-        _ => (spec, None),
-    };
-    let mut opts = opts.clone();
-    if entry.is_some() {
-        opts.entry = entry;
-    }
-    let cap = capture::open(path, &opts).map_err(|e| e.to_string())?;
+    // `PATH#N` is read by `capture::open`, as in every command.
+    let cap = capture::open(spec, opts).map_err(|e| e.to_string())?;
+    let path = capture::entry_spec(spec).map_or(spec, |(p, _)| p);
     let detail = cap.detail;
     let n = cap.streams.len();
     if n != 1 {

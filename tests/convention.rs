@@ -478,3 +478,63 @@ fn check_help_lists_only_live_options_under_live_urls() {
     }
     assert!(live.contains("--read-timeout"));
 }
+
+/// Every command that reads a capture takes one HAR entry as `PATH#N`, as
+/// `diff` did first (a fresh-user trial: `check chrome.har#3` was "no such
+/// file"); `--entry` naming another entry is refused.
+#[test]
+fn every_command_reads_a_har_entry_as_path_hash_n() {
+    let spec = "samples/har/chrome.har#3";
+    for args in [
+        vec!["check", spec],
+        vec!["inspect", spec],
+        vec!["diff", spec, "samples/har/chrome.har#3"],
+    ] {
+        let out = sselint().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("#3 POST") || args[0] == "diff",
+            "{args:?}"
+        );
+    }
+    let dir = scratch("entry-spec");
+    let copy = dir.join("copy.har");
+    let out = sselint()
+        .args(["redact", spec, "-o"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    // redact copies the whole file, and says so.
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("redact copies a whole capture"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = sselint()
+        .args(["minimize", spec, "-o"])
+        .arg(dir.join("min.har"))
+        .output()
+        .unwrap();
+    // The entry is clean, so there is nothing to minimize: said of entry 3.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("#3 POST") && err.contains("nothing to minimize"),
+        "{err}"
+    );
+    let out = sselint()
+        .args(["check", spec, "--entry", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("names entry 3, and --entry names another"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

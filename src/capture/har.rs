@@ -145,7 +145,7 @@ pub fn read(
         };
         return Err(InputError::new(
             name,
-            format!("{why}; entries:\n{listing}\n(pick one with --entry N, or FILE#N in diff)"),
+            format!("{why}; entries:\n{listing}\n(pick one with --entry N, or as FILE#N)"),
         ));
     }
     // An app's other event streams (notifications, live reload) are not

@@ -700,6 +700,19 @@ impl InputError {
 /// The file cannot be opened or read, is not a capture of the given format,
 /// or (HAR) holds no SSE entry matching the options.
 pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
+    if let Some((file, n)) = entry_spec(path) {
+        if opts.entry.is_some_and(|e| e != n) {
+            return Err(InputError::new(
+                path,
+                format!("names entry {n}, and --entry names another: give one"),
+            ));
+        }
+        let opts = Options {
+            entry: Some(n),
+            ..opts.clone()
+        };
+        return open(file, &opts);
+    }
     let forced_har = opts.input_format.is_none() && path.to_ascii_lowercase().ends_with(".har");
     let reader: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
@@ -719,6 +732,20 @@ pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
         return from_reader(path, reader, &opts);
     }
     from_reader(path, reader, opts)
+}
+
+/// `PATH#N`, one HAR entry by its index (`capture.har#3`), as every command
+/// reads it: the path and N, when `spec` is not itself an existing file and
+/// `PATH` is.
+pub fn entry_spec(spec: &str) -> Option<(&str, usize)> {
+    let (file, n) = spec.rsplit_once('#')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if std::path::Path::new(spec).exists() || !std::path::Path::new(file).is_file() {
+        return None;
+    }
+    Some((file, n.parse().ok()?))
 }
 
 /// Which UTF-16 `head` (a file's first bytes) is written in: `UTF-16`

@@ -35,8 +35,8 @@ Settings come from sselint.toml (found upward from the working directory, or
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// Files, directories (every capture inside, recursively), globs, or `-`
-    /// for stdin.
+    /// Files, directories (every capture inside, recursively), globs, `-`
+    /// for stdin, or `FILE.har#N` for entry N of a HAR.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<String>,
     /// Output format on stdout (or --output).

@@ -80,10 +80,7 @@ enum Format {
 
 /// The file of a side's spec (`PATH#N` names `PATH`).
 fn spec_path(spec: &str) -> &str {
-    match spec.rsplit_once('#') {
-        Some((p, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => p,
-        _ => spec,
-    }
+    sselint::capture::entry_spec(spec).map_or(spec, |(p, _)| p)
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {

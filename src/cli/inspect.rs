@@ -22,7 +22,7 @@ use std::process::ExitCode;
 /// Show every event with its kind and findings, then the answer.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A file or `-` for stdin.
+    /// A file, `FILE.har#N` for entry N of a HAR, or `-` for stdin.
     #[arg(value_name = "INPUT")]
     input: String,
     /// `human` (the table, for people; `table` is another name for it),

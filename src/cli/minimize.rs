@@ -36,7 +36,8 @@ the output's final check are linted once each on top.";
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The capture (raw SSE body, curl dump or HAR file).
+    /// The capture (raw SSE body, curl dump or HAR file; `FILE.har#N` for
+    /// entry N).
     #[arg(value_name = "CAPTURE")]
     input: PathBuf,
     /// Where to write it [default: CAPTURE.min.EXT next to the input];
@@ -147,11 +148,22 @@ fn grouped(n: u64) -> String {
     out
 }
 
-pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     let fail = |msg: String| {
         eprintln!("sselint: error: {msg}");
         Ok(ExitCode::from(2))
     };
+    // `PATH#N`: entry N of a HAR, as --entry N.
+    if let Some((file, n)) = a.input.to_str().and_then(capture::entry_spec) {
+        if a.input_args.entry.is_some_and(|e| e != n) {
+            return fail(format!(
+                "{}: names entry {n}, and --entry names another: give one",
+                a.input.display()
+            ));
+        }
+        a.input_args.entry = Some(n);
+        a.input = std::path::PathBuf::from(file);
+    }
     // Usage errors first, before anything about the files.
     if a.rule.iter().any(|r| r.trim().is_empty()) {
         return fail(

@@ -40,6 +40,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: error: {msg}");
         Ok(ExitCode::from(2))
     };
+    if let Some((file, _)) = a.input.to_str().and_then(sselint::capture::entry_spec) {
+        return fail(format!(
+            "{}: redact copies a whole capture, every entry of it; give {file}",
+            a.input.display()
+        ));
+    }
     let to_stdout = sselint::output::is_stdout(&a.output);
     let same = !to_stdout
         && std::fs::canonicalize(&a.input).ok() == std::fs::canonicalize(&a.output).ok()
