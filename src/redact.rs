@@ -925,12 +925,12 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
         if scrub.is_none() {
             // Without --scrub-text the answer stays, but keys and secret
             // `NAME: value` pairs in it are masked, as in a raw body.
-            rewrite_response_text(e, |b| raw(b, None));
+            rewrite_response_text(e, |b| raw(b, None))?;
             rewrite_messages(e, capture::redact_keys);
         }
         if let Some(s) = scrub.as_deref_mut() {
             s.args_state.clear();
-            rewrite_response_text(e, |b| s.body(b));
+            rewrite_response_text(e, |b| s.body(b))?;
             rewrite_messages(e, |d| s.data_value(d));
         }
     }
@@ -954,23 +954,84 @@ fn rewrite_messages(entry: &mut Value, mut f: impl FnMut(&str) -> String) {
 
 /// Rewrites a HAR entry's `response.content.text` through `f`, decoding
 /// and re-encoding it when its `encoding` is `base64` (a body that is not
-/// valid base64 is left as it is).
-fn rewrite_response_text(entry: &mut Value, f: impl FnOnce(&[u8]) -> Vec<u8>) {
+/// valid base64 is left as it is). A body stored as received, still
+/// compressed (gzip by its magic bytes; deflate or br as its
+/// `Content-Encoding` names), is decoded first, as `check` reads it, and
+/// written back decoded: its keys and prose are then masked like any other.
+///
+/// # Errors
+/// A compressed body that does not decode whole, or decodes past
+/// [`capture::decode::MAX_DECODED_BYTES`]: its copy could not be made safe.
+fn rewrite_response_text(
+    entry: &mut Value,
+    f: impl FnOnce(&[u8]) -> Vec<u8>,
+) -> Result<(), String> {
     use base64::Engine;
+    use capture::decode::{self, Encoding};
     let base64 = entry
         .pointer("/response/content/encoding")
         .and_then(Value::as_str)
         == Some("base64");
-    if let Some(Value::String(t)) = entry.pointer_mut("/response/content/text") {
-        let engine = base64::engine::general_purpose::STANDARD;
-        if base64 {
-            if let Ok(bytes) = engine.decode(t.as_bytes()) {
-                *t = engine.encode(f(&bytes));
-            }
-        } else {
-            *t = String::from_utf8_lossy(&f(t.as_bytes())).into_owned();
+    let named = entry
+        .pointer("/response/headers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|h| {
+            h["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("content-encoding"))
+        })
+        .and_then(|h| h["value"].as_str())
+        .and_then(Encoding::from_header);
+    let Some(Value::String(t)) = entry.pointer_mut("/response/content/text") else {
+        return Ok(());
+    };
+    let engine = base64::engine::general_purpose::STANDARD;
+    let bytes = if base64 {
+        match engine.decode(t.as_bytes()) {
+            Ok(b) => b,
+            Err(_) => return Ok(()),
         }
-    }
+    } else {
+        t.as_bytes().to_vec()
+    };
+    let stored = if decode::is_gzip(&bytes) {
+        Some(Encoding::Gzip)
+    } else {
+        named.filter(|e| *e != Encoding::Gzip && decode::starts_encoded(*e, &bytes))
+    };
+    let plain = match stored {
+        Some(enc) => {
+            let evidence = capture::Evidence::default();
+            let limit = decode::MAX_DECODED_BYTES;
+            let mut r = decode::decoder(
+                enc,
+                Box::new(std::io::Cursor::new(bytes)),
+                evidence.clone(),
+                limit,
+            );
+            let mut plain = Vec::new();
+            let read = std::io::Read::read_to_end(&mut r, &mut plain);
+            let damaged = evidence.lock().map(|e| !e.is_empty()).unwrap_or(true);
+            if read.is_err() || damaged {
+                return Err(format!(
+                    "a response body stored {}-compressed does not decode whole (or decodes past {} MiB), so its keys and text cannot be masked; no copy written",
+                    enc.name(),
+                    limit / (1024 * 1024)
+                ));
+            }
+            plain
+        }
+        None => bytes,
+    };
+    let out = f(&plain);
+    *t = if base64 {
+        engine.encode(out)
+    } else {
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    Ok(())
 }
 
 #[cfg(test)]

@@ -456,3 +456,73 @@ fn scrub_text_leaves_no_prose_in_a_har_s_title_comments_query_or_form() {
     assert_eq!(e["request"]["postData"]["params"][0]["name"], "prompt");
     assert_eq!(v["log"]["pages"][0]["id"], "page_1");
 }
+
+/// A HAR body stored as received, gzip-compressed and base64-encoded (some
+/// exporters and proxies keep it so): `redact` masks the key in it, and
+/// `--scrub-text` its prose, as in a body stored decoded (a fresh-user
+/// trial found both left as they were, inside the compressed bytes).
+#[test]
+fn redact_reads_a_compressed_har_body() {
+    use std::io::{Read, Write};
+    let body = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"The tram to Belem leaves every ten minutes\"},\"finish_reason\":null}]}\n\ndata: {\"error\":{\"message\":\"key sk-proj-abcdefghijklmnop0123456789 is over quota\"}}\n\ndata: [DONE]\n\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(body.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    let text = base64::engine::general_purpose::STANDARD.encode(&gz);
+    let har = json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
+        "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": -1},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+            "headers": [{"name": "Content-Type", "value": "text/event-stream"}, {"name": "Content-Encoding", "value": "gzip"}],
+            "cookies": [], "content": {"size": body.len(), "mimeType": "text/event-stream", "text": text, "encoding": "base64"},
+            "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+    }]}});
+    let dir = common::Scratch::new("scrub-gzip-har");
+    let input = dir.join("in.har");
+    std::fs::write(&input, har.to_string()).unwrap();
+    for scrub in [false, true] {
+        let out = dir.join(format!("out-{scrub}.har"));
+        let mut c = Command::cargo_bin("sselint").unwrap();
+        c.args(["redact", "-o"]).arg(&out).arg(&input);
+        if scrub {
+            c.arg("--scrub-text");
+        }
+        c.assert().success();
+        // The copy's body, decoded however it is stored.
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let content = &v["log"]["entries"][0]["response"]["content"];
+        let mut bytes = content["text"].as_str().unwrap().as_bytes().to_vec();
+        if content["encoding"] == "base64" {
+            bytes = base64::engine::general_purpose::STANDARD
+                .decode(&bytes)
+                .unwrap();
+        }
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            let mut plain = Vec::new();
+            flate2::read::MultiGzDecoder::new(&bytes[..])
+                .read_to_end(&mut plain)
+                .unwrap();
+            bytes = plain;
+        }
+        let copy = String::from_utf8_lossy(&bytes);
+        assert!(
+            copy.contains("data: [DONE]"),
+            "the body is readable: {copy}"
+        );
+        assert!(
+            !copy.contains("abcdefghijklmnop0123456789"),
+            "the key is left: {copy}"
+        );
+        if scrub {
+            assert!(!copy.contains("leaves every ten"), "prose is left: {copy}");
+        }
+        // And the copy still lints as the original does.
+        Command::cargo_bin("sselint")
+            .unwrap()
+            .args(["check", "--fail-on", "never"])
+            .arg(&out)
+            .assert()
+            .success();
+    }
+}

@@ -81,8 +81,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     {
         // A trace dump holds every byte twice (hex and ASCII columns), so
-        // it cannot be redacted line by line; scrubbing rewrites `data:`
-        // lines in place, which a compressed body does not have.
+        // it cannot be redacted line by line.
         let opts = capture::Options::default();
         if let Ok(cap) =
             capture::from_reader("in", Box::new(std::io::Cursor::new(bytes.clone())), &opts)
@@ -97,14 +96,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 .streams
                 .iter()
                 .any(|s| s.notes.iter().any(|n| n.contains("decoded from")));
-            if a.scrub_text && compressed {
-                return fail(format!(
-                    "{}: --scrub-text cannot rewrite a compressed body; capture uncompressed, or redact without --scrub-text",
-                    a.input.display()
-                ));
-            }
-            // A gzip, deflate or br body is bytes redact cannot read: a key
-            // in it (an error message quoting it) would stay in the copy.
+            // A gzip, deflate or br body is bytes redact cannot read in a
+            // raw body or curl dump: a key in it (an error message quoting
+            // it) would stay in the copy. A HAR's is decoded and written
+            // back decoded (`redact::har`).
             let encoded_raw = !matches!(capture::detect(&bytes), InputFormat::Har) && compressed;
             if encoded_raw {
                 return fail(format!(
