@@ -538,3 +538,28 @@ fn every_command_reads_a_har_entry_as_path_hash_n() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The JSON summary counts the inputs that could not be read, as the human
+/// closing line does.
+#[test]
+fn the_json_summary_counts_unreadable_inputs() {
+    let out = sselint()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "samples/good/openai-basic.sse",
+            MISSING,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["unreadable"], 1, "{}", v["summary"]);
+    let out = sselint()
+        .args(["check", "--format", "json", "samples/good/openai-basic.sse"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["unreadable"], 0, "{}", v["summary"]);
+}

@@ -33,6 +33,8 @@ struct Summary {
     infos: u64,
     /// Findings the baseline covers (counted in the three above too).
     suppressed: u64,
+    /// Inputs that could not be read (each `files[].error` is set).
+    unreadable: u64,
 }
 
 #[derive(Serialize)]
@@ -155,6 +157,7 @@ impl Render for Json {
                 warnings,
                 infos,
                 suppressed: run.suppressed,
+                unreadable: run.files.iter().filter(|f| f.error.is_some()).count() as u64,
             },
         };
         serde_json::to_writer_pretty(&mut *out, &doc)?;
