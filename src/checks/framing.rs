@@ -287,9 +287,7 @@ impl Linter<'_> {
             // (observed: the text of a Chat chunk that carries some,
             // rules/observed.json bom#1); a Chat chunk with only the role
             // carries nothing a client shows (bom#3).
-            let role_only = self
-                .dialect
-                .is_none_or(|d| d == crate::dialect::Dialect::Chat)
+            let role_only = crate::dialect::words::of(self.dialect).role_only_first_event
                 && self
                     .first_event_kind
                     .as_ref()

@@ -24,6 +24,7 @@
 //! then the first event's data (its `type` field, or Chat's shape) and,
 //! only where the data names no dialect, its `event:` name.
 
+pub mod api;
 pub mod chat;
 pub(crate) mod compact;
 pub mod messages;
@@ -32,6 +33,7 @@ pub mod words;
 
 use crate::lint::{Finding, Location, Settings};
 use crate::model::assembly::Answer;
+pub use api::Api;
 use serde_json::Value;
 
 /// One of the stream formats sselint knows.
@@ -80,12 +82,18 @@ impl Dialect {
     }
 
     /// The endpoint path under the API base (`/v1`): `/chat/completions`,
-    /// `/responses`, `/messages`.
+    /// `/responses`, `/messages` ([`Api::endpoint`]).
     pub fn endpoint(self) -> &'static str {
+        self.api().endpoint()
+    }
+
+    /// This dialect's API on the wire ([`api::Api`]): what `record`,
+    /// `probe`, `replay` and `diff` ask.
+    pub fn api(self) -> &'static dyn Api {
         match self {
-            Dialect::Chat => "/chat/completions",
-            Dialect::Responses => "/responses",
-            Dialect::Messages => "/messages",
+            Dialect::Chat => &chat::api::Api,
+            Dialect::Responses => &responses::api::Api,
+            Dialect::Messages => &messages::api::Api,
         }
     }
 
@@ -93,7 +101,7 @@ impl Dialect {
     /// ([`words::Words`]): what `diff`, `redact` and `minimize` ask.
     pub fn words(self) -> &'static words::Words {
         match self {
-            Dialect::Chat => &words::CHAT,
+            Dialect::Chat => &chat::words::WORDS,
             Dialect::Responses => &responses::words::WORDS,
             Dialect::Messages => &messages::words::WORDS,
         }
@@ -410,6 +418,9 @@ pub struct Hints {
     pub fields: Vec<String>,
     /// Finish reasons outside the API's own set.
     pub finish_reasons: Vec<String>,
+    /// The dialect whose profiles name the fields and finish reasons
+    /// (the checker's that saw them).
+    pub dialect: Option<Dialect>,
 }
 
 impl Hints {
@@ -417,6 +428,9 @@ impl Hints {
     pub fn add(&mut self, other: Hints) {
         if self.model.is_none() {
             self.model = other.model;
+        }
+        if self.dialect.is_none() {
+            self.dialect = other.dialect;
         }
         self.fields.extend(other.fields);
         self.finish_reasons.extend(other.finish_reasons);

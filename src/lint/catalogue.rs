@@ -325,11 +325,16 @@ fn load() -> Catalogue {
     let by_code = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let mut order: Vec<usize> = (0..rules.len()).collect();
     let rank = |g: &str| GROUPS.iter().position(|x| *x == g).unwrap_or(GROUPS.len());
-    // Chat's rules and the shared ones first, as before the dialects came;
-    // then each dialect's, by group and code.
+    // The default dialect's (Chat's) rules and the shared ones first, as
+    // before the dialects came; then each dialect's, in the registry's
+    // order, by group and code.
     let dialect_rank = |r: &Rule| match r.dialect {
-        None | Some(crate::dialect::Dialect::Chat) => 0,
-        Some(d) => d as usize,
+        None => 0,
+        Some(d) => crate::dialect::ALL
+            .iter()
+            .filter(|x| **x != crate::dialect::DEFAULT)
+            .position(|x| *x == d)
+            .map_or(0, |i| i + 1),
     };
     order.sort_by_key(|&i| (dialect_rank(&rules[i]), rank(rules[i].group), rules[i].code));
     Catalogue {

@@ -295,7 +295,7 @@ pub fn default_profile() -> &'static Profile {
             finish_reason_optional: false,
             hosts: Vec::new(),
             model_prefixes: Vec::new(),
-            dialect: crate::dialect::Dialect::Chat,
+            dialect: crate::dialect::DEFAULT,
             events: Vec::new(),
         })
     })

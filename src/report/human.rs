@@ -211,7 +211,7 @@ pub fn summary_line(s: &StreamResult) -> String {
                 first("prompt_tokens", "input_tokens"),
                 first("completion_tokens", "output_tokens"),
             );
-            if s.dialect == Some(crate::dialect::Dialect::Messages) {
+            if s.dialect.is_some_and(|d| !d.api().usage_total()) {
                 format!("usage: {input} in, {output} out")
             } else {
                 format!("usage: {input}+{output}={}", n("total_tokens"))
@@ -221,10 +221,9 @@ pub fn summary_line(s: &StreamResult) -> String {
     };
     parts.push(usage);
     parts.push(format!("ending: {}", s.ending.name()));
-    // Chat is the default and goes unnamed; the other dialects lead the
-    // line.
+    // The default dialect (Chat) goes unnamed; the others lead the line.
     match s.dialect {
-        Some(crate::dialect::Dialect::Chat) => {}
+        Some(d) if d == crate::dialect::DEFAULT => {}
         Some(d) => parts.insert(0, format!("[{d}]")),
         None => parts.insert(0, "[unknown format]".to_string()),
     }

@@ -10,7 +10,7 @@
 //! `openapi.yaml`), `rules/schemas/chunk.schema.json`.
 
 use super::{Checker, FINISH_REASONS};
-use crate::dialect::Out;
+use crate::dialect::{Dialect, Out};
 use crate::lint::profile::{fold_indices, pointer_covers, provider_list, providers_of};
 use crate::lint::{profile, Finding, Severity};
 use crate::model::assembly::REASONING_FIELDS;
@@ -693,7 +693,7 @@ impl Checker {
                 }
                 if !FINISH_REASONS.contains(&s.as_str()) && !self.profile.finish_reasons.contains(s)
                 {
-                    let known = profile::providers_of_finish_reason(s);
+                    let known = profile::providers_of_finish_reason(Dialect::Chat, s);
                     let loc = out.at_pointer(&ptr, false);
                     let whose = if known.is_empty() {
                         String::new()
@@ -824,7 +824,7 @@ impl Checker {
             if is_null && self.chat.known_null_fields.contains(&folded) {
                 continue;
             }
-            let known = providers_of(&folded);
+            let known = providers_of(Dialect::Chat, &folded);
             if !known.is_empty() && is_null {
                 self.chat.known_null_fields.insert(folded);
                 continue;
@@ -956,6 +956,7 @@ impl Checker {
             } else {
                 let mut m = err.to_string();
                 if let Some(s) = profile::providers_of_service_tier(
+                    Dialect::Chat,
                     v.get("service_tier").and_then(Value::as_str).unwrap_or(""),
                 )
                 .first()

@@ -31,6 +31,7 @@
 //! `messages-error-event` alone; an overlapping block's missing stop is
 //! part of `messages-block-overlap`.
 
+pub mod api;
 pub mod fields;
 pub mod model;
 pub mod words;
