@@ -107,7 +107,7 @@ struct ShapeRecorder {
     timing: Option<Timing>,
     last_ms: Option<f64>,
     /// The HTML page's recorder, for the timeline (only when asked).
-    log: Option<crate::report::html::record::StreamLog>,
+    log: Option<crate::streamlog::StreamLog>,
 }
 
 impl ShapeRecorder {
@@ -193,7 +193,7 @@ pub struct Side {
     pub url: Option<String>,
     /// Answer characters and bytes over time, where the capture has
     /// timings and [`read_side_with`] was asked for them.
-    pub timeline: Option<crate::report::html::record::Timeline>,
+    pub timeline: Option<crate::streamlog::Timeline>,
 }
 
 /// Reads one side: `PATH` or `PATH#N` (HAR entry N). A capture with
@@ -249,11 +249,7 @@ pub fn read_side_with(
         timing: stream.timing.clone(),
         last_ms: None,
         log: timeline.then(|| {
-            crate::report::html::record::StreamLog::new(
-                None,
-                stream.timing.clone(),
-                settings.stall_ms,
-            )
+            crate::streamlog::StreamLog::new(None, stream.timing.clone(), settings.stall_ms)
         }),
     };
     let result = pipeline::lint_stream_with(

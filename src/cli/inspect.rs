@@ -317,7 +317,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if a.format == Format::Html {
-        let (file, logs) = sselint::report::html::record::lint_capture(cap, &settings);
+        let (file, logs) = sselint::streamlog::lint_capture(cap, &settings);
         let run = sselint::report::Run {
             files: vec![file],
             profile: settings.profile.name.clone(),

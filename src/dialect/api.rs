@@ -125,10 +125,6 @@ pub struct UsageCounts {
 /// One dialect's API (see the module docs). Every method is the dialect's
 /// own answer; nothing outside its folder branches on which one it is.
 pub trait Api: Sync + std::fmt::Debug {
-    /// The endpoint path under the API base (`/v1`): `/chat/completions`,
-    /// `/responses`, `/messages`.
-    fn endpoint(&self) -> &'static str;
-
     /// What a client of this API takes as its base URL, after the origin
     /// (OpenAI's SDKs add the path to `…/v1`, Anthropic's add
     /// `/v1/messages` to the origin): `/v1` or nothing.

@@ -36,57 +36,11 @@ use crate::model::assembly::Answer;
 pub use api::Api;
 use serde_json::Value;
 
-/// One of the stream formats sselint knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    /// OpenAI Chat Completions (`POST /v1/chat/completions`).
-    Chat,
-    /// OpenAI Responses (`POST /v1/responses`).
-    Responses,
-    /// Anthropic Messages (`POST /v1/messages`).
-    Messages,
-}
+pub use crate::vocab::{sniff_url, Dialect, ALL, DEFAULT};
 
-/// Every dialect, in the order reports list them.
-pub const ALL: &[Dialect] = &[Dialect::Chat, Dialect::Responses, Dialect::Messages];
-
-/// The dialect a stream is read as until an event, the request path or
-/// `--dialect` names one: Chat, as sselint read every stream before the
-/// others came.
-pub const DEFAULT: Dialect = Dialect::Chat;
-
+/// What each dialect's folder holds, picked by its id: the one place a
+/// dialect is registered besides its id in [`crate::vocab`].
 impl Dialect {
-    /// The name used by `--dialect`, reports, and the rule folder
-    /// (`chat`, `responses`, `messages`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::Chat => "chat",
-            Dialect::Responses => "responses",
-            Dialect::Messages => "messages",
-        }
-    }
-
-    /// The API's own name, for messages ("OpenAI Responses").
-    pub fn title(self) -> &'static str {
-        match self {
-            Dialect::Chat => "OpenAI Chat Completions",
-            Dialect::Responses => "OpenAI Responses",
-            Dialect::Messages => "Anthropic Messages",
-        }
-    }
-
-    /// The dialect called `name` (as [`Dialect::name`] gives it).
-    pub fn parse(name: &str) -> Option<Dialect> {
-        ALL.iter().copied().find(|d| d.name() == name)
-    }
-
-    /// The endpoint path under the API base (`/v1`): `/chat/completions`,
-    /// `/responses`, `/messages` ([`Api::endpoint`]).
-    pub fn endpoint(self) -> &'static str {
-        self.api().endpoint()
-    }
-
     /// This dialect's API on the wire ([`api::Api`]): what `record`,
     /// `probe`, `replay` and `diff` ask.
     pub fn api(self) -> &'static dyn Api {
@@ -115,28 +69,6 @@ impl Dialect {
             Dialect::Responses => Some(Box::new(responses::Checker::default())),
             Dialect::Messages => Some(Box::new(messages::Checker::default())),
         }
-    }
-}
-
-impl std::fmt::Display for Dialect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The dialect a request URL names by its path (`…/chat/completions`,
-/// `…/responses`, `…/messages`, query ignored); `None` for any other path.
-pub fn sniff_url(url: &str) -> Option<Dialect> {
-    let path = url.split(['?', '#']).next().unwrap_or(url);
-    let path = path.trim_end_matches('/');
-    if path.ends_with("/chat/completions") {
-        Some(Dialect::Chat)
-    } else if path.ends_with("/responses") {
-        Some(Dialect::Responses)
-    } else if path.ends_with("/messages") {
-        Some(Dialect::Messages)
-    } else {
-        None
     }
 }
 

@@ -47,7 +47,7 @@ pub struct Rule {
     pub group: &'static str,
     /// The dialect whose streams the rule judges; `None` for the transport
     /// and framing rules every dialect shares (`rules/transport/`).
-    pub dialect: Option<crate::dialect::Dialect>,
+    pub dialect: Option<crate::vocab::Dialect>,
     /// The file the rule comes from (`rules/chat/cut-off.toml`).
     pub file: &'static str,
     /// Default severity.
@@ -290,7 +290,7 @@ fn load() -> Catalogue {
         let dialect = match *folder {
             "transport" => None,
             d => Some(
-                crate::dialect::Dialect::parse(d)
+                crate::vocab::Dialect::parse(d)
                     .unwrap_or_else(|| panic!("{file}: rules/{d}/ is not a dialect sselint knows")),
             ),
         };
@@ -330,9 +330,9 @@ fn load() -> Catalogue {
     // order, by group and code.
     let dialect_rank = |r: &Rule| match r.dialect {
         None => 0,
-        Some(d) => crate::dialect::ALL
+        Some(d) => crate::vocab::ALL
             .iter()
-            .filter(|x| **x != crate::dialect::DEFAULT)
+            .filter(|x| **x != crate::vocab::DEFAULT)
             .position(|x| *x == d)
             .map_or(0, |i| i + 1),
     };

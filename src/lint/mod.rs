@@ -13,6 +13,8 @@ pub mod profile;
 
 pub use catalogue::{catalogue, Rule};
 pub use profile::{profile, Profile};
+// The escape helpers live with the redaction they build on.
+pub use crate::capture::{printable, printable_text};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -183,39 +185,6 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
     h
 }
 
-/// Text safe to print: secrets redacted, control characters (ESC and the
-/// rest, which could drive a terminal) escaped as `\u{1b}`.
-pub fn printable(s: &str) -> String {
-    let s = crate::capture::redact_text(s);
-    // Bidi overrides and isolates reorder what a terminal shows; a BOM
-    // (U+FEFF) inside a line is invisible but is what the finding is about.
-    let unsafe_char = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
-    };
-    if !s.chars().any(unsafe_char) {
-        return s;
-    }
-    s.chars()
-        .map(|c| {
-            if unsafe_char(c) {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// Like [`printable`], but line feeds and tabs stay (for answer text shown
-/// on its own lines).
-pub fn printable_text(s: &str) -> String {
-    s.split('\n')
-        .map(|l| l.split('\t').map(printable).collect::<Vec<_>>().join("\t"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
@@ -273,7 +242,7 @@ pub struct Settings {
     pub typed: bool,
     /// `--dialect`: read every stream as this dialect instead of telling
     /// it from the request URL and the events.
-    pub dialect: Option<crate::dialect::Dialect>,
+    pub dialect: Option<crate::vocab::Dialect>,
 }
 
 /// The `openai` profile. A binary built without it (see [`check_embedded`],
@@ -295,7 +264,7 @@ pub fn default_profile() -> &'static Profile {
             finish_reason_optional: false,
             hosts: Vec::new(),
             model_prefixes: Vec::new(),
-            dialect: crate::dialect::DEFAULT,
+            dialect: crate::vocab::DEFAULT,
             events: Vec::new(),
         })
     })

@@ -61,10 +61,6 @@ fn tool(name: &str, about: &str) -> Value {
 }
 
 impl crate::dialect::Api for Api {
-    fn endpoint(&self) -> &'static str {
-        "/chat/completions"
-    }
-
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",

@@ -46,10 +46,6 @@ const SCENARIOS: &[Scenario] = &[
 ];
 
 impl crate::dialect::Api for Api {
-    fn endpoint(&self) -> &'static str {
-        "/messages"
-    }
-
     /// Anthropic's SDKs add `/v1/messages` to the origin.
     fn sdk_base(&self) -> &'static str {
         ""

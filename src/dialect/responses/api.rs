@@ -45,10 +45,6 @@ const SCENARIOS: &[Scenario] = &[
 ];
 
 impl crate::dialect::Api for Api {
-    fn endpoint(&self) -> &'static str {
-        "/responses"
-    }
-
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",
