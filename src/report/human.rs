@@ -5,6 +5,7 @@
 
 use super::{stream_name, Render, Run};
 use crate::lint::{catalogue, Diagnostic, Severity, SeveritySource};
+use crate::model::shorten;
 use crate::pipeline::{FileResult, StreamResult};
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
@@ -256,16 +257,6 @@ fn info_line(s: &StreamResult) -> Option<String> {
         })
         .collect();
     Some(format!("infos: {} (-v shows them)", parts.join(", ")))
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
-    }
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {

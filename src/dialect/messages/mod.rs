@@ -148,16 +148,7 @@ fn emit(out: &mut dyn Out, f: Finding) {
     }
 }
 
-/// A short, printable excerpt of `s` (at most `n` characters).
-fn shorten(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n).collect();
-        t.push('…');
-        t
-    }
-}
+use crate::model::shorten;
 
 /// The JSON type of `v`, for messages.
 fn json_type(v: &Value) -> &'static str {
