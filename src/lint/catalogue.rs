@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 mod files {
     include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 }
-pub use files::{PROFILE_FILES, RULE_FILES};
+pub use files::{ids, PROFILE_FILES, RULE_FILES};
 
 /// One example of a rule's docs: a capture that must (invalid) or must not
 /// (valid) trigger the rule.

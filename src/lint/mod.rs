@@ -11,6 +11,9 @@ pub mod catalogue;
 pub mod observed;
 pub mod profile;
 
+/// Every rule's id ([`RuleId`]), generated from `rules/` by `build.rs`:
+/// `rule::CUT_OFF` is `cut-off`.
+pub use catalogue::ids as rule;
 pub use catalogue::{catalogue, Rule};
 pub use profile::{profile, Profile};
 // The escape helpers live with the redaction they build on.
@@ -183,6 +186,48 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// A rule of the catalogue, by name. Only the constants `build.rs`
+/// generates from the rule files ([`rule`]) make one, so
+/// [`Finding::new`] cannot be given a rule that does not exist:
+///
+/// ```
+/// use sselint::lint::{rule, Finding, Location};
+/// let f = Finding::new(rule::CUT_OFF, "the stream broke", Location::default());
+/// assert_eq!(f.rule, "cut-off");
+/// ```
+///
+/// A misspelt rule is a compile error, as is a bare name:
+///
+/// ```compile_fail
+/// use sselint::lint::{rule, Finding, Location};
+/// let f = Finding::new(rule::CUT_OF, "the stream broke", Location::default());
+/// ```
+///
+/// ```compile_fail
+/// use sselint::lint::{Finding, Location};
+/// let f = Finding::new("cut-off", "the stream broke", Location::default());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RuleId(&'static str);
+
+impl RuleId {
+    /// The id of the rule file `name` (the generated constants only).
+    pub(crate) const fn of(name: &'static str) -> Self {
+        RuleId(name)
+    }
+
+    /// The rule's kebab-case name (`cut-off`).
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
 }
 
 /// One finding.
@@ -367,9 +412,9 @@ pub struct Finding {
 
 impl Finding {
     /// A finding of `rule` at `location`.
-    pub fn new(rule: &'static str, message: impl Into<String>, location: Location) -> Self {
+    pub fn new(rule: RuleId, message: impl Into<String>, location: Location) -> Self {
         Finding {
-            rule,
+            rule: rule.name(),
             case: None,
             message: message.into(),
             location,

@@ -187,7 +187,7 @@ impl Checker {
         let loc = out.at_pointer(pointer, false);
         emit(
             out,
-            Finding::new("messages-schema", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_SCHEMA, message, loc)
                 .level(level)
                 .event(ev.index)
                 .pointer(pointer),
@@ -249,7 +249,7 @@ impl Checker {
             let loc = out.at_pointer(&p, true);
             emit(
                 out,
-                Finding::new("messages-unknown-field", message, loc)
+                Finding::new(crate::lint::rule::MESSAGES_UNKNOWN_FIELD, message, loc)
                     .event(ev.index)
                     .pointer(p),
             );
@@ -309,7 +309,7 @@ impl Checker {
         };
         emit(
             out,
-            Finding::new("messages-unknown-type", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_UNKNOWN_TYPE, message, loc)
                 .event(ev.index)
                 .level(level),
         );
@@ -326,7 +326,7 @@ impl Checker {
         emit(
             out,
             Finding::new(
-                "messages-start-missing",
+                crate::lint::rule::MESSAGES_START_MISSING,
                 format!(
                     "`{ty}` arrived before any `message_start`: the message it belongs to was never opened, so clients that build the message from `message_start` fail on the event order or have no message to add it to"
                 ),
@@ -354,7 +354,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-block-index",
+                    crate::lint::rule::MESSAGES_BLOCK_INDEX,
                     format!(
                         "this `{}` {what}: clients find the block by its index, so they fail on it or attach it to no block",
                         v.get("type").and_then(Value::as_str).unwrap_or(ev.name)
@@ -423,7 +423,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-start-repeated",
+                    crate::lint::rule::MESSAGES_START_REPEATED,
                     format!(
                         "a second `message_start` {ended}: one stream carries one message, so clients either fail on the event order or keep only one message's content"
                     ),
@@ -518,7 +518,7 @@ impl Checker {
                         emit(
                             out,
                             Finding::new(
-                                "messages-usage-missing",
+                                crate::lint::rule::MESSAGES_USAGE_MISSING,
                                 format!("`message_start` usage has no integer `{key}`: clients report the token counts from it, so theirs are wrong or missing"),
                                 loc,
                             )
@@ -548,7 +548,7 @@ impl Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-usage-missing",
+                        crate::lint::rule::MESSAGES_USAGE_MISSING,
                         format!("`message_start` has {what}, not an object: clients copy the usage into the message and update it at `message_delta`, so they fail on this stream"),
                         loc,
                     )
@@ -648,7 +648,7 @@ impl Checker {
             let loc = out.at_pointer("/index", false);
             emit(
                 out,
-                Finding::new("messages-block-index", message, loc)
+                Finding::new(crate::lint::rule::MESSAGES_BLOCK_INDEX, message, loc)
                     .event(ev.index)
                     .pointer("/index")
                     .help("number the blocks of a message 0, 1, 2, … in the order they start"),
@@ -699,7 +699,7 @@ impl Checker {
         let loc = out.at_pointer("/index", false);
         emit(
             out,
-            Finding::new("messages-block-overlap", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_BLOCK_OVERLAP, message, loc)
                 .level(level)
                 .event(ev.index)
                 .pointer("/index")
@@ -841,7 +841,7 @@ impl Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-block-not-open",
+                        crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                         format!("{what} for index {index} after that `{kind}` block's `content_block_stop`: {consequence}"),
                         loc,
                     )
@@ -857,7 +857,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-block-not-open",
+                    crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                     format!("{what} for index {index}, which no `content_block_start` opened: clients keep blocks by index and there is no block {index}, so they fail on it or lose what it carries"),
                     loc,
                 )
@@ -942,7 +942,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-delta-type",
+                    crate::lint::rule::MESSAGES_DELTA_TYPE,
                     format!(
                         "a `{dtype}` on index {index}, which is a `{}` block: a `{dtype}` belongs in a `{}` block, and clients fill a block by its own type, so what this delta carries never reaches their answer (nor the answer sselint rebuilds)",
                         shorten(&kind, 40),
@@ -1133,7 +1133,7 @@ impl Checker {
         let loc = out.at_pointer(pointer, false);
         emit(
             out,
-            Finding::new("messages-thinking-signature", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_THINKING_SIGNATURE, message, loc)
                 .event(ev.index)
                 .help("stream the thinking, then one `signature_delta`, then `content_block_stop`"),
         );
@@ -1153,14 +1153,14 @@ impl Checker {
                 let loc = out.at_pointer("/index", false);
                 let f = if self.by_index.contains_key(&index) {
                     Finding::new(
-                        "messages-block-not-open",
+                        crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                         format!("a second `content_block_stop` for index {index}: the block already stopped; clients read past it, but code that finishes a block at its stop does it twice"),
                         loc,
                     )
                     .level(Severity::Info)
                 } else {
                     Finding::new(
-                        "messages-block-not-open",
+                        crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                         format!("`content_block_stop` for index {index}, which no `content_block_start` opened: clients keep blocks by index and there is no block {index}, so they fail on it"),
                         loc,
                     )
@@ -1250,7 +1250,7 @@ impl Checker {
         emit(
             out,
             Finding::new(
-                "messages-block-unstopped",
+                crate::lint::rule::MESSAGES_BLOCK_UNSTOPPED,
                 format!(
                     "block {i} (`{}`) never got its `content_block_stop` before `{}`: clients read the block anyway, but code that finishes a block at its stop (shows it, parses tool input) never does",
                     shorten(&kind, 40),
@@ -1287,7 +1287,7 @@ impl Checker {
                             emit(
                                 out,
                                 Finding::new(
-                                    "messages-stop-reason",
+                                    crate::lint::rule::MESSAGES_STOP_REASON,
                                     format!("`stop_reason` {:?} is not one of the documented values ({}): clients pass it through, but code that acts on the stop reason does not know it", shorten(r, 60), fields::STOP_REASONS.join(", ")),
                                     loc,
                                 )
@@ -1303,7 +1303,7 @@ impl Checker {
                         emit(
                             out,
                             Finding::new(
-                                "messages-stop-reason",
+                                crate::lint::rule::MESSAGES_STOP_REASON,
                                 format!("`stop_reason` is a {}, not a string: clients take it as the reason the message ended", json_type(other)),
                                 loc,
                             )
@@ -1345,7 +1345,7 @@ impl Checker {
                                 emit(
                                     out,
                                     Finding::new(
-                                        "messages-usage-decreasing",
+                                        crate::lint::rule::MESSAGES_USAGE_DECREASING,
                                         format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and clients keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total"),
                                         loc,
                                     )
@@ -1362,7 +1362,7 @@ impl Checker {
                         emit(
                             out,
                             Finding::new(
-                                "messages-usage-missing",
+                                crate::lint::rule::MESSAGES_USAGE_MISSING,
                                 "`message_delta` usage has no integer `output_tokens` (the one field it requires): clients take the output count from it, so theirs is wrong or missing".to_string(),
                                 loc,
                             )
@@ -1385,7 +1385,7 @@ impl Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-usage-missing",
+                        crate::lint::rule::MESSAGES_USAGE_MISSING,
                         format!("`message_delta` has {what}, not an object with `output_tokens`: clients update the message's usage from it, so they fail on this stream"),
                         loc,
                     )
@@ -1438,7 +1438,7 @@ impl Checker {
             (out.at_event(), None)
         };
         let mut f = Finding::new(
-                "messages-error-event",
+                crate::lint::rule::MESSAGES_ERROR_EVENT,
                 format!(
                     "an `error` event ended the stream {after}: {what}{}; clients raise it as an error, and the answer is incomplete",
                     if known { "" } else { " (an error type the API does not list)" }
@@ -1466,7 +1466,7 @@ impl super::Checker for Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-done-marker",
+                        crate::lint::rule::MESSAGES_DONE_MARKER,
                         "`data: [DONE]` is not part of an Anthropic Messages stream (it ends with `message_stop`): clients that dispatch on event names skip it, but the stream is not conformant",
                         loc,
                     )
@@ -1594,7 +1594,7 @@ impl super::Checker for Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-after-stop",
+                    crate::lint::rule::MESSAGES_AFTER_STOP,
                     format!(
                         "{} event(s) follow `message_stop` (the first a `{}`): `message_stop` ends the message{consequence}",
                         self.after_stop, f.what
@@ -1635,7 +1635,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-cut-off",
+                            crate::lint::rule::MESSAGES_CUT_OFF,
                             format!(
                                 "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`{unread}{}: {} had streamed{open}; nothing says the answer is complete, and clients show it as if it were, or fail",
                                 end.events,
@@ -1652,7 +1652,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-stop-missing",
+                            crate::lint::rule::MESSAGES_STOP_MISSING,
                             format!(
                                 "`message_delta` gave the stop reason ({}), but the stream ended without `message_stop`{unread}: clients that wait for it treat the message as unfinished",
                                 self.stop_reason.as_deref().unwrap_or("")
@@ -1676,7 +1676,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-stop-reason",
+                            crate::lint::rule::MESSAGES_STOP_REASON,
                             format!("{why}{unread}: clients report no stop reason, so a finished answer cannot be told from one cut by the token limit or a tool call"),
                             loc,
                         )
@@ -1694,7 +1694,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-start-missing",
+                            crate::lint::rule::MESSAGES_START_MISSING,
                             if end.events == 0 {
                                 "the stream has no events: no `message_start`, so clients see no message at all".to_string()
                             } else {
@@ -1720,7 +1720,7 @@ impl super::Checker for Checker {
             };
             emit(
                 out,
-                Finding::new("messages-tool-input", format!("{}{tail}", p.message), p.at.0)
+                Finding::new(crate::lint::rule::MESSAGES_TOOL_INPUT, format!("{}{tail}", p.message), p.at.0)
                     .event(p.at.1)
                     .help("stream `partial_json` fragments that join to one JSON object (`{}` for a tool without parameters)"),
             );
@@ -1731,14 +1731,14 @@ impl super::Checker for Checker {
         if let Some((loc, ev)) = self.zero_input.take().filter(|_| !zero_by_design) {
             let f = if self.input_corrected > 0 {
                 Finding::new(
-                    "messages-input-tokens-zero",
+                    crate::lint::rule::MESSAGES_INPUT_TOKENS_ZERO,
                     format!("`message_start` reports `input_tokens: 0` and no cache tokens; the real count ({}) comes only in `message_delta`, so displays that show the context size from `message_start` show 0 until the end", self.input_corrected),
                     loc,
                 )
                 .level(Severity::Info)
             } else {
                 Finding::new(
-                    "messages-input-tokens-zero",
+                    crate::lint::rule::MESSAGES_INPUT_TOKENS_ZERO,
                     "`message_start` reports `input_tokens: 0` and no cache tokens, and no `message_delta` gives the real count: clients report an empty prompt, and context and cost displays show 0",
                     loc,
                 )
@@ -1894,7 +1894,7 @@ impl Checker {
             };
             emit(
                 out,
-                Finding::new("messages-unnamed-event", message, f.at.0)
+                Finding::new(crate::lint::rule::MESSAGES_UNNAMED_EVENT, message, f.at.0)
                     .level(level)
                     .event(f.at.1)
                     .help("send `event: TYPE` before each `data:` line, with the data's `type`"),
@@ -1907,7 +1907,8 @@ impl Checker {
                 String::new()
             };
             let message = f.what.replace("{more}", &more);
-            let f = Finding::new("messages-event-mismatch", message, f.at.0).event(f.at.1);
+            let f = Finding::new(crate::lint::rule::MESSAGES_EVENT_MISMATCH, message, f.at.0)
+                .event(f.at.1);
             let f = if drops { f.level(Severity::Error) } else { f };
             emit(
                 out,
