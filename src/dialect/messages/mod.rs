@@ -217,15 +217,7 @@ impl Checker {
             let escaped = k.replace('~', "~0").replace('/', "~1");
             let p = format!("{pointer}/{escaped}");
             let folded = crate::lint::profile::fold_indices(&p);
-            let vendors: Vec<&'static crate::lint::Profile> = crate::lint::profile::profiles()
-                .iter()
-                .filter(|pr| pr.dialect == super::Dialect::Messages)
-                .filter(|pr| {
-                    pr.extensions
-                        .iter()
-                        .any(|e| crate::lint::profile::pointer_covers(&e.pointer, &folded))
-                })
-                .collect();
+            let vendors = crate::lint::profile::providers_of(super::Dialect::Messages, &folded);
             if vendors.iter().any(|pr| pr.name == out.profile()) || out.allowed(&p) {
                 continue;
             }

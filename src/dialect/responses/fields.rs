@@ -8,22 +8,9 @@ use super::events::{
 };
 use super::{json_type, literal, Checker};
 use crate::dialect::{Dialect, Event, Out};
-use crate::lint::profile::{pointer_covers, profiles, Profile};
+use crate::lint::profile::{profiles, Profile};
 use crate::lint::{Finding, Severity};
 use serde_json::{Map, Value};
-
-/// The Responses profiles that list the field at `pointer`.
-fn providers_of_field(pointer: &str) -> Vec<&'static Profile> {
-    profiles()
-        .iter()
-        .filter(|p| p.dialect == Dialect::Responses)
-        .filter(|p| {
-            p.extensions
-                .iter()
-                .any(|e| pointer_covers(&e.pointer, pointer))
-        })
-        .collect()
-}
 
 /// The Responses profiles that list event type `ty`.
 fn providers_of_event(ty: &str) -> Vec<&'static Profile> {
@@ -117,7 +104,7 @@ impl Checker {
         pointer: &str,
         out: &mut dyn Out,
     ) {
-        let who = providers_of_field(pointer);
+        let who = crate::lint::profile::providers_of(Dialect::Responses, pointer);
         if who.iter().any(|p| p.name == out.profile()) || out.allowed(pointer) {
             return;
         }
