@@ -53,6 +53,19 @@ fn rule_folders(rules: &Path) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// The constant naming rule `stem` (`cut-off` → `CUT_OFF`).
+fn const_name(stem: &str) -> String {
+    stem.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// The generated Rust source embedding the catalogue of the checkout at
 /// `root`, and the files it embeds. `RULE_FILES` holds `(folder, file
 /// stem, contents)`; the folder is the rule's dialect (`transport` for the
@@ -88,15 +101,25 @@ pub fn generate(root: &Path) -> Result<(String, Vec<PathBuf>), String> {
         "/// `rules/FOLDER/*.toml`: (folder, file stem, contents), sorted."
     );
     let _ = writeln!(code, "pub static RULE_FILES: &[(&str, &str, &str)] = &[");
+    let mut ids = String::new();
     for (folder, stem, path) in found {
         let _ = writeln!(
             code,
             "    ({folder:?}, {stem:?}, include_str!({:?})),",
             path.to_string_lossy()
         );
+        let _ = writeln!(
+            ids,
+            "    /// `{stem}` (`rules/{folder}/{stem}.toml`).\n    pub const {}: crate::lint::RuleId = crate::lint::RuleId::of({stem:?});",
+            const_name(&stem)
+        );
         files.push(path);
     }
     let _ = writeln!(code, "];");
+    let _ = writeln!(
+        code,
+        "/// Every rule's id, one constant per rule file (`cut-off` is\n/// `CUT_OFF`): a misspelt rule does not compile.\npub mod ids {{\n{ids}}}"
+    );
     let profiles = list(&root.join("rules/profiles"))?;
     if !profiles.iter().any(|(s, _)| s == "openai") {
         return Err(format!(

@@ -22,9 +22,7 @@
 
 use crate::capture::{self, Timing};
 use crate::checks::Linter;
-use crate::dialect::chat::chunk::is_openai_field;
 use crate::dialect::words;
-use crate::lint::profile::{provider_list, providers_of};
 use crate::lint::{Diagnostic, Settings, Severity};
 use crate::pipeline::{self, Observer, StreamResult};
 use crate::sse::{Block, LineKind};
@@ -109,7 +107,7 @@ struct ShapeRecorder {
     timing: Option<Timing>,
     last_ms: Option<f64>,
     /// The HTML page's recorder, for the timeline (only when asked).
-    log: Option<crate::report::html::record::StreamLog>,
+    log: Option<crate::streamlog::StreamLog>,
 }
 
 impl ShapeRecorder {
@@ -195,7 +193,7 @@ pub struct Side {
     pub url: Option<String>,
     /// Answer characters and bytes over time, where the capture has
     /// timings and [`read_side_with`] was asked for them.
-    pub timeline: Option<crate::report::html::record::Timeline>,
+    pub timeline: Option<crate::streamlog::Timeline>,
 }
 
 /// Reads one side: `PATH` or `PATH#N` (HAR entry N). A capture with
@@ -243,11 +241,7 @@ pub fn read_side_with(
         timing: stream.timing.clone(),
         last_ms: None,
         log: timeline.then(|| {
-            crate::report::html::record::StreamLog::new(
-                None,
-                stream.timing.clone(),
-                settings.stall_ms,
-            )
+            crate::streamlog::StreamLog::new(None, stream.timing.clone(), settings.stall_ms)
         }),
     };
     let result = pipeline::lint_stream_with(
@@ -421,32 +415,10 @@ pub fn finish_class(
     finish: &str,
     has_tool_calls: bool,
 ) -> String {
-    use crate::dialect::Dialect;
     let f = finish.to_ascii_lowercase();
     match dialect {
-        Some(Dialect::Responses) => {
-            if f.starts_with("completed") {
-                if has_tool_calls { "tool_calls" } else { "stop" }.to_string()
-            } else if f.starts_with("incomplete") {
-                if f.contains("content_filter") {
-                    "content_filter".to_string()
-                } else {
-                    "length".to_string()
-                }
-            } else if f.starts_with("failed") || f.starts_with("cancelled") {
-                "error".to_string()
-            } else {
-                finish.to_string()
-            }
-        }
-        Some(Dialect::Messages) => match f.as_str() {
-            "end_turn" | "stop_sequence" => "stop".to_string(),
-            "max_tokens" | "model_context_window_exceeded" => "length".to_string(),
-            "tool_use" => "tool_calls".to_string(),
-            "refusal" => "content_filter".to_string(),
-            _ => finish.to_string(),
-        },
-        _ => finish.to_string(),
+        Some(d) => d.api().finish_class(&f, finish, has_tool_calls),
+        None => finish.to_string(),
     }
 }
 
@@ -556,13 +528,12 @@ pub const COUNTERPARTS: &[(&str, [Option<&str>; 3])] = &[
     ),
 ];
 
+/// `d`'s column in [`COUNTERPARTS`]: its place in [`crate::dialect::ALL`].
 fn dialect_slot(d: crate::dialect::Dialect) -> usize {
-    use crate::dialect::Dialect;
-    match d {
-        Dialect::Chat => 0,
-        Dialect::Responses => 1,
-        Dialect::Messages => 2,
-    }
+    crate::dialect::ALL
+        .iter()
+        .position(|x| *x == d)
+        .unwrap_or(0)
 }
 
 /// The fault `rule` reports, when another dialect has a rule for it too:
@@ -616,41 +587,14 @@ fn rules_of(s: &StreamResult) -> RuleCounts {
     m
 }
 
+/// A field's class in the Fields rows: the default dialect's (Chat's)
+/// reading of the pointer ([`crate::dialect::Api::field_class`]), as
+/// every stream's fields were classified before the dialects came.
 fn classify(pointer: &str) -> String {
-    if is_openai_field(pointer) {
-        return "openai-schema".to_string();
-    }
-    let ps = providers_of(pointer);
-    if ps.is_empty() {
-        "unknown".to_string()
-    } else {
-        format!("extension ({})", provider_list(&ps))
-    }
+    crate::dialect::DEFAULT.api().field_class(pointer)
 }
 
-/// A stream's usage on one footing across dialects: `input` is every
-/// input token, the cached ones included, as OpenAI counts them
-/// (`prompt_tokens` and `input_tokens` include
-/// `prompt_tokens_details.cached_tokens` / `input_tokens_details.cached_tokens`);
-/// Anthropic counts them apart (the input is `input_tokens` plus
-/// `cache_read_input_tokens` plus `cache_creation_input_tokens`), so a
-/// Messages side is added up. `total` is the stream's own where it has
-/// one, else input plus output.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct UsageCounts {
-    /// Every input token, cached ones included.
-    pub input: Option<u64>,
-    /// Output tokens.
-    pub output: Option<u64>,
-    /// The total.
-    pub total: Option<u64>,
-    /// Input tokens read from the prompt cache (part of `input`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cached: Option<u64>,
-    /// Input tokens written to the prompt cache (part of `input`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cache_write: Option<u64>,
-}
+pub use crate::dialect::api::UsageCounts;
 
 /// Reads a usage object of `dialect` on the footing of [`UsageCounts`].
 pub fn usage_counts(dialect: Option<crate::dialect::Dialect>, u: &Value) -> UsageCounts {
@@ -668,24 +612,10 @@ pub fn usage_counts(dialect: Option<crate::dialect::Dialect>, u: &Value) -> Usag
             cache_write: None,
         };
     }
-    let output = n(u, "output_tokens");
-    if dialect == Some(crate::dialect::Dialect::Messages) {
-        let (read, write) = (
-            n(u, "cache_read_input_tokens"),
-            n(u, "cache_creation_input_tokens"),
-        );
-        let input = n(u, "input_tokens").map(|i| {
-            i.saturating_add(read.unwrap_or(0))
-                .saturating_add(write.unwrap_or(0))
-        });
-        return UsageCounts {
-            input,
-            output,
-            total: sum(input, output),
-            cached: read,
-            cache_write: write,
-        };
+    if let Some(c) = dialect.and_then(|d| d.api().usage_apart(u)) {
+        return c;
     }
+    let output = n(u, "output_tokens");
     let input = n(u, "input_tokens");
     let details = u.get("input_tokens_details");
     UsageCounts {
@@ -1021,8 +951,10 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     let has = |r: &StreamResult| r.answer.usage.is_some();
     // `--ignore-text` drops the answer's text only: usage is compared.
     if has(ra) != has(rb) || ua != ub {
-        let messages = [ra.dialect, rb.dialect].contains(&Some(crate::dialect::Dialect::Messages));
-        let class = if cross && messages {
+        let apart = [ra.dialect, rb.dialect]
+            .iter()
+            .any(|d| d.is_some_and(|d| d.api().cache_apart()));
+        let class = if cross && apart {
             "usage, cached tokens counted in the input (Anthropic's: input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"
         } else {
             "usage"

@@ -9,6 +9,8 @@
 //!                       chat │ responses │ messages
 //! ```
 //!
+//! - [`vocab`] names the dialects (their ids: name, title, endpoint),
+//!   below everything that needs to name one;
 //! - [`capture`] turns a file, stdin, a curl dump or a HAR into streams
 //!   (body bytes, HTTP metadata, the request, timings);
 //! - [`sse`] frames a body exactly as the WHATWG event-stream algorithm
@@ -28,23 +30,28 @@
 //!   hands every event of a stream of that dialect. Adding a fourth means
 //!   a folder under `src/dialect/`, one under `rules/`, and a variant of
 //!   [`dialect::Dialect`];
-//! - [`lint`] holds the rule catalogue (the rule files, each in its
-//!   dialect's folder), profiles, settings and the client record;
-//! - [`pipeline`] ties a stream to its findings; [`report`] renders them,
+//! - [`lint`] holds the findings' vocabulary (severity, location,
+//!   finding), the rule catalogue (the rule files, each in its dialect's
+//!   folder), profiles, settings and the client record: the checkers
+//!   build on it;
+//! - [`pipeline`] ties a stream to its findings, [`streamlog`] records
+//!   its events and timeline for the HTML pages; [`report`] renders them,
 //!   [`diff`] compares two streams (across dialects on what both have).
 
 // In dependency order, leaves first: a module uses only those above it
-// (tests/layering.rs; the exceptions it lists are being removed).
+// (tests/layering.rs).
 pub mod output;
+pub mod vocab;
 pub mod sse;
 pub mod capture;
 pub mod model;
-pub mod dialect;
 pub mod lint;
+pub mod dialect;
 pub mod checks;
 pub mod pipeline;
 pub mod config;
 pub mod baseline;
+pub mod streamlog;
 pub mod redact;
 pub mod diff;
 pub mod report;

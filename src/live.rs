@@ -19,10 +19,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
-/// The `anthropic-version` sent to a Messages endpoint when no `-H` gives
-/// one (Anthropic API reference, "Versions": the current version).
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-
 /// How long a live read may wait for the next bytes: 5 minutes.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -132,9 +128,11 @@ pub struct Recording {
     pub decoded: Option<&'static str>,
 }
 
-/// The request body as sent: `stream: true` forced; for Chat, usage asked
-/// for unless told not to (`stream_options` is Chat's alone: the Responses
-/// API and Anthropic's reject or ignore it, and both send usage anyway).
+/// The request body as sent: `stream: true` forced, then what the
+/// dialect's API adds ([`crate::dialect::Api::prepare`]: for Chat, usage
+/// asked for unless told not to; `stream_options` is Chat's alone, the
+/// Responses API and Anthropic's reject or ignore it, and both send usage
+/// anyway).
 ///
 /// # Errors
 /// The body is not a JSON object.
@@ -147,12 +145,7 @@ pub fn prepare_body(
         return Err("the request body is not a JSON object".to_string());
     };
     obj.insert("stream".into(), Value::Bool(true));
-    if include_usage && dialect == crate::dialect::Dialect::Chat {
-        let so = obj.entry("stream_options").or_insert_with(|| json!({}));
-        if let Some(so) = so.as_object_mut() {
-            so.entry("include_usage").or_insert(Value::Bool(true));
-        }
-    }
+    dialect.api().prepare(obj, include_usage);
     Ok(body)
 }
 
@@ -231,15 +224,11 @@ pub fn record_watching(
     for (n, v) in &sent_headers {
         builder = builder.header(n.as_str(), v.as_str());
     }
+    let auth = req.dialect.api().auth();
     if let Some(k) = &req.api_key {
-        if req.dialect == crate::dialect::Dialect::Messages {
-            if !given("x-api-key") {
-                builder = builder.header("x-api-key", k.as_str());
-                sent_headers.push(("x-api-key".to_string(), "…".to_string()));
-            }
-        } else if !given("authorization") {
-            builder = builder.header("Authorization", format!("Bearer {k}"));
-            sent_headers.push(("Authorization".to_string(), "Bearer …".to_string()));
+        if !given(auth.key_header) {
+            builder = builder.header(auth.key_header, format!("{}{k}", auth.key_prefix));
+            sent_headers.push((auth.key_header.to_string(), format!("{}…", auth.key_prefix)));
         }
     }
     // A URL with a user part (`http://user:password@host/…`) and no
@@ -262,18 +251,16 @@ pub fn record_watching(
         builder = builder.header("Authorization", format!("Basic {token}"));
         sent_headers.push(("Authorization".to_string(), "Basic …".to_string()));
     }
-    // Anthropic requires the API version header; it is no secret and is
-    // kept in the capture.
-    if req.dialect == crate::dialect::Dialect::Messages
-        && !sent_headers
+    // What the API requires on every request (Anthropic's version
+    // header); no secret, kept in the capture.
+    for (name, value) in auth.fixed {
+        if !sent_headers
             .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case("anthropic-version"))
-    {
-        builder = builder.header("anthropic-version", ANTHROPIC_VERSION);
-        sent_headers.push((
-            "anthropic-version".to_string(),
-            ANTHROPIC_VERSION.to_string(),
-        ));
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            builder = builder.header(*name, *value);
+            sent_headers.push((name.to_string(), value.to_string()));
+        }
     }
     let started = SystemTime::now();
     let t0 = Instant::now();
@@ -576,28 +563,26 @@ mod tests {
 
     #[test]
     fn stream_options_are_chats_alone() {
-        use crate::dialect::Dialect;
-        for d in [Dialect::Responses, Dialect::Messages] {
-            let b = prepare_body(json!({"model": "m"}), true, d).unwrap();
+        for d in crate::dialect::ALL.iter().filter(|d| d.name() != "chat") {
+            let b = prepare_body(json!({"model": "m"}), true, *d).unwrap();
             assert_eq!(b["stream"], true);
             assert!(b.get("stream_options").is_none(), "{d}: {b}");
         }
     }
 
+    fn chat() -> crate::dialect::Dialect {
+        crate::dialect::Dialect::parse("chat").unwrap()
+    }
+
     #[test]
     fn stream_is_forced_and_usage_asked() {
-        let b = prepare_body(
-            json!({"model": "m", "stream": false}),
-            true,
-            crate::dialect::Dialect::Chat,
-        )
-        .unwrap();
+        let b = prepare_body(json!({"model": "m", "stream": false}), true, chat()).unwrap();
         assert_eq!(b["stream"], true);
         assert_eq!(b["stream_options"]["include_usage"], true);
         let b = prepare_body(
             json!({"stream_options": {"include_usage": false}}),
             true,
-            crate::dialect::Dialect::Chat,
+            chat(),
         )
         .unwrap();
         assert_eq!(b["stream_options"]["include_usage"], false);

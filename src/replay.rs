@@ -170,9 +170,10 @@ impl Replay {
         })
     }
 
-    /// The dialect the capture is served as (Chat when none is known).
+    /// The dialect the capture is served as (the default dialect, Chat,
+    /// when none is known).
     pub fn served(&self) -> Dialect {
-        self.dialect.unwrap_or(Dialect::Chat)
+        self.dialect.unwrap_or(dialect::DEFAULT)
     }
 
     /// The body as (wait in ms before, bytes) segments, following the
@@ -268,16 +269,10 @@ pub fn not_found_body(served: Dialect, method: &str, path: &str) -> String {
         method,
         path
     );
-    // Built by hand to keep each API's field order; the message is escaped.
-    let message = serde_json::Value::String(message).to_string();
-    match endpoint_dialect(path.split('?').next().unwrap_or("")).unwrap_or(served) {
-        Dialect::Messages => format!(
-            r#"{{"type":"error","error":{{"type":"not_found_error","message":{message}}}}}"#
-        ),
-        Dialect::Chat | Dialect::Responses => format!(
-            r#"{{"error":{{"message":{message},"type":"invalid_request_error","param":null,"code":null}}}}"#
-        ),
-    }
+    let api = endpoint_dialect(path.split('?').next().unwrap_or(""))
+        .unwrap_or(served)
+        .api();
+    api.error_body(api.not_found_kind(), &message)
 }
 
 /// End offsets of every block (after its blank line), in order.
@@ -546,18 +541,10 @@ pub struct ScenarioSet {
     pub entries: std::collections::BTreeMap<(Dialect, String), Replay>,
 }
 
-/// An API error body in `d`'s shape (`type` is the error's type).
+/// An API error body in `d`'s shape (`type` is the error's type), built
+/// by hand to keep each API's field order ([`crate::dialect::Api::error_body`]).
 pub fn error_body(d: Dialect, kind: &str, message: &str) -> String {
-    let message = serde_json::Value::String(message.to_string()).to_string();
-    let kind = serde_json::Value::String(kind.to_string()).to_string();
-    match d {
-        Dialect::Messages => {
-            format!(r#"{{"type":"error","error":{{"type":{kind},"message":{message}}}}}"#)
-        }
-        Dialect::Chat | Dialect::Responses => {
-            format!(r#"{{"error":{{"message":{message},"type":{kind},"param":null,"code":null}}}}"#)
-        }
-    }
+    d.api().error_body(kind, message)
 }
 
 impl ScenarioSet {
@@ -701,7 +688,7 @@ impl ScenarioSet {
     ) -> Result<&Replay, (u16, String)> {
         let path_only = path.split('?').next().unwrap_or("");
         let served = self.dialects();
-        let first = served.first().copied().unwrap_or(Dialect::Chat);
+        let first = served.first().copied().unwrap_or(dialect::DEFAULT);
         let d = match endpoint_dialect(path_only) {
             Some(d) if served.contains(&d) && (method == "POST" || any_path) => d,
             _ if any_path => first,

@@ -60,6 +60,13 @@ fn the_catalogue_comes_from_the_checkout_given_at_run_time() {
         code.contains("(\"chat\", \"cut-off\", include_str!("),
         "{code}"
     );
+    // Each rule gets its typed id, named after its file.
+    assert!(
+        code.contains(
+            "pub const CUT_OFF: crate::lint::RuleId = crate::lint::RuleId::of(\"cut-off\");"
+        ),
+        "{code}"
+    );
     // This checkout's own catalogue is the one the binary holds.
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let (_, files) = build_script::generate(&here).unwrap();

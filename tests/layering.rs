@@ -13,16 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// (module, the later module it uses, why it still does).
-const KNOWN: &[(&str, &str, &str)] = &[
-    ("capture", "dialect", "HAR entries are picked by sniff_url"),
-    ("capture", "lint", "notes use lint::printable"),
-    ("dialect", "lint", "checkers build lint::Finding"),
-    (
-        "diff",
-        "report",
-        "the stream log lives in report::html::record",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// The top-level modules in the order lib.rs declares them.
 fn order() -> Vec<String> {
@@ -134,4 +125,74 @@ fn the_scanner_reads_paths_and_groups_and_skips_comments() {
     let text = "use crate::{lint::Finding, model};\nlet x = crate::sse::parse();\n// crate::report in a comment\n/// [`crate::diff`] in a doc\n";
     let got: Vec<String> = uses(text).into_iter().collect();
     assert_eq!(got, ["lint", "model", "sse"]);
+}
+
+/// `Dialect::NAME` spots in `text` (Rust source, comments left out): a
+/// variant named, as `Dialect::Chat`; `Dialect::parse` and the other
+/// functions start lower case and are not.
+fn variants_named(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("Dialect::") {
+            rest = &rest[i + "Dialect::".len()..];
+            if rest.starts_with(|c: char| c.is_ascii_uppercase()) {
+                out.push(line.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A dialect is known in its folder alone (and by its id in
+/// `src/vocab.rs`): outside them, code
+/// passes a `Dialect` along, compares it with one the registry gives
+/// (`dialect::DEFAULT`, `dialect::ALL`) or asks it (`d.api()`,
+/// `d.words()`), and never names a variant.
+#[test]
+fn no_variant_is_named_outside_the_dialect_folder() {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "dialect")
+                    || p.parent() != Some(&root().join("src"))
+                {
+                    walk(&p, out);
+                }
+            } else if p.extension().is_some_and(|x| x == "rs") && p != root().join("src/vocab.rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("src"), &mut files);
+    assert!(files.len() > 20, "{files:?}");
+    let mut named = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for l in variants_named(&text) {
+            named.push(format!(
+                "{}: {l}",
+                f.strip_prefix(root()).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "dialect variants named outside src/dialect/ (ask the dialect instead: Dialect::api, Dialect::words): {named:#?}"
+    );
+}
+
+#[test]
+fn the_variant_scanner_finds_variants_and_skips_functions_and_comments() {
+    let text = "let d = Dialect::Chat;\nlet e = Dialect::parse(x);\n// Dialect::Messages here\nmatch d { crate::dialect::Dialect::Responses => 1 }\n";
+    assert_eq!(
+        variants_named(text),
+        [
+            "let d = Dialect::Chat;",
+            "match d { crate::dialect::Dialect::Responses => 1 }"
+        ]
+    );
 }

@@ -204,7 +204,7 @@ fn headers_of(v: Option<&Value>) -> Vec<super::Header> {
 fn is_chat_completion(entry: &Value) -> bool {
     let url = str_at(entry, &["request", "url"]).unwrap_or("");
     let path = url.split(['?', '#']).next().unwrap_or("");
-    if path.ends_with("/completions") || crate::dialect::sniff_url(url).is_some() {
+    if path.ends_with("/completions") || crate::vocab::sniff_url(url).is_some() {
         return true;
     }
     let body = str_at(entry, &["request", "postData", "text"]).unwrap_or("");
@@ -401,13 +401,13 @@ fn entry_stream(
     stream.timing = timing(entry);
     // `probe` leaves out a body that would show a secret, and says why.
     if let Some(w) = entry.pointer("/_sselint/withheld").and_then(Value::as_str) {
-        stream.notes.push(crate::lint::printable(w));
+        stream.notes.push(super::printable(w));
     }
     // `probe` keeps a compressed answer decoded, its header dropped.
     if let Some(e) = entry.pointer("/_sselint/decoded").and_then(Value::as_str) {
         stream.notes.push(format!(
             "body decoded from {} by the recorder",
-            crate::lint::printable(e)
+            super::printable(e)
         ));
     }
     match entry.pointer("/_sselint/stopped").and_then(Value::as_str) {

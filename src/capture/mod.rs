@@ -196,6 +196,39 @@ pub fn redact_text(line: &str) -> String {
     redact_line_with(line, redact_url)
 }
 
+/// Text safe to print: secrets redacted, control characters (ESC and the
+/// rest, which could drive a terminal) escaped as `\u{1b}`.
+pub fn printable(s: &str) -> String {
+    let s = redact_text(s);
+    // Bidi overrides and isolates reorder what a terminal shows; a BOM
+    // (U+FEFF) inside a line is invisible but is what the finding is about.
+    let unsafe_char = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    };
+    if !s.chars().any(unsafe_char) {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if unsafe_char(c) {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Like [`printable`], but line feeds and tabs stay (for answer text shown
+/// on its own lines).
+pub fn printable_text(s: &str) -> String {
+    s.split('\n')
+        .map(|l| l.split('\t').map(printable).collect::<Vec<_>>().join("\t"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// [`redact_text`] for a line written back into a capture (`redact`,
 /// `minimize`): the same secrets go, every other character stays as it
 /// is. A control character after a `?` is not rewritten as `\u{14}`,

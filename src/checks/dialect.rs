@@ -211,7 +211,7 @@ impl Linter<'_> {
         let loc = self.event_loc(block);
         self.report(
             Finding::new(
-                "path-dialect-mismatch",
+                crate::lint::rule::PATH_DIALECT_MISMATCH,
                 format!(
                     "the request went to `{}`, an {} path, but the body is an {} stream (its first event is {first}): it is read as {}; a client that called this path parses the stream as {} and fails on it",
                     crate::lint::printable(&shorten(shown, 80)),
@@ -380,7 +380,7 @@ impl Linter<'_> {
         let n = self.unknown_events;
         self.report(
             Finding::new(
-                "unknown-format",
+                crate::lint::rule::UNKNOWN_FORMAT,
                 format!(
                     "this stream is none of the dialects sselint reads (Chat Completions, Responses, Anthropic Messages): it looks like {what} ({n} such event(s)); only its framing was checked"
                 ),

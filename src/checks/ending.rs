@@ -41,7 +41,7 @@ impl Linter<'_> {
                     .unwrap_or_else(|| "(empty body)".to_string());
                 let loc = self.body_start();
                 self.report(Finding::new(
-                    "http-status",
+                    crate::lint::rule::HTTP_STATUS,
                     format!(
                         "HTTP status {}{}: the request failed before streaming; the body says {detail}",
                         h.status,
@@ -64,7 +64,7 @@ impl Linter<'_> {
                     == Some("chat.completion");
                 let loc = self.body_start();
                 self.report(Finding::new(
-                    "content-type",
+                    crate::lint::rule::CONTENT_TYPE,
                     match (&h.content_type, ignored) {
                         (_, true) => "the response is `application/json` with one chat.completion object: the server ignored `\"stream\": true`".to_string(),
                         (Some(c), false) => format!(
@@ -85,7 +85,7 @@ impl Linter<'_> {
             let loc = self.last_location();
             self.report(
                 Finding::new(
-                    "capture-truncated",
+                    crate::lint::rule::CAPTURE_TRUNCATED,
                     format!(
                         "{}; the capture is incomplete, so how it ends says nothing about the server",
                         t.reason
@@ -110,7 +110,7 @@ impl Linter<'_> {
             };
             self.report(
                 Finding::new(
-                    "body-not-sse",
+                    crate::lint::rule::BODY_NOT_SSE,
                     format!("the body is {what}, not an event stream: it has no `data:` lines, so SSE clients see no event at all"),
                     loc,
                 )
@@ -125,7 +125,7 @@ impl Linter<'_> {
             let loc = self.body_start();
             self.report(
                 Finding::new(
-                    "empty-body",
+                    crate::lint::rule::EMPTY_BODY,
                     format!(
                         "the body is empty{}: not one event, so there is no answer and nothing says which dialect it was meant to be",
                         if self.head.is_empty() { "" } else { " (whitespace only)" }

@@ -107,7 +107,7 @@ impl Linter<'_> {
                             let value = String::from_utf8_lossy(block.value(line)).into_owned();
                             self.error_fields += 1;
                             self.report(Finding::new(
-                                "error-event",
+                                crate::lint::rule::ERROR_EVENT,
                                 format!(
                                     "an `error:` field carries an error inside the stream: {}",
                                     shorten(&value, 160)
@@ -130,7 +130,7 @@ impl Linter<'_> {
                             let loc = self.loc(block, line, 0, colon.unwrap_or(line.len));
                             let shown = String::from_utf8_lossy(name);
                             let mut f = Finding::new(
-                                "unknown-sse-field",
+                                crate::lint::rule::UNKNOWN_SSE_FIELD,
                                 if let Some(n) = near {
                                     format!("field `{}` is not `{n}` (field names are exact and case-sensitive): the line is ignored{}", shorten(&shown, 60), if *n == "data" { ", so its data is lost" } else { "" })
                                 } else if payload {
@@ -188,7 +188,7 @@ impl Linter<'_> {
                 self.separator_errors += 1;
                 self.report(
                     Finding::new(
-                        "missing-separator",
+                        crate::lint::rule::MISSING_SEPARATOR,
                         format!(
                             "one event holds {} JSON texts on separate `data` lines: the blank line between events is missing, so the data buffer joins them with LF and no JSON parser reads it",
                             data_lines.len()
@@ -201,7 +201,7 @@ impl Linter<'_> {
             } else {
                 self.report(
                     Finding::new(
-                        "multiline-data",
+                        crate::lint::rule::MULTILINE_DATA,
                         format!(
                             "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
                             data_lines.len()
@@ -228,7 +228,7 @@ impl Linter<'_> {
             Payload::Done | Payload::Json(_) | Payload::LoneSurrogates(_) => {
                 self.report(
                     Finding::new(
-                        "unterminated-event",
+                        crate::lint::rule::UNTERMINATED_EVENT,
                         "the last event is not followed by a blank line: the spec discards it at end of stream (browsers' EventSource and eventsource-parser drop it), while line-based clients keep it",
                         loc,
                     )
@@ -265,7 +265,7 @@ impl Linter<'_> {
             };
             self.report(
                 Finding::new(
-                    "invalid-utf8",
+                    crate::lint::rule::INVALID_UTF8,
                     format!(
                         "{bytes} not UTF-8{more}; {decode} to U+FFFD, so the text a client shows differs from what the server meant"
                     ),
@@ -287,9 +287,7 @@ impl Linter<'_> {
             // (observed: the text of a Chat chunk that carries some,
             // rules/observed.json bom#1); a Chat chunk with only the role
             // carries nothing a client shows (bom#3).
-            let role_only = self
-                .dialect
-                .is_none_or(|d| d == crate::dialect::Dialect::Chat)
+            let role_only = crate::dialect::words::of(self.dialect).role_only_first_event
                 && self
                     .first_event_kind
                     .as_ref()
@@ -301,7 +299,7 @@ impl Linter<'_> {
             };
             self.report(
                 Finding::new(
-                    "bom",
+                    crate::lint::rule::BOM,
                     format!("the body starts with a byte order mark (EF BB BF); the spec strips it, but clients that split on `data: ` see it glued to the first field name{consequence}"),
                     l,
                 )
@@ -315,7 +313,7 @@ impl Linter<'_> {
             let loc = self.first_cr.clone().unwrap_or_default();
             self.report(
                 Finding::new(
-                    "line-endings",
+                    crate::lint::rule::LINE_ENDINGS,
                     format!(
                         "{} line(s) end with a lone CR; legal SSE, but clients that split on `\\n` never see those lines end",
                         framing.cr
@@ -333,7 +331,7 @@ impl Linter<'_> {
             .unwrap_or_default();
             self.report(
                 Finding::new(
-                    "line-endings",
+                    crate::lint::rule::LINE_ENDINGS,
                     format!(
                         "line endings are mixed ({} LF, {} CRLF); a parser that splits on `\\n` alone keeps a stray CR in some values (the observed SDKs split on both)",
                         framing.lf, framing.crlf
@@ -344,7 +342,7 @@ impl Linter<'_> {
         } else if framing.crlf > 0 {
             let loc = self.first_crlf.clone().unwrap_or_default();
             self.report(Finding::new(
-                "line-endings",
+                crate::lint::rule::LINE_ENDINGS,
                 "lines end with CRLF; legal SSE, but clients that split on `\\n` keep a trailing CR in every value",
                 loc,
             ));
@@ -353,7 +351,7 @@ impl Linter<'_> {
             let loc = self.first_no_space.clone().unwrap_or_default();
             self.report(
                 Finding::new(
-                    "data-no-space",
+                    crate::lint::rule::DATA_NO_SPACE,
                     format!(
                         "`data:` is not followed by a space on {} of {} data lines; legal SSE, but clients that match the prefix `data: ` skip these lines",
                         self.no_space_lines, self.data_lines
@@ -366,7 +364,7 @@ impl Linter<'_> {
         if self.comment_lines > 0 {
             let loc = self.first_comment.clone().unwrap_or_default();
             self.report(Finding::new(
-                "comment",
+                crate::lint::rule::COMMENT,
                 format!(
                     "{} comment line(s) (keep-alives); legal SSE, ignored by conforming clients, but a client that parses every line as JSON fails on them",
                     self.comment_lines

@@ -376,7 +376,7 @@ impl Linter<'_> {
                 let loc = self.event_loc(block);
                 self.report(
                     Finding::new(
-                        "stall",
+                        crate::lint::rule::STALL,
                         format!(
                             "no event for {:.1} s between events {prev_index} and {index} (over --stall-ms {}): clients with a read timeout give up, and users see a frozen answer",
                             gap / 1000.0,
@@ -409,7 +409,7 @@ impl Linter<'_> {
             let (loc, ev) = self.first_content_loc.clone().unwrap_or_default();
             self.report(
                 Finding::new(
-                    "buffered",
+                    crate::lint::rule::BUFFERED,
                     format!(
                         "all {n} content chunks arrived in one read after {:.1} s: something (a proxy, a server flag, compression) buffered the stream, so users wait and then get the whole answer at once",
                         first / 1000.0
@@ -455,7 +455,7 @@ impl Sink for Linter<'_> {
             let kept: usize = block.lines.iter().map(|l| l.len).sum();
             self.report(
                 Finding::new(
-                    "event-too-large",
+                    crate::lint::rule::EVENT_TOO_LARGE,
                     format!(
                         "an event of {} bytes is larger than the limit of {} bytes (--max-event-bytes): it was not read, so whatever it held is missing from this report",
                         kept as u64 + block.dropped,

@@ -59,7 +59,7 @@ impl Linter<'_> {
         };
         self.report(
             Finding::new(
-                "invalid-json",
+                crate::lint::rule::INVALID_JSON,
                 format!("the event's data is neither JSON nor `[DONE]`{why}: {message}; clients that parse every event fail here"),
                 loc,
             )

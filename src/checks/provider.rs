@@ -86,15 +86,18 @@ impl Linter<'_> {
                 }
             }
         }
+        // The fields and finish reasons are looked up among the profiles of
+        // the dialect whose checker saw them.
+        let seen = self.hints.dialect.unwrap_or(dialect);
         for f in &self.hints.fields {
-            let who = providers_of(f);
+            let who = providers_of(seen, f);
             let w = 2.0 / who.len().max(1) as f64;
             for p in who {
                 add(p.name.as_str(), w, format!("field {f}"));
             }
         }
         for fr in &self.hints.finish_reasons {
-            let who = providers_of_finish_reason(fr);
+            let who = providers_of_finish_reason(seen, fr);
             let w = 2.0 / who.len().max(1) as f64;
             for p in who {
                 add(p.name.as_str(), w, format!("finish_reason {fr:?}"));

@@ -9,10 +9,11 @@ use sselint::baseline::Baseline;
 use sselint::config::{self, Config};
 use sselint::lint::Settings;
 use sselint::pipeline::{self, FileResult};
-use sselint::report::html::{record::StreamLog, Html};
+use sselint::report::html::Html;
 use sselint::report::{
     github::Github, human::Human, json::Json, junit::Junit, sarif::Sarif, Render, Run,
 };
+use sselint::streamlog::StreamLog;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -242,7 +243,7 @@ fn lint_all(
         let settings = settings_for(path);
         // The HTML page shows events and timelines: recorded only for it.
         let r = if record {
-            sselint::report::html::record::lint_path(path, opts, &settings)
+            sselint::streamlog::lint_path(path, opts, &settings)
         } else {
             (pipeline::lint_path(path, opts, &settings), Vec::new())
         };

@@ -104,11 +104,7 @@ fn request_dialect(url: &str, body: &serde_json::Value) -> sselint::dialect::Dia
         .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
         .unwrap_or("/");
     let path = sselint::lint::printable(path);
-    let how = |d: Dialect| match d {
-        Dialect::Messages => "the key as x-api-key, with anthropic-version",
-        Dialect::Responses => "the key as a Bearer token",
-        Dialect::Chat => "the key as a Bearer token, stream_options added",
-    };
+    let how = |d: Dialect| d.api().auth().how;
     match sniff_request(body) {
         RequestKind::Is(d, why) => {
             eprintln!(
@@ -119,7 +115,7 @@ fn request_dialect(url: &str, body: &serde_json::Value) -> sselint::dialect::Dia
             d
         }
         RequestKind::Ambiguous(why) => {
-            let d = Dialect::Chat;
+            let d = sselint::dialect::DEFAULT;
             eprintln!(
                 "sselint: warning: the URL path `{path}` names no API and the request body does not tell ({why}): sending it as {} ({}); pass `--dialect messages` or `--dialect responses` if it is for another API",
                 d.title(),
@@ -369,14 +365,7 @@ pub struct ReplayArgs {
 
 /// `--dialect`, unless `auto`.
 fn dialect_of(d: super::DialectArg) -> Option<sselint::dialect::Dialect> {
-    use super::DialectArg;
-    use sselint::dialect::Dialect;
-    match d {
-        DialectArg::Auto => None,
-        DialectArg::Chat => Some(Dialect::Chat),
-        DialectArg::Responses => Some(Dialect::Responses),
-        DialectArg::Messages => Some(Dialect::Messages),
-    }
+    d.dialect()
 }
 
 pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -405,10 +394,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     let served = replay.served();
     // The base URL a client of that API takes: OpenAI's SDKs add the path
     // to `…/v1`, Anthropic's add `/v1/messages` to the origin.
-    let base = match served {
-        sselint::dialect::Dialect::Messages => format!("http://{addr}"),
-        _ => format!("http://{addr}/v1"),
-    };
+    let base = format!("http://{addr}{}", served.api().sdk_base());
     let what = match replay.dialect {
         Some(d) => format!("an {} stream", d.title()),
         None => "a stream of no known dialect, served as Chat".to_string(),
@@ -451,7 +437,7 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
             return Ok(ExitCode::from(2));
         }
     };
-    if a.dialect != super::DialectArg::Auto {
+    if a.dialect != super::DialectArg::AUTO {
         eprintln!(
             "sselint: error: --dialect does not apply to a directory; put the captures in chat/, responses/ or messages/ under it"
         );

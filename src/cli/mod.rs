@@ -132,13 +132,31 @@ pub struct InputArgs {
     dialect: DialectArg,
 }
 
-/// `--dialect`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DialectArg {
-    Auto,
-    Chat,
-    Responses,
-    Messages,
+/// `--dialect`: `auto`, or one of the dialects the registry lists
+/// (`sselint::dialect::ALL`, by name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DialectArg(Option<sselint::dialect::Dialect>);
+
+impl DialectArg {
+    /// `auto`: told from the request path and the events.
+    pub const AUTO: DialectArg = DialectArg(None);
+}
+
+impl ValueEnum for DialectArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<DialectArg>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| {
+            std::iter::once(DialectArg::AUTO)
+                .chain(sselint::dialect::ALL.iter().map(|d| DialectArg(Some(*d))))
+                .collect()
+        })
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(
+            self.0.map_or("auto", sselint::dialect::Dialect::name),
+        ))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,13 +193,7 @@ impl InputArgs {
 impl DialectArg {
     /// The dialect, unless `auto`.
     pub fn dialect(self) -> Option<sselint::dialect::Dialect> {
-        use sselint::dialect::Dialect;
-        match self {
-            DialectArg::Auto => None,
-            DialectArg::Chat => Some(Dialect::Chat),
-            DialectArg::Responses => Some(Dialect::Responses),
-            DialectArg::Messages => Some(Dialect::Messages),
-        }
+        self.0
     }
 }
 

@@ -274,7 +274,7 @@ fn endpoint(base: &str, dialect: Option<Dialect>) -> (String, Dialect) {
     if let Some(d) = sselint::dialect::sniff_url(base) {
         return (base.to_string(), d);
     }
-    let d = dialect.unwrap_or(Dialect::Chat);
+    let d = dialect.unwrap_or(sselint::dialect::DEFAULT);
     let (path, query) = match base.split_once('?') {
         Some((p, q)) => (p, Some(q)),
         None => (base, None),

@@ -24,6 +24,7 @@
 //! then the first event's data (its `type` field, or Chat's shape) and,
 //! only where the data names no dialect, its `event:` name.
 
+pub mod api;
 pub mod chat;
 pub(crate) mod compact;
 pub mod messages;
@@ -32,60 +33,21 @@ pub mod words;
 
 use crate::lint::{Finding, Location, Settings};
 use crate::model::assembly::Answer;
+pub use api::Api;
 use serde_json::Value;
 
-/// One of the stream formats sselint knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    /// OpenAI Chat Completions (`POST /v1/chat/completions`).
-    Chat,
-    /// OpenAI Responses (`POST /v1/responses`).
-    Responses,
-    /// Anthropic Messages (`POST /v1/messages`).
-    Messages,
-}
+pub use crate::vocab::{sniff_url, Dialect, ALL, DEFAULT};
 
-/// Every dialect, in the order reports list them.
-pub const ALL: &[Dialect] = &[Dialect::Chat, Dialect::Responses, Dialect::Messages];
-
-/// The dialect a stream is read as until an event, the request path or
-/// `--dialect` names one: Chat, as sselint read every stream before the
-/// others came.
-pub const DEFAULT: Dialect = Dialect::Chat;
-
+/// What each dialect's folder holds, picked by its id: the one place a
+/// dialect is registered besides its id in [`crate::vocab`].
 impl Dialect {
-    /// The name used by `--dialect`, reports, and the rule folder
-    /// (`chat`, `responses`, `messages`).
-    pub fn name(self) -> &'static str {
+    /// This dialect's API on the wire ([`api::Api`]): what `record`,
+    /// `probe`, `replay` and `diff` ask.
+    pub fn api(self) -> &'static dyn Api {
         match self {
-            Dialect::Chat => "chat",
-            Dialect::Responses => "responses",
-            Dialect::Messages => "messages",
-        }
-    }
-
-    /// The API's own name, for messages ("OpenAI Responses").
-    pub fn title(self) -> &'static str {
-        match self {
-            Dialect::Chat => "OpenAI Chat Completions",
-            Dialect::Responses => "OpenAI Responses",
-            Dialect::Messages => "Anthropic Messages",
-        }
-    }
-
-    /// The dialect called `name` (as [`Dialect::name`] gives it).
-    pub fn parse(name: &str) -> Option<Dialect> {
-        ALL.iter().copied().find(|d| d.name() == name)
-    }
-
-    /// The endpoint path under the API base (`/v1`): `/chat/completions`,
-    /// `/responses`, `/messages`.
-    pub fn endpoint(self) -> &'static str {
-        match self {
-            Dialect::Chat => "/chat/completions",
-            Dialect::Responses => "/responses",
-            Dialect::Messages => "/messages",
+            Dialect::Chat => &chat::api::Api,
+            Dialect::Responses => &responses::api::Api,
+            Dialect::Messages => &messages::api::Api,
         }
     }
 
@@ -93,7 +55,7 @@ impl Dialect {
     /// ([`words::Words`]): what `diff`, `redact` and `minimize` ask.
     pub fn words(self) -> &'static words::Words {
         match self {
-            Dialect::Chat => &words::CHAT,
+            Dialect::Chat => &chat::words::WORDS,
             Dialect::Responses => &responses::words::WORDS,
             Dialect::Messages => &messages::words::WORDS,
         }
@@ -107,28 +69,6 @@ impl Dialect {
             Dialect::Responses => Some(Box::new(responses::Checker::default())),
             Dialect::Messages => Some(Box::new(messages::Checker::default())),
         }
-    }
-}
-
-impl std::fmt::Display for Dialect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The dialect a request URL names by its path (`…/chat/completions`,
-/// `…/responses`, `…/messages`, query ignored); `None` for any other path.
-pub fn sniff_url(url: &str) -> Option<Dialect> {
-    let path = url.split(['?', '#']).next().unwrap_or(url);
-    let path = path.trim_end_matches('/');
-    if path.ends_with("/chat/completions") {
-        Some(Dialect::Chat)
-    } else if path.ends_with("/responses") {
-        Some(Dialect::Responses)
-    } else if path.ends_with("/messages") {
-        Some(Dialect::Messages)
-    } else {
-        None
     }
 }
 
@@ -410,6 +350,9 @@ pub struct Hints {
     pub fields: Vec<String>,
     /// Finish reasons outside the API's own set.
     pub finish_reasons: Vec<String>,
+    /// The dialect whose profiles name the fields and finish reasons
+    /// (the checker's that saw them).
+    pub dialect: Option<Dialect>,
 }
 
 impl Hints {
@@ -417,6 +360,9 @@ impl Hints {
     pub fn add(&mut self, other: Hints) {
         if self.model.is_none() {
             self.model = other.model;
+        }
+        if self.dialect.is_none() {
+            self.dialect = other.dialect;
         }
         self.fields.extend(other.fields);
         self.finish_reasons.extend(other.finish_reasons);

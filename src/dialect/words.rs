@@ -11,9 +11,8 @@
 //! - `minimize` never drops the identifiers an event needs to be read as
 //!   its dialect's ([`Words::kept`]).
 //!
-//! Each dialect's folder defines its [`Words`]; [`super::Dialect::words`]
-//! is the one place that picks them. Chat's are here until Chat has a
-//! folder of its own.
+//! Each dialect's folder defines its [`Words`] (`NAME/words.rs`);
+//! [`super::Dialect::words`] is the one place that picks them.
 
 /// One dialect's vocabulary (see the module docs).
 #[derive(Debug)]
@@ -54,67 +53,18 @@ pub struct Words {
     /// Keys whose strings name things (a type, an id, a model, a status):
     /// never scrubbed, and never shortened by `minimize`.
     pub identifiers: &'static [&'static str],
+    /// Whether a first event that carries only the role (or nothing) holds
+    /// nothing a client shows, so that a parser which loses the first
+    /// event loses nothing (Chat's role chunk: rules/observed.json bom#3).
+    pub role_only_first_event: bool,
     /// Keys an event of this dialect is not read without (its `type`, its
     /// numbering): `minimize` keeps them (what is inside may be reduced).
     pub kept: &'static [&'static str],
 }
 
-/// OpenAI Chat Completions.
-pub const CHAT: Words = Words {
-    end_marker: "[DONE]",
-    sentinel: true,
-    keepalive: "keepalive",
-    event: "chunk",
-    answer: None,
-    call_unit: None,
-    finish: "finish_reason",
-    reasoning: "reasoning",
-    reasoning_class: "reasoning (extension field)",
-    text_keys: &[
-        "content",
-        "refusal",
-        // The reasoning extensions (`REASONING_FIELDS`).
-        "reasoning_content",
-        "reasoning",
-        // An error's text.
-        "message",
-        // Log probabilities' tokens (their `bytes` follow the scrubbed
-        // token) and the audio answer: its transcript and its base64
-        // `data` (the spoken answer; letters x and digits 0 keep it
-        // base64).
-        "token",
-        "transcript",
-        "data",
-        // What annotations and search results quote.
-        "title",
-        "url",
-        // Groq's `executed_tools[].output`: what a server-side tool
-        // (search, code) returned.
-        "output",
-    ],
-    json_text_keys: &["arguments"],
-    identifiers: &[
-        "object",
-        "type",
-        "event",
-        "model",
-        "id",
-        "item_id",
-        "call_id",
-        "name",
-        "role",
-        "status",
-        "finish_reason",
-        "stop_reason",
-        "system_fingerprint",
-        "service_tier",
-        "signature",
-    ],
-    kept: &[],
-};
-
 /// The words of `dialect`; a stream of no known dialect is read with
-/// Chat's (the words the reports used before dialects had their own).
+/// the default dialect's (Chat's: the words the reports used before
+/// dialects had their own).
 pub fn of(dialect: Option<super::Dialect>) -> &'static Words {
-    dialect.map_or(&CHAT, super::Dialect::words)
+    dialect.map_or(super::DEFAULT.words(), super::Dialect::words)
 }

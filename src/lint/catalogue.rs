@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 mod files {
     include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 }
-pub use files::{PROFILE_FILES, RULE_FILES};
+pub use files::{ids, PROFILE_FILES, RULE_FILES};
 
 /// One example of a rule's docs: a capture that must (invalid) or must not
 /// (valid) trigger the rule.
@@ -47,7 +47,7 @@ pub struct Rule {
     pub group: &'static str,
     /// The dialect whose streams the rule judges; `None` for the transport
     /// and framing rules every dialect shares (`rules/transport/`).
-    pub dialect: Option<crate::dialect::Dialect>,
+    pub dialect: Option<crate::vocab::Dialect>,
     /// The file the rule comes from (`rules/chat/cut-off.toml`).
     pub file: &'static str,
     /// Default severity.
@@ -290,7 +290,7 @@ fn load() -> Catalogue {
         let dialect = match *folder {
             "transport" => None,
             d => Some(
-                crate::dialect::Dialect::parse(d)
+                crate::vocab::Dialect::parse(d)
                     .unwrap_or_else(|| panic!("{file}: rules/{d}/ is not a dialect sselint knows")),
             ),
         };
@@ -325,11 +325,16 @@ fn load() -> Catalogue {
     let by_code = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let mut order: Vec<usize> = (0..rules.len()).collect();
     let rank = |g: &str| GROUPS.iter().position(|x| *x == g).unwrap_or(GROUPS.len());
-    // Chat's rules and the shared ones first, as before the dialects came;
-    // then each dialect's, by group and code.
+    // The default dialect's (Chat's) rules and the shared ones first, as
+    // before the dialects came; then each dialect's, in the registry's
+    // order, by group and code.
     let dialect_rank = |r: &Rule| match r.dialect {
-        None | Some(crate::dialect::Dialect::Chat) => 0,
-        Some(d) => d as usize,
+        None => 0,
+        Some(d) => crate::vocab::ALL
+            .iter()
+            .filter(|x| **x != crate::vocab::DEFAULT)
+            .position(|x| *x == d)
+            .map_or(0, |i| i + 1),
     };
     order.sort_by_key(|&i| (dialect_rank(&rules[i]), rank(rules[i].group), rules[i].code));
     Catalogue {

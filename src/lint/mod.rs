@@ -11,8 +11,13 @@ pub mod catalogue;
 pub mod observed;
 pub mod profile;
 
+/// Every rule's id ([`RuleId`]), generated from `rules/` by `build.rs`:
+/// `rule::CUT_OFF` is `cut-off`.
+pub use catalogue::ids as rule;
 pub use catalogue::{catalogue, Rule};
 pub use profile::{profile, Profile};
+// The escape helpers live with the redaction they build on.
+pub use crate::capture::{printable, printable_text};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -183,37 +188,46 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
     h
 }
 
-/// Text safe to print: secrets redacted, control characters (ESC and the
-/// rest, which could drive a terminal) escaped as `\u{1b}`.
-pub fn printable(s: &str) -> String {
-    let s = crate::capture::redact_text(s);
-    // Bidi overrides and isolates reorder what a terminal shows; a BOM
-    // (U+FEFF) inside a line is invisible but is what the finding is about.
-    let unsafe_char = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
-    };
-    if !s.chars().any(unsafe_char) {
-        return s;
+/// A rule of the catalogue, by name. Only the constants `build.rs`
+/// generates from the rule files ([`rule`]) make one, so
+/// [`Finding::new`] cannot be given a rule that does not exist:
+///
+/// ```
+/// use sselint::lint::{rule, Finding, Location};
+/// let f = Finding::new(rule::CUT_OFF, "the stream broke", Location::default());
+/// assert_eq!(f.rule, "cut-off");
+/// ```
+///
+/// A misspelt rule is a compile error, as is a bare name:
+///
+/// ```compile_fail
+/// use sselint::lint::{rule, Finding, Location};
+/// let f = Finding::new(rule::CUT_OF, "the stream broke", Location::default());
+/// ```
+///
+/// ```compile_fail
+/// use sselint::lint::{Finding, Location};
+/// let f = Finding::new("cut-off", "the stream broke", Location::default());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RuleId(&'static str);
+
+impl RuleId {
+    /// The id of the rule file `name` (the generated constants only).
+    pub(crate) const fn of(name: &'static str) -> Self {
+        RuleId(name)
     }
-    s.chars()
-        .map(|c| {
-            if unsafe_char(c) {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+
+    /// The rule's kebab-case name (`cut-off`).
+    pub fn name(self) -> &'static str {
+        self.0
+    }
 }
 
-/// Like [`printable`], but line feeds and tabs stay (for answer text shown
-/// on its own lines).
-pub fn printable_text(s: &str) -> String {
-    s.split('\n')
-        .map(|l| l.split('\t').map(printable).collect::<Vec<_>>().join("\t"))
-        .collect::<Vec<_>>()
-        .join("\n")
+impl fmt::Display for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
 }
 
 /// One finding.
@@ -273,7 +287,7 @@ pub struct Settings {
     pub typed: bool,
     /// `--dialect`: read every stream as this dialect instead of telling
     /// it from the request URL and the events.
-    pub dialect: Option<crate::dialect::Dialect>,
+    pub dialect: Option<crate::vocab::Dialect>,
 }
 
 /// The `openai` profile. A binary built without it (see [`check_embedded`],
@@ -295,7 +309,7 @@ pub fn default_profile() -> &'static Profile {
             finish_reason_optional: false,
             hosts: Vec::new(),
             model_prefixes: Vec::new(),
-            dialect: crate::dialect::Dialect::Chat,
+            dialect: crate::vocab::DEFAULT,
             events: Vec::new(),
         })
     })
@@ -398,9 +412,9 @@ pub struct Finding {
 
 impl Finding {
     /// A finding of `rule` at `location`.
-    pub fn new(rule: &'static str, message: impl Into<String>, location: Location) -> Self {
+    pub fn new(rule: RuleId, message: impl Into<String>, location: Location) -> Self {
         Finding {
-            rule,
+            rule: rule.name(),
             case: None,
             message: message.into(),
             location,

@@ -61,7 +61,7 @@ pub struct Profile {
     /// The dialect whose streams the profile describes (`dialect = "…"` in
     /// the file; Chat when absent). Extension fields, finish reasons and
     /// hosts are looked up among the profiles of the stream's dialect.
-    pub dialect: crate::dialect::Dialect,
+    pub dialect: crate::vocab::Dialect,
     /// Event types outside the dialect's own catalogue that this provider
     /// sends (`events = [...]`; vLLM's `response.reasoning_part.added`).
     pub events: Vec<String>,
@@ -168,8 +168,8 @@ pub fn profiles() -> &'static [Profile] {
                     hosts: f.hosts,
                     model_prefixes: f.model_prefixes,
                     dialect: match f.dialect.as_deref() {
-                        None => crate::dialect::Dialect::Chat,
-                        Some(d) => crate::dialect::Dialect::parse(d).unwrap_or_else(|| {
+                        None => crate::vocab::DEFAULT,
+                        Some(d) => crate::vocab::Dialect::parse(d).unwrap_or_else(|| {
                             panic!("rules/profiles/{stem}.toml: unknown dialect {d}")
                         }),
                     },
@@ -185,12 +185,12 @@ pub fn profile(name: &str) -> Option<&'static Profile> {
     profiles().iter().find(|p| p.name == name)
 }
 
-/// The Chat providers that send a field at `pointer` (indices folded or
-/// not), across the Chat profiles, in profile order.
-pub fn providers_of(pointer: &str) -> Vec<&'static Profile> {
+/// The providers of `dialect` that send a field at `pointer` (indices
+/// folded or not), across its profiles, in profile order.
+pub fn providers_of(dialect: crate::vocab::Dialect, pointer: &str) -> Vec<&'static Profile> {
     profiles()
         .iter()
-        .filter(|p| p.dialect == crate::dialect::Dialect::Chat)
+        .filter(|p| p.dialect == dialect)
         .filter(|p| {
             p.extensions
                 .iter()
@@ -199,20 +199,26 @@ pub fn providers_of(pointer: &str) -> Vec<&'static Profile> {
         .collect()
 }
 
-/// The Chat providers that send `value` as a finish_reason.
-pub fn providers_of_finish_reason(value: &str) -> Vec<&'static Profile> {
+/// The providers of `dialect` that send `value` as a finish_reason.
+pub fn providers_of_finish_reason(
+    dialect: crate::vocab::Dialect,
+    value: &str,
+) -> Vec<&'static Profile> {
     profiles()
         .iter()
-        .filter(|p| p.dialect == crate::dialect::Dialect::Chat)
+        .filter(|p| p.dialect == dialect)
         .filter(|p| p.finish_reasons.iter().any(|f| f == value))
         .collect()
 }
 
-/// The Chat providers that send `value` as a service_tier.
-pub fn providers_of_service_tier(value: &str) -> Vec<&'static Profile> {
+/// The providers of `dialect` that send `value` as a service_tier.
+pub fn providers_of_service_tier(
+    dialect: crate::vocab::Dialect,
+    value: &str,
+) -> Vec<&'static Profile> {
     profiles()
         .iter()
-        .filter(|p| p.dialect == crate::dialect::Dialect::Chat)
+        .filter(|p| p.dialect == dialect)
         .filter(|p| p.service_tiers.iter().any(|f| f == value))
         .collect()
 }

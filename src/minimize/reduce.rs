@@ -16,31 +16,24 @@ pub const LONG_STRING: usize = 16;
 /// What a long string is shortened to, in characters.
 pub const SHORT_STRING: usize = 8;
 
-/// Members whose strings name things rather than hold text (a type, an
-/// event name, a model, an id, a status): never shortened, since the
-/// fault may be that very name (`"chat.completions.chunk"`).
-pub const IDENTIFIER_KEYS: &[&str] = &[
-    "object",
-    "type",
-    "event",
-    "model",
-    "id",
-    "item_id",
-    "call_id",
-    "name",
-    "role",
-    "status",
-    "finish_reason",
-    "stop_reason",
-    "system_fingerprint",
-    "service_tier",
-    "signature",
+/// Members of a HAR entry whose strings name things (a date, a version,
+/// a media type, a method): never shortened.
+const HAR_IDENTIFIER_KEYS: &[&str] = &[
     "startedDateTime",
     "httpVersion",
     "version",
     "mimeType",
     "method",
 ];
+
+/// Whether a member's string names a thing rather than holds text (a
+/// type, an event name, a model, an id, a status): never shortened, since
+/// the fault may be that very name (`"chat.completions.chunk"`). The
+/// default dialect's identifiers ([`crate::dialect::words::Words::identifiers`])
+/// and a HAR's.
+fn is_identifier(key: &str) -> bool {
+    crate::dialect::words::of(None).identifiers.contains(&key) || HAR_IDENTIFIER_KEYS.contains(&key)
+}
 
 /// What may happen to the value at a JSON pointer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +130,7 @@ fn walk(
         Value::String(s)
             if shorten
                 && s.chars().count() > LONG_STRING
-                && !IDENTIFIER_KEYS.contains(&path.rsplit('/').next().unwrap_or("")) =>
+                && !is_identifier(path.rsplit('/').next().unwrap_or("")) =>
         {
             let short: String = s.chars().take(SHORT_STRING).collect();
             let mut cand = root.clone();

@@ -255,14 +255,23 @@ impl<'v> Field<'v> {
     }
 }
 
-/// `s` cut to `max` chars with an ellipsis.
+/// `s` cut to its first `max` characters (Unicode scalar values) with an
+/// ellipsis after them when it is longer; as it is otherwise. The one
+/// excerpt helper of the messages and reports.
 pub fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// `s` in at most `n` characters, the ellipsis included: [`shorten`] to
+/// `n - 1` and `…` when it is longer than `n`.
+pub fn shorten_within(s: &str, n: usize) -> String {
+    if s.char_indices().nth(n).is_some() {
+        shorten(s, n - 1)
     } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
+        s.to_string()
     }
 }
 

@@ -27,168 +27,16 @@ pub use run::{run_scenario, short_secrets, Outcome, Target, MIN_SEARCHED_SECRET}
 use crate::dialect::Dialect;
 use crate::lint::Severity;
 use crate::pipeline::StreamResult;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-/// One scenario of a dialect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Scenario {
-    /// Stable kebab-case name (`plain`, `n2`, `parallel-tools`, …); also
-    /// the capture's file name.
-    pub name: &'static str,
-    /// What it asks, in a few words (help and reports).
-    pub about: &'static str,
-    /// A 4xx answer means the endpoint does not offer the feature
-    /// (`unsupported`), not that it is broken.
-    pub optional: bool,
-    /// Sent only with `--reasoning`.
-    pub reasoning: bool,
-}
-
-const fn sc(name: &'static str, about: &'static str, optional: bool) -> Scenario {
-    Scenario {
-        name,
-        about,
-        optional,
-        reasoning: false,
-    }
-}
-
-const CHAT: &[Scenario] = &[
-    sc("plain", "a short text answer", false),
-    sc(
-        "usage",
-        "stream_options.include_usage: a usage chunk must come",
-        false,
-    ),
-    sc(
-        "length",
-        "max_tokens 5: the answer must end with finish_reason length",
-        false,
-    ),
-    sc("stop", "a stop sequence", true),
-    sc(
-        "tool",
-        "one tool call forced by tool_choice: the call must come whole",
-        true,
-    ),
-    sc(
-        "parallel-tools",
-        "two tools, tool_choice required, parallel_tool_calls",
-        true,
-    ),
-    sc("n2", "n: 2: two choices must come", true),
-    sc(
-        "json",
-        "response_format json_object: the answer must be JSON",
-        true,
-    ),
-    sc(
-        "long",
-        "a longer answer (max_tokens 256): TTFT and gaps",
-        false,
-    ),
-    Scenario {
-        name: "reasoning",
-        about: "reasoning_effort low (only with --reasoning)",
-        optional: true,
-        reasoning: true,
-    },
-    sc(
-        "invalid",
-        "an invalid request: must get a non-2xx JSON error, not a stream",
-        false,
-    ),
-    sc(
-        "disconnect",
-        "the client hangs up mid-stream; the next request must be answered",
-        false,
-    ),
-];
-
-const RESPONSES: &[Scenario] = &[
-    sc("plain", "a short text answer", false),
-    sc(
-        "length",
-        "max_output_tokens 16: the response must end incomplete",
-        false,
-    ),
-    sc(
-        "tool",
-        "one function call forced by tool_choice: the call must come whole",
-        true,
-    ),
-    sc(
-        "json",
-        "text.format json_object: the answer must be JSON",
-        true,
-    ),
-    sc(
-        "long",
-        "a longer answer (max_output_tokens 256): TTFT and gaps",
-        false,
-    ),
-    Scenario {
-        name: "reasoning",
-        about: "reasoning.effort low (only with --reasoning)",
-        optional: true,
-        reasoning: true,
-    },
-    sc(
-        "invalid",
-        "an invalid request: must get a non-2xx JSON error, not a stream",
-        false,
-    ),
-    sc(
-        "disconnect",
-        "the client hangs up mid-stream; the next request must be answered",
-        false,
-    ),
-];
-
-const MESSAGES: &[Scenario] = &[
-    sc("plain", "a short text answer", false),
-    sc(
-        "length",
-        "max_tokens 5: the message must stop with max_tokens",
-        false,
-    ),
-    sc("stop", "stop_sequences", true),
-    sc(
-        "tool",
-        "one tool use forced by tool_choice: the call must come whole",
-        true,
-    ),
-    sc(
-        "long",
-        "a longer answer (max_tokens 256): TTFT and gaps",
-        false,
-    ),
-    Scenario {
-        name: "thinking",
-        about: "extended thinking, budget 1024 (only with --reasoning)",
-        optional: true,
-        reasoning: true,
-    },
-    sc(
-        "invalid",
-        "an invalid request: must get a non-2xx JSON error, not a stream",
-        false,
-    ),
-    sc(
-        "disconnect",
-        "the client hangs up mid-stream; the next request must be answered",
-        false,
-    ),
-];
+pub use crate::dialect::api::{
+    Scenario, LENGTH_TOKENS, LENGTH_TOKENS_RESPONSES, LONG_TOKENS, SHORT_TOKENS, STOP_SEQUENCE,
+};
 
 /// Every scenario of `dialect`, in the order they run (the reasoning ones
 /// included; the caller drops them without `--reasoning`).
 pub fn scenarios(dialect: Dialect) -> &'static [Scenario] {
-    match dialect {
-        Dialect::Chat => CHAT,
-        Dialect::Responses => RESPONSES,
-        Dialect::Messages => MESSAGES,
-    }
+    dialect.api().scenarios()
 }
 
 /// The scenario `name` of `dialect`.
@@ -196,37 +44,10 @@ pub fn scenario(dialect: Dialect, name: &str) -> Option<Scenario> {
     scenarios(dialect).iter().copied().find(|s| s.name == name)
 }
 
-/// Token budget of the `length` scenario (Chat, Messages).
-pub const LENGTH_TOKENS: u64 = 5;
-/// Token budget of the `length` scenario of Responses (its documented
-/// minimum is 16).
-pub const LENGTH_TOKENS_RESPONSES: u64 = 16;
-/// Token budget of the `long` (and `disconnect`) scenario.
-pub const LONG_TOKENS: u64 = 256;
-/// Token budget of every other scenario.
-pub const SHORT_TOKENS: u64 = 64;
 /// A budget at or below this is the `length` scenario ([`classify`]).
 const LENGTH_MAX: u64 = 16;
 /// A budget at or above this is the `long` scenario ([`classify`]).
 const LONG_MIN: u64 = 200;
-
-/// The `stop` scenario's stop sequence; its prompt asks for a list
-/// separated by it.
-pub const STOP_SEQUENCE: &str = ",";
-
-const PROMPT: &str = "Say hello in one short sentence.";
-const LONG_PROMPT: &str = "Count from 1 to 60 in words, separated by commas.";
-const TOOL_PROMPT: &str = "What is the weather in Paris?";
-const PARALLEL_PROMPT: &str = "What are the weather and the local time in Paris?";
-const JSON_PROMPT: &str = "Reply with a JSON object {\"greeting\": \"hello\"} and nothing else.";
-
-fn weather_params() -> Value {
-    json!({
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"]
-    })
-}
 
 /// The request body scenario `name` of `dialect` sends (`stream: true`
 /// included); `None` for an unknown name. `disconnect` sends `long`'s
@@ -234,125 +55,7 @@ fn weather_params() -> Value {
 pub fn body(dialect: Dialect, name: &str, model: &str) -> Option<Value> {
     let name = if name == "disconnect" { "long" } else { name };
     scenario(dialect, name)?;
-    Some(match dialect {
-        Dialect::Chat => chat_body(name, model),
-        Dialect::Responses => responses_body(name, model),
-        Dialect::Messages => messages_body(name, model),
-    })
-}
-
-fn chat_tool(name: &str, about: &str) -> Value {
-    json!({"type": "function", "function": {"name": name, "description": about, "parameters": weather_params()}})
-}
-
-fn chat_body(name: &str, model: &str) -> Value {
-    let user = |text: &str| json!([{"role": "user", "content": text}]);
-    let mut b = json!({"model": model, "stream": true, "max_tokens": SHORT_TOKENS, "messages": user(PROMPT)});
-    match name {
-        "usage" => b["stream_options"] = json!({"include_usage": true}),
-        "length" => {
-            b["max_tokens"] = json!(LENGTH_TOKENS);
-            b["messages"] = user(LONG_PROMPT);
-        }
-        "stop" => {
-            b["messages"] = user(LONG_PROMPT);
-            b["stop"] = json!([STOP_SEQUENCE]);
-        }
-        "tool" => {
-            b["messages"] = user(TOOL_PROMPT);
-            b["tools"] = json!([chat_tool("get_weather", "The weather in a city")]);
-            b["tool_choice"] = json!({"type": "function", "function": {"name": "get_weather"}});
-        }
-        "parallel-tools" => {
-            b["messages"] = user(PARALLEL_PROMPT);
-            b["tools"] = json!([
-                chat_tool("get_weather", "The weather in a city"),
-                chat_tool("get_time", "The local time in a city")
-            ]);
-            b["tool_choice"] = json!("required");
-            b["parallel_tool_calls"] = json!(true);
-        }
-        "n2" => b["n"] = json!(2),
-        "json" => {
-            b["messages"] = user(JSON_PROMPT);
-            b["response_format"] = json!({"type": "json_object"});
-        }
-        "long" => {
-            b["max_tokens"] = json!(LONG_TOKENS);
-            b["messages"] = user(LONG_PROMPT);
-        }
-        "reasoning" => {
-            b["reasoning_effort"] = json!("low");
-            b["max_tokens"] = json!(LONG_TOKENS);
-        }
-        // `messages` must be an array: every Chat server rejects a number.
-        "invalid" => b["messages"] = json!(42),
-        _ => {}
-    }
-    b
-}
-
-fn responses_body(name: &str, model: &str) -> Value {
-    let mut b =
-        json!({"model": model, "stream": true, "max_output_tokens": SHORT_TOKENS, "input": PROMPT});
-    match name {
-        "length" => {
-            b["max_output_tokens"] = json!(LENGTH_TOKENS_RESPONSES);
-            b["input"] = json!(LONG_PROMPT);
-        }
-        "tool" => {
-            b["input"] = json!(TOOL_PROMPT);
-            b["tools"] = json!([{"type": "function", "name": "get_weather", "description": "The weather in a city", "parameters": weather_params()}]);
-            b["tool_choice"] = json!({"type": "function", "name": "get_weather"});
-        }
-        "json" => {
-            b["input"] = json!(JSON_PROMPT);
-            b["text"] = json!({"format": {"type": "json_object"}});
-        }
-        "long" => {
-            b["max_output_tokens"] = json!(LONG_TOKENS);
-            b["input"] = json!(LONG_PROMPT);
-        }
-        "reasoning" => {
-            b["reasoning"] = json!({"effort": "low"});
-            b["max_output_tokens"] = json!(LONG_TOKENS);
-        }
-        "invalid" => b["input"] = json!(42),
-        _ => {}
-    }
-    b
-}
-
-fn messages_body(name: &str, model: &str) -> Value {
-    let user = |text: &str| json!([{"role": "user", "content": text}]);
-    let mut b = json!({"model": model, "stream": true, "max_tokens": SHORT_TOKENS, "messages": user(PROMPT)});
-    match name {
-        "length" => {
-            b["max_tokens"] = json!(LENGTH_TOKENS);
-            b["messages"] = user(LONG_PROMPT);
-        }
-        "stop" => {
-            b["messages"] = user(LONG_PROMPT);
-            b["stop_sequences"] = json!([STOP_SEQUENCE]);
-        }
-        "tool" => {
-            b["messages"] = user(TOOL_PROMPT);
-            b["tools"] = json!([{"name": "get_weather", "description": "The weather in a city", "input_schema": weather_params()}]);
-            b["tool_choice"] = json!({"type": "tool", "name": "get_weather"});
-        }
-        "long" => {
-            b["max_tokens"] = json!(LONG_TOKENS);
-            b["messages"] = user(LONG_PROMPT);
-        }
-        // Anthropic: budget_tokens at least 1024, max_tokens above it.
-        "thinking" => {
-            b["thinking"] = json!({"type": "enabled", "budget_tokens": 1024});
-            b["max_tokens"] = json!(1100);
-        }
-        "invalid" => b["messages"] = json!(42),
-        _ => {}
-    }
-    b
+    Some(dialect.api().scenario_body(name, model))
 }
 
 /// The scenario a request body of `dialect` is, told by the same features
@@ -369,79 +72,17 @@ pub fn classify(dialect: Dialect, body: &Value) -> &'static str {
     let Some(o) = body.as_object() else {
         return "invalid";
     };
-    let budget_key = match dialect {
-        Dialect::Responses => "max_output_tokens",
-        _ if o.contains_key("max_completion_tokens") => "max_completion_tokens",
-        _ => "max_tokens",
-    };
+    let api = dialect.api();
+    let keys = api.budget_keys();
+    let budget_key = keys
+        .iter()
+        .find(|k| o.contains_key(**k))
+        .or(keys.last())
+        .copied()
+        .unwrap_or("max_tokens");
     let budget = o.get(budget_key).and_then(Value::as_u64);
-    let has = |k: &str| o.get(k).is_some_and(|v| !v.is_null());
-    let tools = o
-        .get("tools")
-        .and_then(Value::as_array)
-        .is_some_and(|a| !a.is_empty());
-    match dialect {
-        Dialect::Chat => {
-            if !o.get("messages").is_some_and(Value::is_array) {
-                return "invalid";
-            }
-            if o.get("n").and_then(Value::as_u64).unwrap_or(1) >= 2 {
-                return "n2";
-            }
-            if tools {
-                let required = o.get("tool_choice").and_then(Value::as_str) == Some("required");
-                let parallel = o.get("parallel_tool_calls").and_then(Value::as_bool) == Some(true);
-                return if required && parallel {
-                    "parallel-tools"
-                } else {
-                    "tool"
-                };
-            }
-            if has("response_format") {
-                return "json";
-            }
-            if has("reasoning_effort") || has("reasoning") {
-                return "reasoning";
-            }
-            if has("stop") {
-                return "stop";
-            }
-        }
-        Dialect::Responses => {
-            if !o
-                .get("input")
-                .is_some_and(|i| i.is_array() || i.is_string())
-            {
-                return "invalid";
-            }
-            if tools {
-                return "tool";
-            }
-            if o.get("text").is_some_and(|t| t.get("format").is_some()) {
-                return "json";
-            }
-            if has("reasoning") {
-                return "reasoning";
-            }
-        }
-        Dialect::Messages => {
-            if !o.get("messages").is_some_and(Value::is_array) {
-                return "invalid";
-            }
-            if tools {
-                return "tool";
-            }
-            if o.get("thinking")
-                .and_then(|t| t.get("type"))
-                .and_then(Value::as_str)
-                == Some("enabled")
-            {
-                return "thinking";
-            }
-            if has("stop_sequences") {
-                return "stop";
-            }
-        }
+    if let Some(name) = api.scenario_of(o) {
+        return name;
     }
     if budget.is_some_and(|b| b <= LENGTH_MAX) {
         return "length";
@@ -615,12 +256,7 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
             }
         }
         "tool" | "parallel-tools" if calls == 0 => {
-            let how = match dialect {
-                Dialect::Chat if name == "tool" => "tool_choice named get_weather",
-                Dialect::Chat => "tool_choice was required",
-                Dialect::Responses => "tool_choice named the function get_weather",
-                Dialect::Messages => "tool_choice named the tool get_weather",
-            };
+            let how = dialect.api().forced_tool(name);
             let fin = answer
                 .choices
                 .get(&0)
@@ -665,22 +301,14 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
         }
         "length" => {
             let fin = answer.choices.get(&0).and_then(|c| c.finish_reason.clone());
-            let want = match dialect {
-                Dialect::Chat => "length",
-                Dialect::Responses => "incomplete (max_output_tokens)",
-                Dialect::Messages => "max_tokens",
-            };
+            let want = dialect.api().cut_finish();
             // A missing finish is the catalogue's (missing-finish-reason,
             // cut-off); only a different one is the probe's.
             if let Some(f) = fin {
                 let cut = matches!(f.as_str(), "length" | "max_tokens" | "max_output_tokens")
                     || f.starts_with("incomplete");
                 if !cut {
-                    let budget = if dialect == Dialect::Responses {
-                        format!("max_output_tokens = {LENGTH_TOKENS_RESPONSES}")
-                    } else {
-                        format!("a token budget of {LENGTH_TOKENS}")
-                    };
+                    let budget = dialect.api().length_budget();
                     out.push(Finding::probe(
                         "probe-not-cut",
                         format!("the request set {budget} for an answer that needs more; it ended with `{f}`, not {want}"),
@@ -695,11 +323,7 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
                 .map(|c| c.text.kept.clone())
                 .unwrap_or_default();
             if let Some(at) = text.find(STOP_SEQUENCE) {
-                let key = if dialect == Dialect::Messages {
-                    "stop_sequences"
-                } else {
-                    "stop"
-                };
+                let key = dialect.api().stop_key();
                 out.push(Finding::probe(
                     "probe-stop-ignored",
                     format!(

@@ -440,10 +440,15 @@ fn clean_error(t: &Target, e: &str) -> String {
 }
 
 fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
-    if t.max_completion_tokens && t.dialect == Dialect::Chat {
+    if let Some((old, new)) = t
+        .dialect
+        .api()
+        .budget_rename()
+        .filter(|_| t.max_completion_tokens)
+    {
         if let Some(o) = body.as_object_mut() {
-            if let Some(n) = o.remove("max_tokens") {
-                o.insert("max_completion_tokens".into(), n);
+            if let Some(n) = o.remove(old) {
+                o.insert(new.into(), n);
             }
         }
     }
@@ -1120,7 +1125,7 @@ fn run_one(
                 "probe-invalid-accepted",
                 format!(
                     "the request was invalid (its `{}` is the number 42); the server answered HTTP {} with {what} instead of a 4xx error",
-                    if t.dialect == Dialect::Responses { "input" } else { "messages" },
+                    t.dialect.api().input_key(),
                     rec.status
                 ),
             ));

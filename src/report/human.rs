@@ -5,6 +5,7 @@
 
 use super::{stream_name, Render, Run};
 use crate::lint::{catalogue, Diagnostic, Severity, SeveritySource};
+use crate::model::shorten;
 use crate::pipeline::{FileResult, StreamResult};
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
@@ -211,7 +212,7 @@ pub fn summary_line(s: &StreamResult) -> String {
                 first("prompt_tokens", "input_tokens"),
                 first("completion_tokens", "output_tokens"),
             );
-            if s.dialect == Some(crate::dialect::Dialect::Messages) {
+            if s.dialect.is_some_and(|d| !d.api().usage_total()) {
                 format!("usage: {input} in, {output} out")
             } else {
                 format!("usage: {input}+{output}={}", n("total_tokens"))
@@ -221,10 +222,9 @@ pub fn summary_line(s: &StreamResult) -> String {
     };
     parts.push(usage);
     parts.push(format!("ending: {}", s.ending.name()));
-    // Chat is the default and goes unnamed; the other dialects lead the
-    // line.
+    // The default dialect (Chat) goes unnamed; the others lead the line.
     match s.dialect {
-        Some(crate::dialect::Dialect::Chat) => {}
+        Some(d) if d == crate::dialect::DEFAULT => {}
         Some(d) => parts.insert(0, format!("[{d}]")),
         None => parts.insert(0, "[unknown format]".to_string()),
     }
@@ -257,16 +257,6 @@ fn info_line(s: &StreamResult) -> Option<String> {
         })
         .collect();
     Some(format!("infos: {} (-v shows them)", parts.join(", ")))
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// "1 error, 2 infos": the nonzero counts of (errors, warnings, infos), or

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod github;
 pub mod html;
 pub mod human;
+pub mod inspect;
 pub mod json;
 pub mod junit;
 pub mod rule;

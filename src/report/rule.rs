@@ -174,7 +174,11 @@ fn write_observed(out: &mut dyn Write, r: &Rule, md: bool) -> io::Result<()> {
                 row.push(match cap.clients.get(&c.name) {
                     Some(o) => match &o.detail {
                         Some(d) if md => format!("{}: {}", o.verdict.name(), d),
-                        Some(d) => format!("{}: {}", o.verdict.name(), shorten(d, 70)),
+                        Some(d) => format!(
+                            "{}: {}",
+                            o.verdict.name(),
+                            crate::model::shorten_within(d, 70)
+                        ),
                         None => o.verdict.name().to_string(),
                     },
                     None => "-".to_string(),
@@ -272,15 +276,5 @@ fn with_article(s: Severity) -> String {
         "error" => "an error".to_string(),
         "warning" => "a warning".to_string(),
         other => other.to_string(),
-    }
-}
-
-fn shorten(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
     }
 }

@@ -188,9 +188,13 @@ impl Checker {
         self.answer.empty = Some(short);
         let loc = loc.unwrap_or_else(|| out.at_end());
         out.report(
-            Finding::new("empty-answer", format!("the answer is empty: {cause}"), loc)
-                .level(level)
-                .event(event),
+            Finding::new(
+                crate::lint::rule::EMPTY_ANSWER,
+                format!("the answer is empty: {cause}"),
+                loc,
+            )
+            .level(level)
+            .event(event),
         );
     }
 }

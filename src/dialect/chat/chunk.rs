@@ -10,7 +10,7 @@
 //! `openapi.yaml`), `rules/schemas/chunk.schema.json`.
 
 use super::{Checker, FINISH_REASONS};
-use crate::dialect::Out;
+use crate::dialect::{Dialect, Out};
 use crate::lint::profile::{fold_indices, pointer_covers, provider_list, providers_of};
 use crate::lint::{profile, Finding, Severity};
 use crate::model::assembly::REASONING_FIELDS;
@@ -128,7 +128,7 @@ impl Checker {
             let loc = out.at_pointer("/choices", true);
             out.report(
                 Finding::new(
-                    "empty-chunk",
+                    crate::lint::rule::EMPTY_CHUNK,
                     "the chunk adds nothing: no content, role, tool call, finish_reason or usage",
                     loc,
                 )
@@ -173,7 +173,7 @@ impl Checker {
             };
             out.report(
                 Finding::new(
-                    "missing-field",
+                    crate::lint::rule::MISSING_FIELD,
                     format!(
                         "{}: OpenAI sends id, object, created and model on every chunk; the observed SDKs read on without them, validators of OpenAI's schema do not",
                         missing.join(", ")
@@ -198,7 +198,7 @@ impl Checker {
                 let loc = out.at_pointer("/object", false);
                 out.report(
                     Finding::new(
-                        "object-value",
+                        crate::lint::rule::OBJECT_VALUE,
                         format!(
                             "`object` is {} instead of \"chat.completion.chunk\"{}",
                             shorten(&o.to_string(), 60),
@@ -235,9 +235,13 @@ impl Checker {
             }) {
                 let loc = out.at_pointer("/created", false);
                 out.report(
-                    Finding::new("created-value", format!("`created` is {why}"), loc)
-                        .event(index)
-                        .pointer("/created"),
+                    Finding::new(
+                        crate::lint::rule::CREATED_VALUE,
+                        format!("`created` is {why}"),
+                        loc,
+                    )
+                    .event(index)
+                    .pointer("/created"),
                 );
             }
         }
@@ -261,7 +265,11 @@ impl Checker {
                         if is_id { "; code that groups chunks by id splits the answer (the observed SDKs do not group by id)" } else { "" }
                     );
                     let loc = out.at_pointer(&format!("/{key}"), false);
-                    let rule = if is_id { "id-changed" } else { "model-changed" };
+                    let rule = if is_id {
+                        crate::lint::rule::ID_CHANGED
+                    } else {
+                        crate::lint::rule::MODEL_CHANGED
+                    };
                     out.report(
                         Finding::new(rule, msg, loc)
                             .event(index)
@@ -289,7 +297,7 @@ impl Checker {
                     let loc = out.at_pointer("", false);
                     out.report(
                         Finding::new(
-                            "missing-choices",
+                            crate::lint::rule::MISSING_CHOICES,
                             "the chunk has no `choices` array: clients that read `choices[0]` fail",
                             loc,
                         )
@@ -308,7 +316,7 @@ impl Checker {
                 let loc = out.at_pointer("/choices", false);
                 out.report(
                     Finding::new(
-                        "empty-choices",
+                        crate::lint::rule::EMPTY_CHOICES,
                         format!(
                             "`choices` is empty on a chunk without usage{}: code that reads `choices[0]` unguarded fails on it, though the observed SDKs skip such chunks",
                             if annotation { " (a provider annotation chunk; `--profile` for that provider exempts it)" } else { "" }
@@ -355,7 +363,7 @@ impl Checker {
                         let loc = out.at_pointer(&format!("{base}/index"), true);
                         out.report(
                             Finding::new(
-                                "choice-index",
+                                crate::lint::rule::CHOICE_INDEX,
                                 format!("the choice's `index` is {what}: clients cannot tell which answer the delta belongs to (reported at its first chunk; later chunks are not repeated)"),
                                 loc,
                             )
@@ -370,7 +378,7 @@ impl Checker {
                 let loc = out.at_pointer(&format!("{base}/index"), false);
                 out.report(
                     Finding::new(
-                        "choice-index",
+                        crate::lint::rule::CHOICE_INDEX,
                         format!("choice index {idx} appears twice in one chunk"),
                         loc,
                     )
@@ -387,7 +395,7 @@ impl Checker {
                     let loc = out.at_pointer(&format!("{base}/index"), false);
                     out.report(
                         Finding::new(
-                            "choice-index",
+                            crate::lint::rule::CHOICE_INDEX,
                             format!(
                                 "choice index {idx} but the request asked for n = {n} choice(s)"
                             ),
@@ -403,7 +411,7 @@ impl Checker {
                 let loc = out.at_pointer(&format!("{base}/message"), true);
                 out.report(
                     Finding::new(
-                        "choice-message",
+                        crate::lint::rule::CHOICE_MESSAGE,
                         "a streamed choice carries `message` (the non-streamed shape) beside or instead of `delta`; clients read `delta` and may double or drop the text",
                         loc,
                     )
@@ -422,7 +430,7 @@ impl Checker {
                     let known = self.is_annotation(v, false);
                     let loc = out.at_pointer(&base, false);
                     let mut f = Finding::new(
-                        "missing-delta",
+                        crate::lint::rule::MISSING_DELTA,
                         format!(
                             "the choice has no `delta`{}: clients that read `choices[i].delta.content` fail",
                             if known { " (a provider annotation chunk; `--profile` for that provider exempts it)" } else { "" }
@@ -552,7 +560,7 @@ impl Checker {
                     let loc = out.at_pointer(&format!("{base}/delta/role"), false);
                     out.report(
                         Finding::new(
-                            "role-value",
+                            crate::lint::rule::ROLE_VALUE,
                             format!(
                                 "`role` is {} in a streamed delta; only \"assistant\" is meaningful, and clients that check it drop or mislabel the message",
                                 shorten(&r.to_string(), 40)
@@ -569,7 +577,7 @@ impl Checker {
                     let loc = out.at_pointer(&format!("{base}/delta"), false);
                     out.report(
                         Finding::new(
-                            "missing-role",
+                            crate::lint::rule::MISSING_ROLE,
                             "the first delta of the choice has no `role`; OpenAI sends `role: \"assistant\"` first, and stream helpers that build the message from the deltas refuse a choice without it",
                             loc,
                         )
@@ -597,7 +605,7 @@ impl Checker {
                 let loc = out.at_pointer(&format!("{base}/delta/refusal"), false);
                 out.report(
                     Finding::new(
-                        "refusal",
+                        crate::lint::rule::REFUSAL,
                         format!("choice {idx} streams a refusal; the answer shows the refusal text, and `content` may stay empty"),
                         loc,
                     )
@@ -653,7 +661,7 @@ impl Checker {
                 let loc = out.at_pointer(&ptr, false);
                 out.report(
                     Finding::new(
-                        "content-after-finish",
+                        crate::lint::rule::CONTENT_AFTER_FINISH,
                         format!("a {what} delta for choice {idx} arrives after its finish_reason: a client that stops reading the choice at its finish_reason, as the API reference allows, loses it (the observed clients read on and keep it)"),
                         loc,
                     )
@@ -680,7 +688,7 @@ impl Checker {
                 let loc = out.at_pointer(&ptr, false);
                 out.report(
                     Finding::new(
-                        "finish-reason-value",
+                        crate::lint::rule::FINISH_REASON_VALUE,
                         "finish_reason is \"\" instead of null: code that tests `finish_reason != null` ends the choice here",
                         loc,
                     )
@@ -700,7 +708,7 @@ impl Checker {
                 }
                 if !FINISH_REASONS.contains(&s.as_str()) && !self.profile.finish_reasons.contains(s)
                 {
-                    let known = profile::providers_of_finish_reason(s);
+                    let known = profile::providers_of_finish_reason(Dialect::Chat, s);
                     let loc = out.at_pointer(&ptr, false);
                     let whose = if known.is_empty() {
                         String::new()
@@ -709,7 +717,7 @@ impl Checker {
                     };
                     out.report(
                         Finding::new(
-                            "finish-reason-value",
+                            crate::lint::rule::FINISH_REASON_VALUE,
                             format!(
                                 "finish_reason {:?}{whose} is outside OpenAI's values (stop, length, tool_calls, content_filter, function_call): the SDKs pass it through, and code that switches on it falls through",
                                 shorten(s, 40)
@@ -726,7 +734,7 @@ impl Checker {
                     let loc = out.at_pointer(&ptr, false);
                     out.report(
                         Finding::new(
-                            "finish-reason-repeated",
+                            crate::lint::rule::FINISH_REASON_REPEATED,
                             format!("choice {idx} gets a second finish_reason ({s:?}): clients that stop at the first one lose what follows"),
                             loc,
                         )
@@ -744,7 +752,7 @@ impl Checker {
                 let loc = out.at_pointer(&ptr, false);
                 out.report(
                     Finding::new(
-                        "finish-reason-value",
+                        crate::lint::rule::FINISH_REASON_VALUE,
                         format!(
                             "finish_reason is a JSON {} ({}), not a string: clients cannot tell why the choice ended",
                             json_type(other),
@@ -831,7 +839,7 @@ impl Checker {
             if is_null && self.chat.known_null_fields.contains(&folded) {
                 continue;
             }
-            let known = providers_of(&folded);
+            let known = providers_of(Dialect::Chat, &folded);
             if !known.is_empty() && is_null {
                 self.chat.known_null_fields.insert(folded);
                 continue;
@@ -845,7 +853,7 @@ impl Checker {
             if allowed {
                 out.report(
                     Finding::new(
-                        "vendor-extension",
+                        crate::lint::rule::VENDOR_EXTENSION,
                         format!("`{folded}` is an extension field allowed by allow-fields in sselint.toml"),
                         loc,
                     )
@@ -855,7 +863,7 @@ impl Checker {
             } else if known.is_empty() {
                 out.report(
                     Finding::new(
-                        "unknown-field",
+                        crate::lint::rule::UNKNOWN_FIELD,
                         format!(
                             "`{folded}` is in neither OpenAI's chunk schema nor any known provider's extensions; unknown fields are a policy, not a spec violation (the schema allows extra fields); the observed SDKs ignore them"
                         ),
@@ -873,7 +881,7 @@ impl Checker {
                     .take(1)
                     .collect();
                 let mut f = Finding::new(
-                    "vendor-extension",
+                    crate::lint::rule::VENDOR_EXTENSION,
                     format!(
                         "`{folded}` is a known {} extension{}",
                         provider_list(&known),
@@ -963,6 +971,7 @@ impl Checker {
             } else {
                 let mut m = err.to_string();
                 if let Some(s) = profile::providers_of_service_tier(
+                    Dialect::Chat,
                     v.get("service_tier").and_then(Value::as_str).unwrap_or(""),
                 )
                 .first()
@@ -984,7 +993,7 @@ impl Checker {
                 continue;
             }
             let loc = out.at_pointer(&ptr, false);
-            let f = Finding::new("schema", msg, loc)
+            let f = Finding::new(crate::lint::rule::SCHEMA, msg, loc)
                 .event(index)
                 .pointer(ptr)
                 // Observed (rules/observed.json): clients walk past a null

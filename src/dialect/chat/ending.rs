@@ -43,7 +43,7 @@ impl Checker {
             {
                 self.error_events += 1;
                 out.report(Finding::new(
-                    "error-event",
+                    crate::lint::rule::ERROR_EVENT,
                     format!(
                         "an error came back inside an HTTP {} stream: {}",
                         status.map_or("200".to_string(), |s| s.to_string()),
@@ -67,7 +67,7 @@ impl Checker {
             // `[DONE]` loses nothing, data after it is lost to all of them.
             let finding = if self.chat.after_done_data == 0 {
                 Finding::new(
-                    "data-after-done",
+                    crate::lint::rule::DATA_AFTER_DONE,
                     format!(
                         "`[DONE]` is sent {} more time(s); clients stop at the first, so nothing is lost",
                         self.chat.after_done
@@ -77,7 +77,7 @@ impl Checker {
                 .level(Severity::Info)
             } else {
                 Finding::new(
-                    "data-after-done",
+                    crate::lint::rule::DATA_AFTER_DONE,
                     format!(
                         "{} event(s) with data follow `[DONE]`: clients stop reading at the first `[DONE]`, so what they carry is lost",
                         self.chat.after_done_data
@@ -92,7 +92,7 @@ impl Checker {
                 // Cut inside the first event: nothing was dispatched.
                 let loc = tail.take().unwrap_or_default();
                 out.report(Finding::new(
-                    "cut-off",
+                    crate::lint::rule::CUT_OFF,
                     format!("the stream ended inside its first event{transport}: no chunk arrived whole, so the client shows nothing"),
                     loc,
                 ));
@@ -106,7 +106,7 @@ impl Checker {
                 if !damaged && end.invalid_payloads == 0 && !explained_by_error {
                     let loc = out.at_end();
                     out.report(Finding::new(
-                        "empty-stream",
+                        crate::lint::rule::EMPTY_STREAM,
                         format!(
                             "no chunk with choices in {} event(s){}: the client shows an empty answer",
                             end.events,
@@ -127,7 +127,7 @@ impl Checker {
                         .sum();
                     out.report(
                         Finding::new(
-                            "cut-off",
+                            crate::lint::rule::CUT_OFF,
                             format!(
                                 "the stream ended with neither a finish_reason nor `[DONE]` after {} event(s) ({text} characters of text){transport}: the answer is incomplete, yet many clients show it as if it were whole",
                                 end.events
@@ -146,7 +146,7 @@ impl Checker {
                 if !damaged {
                     let loc = out.at_end();
                     out.report(Finding::new(
-                        "missing-done",
+                        crate::lint::rule::MISSING_DONE,
                         format!("every choice finished but `data: [DONE]` never came{transport}: clients that wait for it hang until the connection closes, and some report an error"),
                         loc,
                     ).help("send `data: [DONE]` and a blank line after the last chunk"));
@@ -182,7 +182,7 @@ impl Checker {
                 if !drift && self.error_events == 0 && !unreadable {
                     for (i, loc) in missing {
                         out.report(Finding::new(
-                            "missing-finish-reason",
+                            crate::lint::rule::MISSING_FINISH_REASON,
                             format!("`[DONE]` arrived but choice {i} never got a finish_reason: clients cannot tell a complete answer from a cut one"),
                             loc.unwrap_or_else(|| out.at_end()),
                         ));
@@ -194,7 +194,7 @@ impl Checker {
         if ending != Ending::CutOff {
             if let Some(loc) = tail {
                 out.report(Finding::new(
-                    "unterminated-event",
+                    crate::lint::rule::UNTERMINATED_EVENT,
                     "bytes after the last blank line at the end of the stream: an incomplete event that every client discards",
                     loc,
                 ));
@@ -212,7 +212,7 @@ impl Checker {
                         "the choice index grows on every chunk (0, 1, 2, … up to {last}): clients put each piece in a new choice, so choice 0 holds only the first piece"
                     )
                 };
-                out.report(Finding::new("choice-index", message, loc).event(ev));
+                out.report(Finding::new(crate::lint::rule::CHOICE_INDEX, message, loc).event(ev));
             }
         }
         let repeated: Option<(u64, u64, u64, Option<Location>)> = self
@@ -223,7 +223,7 @@ impl Checker {
             .map(|(i, t)| (*i, t.role_deltas, t.deltas, t.first_role_loc.clone()));
         if let Some((i, n, m, loc)) = repeated {
             out.report(Finding::new(
-                "role-repeated",
+                crate::lint::rule::ROLE_REPEATED,
                 format!("choice {i} sends `role` on {n} of its {m} deltas (OpenAI sends it once, first); harmless for most clients, but those that start a new message on each role split the answer"),
                 loc.unwrap_or_default(),
             ));
@@ -245,7 +245,7 @@ impl Checker {
         for (i, loc, ev) in cumulative {
             out.report(
                 Finding::new(
-                    "cumulative-content",
+                    crate::lint::rule::CUMULATIVE_CONTENT,
                     format!("choice {i}'s content deltas repeat the text so far instead of adding to it: clients that append deltas show the text many times over"),
                     loc,
                 )
@@ -264,7 +264,7 @@ impl Checker {
         {
             let loc = out.at_end();
             out.report(Finding::new(
-                "usage-missing",
+                crate::lint::rule::USAGE_MISSING,
                 "the request asked for usage (`stream_options.include_usage`) but no chunk carried it",
                 loc,
             ));

@@ -44,7 +44,7 @@ impl Checker {
             };
             out.report(
                 Finding::new(
-                    "error-event",
+                    crate::lint::rule::ERROR_EVENT,
                     format!("an `event: error` arrived inside the stream: {what}"),
                     loc,
                 )
@@ -69,7 +69,7 @@ impl Checker {
                 let loc = out.at_event();
                 out.report(
                     Finding::new(
-                        "done-marker",
+                        crate::lint::rule::DONE_MARKER,
                         format!(
                             "{:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string, miss the sentinel and raise on it as a chunk",
                             shorten(data, 40)
@@ -89,7 +89,7 @@ impl Checker {
                 let loc = out.at_data(at, 6);
                 out.report(
                     Finding::new(
-                        "invalid-json",
+                        crate::lint::rule::INVALID_JSON,
                         "a string holds a lone UTF-16 surrogate escape (half of a pair such as \\ud83d\\ude00, perhaps split across chunks): JavaScript's JSON.parse accepts it, strict parsers (Rust, Go, Java) reject the whole event; read here with U+FFFD in its place",
                         loc,
                     )
@@ -130,7 +130,7 @@ impl Checker {
             // on it (rules/observed.json, tests/cases/61).
             let finding = if foreign {
                 Finding::new(
-                    "event-type",
+                    crate::lint::rule::EVENT_TYPE,
                     format!(
                         "a `{}` event whose data is not a chunk is mixed into the chat stream: clients that read every event as a chunk fail on it (reported at its first event; later events of this type are not repeated)",
                         shorten(event_type, 60)
@@ -140,7 +140,7 @@ impl Checker {
                 .level(Severity::Error)
             } else {
                 Finding::new(
-                    "event-type",
+                    crate::lint::rule::EVENT_TYPE,
                     format!(
                         "event type `{}` instead of the default `message`: `EventSource.onmessage` never sees it, and clients that filter on the type drop it (reported at its first event; later events of this type are not repeated)",
                         shorten(event_type, 60)
@@ -158,7 +158,7 @@ impl Checker {
             let loc = out.at_event();
             out.report(
                 Finding::new(
-                    "schema",
+                    crate::lint::rule::SCHEMA,
                     format!(
                         "the event's data is a JSON {}, not a chunk object: clients read `choices` from it and fail",
                         model::json_type(v)
@@ -186,7 +186,7 @@ impl Checker {
             let loc = out.at_pointer(ptr, !bare_error);
             out.report(
                 Finding::new(
-                    "error-event",
+                    crate::lint::rule::ERROR_EVENT,
                     format!(
                         "an error arrived inside the stream: {}; the answer failed (`sselint rule error-event` shows what each client did)",
                         error_message(err)
@@ -202,7 +202,7 @@ impl Checker {
             if !shaped {
                 out.report(
                     Finding::new(
-                        "error-shape",
+                        crate::lint::rule::ERROR_SHAPE,
                         format!(
                             "the error is a JSON {} without a string `message`: clients that read `error.message` show nothing useful",
                             if err.is_object() { "object" } else { model::json_type(err) }

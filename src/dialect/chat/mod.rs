@@ -23,6 +23,7 @@
 //! finish once the body has ended. The answer is assembled into
 //! [`crate::model::assembly::Answer`], which every dialect fills.
 
+pub mod api;
 mod answer;
 pub mod chunk;
 mod ending;
@@ -31,6 +32,7 @@ pub mod model;
 mod tool_calls;
 mod typed;
 mod usage;
+pub mod words;
 
 pub use chunk::chunk_schema;
 pub use model::{RequestOptions, FINISH_REASONS};
@@ -129,6 +131,7 @@ impl super::Checker for Checker {
             model: self.chat.first_model.clone(),
             fields: self.chat.extension_fields.clone(),
             finish_reasons: self.chat.odd_finish_reasons.clone(),
+            dialect: Some(super::Dialect::Chat),
         }
     }
 

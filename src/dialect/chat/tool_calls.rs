@@ -48,7 +48,7 @@ impl Checker {
                         let loc = out.at_pointer(&ptr, false);
                         out.report(
                             Finding::new(
-                                "tool-call-index",
+                                crate::lint::rule::TOOL_CALL_INDEX,
                                 format!("a tool-call delta {what}: accumulators merge fragments by index, so this one cannot be placed (assembled here by its array position {pos}; reported at its first fragment, later ones are not repeated)"),
                                 loc,
                             )
@@ -129,7 +129,7 @@ impl Checker {
                     if !missing.is_empty() {
                         out.report(
                             Finding::new(
-                                "tool-call-start",
+                                crate::lint::rule::TOOL_CALL_START,
                                 format!(
                                     "the first fragment of tool call {tidx} lacks {}: clients build the call from its first fragment and end up without them",
                                     missing.join(", ")
@@ -172,7 +172,7 @@ impl Checker {
                             let loc = out.at_pointer(&format!("{ptr}/id"), false);
                             out.report(
                                 Finding::new(
-                                    "tool-call-index-reused",
+                                    crate::lint::rule::TOOL_CALL_INDEX_REUSED,
                                     format!(
                                         "a new tool call (id {:?}) is written under index {tidx}, which already holds call {:?}: accumulators merge the two into one call with garbled arguments",
                                         shorten(id.unwrap_or(""), 40),
@@ -208,7 +208,7 @@ impl Checker {
                                 rep.insert(1.min(rep.len()), "type");
                             }
                             Finding::new(
-                                "tool-call-id-repeated",
+                                crate::lint::rule::TOOL_CALL_ID_REPEATED,
                                 format!(
                                     "a continuation fragment of tool call {tidx} repeats {}: accumulators that concatenate string fields build ids and names like \"call_1call_1\"",
                                     rep.join(", ")
@@ -220,7 +220,7 @@ impl Checker {
                             // that checks the type raise
                             // (tool-call-id-repeated#4).
                             Finding::new(
-                                "tool-call-id-repeated",
+                                crate::lint::rule::TOOL_CALL_ID_REPEATED,
                                 format!(
                                     "a continuation fragment of tool call {tidx} carries empty strings for {}: an accumulator that checks the accumulated type raises on the empty `type`; leave the keys out",
                                     empties.join(", ")
@@ -232,7 +232,7 @@ impl Checker {
                             // Observed: an empty id alone appends nothing
                             // (tool-call-id-repeated#5, a Qwen stream's shape).
                             Finding::new(
-                                "tool-call-id-repeated",
+                                crate::lint::rule::TOOL_CALL_ID_REPEATED,
                                 format!(
                                     "a continuation fragment of tool call {tidx} carries empty strings for {}: accumulators append nothing, so the call is unchanged; leave the keys out",
                                     empties.join(", ")
@@ -242,7 +242,7 @@ impl Checker {
                             .level(crate::lint::Severity::Info)
                         } else {
                             Finding::new(
-                                "tool-call-id-repeated",
+                                crate::lint::rule::TOOL_CALL_ID_REPEATED,
                                 format!(
                                     "a continuation fragment of tool call {tidx} repeats only `type`; accumulators keep one type, so the call is unchanged"
                                 ),
@@ -277,7 +277,7 @@ impl Checker {
                     if tc.arguments.is_empty() {
                         findings.push(
                             Finding::new(
-                                "tool-call-arguments",
+                                crate::lint::rule::TOOL_CALL_ARGUMENTS,
                                 format!(
                                     "tool call {ti} ({name}) has empty arguments: parsing \"\" as JSON fails in every client (json.loads, JSON.parse); a call without parameters sends \"{{}}\""
                                 ),
@@ -289,7 +289,7 @@ impl Checker {
                     } else if let Err(e) = serde_json::from_str::<Value>(&tc.arguments) {
                         findings.push(
                             Finding::new(
-                                "tool-call-arguments",
+                                crate::lint::rule::TOOL_CALL_ARGUMENTS,
                                 format!(
                                     "the assembled arguments of tool call {ti} ({name}) are not valid JSON ({e}): {:?}",
                                     shorten(&tc.arguments, 120)
@@ -307,7 +307,7 @@ impl Checker {
                 .unwrap_or_default();
             match c.finish_reason.as_deref() {
                 Some("stop") if !c.tool_calls.is_empty() => findings.push(Finding::new(
-                    "tool-calls-finish",
+                    crate::lint::rule::TOOL_CALLS_FINISH,
                     format!(
                         "choice {ci} streamed {} tool call(s) but finished with \"stop\": clients that run tools only on \"tool_calls\" ignore them",
                         c.tool_calls.len()
@@ -315,7 +315,7 @@ impl Checker {
                     loc,
                 )),
                 Some("tool_calls") if c.tool_calls.is_empty() => findings.push(Finding::new(
-                    "tool-calls-finish",
+                    crate::lint::rule::TOOL_CALLS_FINISH,
                     format!("choice {ci} finished with \"tool_calls\" but streamed no tool call"),
                     loc,
                 )),

@@ -22,7 +22,7 @@ impl Checker {
             self.chat.usage_repeat_loc = Some(loc.clone());
             out.report(
                 Finding::new(
-                    "usage-repeated",
+                    crate::lint::rule::USAGE_REPEATED,
                     "usage arrives on more than one chunk: clients that add up usage chunks over-count, those that keep the last are fine",
                     loc,
                 )
@@ -34,7 +34,7 @@ impl Checker {
             let loc = out.at_pointer("/usage", false);
             out.report(
                 Finding::new(
-                    "usage-shape",
+                    crate::lint::rule::USAGE_SHAPE,
                     format!(
                         "`usage` is a JSON {}, not an object",
                         crate::model::json_type(u)
@@ -84,7 +84,7 @@ impl Checker {
         }
         if !problems.is_empty() && self.chat.reported_fields.insert("usage-shape".to_string()) {
             let loc = out.at_pointer(&at, false);
-            let mut f = Finding::new("usage-shape", problems.join("; "), loc)
+            let mut f = Finding::new(crate::lint::rule::USAGE_SHAPE, problems.join("; "), loc)
                 .event(index)
                 .pointer(at);
             // Observed: with the three standard counts in place, clients
@@ -124,7 +124,7 @@ impl Checker {
                         .insert("usage-mismatch".to_string());
                     let loc = out.at_pointer("/usage/total_tokens", false);
                     out.report(
-                        Finding::new("usage-mismatch", format!("{why}: billing and context accounting that trust these numbers go wrong"), loc)
+                        Finding::new(crate::lint::rule::USAGE_MISMATCH, format!("{why}: billing and context accounting that trust these numbers go wrong"), loc)
                             .level(level)
                             .event(index)
                             .pointer("/usage"),

@@ -31,6 +31,7 @@
 //! `messages-error-event` alone; an overlapping block's missing stop is
 //! part of `messages-block-overlap`.
 
+pub mod api;
 pub mod fields;
 pub mod model;
 pub mod words;
@@ -147,16 +148,7 @@ fn emit(out: &mut dyn Out, f: Finding) {
     }
 }
 
-/// A short, printable excerpt of `s` (at most `n` characters).
-fn shorten(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n).collect();
-        t.push('…');
-        t
-    }
-}
+use crate::model::shorten;
 
 /// The JSON type of `v`, for messages.
 fn json_type(v: &Value) -> &'static str {
@@ -195,7 +187,7 @@ impl Checker {
         let loc = out.at_pointer(pointer, false);
         emit(
             out,
-            Finding::new("messages-schema", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_SCHEMA, message, loc)
                 .level(level)
                 .event(ev.index)
                 .pointer(pointer),
@@ -225,15 +217,7 @@ impl Checker {
             let escaped = k.replace('~', "~0").replace('/', "~1");
             let p = format!("{pointer}/{escaped}");
             let folded = crate::lint::profile::fold_indices(&p);
-            let vendors: Vec<&'static crate::lint::Profile> = crate::lint::profile::profiles()
-                .iter()
-                .filter(|pr| pr.dialect == super::Dialect::Messages)
-                .filter(|pr| {
-                    pr.extensions
-                        .iter()
-                        .any(|e| crate::lint::profile::pointer_covers(&e.pointer, &folded))
-                })
-                .collect();
+            let vendors = crate::lint::profile::providers_of(super::Dialect::Messages, &folded);
             if vendors.iter().any(|pr| pr.name == out.profile()) || out.allowed(&p) {
                 continue;
             }
@@ -257,7 +241,7 @@ impl Checker {
             let loc = out.at_pointer(&p, true);
             emit(
                 out,
-                Finding::new("messages-unknown-field", message, loc)
+                Finding::new(crate::lint::rule::MESSAGES_UNKNOWN_FIELD, message, loc)
                     .event(ev.index)
                     .pointer(p),
             );
@@ -317,7 +301,7 @@ impl Checker {
         };
         emit(
             out,
-            Finding::new("messages-unknown-type", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_UNKNOWN_TYPE, message, loc)
                 .event(ev.index)
                 .level(level),
         );
@@ -334,7 +318,7 @@ impl Checker {
         emit(
             out,
             Finding::new(
-                "messages-start-missing",
+                crate::lint::rule::MESSAGES_START_MISSING,
                 format!(
                     "`{ty}` arrived before any `message_start`: the message it belongs to was never opened, so clients that build the message from `message_start` fail on the event order or have no message to add it to"
                 ),
@@ -362,7 +346,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-block-index",
+                    crate::lint::rule::MESSAGES_BLOCK_INDEX,
                     format!(
                         "this `{}` {what}: clients find the block by its index, so they fail on it or attach it to no block",
                         v.get("type").and_then(Value::as_str).unwrap_or(ev.name)
@@ -431,7 +415,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-start-repeated",
+                    crate::lint::rule::MESSAGES_START_REPEATED,
                     format!(
                         "a second `message_start` {ended}: one stream carries one message, so clients either fail on the event order or keep only one message's content"
                     ),
@@ -526,7 +510,7 @@ impl Checker {
                         emit(
                             out,
                             Finding::new(
-                                "messages-usage-missing",
+                                crate::lint::rule::MESSAGES_USAGE_MISSING,
                                 format!("`message_start` usage has no integer `{key}`: clients report the token counts from it, so theirs are wrong or missing"),
                                 loc,
                             )
@@ -556,7 +540,7 @@ impl Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-usage-missing",
+                        crate::lint::rule::MESSAGES_USAGE_MISSING,
                         format!("`message_start` has {what}, not an object: clients copy the usage into the message and update it at `message_delta`, so they fail on this stream"),
                         loc,
                     )
@@ -656,7 +640,7 @@ impl Checker {
             let loc = out.at_pointer("/index", false);
             emit(
                 out,
-                Finding::new("messages-block-index", message, loc)
+                Finding::new(crate::lint::rule::MESSAGES_BLOCK_INDEX, message, loc)
                     .event(ev.index)
                     .pointer("/index")
                     .help("number the blocks of a message 0, 1, 2, … in the order they start"),
@@ -707,7 +691,7 @@ impl Checker {
         let loc = out.at_pointer("/index", false);
         emit(
             out,
-            Finding::new("messages-block-overlap", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_BLOCK_OVERLAP, message, loc)
                 .level(level)
                 .event(ev.index)
                 .pointer("/index")
@@ -849,7 +833,7 @@ impl Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-block-not-open",
+                        crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                         format!("{what} for index {index} after that `{kind}` block's `content_block_stop`: {consequence}"),
                         loc,
                     )
@@ -865,7 +849,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-block-not-open",
+                    crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                     format!("{what} for index {index}, which no `content_block_start` opened: clients keep blocks by index and there is no block {index}, so they fail on it or lose what it carries"),
                     loc,
                 )
@@ -950,7 +934,7 @@ impl Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-delta-type",
+                    crate::lint::rule::MESSAGES_DELTA_TYPE,
                     format!(
                         "a `{dtype}` on index {index}, which is a `{}` block: a `{dtype}` belongs in a `{}` block, and clients fill a block by its own type, so what this delta carries never reaches their answer (nor the answer sselint rebuilds)",
                         shorten(&kind, 40),
@@ -1141,7 +1125,7 @@ impl Checker {
         let loc = out.at_pointer(pointer, false);
         emit(
             out,
-            Finding::new("messages-thinking-signature", message, loc)
+            Finding::new(crate::lint::rule::MESSAGES_THINKING_SIGNATURE, message, loc)
                 .event(ev.index)
                 .help("stream the thinking, then one `signature_delta`, then `content_block_stop`"),
         );
@@ -1161,14 +1145,14 @@ impl Checker {
                 let loc = out.at_pointer("/index", false);
                 let f = if self.by_index.contains_key(&index) {
                     Finding::new(
-                        "messages-block-not-open",
+                        crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                         format!("a second `content_block_stop` for index {index}: the block already stopped; clients read past it, but code that finishes a block at its stop does it twice"),
                         loc,
                     )
                     .level(Severity::Info)
                 } else {
                     Finding::new(
-                        "messages-block-not-open",
+                        crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
                         format!("`content_block_stop` for index {index}, which no `content_block_start` opened: clients keep blocks by index and there is no block {index}, so they fail on it"),
                         loc,
                     )
@@ -1258,7 +1242,7 @@ impl Checker {
         emit(
             out,
             Finding::new(
-                "messages-block-unstopped",
+                crate::lint::rule::MESSAGES_BLOCK_UNSTOPPED,
                 format!(
                     "block {i} (`{}`) never got its `content_block_stop` before `{}`: clients read the block anyway, but code that finishes a block at its stop (shows it, parses tool input) never does",
                     shorten(&kind, 40),
@@ -1295,7 +1279,7 @@ impl Checker {
                             emit(
                                 out,
                                 Finding::new(
-                                    "messages-stop-reason",
+                                    crate::lint::rule::MESSAGES_STOP_REASON,
                                     format!("`stop_reason` {:?} is not one of the documented values ({}): clients pass it through, but code that acts on the stop reason does not know it", shorten(r, 60), fields::STOP_REASONS.join(", ")),
                                     loc,
                                 )
@@ -1311,7 +1295,7 @@ impl Checker {
                         emit(
                             out,
                             Finding::new(
-                                "messages-stop-reason",
+                                crate::lint::rule::MESSAGES_STOP_REASON,
                                 format!("`stop_reason` is a {}, not a string: clients take it as the reason the message ended", json_type(other)),
                                 loc,
                             )
@@ -1353,7 +1337,7 @@ impl Checker {
                                 emit(
                                     out,
                                     Finding::new(
-                                        "messages-usage-decreasing",
+                                        crate::lint::rule::MESSAGES_USAGE_DECREASING,
                                         format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and clients keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total"),
                                         loc,
                                     )
@@ -1370,7 +1354,7 @@ impl Checker {
                         emit(
                             out,
                             Finding::new(
-                                "messages-usage-missing",
+                                crate::lint::rule::MESSAGES_USAGE_MISSING,
                                 "`message_delta` usage has no integer `output_tokens` (the one field it requires): clients take the output count from it, so theirs is wrong or missing".to_string(),
                                 loc,
                             )
@@ -1393,7 +1377,7 @@ impl Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-usage-missing",
+                        crate::lint::rule::MESSAGES_USAGE_MISSING,
                         format!("`message_delta` has {what}, not an object with `output_tokens`: clients update the message's usage from it, so they fail on this stream"),
                         loc,
                     )
@@ -1446,7 +1430,7 @@ impl Checker {
             (out.at_event(), None)
         };
         let mut f = Finding::new(
-                "messages-error-event",
+                crate::lint::rule::MESSAGES_ERROR_EVENT,
                 format!(
                     "an `error` event ended the stream {after}: {what}{}; clients raise it as an error, and the answer is incomplete",
                     if known { "" } else { " (an error type the API does not list)" }
@@ -1474,7 +1458,7 @@ impl super::Checker for Checker {
                 emit(
                     out,
                     Finding::new(
-                        "messages-done-marker",
+                        crate::lint::rule::MESSAGES_DONE_MARKER,
                         "`data: [DONE]` is not part of an Anthropic Messages stream (it ends with `message_stop`): clients that dispatch on event names skip it, but the stream is not conformant",
                         loc,
                     )
@@ -1602,7 +1586,7 @@ impl super::Checker for Checker {
             emit(
                 out,
                 Finding::new(
-                    "messages-after-stop",
+                    crate::lint::rule::MESSAGES_AFTER_STOP,
                     format!(
                         "{} event(s) follow `message_stop` (the first a `{}`): `message_stop` ends the message{consequence}",
                         self.after_stop, f.what
@@ -1643,7 +1627,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-cut-off",
+                            crate::lint::rule::MESSAGES_CUT_OFF,
                             format!(
                                 "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`{unread}{}: {} had streamed{open}; nothing says the answer is complete, and clients show it as if it were, or fail",
                                 end.events,
@@ -1660,7 +1644,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-stop-missing",
+                            crate::lint::rule::MESSAGES_STOP_MISSING,
                             format!(
                                 "`message_delta` gave the stop reason ({}), but the stream ended without `message_stop`{unread}: clients that wait for it treat the message as unfinished",
                                 self.stop_reason.as_deref().unwrap_or("")
@@ -1684,7 +1668,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-stop-reason",
+                            crate::lint::rule::MESSAGES_STOP_REASON,
                             format!("{why}{unread}: clients report no stop reason, so a finished answer cannot be told from one cut by the token limit or a tool call"),
                             loc,
                         )
@@ -1702,7 +1686,7 @@ impl super::Checker for Checker {
                     emit(
                         out,
                         Finding::new(
-                            "messages-start-missing",
+                            crate::lint::rule::MESSAGES_START_MISSING,
                             if end.events == 0 {
                                 "the stream has no events: no `message_start`, so clients see no message at all".to_string()
                             } else {
@@ -1728,7 +1712,7 @@ impl super::Checker for Checker {
             };
             emit(
                 out,
-                Finding::new("messages-tool-input", format!("{}{tail}", p.message), p.at.0)
+                Finding::new(crate::lint::rule::MESSAGES_TOOL_INPUT, format!("{}{tail}", p.message), p.at.0)
                     .event(p.at.1)
                     .help("stream `partial_json` fragments that join to one JSON object (`{}` for a tool without parameters)"),
             );
@@ -1739,14 +1723,14 @@ impl super::Checker for Checker {
         if let Some((loc, ev)) = self.zero_input.take().filter(|_| !zero_by_design) {
             let f = if self.input_corrected > 0 {
                 Finding::new(
-                    "messages-input-tokens-zero",
+                    crate::lint::rule::MESSAGES_INPUT_TOKENS_ZERO,
                     format!("`message_start` reports `input_tokens: 0` and no cache tokens; the real count ({}) comes only in `message_delta`, so displays that show the context size from `message_start` show 0 until the end", self.input_corrected),
                     loc,
                 )
                 .level(Severity::Info)
             } else {
                 Finding::new(
-                    "messages-input-tokens-zero",
+                    crate::lint::rule::MESSAGES_INPUT_TOKENS_ZERO,
                     "`message_start` reports `input_tokens: 0` and no cache tokens, and no `message_delta` gives the real count: clients report an empty prompt, and context and cost displays show 0",
                     loc,
                 )
@@ -1902,7 +1886,7 @@ impl Checker {
             };
             emit(
                 out,
-                Finding::new("messages-unnamed-event", message, f.at.0)
+                Finding::new(crate::lint::rule::MESSAGES_UNNAMED_EVENT, message, f.at.0)
                     .level(level)
                     .event(f.at.1)
                     .help("send `event: TYPE` before each `data:` line, with the data's `type`"),
@@ -1915,7 +1899,8 @@ impl Checker {
                 String::new()
             };
             let message = f.what.replace("{more}", &more);
-            let f = Finding::new("messages-event-mismatch", message, f.at.0).event(f.at.1);
+            let f = Finding::new(crate::lint::rule::MESSAGES_EVENT_MISMATCH, message, f.at.0)
+                .event(f.at.1);
             let f = if drops { f.level(Severity::Error) } else { f };
             emit(
                 out,

@@ -42,5 +42,6 @@ pub const WORDS: Words = Words {
         "signature",
         "tool_use_id",
     ],
+    role_only_first_event: false,
     kept: &["type", "id", "model"],
 };

@@ -8,22 +8,9 @@ use super::events::{
 };
 use super::{json_type, literal, Checker};
 use crate::dialect::{Dialect, Event, Out};
-use crate::lint::profile::{pointer_covers, profiles, Profile};
+use crate::lint::profile::{profiles, Profile};
 use crate::lint::{Finding, Severity};
 use serde_json::{Map, Value};
-
-/// The Responses profiles that list the field at `pointer`.
-fn providers_of_field(pointer: &str) -> Vec<&'static Profile> {
-    profiles()
-        .iter()
-        .filter(|p| p.dialect == Dialect::Responses)
-        .filter(|p| {
-            p.extensions
-                .iter()
-                .any(|e| pointer_covers(&e.pointer, pointer))
-        })
-        .collect()
-}
 
 /// The Responses profiles that list event type `ty`.
 fn providers_of_event(ty: &str) -> Vec<&'static Profile> {
@@ -85,7 +72,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-missing-field",
+                    crate::lint::rule::RESPONSES_MISSING_FIELD,
                     format!(
                         "`{}`: `{f}` {what}: {} (reported once per {})",
                         spec.ty,
@@ -117,7 +104,7 @@ impl Checker {
         pointer: &str,
         out: &mut dyn Out,
     ) {
-        let who = providers_of_field(pointer);
+        let who = crate::lint::profile::providers_of(Dialect::Responses, pointer);
         if who.iter().any(|p| p.name == out.profile()) || out.allowed(pointer) {
             return;
         }
@@ -139,7 +126,7 @@ impl Checker {
         report!(
             out,
             Finding::new(
-                "responses-unknown-field",
+                crate::lint::rule::RESPONSES_UNKNOWN_FIELD,
                 msg,
                 out.at_pointer(pointer, true)
             )
@@ -190,7 +177,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-missing-field",
+                    crate::lint::rule::RESPONSES_MISSING_FIELD,
                     format!("`{ty}`: `response.{f}` {what}: {why}"),
                     out.at_pointer(&pointer, false),
                 )
@@ -208,7 +195,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-missing-field",
+                    crate::lint::rule::RESPONSES_MISSING_FIELD,
                     format!(
                         "`{ty}`'s response lacks {}, which the Response schema requires: clients read on without them (reported once per stream)",
                         missing
@@ -243,7 +230,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-missing-field",
+                        crate::lint::rule::RESPONSES_MISSING_FIELD,
                         "an output item without a string `type`: clients cannot tell a message from a function call, and raise",
                         out.at_pointer("/item", false),
                     )
@@ -297,7 +284,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-missing-field",
+                    crate::lint::rule::RESPONSES_MISSING_FIELD,
                     format!("a {t} item's `{f}` {what}: {why} (reported once per item type)"),
                     out.at_pointer(&pointer, false),
                 )
@@ -316,7 +303,7 @@ impl Checker {
         report!(
             out,
             Finding::new(
-                "responses-missing-field",
+                crate::lint::rule::RESPONSES_MISSING_FIELD,
                 format!(
                     "the event's data is {} ({}), not an event object: clients dispatch on `data.type` and find none (reported once per stream)",
                     json_type(v),
@@ -351,7 +338,7 @@ impl Checker {
         report!(
             out,
             Finding::new(
-                "responses-missing-field",
+                crate::lint::rule::RESPONSES_MISSING_FIELD,
                 format!(
                     "an event with {what} (keys {}): clients dispatch on `data.type`, so they skip it or raise (reported once per stream)",
                     keys.join(", ")
@@ -388,7 +375,7 @@ impl Checker {
             )
         };
         let mut f = Finding::new(
-            "responses-unknown-event",
+            crate::lint::rule::RESPONSES_UNKNOWN_EVENT,
             format!(
                 "event type `{shown}` is not in the Responses event union{by}: clients that dispatch on `data.type` skip it, but accumulating helpers that check every type raise on it (later events of this type are not repeated)"
             ),
@@ -410,7 +397,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-event-name",
+                    crate::lint::rule::RESPONSES_EVENT_NAME,
                     format!(
                         "{} event(s) whose `event:` name differs from their data's `type`, the first: {what}: clients that dispatch on `data.type` read the type, those that listen by name (a browser's EventSource) the name",
                         self.names_differ.count
@@ -426,7 +413,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-event-name",
+                        crate::lint::rule::RESPONSES_EVENT_NAME,
                         format!(
                             "{} event(s) have no `event:` line: the Open Responses specification requires every event to be named by its `type`",
                             self.unnamed.count
@@ -443,7 +430,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-event-id",
+                    crate::lint::rule::RESPONSES_EVENT_ID,
                     format!(
                         "{} event(s) carry an `id:` line (the first: {id:?}): the Open Responses specification says servers should not send one; a browser's EventSource sends it back as `Last-Event-ID` when it reconnects, and the API resumes by `sequence_number` instead",
                         self.id_lines.count

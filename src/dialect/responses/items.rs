@@ -103,7 +103,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-item-not-added",
+                        crate::lint::rule::RESPONSES_ITEM_NOT_ADDED,
                         format!(
                             "`{ty}` names output_index {i}{}, but no `response.output_item.added` announced an item there: clients that keep the response's items by index raise, or drop what this event adds",
                             item_id.map_or(String::new(), |id| format!(" (item_id {})", super::text::shorten(id, 40)))
@@ -144,7 +144,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-item-identity",
+                        crate::lint::rule::RESPONSES_ITEM_IDENTITY,
                         msg,
                         out.at_pointer("/item_id", false)
                     )
@@ -189,7 +189,7 @@ impl Checker {
         report!(
             out,
             Finding::new(
-                "responses-item-identity",
+                crate::lint::rule::RESPONSES_ITEM_IDENTITY,
                 msg,
                 out.at_pointer("/type", false)
             )
@@ -217,7 +217,7 @@ impl Checker {
         );
         report!(
             out,
-            Finding::new("responses-after-done", msg, out.at_event())
+            Finding::new(crate::lint::rule::RESPONSES_AFTER_DONE, msg, out.at_event())
                 .event(ev.index)
                 .help("send every delta before its `.done` event, and every event of an item before `response.output_item.done`"),
         );
@@ -269,7 +269,7 @@ impl Checker {
                 // value differs from what the deltas (or the earlier value)
                 // gave.
                 let f = Finding::new(
-                    "responses-delta-mismatch",
+                    crate::lint::rule::RESPONSES_DELTA_MISMATCH,
                     msg,
                     out.at_pointer(pointer, false),
                 )
@@ -365,7 +365,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-output-index",
+                    crate::lint::rule::RESPONSES_OUTPUT_INDEX,
                     msg,
                     out.at_pointer("/output_index", false)
                 )
@@ -385,7 +385,7 @@ impl Checker {
                     report!(
                         out,
                         Finding::new(
-                            "responses-item-identity",
+                            crate::lint::rule::RESPONSES_ITEM_IDENTITY,
                             format!(
                                 "output_index {i}'s item has id {}, already the id of output_index {j}'s item: clients that look items up by id raise or merge the two",
                                 super::text::shorten(id, 40)
@@ -408,7 +408,7 @@ impl Checker {
                         report!(
                             out,
                             Finding::new(
-                                "responses-output-index",
+                                crate::lint::rule::RESPONSES_OUTPUT_INDEX,
                                 format!(
                                     "more than {MAX_ITEMS} output items: sselint checks and assembles the first {MAX_ITEMS} only; this item and the later ones are counted, not read"
                                 ),
@@ -514,7 +514,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-item-identity",
+                        crate::lint::rule::RESPONSES_ITEM_IDENTITY,
                         msg,
                         out.at_pointer("/item", false)
                     )
@@ -662,7 +662,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-delta-mismatch",
+                    crate::lint::rule::RESPONSES_DELTA_MISMATCH,
                     msg,
                     out.at_pointer(pointer, false)
                 )
@@ -915,7 +915,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-part-not-added",
+                    crate::lint::rule::RESPONSES_PART_NOT_ADDED,
                     format!(
                         "`{ty}` adds to {what} {key} of output_index {}, but no `{event}` announced that part: clients that keep the item's parts by index raise here",
                         self.items[pos].output_index
@@ -1219,7 +1219,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-not-done",
+                        crate::lint::rule::RESPONSES_NOT_DONE,
                         format!(
                             "{what} before the response ended ({}): clients that act on done events (to show a finished message, to run a tool call) never do",
                             counts.join(", ")
@@ -1271,7 +1271,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-done-only",
+                    crate::lint::rule::RESPONSES_DONE_ONLY,
                     format!(
                         "{only_done} text(s) or argument(s) arrive only whole, in their done events, with no delta, the first {what}: clients that build the answer from deltas, as the streaming guides show, get none of it; those that read done events or the final response get it"
                     ),
@@ -1327,7 +1327,7 @@ impl Checker {
         // client, but the response already says it is incomplete.
         let truncated = self.terminal.as_ref().is_some_and(|t| t.incomplete);
         for ((loc, index), msg) in found {
-            let mut f = Finding::new("responses-arguments-json", msg, loc)
+            let mut f = Finding::new(crate::lint::rule::RESPONSES_ARGUMENTS_JSON, msg, loc)
                 .event(index)
                 .help("stream the arguments as fragments of one JSON object, and send it whole in the `.done` events");
             if truncated {

@@ -30,7 +30,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-sequence-number",
+                        crate::lint::rule::RESPONSES_SEQUENCE_NUMBER,
                         format!(
                             "sequence_number is {} ({}), not a non-negative integer: a client cannot resume this stream after it (`starting_after`), and typed clients reject the event",
                             literal(n),
@@ -59,7 +59,7 @@ impl Checker {
                     report!(
                         out,
                         Finding::new(
-                            "responses-sequence-number",
+                            crate::lint::rule::RESPONSES_SEQUENCE_NUMBER,
                             format!(
                                 "sequence_number {u} follows {last}: the numbers must rise with every event; resuming after {last} (`starting_after`) would skip or repeat events (reported once per stream)"
                             ),
@@ -134,7 +134,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-created-first",
+                    crate::lint::rule::RESPONSES_CREATED_FIRST,
                     format!(
                         "{n} event(s) come before `response.created`, the first of them {what}: `response.created` must open the stream, and clients that build the response from it raise on anything earlier"
                     ),
@@ -162,7 +162,7 @@ impl Checker {
         report!(
             out,
             Finding::new(
-                "responses-done-marker",
+                crate::lint::rule::RESPONSES_DONE_MARKER,
                 format!(
                     "{shown:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string, then fail to parse it as JSON"
                 ),
@@ -205,7 +205,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-error-event",
+                    crate::lint::rule::RESPONSES_ERROR_EVENT,
                     format!(
                         "an `error` event arrived inside the stream ({said}) after {chars} characters of text: the response failed, and clients raise here or keep the partial text"
                     ),
@@ -226,14 +226,14 @@ impl Checker {
             return;
         } else if flat_ok {
             Finding::new(
-                "responses-error-shape",
+                crate::lint::rule::RESPONSES_ERROR_SHAPE,
                 "the error's `code`, `message` and `param` are at the top level of the event (the schema's flat shape), while OpenAI's own streams nest them in an `error` object: readers written for one shape miss the other's message",
                 out.at_event(),
             )
             .level(Severity::Info)
         } else {
             Finding::new(
-                "responses-error-shape",
+                crate::lint::rule::RESPONSES_ERROR_SHAPE,
                 "the error event has no `message` string, neither in an `error` object (OpenAI's shape) nor at the top level (the schema's): clients cannot say what failed",
                 out.at_event(),
             )
@@ -279,7 +279,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-terminal-status",
+                        crate::lint::rule::RESPONSES_TERMINAL_STATUS,
                         format!(
                             "`{ty}` carries a response whose status is {st:?}{known}: clients that go by the event type take the response as {word}, those that read `status` as {st}"
                         ),
@@ -305,7 +305,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-incomplete",
+                    crate::lint::rule::RESPONSES_INCOMPLETE,
                     format!(
                         "the response ended incomplete ({why}) after {chars} characters of text: the answer is cut short, and clients that wait for `response.completed` fail"
                     ),
@@ -331,7 +331,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-error-event",
+                        crate::lint::rule::RESPONSES_ERROR_EVENT,
                         format!(
                             "the response failed ({said}): the answer is incomplete or missing"
                         ),
@@ -346,7 +346,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-error-shape",
+                        crate::lint::rule::RESPONSES_ERROR_SHAPE,
                         "`response.failed` carries no `response.error` ({code, message}): clients cannot say what failed",
                         out.at_pointer("/response/error", false),
                     )
@@ -397,7 +397,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-usage-missing",
+                    crate::lint::rule::RESPONSES_USAGE_MISSING,
                     format!(
                         "the terminal response carries {what}: the token counts (billing, quotas, context size) are unknown to the client"
                     ),
@@ -419,7 +419,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-usage-missing",
+                    crate::lint::rule::RESPONSES_USAGE_MISSING,
                     format!(
                         "the terminal response's usage lacks {} (as non-negative integers): clients read the counts as zero or missing, and a client that validates the terminal event raises on it",
                         missing
@@ -478,7 +478,7 @@ impl Checker {
         report!(
             out,
             Finding::new(
-                "responses-usage-mismatch",
+                crate::lint::rule::RESPONSES_USAGE_MISMATCH,
                 message,
                 out.at_pointer(pointer, false),
             )
@@ -506,7 +506,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-created-first",
+                        crate::lint::rule::RESPONSES_CREATED_FIRST,
                         format!(
                             "the stream has no events ({} dispatched): no `response.created` and no terminal event, so clients see no response at all",
                             end.events
@@ -527,7 +527,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-created-first",
+                        crate::lint::rule::RESPONSES_CREATED_FIRST,
                         format!(
                             "the stream has no `response.created`; it opens with {what}: clients that build the response from `response.created` raise before reading the answer"
                         ),
@@ -543,7 +543,7 @@ impl Checker {
             let n = self.seq.missing;
             let f = if n == self.json_events {
                 Finding::new(
-                    "responses-sequence-number",
+                    crate::lint::rule::RESPONSES_SEQUENCE_NUMBER,
                     format!(
                         "no event carries `sequence_number` ({n} event(s)): early servers left it out and clients read on, but the stream cannot be resumed (`starting_after`)"
                     ),
@@ -552,7 +552,7 @@ impl Checker {
                 .level(Severity::Info)
             } else {
                 Finding::new(
-                    "responses-sequence-number",
+                    crate::lint::rule::RESPONSES_SEQUENCE_NUMBER,
                     format!(
                         "{n} of {} event(s) lack `sequence_number`, the first one here: typed clients reject such events, and a resumed stream cannot say where it stands",
                         self.json_events
@@ -598,7 +598,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-sequence-gap",
+                    crate::lint::rule::RESPONSES_SEQUENCE_GAP,
                     format!(
                         "{}: OpenAI numbers every event 0, 1, 2, …; clients read on, but a gap suggests events were dropped on the way",
                         parts.join("; ")
@@ -626,7 +626,7 @@ impl Checker {
             let n = self.after_terminal.count;
             let f = if self.after_terminal_adds {
                 Finding::new(
-                    "responses-after-terminal",
+                    crate::lint::rule::RESPONSES_AFTER_TERMINAL,
                     format!(
                         "{n} event(s) follow `{term}`, the first {what}, and add to the answer: the terminal event must be the last (an optional `[DONE]` aside); clients that take the final response miss what they add, clients that read the events keep it"
                     ),
@@ -637,7 +637,7 @@ impl Checker {
                 // with the status twice (rules/observed.json,
                 // responses-after-terminal#2).
                 Finding::new(
-                    "responses-after-terminal",
+                    crate::lint::rule::RESPONSES_AFTER_TERMINAL,
                     format!(
                         "{n} event(s) follow `{term}`, the first {what}, and one is a terminal event again: the terminal event must be the last (an optional `[DONE]` aside); a client that adds up what each terminal event says ends with the status twice"
                     ),
@@ -645,7 +645,7 @@ impl Checker {
                 )
             } else {
                 Finding::new(
-                    "responses-after-terminal",
+                    crate::lint::rule::RESPONSES_AFTER_TERMINAL,
                     format!(
                         "{n} event(s) follow `{term}`, the first {what}: the terminal event must be the last (an optional `[DONE]` aside); these add nothing to the answer, and clients read past them"
                     ),
@@ -665,7 +665,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-done-marker",
+                        crate::lint::rule::RESPONSES_DONE_MARKER,
                         format!(
                             "`[DONE]` comes before `{}`{}: clients stop reading at `[DONE]`, so they never see the terminal event, its status or its usage",
                             t.ty,
@@ -681,7 +681,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-done-marker",
+                        crate::lint::rule::RESPONSES_DONE_MARKER,
                         "the stream ends without `data: [DONE]`: the Open Responses specification requires it as the last thing on the wire, and its clients wait for it",
                         out.at_end(),
                     )
@@ -716,7 +716,7 @@ impl Checker {
             how.push_str(&end.broke());
             let done = self.done_marker.is_some();
             let mut f = Finding::new(
-                "responses-cut-off",
+                crate::lint::rule::RESPONSES_CUT_OFF,
                 format!(
                     "the stream {} with no terminal event (`response.completed`, `response.incomplete` or `response.failed`) {how}: the answer is incomplete, and clients either raise or return the partial response as if it were whole",
                     if done { "sent `[DONE]` and closed" } else { "closed" }

@@ -59,6 +59,7 @@ macro_rules! report {
     }};
 }
 
+pub mod api;
 mod events;
 mod fast;
 mod fields;

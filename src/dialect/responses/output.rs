@@ -40,7 +40,7 @@ impl Checker {
                 report!(
                     out,
                     Finding::new(
-                        "responses-output-mismatch",
+                        crate::lint::rule::RESPONSES_OUTPUT_MISMATCH,
                         format!(
                             "`{ty}` carries `output: []`, yet {} output item(s) streamed ({chars} characters of text, {calls} function call(s)): clients that take the final response get an empty answer, those that add up deltas the full one",
                             streamed.len()
@@ -202,7 +202,7 @@ impl Checker {
             report!(
                 out,
                 Finding::new(
-                    "responses-output-mismatch",
+                    crate::lint::rule::RESPONSES_OUTPUT_MISMATCH,
                     format!(
                         "`{ty}`'s response disagrees with the stream: {what}; clients that take the final response and clients that add up the events end with different answers"
                     ),

@@ -107,13 +107,7 @@ impl Acc {
     }
 }
 
-/// `s` cut to `max` characters, with an ellipsis when cut.
-pub fn shorten(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
+pub use crate::model::shorten;
 
 /// How two texts differ, for messages: their lengths in characters and
 /// where they part (`"Hello" (5 characters) and "Hello!" (6): they part at

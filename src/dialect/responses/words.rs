@@ -59,6 +59,7 @@ pub const WORDS: Words = Words {
         "status",
         "service_tier",
     ],
+    role_only_first_event: false,
     kept: &[
         "type",
         "sequence_number",

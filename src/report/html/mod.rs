@@ -18,7 +18,9 @@
 //! `--fail-on` threshold.
 
 pub mod diff;
-pub mod record;
+/// The stream log the page shows, recorded while the pipeline lints
+/// ([`crate::streamlog`]; `diff` records it too).
+pub use crate::streamlog as record;
 pub mod timeline;
 
 use super::{display_path, stream_name, Render, Run};

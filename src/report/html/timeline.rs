@@ -343,7 +343,7 @@ pub fn pair(a: Option<&Timeline>, b: Option<&Timeline>) -> Option<PairPlot> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::html::record::{Point, Stall};
+    use crate::streamlog::{Point, Stall};
 
     #[test]
     fn ticks_are_round_and_cover_the_maximum() {

@@ -1,4 +1,5 @@
-//! What the HTML page shows beyond a [`StreamResult`]: the stream's events
+//! The stream log: what the HTML pages (`check --format html`, `diff
+//! --format html`) show beyond a [`StreamResult`]: the stream's events
 //! (the first [`HEAD_EVENTS`] and the last [`TAIL_EVENTS`], so a 100 MB
 //! capture does not make a 1 GB page) and the points of its timeline,
 //! recorded by an [`Observer`] while the pipeline lints the stream.

@@ -1,0 +1,239 @@
+//! What a dialect's API is on the wire, beyond its events: the endpoint,
+//! how a key is sent, what a request body gains, the error body's shape,
+//! the probe's scenarios (the request each sends, how a request is told to
+//! be one, and the words its expectations use), and how its usage and
+//! finish read on one footing across dialects.
+//!
+//! `record`, `probe`, `replay` and `diff` ask a dialect through [`Api`];
+//! each dialect's folder implements it (`chat/api.rs`, `responses/api.rs`,
+//! `messages/api.rs`), and [`super::Dialect::api`] is the one place that
+//! picks it.
+
+use serde_json::{json, Map, Value};
+
+/// One probe scenario of a dialect (`sselint probe`, and what `replay DIR`
+/// answers by).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scenario {
+    /// Stable kebab-case name (`plain`, `n2`, `parallel-tools`, …); also
+    /// the capture's file name.
+    pub name: &'static str,
+    /// What it asks, in a few words (help and reports).
+    pub about: &'static str,
+    /// A 4xx answer means the endpoint does not offer the feature
+    /// (`unsupported`), not that it is broken.
+    pub optional: bool,
+    /// Sent only with `--reasoning`.
+    pub reasoning: bool,
+}
+
+/// A scenario that is not a reasoning one.
+pub(crate) const fn sc(name: &'static str, about: &'static str, optional: bool) -> Scenario {
+    Scenario {
+        name,
+        about,
+        optional,
+        reasoning: false,
+    }
+}
+
+/// The scenarios every dialect ends with: an invalid request and a
+/// client that hangs up.
+pub(crate) const INVALID: Scenario = sc(
+    "invalid",
+    "an invalid request: must get a non-2xx JSON error, not a stream",
+    false,
+);
+/// See [`INVALID`].
+pub(crate) const DISCONNECT: Scenario = sc(
+    "disconnect",
+    "the client hangs up mid-stream; the next request must be answered",
+    false,
+);
+
+/// Token budget of the `length` scenario (Chat, Messages).
+pub const LENGTH_TOKENS: u64 = 5;
+/// Token budget of the `length` scenario of Responses (its documented
+/// minimum is 16).
+pub const LENGTH_TOKENS_RESPONSES: u64 = 16;
+/// Token budget of the `long` (and `disconnect`) scenario.
+pub const LONG_TOKENS: u64 = 256;
+/// Token budget of every other scenario.
+pub const SHORT_TOKENS: u64 = 64;
+/// The `stop` scenario's stop sequence; its prompt asks for a list
+/// separated by it.
+pub const STOP_SEQUENCE: &str = ",";
+
+/// The prompts the scenarios send.
+pub(crate) const PROMPT: &str = "Say hello in one short sentence.";
+pub(crate) const LONG_PROMPT: &str = "Count from 1 to 60 in words, separated by commas.";
+pub(crate) const TOOL_PROMPT: &str = "What is the weather in Paris?";
+pub(crate) const PARALLEL_PROMPT: &str = "What are the weather and the local time in Paris?";
+pub(crate) const JSON_PROMPT: &str =
+    "Reply with a JSON object {\"greeting\": \"hello\"} and nothing else.";
+
+/// The parameters of the scenarios' `get_weather` (and `get_time`) tool:
+/// one required string, `city`.
+pub(crate) fn weather_params() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"]
+    })
+}
+
+/// How an API key goes out, and what else every request carries.
+#[derive(Debug, Clone, Copy)]
+pub struct Auth {
+    /// The header that carries the key (`Authorization`, `x-api-key`).
+    pub key_header: &'static str,
+    /// What comes before the key in it (`Bearer `, or nothing).
+    pub key_prefix: &'static str,
+    /// Headers sent unless one of the same name is given (`-H`), after
+    /// the key (Anthropic's `anthropic-version`): no secrets, kept in the
+    /// capture.
+    pub fixed: &'static [(&'static str, &'static str)],
+    /// How a request is sent, for the note `record` prints when it tells
+    /// the dialect from the body ("the key as a Bearer token").
+    pub how: &'static str,
+}
+
+/// A stream's usage on one footing across dialects: `input` is every
+/// input token, the cached ones included, as OpenAI counts them
+/// (`prompt_tokens` and `input_tokens` include
+/// `prompt_tokens_details.cached_tokens` / `input_tokens_details.cached_tokens`);
+/// Anthropic counts them apart (the input is `input_tokens` plus
+/// `cache_read_input_tokens` plus `cache_creation_input_tokens`), so a
+/// Messages side is added up ([`Api::usage_apart`]). `total` is the
+/// stream's own where it has one, else input plus output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UsageCounts {
+    /// Every input token, cached ones included.
+    pub input: Option<u64>,
+    /// Output tokens.
+    pub output: Option<u64>,
+    /// The total.
+    pub total: Option<u64>,
+    /// Input tokens read from the prompt cache (part of `input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached: Option<u64>,
+    /// Input tokens written to the prompt cache (part of `input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<u64>,
+}
+
+/// One dialect's API (see the module docs). Every method is the dialect's
+/// own answer; nothing outside its folder branches on which one it is.
+pub trait Api: Sync + std::fmt::Debug {
+    /// What a client of this API takes as its base URL, after the origin
+    /// (OpenAI's SDKs add the path to `…/v1`, Anthropic's add
+    /// `/v1/messages` to the origin): `/v1` or nothing.
+    fn sdk_base(&self) -> &'static str {
+        "/v1"
+    }
+
+    /// How the key is sent.
+    fn auth(&self) -> Auth;
+
+    /// What the request body gains before it is sent (`stream: true` is
+    /// forced by the caller): Chat asks for usage when `include_usage`
+    /// (`stream_options` is Chat's alone; the others send usage unasked).
+    fn prepare(&self, _body: &mut Map<String, Value>, _include_usage: bool) {}
+
+    /// An API error body in this API's shape; `kind` is the error's type,
+    /// `message` its text (both escaped here). OpenAI's:
+    /// `{"error":{"message":…,"type":…,"param":null,"code":null}}`.
+    fn error_body(&self, kind: &str, message: &str) -> String {
+        let message = Value::String(message.to_string()).to_string();
+        let kind = Value::String(kind.to_string()).to_string();
+        format!(r#"{{"error":{{"message":{message},"type":{kind},"param":null,"code":null}}}}"#)
+    }
+
+    /// The error type of a 404 in this API (`invalid_request_error`,
+    /// Anthropic's `not_found_error`).
+    fn not_found_kind(&self) -> &'static str {
+        "invalid_request_error"
+    }
+
+    /// Every probe scenario, in the order they run (the reasoning ones
+    /// included).
+    fn scenarios(&self) -> &'static [Scenario];
+
+    /// The request body of scenario `name` (one of [`Api::scenarios`],
+    /// `disconnect` already read as `long`), `stream: true` included.
+    fn scenario_body(&self, name: &str, model: &str) -> Value;
+
+    /// The scenario a request body names by a feature of this API alone
+    /// (`invalid`, `n2`, `tool`, `json`, `reasoning`, `stop`, …); `None`
+    /// leaves it to the token budget.
+    fn scenario_of(&self, body: &Map<String, Value>) -> Option<&'static str>;
+
+    /// The keys that hold the token budget, the first one present read
+    /// (the last when none is).
+    fn budget_keys(&self) -> &'static [&'static str] {
+        &["max_completion_tokens", "max_tokens"]
+    }
+
+    /// `(old, new)`: the budget key `probe --max-completion-tokens`
+    /// renames, where this API has a newer one.
+    fn budget_rename(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// What forced a tool call in scenario `name` (`tool`,
+    /// `parallel-tools`), for `probe-no-tool-call`.
+    fn forced_tool(&self, name: &str) -> &'static str;
+
+    /// The finish the `length` scenario expects, in this API's words.
+    fn cut_finish(&self) -> &'static str;
+
+    /// The `length` scenario's budget, as its message says it.
+    fn length_budget(&self) -> String {
+        format!("a token budget of {LENGTH_TOKENS}")
+    }
+
+    /// The request field the `stop` scenario sets (`stop`,
+    /// `stop_sequences`).
+    fn stop_key(&self) -> &'static str {
+        "stop"
+    }
+
+    /// The request field the `invalid` scenario breaks (`messages`,
+    /// `input`).
+    fn input_key(&self) -> &'static str {
+        "messages"
+    }
+
+    /// A finish in one vocabulary across dialects (`stop`, `length`,
+    /// `tool_calls`, `content_filter`, `error`); `lower` is `finish` in
+    /// lower case. Anything this API does not map is kept as it is.
+    fn finish_class(&self, _lower: &str, finish: &str, _has_tool_calls: bool) -> String {
+        finish.to_string()
+    }
+
+    /// A usage object of an API that counts cached input tokens apart from
+    /// the input (Anthropic's), on the footing of [`UsageCounts`]; `None`
+    /// for an API whose input already counts them.
+    fn usage_apart(&self, _usage: &Value) -> Option<UsageCounts> {
+        None
+    }
+
+    /// How `diff` classes a field at `pointer` (indices folded or not):
+    /// `openai-schema` for one of the API's own, `extension (PROVIDERS)`
+    /// for one the profiles list, else `unknown`.
+    fn field_class(&self, _pointer: &str) -> String {
+        "unknown".to_string()
+    }
+
+    /// Whether this API counts cached input tokens apart from the input
+    /// (what [`Api::usage_apart`] reads); `diff` says so in its row.
+    fn cache_apart(&self) -> bool {
+        false
+    }
+
+    /// Whether this API's usage has a total (Anthropic's has none): the
+    /// human report then shows `in+out=total`.
+    fn usage_total(&self) -> bool {
+        true
+    }
+}
