@@ -70,3 +70,44 @@ fn an_event_without_its_blank_line_at_eof_is_not_read() {
     assert_eq!(found(&r, "unterminated-event"), [Severity::Info]);
     assert!(found(&r, "missing-done").is_empty(), "{:#?}", diags(&r));
 }
+
+#[test]
+fn a_content_part_belongs_to_its_own_item_and_part_at_any_content_index() {
+    // vLLM numbers a message item's only part 1 after a reasoning item.
+    let r = lint_bytes(&example("responses-output-index", "vLLM:"));
+    let all = diags(&r);
+    assert_eq!(
+        text0(&r),
+        "The capital of France is Paris.",
+        "the text is read once: {all:#?}"
+    );
+    for wrong in ["responses-delta-mismatch", "responses-output-mismatch"] {
+        assert!(found(&r, wrong).is_empty(), "{wrong}: {all:#?}");
+    }
+    // The part does not append to its item's parts: the finding is there,
+    // at the part's `content_index`.
+    let d = all
+        .iter()
+        .find(|d| d.rule == "responses-output-index")
+        .unwrap_or_else(|| panic!("{all:#?}"));
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.pointer.as_deref(), Some("/content_index"));
+}
+
+#[test]
+fn chat_content_given_as_an_array_of_typed_parts_is_assembled() {
+    // Mistral's Magistral models: thinking parts, then text parts.
+    let r = lint_bytes(&example("schema", "Mistral"));
+    let all = diags(&r);
+    assert_eq!(text0(&r), "The capital of France is Paris.", "{all:#?}");
+    let c = &r.streams[0].answer.choices[&0];
+    assert_eq!(c.reasoning.kept, "The user asks for France's capital.");
+    assert!(found(&r, "empty-answer").is_empty(), "{all:#?}");
+    // The shape keeps its finding, on the first array.
+    let d = all
+        .iter()
+        .find(|d| d.rule == "schema")
+        .unwrap_or_else(|| panic!("{all:#?}"));
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.pointer.as_deref(), Some("/choices/0/delta/content"));
+}
