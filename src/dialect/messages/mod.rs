@@ -242,7 +242,7 @@ impl Checker {
             }
             let message = if vendors.is_empty() {
                 format!(
-                    "`{}` is not a field of {what} in the Messages API; clients ignore it, so whatever it carries is lost to them",
+                    "`{}` is not a field of {what} in the Messages API; clients read past it, and what it carries is in no field they return",
                     shorten(&p, 80)
                 )
             } else {

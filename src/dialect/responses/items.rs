@@ -370,7 +370,7 @@ impl Checker {
                 misplaced = true;
                 (
                     format!(
-                        "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients read it where the index says, but a gap suggests a lost item"
+                        "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients read it where the index says, but a gap suggests an item went missing upstream"
                     ),
                     Severity::Info,
                 )
@@ -1355,7 +1355,7 @@ impl Checker {
                 found.push((
                     at,
                     format!(
-                        "the arguments of function call {}{} (output_index {}) are not valid JSON ({why}): clients that parse them to run the tool fail",
+                        "the arguments of function call {}{} (output_index {}) are not valid JSON ({why}): the tool cannot be run with them",
                         it.name.as_deref().unwrap_or("(no name)"),
                         it.call_id
                             .as_deref()
