@@ -1290,6 +1290,21 @@ impl Checker {
                     Some(Value::String(r)) => {
                         self.stop_reason = Some(shorten(r, 80));
                         self.last = format!("stop_reason {r:?}");
+                        // The same consequence as Chat's `length` and
+                        // Responses' `incomplete`: the same level (warning).
+                        if r == "max_tokens" && !self.stop_reason_after_stop {
+                            let loc = out.at_pointer("/delta/stop_reason", false);
+                            emit(
+                                out,
+                                Finding::new(
+                                    "messages-max-tokens",
+                                    "`stop_reason` is max_tokens: the token budget ran out, so the answer is cut there",
+                                    loc,
+                                )
+                                .event(ev.index)
+                                .pointer("/delta/stop_reason"),
+                            );
+                        }
                         if !fields::STOP_REASONS.contains(&r.as_str()) {
                             let loc = out.at_pointer("/delta/stop_reason", false);
                             emit(
