@@ -246,6 +246,7 @@ const CLIENT_NAMES: &[&str] = &[
 fn no_message_or_rule_doc_names_a_client_except_the_observations() {
     // Claims about a named client come only from rules/observed.json (the
     // `sselint rule` table and the report's notes), so they are what was
+    // observed; tests/claims.rs checks that what a text says clients do was
     // observed. References (public reports) may name anything.
     let mut hits = Vec::new();
     for r in catalogue().rules() {

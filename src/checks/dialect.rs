@@ -213,7 +213,7 @@ impl Linter<'_> {
             Finding::new(
                 crate::lint::rule::PATH_DIALECT_MISMATCH,
                 format!(
-                    "the request went to `{}`, an {} path, but the body is an {} stream (its first event is {first}): it is read as {}; a client that called this path parses the stream as {} and fails on it",
+                    "the request went to `{}`, an {} path, but the body is an {} stream (its first event is {first}): it is read as {}; a client of this path expects {} events",
                     crate::lint::printable(&shorten(shown, 80)),
                     path.title(),
                     body.title(),

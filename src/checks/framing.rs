@@ -225,18 +225,35 @@ impl Linter<'_> {
             return;
         };
         match model::decode(data) {
-            Payload::Done | Payload::Json(_) | Payload::LoneSurrogates(_) => {
+            // The end marker alone: the stream still ends at the close right
+            // after it, and it carries nothing else (in the record every
+            // client read such a stream as meant), so it is info and still
+            // counts as the marker: the ending is not also `missing-done`.
+            Payload::Done => {
                 self.report(
                     Finding::new(
                         crate::lint::rule::UNTERMINATED_EVENT,
-                        "the last event is not followed by a blank line: the spec discards it at end of stream (browsers' EventSource and eventsource-parser drop it), while line-based clients keep it",
+                        "the last event, the end marker, is not followed by a blank line: the spec discards it at end of stream, which costs nothing here, as the stream closes right after it",
                         loc,
                     )
+                    .level(Severity::Info)
                     .help("end the last event with a blank line too"),
                 );
-                // Lenient clients read it: assemble it so the verdict on the
-                // ending is not a second finding for the same cause.
                 self.check_event(block, data, None, "message");
+            }
+            // An event with data: the spec discards it, so the stream ends
+            // without it and sselint does not assemble it; its loss is an
+            // error (in the record, the clients lost the finish or raised).
+            Payload::Json(_) | Payload::LoneSurrogates(_) => {
+                self.report(
+                    Finding::new(
+                        crate::lint::rule::UNTERMINATED_EVENT,
+                        "the last event is not followed by a blank line: the spec discards it at end of stream, so the stream ends without what it carries",
+                        loc,
+                    )
+                    .level(Severity::Error)
+                    .help("end the last event with a blank line too"),
+                );
             }
             _ => self.tail_loc = Some(loc),
         }

@@ -65,6 +65,22 @@ pub fn list(a: ListArgs) -> anyhow::Result<ExitCode> {
     }
     let mut out = std::io::stdout().lock();
     writeln!(out, "{t}")?;
+    if !a.profiles {
+        // Wrapped at 100 columns, as the table is at most 120 wide.
+        let mut line = String::new();
+        writeln!(out)?;
+        for word in sselint::lint::observed::SEVERITY_POLICY.split(' ') {
+            if !line.is_empty() && line.len() + 1 + word.len() > 100 {
+                writeln!(out, "{line}")?;
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        writeln!(out, "{line}")?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -230,6 +230,21 @@ impl Record {
     }
 }
 
+/// The severity policy, as `sselint rules` prints it under its table and
+/// the book's rules page states it (`docs/rules/index.md`): what decides a
+/// level, and the rule that the same consequence gets the same level in
+/// every dialect.
+pub const SEVERITY_POLICY: &str = "\
+Severities follow what the clients of the harness did with each shape (rules/observed.json; `sselint rule NAME` shows the table): \
+error when a mainstream client raised or ended with another text, tool calls or finish than the server meant; \
+warning when clients differ visibly without losing data; info when every client read the answer as meant. \
+The same consequence gets the same level in every dialect: \
+an answer cut by the token budget and said so the documented way is a warning (Chat `finish-length`, Responses `responses-incomplete`, Messages `messages-max-tokens`), \
+though a stream helper raises on it in two of them by design, to refuse a cut answer; \
+an event whose loss changes the answer is an error wherever it is lost (an unterminated last event, a text delta after the end of its part or block); \
+a field or event type a client reads past is info. \
+Rules that replaying cannot judge say why in their severity basis.";
+
 /// The severity the policy gives a capture of the committed record
 /// (`Record::severity` on `record()`).
 pub fn derived_severity(c: &Capture) -> Severity {

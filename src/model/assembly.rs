@@ -195,8 +195,17 @@ impl Answer {
     pub fn apply_choice(&mut self, index: u64, choice: &Value) {
         let c = self.choice(index);
         if let Some(delta) = choice.get("delta").filter(|d| d.is_object()) {
-            if let Some(s) = delta.get("content").and_then(Value::as_str) {
-                c.text.push(s);
+            match delta.get("content") {
+                Some(Value::String(s)) => c.text.push(s),
+                // Typed parts, as Mistral's reasoning models send them
+                // (`schema` reports the shape): the text parts are the
+                // answer, the thinking parts its reasoning.
+                Some(Value::Array(parts)) => {
+                    for p in parts {
+                        apply_content_part(c, p);
+                    }
+                }
+                _ => {}
             }
             if let Some(s) = delta.get("refusal").and_then(Value::as_str) {
                 c.refusal.get_or_insert_with(Text::default).push(s);
@@ -261,5 +270,31 @@ impl Answer {
             (false, false, true) => Ending::NoDone,
             (false, false, false) => Ending::CutOff,
         }
+    }
+}
+
+/// One typed part of a Chat delta's `content` array, as Mistral's reasoning
+/// models stream it (docs.mistral.ai, "Reasoning"): `{"type": "text",
+/// "text": …}` adds to the answer; `{"type": "thinking", "thinking": [text
+/// parts]}` (or a string) to the reasoning. Other part types add nothing.
+fn apply_content_part(c: &mut Choice, part: &Value) {
+    match part.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            if let Some(s) = part.get("text").and_then(Value::as_str) {
+                c.text.push(s);
+            }
+        }
+        Some("thinking") => match part.get("thinking") {
+            Some(Value::String(s)) => c.reasoning.push(s),
+            Some(Value::Array(inner)) => {
+                for t in inner {
+                    if let Some(s) = t.get("text").and_then(Value::as_str) {
+                        c.reasoning.push(s);
+                    }
+                }
+            }
+            _ => {}
+        },
+        _ => {}
     }
 }

@@ -85,6 +85,23 @@ impl Checker {
         };
         let blank = c.text.kept.trim().is_empty() && c.text.dropped == 0;
         let refused = c.refusal.as_ref().is_some_and(|r| !r.is_empty());
+        if !blank && c.finish_reason.as_deref() == Some("length") && !out.muted("finish-length") {
+            // The same consequence as Responses' `incomplete` and Messages'
+            // `max_tokens`, so the same level (a warning): the answer is
+            // cut where the budget ran out, said the documented way.
+            let chars = c.text.kept.chars().count() as u64 + c.text.dropped;
+            let loc = self
+                .chat
+                .choices
+                .get(&0)
+                .and_then(|t| t.finish_loc.clone())
+                .unwrap_or_else(|| out.at_end());
+            out.report(Finding::new(
+                crate::lint::rule::FINISH_LENGTH,
+                format!("choice 0 ended with finish_reason length after {chars} characters of text: the token budget ran out, so the answer is cut there (a stream helper that refuses a cut answer raises on it)"),
+                loc,
+            ));
+        }
         if !blank || refused || !c.tool_calls.is_empty() || !c.transcript.is_empty() {
             return;
         }

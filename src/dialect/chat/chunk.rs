@@ -203,7 +203,7 @@ impl Checker {
                             "`object` is {} instead of \"chat.completion.chunk\"{}",
                             shorten(&o.to_string(), 60),
                             if o.as_str() == Some("chat.completion") {
-                                ": that is the non-streamed response's object; clients that dispatch on `object` drop the chunk"
+                                ": that is the non-streamed response's object, not a chunk's"
                             } else {
                                 ""
                             }
@@ -318,7 +318,7 @@ impl Checker {
                     Finding::new(
                         crate::lint::rule::EMPTY_CHOICES,
                         format!(
-                            "`choices` is empty on a chunk without usage{}: code that reads `choices[0]` unguarded fails on it, though the observed SDKs skip such chunks",
+                            "`choices` is empty on a chunk without usage{}: the observed SDKs skip such chunks, while code that reads `choices[0]` unguarded indexes an empty array",
                             if annotation { " (a provider annotation chunk; `--profile` for that provider exempts it)" } else { "" }
                         ),
                         loc,
@@ -562,7 +562,7 @@ impl Checker {
                         Finding::new(
                             crate::lint::rule::ROLE_VALUE,
                             format!(
-                                "`role` is {} in a streamed delta; only \"assistant\" is meaningful, and clients that check it drop or mislabel the message",
+                                "`role` is {} in a streamed delta; only \"assistant\" is meaningful",
                                 shorten(&r.to_string(), 40)
                             ),
                             loc,

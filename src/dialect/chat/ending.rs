@@ -79,7 +79,7 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::DATA_AFTER_DONE,
                     format!(
-                        "{} event(s) with data follow `[DONE]`: clients stop reading at the first `[DONE]`, so what they carry is lost",
+                        "{} event(s) with data follow `[DONE]`: the stream ends at the first `[DONE]`, so what they carry is not part of the answer (no client of the record read past it)",
                         self.chat.after_done_data
                     ),
                     loc,
@@ -108,9 +108,13 @@ impl Checker {
                     out.report(Finding::new(
                         crate::lint::rule::EMPTY_STREAM,
                         format!(
-                            "no chunk with choices in {} event(s){}: the client shows an empty answer",
+                            "no chunk with choices in {} event(s){}: the stream holds no answer",
                             end.events,
-                            if self.error_events > 0 { " (the stream carried an error instead)" } else { "" }
+                            if self.error_events > 0 {
+                                " (the stream carried an error instead)"
+                            } else {
+                                ""
+                            }
                         ),
                         loc,
                     ));
@@ -224,7 +228,7 @@ impl Checker {
         if let Some((i, n, m, loc)) = repeated {
             out.report(Finding::new(
                 crate::lint::rule::ROLE_REPEATED,
-                format!("choice {i} sends `role` on {n} of its {m} deltas (OpenAI sends it once, first); harmless for most clients, but those that start a new message on each role split the answer"),
+                format!("choice {i} sends `role` on {n} of its {m} deltas (OpenAI sends it once, first); harmless for the clients of the record, which read it as one message"),
                 loc.unwrap_or_default(),
             ));
         }

@@ -71,7 +71,7 @@ impl Checker {
                     Finding::new(
                         crate::lint::rule::DONE_MARKER,
                         format!(
-                            "{:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string, miss the sentinel and raise on it as a chunk",
+                            "{:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string, find no match and raise on it as a chunk",
                             shorten(data, 40)
                         ),
                         loc,
@@ -142,7 +142,7 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::EVENT_TYPE,
                     format!(
-                        "event type `{}` instead of the default `message`: `EventSource.onmessage` never sees it, and clients that filter on the type drop it (reported at its first event; later events of this type are not repeated)",
+                        "event type `{}` instead of the default `message`: the spec dispatches it under that name, so an `EventSource.onmessage` handler is not called for it (reported at its first event; later events of this type are not repeated)",
                         shorten(event_type, 60)
                     ),
                     loc,

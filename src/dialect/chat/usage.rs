@@ -55,7 +55,7 @@ impl Checker {
         let mut at = "/usage".to_string();
         if !missing.is_empty() {
             problems.push(format!(
-                "usage lacks non-negative integer {}: clients that read the standard token counts get nothing",
+                "usage lacks non-negative integer {}: the standard token counts are not there",
                 missing.join(", ")
             ));
         }

@@ -226,7 +226,7 @@ impl Checker {
             }
             let message = if vendors.is_empty() {
                 format!(
-                    "`{}` is not a field of {what} in the Messages API; clients ignore it, so whatever it carries is lost to them",
+                    "`{}` is not a field of {what} in the Messages API; clients read past it, and what it carries is in no field they return",
                     shorten(&p, 80)
                 )
             } else {
@@ -1274,6 +1274,21 @@ impl Checker {
                     Some(Value::String(r)) => {
                         self.stop_reason = Some(shorten(r, 80));
                         self.last = format!("stop_reason {r:?}");
+                        // The same consequence as Chat's `length` and
+                        // Responses' `incomplete`: the same level (warning).
+                        if r == "max_tokens" && !self.stop_reason_after_stop {
+                            let loc = out.at_pointer("/delta/stop_reason", false);
+                            emit(
+                                out,
+                                Finding::new(
+                                    crate::lint::rule::MESSAGES_MAX_TOKENS,
+                                    "`stop_reason` is max_tokens: the token budget ran out, so the answer is cut there",
+                                    loc,
+                                )
+                                .event(ev.index)
+                                .pointer("/delta/stop_reason"),
+                            );
+                        }
                         if !fields::STOP_REASONS.contains(&r.as_str()) {
                             let loc = out.at_pointer("/delta/stop_reason", false);
                             emit(

@@ -31,6 +31,19 @@ fn entry(m: &mut BTreeMap<u64, Part>, key: u64) -> Option<&mut Part> {
     }
 }
 
+/// The key (`content_index` or `summary_index`) that the `j`-th part a
+/// full item lists stands for: the `j`-th part streamed, in index order,
+/// and past the streamed ones the indices after the last. A server may
+/// number an item's only part 1 (vLLM does so for a message item after a
+/// reasoning item); the item's `content` array still lists it first.
+pub(super) fn listed_key(map: &BTreeMap<u64, Part>, j: usize) -> u64 {
+    match (map.keys().nth(j), map.keys().next_back()) {
+        (Some(k), _) => *k,
+        (None, Some(last)) => last + 1 + (j - map.len()) as u64,
+        (None, None) => j as u64,
+    }
+}
+
 fn part_of(item: &mut Item, which: Which, key: u64) -> Option<&mut Part> {
     match which {
         Which::Content => entry(&mut item.parts, key),
@@ -357,7 +370,7 @@ impl Checker {
                 misplaced = true;
                 (
                     format!(
-                        "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients read it where the index says, but a gap suggests a lost item"
+                        "`response.output_item.added` carries output_index {i} where {expected} was next: items are appended without gaps (0, 1, 2, …); clients read it where the index says, but a gap suggests an item went missing upstream"
                     ),
                     Severity::Info,
                 )
@@ -572,10 +585,13 @@ impl Checker {
             }
         }
         if let Some(content) = item.get("content").and_then(Value::as_array) {
-            for (j, c) in content.iter().enumerate() {
+            let keys: Vec<u64> = (0..content.len())
+                .map(|j| listed_key(&self.items[pos].parts, j))
+                .collect();
+            for ((j, c), k) in content.iter().enumerate().zip(keys) {
                 if let Some((kind, key, t)) = part_text(c) {
                     let ptr = format!("{at}/content/{j}/{key}");
-                    self.settle(pos, Which::Content, j as u64, kind, t, layer, &ptr, ev, out);
+                    self.settle(pos, Which::Content, k, kind, t, layer, &ptr, ev, out);
                 }
             }
             self.parts_beyond(
@@ -589,13 +605,16 @@ impl Checker {
             );
         }
         if let Some(summary) = item.get("summary").and_then(Value::as_array) {
-            for (j, c) in summary.iter().enumerate() {
+            let keys: Vec<u64> = (0..summary.len())
+                .map(|j| listed_key(&self.items[pos].summary, j))
+                .collect();
+            for ((j, c), k) in summary.iter().enumerate().zip(keys) {
                 if let Some(t) = c.get("text").and_then(Value::as_str) {
                     let ptr = format!("{at}/summary/{j}/text");
                     self.settle(
                         pos,
                         Which::Summary,
-                        j as u64,
+                        k,
                         "summary_text",
                         t,
                         layer,
@@ -649,9 +668,11 @@ impl Checker {
             Which::Summary => &mut it.summary,
             _ => &mut it.parts,
         };
+        // The parts past the listed ones, in index order (`listed_key`).
         let extra = map
             .iter_mut()
-            .find(|(k, p)| **k >= listed as u64 && !p.latest().is_empty() && !p.mismatch)
+            .skip(listed)
+            .find(|(_, p)| !p.latest().is_empty() && !p.mismatch)
             .filter(|_| lost == 0);
         if let Some((k, p)) = extra {
             p.mismatch = true;
@@ -704,6 +725,27 @@ impl Checker {
         let shown_kind = if kind.is_empty() { "(no type)" } else { kind };
         if ty.ends_with(".added") {
             self.last = format!("{} part {ci} {shown_kind} added", self.item_label(pos));
+            // Parts are appended: a new part's `content_index` is the count
+            // of its item's parts so far. Observed: where it skips (vLLM's
+            // only part at 1), the accumulating helpers raise.
+            let next = self.items[pos].parts.len() as u64;
+            if ci > next && !self.items[pos].parts.contains_key(&ci) {
+                let msg = format!(
+                    "`response.content_part.added` carries content_index {ci} for output_index {}, which has {next} part(s): parts are appended (0, 1, …), so the item's `content` lists this one at {next}, and clients that look the part up by its content_index find none there",
+                    self.items[pos].output_index
+                );
+                report!(
+                    out,
+                    Finding::new(
+                        crate::lint::rule::RESPONSES_OUTPUT_INDEX,
+                        msg,
+                        out.at_pointer("/content_index", false)
+                    )
+                    .event(ev.index)
+                    .pointer("/content_index")
+                    .help("number each item's parts from 0, and keep the index for every event about the part"),
+                );
+            }
             let at = (out.at_event(), ev.index);
             if let Some(p) = part_of(&mut self.items[pos], Which::Content, ci) {
                 p.added = true;
@@ -1313,7 +1355,7 @@ impl Checker {
                 found.push((
                     at,
                     format!(
-                        "the arguments of function call {}{} (output_index {}) are not valid JSON ({why}): clients that parse them to run the tool fail",
+                        "the arguments of function call {}{} (output_index {}) are not valid JSON ({why}): the tool cannot be run with them",
                         it.name.as_deref().unwrap_or("(no name)"),
                         it.call_id
                             .as_deref()

@@ -32,7 +32,7 @@ impl Checker {
                     Finding::new(
                         crate::lint::rule::RESPONSES_SEQUENCE_NUMBER,
                         format!(
-                            "sequence_number is {} ({}), not a non-negative integer: a client cannot resume this stream after it (`starting_after`), and typed clients reject the event",
+                            "sequence_number is {} ({}), not a non-negative integer: a stream resumed after it (`starting_after`) cannot say where it stands",
                             literal(n),
                             json_type(n)
                         ),
@@ -307,7 +307,7 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::RESPONSES_INCOMPLETE,
                     format!(
-                        "the response ended incomplete ({why}) after {chars} characters of text: the answer is cut short, and clients that wait for `response.completed` fail"
+                        "the response ended incomplete ({why}) after {chars} characters of text: the answer stops there, and clients that wait for `response.completed` raise"
                     ),
                     out.at_pointer("/response/incomplete_details", false),
                 )
@@ -421,7 +421,7 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::RESPONSES_USAGE_MISSING,
                     format!(
-                        "the terminal response's usage lacks {} (as non-negative integers): clients read the counts as zero or missing, and a client that validates the terminal event raises on it",
+                        "the terminal response's usage lacks {} (as non-negative integers): a client that validates the terminal event raises on it",
                         missing
                             .iter()
                             .map(|k| format!("`{k}`"))
@@ -554,7 +554,7 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::RESPONSES_SEQUENCE_NUMBER,
                     format!(
-                        "{n} of {} event(s) lack `sequence_number`, the first one here: typed clients reject such events, and a resumed stream cannot say where it stands",
+                        "{n} of {} event(s) lack `sequence_number`, the first one here: a resumed stream cannot say where it stands",
                         self.json_events
                     ),
                     loc,
@@ -600,7 +600,7 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::RESPONSES_SEQUENCE_GAP,
                     format!(
-                        "{}: OpenAI numbers every event 0, 1, 2, …; clients read on, but a gap suggests events were dropped on the way",
+                        "{}: OpenAI numbers every event 0, 1, 2, …; clients read on, but a gap suggests events went missing on the way",
                         parts.join("; ")
                     ),
                     at.0,

@@ -121,7 +121,7 @@ impl Checker {
                         continue;
                     };
                     let got = Acc::of(t, &mut budget);
-                    match it.parts.get(&(j as u64)) {
+                    match it.parts.get(&super::items::listed_key(&it.parts, j)) {
                         Some(p) if !p.latest().same(&got) => note(
                             &mut first,
                             format!("/response/output/{i}/content/{j}/{key}"),
@@ -144,7 +144,8 @@ impl Checker {
                 if let Some((k, p)) = it
                     .parts
                     .iter()
-                    .find(|(k, p)| **k >= content.len() as u64 && !p.latest().is_empty())
+                    .skip(content.len())
+                    .find(|(_, p)| !p.latest().is_empty())
                 {
                     note(
                         &mut first,
