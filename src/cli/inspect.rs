@@ -283,6 +283,7 @@ impl Observer for Recorder<'_> {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    a.input_args.refuse_jsonl("inspect")?;
     if let Some(p) = &a.profile {
         super::profile_settings(p)?;
     }

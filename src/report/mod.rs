@@ -7,6 +7,7 @@ pub mod github;
 pub mod html;
 pub mod human;
 pub mod json;
+pub mod jsonl;
 pub mod junit;
 pub mod rule;
 pub mod sarif;
