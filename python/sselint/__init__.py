@@ -31,6 +31,7 @@ from ._report import (
     ToolCall,
     Verdict,
 )
+from ._lint import lint, lint_arrow, lint_many, native_available
 from ._run import ENV_BIN, Error, Source, binary, check, check_many
 from .testing import assert_conforms
 
@@ -54,4 +55,8 @@ __all__ = [
     "binary",
     "check",
     "check_many",
+    "lint",
+    "lint_arrow",
+    "lint_many",
+    "native_available",
 ]

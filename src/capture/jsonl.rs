@@ -16,7 +16,9 @@ use base64::Engine as _;
 use serde::Deserialize;
 use std::borrow::Cow;
 
-/// The HTTP facts a gateway log keeps beside a body.
+/// The HTTP facts a gateway log keeps beside a body. With headers (or a
+/// status outside 2xx) they stand for the response's status line and
+/// headers; a 2xx status alone adds nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Facts {
     /// The response's status code.
@@ -49,6 +51,9 @@ impl Facts {
     }
 }
 
+/// A record (or row) whose body is missing or null.
+pub const NO_BODY: &str = "the record has no body (it is missing or null)";
+
 /// One record of a JSON Lines log, parsed.
 #[derive(Debug)]
 pub struct Record {
@@ -57,7 +62,8 @@ pub struct Record {
     pub id: Option<String>,
     /// Its HTTP facts.
     pub facts: Facts,
-    /// The body's bytes, or why there are none (null, bad base64).
+    /// The body's bytes, or why the record cannot be linted (no body, bad
+    /// base64, a status or headers of the wrong shape).
     pub body: Result<Vec<u8>, String>,
 }
 
@@ -118,18 +124,19 @@ pub fn parse_line(line: &[u8]) -> Result<Record, String> {
             ))
         }
     };
+    // Past the id, what is wrong is the record's error, under its id.
     let status = match raw.status {
-        None | Some(serde_json::Value::Null) => None,
-        Some(v) => Some(
-            v.as_u64()
-                .and_then(|n| u16::try_from(n).ok())
-                .filter(|n| (100..1000).contains(n))
-                .ok_or_else(|| format!("\"status\" is {v}, not an HTTP status code (100-999)"))?,
-        ),
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u16::try_from(n).ok())
+            .filter(|n| (100..1000).contains(n))
+            .map(Some)
+            .ok_or_else(|| format!("\"status\" is {v}, not an HTTP status code (100-999)")),
     };
     let headers = match raw.headers {
-        None | Some(serde_json::Value::Null) => Vec::new(),
-        Some(v) => header_pairs(&v)?,
+        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+        Some(v) => header_pairs(&v),
     };
     let body = match (raw.body, raw.body_base64) {
         (Some(b), None) => Ok(b.into_owned().into_bytes()),
@@ -139,9 +146,11 @@ pub fn parse_line(line: &[u8]) -> Result<Record, String> {
         (Some(_), Some(_)) => {
             Err("the record has both \"body\" and \"body_base64\"; give one".into())
         }
-        (None, None) => {
-            Err("the record has no body (\"body\" and \"body_base64\" are missing or null)".into())
-        }
+        (None, None) => Err(NO_BODY.into()),
+    };
+    let (status, headers, body) = match (status, headers) {
+        (Ok(s), Ok(h)) => (s, h, body),
+        (Err(e), _) | (_, Err(e)) => (None, Vec::new(), Err(e)),
     };
     Ok(Record {
         id,
@@ -196,8 +205,9 @@ pub fn header_pairs_text(text: &str) -> Result<Vec<(String, String)>, String> {
     header_pairs(&v)
 }
 
-/// The capture of one logged body: `body` read as `opts` says (a raw SSE
-/// body unless `opts.input_format` names another format), each stream
+/// The capture of one logged body: `body` read as `opts` says (a log's
+/// bodies are raw SSE bodies: `Some(InputFormat::Sse)`; `None` detects
+/// the format as for a file), each stream
 /// given the record's `facts` where the body itself had none: the status
 /// and headers become the response's, the path the request's URL.
 ///
@@ -209,11 +219,7 @@ pub fn capture(
     facts: &Facts,
     opts: &Options,
 ) -> Result<Capture, InputError> {
-    let opts = Options {
-        input_format: Some(opts.input_format.unwrap_or(super::InputFormat::Sse)),
-        ..opts.clone()
-    };
-    let mut cap = super::from_reader(id, Box::new(std::io::Cursor::new(body)), &opts)?;
+    let mut cap = super::from_reader(id, Box::new(std::io::Cursor::new(body)), opts)?;
     for s in &mut cap.streams {
         apply(&mut s.http, &mut s.request, facts);
     }
@@ -221,7 +227,10 @@ pub fn capture(
 }
 
 fn apply(http: &mut Option<Http>, request: &mut Option<Request>, facts: &Facts) {
-    if http.is_none() && (facts.status.is_some() || !facts.headers.is_empty()) {
+    // A 2xx status alone says nothing the body does not: the response is
+    // then taken as the body shows it (no Content-Type to judge).
+    let odd_status = facts.status.is_some_and(|s| !(200..300).contains(&s));
+    if http.is_none() && (odd_status || !facts.headers.is_empty()) {
         *http = Some(Http {
             status: facts.status.unwrap_or(200),
             reason: String::new(),

@@ -364,6 +364,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             bail!("--format html shows captures' events; for a log use --format jsonl (or json)");
         }
     }
+    if logs {
+        // A record's body is the body itself, whatever it starts with.
+        opts.input_format = Some(sselint::capture::InputFormat::Sse);
+    }
     let (files, walk_errors) = if paths.is_empty() {
         (Vec::new(), Vec::new())
     } else if logs {

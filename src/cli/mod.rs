@@ -210,7 +210,20 @@ impl DialectArg {
 /// # Errors
 /// Usage and I/O errors; the caller prints them and exits 2.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = match Cli::try_parse() {
+    run_from(std::env::args_os())
+}
+
+/// [`run`] with these arguments (the first is the program's name): the
+/// Python module runs the command so (`sselint._native.main`).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_from<I, T>(args: I) -> anyhow::Result<ExitCode>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
