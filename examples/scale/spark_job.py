@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Iterator
 
 import pyarrow as pa
@@ -48,6 +49,8 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--batch-size", type=int, default=2000)
     a = ap.parse_args()
+    # Local workers run this interpreter, where sselint and pyarrow are.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (
         SparkSession.builder.master(a.master)
         .appName("sselint")
