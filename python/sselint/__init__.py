@@ -1,8 +1,8 @@
 """Lint captured LLM streaming responses from Python.
 
-This package runs the ``sselint`` executable that the same wheel installs
-(one process per call; nothing here reaches the network) and returns its
-JSON report as typed Python data::
+This package lints in this process, through the wheel's native module
+``sselint._native`` (nothing here reaches the network), and returns the
+report as typed Python data::
 
     import sselint
 
@@ -13,8 +13,10 @@ JSON report as typed Python data::
             print(f)
 
 In tests, :func:`sselint.testing.assert_conforms` fails with the human
-report as its message. :func:`check_many` lints many captures in one
-process.
+report as its message. :func:`check_many` lints many captures at once. At
+scale, :func:`lint_many` lints many bodies with their HTTP facts and
+:func:`lint_arrow` a pyarrow batch, one result row per row
+(docs/scale.md).
 """
 
 from ._report import (
