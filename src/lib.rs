@@ -59,3 +59,9 @@ pub mod minimize;
 pub mod live;
 pub mod probe;
 pub mod replay;
+// The wheel's Python module (cargo feature `python`): it also holds the
+// command line, which names this crate `sselint` as the binary does.
+#[cfg(feature = "python")]
+extern crate self as sselint;
+#[cfg(feature = "python")]
+pub mod python;

@@ -136,15 +136,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Temporary file, sync, rename over `path` (a regular file or nothing);
 /// an existing file's permissions carry over.
 fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".to_string());
-    let tmp = dir.join(format!(".{name}.sselint-{}.tmp", std::process::id()));
+    let tmp = temporary(path);
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -158,6 +150,93 @@ fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A file written as it goes (a report too big to hold), with
+/// [`write_atomic`]'s guarantees: a regular file appears only whole, on
+/// [`Streamed::commit`]; a FIFO or device is written through. Dropped
+/// without a commit, the temporary file is removed and the target left as
+/// it was.
+pub struct Streamed {
+    file: std::io::BufWriter<std::fs::File>,
+    /// (temporary file, target) when the target is replaced on commit.
+    rename: Option<(PathBuf, PathBuf)>,
+}
+
+impl Streamed {
+    /// Opens `path` for writing.
+    ///
+    /// # Errors
+    /// As [`plan`], or creating the file.
+    pub fn create(path: &Path) -> std::io::Result<Self> {
+        match plan(path)? {
+            Plan::Through(p) => Ok(Streamed {
+                file: std::io::BufWriter::new(std::fs::OpenOptions::new().append(true).open(&p)?),
+                rename: None,
+            }),
+            Plan::Replace(p) => {
+                let tmp = temporary(&p);
+                let file = std::fs::File::create(&tmp)?;
+                Ok(Streamed {
+                    file: std::io::BufWriter::new(file),
+                    rename: Some((tmp, p)),
+                })
+            }
+        }
+    }
+
+    /// Flushes, syncs and puts the file in place.
+    ///
+    /// # Errors
+    /// Writing, syncing or renaming.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        self.file.flush()?;
+        if let Some((tmp, target)) = self.rename.take() {
+            let f = self.file.get_ref();
+            let result = (|| {
+                if let Ok(m) = std::fs::metadata(&target) {
+                    f.set_permissions(m.permissions())?;
+                }
+                f.sync_all()?;
+                std::fs::rename(&tmp, &target)
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            return result;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Streamed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for Streamed {
+    fn drop(&mut self) {
+        if let Some((tmp, _)) = self.rename.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// The temporary file next to `path` that replaces it.
+fn temporary(path: &Path) -> PathBuf {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".to_string());
+    dir.join(format!(".{name}.sselint-{}.tmp", std::process::id()))
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 """Lint captured LLM streaming responses from Python.
 
-This package runs the ``sselint`` executable that the same wheel installs
-(one process per call; nothing here reaches the network) and returns its
-JSON report as typed Python data::
+This package lints in this process, through the wheel's native module
+``sselint._native`` (nothing here reaches the network), and returns the
+report as typed Python data::
 
     import sselint
 
@@ -13,8 +13,10 @@ JSON report as typed Python data::
             print(f)
 
 In tests, :func:`sselint.testing.assert_conforms` fails with the human
-report as its message. :func:`check_many` lints many captures in one
-process.
+report as its message. :func:`check_many` lints many captures at once. At
+scale, :func:`lint_many` lints many bodies with their HTTP facts and
+:func:`lint_arrow` a pyarrow batch, one result row per row
+(docs/scale.md).
 """
 
 from ._report import (
@@ -31,6 +33,7 @@ from ._report import (
     ToolCall,
     Verdict,
 )
+from ._lint import lint, lint_arrow, lint_many, native_available
 from ._run import ENV_BIN, Error, Source, binary, check, check_many
 from .testing import assert_conforms
 
@@ -54,4 +57,8 @@ __all__ = [
     "binary",
     "check",
     "check_many",
+    "lint",
+    "lint_arrow",
+    "lint_many",
+    "native_available",
 ]

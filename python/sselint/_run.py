@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
+from ._lint import native_available
 from ._report import FailOn, Report
 
 Source = Union[bytes, bytearray, memoryview, str, "os.PathLike[str]"]
@@ -240,16 +241,64 @@ def check(
     Raises :class:`Error` when sselint exits 2 (a usage error, a bad
     configuration, an input it cannot read).
     """
-    opts = _options(profile, dialect, select, ignore, fail_on, config, input_format)
     if isinstance(source, (bytes, bytearray, memoryview)):
         inputs, stdin = ["-"], bytes(source)
     else:
         inputs, stdin = [_path_arg(source)], None
+    if not human and timeout is None and native_available():
+        report = _native_check(inputs, stdin, profile, dialect, select, ignore, fail_on, config, input_format)
+        if report.exit_code == 2:
+            raise Error(_read_error_message(report), 2, report)
+        return report
+    opts = _options(profile, dialect, select, ignore, fail_on, config, input_format)
     doc, proc, text = _run(inputs, stdin, opts, human, timeout)
     report = Report.from_json(doc, proc.returncode, human=text)
     if proc.returncode == 2:
         raise Error(_message(proc), 2, report)
     return report
+
+
+def _native_check(
+    inputs: List[str],
+    stdin: Optional[bytes],
+    profile: Optional[str],
+    dialect: Optional[str],
+    select: Optional[Rules],
+    ignore: Optional[Rules],
+    fail_on: Optional[FailOn],
+    config: Optional[PathLike],
+    input_format: Optional[str],
+) -> Report:
+    """``sselint check --format json`` in this process: the native module
+    lints ``inputs`` (or ``stdin``, named ``-``) as the executable would,
+    with the ``sselint.toml`` found upward unless ``config`` names one."""
+    from . import _native
+
+    opts: Dict[str, Any] = {
+        "profile": profile,
+        "dialect": dialect,
+        "select": [] if select is None else _rules(select).split(","),  # type: ignore[union-attr]
+        "ignore": [] if ignore is None else _rules(ignore).split(","),  # type: ignore[union-attr]
+        "fail_on": fail_on,
+        "config": None if config is None else os.fspath(config),
+        "find_config": True,
+        "input_format": input_format or "auto",
+        "max_event_bytes": None,
+        "max_decoded_bytes": None,
+        "stall_ms": None,
+    }
+    try:
+        if stdin is not None:
+            ((doc, code),) = _native.lint_many([stdin], ["-"], None, None, None, None, 1, **opts)
+        else:
+            doc, code = _native.check_paths(inputs, None, **opts)
+    except ValueError as e:
+        raise Error(f"sselint: error: {e}", 2) from None
+    return Report.from_json(json.loads(doc), int(code))
+
+
+def _read_error_message(report: Report) -> str:
+    return "\n".join(f"sselint: error: {'<stdin>' if p == '-' else p}: {m}" for p, m in report.read_errors)
 
 
 def _belongs(file_path: str, directory: str) -> bool:
@@ -297,8 +346,13 @@ def check_many(
             raise ValueError(f"{inp}: check_many does not expand glob patterns; use glob.glob")
     if not inputs:
         return []
-    opts = _options(profile, dialect, select, ignore, fail_on, config, input_format)
-    doc, proc, _ = _run(inputs, None, opts, False, timeout)
+    if timeout is None and native_available():
+        whole = _native_check(inputs, None, profile, dialect, select, ignore, fail_on, config, input_format)
+        doc, proc_code = whole.raw, whole.exit_code
+    else:
+        opts = _options(profile, dialect, select, ignore, fail_on, config, input_format)
+        doc, proc, _ = _run(inputs, None, opts, False, timeout)
+        proc_code = proc.returncode
     files: List[Dict[str, Any]] = list(doc.get("files", []))
     reports: List[Report] = []
     i = 0
@@ -319,6 +373,6 @@ def check_many(
         raise Error(
             f"could not map sselint's {len(files)} file reports back to {len(inputs)} paths "
             f"(left over: {files[i].get('path')!r})",
-            proc.returncode,
+            proc_code,
         )
     return reports

@@ -226,15 +226,22 @@ def test_nothing_reaches_the_network(samples: Path, monkeypatch: pytest.MonkeyPa
     assert check(samples / "good" / "openai-basic.sse").ok
 
 
-def test_the_wheel_holds_the_package_and_the_executable_only() -> None:
-    from importlib.metadata import files
+def test_the_wheel_holds_the_package_the_native_module_and_the_command_only() -> None:
+    from importlib.metadata import entry_points, files
 
     names = sorted(str(f) for f in files("sselint") or [])
     assert any(n.endswith("/sselint") or n.endswith("sselint.exe") for n in names if "bin" in n or "Scripts" in n), names
+    scripts = [e for e in entry_points(group="console_scripts") if e.name == "sselint"]
+    assert [e.value for e in scripts] == ["sselint._cli:main"]
     pkg = [n for n in names if n.startswith("sselint/") and "__pycache__" not in n]
-    assert sorted(Path(n).name for n in pkg) == [
+    native = [n for n in pkg if Path(n).name.startswith("_native.") and not n.endswith(".pyi")]
+    assert len(native) == 1 and native[0].endswith((".so", ".pyd")), pkg
+    assert sorted(Path(n).name for n in pkg if n not in native) == [
         "__init__.py",
         "__main__.py",
+        "_cli.py",
+        "_lint.py",
+        "_native.pyi",
         "_report.py",
         "_run.py",
         "py.typed",

@@ -14,6 +14,7 @@ pub mod curl;
 pub mod decode;
 pub mod har;
 pub mod har_pos;
+pub mod jsonl;
 pub mod meter;
 pub mod raw;
 

@@ -11,7 +11,7 @@ use sselint::lint::Settings;
 use sselint::pipeline::{self, FileResult};
 use sselint::report::html::Html;
 use sselint::report::{
-    github::Github, human::Human, json::Json, junit::Junit, sarif::Sarif, Render, Run,
+    github::Github, human::Human, json::Json, jsonl::Jsonl, junit::Junit, sarif::Sarif, Render, Run,
 };
 use sselint::streamlog::StreamLog;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -113,6 +113,8 @@ enum Format {
     Github,
     /// A self-contained page (write it with -o and open it in a browser).
     Html,
+    /// One JSON line per stream or log record, written as it goes.
+    Jsonl,
 }
 
 impl Format {
@@ -209,6 +211,7 @@ fn renderer<'a>(
             command: "check",
         }),
         Format::Json => Box::new(Json),
+        Format::Jsonl => Box::new(Jsonl),
         Format::Sarif => Box::new(Sarif),
         Format::Junit => Box::new(Junit),
         Format::Github => Box::new(Github { verbose: a.verbose }),
@@ -310,7 +313,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         };
         let Some(f) = Format::parse(fmt) else {
             bail!(
-                "--report: unknown format {fmt:?}; use human, json, sarif, junit, github or html"
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit, github, html or jsonl"
             );
         };
         if file.is_empty() {
@@ -350,8 +353,31 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .cloned()
         .partition(|i| i.starts_with("http://") || i.starts_with("https://"));
+    let logs = a.input.is_jsonl();
+    if logs {
+        if !urls.is_empty() {
+            bail!("--input-format jsonl reads logs from files or -, not live URLs");
+        }
+        if opts.entry.is_some() || opts.url_match.is_some() {
+            bail!("--entry and --url-match pick entries of a HAR file; a log's records are all linted");
+        }
+        if a.format == Format::Html || reports.iter().any(|(f, _)| *f == Format::Html) {
+            bail!("--format html shows captures' events; for a log use --format jsonl (or json)");
+        }
+    }
+    if logs {
+        // A record's body is the body itself, whatever it starts with.
+        opts.input_format = Some(sselint::capture::InputFormat::Sse);
+    }
     let (files, walk_errors) = if paths.is_empty() {
         (Vec::new(), Vec::new())
+    } else if logs {
+        let (files, errors) = super::batch::log_files(&paths);
+        let errors = errors
+            .into_iter()
+            .map(|e| sselint::capture::InputError::new(e.path, e.error.unwrap_or_default()))
+            .collect();
+        (files, errors)
     } else {
         expand_inputs(&paths)
     };
@@ -397,6 +423,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
         s
     };
+    // A JSON Lines report needs nothing held: each result is written as
+    // it comes and dropped.
+    if a.format == Format::Jsonl && reports.is_empty() && a.write_baseline.is_none() {
+        return stream_jsonl(
+            &a,
+            walk_errors,
+            &files,
+            logs,
+            jobs,
+            &opts,
+            &settings_for,
+            baseline.as_ref(),
+            fail_on,
+        );
+    }
     let mut results: Vec<FileResult> = walk_errors
         .into_iter()
         .map(|e| FileResult {
@@ -431,12 +472,21 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let _ = std::fs::remove_file(&tmp);
         results.push(result);
     }
+    let logs_in = logs;
     let record = a.format == Format::Html || reports.iter().any(|(f, _)| *f == Format::Html);
     // Logs line up with results: none for the inputs read above.
     let mut logs: Vec<Vec<StreamLog>> = results.iter().map(|_| Vec::new()).collect();
-    for (r, l) in lint_all(&files, jobs, &settings_for, &opts, record) {
-        results.push(r);
-        logs.push(l);
+    if logs_in {
+        super::batch::run(&files, true, jobs, &opts, &settings_for, &mut |r| {
+            results.push(r);
+            true
+        });
+        logs.resize_with(results.len(), Vec::new);
+    } else {
+        for (r, l) in lint_all(&files, jobs, &settings_for, &opts, record) {
+            results.push(r);
+            logs.push(l);
+        }
     }
     let mut run = Run {
         files: results,
@@ -520,6 +570,114 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     Ok(verdict(fail_on, run.worst()))
+}
+
+/// `check --format jsonl` with no other report: every result is written
+/// as one or more lines as soon as its batch is done, unreadable inputs
+/// are said on stderr as they come, and only counts are kept.
+#[allow(clippy::too_many_arguments)]
+fn stream_jsonl(
+    a: &Args,
+    walk_errors: Vec<sselint::capture::InputError>,
+    files: &[String],
+    logs: bool,
+    jobs: usize,
+    opts: &sselint::capture::Options,
+    settings_for: &(dyn Fn(&str) -> Settings + Sync),
+    baseline: Option<&Baseline>,
+    fail_on: Option<sselint::lint::Severity>,
+) -> anyhow::Result<ExitCode> {
+    use sselint::report::jsonl;
+    let target = a.output.as_deref().filter(|p| *p != Path::new("-"));
+    let mut file_out = match target {
+        Some(p) => match sselint::output::Streamed::create(p) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("sselint: error: writing the report {}: {e}", p.display());
+                return Ok(ExitCode::from(2));
+            }
+        },
+        None => None,
+    };
+    let stdout = std::io::stdout();
+    let mut std_out = BufWriter::new(stdout.lock());
+    let base = a.baseline.as_deref().map(config::parent_dir);
+    let mut worst = None;
+    let mut unreadable = 0u64;
+    let mut suppressed = 0u64;
+    let mut write_error: Option<std::io::Error> = None;
+    let mut one = |r: FileResult| -> bool {
+        let mut run = Run {
+            files: vec![r],
+            profile: String::new(),
+            suppressed: 0,
+            fail_on,
+        };
+        if let (Some(b), Some(base)) = (baseline, &base) {
+            suppressed += b.apply(&mut run.files, base);
+        }
+        worst = worst.max(run.worst());
+        for f in run.files.iter().filter(|f| f.error.is_some()) {
+            unreadable += 1;
+            eprintln!(
+                "sselint: error: {}: {}",
+                sselint::report::display_path(&f.path),
+                sselint::lint::printable_text(f.error.as_deref().unwrap_or(""))
+            );
+        }
+        let rows = jsonl::rows(&run.files[0], fail_on);
+        let out: &mut dyn Write = match &mut file_out {
+            Some(f) => f,
+            None => &mut std_out,
+        };
+        match jsonl::write_rows(&rows, out) {
+            Ok(()) => true,
+            Err(e) => {
+                write_error = Some(e);
+                false
+            }
+        }
+    };
+    let mut go_on = true;
+    for e in walk_errors {
+        go_on = one(pipeline_error(e.path, e.message));
+        if !go_on {
+            break;
+        }
+    }
+    if go_on {
+        super::batch::run(files, logs, jobs, opts, settings_for, &mut one);
+    }
+    let flushed = match file_out {
+        Some(f) => f.commit(),
+        None => std_out.flush(),
+    };
+    let write_error = write_error.or(flushed.err());
+    match write_error {
+        // `sselint check … --format jsonl | head`: stop, keep the verdict.
+        Some(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Some(e) => {
+            let to = target.map_or(String::new(), |p| format!(" {}", p.display()));
+            eprintln!("sselint: error: writing the report{to}: {e}");
+            return Ok(ExitCode::from(2));
+        }
+        None => {}
+    }
+    if let Some(b) = baseline {
+        if suppressed == 0 && !b.findings.is_empty() {
+            eprintln!(
+                "sselint: note: the baseline matched no finding (its paths are relative to the baseline file's directory)"
+            );
+        }
+    }
+    if unreadable > 0 {
+        return Ok(ExitCode::from(2));
+    }
+    Ok(verdict(fail_on, worst))
+}
+
+fn pipeline_error(path: String, message: String) -> FileResult {
+    super::batch::failed(path, message)
 }
 
 /// The exit code of a run whose worst finding is `worst`: 1 when it

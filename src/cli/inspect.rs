@@ -58,6 +58,7 @@ enum Format {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    a.input_args.refuse_jsonl("inspect")?;
     if let Some(p) = &a.profile {
         super::profile_settings(p)?;
     }

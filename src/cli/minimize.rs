@@ -149,6 +149,7 @@ fn grouped(n: u64) -> String {
 }
 
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
+    a.input_args.refuse_jsonl("minimize")?;
     let fail = |msg: String| {
         eprintln!("sselint: error: {msg}");
         Ok(ExitCode::from(2))

@@ -1,6 +1,7 @@
 //! Command-line definitions (clap) and the subcommands, one file each.
 //! This layer prints; the library below it never does.
 
+mod batch;
 mod check;
 mod diff;
 mod inspect;
@@ -111,7 +112,9 @@ impl ColorChoice {
 /// Options shared by the commands that read captures.
 #[derive(Debug, clap::Args, Clone)]
 pub struct InputArgs {
-    /// Input format; detected from the first bytes by default.
+    /// Input format; detected from the first bytes by default. `jsonl`
+    /// (check only): a gateway log, one JSON record per line with `id`,
+    /// `status`, `headers`, `path` and `body` (or `body_base64`).
     #[arg(long, value_enum, default_value = "auto")]
     input_format: InputFormatArg,
     /// HAR: lint only entry N (0-based index in log.entries).
@@ -165,14 +168,31 @@ enum InputFormatArg {
     Sse,
     Curl,
     Har,
+    Jsonl,
 }
 
 impl InputArgs {
+    /// Whether the inputs are JSON Lines logs (`--input-format jsonl`).
+    fn is_jsonl(&self) -> bool {
+        self.input_format == InputFormatArg::Jsonl
+    }
+
+    /// Refuses `--input-format jsonl` for a command that reads one capture.
+    fn refuse_jsonl(&self, command: &str) -> anyhow::Result<()> {
+        if self.is_jsonl() {
+            anyhow::bail!(
+                "--input-format jsonl reads a log of many records, which only `sselint check` takes; {command} reads one capture (write the record's body to a file)"
+            );
+        }
+        Ok(())
+    }
+
     fn options(&self) -> sselint::capture::Options {
         use sselint::capture::InputFormat;
         sselint::capture::Options {
             input_format: match self.input_format {
-                InputFormatArg::Auto => None,
+                // A record's body is read as a raw body.
+                InputFormatArg::Auto | InputFormatArg::Jsonl => None,
                 InputFormatArg::Sse => Some(InputFormat::Sse),
                 InputFormatArg::Curl => Some(InputFormat::Curl),
                 InputFormatArg::Har => Some(InputFormat::Har),
@@ -202,7 +222,20 @@ impl DialectArg {
 /// # Errors
 /// Usage and I/O errors; the caller prints them and exits 2.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = match Cli::try_parse() {
+    run_from(std::env::args_os())
+}
+
+/// [`run`] with these arguments (the first is the program's name): the
+/// Python module runs the command so (`sselint._native.main`).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_from<I, T>(args: I) -> anyhow::Result<ExitCode>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

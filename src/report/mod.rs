@@ -8,6 +8,7 @@ pub mod html;
 pub mod human;
 pub mod inspect;
 pub mod json;
+pub mod jsonl;
 pub mod junit;
 pub mod rule;
 pub mod sarif;

@@ -45,7 +45,8 @@ json\t''
 sarif\t''
 junit\t''
 github\t''
-html\t'A self-contained page (write it with -o and open it in a browser)'"
+html\t'A self-contained page (write it with -o and open it in a browser)'
+jsonl\t'One JSON line per stream or log record, written as it goes'"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s o -l output -d 'Write the report to FILE (atomically; a FIFO or device is written through) instead of stdout; `-` is stdout' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l report -d 'Also write FORMAT to FILE (repeatable), e.g. `--report sarif=out.sarif`; the terminal still gets the main report (so FILE cannot be `-`)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l profile -d 'Provider profile (`sselint rules --profiles` lists them); default from sselint.toml, else `openai`' -r
@@ -59,10 +60,11 @@ complete -c sselint -n "__fish_sselint_using_subcommand check" -l config -d 'Con
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l baseline -d 'Findings recorded in FILE do not count toward --fail-on' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l write-baseline -d 'Record the current findings in FILE (atomically) as a baseline' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s j -l jobs -d 'Worker threads (default: all cores)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l input-format -d 'Input format; detected from the first bytes by default' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l input-format -d 'Input format; detected from the first bytes by default. `jsonl` (check only): a gateway log, one JSON record per line with `id`, `status`, `headers`, `path` and `body` (or `body_base64`)' -r -f -a "auto\t''
 sse\t''
 curl\t''
-har\t''"
+har\t''
+jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
@@ -93,10 +95,11 @@ complete -c sselint -n "__fish_sselint_using_subcommand inspect" -s o -l output 
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l profile -d 'Provider profile [default: sselint.toml\'s, else openai]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l max-event-bytes -d 'The largest event read, in bytes [default: 16 MiB, or sselint.toml\'s max-event-bytes]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l stall-ms -d 'Gaps between events longer than this are `stall` findings, shaded on the HTML timeline (as `check --stall-ms`)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l input-format -d 'Input format; detected from the first bytes by default' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l input-format -d 'Input format; detected from the first bytes by default. `jsonl` (check only): a gateway log, one JSON record per line with `id`, `status`, `headers`, `path` and `body` (or `body_base64`)' -r -f -a "auto\t''
 sse\t''
 curl\t''
-har\t''"
+har\t''
+jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
@@ -218,10 +221,11 @@ complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l format -d '
 json\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l profile -d 'Provider profile [default: sselint.toml\'s, else openai]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l max-event-bytes -d 'The largest event read, in bytes [default: 16 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l input-format -d 'Input format; detected from the first bytes by default' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l input-format -d 'Input format; detected from the first bytes by default. `jsonl` (check only): a gateway log, one JSON record per line with `id`, `status`, `headers`, `path` and `body` (or `body_base64`)' -r -f -a "auto\t''
 sse\t''
 curl\t''
-har\t''"
+har\t''
+jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r

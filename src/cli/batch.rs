@@ -1,0 +1,340 @@
+//! `check` over inputs of any number: files, or the records of JSON Lines
+//! logs (`--input-format jsonl`), linted a batch at a time on worker
+//! threads and handed on in input order, so that with a report written as
+//! it goes (`--format jsonl`) nothing is held per capture.
+
+use sselint::capture::{self, jsonl};
+use sselint::lint::Settings;
+use sselint::pipeline::{self, FileResult};
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Items per worker in a batch.
+const PER_WORKER: usize = 64;
+/// Record bytes a batch holds at most (one longer record is a batch alone).
+const BATCH_BYTES: usize = 32 * 1024 * 1024;
+/// The longest log line read: a record is held whole while it is linted.
+pub const RECORD_BYTES: u64 = 1 << 30;
+
+/// One thing to lint.
+enum Item {
+    /// A capture file.
+    File(String),
+    /// A log record: the log's path, its 1-based line number, the line.
+    Record {
+        log: usize,
+        line: u64,
+        bytes: Vec<u8>,
+    },
+    /// An input or a line that could not be read, already reported.
+    Failed(FileResult),
+}
+
+/// An error result for `path`.
+pub fn failed(path: String, message: String) -> FileResult {
+    FileResult {
+        path,
+        input_format: None,
+        detail: "",
+        error: Some(message),
+        rules_run: Vec::new(),
+        streams: Vec::new(),
+    }
+}
+
+/// The files a log input names: a file or `-` as given; a directory's
+/// `*.jsonl` and `*.ndjson` files, recursively, sorted.
+pub fn log_files(inputs: &[String]) -> (Vec<String>, Vec<FileResult>) {
+    fn walk(dir: &Path, out: &mut Vec<String>, depth: usize) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            let hidden = p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if hidden {
+                continue;
+            }
+            if p.is_dir() && depth < 64 {
+                walk(&p, out, depth + 1);
+            } else if p.extension().is_some_and(|e| {
+                e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson")
+            }) {
+                out.push(p.to_string_lossy().into_owned());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for i in inputs {
+        let p = Path::new(i);
+        if i != "-" && p.is_dir() {
+            let before = files.len();
+            walk(p, &mut files, 0);
+            if files.len() == before {
+                errors.push(failed(
+                    i.clone(),
+                    "no .jsonl or .ndjson log found in this directory".to_string(),
+                ));
+            }
+        } else {
+            files.push(i.clone());
+        }
+    }
+    (files, errors)
+}
+
+/// Yields the items of `files` (their records, for logs) one by one.
+struct Items<'a> {
+    files: &'a [String],
+    next_file: usize,
+    logs: bool,
+    reader: Option<(usize, u64, Box<dyn BufRead + 'a>)>,
+    line_cap: u64,
+}
+
+impl Iterator for Items<'_> {
+    type Item = Item;
+    fn next(&mut self) -> Option<Item> {
+        loop {
+            if let Some((log, line, r)) = &mut self.reader {
+                let mut bytes = Vec::new();
+                *line += 1;
+                let n = *line;
+                match read_line(r, self.line_cap, &mut bytes) {
+                    Ok(Line::End) => {
+                        self.reader = None;
+                        continue;
+                    }
+                    Ok(Line::Blank) => continue,
+                    Ok(Line::Whole) => {
+                        return Some(Item::Record {
+                            log: *log,
+                            line: n,
+                            bytes,
+                        })
+                    }
+                    Ok(Line::TooLong) => {
+                        return Some(Item::Failed(failed(
+                            record_name(&self.files[*log], n),
+                            format!("line {n} is longer than {} bytes; skipped", self.line_cap),
+                        )))
+                    }
+                    Err(e) => {
+                        let path = self.files[*log].clone();
+                        self.reader = None;
+                        return Some(Item::Failed(failed(
+                            path,
+                            format!(
+                                "reading line {n}: {}; the rest of the log was not read",
+                                capture::io_message(&e)
+                            ),
+                        )));
+                    }
+                }
+            }
+            let i = self.next_file;
+            let path = self.files.get(i)?;
+            self.next_file += 1;
+            if !self.logs {
+                return Some(Item::File(path.clone()));
+            }
+            let source: Box<dyn Read> = if path == "-" {
+                Box::new(io::stdin())
+            } else {
+                match std::fs::File::open(path) {
+                    Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
+                        return Some(Item::Failed(failed(
+                            path.clone(),
+                            "is a directory".to_string(),
+                        )))
+                    }
+                    Ok(f) => Box::new(f),
+                    Err(e) => {
+                        return Some(Item::Failed(failed(path.clone(), capture::io_message(&e))))
+                    }
+                }
+            };
+            self.reader = Some((i, 0, Box::new(BufReader::with_capacity(64 * 1024, source))));
+        }
+    }
+}
+
+enum Line {
+    End,
+    Blank,
+    Whole,
+    TooLong,
+}
+
+/// Reads one line (without its line break) into `buf`, up to `cap` bytes;
+/// a longer line is skipped to its end.
+fn read_line(r: &mut dyn BufRead, cap: u64, buf: &mut Vec<u8>) -> io::Result<Line> {
+    let n = r.take(cap.saturating_add(1)).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(Line::End);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    } else if buf.len() as u64 > cap {
+        buf.clear();
+        loop {
+            let chunk = r.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            match memchr::memchr(b'\n', chunk) {
+                Some(i) => {
+                    r.consume(i + 1);
+                    break;
+                }
+                None => {
+                    let n = chunk.len();
+                    r.consume(n);
+                }
+            }
+        }
+        return Ok(Line::TooLong);
+    }
+    if buf.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Line::Blank);
+    }
+    Ok(Line::Whole)
+}
+
+/// How a record without an id is named: `LOG:LINE`.
+fn record_name(log: &str, line: u64) -> String {
+    format!("{}:{line}", sselint::report::display_path(log))
+}
+
+/// Lints one log record (a line of the log `log`): its id names the
+/// result; an unreadable line or body is the result's error.
+pub fn lint_record(
+    log: &str,
+    line: u64,
+    bytes: &[u8],
+    opts: &capture::Options,
+    settings: &Settings,
+) -> FileResult {
+    let fallback = record_name(log, line);
+    match jsonl::parse_line(bytes) {
+        Err(m) => failed(fallback, m),
+        Ok(rec) => {
+            let id = rec.id.unwrap_or(fallback);
+            match rec.body {
+                Err(m) => failed(id, m),
+                Ok(body) => {
+                    let cap = jsonl::capture(&id, body, &rec.facts, opts);
+                    pipeline::lint_opened(&id, cap, settings)
+                }
+            }
+        }
+    }
+}
+
+/// Lints every file of `files` (with `logs`, every record of each log) on
+/// `jobs` threads, a batch at a time, and hands each result to `sink` in
+/// input order. Stops early when `sink` says so (`false`).
+pub fn run(
+    files: &[String],
+    logs: bool,
+    jobs: usize,
+    opts: &capture::Options,
+    settings_for: &(dyn Fn(&str) -> Settings + Sync),
+    sink: &mut dyn FnMut(FileResult) -> bool,
+) {
+    let mut items = Items {
+        files,
+        next_file: 0,
+        logs,
+        reader: None,
+        line_cap: RECORD_BYTES,
+    }
+    .peekable();
+    let workers = jobs.max(1);
+    while items.peek().is_some() {
+        let mut batch: Vec<Item> = Vec::new();
+        let mut bytes = 0;
+        while batch.len() < workers * PER_WORKER && bytes < BATCH_BYTES {
+            let Some(item) = items.next() else { break };
+            if let Item::Record { bytes: b, .. } = &item {
+                bytes += b.len();
+            }
+            batch.push(item);
+        }
+        let mut slots: Vec<Option<FileResult>> = Vec::with_capacity(batch.len());
+        let mut work: Vec<(usize, Item)> = Vec::new();
+        for (i, item) in batch.into_iter().enumerate() {
+            match item {
+                Item::Failed(r) => slots.push(Some(r)),
+                other => {
+                    slots.push(None);
+                    work.push((i, other));
+                }
+            }
+        }
+        let slots = Mutex::new(slots);
+        let next = AtomicUsize::new(0);
+        let lint = || loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some((i, item)) = work.get(k) else { break };
+            let r = match item {
+                Item::File(p) => pipeline::lint_path(p, opts, &settings_for(p)),
+                Item::Record { log, line, bytes } => {
+                    let log = &files[*log];
+                    lint_record(log, *line, bytes, opts, &settings_for(log))
+                }
+                Item::Failed(_) => continue,
+            };
+            if let Ok(mut s) = slots.lock() {
+                s[*i] = Some(r);
+            }
+        };
+        let n = workers.min(work.len());
+        if n <= 1 {
+            lint();
+        } else {
+            std::thread::scope(|scope| {
+                for _ in 0..n {
+                    scope.spawn(lint);
+                }
+            });
+        }
+        drop(work);
+        for r in slots.into_inner().unwrap_or_default().into_iter().flatten() {
+            if !sink(r) {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_past_the_cap_is_skipped_to_its_end() {
+        let text = b"short\n0123456789abcdef\r\n  \nlast";
+        let mut r = BufReader::new(&text[..]);
+        let mut got = Vec::new();
+        loop {
+            let mut buf = Vec::new();
+            match read_line(&mut r, 8, &mut buf).unwrap() {
+                Line::End => break,
+                Line::Blank => got.push("blank".to_string()),
+                Line::TooLong => got.push("too long".to_string()),
+                Line::Whole => got.push(String::from_utf8(buf).unwrap()),
+            }
+        }
+        assert_eq!(got, ["short", "too long", "blank", "last"]);
+    }
+}
