@@ -249,18 +249,23 @@ fn jobs_or_cores(jobs: Option<usize>) -> usize {
 
 /// The JSON report of one row and its exit code (0, 1, or 2 unread).
 fn report(fr: FileResult, sh: &Shared, profile: Option<&str>) -> (String, u8) {
-    let run = Run {
+    json_report(&Run {
         files: vec![fr],
         profile: sh.profile_name(profile),
         suppressed: 0,
         fail_on: sh.fail_on,
-    };
+    })
+}
+
+/// A run's JSON report and its exit code: 2 when an input could not be
+/// read, 1 when a finding reaches `fail_on`, else 0 (as `sselint check`).
+fn json_report(run: &Run) -> (String, u8) {
     let mut buf = Vec::new();
-    let _ = Json.render(&run, &mut buf);
+    let _ = Json.render(run, &mut buf);
     let code = if run.had_input_errors() {
         2
     } else {
-        match (sh.fail_on, run.worst()) {
+        match (run.fail_on, run.worst()) {
             (Some(t), Some(w)) if w >= t => 1,
             _ => 0,
         }
@@ -431,23 +436,12 @@ fn check_paths(
             let p = &files[i];
             pipeline::lint_path(p, &sh.opts, &sh.settings(p, None))
         }));
-        let run = Run {
+        json_report(&Run {
             files: results,
             profile: sh.profile_name(None),
             suppressed: 0,
             fail_on: sh.fail_on,
-        };
-        let mut buf = Vec::new();
-        let _ = Json.render(&run, &mut buf);
-        let code = if run.had_input_errors() {
-            2
-        } else {
-            match (sh.fail_on, run.worst()) {
-                (Some(t), Some(w)) if w >= t => 1,
-                _ => 0,
-            }
-        };
-        (String::from_utf8_lossy(&buf).into_owned(), code)
+        })
     }))
 }
 

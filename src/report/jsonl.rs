@@ -99,18 +99,7 @@ pub fn row(id: String, s: &StreamResult, fail_on: Option<Severity>) -> Row {
             rules.push(r);
         }
     }
-    let worst = s
-        .diagnostics
-        .iter()
-        .filter(|d| !d.suppressed)
-        .map(|d| d.severity)
-        .chain(
-            s.omitted_worst
-                .iter()
-                .filter(|(r, _)| !s.omitted_suppressed.contains(r))
-                .map(|(_, sev)| *sev),
-        )
-        .max();
+    let worst = super::stream_worst(s);
     let verdict = if s.read_error.is_some() {
         "error"
     } else {

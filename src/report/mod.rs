@@ -69,6 +69,22 @@ pub fn suppressed_counts(s: &StreamResult) -> (u64, u64, u64) {
     t
 }
 
+/// The worst severity of one stream's findings that the baseline does not
+/// cover, those past the per-rule limit included.
+pub fn stream_worst(s: &StreamResult) -> Option<Severity> {
+    s.diagnostics
+        .iter()
+        .filter(|d| !d.suppressed)
+        .map(|d| d.severity)
+        .chain(
+            s.omitted_worst
+                .iter()
+                .filter(|(r, _)| !s.omitted_suppressed.contains(r))
+                .map(|(_, sev)| *sev),
+        )
+        .max()
+}
+
 impl Run {
     /// (errors, warnings, infos) over every stream, omitted findings
     /// included.
@@ -106,18 +122,11 @@ impl Run {
 
     /// The worst severity among findings the baseline does not cover.
     pub fn worst(&self) -> Option<Severity> {
-        let mut worst = None;
-        for s in self.files.iter().flat_map(|f| &f.streams) {
-            for d in s.diagnostics.iter().filter(|d| !d.suppressed) {
-                worst = worst.max(Some(d.severity));
-            }
-            for (rule, sev) in &s.omitted_worst {
-                if !s.omitted_suppressed.contains(rule) {
-                    worst = worst.max(Some(*sev));
-                }
-            }
-        }
-        worst
+        self.files
+            .iter()
+            .flat_map(|f| &f.streams)
+            .filter_map(stream_worst)
+            .max()
     }
 
     /// Whether any input could not be read.

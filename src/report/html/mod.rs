@@ -481,18 +481,7 @@ fn stream_view(
     id: String,
     with_events: bool,
 ) -> StreamView {
-    let worst = s
-        .diagnostics
-        .iter()
-        .filter(|d| !d.suppressed)
-        .map(|d| d.severity)
-        .chain(
-            s.omitted_worst
-                .iter()
-                .filter(|(r, _)| !s.omitted_suppressed.contains(r))
-                .map(|(_, v)| *v),
-        )
-        .max();
+    let worst = crate::report::stream_worst(s);
     let fails = matches!((run.fail_on, worst), (Some(t), Some(w)) if w >= t);
     let (verdict, verdict_class) = match (fails, worst) {
         (true, _) => ("fails", "fail"),
