@@ -787,7 +787,7 @@ fn a_huge_index_is_written_in_digits_not_as_a_float() {
     let out = sselint().arg("check").arg(&f).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("`index` is number (100000000000000000000)"),
+        text.contains("`index` is 100000000000000000000, too large for an index"),
         "{text}"
     );
     assert!(
@@ -795,4 +795,23 @@ fn a_huge_index_is_written_in_digits_not_as_a_float() {
         "{text}"
     );
     assert!(!text.contains("e+"), "{text}");
+}
+
+/// A negative or fractional choice index is named as the number it is, not
+/// as "number (-1)" (a fresh-user trial).
+#[test]
+fn a_negative_index_is_said_to_be_no_index() {
+    let dir = common::scratch("negative-index");
+    let f = dir.join("neg.sse");
+    std::fs::write(
+        &f,
+        "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":-1,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",
+    )
+    .unwrap();
+    let out = sselint().arg("check").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("`index` is -1, which is no index (choices are numbered 0, 1, …)"),
+        "{text}"
+    );
 }

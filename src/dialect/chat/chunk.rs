@@ -345,6 +345,19 @@ impl Checker {
                     let what = match other {
                         Field::Absent => "absent".to_string(),
                         Field::Null => "null".to_string(),
+                        // -1 or 0.5: a number, but no index (from 0, whole).
+                        Field::Present(x) if x.is_number() => format!(
+                            "{}, {}",
+                            shorten(&crate::model::value_text(x), 40),
+                            // Whole and not negative, past u64: too large.
+                            if x.is_u64()
+                                || (x.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0))
+                            {
+                                "too large for an index"
+                            } else {
+                                "which is no index (choices are numbered 0, 1, …)"
+                            }
+                        ),
                         Field::Present(x) => {
                             format!(
                                 "{} ({})",
