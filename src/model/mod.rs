@@ -210,7 +210,11 @@ pub fn json_type(v: &Value) -> &'static str {
 /// nearest float.
 pub fn value_text(v: &Value) -> String {
     match v.as_f64() {
-        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 1e30 => format!("{f:.0}"),
+        // serde_json writes 1e20 for a whole float that large: digits
+        // instead, as it was sent. Smaller ones keep their `.0`.
+        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() >= 1e16 && f.abs() < 1e30 => {
+            format!("{f:.0}")
+        }
         _ => v.to_string(),
     }
 }

@@ -350,8 +350,8 @@ impl Checker {
                             "{}, {}",
                             shorten(&crate::model::value_text(x), 40),
                             // Whole and not negative, past u64: too large.
-                            if x.is_u64()
-                                || (x.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0))
+                            if x.as_f64()
+                                .is_some_and(|f| f.fract() == 0.0 && f > u64::MAX as f64)
                             {
                                 "too large for an index"
                             } else {
