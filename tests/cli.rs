@@ -815,3 +815,46 @@ fn a_negative_index_is_said_to_be_no_index() {
         "{text}"
     );
 }
+
+/// A stream whose only choice is numbered 5 on every chunk is a
+/// `choice-index` error (both observed stream helpers raised on it); a
+/// stream of two choices that opens with choice 1 is not.
+#[test]
+fn a_single_choice_must_be_numbered_0() {
+    let dir = common::scratch("single-choice-5");
+    let chunk = |i: u64, delta: &str, finish: &str| {
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":{i},\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n")
+    };
+    let five = dir.join("five.sse");
+    std::fs::write(
+        &five,
+        chunk(5, r#"{"role":"assistant","content":"Hi"}"#, "null")
+            + &chunk(5, "{}", "\"stop\"")
+            + "data: [DONE]\n\n",
+    )
+    .unwrap();
+    let out = sselint().arg("check").arg(&five).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("the stream's only choice is numbered 5 on every chunk"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let two = dir.join("two.sse");
+    std::fs::write(
+        &two,
+        chunk(1, r#"{"role":"assistant","content":"Hello"}"#, "null")
+            + &chunk(0, r#"{"role":"assistant","content":"Hi"}"#, "null")
+            + &chunk(1, "{}", "\"stop\"")
+            + &chunk(0, "{}", "\"stop\"")
+            + "data: [DONE]\n\n",
+    )
+    .unwrap();
+    let out = sselint().arg("check").arg(&two).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("choice-index"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

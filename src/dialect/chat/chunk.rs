@@ -496,7 +496,13 @@ impl Checker {
         }
         let d = &mut self.chat.drift;
         match (d.last, first) {
-            (None, Some(i)) => d.last = Some(i),
+            (None, Some(i)) => {
+                d.last = Some(i);
+                if i > 0 {
+                    let loc = out.at_pointer("/choices/0/index", false);
+                    self.chat.drift.start_loc = Some((loc, index));
+                }
+            }
             (Some(l), Some(i)) if i > l => {
                 d.steps += 1;
                 d.last = Some(i);

@@ -218,6 +218,23 @@ impl Checker {
                 };
                 out.report(Finding::new(crate::lint::rule::CHOICE_INDEX, message, loc).event(ev));
             }
+        } else if let (Some((loc, ev)), Some(n), 0, false) = (
+            self.chat.drift.start_loc.clone(),
+            self.chat.drift.last,
+            self.chat.drift.steps,
+            self.chat.drift.broken,
+        ) {
+            // One choice on every chunk, numbered other than 0 throughout.
+            out.report(
+                Finding::new(
+                    crate::lint::rule::CHOICE_INDEX,
+                    format!(
+                        "the stream's only choice is numbered {n} on every chunk: with one choice the index is 0; the stream helpers of the record raised on it (they file each delta under `choices[index]`)"
+                    ),
+                    loc,
+                )
+                .event(ev),
+            );
         }
         let repeated: Option<(u64, u64, u64, Option<Location>)> = self
             .chat

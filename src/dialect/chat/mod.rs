@@ -188,6 +188,8 @@ struct DriftTrack {
     repeats: bool,
     broken: bool,
     first_loc: Option<(Location, Option<u64>)>,
+    /// Where the first single-choice chunk gave an index other than 0.
+    start_loc: Option<(Location, Option<u64>)>,
 }
 
 /// Per-choice bookkeeping of the sequence rules.
