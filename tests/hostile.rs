@@ -103,9 +103,9 @@ fn cases() -> Vec<Case> {
         Case { name: "gzip-decoded.txt", bytes: declared("gzip"), code: 0, says: "Content-Encoding: gzip, but the body is not encoded" },
         Case { name: "zstd.txt", bytes: declared("zstd"), code: 0, says: "Content-Encoding: zstd is not one sselint decodes" },
         Case { name: "zstd-binary.txt", bytes: zstd_binary, code: 1, says: "decompress it first" },
-        Case { name: "empty.sse", bytes: vec![], code: 1, says: "empty-stream" },
-        Case { name: "bom.sse", bytes: vec![0xEF, 0xBB, 0xBF], code: 1, says: "empty-stream" },
-        Case { name: "blank.sse", bytes: b"\n\n\r\n\r\r\n".to_vec(), code: 1, says: "empty-stream" },
+        Case { name: "empty.sse", bytes: vec![], code: 1, says: "empty-body" },
+        Case { name: "bom.sse", bytes: vec![0xEF, 0xBB, 0xBF], code: 1, says: "empty-body" },
+        Case { name: "blank.sse", bytes: b"\n\n\r\n\r\r\n".to_vec(), code: 1, says: "empty-body" },
         Case { name: "nuls.sse", bytes: vec![0; 4096], code: 1, says: "body-not-sse" },
         Case { name: "utf16.sse", bytes: b"\xFF\xFEd\x00a\x00t\x00a\x00".to_vec(), code: 2, says: "UTF-16" },
         Case { name: "utf16le-no-bom.sse", bytes: utf16(b"data: {\"id\":\"chatcmpl-1\",\"choices\":[]}\n\n", false), code: 2, says: "UTF-16LE without a byte-order mark" },
@@ -179,14 +179,14 @@ fn every_hostile_input_gets_its_outcome_and_never_a_panic() {
 }
 
 #[test]
-fn stdin_with_nothing_on_it_is_an_empty_stream() {
+fn stdin_with_nothing_on_it_is_an_empty_body() {
     Command::cargo_bin("sselint")
         .unwrap()
         .args(["check", "-", "--color", "never"])
         .write_stdin("")
         .assert()
         .code(1)
-        .stdout(predicates::str::contains("empty-stream"));
+        .stdout(predicates::str::contains("empty-body"));
 }
 
 #[cfg(unix)]
