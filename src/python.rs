@@ -121,14 +121,19 @@ fn shared(
     }
     let dialect = match dialect {
         None => None,
-        Some("chat") => Some(crate::dialect::Dialect::Chat),
-        Some("responses") => Some(crate::dialect::Dialect::Responses),
-        Some("messages") => Some(crate::dialect::Dialect::Messages),
-        Some(d) => {
-            return Err(value_error(format!(
-                "dialect {d:?}: use \"chat\", \"responses\" or \"messages\""
-            )))
-        }
+        Some(d) => match crate::dialect::Dialect::parse(d) {
+            Some(d) => Some(d),
+            None => {
+                let names: Vec<String> = crate::dialect::ALL
+                    .iter()
+                    .map(|d| format!("{:?}", d.name()))
+                    .collect();
+                return Err(value_error(format!(
+                    "dialect {d:?}: use {}",
+                    names.join(", ")
+                )));
+            }
+        },
     };
     let rules = |v: &[String]| {
         let refs: Vec<&str> = v.iter().map(String::as_str).collect();

@@ -304,11 +304,42 @@ fn deltas(dir: &std::path::Path, name: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Whether scenario `name`'s capture ends with `finish_reason: "length"`
+/// after some text: the budget cut `finish-length` warns about.
+fn cut_after_text(dir: &std::path::Path, name: &str) -> bool {
+    if !dir.join(format!("{name}.har")).exists() {
+        return false;
+    }
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.har"))).unwrap())
+            .unwrap();
+    let body = har["log"]["entries"][0]["response"]["content"]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let chunks: Vec<Value> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .collect();
+    let text = chunks.iter().any(|c| {
+        c["choices"][0]["delta"]["content"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty())
+    });
+    let length = chunks
+        .iter()
+        .any(|c| c["choices"][0]["finish_reason"] == "length");
+    text && length
+}
+
 /// Where the verdict depends on the random model's text: the forced tool
 /// call's arguments (cut by the token budget, or holding raw control
 /// characters, they are not JSON, and `tool-call-arguments` must say so;
-/// when they happen to parse, it must not), and the JSON-mode answer
-/// (`probe-json-invalid` exactly when it does not parse).
+/// when they happen to parse, it must not), the JSON-mode answer
+/// (`probe-json-invalid` exactly when it does not parse), and whether an
+/// answer ran into the token budget after some text (`finish-length`, a
+/// warning; the `length` scenario asks for that cut, so not there).
 fn llama_by_text(dir: &std::path::Path, want: &mut Card) {
     let args: String = deltas(dir, "tool")
         .iter()
@@ -327,6 +358,10 @@ fn llama_by_text(dir: &std::path::Path, want: &mut Card) {
                 rules.push("probe-json-invalid".to_string());
             }
             _ => {}
+        }
+        if name != "length" && cut_after_text(dir, name) {
+            rules.push("finish-length".to_string());
+            rules.sort();
         }
     }
 }

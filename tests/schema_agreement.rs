@@ -37,8 +37,13 @@ fn typed_checks_and_the_schema_agree_on_mutated_chunks() {
     for (what, chunk) in &corpus {
         let body = format!("data: {chunk}\n\ndata: [DONE]\n\n");
         let r = lint_bytes(body.as_bytes());
+        // `choice-index` also judges the stream's numbering (an index that
+        // drifts, a lone choice numbered other than 0): no schema of one
+        // chunk says that, so only its findings on the chunk's own field
+        // (`the choice's index is …`) count here.
         let shape: Vec<&str> = diags(&r)
             .iter()
+            .filter(|d| d.rule != "choice-index" || d.message.starts_with("the choice's"))
             .map(|d| d.rule)
             .filter(|r| SHAPE_RULES.contains(r))
             .collect();
