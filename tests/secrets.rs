@@ -638,3 +638,58 @@ fn redact_refuses_what_it_cannot_read_instead_of_copying_secrets() {
         assert!(!out.exists(), "{name}: a copy was written");
     }
 }
+
+/// A key in the answer's own text (a model or an error quoting it) is
+/// masked in every report of every command, the answer line and the JSON's
+/// choice text included (a fresh-user trial found it plain in the human
+/// answer line, `check --format json`, the `inspect` jsonl stream record
+/// and `diff --format json`).
+#[test]
+fn a_key_in_the_answer_text_is_masked_in_every_report() {
+    let dir = scratch("answer-key");
+    let key = "sk-proj-abcdefghijklmnop0123456789XYZ";
+    let chunk = |content: &str, finish: &str| {
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}},\"finish_reason\":{finish}}}]}}\n\n")
+    };
+    let a = dir.join("a.sse");
+    std::fs::write(
+        &a,
+        chunk(&format!("your key {key} is over quota"), "null")
+            + &chunk("", "\"stop\"")
+            + "data: [DONE]\n\n",
+    )
+    .unwrap();
+    let b = dir.join("b.sse");
+    std::fs::write(
+        &b,
+        chunk("another answer", "null") + &chunk("", "\"stop\"") + "data: [DONE]\n\n",
+    )
+    .unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for f in ["human", "json", "sarif", "junit", "github", "html", "jsonl"] {
+        runs.push(vec!["check", a, "--format", f]);
+    }
+    for f in ["human", "jsonl", "html"] {
+        runs.push(vec!["inspect", a, "--format", f]);
+    }
+    for f in ["human", "json", "html"] {
+        runs.push(vec!["diff", a, b, "--format", f]);
+    }
+    for args in &runs {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(args)
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !all.contains("abcdefghijklmnop"),
+            "{args:?} printed the key:\n{all}"
+        );
+        assert!(!out.stdout.is_empty(), "{args:?} printed nothing");
+    }
+}

@@ -215,6 +215,19 @@ fn side_json(s: &Side) -> SideJson<'_> {
 /// # Errors
 /// The writer's.
 pub fn json(a: &Side, b: &Side, c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
+    // The streams' text may quote a key (an error echoing it): masked, as
+    // the human table's cells are.
+    let mut c = c.clone();
+    for d in &mut c.differences {
+        d.a = crate::capture::redact_keys(&d.a);
+        d.b = crate::capture::redact_keys(&d.b);
+    }
+    for td in &mut c.text_diffs {
+        for (_, t) in &mut td.ops {
+            *t = crate::capture::redact_keys(t);
+        }
+    }
+    let c = &c;
     let doc = Doc {
         version: VERSION,
         tool: super::TOOL,

@@ -150,19 +150,18 @@ pub fn summary_line(s: &StreamResult) -> String {
         } else {
             String::new()
         };
-        let text = shorten(&c.text.kept, 60);
+        // Masked before it is cut: the text may quote a key.
+        let masked = |t: &str| shorten(&crate::capture::redact_keys(t), 60);
+        let text = masked(&c.text.kept);
         let mut p = match (&s.answer.empty, c.index) {
             (Some(why), 0) => format!("{prefix}answer: (empty: {})", crate::lint::printable(why)),
             _ => format!("{prefix}answer: {text:?}"),
         };
         if !c.transcript.is_empty() {
-            p.push_str(&format!(
-                " | transcript: {:?}",
-                shorten(&c.transcript.kept, 60)
-            ));
+            p.push_str(&format!(" | transcript: {:?}", masked(&c.transcript.kept)));
         }
         if let Some(r) = &c.refusal {
-            p.push_str(&format!(" | refusal: {:?}", shorten(&r.kept, 60)));
+            p.push_str(&format!(" | refusal: {:?}", masked(&r.kept)));
         }
         if !c.tool_calls.is_empty() {
             let mut names: Vec<String> = c

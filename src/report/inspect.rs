@@ -322,8 +322,10 @@ impl Inspected {
             .choices
             .values()
             .map(|c| {
-                json!({"index": c.index, "text": c.text.kept, "refusal": c.refusal.as_ref().map(|r| &r.kept),
-                    "reasoning": (!c.reasoning.is_empty()).then_some(&c.reasoning.kept),
+                // Masked as in every report: the text may quote a key.
+                json!({"index": c.index, "text": crate::capture::redact_keys(&c.text.kept),
+                    "refusal": c.refusal.as_ref().map(|r| crate::capture::redact_keys(&r.kept)),
+                    "reasoning": (!c.reasoning.is_empty()).then(|| crate::capture::redact_keys(&c.reasoning.kept)),
                     "finish_reason": c.finish_reason, "tool_calls": c.tool_calls.values().collect::<Vec<_>>()})
             })
             .collect();

@@ -3,6 +3,7 @@
 //! never renamed or removed, without bumping `version`.
 
 use super::{Render, Run};
+use crate::capture::redact_keys;
 use crate::lint::Diagnostic;
 use crate::model::assembly::ToolCall;
 use crate::pipeline::{FileResult, StreamResult};
@@ -76,15 +77,18 @@ struct Stream<'a> {
     notes: &'a [String],
 }
 
+/// A choice's texts are the stream's own, which may quote a key (an error
+/// message echoing it): each is masked (`capture::redact_keys`), as every
+/// other report shows it.
 #[derive(Serialize)]
 struct Choice<'a> {
     index: u64,
-    text: &'a str,
-    refusal: Option<&'a str>,
-    reasoning: Option<&'a str>,
+    text: String,
+    refusal: Option<String>,
+    reasoning: Option<String>,
     /// `delta.audio.transcript` joined (audio models).
     #[serde(skip_serializing_if = "Option::is_none")]
-    transcript: Option<&'a str>,
+    transcript: Option<String>,
     finish_reason: Option<&'a str>,
     tool_calls: Vec<&'a ToolCall>,
     /// Bytes of text past the kept limit.
@@ -117,10 +121,10 @@ fn stream(s: &StreamResult) -> Stream<'_> {
             .values()
             .map(|c| Choice {
                 index: c.index,
-                text: &c.text.kept,
-                refusal: c.refusal.as_ref().map(|r| r.kept.as_str()),
-                reasoning: (!c.reasoning.is_empty()).then_some(c.reasoning.kept.as_str()),
-                transcript: (!c.transcript.is_empty()).then_some(c.transcript.kept.as_str()),
+                text: redact_keys(&c.text.kept),
+                refusal: c.refusal.as_ref().map(|r| redact_keys(&r.kept)),
+                reasoning: (!c.reasoning.is_empty()).then(|| redact_keys(&c.reasoning.kept)),
+                transcript: (!c.transcript.is_empty()).then(|| redact_keys(&c.transcript.kept)),
                 finish_reason: c.finish_reason.as_deref(),
                 tool_calls: c.tool_calls.values().collect(),
                 text_omitted_bytes: c.text.dropped,
