@@ -1026,11 +1026,22 @@ fn rewrite_response_text(
         None => bytes,
     };
     let out = f(&plain);
+    let grew = out.len() as i64 - plain.len() as i64;
     *t = if base64 {
         engine.encode(out)
     } else {
         String::from_utf8_lossy(&out).into_owned()
     };
+    // `content.size` follows the body by as much as masking changed it, so
+    // a whole body stays whole and one cut short stays as short (a masked
+    // key is shorter: the copy must not look truncated).
+    if grew != 0 {
+        if let Some(size) = entry.pointer_mut("/response/content/size") {
+            if let Some(n) = size.as_i64().filter(|n| *n >= 0) {
+                *size = Value::from((n + grew).max(0));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -693,3 +693,75 @@ fn a_key_in_the_answer_text_is_masked_in_every_report() {
         assert!(!out.stdout.is_empty(), "{args:?} printed nothing");
     }
 }
+
+/// A key masked in a HAR body shortens it: `content.size` follows, so the
+/// copy is not taken for a truncated capture and gets the original's
+/// findings (a fresh-user trial: a complete stream's copy gained a
+/// `capture-truncated` warning; a cut one lost its `cut-off` error).
+#[test]
+fn redact_keeps_a_har_s_content_size_in_step_with_its_masked_body() {
+    let dir = scratch("har-size");
+    let key = "sk-proj-abcdefghijklmnop0123456789XYZ";
+    let chunk = |content: &str, finish: &str| {
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}},\"finish_reason\":{finish}}}]}}\n\n")
+    };
+    let whole = chunk(&format!("key {key} over quota"), "null")
+        + &chunk("", "\"stop\"")
+        + "data: [DONE]\n\n";
+    let cut = chunk(&format!("key {key} over quota"), "null");
+    for (name, body, want) in [("whole", whole, 0), ("cut", cut, 1)] {
+        let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+            "startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
+            "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": -1},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Content-Type", "value": "text/event-stream"}], "cookies": [],
+                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+                "redirectURL": "", "headersSize": -1, "bodySize": -1},
+            "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+        }]}});
+        let input = dir.join(format!("{name}.har"));
+        std::fs::write(&input, har.to_string()).unwrap();
+        let copy = dir.join(format!("{name}.copy.har"));
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["redact", "-o"])
+            .arg(&copy)
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rules = |p: &std::path::Path| -> (Option<i32>, Vec<String>) {
+            let out = Command::new(cargo_bin("sselint"))
+                .args(["check", "--format", "json"])
+                .arg(p)
+                .output()
+                .unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let rules = v["files"][0]["streams"][0]["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["rule"].as_str().unwrap().to_string())
+                .collect();
+            (out.status.code(), rules)
+        };
+        let (code, original) = rules(&input);
+        assert_eq!(
+            original.iter().any(|r| r == "cut-off"),
+            want == 1,
+            "{name}: {original:?}"
+        );
+        assert!(
+            !original.iter().any(|r| r == "capture-truncated"),
+            "{name}: {original:?}"
+        );
+        assert_eq!(rules(&copy), (code, original.clone()), "{name}");
+        assert!(!std::fs::read_to_string(&copy)
+            .unwrap()
+            .contains("abcdefghij"));
+    }
+}
