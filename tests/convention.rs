@@ -563,3 +563,30 @@ fn the_json_summary_counts_unreadable_inputs() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["summary"]["unreadable"], 0, "{}", v["summary"]);
 }
+
+/// A `.har` file is read as HAR by every command: `redact` refuses an empty
+/// or non-HAR one as `check` does, and writes nothing (a fresh-user trial:
+/// it copied them as raw bodies and said "wrote").
+#[test]
+fn redact_refuses_a_har_file_that_is_not_a_har() {
+    let dir = scratch("redact-not-har");
+    for (name, bytes) in [("empty.har", ""), ("other.har", "{\"foo\":[1,2,3]}")] {
+        let input = dir.join(name);
+        std::fs::write(&input, bytes).unwrap();
+        let copy = dir.join(format!("copy-{name}"));
+        let out = sselint()
+            .arg("redact")
+            .arg(&input)
+            .arg("-o")
+            .arg(&copy)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not a HAR file"),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!copy.exists(), "{name}: a copy was written");
+    }
+}

@@ -109,6 +109,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    // A `.har` file is read as HAR, as every command reads it: one that is
+    // not is refused, not copied as a raw body (a fresh-user trial: an
+    // empty or non-HAR `.har` was "written", secrets and all unread).
+    if a.input
+        .to_string_lossy()
+        .to_ascii_lowercase()
+        .ends_with(".har")
+        && !matches!(capture::detect(&bytes), InputFormat::Har)
+    {
+        if let Err(e) = capture::open(&a.input.to_string_lossy(), &capture::Options::default()) {
+            return fail(e.to_string());
+        }
+    }
     let rewrite = |scrubber: Option<Scrubber>| -> Result<Vec<u8>, String> {
         let mut scrubber = scrubber;
         Ok(match capture::detect(&bytes) {
