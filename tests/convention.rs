@@ -590,3 +590,37 @@ fn redact_refuses_a_har_file_that_is_not_a_har() {
         assert!(!copy.exists(), "{name}: a copy was written");
     }
 }
+
+/// Standard input: `diff - -` is refused as `check - -` is (it read B as
+/// empty), and `redact -` says it reads a file (it looked for a file named
+/// `-`); a HAR with no entries is said to have none, with no hint to pick
+/// one.
+#[test]
+fn stdin_twice_redact_stdin_and_a_har_without_entries_are_said_plainly() {
+    let out = sselint()
+        .args(["diff", "-", "-"])
+        .write_stdin("data: [DONE]\n\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input is named twice"));
+    let out = sselint()
+        .args(["redact", "-", "-o", "-"])
+        .write_stdin("data: [DONE]\n\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("redact reads a file, not standard input")
+    );
+    let dir = scratch("no-entries");
+    let har = dir.join("none.har");
+    std::fs::write(&har, r#"{"log":{"version":"1.2","entries":[]}}"#).unwrap();
+    let out = sselint().arg("check").arg(&har).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the HAR has no entries") && !err.contains("pick one"),
+        "{err}"
+    );
+}

@@ -138,15 +138,16 @@ pub fn read(
             (_, Some(m)) => format!("no SSE entry's URL contains {m:?}"),
             _ => "no entry is an event stream (text/event-stream response)".to_string(),
         };
-        let listing = if listing.is_empty() {
-            "  (no entries)".to_string()
+        // With nothing to pick, no hint to pick one.
+        let message = if listing.is_empty() {
+            format!("{why}; the HAR has no entries")
         } else {
-            listing.join("\n")
+            format!(
+                "{why}; entries:\n{}\n(pick one with --entry N, or as FILE#N)",
+                listing.join("\n")
+            )
         };
-        return Err(InputError::new(
-            name,
-            format!("{why}; entries:\n{listing}\n(pick one with --entry N, or as FILE#N)"),
-        ));
+        return Err(InputError::new(name, message));
     }
     // An app's other event streams (notifications, live reload) are not
     // LLM streams: when the HAR holds LLM requests, lint those.

@@ -84,6 +84,10 @@ fn spec_path(spec: &str) -> &str {
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    if a.a == "-" && a.b == "-" {
+        eprintln!("sselint: error: standard input is named twice; it can be read only once");
+        return Ok(ExitCode::from(2));
+    }
     if let Some(p) = &a.output {
         let inputs = [spec_path(&a.a).to_string(), spec_path(&a.b).to_string()];
         if let Some(msg) = super::output_is_input(p, &inputs, "-o ") {

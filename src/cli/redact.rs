@@ -40,6 +40,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: error: {msg}");
         Ok(ExitCode::from(2))
     };
+    // `-` is standard input in every command that can read it; redact
+    // reads its input whole, twice (to check, then to rewrite): a file.
+    if a.input.as_os_str() == "-" {
+        return fail("redact reads a file, not standard input; save the capture first (`./-` names a file called -)".into());
+    }
     if let Some((file, _)) = a.input.to_str().and_then(sselint::capture::entry_spec) {
         return fail(format!(
             "{}: redact copies a whole capture, every entry of it; give {file}",
