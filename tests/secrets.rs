@@ -765,3 +765,37 @@ fn redact_keeps_a_har_s_content_size_in_step_with_its_masked_body() {
             .contains("abcdefghij"));
     }
 }
+
+/// A raw body that is one JSON document (a non-streamed error echoing the
+/// request) keeps its shape when a member's name says secret: the values
+/// are masked inside their quotes, and the rest of the line stays (a
+/// fresh-user trial: `{"api_key": [REDACTED]` and nothing after it).
+#[test]
+fn redact_masks_a_json_body_s_secret_members_and_keeps_the_document() {
+    let dir = scratch("json-members");
+    let input = dir.join("error.json");
+    std::fs::write(
+        &input,
+        "{\"api_key\":\"abcdefgh12345678\",\"token\": \"xyz1234567890abc\",\"model\":\"m\"}\n",
+    )
+    .unwrap();
+    let copy = dir.join("copy.json");
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["redact", "-o"])
+        .arg(&copy)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&copy).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(v["model"], "m", "{text}");
+    assert_eq!(v["api_key"], "[REDACTED]", "{text}");
+    assert_eq!(v["token"], "[REDACTED]", "{text}");
+}

@@ -244,7 +244,13 @@ fn redact_line_with(line: &str, redact_url: fn(&str) -> String) -> String {
     let start = lower.len() - lower.trim_start_matches([' ', '>', '<']).len();
     if let Some(colon) = lower[start..].find(':') {
         let name = &lower[start..start + colon];
-        if !name.is_empty() && !name.contains(' ') && is_secret_header(name) {
+        // A header name is a token: `{"api_key"` (a JSON body's first
+        // key) is not one, and masking "the rest of the line" would cut
+        // the document; its pairs are masked below.
+        let token = name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
+        if !name.is_empty() && token && is_secret_header(name) {
             return format!("{} {REDACTED}", &line[..start + colon + 1]);
         }
     }
@@ -333,11 +339,20 @@ fn mask_secret_pairs(text: &str) -> String {
             i += 1;
             continue;
         }
-        let start = b[..i]
-            .iter()
-            .rposition(|c| !is_name(*c))
-            .map_or(0, |p| p + 1);
-        let name = &text[start..i];
+        // `"name": "value"`, a JSON member: the name between its quotes.
+        let quoted = b[i] == b':' && i > 0 && b[i - 1] == b'"';
+        let start = if quoted {
+            b[..i - 1]
+                .iter()
+                .rposition(|c| *c == b'"')
+                .map_or(i - 1, |q| q + 1)
+        } else {
+            b[..i]
+                .iter()
+                .rposition(|c| !is_name(*c))
+                .map_or(0, |p| p + 1)
+        };
+        let name = &text[start..if quoted { i - 1 } else { i }];
         let mut v = i + 1;
         if b[i] == b':' {
             while v < b.len() && b[v] == b' ' {
@@ -354,6 +369,10 @@ fn mask_secret_pairs(text: &str) -> String {
             {
                 v = word_end + 1;
             }
+        }
+        // A JSON string value: masked inside its quotes.
+        if quoted && b.get(v) == Some(&b'"') {
+            v += 1;
         }
         let end = b[v..]
             .iter()
@@ -376,7 +395,25 @@ fn mask_secret_pairs(text: &str) -> String {
             ]
             .iter()
             .any(|n| name.eq_ignore_ascii_case(n));
+        // A JSON member's name must name a credential outright: members
+        // such as `thought_signature` or `signature` carry a model's
+        // opaque data, not a secret of the user's.
+        let credential = !quoted || {
+            let n = name.to_ascii_lowercase();
+            [
+                "key",
+                "token",
+                "secret",
+                "password",
+                "passwd",
+                "authorization",
+                "cookie",
+            ]
+            .iter()
+            .any(|w| n.contains(w))
+        };
         if compound
+            && credential
             && is_secret_header(name)
             && end - v >= 8
             && b[v..end].iter().any(u8::is_ascii_digit)
