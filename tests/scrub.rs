@@ -469,15 +469,10 @@ fn redact_reads_a_compressed_har_body() {
     gz.write_all(body.as_bytes()).unwrap();
     let gz = gz.finish().unwrap();
     let text = base64::engine::general_purpose::STANDARD.encode(&gz);
-    let har = json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
-        "startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
-        "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": -1},
-        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-            "headers": [{"name": "Content-Type", "value": "text/event-stream"}, {"name": "Content-Encoding", "value": "gzip"}],
-            "cookies": [], "content": {"size": body.len(), "mimeType": "text/event-stream", "text": text, "encoding": "base64"},
-            "redirectURL": "", "headersSize": -1, "bodySize": -1},
-        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
-    }]}});
+    let har = common::one_entry_har(
+        json!({"size": body.len(), "text": text, "encoding": "base64"}),
+        &[("Content-Encoding", "gzip")],
+    );
     let dir = common::Scratch::new("scrub-gzip-har");
     let input = dir.join("in.har");
     std::fs::write(&input, har.to_string()).unwrap();

@@ -648,9 +648,7 @@ fn redact_refuses_what_it_cannot_read_instead_of_copying_secrets() {
 fn a_key_in_the_answer_text_is_masked_in_every_report() {
     let dir = scratch("answer-key");
     let key = "sk-proj-abcdefghijklmnop0123456789XYZ";
-    let chunk = |content: &str, finish: &str| {
-        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}},\"finish_reason\":{finish}}}]}}\n\n")
-    };
+    let chunk = common::chat_chunk;
     let a = dir.join("a.sse");
     std::fs::write(
         &a,
@@ -702,23 +700,13 @@ fn a_key_in_the_answer_text_is_masked_in_every_report() {
 fn redact_keeps_a_har_s_content_size_in_step_with_its_masked_body() {
     let dir = scratch("har-size");
     let key = "sk-proj-abcdefghijklmnop0123456789XYZ";
-    let chunk = |content: &str, finish: &str| {
-        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}},\"finish_reason\":{finish}}}]}}\n\n")
-    };
+    let chunk = common::chat_chunk;
     let whole = chunk(&format!("key {key} over quota"), "null")
         + &chunk("", "\"stop\"")
         + "data: [DONE]\n\n";
     let cut = chunk(&format!("key {key} over quota"), "null");
     for (name, body, want) in [("whole", whole, 0), ("cut", cut, 1)] {
-        let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
-            "startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
-            "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": -1},
-            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                "headers": [{"name": "Content-Type", "value": "text/event-stream"}], "cookies": [],
-                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
-                "redirectURL": "", "headersSize": -1, "bodySize": -1},
-            "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
-        }]}});
+        let har = common::one_entry_har(serde_json::json!({"size": body.len(), "text": body}), &[]);
         let input = dir.join(format!("{name}.har"));
         std::fs::write(&input, har.to_string()).unwrap();
         let copy = dir.join(format!("{name}.copy.har"));

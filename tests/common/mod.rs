@@ -245,6 +245,33 @@ impl Drop for Scratch {
     }
 }
 
+/// One Chat chunk as an SSE event: choice 0 adds `content`, with
+/// `finish` as the finish_reason's JSON (`null`, `"stop"`).
+pub fn chat_chunk(content: &str, finish: &str) -> String {
+    format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}},\"finish_reason\":{finish}}}]}}\n\n")
+}
+
+/// A HAR of one POST to `/v1/chat/completions` answered 200 with
+/// `content` (its `text`, `size`, and `encoding` when given) and these
+/// response headers beside `Content-Type: text/event-stream`.
+pub fn one_entry_har(content: Value, headers: &[(&str, &str)]) -> Value {
+    let mut hs = vec![serde_json::json!({"name": "Content-Type", "value": "text/event-stream"})];
+    hs.extend(
+        headers
+            .iter()
+            .map(|(n, v)| serde_json::json!({"name": n, "value": v})),
+    );
+    let mut content = content;
+    content["mimeType"] = "text/event-stream".into();
+    serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
+        "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": -1},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": hs, "cookies": [],
+            "content": content, "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+    }]}})
+}
+
 /// A fresh scratch directory for one test, removed on drop.
 pub fn scratch(name: &str) -> Scratch {
     Scratch::new(&format!("test-{name}"))
