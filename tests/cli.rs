@@ -858,3 +858,38 @@ fn a_single_choice_must_be_numbered_0() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A full stdout (`> /dev/full`) is a clear error, exit 2, in every
+/// command that writes a report there, and the message says what failed.
+#[test]
+fn a_full_stdout_is_an_error_that_says_the_report_could_not_be_written() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return common::not_run("a_full_stdout", "this system has no /dev/full");
+    }
+    let s = "samples/good/openai-basic.sse";
+    for args in [
+        vec!["check", s],
+        vec!["check", s, "--format", "json"],
+        vec!["inspect", s],
+        vec!["inspect", s, "--format", "jsonl"],
+        vec!["diff", s, s],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+            .current_dir(root())
+            .env("NO_COLOR", "1")
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains("writing the report") && stderr.contains("No space left"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -136,9 +136,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             },
         );
         let seen = rec.finish().context("writing the report")?;
-        seen.write(&label, &result, jsonl, out)?;
+        seen.write(&label, &result, jsonl, out)
+            .context("writing the report")?;
     }
-    out.flush()?;
+    out.flush().context("writing the report")?;
     match output {
         Some(p) => super::write_report(Some(&p), &buffer),
         None => Ok(ExitCode::SUCCESS),
