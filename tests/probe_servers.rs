@@ -82,7 +82,10 @@ fn probe_with(
     want: &[Row],
     adjust: &dyn Fn(&std::path::Path, &mut Card),
 ) -> Option<String> {
-    let out_dir = scratch(&format!("probe-{}-{dialect}-{model}", server.name)).join("card");
+    // The scratch directory lives until the card is compared, and is
+    // removed with everything probe wrote under it.
+    let dir = scratch(&format!("probe-{}-{dialect}-{model}", server.name));
+    let out_dir = dir.join("card");
     let mut cmd = Command::new(cargo_bin("sselint"));
     cmd.args(["probe", &format!("{}/v1", server.base)])
         .args(["--dialect", dialect, "--model", model, "--format", "json"])
