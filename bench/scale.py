@@ -1,10 +1,12 @@
 """Side by side, one run: the CLI's rows/s on a JSON Lines gateway log
 (`check --input-format jsonl --format jsonl -j 1`) against lint_many and
 lint_arrow (jobs=1) on the same rows, in process; the peak memory of one
-lint_arrow batch; and, with --engines, the Ray and Spark jobs of
-examples/scale end to end against the CLI with -j 2.
+lint_arrow batch; the start-up of the wheel's `sselint` command against
+the binary's; with --dir, the peak memory of `check DIR --format jsonl`
+over a directory of --rows captures; and, with --engines, the Ray and
+Spark jobs of examples/scale end to end against the CLI with -j 2.
 
-    python bench/scale.py SSELINT_BINARY [--rows 20000] [--engines]
+    python bench/scale.py SSELINT_BINARY [--rows 20000] [--dir] [--engines]
 
 Run it with the Python of a venv holding a release build of the wheel and
 pyarrow (and ray, pyspark for --engines). Prints a Markdown table.
@@ -54,16 +56,15 @@ def status(key):
     for line in open("/proc/self/status"):
         if line.startswith(key):
             return int(line.split()[1]) * 1024
-t = pq.read_table(sys.argv[1]).slice(0, 10000)
-batch = t.combine_chunks().to_batches()[0]
-del t
+base = status("VmRSS:")
+batch = next(pq.ParquetFile(sys.argv[1]).iter_batches(batch_size=10000))
 pa.default_memory_pool().release_unused()
 size = batch.nbytes
 before = status("VmRSS:")
 open("/proc/self/clear_refs", "w").write("5")  # resets VmHWM to the current RSS
 out = sselint.lint_arrow(batch, id="request_id", status="status", headers="headers", request_path="path", jobs=1)
 after = status("VmHWM:")
-print(size, before, after)
+print(size, base, before, after, batch.num_rows)
 """
 
 
@@ -72,6 +73,7 @@ def main() -> None:
     ap.add_argument("binary")
     ap.add_argument("--rows", type=int, default=20000)
     ap.add_argument("--engines", action="store_true")
+    ap.add_argument("--dir", action="store_true")
     a = ap.parse_args()
     import pyarrow.parquet as pq
 
@@ -110,16 +112,37 @@ def main() -> None:
     def many() -> None:
         sselint.lint_many(bodies, ids=ids, statuses=statuses, headers=headers, request_paths=paths, jobs=1)
 
-    t_many = timed(many, runs=1)
+    t_many = timed(many)
     out.append(("`lint_many(bodies, jobs=1)` (typed Reports)", f"{n / t_many:,.0f} rows/s ({n / t_many / (n / cli_cpu):.2f}× the CLI)"))
 
     p = subprocess.run([sys.executable, "-c", PEAK, str(parquet)], capture_output=True, text=True, check=True)
-    size, before, after = (int(x) for x in p.stdout.split())
+    size, base, before, after, rows_in = (int(x) for x in p.stdout.split())
     out.append((
-        "`lint_arrow` peak of a 10,000-row batch",
-        f"batch {size / 2**20:.1f} MiB; peak RSS {before / 2**20:.1f} → {after / 2**20:.1f} MiB "
-        f"(+{(after - before) / 2**20:.1f} MiB, {(after - before) / size:.2f}× the batch)",
+        f"`lint_arrow` peak of a {rows_in:,}-row batch",
+        f"batch {size / 2**20:.1f} MiB; RSS {base / 2**20:.1f} MiB before reading it, "
+        f"{before / 2**20:.1f} MiB read, peak {after / 2**20:.1f} MiB while linting: "
+        f"+{(after - base) / 2**20:.1f} MiB in all ({(after - base) / size:.2f}× the batch), "
+        f"+{(after - before) / 2**20:.1f} MiB for the lint ({(after - before) / size:.2f}×)",
     ))
+
+    # Start-up: `sselint --version`, the binary against the wheel's command.
+    wheel_cmd = Path(sys.executable).parent / "sselint"
+    for label, exe in (("binary", a.binary), ("wheel's `sselint` command", str(wheel_cmd))):
+        best = min(cpu_of([exe, "--version"])[0] for _ in range(20))
+        out.append((f"start-up, `sselint --version`: {label}", f"{best * 1000:.1f} ms (best of 20, wall)"))
+
+    if a.dir:
+        d = tmp / "captures"
+        subprocess.run([sys.executable, str(ROOT / "examples/scale/gateway_log.py"), str(n), "--dir", str(d)], check=True)
+        p = subprocess.run(
+            ["/usr/bin/time", "-f", "%M %U %e", a.binary, "check", "--format", "jsonl", "-j", "2", str(d)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False,
+        )
+        kib, user, wall = p.stderr.split()[-3:]
+        out.append((
+            f"`check DIR --format jsonl -j 2`, {n:,} files: peak RSS",
+            f"{int(kib) / 1024:.1f} MiB ({float(user):.2f} s user, {float(wall):.1f} s wall)",
+        ))
 
     if a.engines:
         cli2 = [a.binary, "check", "--input-format", "jsonl", "--format", "jsonl", "-j", "2", str(log)]

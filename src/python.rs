@@ -14,12 +14,15 @@
 //! pyarrow keeps it; each body is copied once, while it is linted.
 
 use crate::capture::jsonl::{self, Facts};
+use crate::capture::Body;
 use crate::capture::{InputFormat, Options};
 use crate::config::Config;
+use crate::lint::Diagnostic;
 use crate::lint::{Settings, Severity};
 use crate::pipeline::{self, FileResult};
+use crate::report::json::{self, Json};
 use crate::report::jsonl::Row;
-use crate::report::{json::Json, Render, Run};
+use crate::report::{Render, Run};
 use arrow_array::builder::{Int64Builder, ListBuilder, StringBuilder, StructBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::ffi::{from_ffi, to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
@@ -30,9 +33,13 @@ use arrow_array::{Array, ArrayRef, StructArray};
 use arrow_schema::{DataType, Field, Fields};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::{intern, IntoPyObjectExt};
+use serde_json::Value;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[path = "cli/mod.rs"]
 #[allow(dead_code, unused_imports)]
@@ -49,6 +56,9 @@ struct Shared {
     max_event_bytes: Option<usize>,
     fail_on: Option<Severity>,
     profile: Option<String>,
+    /// How long one row may take (`timeout_ms`); past it the row is an
+    /// error row.
+    timeout: Option<Duration>,
 }
 
 impl Shared {
@@ -105,6 +115,7 @@ fn shared(
     max_event_bytes: Option<usize>,
     max_decoded_bytes: Option<u64>,
     stall_ms: Option<u64>,
+    timeout_ms: Option<u64>,
 ) -> PyResult<Shared> {
     let config = match (config, find_config) {
         (Some(p), _) => Config::load(std::path::Path::new(&p))
@@ -176,23 +187,34 @@ fn shared(
         max_event_bytes,
         fail_on,
         profile,
+        timeout: timeout_ms.map(Duration::from_millis),
     })
 }
 
 /// A row's headers as (name, value) pairs.
 type HeaderPairs = Vec<(String, String)>;
 
-/// One row to lint, owned (so the GIL can be let go).
-struct Input {
+/// A row's headers as `lint_many` takes them: pairs, or a JSON object as
+/// text (read here, so a bad one is the row's error, as in `lint_arrow`).
+#[derive(FromPyObject)]
+enum HeaderArg {
+    Text(String),
+    Pairs(HeaderPairs),
+}
+
+/// One row to lint. The body is borrowed from the caller's `bytes` or
+/// Arrow buffer (both stay alive and unchanged while the GIL is let go)
+/// and copied once, into the capture's reader.
+struct Input<'a> {
     id: String,
-    body: Option<Vec<u8>>,
+    body: Option<&'a [u8]>,
     facts: Facts,
     profile: Option<String>,
     /// A fact that could not be read (the row's error).
     bad: Option<String>,
 }
 
-fn lint_input(r: &Input, sh: &Shared) -> FileResult {
+fn lint_input(r: &Input<'_>, sh: &Shared) -> FileResult {
     if let Some(e) = &r.bad {
         return failed(&r.id, e.clone());
     }
@@ -200,8 +222,78 @@ fn lint_input(r: &Input, sh: &Shared) -> FileResult {
         return failed(&r.id, jsonl::NO_BODY.to_string());
     };
     let settings = sh.settings(&r.id, r.profile.as_deref());
-    let cap = jsonl::capture(&r.id, body.clone(), &r.facts, &sh.opts);
-    pipeline::lint_opened(&r.id, cap, &settings)
+    let started = Instant::now();
+    let cap = jsonl::capture(&r.id, body.to_vec(), &r.facts, &sh.opts);
+    lint_in_time(&r.id, cap, &settings, sh.timeout, started)
+}
+
+/// Lints an opened capture; with a `limit`, a capture that takes longer
+/// (counted from `started`) gives an error row instead of its result.
+/// Every stream's body is read through a [`Deadline`], so a long body
+/// stops being read once the time is up; a HAR entry's body, kept whole
+/// to map its findings into the file, is linted to its end first.
+fn lint_in_time(
+    id: &str,
+    cap: Result<crate::capture::Capture, crate::capture::InputError>,
+    settings: &Settings,
+    limit: Option<Duration>,
+    started: Instant,
+) -> FileResult {
+    let Some(limit) = limit else {
+        return pipeline::lint_opened(id, cap, settings);
+    };
+    let until = started + limit;
+    let hit = Arc::new(AtomicBool::new(false));
+    let cap = cap.map(|mut c| {
+        for s in &mut c.streams {
+            let body = std::mem::replace(&mut s.body, Body::Bytes(Vec::new()));
+            s.body = match body {
+                Body::Reader(r) => Body::Reader(Box::new(Deadline {
+                    inner: r,
+                    until,
+                    hit: hit.clone(),
+                })),
+                Body::Bytes(b) if s.origin.har_text.is_none() => Body::Reader(Box::new(Deadline {
+                    inner: Box::new(std::io::Cursor::new(b)),
+                    until,
+                    hit: hit.clone(),
+                })),
+                kept => kept,
+            };
+        }
+        c
+    });
+    let fr = pipeline::lint_opened(id, cap, settings);
+    if hit.load(Ordering::Relaxed) || Instant::now() > until {
+        return failed(
+            id,
+            format!(
+                "linting took longer than the time-out (timeout_ms={}); the row was not judged",
+                limit.as_millis()
+            ),
+        );
+    }
+    fr
+}
+
+/// A body reader that fails once `until` has passed (and says so in `hit`).
+struct Deadline {
+    inner: Box<dyn Read + Send>,
+    until: Instant,
+    hit: Arc<AtomicBool>,
+}
+
+impl Read for Deadline {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if Instant::now() > self.until {
+            self.hit.store(true, Ordering::Relaxed);
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the time-out passed",
+            ));
+        }
+        self.inner.read(buf)
+    }
 }
 
 fn failed(id: &str, message: String) -> FileResult {
@@ -252,31 +344,49 @@ fn jobs_or_cores(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// The JSON report of one row and its exit code (0, 1, or 2 unread).
-fn report(fr: FileResult, sh: &Shared, profile: Option<&str>) -> (String, u8) {
-    json_report(&Run {
+/// One row's run (its report names the row's profile).
+fn row_run(fr: FileResult, sh: &Shared, profile: Option<&str>) -> Run {
+    Run {
         files: vec![fr],
         profile: sh.profile_name(profile),
         suppressed: 0,
         fail_on: sh.fail_on,
-    })
+    }
 }
 
-/// A run's JSON report and its exit code: 2 when an input could not be
-/// read, 1 when a finding reaches `fail_on`, else 0 (as `sselint check`).
-fn json_report(run: &Run) -> (String, u8) {
-    let mut buf = Vec::new();
-    let _ = Json.render(run, &mut buf);
-    let code = if run.had_input_errors() {
+/// A run's exit code: 2 when an input could not be read, 1 when a finding
+/// reaches `fail_on`, else 0 (as `sselint check`).
+fn exit_code(run: &Run) -> u8 {
+    if run.had_input_errors() {
         2
     } else {
         match (run.fail_on, run.worst()) {
             (Some(t), Some(w)) if w >= t => 1,
             _ => 0,
         }
-    };
-    (String::from_utf8_lossy(&buf).into_owned(), code)
+    }
 }
+
+/// A run's JSON report and its exit code.
+fn json_report(run: &Run) -> (String, u8) {
+    let mut buf = Vec::new();
+    let _ = Json.render(run, &mut buf);
+    (String::from_utf8_lossy(&buf).into_owned(), exit_code(run))
+}
+
+/// A row's run, its JSON document as text (for `Report.raw`) and its
+/// exit code: what a typed report is built from.
+type Done = (Run, String, u8);
+
+fn done(run: Run) -> Done {
+    let text = serde_json::to_string(&json::doc(&run)).unwrap_or_default();
+    let code = exit_code(&run);
+    (run, text, code)
+}
+
+/// Rows linted between two turns of building their reports (which needs
+/// the GIL): bounds what is held at once.
+const ROWS_AT_ONCE: usize = 1024;
 
 fn facts_of(
     status: Option<i64>,
@@ -304,17 +414,18 @@ fn facts_of(
     )
 }
 
-/// Lints many bodies in process; returns each row's JSON report and exit
-/// code, in order. A `None` body is that row's error.
+/// Lints many bodies in process; returns each row's typed `Report`
+/// (python/sselint/_report.py), in order. A `None` body is that row's
+/// error.
 #[pyfunction]
-#[pyo3(signature = (bodies, ids, statuses, headers, paths, profiles, jobs, profile, dialect, select, ignore, fail_on, config, find_config, input_format, max_event_bytes, max_decoded_bytes, stall_ms))]
+#[pyo3(signature = (bodies, ids, statuses, headers, paths, profiles, jobs, profile, dialect, select, ignore, fail_on, config, find_config, input_format, max_event_bytes, max_decoded_bytes, stall_ms, timeout_ms))]
 #[allow(clippy::too_many_arguments)]
-fn lint_many(
-    py: Python<'_>,
-    bodies: Vec<Option<Bound<'_, PyBytes>>>,
+fn lint_many<'py>(
+    py: Python<'py>,
+    bodies: Vec<Option<Bound<'py, PyBytes>>>,
     ids: Option<Vec<String>>,
     statuses: Option<Vec<Option<i64>>>,
-    headers: Option<Vec<Option<HeaderPairs>>>,
+    headers: Option<Vec<Option<HeaderArg>>>,
     paths: Option<Vec<Option<String>>>,
     profiles: Option<Vec<Option<String>>>,
     jobs: Option<usize>,
@@ -329,7 +440,8 @@ fn lint_many(
     max_event_bytes: Option<usize>,
     max_decoded_bytes: Option<u64>,
     stall_ms: Option<u64>,
-) -> PyResult<Vec<(String, u8)>> {
+    timeout_ms: Option<u64>,
+) -> PyResult<Bound<'py, PyAny>> {
     let n = bodies.len();
     for (what, len) in [
         ("ids", ids.as_ref().map(Vec::len)),
@@ -359,6 +471,7 @@ fn lint_many(
         max_event_bytes,
         max_decoded_bytes,
         stall_ms,
+        timeout_ms,
     )?;
     let mut ids = ids.map(Vec::into_iter);
     let mut statuses = statuses.map(Vec::into_iter);
@@ -369,37 +482,54 @@ fn lint_many(
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let (facts, bad) = facts_of(
+            let (hdrs, bad_headers) = match headers.as_mut().and_then(Iterator::next).flatten() {
+                None => (None, None),
+                Some(HeaderArg::Pairs(p)) => (Some(p), None),
+                Some(HeaderArg::Text(t)) => match jsonl::header_pairs_text(&t) {
+                    Ok(p) => (Some(p), None),
+                    Err(e) => (None, Some(e)),
+                },
+            };
+            let (facts, bad_status) = facts_of(
                 statuses.as_mut().and_then(Iterator::next).flatten(),
-                headers.as_mut().and_then(Iterator::next).flatten(),
+                hdrs,
                 paths.as_mut().and_then(Iterator::next).flatten(),
             );
+            let bad = bad_headers.or(bad_status);
             Input {
                 id: ids
                     .as_mut()
                     .and_then(Iterator::next)
                     .unwrap_or_else(|| i.to_string()),
-                body: b.as_ref().map(|b| b.as_bytes().to_vec()),
+                body: b.as_ref().map(|b| b.as_bytes()),
                 facts,
                 profile: profiles.as_mut().and_then(Iterator::next).flatten(),
                 bad,
             }
         })
         .collect();
-    drop(bodies);
     let jobs = jobs_or_cores(jobs);
-    Ok(py.detach(|| {
-        parallel(inputs.len(), jobs, &|i| {
-            let r = &inputs[i];
-            report(lint_input(r, &sh), &sh, r.profile.as_deref())
-        })
-    }))
+    let typed = Typed::load(py)?;
+    let mut reports = Vec::with_capacity(inputs.len());
+    for part in inputs.chunks(ROWS_AT_ONCE) {
+        let runs: Vec<Done> = py.detach(|| {
+            parallel(part.len(), jobs, &|i| {
+                let r = &part[i];
+                done(row_run(lint_input(r, &sh), &sh, r.profile.as_deref()))
+            })
+        });
+        let _gc = GcPaused::new(py)?;
+        for (run, text, code) in &runs {
+            reports.push(typed.report(&json::doc(run), *code, text)?);
+        }
+    }
+    Ok(PyList::new(py, reports)?.into_any())
 }
 
 /// `sselint check --format json PATHS` in process: the JSON report of the
 /// files (directories expanded as the CLI does) and the exit code.
 #[pyfunction]
-#[pyo3(signature = (paths, jobs, profile, dialect, select, ignore, fail_on, config, find_config, input_format, max_event_bytes, max_decoded_bytes, stall_ms))]
+#[pyo3(signature = (paths, jobs, profile, dialect, select, ignore, fail_on, config, find_config, input_format, max_event_bytes, max_decoded_bytes, stall_ms, timeout_ms))]
 #[allow(clippy::too_many_arguments)]
 fn check_paths(
     py: Python<'_>,
@@ -416,6 +546,7 @@ fn check_paths(
     max_event_bytes: Option<usize>,
     max_decoded_bytes: Option<u64>,
     stall_ms: Option<u64>,
+    timeout_ms: Option<u64>,
 ) -> PyResult<(String, u8)> {
     let sh = shared(
         profile,
@@ -429,6 +560,7 @@ fn check_paths(
         max_event_bytes,
         max_decoded_bytes,
         stall_ms,
+        timeout_ms,
     )?;
     let jobs = jobs_or_cores(jobs);
     Ok(py.detach(|| {
@@ -439,7 +571,9 @@ fn check_paths(
             .collect();
         results.extend(parallel(files.len(), jobs, &|i| {
             let p = &files[i];
-            pipeline::lint_path(p, &sh.opts, &sh.settings(p, None))
+            let started = Instant::now();
+            let cap = crate::capture::open(p, &sh.opts);
+            lint_in_time(p, cap, &sh.settings(p, None), sh.timeout, started)
         }));
         json_report(&Run {
             files: results,
@@ -744,7 +878,7 @@ fn build(rows: &[(Row, Vec<Flat>)], full: bool) -> StructArray {
 
 /// Lints one pyarrow `RecordBatch`: one result row per input row.
 #[pyfunction]
-#[pyo3(signature = (batch, body, id, status, headers, request_path, profile_column, full, jobs, profile, dialect, select, ignore, fail_on, config, find_config, max_event_bytes, max_decoded_bytes, stall_ms))]
+#[pyo3(signature = (batch, body, id, status, headers, request_path, profile_column, full, jobs, profile, dialect, select, ignore, fail_on, config, find_config, max_event_bytes, max_decoded_bytes, stall_ms, timeout_ms))]
 #[allow(clippy::too_many_arguments)]
 fn lint_arrow<'py>(
     py: Python<'py>,
@@ -767,6 +901,7 @@ fn lint_arrow<'py>(
     max_event_bytes: Option<usize>,
     max_decoded_bytes: Option<u64>,
     stall_ms: Option<u64>,
+    timeout_ms: Option<u64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let sh = shared(
         profile,
@@ -780,6 +915,7 @@ fn lint_arrow<'py>(
         max_event_bytes,
         max_decoded_bytes,
         stall_ms,
+        timeout_ms,
     )?;
     let mut array = FFI_ArrowArray::empty();
     let mut schema = FFI_ArrowSchema::empty();
@@ -841,7 +977,7 @@ fn lint_arrow<'py>(
             );
             let input = Input {
                 id,
-                body: bytes_at(bodies.as_ref(), i).map(<[u8]>::to_vec),
+                body: bytes_at(bodies.as_ref(), i),
                 facts,
                 profile: profiles.and_then(|c| text_at(c.as_ref(), i)),
                 bad: bad_headers.or(bad_status),
@@ -895,4 +1031,368 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// The classes of `sselint._report` a typed report is made of, and
+/// `object.__new__`: [`Typed`] fills each instance's `__dict__` with the
+/// fields `Report.from_json` would give it, without the JSON text and the
+/// Python code in between (python/sselint/_report.py is the model; the
+/// package's tests compare both ways on every row).
+struct Typed<'py> {
+    new: Bound<'py, PyAny>,
+    report: Bound<'py, PyAny>,
+    summary: Bound<'py, PyAny>,
+    file: Bound<'py, PyAny>,
+    stream: Bound<'py, PyAny>,
+    choice: Bound<'py, PyAny>,
+    tool_call: Bound<'py, PyAny>,
+    http: Bound<'py, PyAny>,
+    guess: Bound<'py, PyAny>,
+    finding: Bound<'py, PyAny>,
+}
+
+type Slots<'a, 'py> = [(&'a Bound<'py, PyString>, Bound<'py, PyAny>)];
+
+impl<'py> Typed<'py> {
+    fn load(py: Python<'py>) -> PyResult<Self> {
+        let m = py.import("sselint._report")?;
+        Ok(Typed {
+            new: py
+                .import("builtins")?
+                .getattr("object")?
+                .getattr("__new__")?,
+            report: m.getattr("Report")?,
+            summary: m.getattr("Summary")?,
+            file: m.getattr("FileReport")?,
+            stream: m.getattr("Stream")?,
+            choice: m.getattr("Choice")?,
+            tool_call: m.getattr("ToolCall")?,
+            http: m.getattr("Http")?,
+            guess: m.getattr("ProviderGuess")?,
+            finding: m.getattr("Finding")?,
+        })
+    }
+
+    /// An instance of `cls` (a frozen dataclass) with these fields.
+    fn make(
+        &self,
+        cls: &Bound<'py, PyAny>,
+        fields: &Slots<'_, 'py>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let o = self.new.call1((cls,))?;
+        let d = o.getattr(intern!(py, "__dict__"))?.cast_into::<PyDict>()?;
+        for (k, v) in fields {
+            d.set_item(*k, v)?;
+        }
+        Ok(o)
+    }
+
+    /// `Report.from_json(doc, code)` for the document `doc` (the parts
+    /// `check --format json` writes), with `raw` left to be parsed from
+    /// `text` (that document as JSON) when it is first asked for.
+    fn report(&self, doc: &json::Doc<'_>, code: u8, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.new.py();
+        let files = PyTuple::new(
+            py,
+            doc.files
+                .iter()
+                .map(|f| self.file_report(f))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?;
+        let s = &doc.summary;
+        let summary = self.make(
+            &self.summary,
+            &[
+                (intern!(py, "errors"), s.errors.into_bound_py_any(py)?),
+                (intern!(py, "warnings"), s.warnings.into_bound_py_any(py)?),
+                (intern!(py, "infos"), s.infos.into_bound_py_any(py)?),
+                (
+                    intern!(py, "suppressed"),
+                    s.suppressed.into_bound_py_any(py)?,
+                ),
+            ],
+        )?;
+        self.make(
+            &self.report,
+            &[
+                (intern!(py, "files"), files.into_any()),
+                (intern!(py, "summary"), summary),
+                (intern!(py, "exit_code"), code.into_bound_py_any(py)?),
+                (intern!(py, "profile"), doc.profile.into_bound_py_any(py)?),
+                (
+                    intern!(py, "tool_version"),
+                    doc.tool.version.into_bound_py_any(py)?,
+                ),
+                (intern!(py, "human"), py.None().into_bound(py)),
+                (intern!(py, "_raw_json"), text.into_bound_py_any(py)?),
+            ],
+        )
+    }
+
+    fn file_report(&self, f: &json::File<'_>) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.new.py();
+        let streams = PyTuple::new(
+            py,
+            f.streams
+                .iter()
+                .map(|s| self.stream(s, f.path))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?;
+        self.make(
+            &self.file,
+            &[
+                (intern!(py, "path"), f.path.into_bound_py_any(py)?),
+                (
+                    intern!(py, "input_format"),
+                    f.input_format.as_deref().into_bound_py_any(py)?,
+                ),
+                (intern!(py, "error"), f.error.into_bound_py_any(py)?),
+                (intern!(py, "streams"), streams.into_any()),
+            ],
+        )
+    }
+
+    fn stream(&self, s: &json::Stream<'_>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.new.py();
+        let http = match &s.http {
+            Some(h) => self.make(
+                &self.http,
+                &[
+                    (intern!(py, "status"), h.status.into_bound_py_any(py)?),
+                    (
+                        intern!(py, "content_type"),
+                        h.content_type.into_bound_py_any(py)?,
+                    ),
+                ],
+            )?,
+            None => py.None().into_bound(py),
+        };
+        let guess = match s.provider_guess {
+            Some(g) => self.make(
+                &self.guess,
+                &[
+                    (
+                        intern!(py, "profile"),
+                        g.profile.as_str().into_bound_py_any(py)?,
+                    ),
+                    (
+                        intern!(py, "provider"),
+                        g.provider.as_str().into_bound_py_any(py)?,
+                    ),
+                    (
+                        intern!(py, "evidence"),
+                        PyTuple::new(py, g.evidence.iter().map(String::as_str))?.into_any(),
+                    ),
+                ],
+            )?,
+            None => py.None().into_bound(py),
+        };
+        let choices = PyTuple::new(
+            py,
+            s.choices
+                .iter()
+                .map(|c| self.choice(c))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?;
+        let findings = PyTuple::new(
+            py,
+            s.diagnostics
+                .iter()
+                .map(|d| self.finding(d, path, s.label))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?;
+        let omitted = PyDict::new(py);
+        for (rule, n) in s.omitted {
+            omitted.set_item(*rule, *n)?;
+        }
+        let usage = match s.usage {
+            Some(u) => to_py(py, u)?,
+            None => py.None().into_bound(py),
+        };
+        self.make(
+            &self.stream,
+            &[
+                (intern!(py, "label"), s.label.into_bound_py_any(py)?),
+                (
+                    intern!(py, "dialect"),
+                    s.dialect.map(|d| d.name()).into_bound_py_any(py)?,
+                ),
+                (intern!(py, "http"), http),
+                (intern!(py, "events"), s.events.into_bound_py_any(py)?),
+                (intern!(py, "ending"), s.ending.into_bound_py_any(py)?),
+                (intern!(py, "positions"), s.positions.into_bound_py_any(py)?),
+                (intern!(py, "choices"), choices.into_any()),
+                (intern!(py, "usage"), usage),
+                (intern!(py, "findings"), findings.into_any()),
+                (intern!(py, "omitted"), omitted.into_any()),
+                (
+                    intern!(py, "notes"),
+                    PyTuple::new(py, s.notes.iter().map(String::as_str))?.into_any(),
+                ),
+                (
+                    intern!(py, "empty_answer"),
+                    s.empty_answer.into_bound_py_any(py)?,
+                ),
+                (intern!(py, "provider_guess"), guess),
+            ],
+        )
+    }
+
+    fn choice(&self, c: &json::Choice<'_>) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.new.py();
+        let calls = PyTuple::new(
+            py,
+            c.tool_calls
+                .iter()
+                .map(|t| {
+                    self.make(
+                        &self.tool_call,
+                        &[
+                            (intern!(py, "index"), t.index.into_bound_py_any(py)?),
+                            (intern!(py, "id"), t.id.as_deref().into_bound_py_any(py)?),
+                            (
+                                intern!(py, "name"),
+                                t.name.as_deref().into_bound_py_any(py)?,
+                            ),
+                            (
+                                intern!(py, "arguments"),
+                                t.arguments.as_str().into_bound_py_any(py)?,
+                            ),
+                        ],
+                    )
+                })
+                .collect::<PyResult<Vec<_>>>()?,
+        )?;
+        self.make(
+            &self.choice,
+            &[
+                (intern!(py, "index"), c.index.into_bound_py_any(py)?),
+                (intern!(py, "text"), c.text.as_str().into_bound_py_any(py)?),
+                (
+                    intern!(py, "refusal"),
+                    c.refusal.as_deref().into_bound_py_any(py)?,
+                ),
+                (
+                    intern!(py, "reasoning"),
+                    c.reasoning.as_deref().into_bound_py_any(py)?,
+                ),
+                (
+                    intern!(py, "finish_reason"),
+                    c.finish_reason.into_bound_py_any(py)?,
+                ),
+                (intern!(py, "tool_calls"), calls.into_any()),
+                (
+                    intern!(py, "transcript"),
+                    c.transcript.as_deref().into_bound_py_any(py)?,
+                ),
+                (
+                    intern!(py, "text_omitted_bytes"),
+                    c.text_omitted_bytes.into_bound_py_any(py)?,
+                ),
+            ],
+        )
+    }
+
+    fn finding(&self, d: &Diagnostic, path: &str, stream: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.new.py();
+        let l = &d.location;
+        self.make(
+            &self.finding,
+            &[
+                (intern!(py, "rule"), d.rule.into_bound_py_any(py)?),
+                (intern!(py, "code"), d.code.into_bound_py_any(py)?),
+                (
+                    intern!(py, "severity"),
+                    severity_name(d.severity).into_bound_py_any(py)?,
+                ),
+                (
+                    intern!(py, "message"),
+                    d.message.as_str().into_bound_py_any(py)?,
+                ),
+                (intern!(py, "line"), l.line.into_bound_py_any(py)?),
+                (intern!(py, "column"), l.column.into_bound_py_any(py)?),
+                (
+                    intern!(py, "byte_offset"),
+                    l.byte_offset.into_bound_py_any(py)?,
+                ),
+                (intern!(py, "byte_len"), l.byte_len.into_bound_py_any(py)?),
+                (
+                    intern!(py, "event_index"),
+                    d.event_index.into_bound_py_any(py)?,
+                ),
+                (
+                    intern!(py, "pointer"),
+                    d.pointer.as_deref().into_bound_py_any(py)?,
+                ),
+                (
+                    intern!(py, "fingerprint"),
+                    d.fingerprint.as_str().into_bound_py_any(py)?,
+                ),
+                (
+                    intern!(py, "suppressed"),
+                    d.suppressed.into_bound_py_any(py)?,
+                ),
+                (intern!(py, "path"), path.into_bound_py_any(py)?),
+                (intern!(py, "stream"), stream.into_bound_py_any(py)?),
+            ],
+        )
+    }
+}
+
+/// The cyclic garbage collector, off while a batch of reports is built
+/// (it would otherwise walk every object made so far, again and again)
+/// and back on as it was when dropped.
+struct GcPaused<'py> {
+    gc: Bound<'py, PyModule>,
+    was: bool,
+}
+
+impl<'py> GcPaused<'py> {
+    fn new(py: Python<'py>) -> PyResult<Self> {
+        let gc = py.import("gc")?;
+        let was = gc.call_method0("isenabled")?.is_truthy()?;
+        gc.call_method0("disable")?;
+        Ok(GcPaused { gc, was })
+    }
+}
+
+impl Drop for GcPaused<'_> {
+    fn drop(&mut self) {
+        if self.was {
+            let _ = self.gc.call_method0("enable");
+        }
+    }
+}
+
+/// A JSON value as `json.loads` gives it.
+fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(a) => {
+            let items = a
+                .iter()
+                .map(|x| to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
 }

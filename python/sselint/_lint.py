@@ -7,7 +7,6 @@ takes for a log record (docs/scale.md), so its result is the CLI's.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -27,7 +26,7 @@ reading and never appear in a report."""
 
 Rules = Union[str, Sequence[str]]
 
-_LIMITS = ("max_event_bytes", "max_decoded_bytes", "stall_ms")
+_LIMITS = ("max_event_bytes", "max_decoded_bytes", "stall_ms", "timeout_ms")
 
 
 def native_available() -> bool:
@@ -57,16 +56,7 @@ def _bytes(b: Body) -> Optional[bytes]:
     raise TypeError(f"a body is bytes, str or None, not {type(b).__name__}")
 
 
-def _pairs(h: Headers) -> Optional[List[Tuple[str, str]]]:
-    if h is None:
-        return None
-    if isinstance(h, str):
-        try:
-            h = json.loads(h)
-        except ValueError as e:
-            raise ValueError(f"headers are not a JSON object: {e}") from None
-        if not isinstance(h, dict):
-            raise ValueError("headers are not a JSON object")
+def _pairs(h: Union[Mapping[str, str], Sequence[Tuple[str, str]]]) -> List[Tuple[str, str]]:
     if isinstance(h, Mapping):
         return [(str(k), str(v)) for k, v in h.items()]
     return [(str(k), str(v)) for k, v in h]
@@ -105,10 +95,6 @@ def _opts(
     }
 
 
-def _report(doc: str, code: int) -> Report:
-    return Report.from_json(json.loads(doc), code)
-
-
 def lint(
     body: Body,
     *,
@@ -136,7 +122,9 @@ def lint(
     read: ``"sse"`` (a raw body), ``"curl"``, ``"har"`` or ``"auto"``.
     ``config`` is a ``sselint.toml`` (none is looked for);
     ``max_event_bytes``, ``max_decoded_bytes`` and ``stall_ms`` are
-    ``sselint check``'s limits.
+    ``sselint check``'s limits. ``timeout_ms`` bounds the time one body
+    may take (default: none): a body that takes longer gets a report
+    whose ``read_errors`` say so (``exit_code`` 2) instead of its findings.
 
     The report's ``exit_code`` is 0, 1 (a finding reached ``fail_on``) or
     2 (the body could not be read); nothing is raised for a bad body.
@@ -185,15 +173,17 @@ def lint_many(
     The per-row sequences, when given, have one item per body: ``ids``
     (default: the row's index), ``statuses``, ``headers``,
     ``request_paths``, ``profiles`` (a row's profile; ``None`` takes
-    ``profile``). A ``None`` body or an unreadable fact is that row's
-    read error (``exit_code`` 2); it never fails the batch. Other options
-    as for :func:`lint`.
+    ``profile``). A ``None`` body, an unreadable fact or a body that
+    takes longer than ``timeout_ms`` is that row's read error
+    (``exit_code`` 2); it never fails the batch. Other options as for
+    :func:`lint`.
     """
     native = _native_mod()
     data = [_bytes(b) for b in bodies]
-    hs = None if headers is None else [_pairs(h) for h in headers]
+    # JSON text is read by the native module: a bad one is the row's error.
+    hs = None if headers is None else [h if h is None or isinstance(h, str) else _pairs(h) for h in headers]
     opts = _opts(profile, dialect, select, ignore, fail_on, config, False, limits)
-    out = native.lint_many(
+    reports: List[Report] = native.lint_many(
         data,
         None if ids is None else [str(i) for i in ids],
         None if statuses is None else [None if s is None else int(s) for s in statuses],
@@ -204,7 +194,7 @@ def lint_many(
         input_format=input_format,
         **opts,
     )
-    return [_report(doc, code) for doc, code in out]
+    return reports
 
 
 def lint_arrow(
@@ -241,8 +231,10 @@ def lint_arrow(
     dialect, ending, provider_guess, answer_chars, rules, read_error``
     (the fields of ``sselint check --format jsonl``), and with
     ``findings="full"`` also ``findings``: a list of structs ``rule,
-    severity, message, event_index, byte_offset``. A null body or an
-    unreadable fact is that row's ``read_error``.
+    severity, message, event_index, byte_offset``. A null body, an
+    unreadable fact or a row that takes longer than ``timeout_ms`` (a
+    limit as for :func:`lint`) is that row's ``read_error``; it never
+    fails the batch.
     """
     import pyarrow as pa
 

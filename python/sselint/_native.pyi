@@ -1,7 +1,9 @@
 """Type stubs of the native module (src/python.rs); use the wrappers in
 sselint (lint, lint_many, lint_arrow, check, check_many) instead."""
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple, Union
+
+from ._report import Report
 
 VERSION: str
 
@@ -9,7 +11,7 @@ def lint_many(
     bodies: List[Optional[bytes]],
     ids: Optional[List[str]],
     statuses: Optional[List[Optional[int]]],
-    headers: Optional[List[Optional[List[Tuple[str, str]]]]],
+    headers: Optional[List[Optional[Union[str, List[Tuple[str, str]]]]]],
     paths: Optional[List[Optional[str]]],
     profiles: Optional[List[Optional[str]]],
     jobs: Optional[int],
@@ -24,7 +26,8 @@ def lint_many(
     max_event_bytes: Optional[int],
     max_decoded_bytes: Optional[int],
     stall_ms: Optional[int],
-) -> List[Tuple[str, int]]: ...
+    timeout_ms: Optional[int],
+) -> List[Report]: ...
 def check_paths(
     paths: List[str],
     jobs: Optional[int],
@@ -39,6 +42,7 @@ def check_paths(
     max_event_bytes: Optional[int],
     max_decoded_bytes: Optional[int],
     stall_ms: Optional[int],
+    timeout_ms: Optional[int],
 ) -> Tuple[str, int]: ...
 def lint_arrow(
     batch: Any,
@@ -60,5 +64,6 @@ def lint_arrow(
     max_event_bytes: Optional[int],
     max_decoded_bytes: Optional[int],
     stall_ms: Optional[int],
+    timeout_ms: Optional[int],
 ) -> Any: ...
 def main(argv: List[str]) -> int: ...

@@ -8,6 +8,7 @@ the ``sselint`` binary prints; the document itself stays available as
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple
 
@@ -320,6 +321,17 @@ class Report:
             raw=dict(doc),
             human=human,
         )
+
+    def __getattr__(self, name: str) -> Any:
+        # A report the native module built keeps its JSON document as text
+        # until ``raw`` is first read (most callers never read it).
+        if name == "raw":
+            text = self.__dict__.get("_raw_json")
+            if text is not None:
+                raw = json.loads(text)
+                object.__setattr__(self, "raw", raw)
+                return raw
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def ok(self) -> bool:

@@ -286,12 +286,13 @@ def _native_check(
         "max_event_bytes": None,
         "max_decoded_bytes": None,
         "stall_ms": None,
+        "timeout_ms": None,
     }
     try:
         if stdin is not None:
-            ((doc, code),) = _native.lint_many([stdin], ["-"], None, None, None, None, 1, **opts)
-        else:
-            doc, code = _native.check_paths(inputs, None, **opts)
+            (report,) = _native.lint_many([stdin], ["-"], None, None, None, None, 1, **opts)
+            return report
+        doc, code = _native.check_paths(inputs, None, **opts)
     except ValueError as e:
         raise Error(f"sselint: error: {e}", 2) from None
     return Report.from_json(json.loads(doc), int(code))

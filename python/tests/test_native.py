@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Set
 
 import pyarrow as pa  # type: ignore[import-untyped]
 import pytest
@@ -183,3 +183,102 @@ def test_lint_arrow_full_findings_map_headers_and_a_profile_column(samples: Path
         lint_arrow(batch, status="prof")
     with pytest.raises(ValueError, match="unknown profile"):
         lint_arrow(pa.RecordBatch.from_pydict({"body": [b"x"], "p": ["nope"]}), profile="p")
+
+
+def test_the_native_reports_are_those_from_json_builds_from_their_document(samples: Path) -> None:
+    # lint_many builds each Report in the native module; Report.from_json
+    # over the same document (its `raw`) must give an equal one, field by
+    # field, for every sample: findings, choices, tool calls, usage,
+    # omitted counts, HTTP facts, provider guesses, HAR files, curl dumps.
+    files = sorted(p for p in samples.rglob("*") if p.is_file() and p.suffix in (".sse", ".txt", ".har", ".bin"))
+    assert len(files) > 50
+    bodies = [p.read_bytes() for p in files]
+    reports = lint_many(bodies, ids=[str(p) for p in files], input_format="auto", jobs=2)
+    reports += lint_many(
+        [bodies[0], None, b'{"error": {}}', b"data: {not json\n\n" * 300],
+        statuses=[200, None, 503, None],
+        headers=[{"content-type": "text/plain", "authorization": f"Bearer {KEY}"}, None, None, None],
+        request_paths=["/v1/messages", None, "/v1/chat/completions", None],
+    )
+    kinds: Set[str] = set()
+    for r in reports:
+        again = sselint.Report.from_json(r.raw, r.exit_code)
+        assert again == r, r.files[0].path
+        assert again.files == r.files and again.summary == r.summary
+        kinds.update(k for k, v in [
+            ("finding", r.findings), ("tool_call", [c for s in r.streams for c in s.choices if c.tool_calls]),
+            ("usage", [s for s in r.streams if s.usage]), ("omitted", [s for s in r.streams if s.omitted]),
+            ("http", [s for s in r.streams if s.http]), ("guess", [s for s in r.streams if s.provider_guess]),
+            ("error", r.read_errors),
+        ] if v)
+    assert kinds == {"finding", "tool_call", "usage", "omitted", "http", "guess", "error"}
+    assert KEY not in json.dumps([r.raw for r in reports])
+    # A report pickles (engines move them between processes) with its document.
+    import pickle
+
+    r = lint_many([bodies[0]])[0]
+    assert pickle.loads(pickle.dumps(r)) == r and pickle.loads(pickle.dumps(r)).raw == r.raw
+
+
+def test_bad_rows_get_their_error_and_never_fail_the_batch(samples: Path) -> None:
+    import gzip
+
+    good = (samples / "good" / "openai-basic.sse").read_bytes()
+    bodies: List[Any] = [
+        good,
+        b"",
+        None,
+        bytes(range(256)) * 20_000,  # 5 MB of noise
+        gzip.compress(b"data: " + b"x" * 20_000_000),  # decodes past max_decoded_bytes
+        b"data: {\"a\": \"\xff\xfe\"}\n\n",
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n" + good,
+        good,
+    ]
+    rows = lint_many(
+        bodies,
+        headers=[None, None, None, None, None, None, None, "not json"],
+        statuses=[200, 200, 200, 200, 200, 200, 200, 200],
+        max_decoded_bytes=1_000_000,
+        jobs=2,
+    )
+    assert len(rows) == len(bodies)
+    assert rows[0].ok
+    assert "empty-body" in rows[1].rules
+    assert rows[2].read_errors and rows[2].verdict == "error"
+    assert "body-not-sse" in rows[3].rules
+    assert "capture-truncated" in rows[4].rules
+    assert "invalid-utf8" in rows[5].rules
+    assert rows[6].verdict in ("pass", "fail") and not rows[6].read_errors
+    assert rows[7].verdict == "error" and "headers" in rows[7].read_errors[0][1]
+    out = lint_arrow(
+        pa.table({"body": pa.array(bodies, pa.binary()), "h": [None] * 7 + ["not json"]}),
+        headers="h",
+        max_decoded_bytes=1_000_000,
+    ).to_pylist()
+    assert [o["verdict"] for o in out] == [r.verdict for r in rows]
+    # The row's rules also name those past a rule's cap (counted in omitted).
+    assert [o["rules"] for o in out] == [list(dict.fromkeys(r.rules + [k for s in r.streams for k in s.omitted])) for r in rows]
+
+
+def test_a_time_out_is_that_row_s_read_error_and_the_batch_goes_on(samples: Path) -> None:
+    good = (samples / "good" / "openai-basic.sse").read_bytes()
+    cut = (samples / "bad" / "cut-off.sse").read_bytes()
+    # timeout_ms=0: every body is past its time as soon as it is read.
+    rows = lint_many([good, None, cut], ids=["a", "b", "c"], timeout_ms=0)
+    assert [r.verdict for r in rows] == ["error"] * 3
+    assert "time-out" in rows[0].read_errors[0][1] and "time-out" in rows[2].read_errors[0][1]
+    assert "no body" in rows[1].read_errors[0][1]
+    out = lint_arrow(pa.table({"body": [good, None]}), timeout_ms=0).to_pylist()
+    assert "time-out" in out[0]["read_error"] and "no body" in out[1]["read_error"]
+    # A long body runs out of time; the rows around it are judged as without
+    # a time-out. (40 MB of chunks: about 0.4 s of lint on the project's
+    # machine, ten times the time-out; a small body takes under 0.1 ms.)
+    chunk = b'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}\n\n'
+    long = chunk * (40_000_000 // len(chunk))
+    bodies = [good, long, cut]
+    timed = lint_many(bodies, ids=["g", "long", "c"], timeout_ms=40, jobs=1)
+    plain = lint_many([good, cut], ids=["g", "c"], jobs=1)
+    assert [timed[0], timed[2]] == plain
+    assert timed[1].verdict == "error" and "time-out" in timed[1].read_errors[0][1]
+    with pytest.raises(TypeError, match="unknown option"):
+        lint(good, timeout=3)

@@ -19,81 +19,81 @@ pub const VERSION: u32 = 1;
 pub struct Json;
 
 #[derive(Serialize)]
-struct Doc<'a> {
-    version: u32,
-    tool: super::Tool,
-    profile: &'a str,
-    files: Vec<File<'a>>,
-    summary: Summary,
+pub(crate) struct Doc<'a> {
+    pub(crate) version: u32,
+    pub(crate) tool: super::Tool,
+    pub(crate) profile: &'a str,
+    pub(crate) files: Vec<File<'a>>,
+    pub(crate) summary: Summary,
 }
 
 #[derive(Serialize)]
-struct Summary {
-    errors: u64,
-    warnings: u64,
-    infos: u64,
+pub(crate) struct Summary {
+    pub(crate) errors: u64,
+    pub(crate) warnings: u64,
+    pub(crate) infos: u64,
     /// Findings the baseline covers (counted in the three above too).
-    suppressed: u64,
+    pub(crate) suppressed: u64,
     /// Inputs that could not be read (each `files[].error` is set).
-    unreadable: u64,
+    pub(crate) unreadable: u64,
 }
 
 #[derive(Serialize)]
-struct File<'a> {
-    path: &'a str,
-    input_format: Option<String>,
-    error: Option<&'a str>,
-    streams: Vec<Stream<'a>>,
+pub(crate) struct File<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) input_format: Option<String>,
+    pub(crate) error: Option<&'a str>,
+    pub(crate) streams: Vec<Stream<'a>>,
 }
 
 #[derive(Serialize)]
-struct Http<'a> {
-    status: u16,
-    content_type: Option<&'a str>,
+pub(crate) struct Http<'a> {
+    pub(crate) status: u16,
+    pub(crate) content_type: Option<&'a str>,
 }
 
 #[derive(Serialize)]
-struct Stream<'a> {
-    label: &'a str,
+pub(crate) struct Stream<'a> {
+    pub(crate) label: &'a str,
     /// `chat`, `responses`, `messages`, or null for a stream of no known
     /// dialect.
-    dialect: Option<crate::dialect::Dialect>,
-    http: Option<Http<'a>>,
-    events: u64,
-    ending: &'static str,
+    pub(crate) dialect: Option<crate::dialect::Dialect>,
+    pub(crate) http: Option<Http<'a>>,
+    pub(crate) events: u64,
+    pub(crate) ending: &'static str,
     /// `file`: line, column and byte offset are the file's; `body`: they
     /// are the body's (HAR entries, de-chunked, decoded or filtered dumps).
-    positions: &'static str,
-    choices: Vec<Choice<'a>>,
+    pub(crate) positions: &'static str,
+    pub(crate) choices: Vec<Choice<'a>>,
     /// Why choice 0's answer is blank (`empty-answer`), when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
-    empty_answer: Option<&'a str>,
+    pub(crate) empty_answer: Option<&'a str>,
     /// The provider the stream looks like, and the profile that fits.
     #[serde(skip_serializing_if = "Option::is_none")]
-    provider_guess: Option<&'a crate::checks::provider::ProviderGuess>,
-    usage: Option<&'a Value>,
-    diagnostics: &'a [Diagnostic],
-    omitted: &'a BTreeMap<&'static str, u64>,
-    notes: &'a [String],
+    pub(crate) provider_guess: Option<&'a crate::checks::provider::ProviderGuess>,
+    pub(crate) usage: Option<&'a Value>,
+    pub(crate) diagnostics: &'a [Diagnostic],
+    pub(crate) omitted: &'a BTreeMap<&'static str, u64>,
+    pub(crate) notes: &'a [String],
 }
 
 /// A choice's texts are the stream's own, which may quote a key (an error
 /// message echoing it): each is masked (`capture::redact_keys`), as every
 /// other report shows it.
 #[derive(Serialize)]
-struct Choice<'a> {
-    index: u64,
-    text: String,
-    refusal: Option<String>,
-    reasoning: Option<String>,
+pub(crate) struct Choice<'a> {
+    pub(crate) index: u64,
+    pub(crate) text: String,
+    pub(crate) refusal: Option<String>,
+    pub(crate) reasoning: Option<String>,
     /// `delta.audio.transcript` joined (audio models).
     #[serde(skip_serializing_if = "Option::is_none")]
-    transcript: Option<String>,
-    finish_reason: Option<&'a str>,
-    tool_calls: Vec<&'a ToolCall>,
+    pub(crate) transcript: Option<String>,
+    pub(crate) finish_reason: Option<&'a str>,
+    pub(crate) tool_calls: Vec<&'a ToolCall>,
     /// Bytes of text past the kept limit.
     #[serde(skip_serializing_if = "is_zero")]
-    text_omitted_bytes: u64,
+    pub(crate) text_omitted_bytes: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -148,23 +148,27 @@ fn file(f: &FileResult) -> File<'_> {
     }
 }
 
+/// The document's parts, borrowed from the run.
+pub(crate) fn doc(run: &Run) -> Doc<'_> {
+    let (errors, warnings, infos) = run.totals();
+    Doc {
+        version: VERSION,
+        tool: super::TOOL,
+        profile: &run.profile,
+        files: run.files.iter().map(file).collect(),
+        summary: Summary {
+            errors,
+            warnings,
+            infos,
+            suppressed: run.suppressed,
+            unreadable: run.files.iter().filter(|f| f.error.is_some()).count() as u64,
+        },
+    }
+}
+
 impl Render for Json {
     fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
-        let (errors, warnings, infos) = run.totals();
-        let doc = Doc {
-            version: VERSION,
-            tool: super::TOOL,
-            profile: &run.profile,
-            files: run.files.iter().map(file).collect(),
-            summary: Summary {
-                errors,
-                warnings,
-                infos,
-                suppressed: run.suppressed,
-                unreadable: run.files.iter().filter(|f| f.error.is_some()).count() as u64,
-            },
-        };
-        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        serde_json::to_writer_pretty(&mut *out, &doc(run))?;
         writeln!(out)
     }
 }
