@@ -249,3 +249,24 @@ def test_the_wheel_holds_the_package_the_native_module_and_the_command_only() ->
         "testing.py",
     ], pkg
     assert not [n for n in names if "samples" in n or "tests" in n or n.endswith(".rs")], names
+
+
+def test_the_command_starts_without_importing_the_api() -> None:
+    # The `sselint` command imports `sselint._cli` and the native module
+    # only: the report types (dataclasses, json) are imported when a
+    # public name is first used.
+    code = (
+        "import sys, sselint._cli, sselint._native; "
+        "print(sorted(m for m in sys.modules if m.startswith('sselint.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['sselint._cli', 'sselint._native']", out.stdout
+
+
+def test_every_public_name_resolves_and_an_unknown_one_raises() -> None:
+    for name in sselint.__all__:
+        assert getattr(sselint, name) is not None, name
+    assert sselint.Report is Report
+    assert set(sselint.__all__) <= set(dir(sselint))
+    with pytest.raises(AttributeError, match="no_such_name"):
+        getattr(sselint, "no_such_name")
