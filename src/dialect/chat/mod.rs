@@ -208,6 +208,9 @@ struct ChoiceTrack {
     finish_loc: Option<Location>,
     repeated_reported: bool,
     after_finish_reported: bool,
+    /// The `content-after-finish` finding, until the choice's finish_reason
+    /// comes again (an error) or the stream ends (info).
+    after_finish: Option<(crate::lint::Finding, &'static str)>,
     first_loc: Option<Location>,
     refusal_reported: bool,
     /// A finish_reason came but was malformed (`""`, not a string).
