@@ -174,6 +174,8 @@ struct ChatState {
     /// finish_reason values outside OpenAI's set.
     odd_finish_reasons: Vec<String>,
     choice_message_reported: bool,
+    /// `error-null` was reported (once per stream).
+    error_null_reported: bool,
     /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
     /// are hashes already, so the map does not hash them again.
     schema_cache:
