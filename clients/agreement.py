@@ -23,6 +23,12 @@ clients/run.py), two levels are compared:
 A capture agrees when the two levels are the same. Prints, per dialect, the
 count that agree and every capture that does not, with each client's
 outcome that was not `ok` and sselint's findings at its highest severity.
+Disagreements by design are counted the same way (they are not agreements)
+but listed apart, each with its reason: a capture whose highest findings
+all come from rules with a `severity_basis` (what replaying cannot show:
+timing, the capture tool, the request, a fault every client inherits alike,
+OpenAI's own ending for a spent budget; the rule's file says which), and
+the captures of `APART` below.
 
     clients/agreement.py                        the record in rules/observed.json
     clients/agreement.py --record OLD.json      another record (e.g. git show REV:rules/observed.json)
@@ -49,6 +55,16 @@ ROOT = run.ROOT
 LEVELS = ("below", "warning", "error")
 DIALECTS = run.DIALECTS
 
+
+# Captures that disagree by design, without a rule whose severity_basis
+# says why (each reason is the one the report prints).
+APART = {
+    "rules/chat/choice-index.toml#4": "n > 1: two valid choices; a loop that reads choices[0] of each chunk was written for one (DESIGN.md: what OpenAI sends is never an error)",
+    "rules/chat/choice-index.toml#9": "n > 1: two valid choices; a loop that reads choices[0] of each chunk was written for one (DESIGN.md: what OpenAI sends is never an error)",
+    "samples/good/openai-n2.sse": "n > 1: OpenAI's own two-choice stream; a loop that reads choices[0] of each chunk was written for one",
+    "samples/good/responses-refusal.sse": "OpenAI's own refusal; a client that shows it as answer text reads it otherwise, nothing in the stream is to change",
+    "samples/bad/tool-call-arguments.sse": "the arguments are not JSON and every client passes them on as sent: the application fails when it decodes them, after the stream",
+}
 
 REFERENCE = {
     "chat": "samples/good/openai-basic.sse",
@@ -104,6 +120,27 @@ def example_extras():
             if "request" in ex or "max_event_bytes" in ex:
                 out[f"{f.relative_to(ROOT)}#{k}"] = (ex.get("request"), ex.get("max_event_bytes"))
     return out
+
+
+def severity_bases():
+    """Rule name -> its severity_basis, for the rules that give one."""
+    out = {}
+    for f in sorted((ROOT / "rules").glob("*/*.toml")):
+        if f.parent.name in ("profiles", "schemas"):
+            continue
+        doc = tomllib.loads(f.read_text(encoding="utf-8"))
+        if doc.get("severity_basis"):
+            out[doc["name"]] = doc["severity_basis"]
+    return out
+
+
+def apart_reason(row, bases):
+    """Why a disagreeing capture disagrees by design, or None."""
+    if row["id"] in APART:
+        return APART[row["id"]]
+    if row["rules"] and all(r in bases for r in row["rules"]):
+        return "severity_basis of " + ", ".join(row["rules"])
+    return None
 
 
 def as_har(path, request, dialect):
@@ -196,19 +233,41 @@ def measure(record, sselint):
 def report(rows, missing):
     lines = []
     total_agree = 0
+    total_apart = 0
+    bases = severity_bases()
+
+    def show(r, why=None):
+        rules = ", ".join(r["rules"]) or "no finding"
+        lines.append(f"  {r['id']}: sselint {r['sselint']} ({rules}); clients {r['clients']}")
+        if why:
+            lines.append(f"      by design: {why}")
+        if r["check_error"]:
+            lines.append(f"      check failed: {r['check_error']}")
+        for n, o in r["outcomes"].items():
+            lines.append(f"      {n}: {o}")
+
     for d in DIALECTS:
         mine = [r for r in rows if r["dialect"] == d]
         bad = [r for r in mine if r["clients"] != r["sselint"]]
+        apart = [(r, apart_reason(r, bases)) for r in bad]
+        apart = [(r, why) for r, why in apart if why]
         total_agree += len(mine) - len(bad)
-        lines.append(f"{d}: {len(mine) - len(bad)}/{len(mine)} captures agree")
+        total_apart += len(apart)
+        lines.append(
+            f"{d}: {len(mine) - len(bad)}/{len(mine)} captures agree; "
+            f"{len(bad) - len(apart)} disagree, {len(apart)} disagree by design"
+        )
         for r in bad:
-            rules = ", ".join(r["rules"]) or "no finding"
-            lines.append(f"  {r['id']}: sselint {r['sselint']} ({rules}); clients {r['clients']}")
-            if r["check_error"]:
-                lines.append(f"      check failed: {r['check_error']}")
-            for n, o in r["outcomes"].items():
-                lines.append(f"      {n}: {o}")
-    lines.append(f"all: {total_agree}/{len(rows)} captures agree")
+            if not apart_reason(r, bases):
+                show(r)
+        if apart:
+            lines.append(f"  disagreeing by design ({len(apart)}, counted above as disagreeing):")
+            for r, why in apart:
+                show(r, why)
+    lines.append(
+        f"all: {total_agree}/{len(rows)} captures agree; "
+        f"{len(rows) - total_agree - total_apart} disagree, {total_apart} disagree by design"
+    )
     if missing:
         lines.append(f"not in the corpus any more (skipped): {', '.join(missing)}")
     return "\n".join(lines)

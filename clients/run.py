@@ -95,6 +95,15 @@ USAGE_KEYS = {
 # (`meant_text`: text sent under a key clients do not read).
 MEANT = {}
 
+# Capture files whose meant text is not sselint's literal reconstruction:
+# a server that sends the text so far in every delta (`cumulative-content`)
+# meant the last snapshot, and every client that appends deltas shows the
+# text repeated. A rule example says the same with `meant_text`.
+MEANT_FILES = {
+    "samples/bad/cumulative-content.sse": "A rainbow has seven colours.",
+    "tests/cases/31-snapshot-deltas.sse": "Fix the typo in line 3",
+}
+
 CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log"}
 
 
@@ -124,6 +133,7 @@ def corpus(tmp):
         for p in sorted((ROOT / base).rglob("*")):
             if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
                 items.append((str(p.relative_to(ROOT)), p, None))
+    MEANT.update(MEANT_FILES)
     return sorted(items)
 
 

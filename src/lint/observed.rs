@@ -243,6 +243,8 @@ an answer cut by the token budget and said so the documented way is a warning (C
 though a stream helper raises on it in two of them by design, to refuse a cut answer; \
 an event whose loss changes the answer is an error wherever it is lost (an unterminated last event, a text delta after the end of its part or block); \
 a field or event type a client reads past is info. \
+Where one rule's shapes differ in consequence, each occurrence gets the level of its own shape \
+(content after a finish is info when clients read on, an error after a premature finish; a `message` in a streamed choice is an error on its first chunk, info on a later one that repeats the text). \
 Rules that replaying cannot judge say why in their severity basis.";
 
 /// The severity the policy gives a capture of the committed record

@@ -419,18 +419,48 @@ impl Checker {
                     );
                 }
             }
-            if choice.get("message").is_some() && !self.chat.choice_message_reported {
+            if let Some(m) = choice
+                .get("message")
+                .filter(|_| !self.chat.choice_message_reported)
+            {
                 self.chat.choice_message_reported = true;
                 let loc = out.at_pointer(&format!("{base}/message"), true);
-                out.report(
+                let first = self.chat.choices.get(&idx).is_none_or(|t| t.deltas == 0);
+                // Observed: a stream helper starts its message from the
+                // choice's first chunk, `message` included, then appends
+                // the deltas (the text twice); a `message` on a later chunk
+                // that repeats the text the deltas built changes no answer.
+                let repeats = !first && {
+                    let so_far = self.answer.choices.get(&idx);
+                    let delta = Field::of(choice.get("delta").unwrap_or(&Value::Null), "content")
+                        .nonempty_str()
+                        .unwrap_or_default();
+                    so_far.is_some_and(|c| c.text.dropped == 0)
+                        && matches!(Field::of(m, "tool_calls"), Field::Absent | Field::Null)
+                        && Field::of(m, "content").nonempty_str().unwrap_or_default()
+                            == format!("{}{delta}", so_far.map_or("", |c| c.text.kept.as_str()))
+                };
+                let f = if first {
                     Finding::new(
                         crate::lint::rule::CHOICE_MESSAGE,
-                        "a streamed choice carries `message` (the non-streamed shape) beside or instead of `delta`; clients read `delta` and may double or drop the text",
+                        "a streamed choice carries `message` (the non-streamed shape) on its first chunk: a stream helper that starts its message from the first chunk takes it and then appends the deltas, so the text comes out doubled (the table shows one)",
                         loc,
                     )
-                    .event(index)
-                    .pointer(format!("{base}/message")),
-                );
+                } else if repeats {
+                    Finding::new(
+                        crate::lint::rule::CHOICE_MESSAGE,
+                        "a streamed choice carries `message` (the non-streamed shape) on a later chunk, repeating the text its deltas built: the clients of the record read `delta` and read the answer as meant",
+                        loc,
+                    )
+                    .level(Severity::Info)
+                } else {
+                    Finding::new(
+                        crate::lint::rule::CHOICE_MESSAGE,
+                        "a streamed choice carries `message` (the non-streamed shape) beside or instead of `delta`, with another text than its deltas built; clients read `delta` and may double or drop the text",
+                        loc,
+                    )
+                };
+                out.report(f.event(index).pointer(format!("{base}/message")));
             }
             let choice_exempt = exempt
                 || self
@@ -678,7 +708,10 @@ impl Checker {
                 t.after_finish_reported = true;
                 let ptr = format!("{base}/delta");
                 let loc = out.at_pointer(&ptr, false);
-                out.report(
+                // Held until the choice's finish_reason comes again (a
+                // premature finish: an error, see `check_finish`) or the
+                // stream ends (info: the clients of the record read on).
+                self.chat.choices.entry(idx).or_default().after_finish = Some((
                     Finding::new(
                         crate::lint::rule::CONTENT_AFTER_FINISH,
                         format!("a {what} delta for choice {idx} arrives after its finish_reason: a client that stops reading the choice at its finish_reason, as the API reference allows, loses it (the observed clients read on and keep it)"),
@@ -686,7 +719,8 @@ impl Checker {
                     )
                     .event(index)
                     .pointer(ptr),
-                );
+                    what,
+                ));
             }
         }
         adds
@@ -745,6 +779,18 @@ impl Checker {
                         )
                         .event(index)
                         .pointer(ptr.clone()),
+                    );
+                }
+                let t = self.chat.choices.entry(idx).or_default();
+                if let Some((f, what)) = t.after_finish.take() {
+                    // The finish comes again after the content: the first
+                    // one was premature, and the content sits between two.
+                    out.report(
+                        Finding {
+                            message: format!("a {what} delta for choice {idx} arrives after its finish_reason, and the finish_reason comes again after it: the first one was premature; a client that joins the finish values ends with another finish (the table shows one), and a client that stops at the first loses the rest"),
+                            ..f
+                        }
+                        .level(Severity::Error),
                     );
                 }
                 let t = self.chat.choices.entry(idx).or_default();

@@ -236,6 +236,15 @@ impl Checker {
                 .event(ev),
             );
         }
+        // Content after a finish that never came again: info (the clients of
+        // the record read on and keep it).
+        let held: Vec<Finding> = (self.chat.choices.values_mut())
+            .filter_map(|t| t.after_finish.take())
+            .map(|(f, _)| f.level(Severity::Info))
+            .collect();
+        for f in held {
+            out.report(f);
+        }
         let repeated: Option<(u64, u64, u64, Option<Location>)> = self
             .chat
             .choices

@@ -175,6 +175,24 @@ impl Checker {
         let bare_error = obj.get("object").and_then(Value::as_str) == Some("error")
             && obj.get("message").is_some()
             && !obj.contains_key("choices");
+        // `"error": null` beside choices: no error, but a client that asks
+        // whether the member is there takes the chunk for one (observed).
+        if obj.get("error").is_some_and(Value::is_null)
+            && obj.contains_key("choices")
+            && !self.chat.error_null_reported
+        {
+            self.chat.error_null_reported = true;
+            let loc = out.at_pointer("/error", true);
+            out.report(
+                Finding::new(
+                    crate::lint::rule::ERROR_NULL,
+                    "the chunk carries `\"error\": null` beside its choices: a client that takes any chunk with an `error` member for an error skips the chunk and what it carries (the table shows one ending with another text); reported at the first such chunk",
+                    loc,
+                )
+                .event(index)
+                .pointer("/error"),
+            );
+        }
         let err_value = obj
             .get("error")
             .filter(|e| !e.is_null())

@@ -174,6 +174,8 @@ struct ChatState {
     /// finish_reason values outside OpenAI's set.
     odd_finish_reasons: Vec<String>,
     choice_message_reported: bool,
+    /// `error-null` was reported (once per stream).
+    error_null_reported: bool,
     /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
     /// are hashes already, so the map does not hash them again.
     schema_cache:
@@ -208,6 +210,9 @@ struct ChoiceTrack {
     finish_loc: Option<Location>,
     repeated_reported: bool,
     after_finish_reported: bool,
+    /// The `content-after-finish` finding, until the choice's finish_reason
+    /// comes again (an error) or the stream ends (info).
+    after_finish: Option<(crate::lint::Finding, &'static str)>,
     first_loc: Option<Location>,
     refusal_reported: bool,
     /// A finish_reason came but was malformed (`""`, not a string).
