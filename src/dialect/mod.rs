@@ -155,6 +155,14 @@ pub fn sniff_request(body: &Value) -> RequestKind {
     }
 }
 
+/// The dialect whose answer a whole body is, when the body is one JSON
+/// value in a shape a dialect names ([`Api::body_shape`]), and what the
+/// shape is.
+pub fn sniff_body(body: &Value) -> Option<(Dialect, String)> {
+    ALL.iter()
+        .find_map(|d| d.api().body_shape(body).map(|what| (*d, what)))
+}
+
 /// What one event's data says about the stream's format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sniffed {
