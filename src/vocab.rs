@@ -18,10 +18,19 @@ pub enum Dialect {
     Responses,
     /// Anthropic Messages (`POST /v1/messages`).
     Messages,
+    /// Google Gemini's `streamGenerateContent` (`POST
+    /// /v1beta/models/MODEL:streamGenerateContent?alt=sse`, Vertex AI's
+    /// `…/publishers/google/models/MODEL:streamGenerateContent`).
+    Gemini,
 }
 
 /// Every dialect, in the order reports list them.
-pub const ALL: &[Dialect] = &[Dialect::Chat, Dialect::Responses, Dialect::Messages];
+pub const ALL: &[Dialect] = &[
+    Dialect::Chat,
+    Dialect::Responses,
+    Dialect::Messages,
+    Dialect::Gemini,
+];
 
 /// The dialect a stream is read as until an event, the request path or
 /// `--dialect` names one: Chat, as sselint read every stream before the
@@ -36,6 +45,7 @@ impl Dialect {
             Dialect::Chat => "chat",
             Dialect::Responses => "responses",
             Dialect::Messages => "messages",
+            Dialect::Gemini => "gemini",
         }
     }
 
@@ -45,6 +55,7 @@ impl Dialect {
             Dialect::Chat => "OpenAI Chat Completions",
             Dialect::Responses => "OpenAI Responses",
             Dialect::Messages => "Anthropic Messages",
+            Dialect::Gemini => "Google Gemini",
         }
     }
 
@@ -62,6 +73,7 @@ impl Dialect {
             Dialect::Chat => "/chat/completions",
             Dialect::Responses => "/responses",
             Dialect::Messages => "/messages",
+            Dialect::Gemini => "/models/{model}:streamGenerateContent",
         }
     }
 }
@@ -71,6 +83,7 @@ impl Dialect {
     pub fn base(self) -> &'static str {
         match self {
             Dialect::Chat | Dialect::Responses | Dialect::Messages => "/v1",
+            Dialect::Gemini => "/v1beta",
         }
     }
 
