@@ -7,6 +7,7 @@
 # usage: bench/run.sh [SIZES_MB...]     (default: 1 10 100 1000)
 #        VARIANTS="plain crlf keepalive tools n2 broken har" bench/run.sh 100
 #        VARIANTS="responses messages responses-tools messages-tools" bench/run.sh 100
+#        VARIANTS="gemini gemini-tools" bench/run.sh 100
 #        RUNS=7 bench/run.sh 100        (timed runs per figure; default 5)
 # Needs bash 5 (EPOCHREALTIME) and GNU time (/usr/bin/time) for peak RSS.
 # Captures go to ${BENCH_DIR:-/tmp/sselint-bench}.
@@ -44,8 +45,8 @@ for v in "${variants[@]}"; do
   # A dialect variant: its generator flags, and the baseline's typed event.
   dialect=""
   case "$v" in
-    responses | messages) dialect="--$v" flag="--$v" ;;
-    responses-tools | messages-tools) dialect="--${v%-tools}" flag="--${v%-tools} --tools" ;;
+    responses | messages | gemini) dialect="--$v" flag="--$v" ;;
+    responses-tools | messages-tools | gemini-tools) dialect="--${v%-tools}" flag="--${v%-tools} --tools" ;;
   esac
   ext=sse
   [ "$v" = har ] && ext=har

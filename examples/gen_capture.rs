@@ -15,8 +15,14 @@
 //! lifecycle events and a terminal with usage. `--tools` then streams
 //! function-call arguments / `input_json_delta` instead of text.
 //!
+//! `--gemini` writes a Gemini `streamGenerateContent` stream: unnamed
+//! `data:` chunks of about 250 bytes, each a whole response with one
+//! candidate's text part (a `functionCall` part with `--tools`), the
+//! running `usageMetadata`, `modelVersion` and `responseId`, and a last
+//! chunk with `finishReason: STOP`.
+//!
 //! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
-//!        gen_capture SIZE_BYTES OUT (--responses | --messages) [--crlf] [--tools]
+//!        gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools]
 
 use std::io::{BufWriter, Write};
 
@@ -35,6 +41,9 @@ fn main() -> std::io::Result<()> {
         has("--broken"),
     );
     let eol = if crlf { "\r\n" } else { "\n" };
+    if has("--gemini") {
+        return gemini_stream(size, out, eol, tools);
+    }
     if has("--responses") || has("--messages") {
         return dialect_stream(size, out, eol, tools, has("--messages"));
     }
@@ -363,6 +372,54 @@ fn dialect_stream(
                 resp("completed", &format!("[{}]", items.join(",")), &usage)
             ),
         )?;
+    }
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&partial, out)
+}
+
+/// A Gemini stream of about `size` bytes (see the module docs).
+fn gemini_stream(size: u64, out: &str, eol: &str, tools: bool) -> std::io::Result<()> {
+    let partial = format!("{out}.partial");
+    let mut w = BufWriter::new(std::fs::File::create(&partial)?);
+    let mut written: u64 = 0;
+    let words = [
+        "The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", ".",
+    ];
+    let tail = r#""modelVersion": "gemini-2.5-flash","responseId": "Bench0aPq3Bc2o1MkP0d6hqAo"}"#;
+    let mut n: u64 = 0;
+    loop {
+        let last = written >= size;
+        let part = if tools {
+            format!(
+                r#"{{"functionCall": {{"name": "get_weather","args": {{"city": "Paris","n": {n}}}}}}}"#
+            )
+        } else {
+            format!(r#"{{"text": "{}"}}"#, words[(n % 10) as usize])
+        };
+        let (finish, usage) = if last {
+            (
+                r#","finishReason": "STOP""#.to_string(),
+                format!(
+                    r#"{{"promptTokenCount": 9,"candidatesTokenCount": {n},"totalTokenCount": {}}}"#,
+                    n + 9
+                ),
+            )
+        } else {
+            (
+                String::new(),
+                r#"{"promptTokenCount": 9,"totalTokenCount": 9}"#.to_string(),
+            )
+        };
+        let ev = format!(
+            r#"data: {{"candidates": [{{"content": {{"parts": [{part}],"role": "model"}}{finish},"index": 0}}],"usageMetadata": {usage},{tail}{eol}{eol}"#
+        );
+        written += ev.len() as u64;
+        w.write_all(ev.as_bytes())?;
+        n += 1;
+        if last {
+            break;
+        }
     }
     w.flush()?;
     drop(w);

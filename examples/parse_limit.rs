@@ -13,7 +13,7 @@
 //! `--messages` each payload goes into that dialect's typed event, and
 //! the `event:` line that names it is read too (Chat streams have none).
 //!
-//! usage: parse_limit FILE [--responses | --messages]
+//! usage: parse_limit FILE [--responses | --messages | --gemini]
 
 use serde::Deserialize;
 use std::io::Read;
@@ -221,6 +221,59 @@ struct MessagesDelta<'a> {
     stop_reason: Option<&'a str>,
 }
 
+/// A Gemini chunk: candidates with their parts, the running usage, the
+/// model and response ids.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct GeminiChunk<'a> {
+    #[serde(borrow)]
+    candidates: Option<Vec<GeminiCandidate<'a>>>,
+    usage_metadata: Option<GeminiUsage>,
+    #[serde(borrow)]
+    model_version: Option<&'a str>,
+    #[serde(borrow)]
+    response_id: Option<&'a str>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct GeminiCandidate<'a> {
+    #[serde(borrow)]
+    content: Option<GeminiContent<'a>>,
+    #[serde(borrow)]
+    finish_reason: Option<&'a str>,
+    index: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct GeminiContent<'a> {
+    #[serde(borrow)]
+    parts: Option<Vec<GeminiPart<'a>>>,
+    #[serde(borrow)]
+    role: Option<&'a str>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct GeminiPart<'a> {
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+    function_call: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct GeminiUsage {
+    prompt_token_count: Option<u64>,
+    candidates_token_count: Option<u64>,
+    total_token_count: Option<u64>,
+}
+
 /// Parses one payload as the chosen format; the bytes of text it carried.
 fn parse(data: &[u8], dialect: &str) -> Option<u64> {
     match dialect {
@@ -231,6 +284,14 @@ fn parse(data: &[u8], dialect: &str) -> Option<u64> {
             e.delta.map_or(0, |d| {
                 d.text.or(d.partial_json).map_or(0, |t| t.len() as u64)
             })
+        }),
+        "--gemini" => serde_json::from_slice::<GeminiChunk>(data).ok().map(|c| {
+            c.candidates
+                .iter()
+                .flatten()
+                .flat_map(|c| c.content.iter().flat_map(|c| c.parts.iter().flatten()))
+                .map(|p| p.text.as_ref().map_or(0, |t| t.len() as u64))
+                .sum()
         }),
         _ => serde_json::from_slice::<Chunk>(data).ok().map(|c| {
             c.choices
@@ -249,7 +310,7 @@ fn parse(data: &[u8], dialect: &str) -> Option<u64> {
 fn main() -> std::io::Result<()> {
     let path = std::env::args()
         .nth(1)
-        .expect("usage: parse_limit FILE [--responses | --messages]");
+        .expect("usage: parse_limit FILE [--responses | --messages | --gemini]");
     let dialect = std::env::args().nth(2).unwrap_or_default();
     let mut f = std::fs::File::open(path)?;
     let mut buf = vec![0u8; 1 << 20];

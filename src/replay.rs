@@ -252,10 +252,9 @@ fn sniff_body(body: &[u8]) -> Option<Dialect> {
 }
 
 /// The dialect whose endpoint `path` (query excluded) is, with or without
-/// the `/v1` prefix.
+/// its base (`/v1`), any model standing in for the endpoint's `{model}`.
 pub fn endpoint_dialect(path: &str) -> Option<Dialect> {
-    let path = path.strip_prefix("/v1").unwrap_or(path);
-    dialect::ALL.iter().copied().find(|d| d.endpoint() == path)
+    dialect::ALL.iter().copied().find(|d| d.is_endpoint(path))
 }
 
 /// The body of the 404 for a request the replay does not serve: the
@@ -263,8 +262,9 @@ pub fn endpoint_dialect(path: &str) -> Option<Dialect> {
 /// belongs to none), its message naming the path that serves the capture.
 pub fn not_found_body(served: Dialect, method: &str, path: &str) -> String {
     let message = format!(
-        "sselint replay serves this capture (an {} stream) at POST /v1{}, not {} {}",
+        "sselint replay serves this capture (an {} stream) at POST {}{}, not {} {}",
         served.title(),
+        served.base(),
         served.endpoint(),
         method,
         path
@@ -695,7 +695,7 @@ impl ScenarioSet {
             _ => {
                 let paths: Vec<String> = served
                     .iter()
-                    .map(|d| format!("POST /v1{}", d.endpoint()))
+                    .map(|d| format!("POST {}{}", d.base(), d.endpoint()))
                     .collect();
                 let d = endpoint_dialect(path_only).unwrap_or(first);
                 return Err((

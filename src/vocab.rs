@@ -18,10 +18,19 @@ pub enum Dialect {
     Responses,
     /// Anthropic Messages (`POST /v1/messages`).
     Messages,
+    /// Google Gemini's `streamGenerateContent` (`POST
+    /// /v1beta/models/MODEL:streamGenerateContent?alt=sse`, Vertex AI's
+    /// `…/publishers/google/models/MODEL:streamGenerateContent`).
+    Gemini,
 }
 
 /// Every dialect, in the order reports list them.
-pub const ALL: &[Dialect] = &[Dialect::Chat, Dialect::Responses, Dialect::Messages];
+pub const ALL: &[Dialect] = &[
+    Dialect::Chat,
+    Dialect::Responses,
+    Dialect::Messages,
+    Dialect::Gemini,
+];
 
 /// The dialect a stream is read as until an event, the request path or
 /// `--dialect` names one: Chat, as sselint read every stream before the
@@ -36,6 +45,7 @@ impl Dialect {
             Dialect::Chat => "chat",
             Dialect::Responses => "responses",
             Dialect::Messages => "messages",
+            Dialect::Gemini => "gemini",
         }
     }
 
@@ -45,6 +55,7 @@ impl Dialect {
             Dialect::Chat => "OpenAI Chat Completions",
             Dialect::Responses => "OpenAI Responses",
             Dialect::Messages => "Anthropic Messages",
+            Dialect::Gemini => "Google Gemini",
         }
     }
 
@@ -53,13 +64,76 @@ impl Dialect {
         ALL.iter().copied().find(|d| d.name() == name)
     }
 
-    /// The endpoint path under the API base (`/v1`): `/chat/completions`,
-    /// `/responses`, `/messages`.
+    /// The endpoint path under the API base ([`Dialect::base`]):
+    /// `/chat/completions`, `/responses`, `/messages`. A `{model}` in it
+    /// ([`MODEL`]) stands for the model's name, for an API that puts the
+    /// model in the path.
     pub fn endpoint(self) -> &'static str {
         match self {
             Dialect::Chat => "/chat/completions",
             Dialect::Responses => "/responses",
             Dialect::Messages => "/messages",
+            Dialect::Gemini => "/models/{model}:streamGenerateContent",
+        }
+    }
+}
+
+impl Dialect {
+    /// The API base path the endpoint is under, as clients call it: `/v1`.
+    pub fn base(self) -> &'static str {
+        match self {
+            Dialect::Chat | Dialect::Responses | Dialect::Messages => "/v1",
+            Dialect::Gemini => "/v1beta",
+        }
+    }
+
+    /// Whether `path` (no query) is this dialect's endpoint, with or
+    /// without its base (`/v1/chat/completions`, `/chat/completions`),
+    /// any model standing in for `{model}`.
+    pub fn is_endpoint(self, path: &str) -> bool {
+        let e = self.endpoint();
+        matches_whole(e, path.strip_prefix(self.base()).unwrap_or(path))
+    }
+
+    /// The endpoint path with `model` in place of `{model}` (the endpoint
+    /// itself when it names no model).
+    pub fn endpoint_for(self, model: &str) -> String {
+        self.endpoint().replace(MODEL, model)
+    }
+}
+
+/// What stands for the model's name in an endpoint path.
+pub const MODEL: &str = "{model}";
+
+/// Whether `model` can be a model's name in a path: one path segment.
+fn is_model(model: &str) -> bool {
+    !model.is_empty() && !model.contains(['/', '?', '#'])
+}
+
+/// Whether `path` is `pattern` (a `{model}` in it standing for a model).
+fn matches_whole(pattern: &str, path: &str) -> bool {
+    match pattern.split_once(MODEL) {
+        None => path == pattern,
+        Some((pre, post)) => path
+            .strip_prefix(pre)
+            .and_then(|r| r.strip_suffix(post))
+            .is_some_and(is_model),
+    }
+}
+
+/// Whether `path` ends with `pattern` (a `{model}` in it standing for a
+/// model).
+fn matches_end(pattern: &str, path: &str) -> bool {
+    match pattern.split_once(MODEL) {
+        None => path.ends_with(pattern),
+        Some((pre, post)) => {
+            let Some(rest) = path.strip_suffix(post) else {
+                return false;
+            };
+            let start = rest.rfind(['/', '?', '#']).map_or(0, |i| i + 1);
+            (start..rest.len())
+                .filter(|i| rest.is_char_boundary(*i))
+                .any(|i| rest[..i].ends_with(pre) && is_model(&rest[i..]))
         }
     }
 }
@@ -71,10 +145,31 @@ impl std::fmt::Display for Dialect {
 }
 
 /// The dialect a request URL names by its path (`…/chat/completions`,
-/// `…/responses`, `…/messages`, query ignored); `None` for any other path.
+/// `…/responses`, `…/messages`, any model standing in for an endpoint's
+/// `{model}`, query ignored); `None` for any other path.
 pub fn sniff_url(url: &str) -> Option<Dialect> {
     let path = url.split(['?', '#']).next().unwrap_or(url);
     let path = path.trim_end_matches('/');
     // The endpoints end differently, so at most one matches.
-    ALL.iter().copied().find(|d| path.ends_with(d.endpoint()))
+    ALL.iter()
+        .copied()
+        .find(|d| matches_end(d.endpoint(), path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_placeholder_matches_one_path_segment() {
+        let p = "/models/{model}:stream";
+        assert!(matches_whole(p, "/models/m-1.5:stream"));
+        assert!(!matches_whole(p, "/models/:stream"));
+        assert!(!matches_whole(p, "/models/a/b:stream"));
+        assert!(matches_end(p, "/v1/projects/p/models/m:stream"));
+        assert!(!matches_end(p, "/v1/models/:stream"));
+        assert!(!matches_end(p, "/v1/other/m:stream"));
+        assert!(matches_end("/chat/completions", "/x/chat/completions"));
+        assert!(matches_whole("/chat/completions", "/chat/completions"));
+    }
 }

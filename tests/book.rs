@@ -34,6 +34,7 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
         "chat" => "OpenAI Chat Completions",
         "responses" => "OpenAI Responses",
         "messages" => "Anthropic Messages",
+        "gemini" => "Google Gemini",
         other => panic!("a rule folder the book does not know: {other}"),
     };
     (
@@ -41,6 +42,7 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
             "transport" => "transport",
             "chat" => "chat",
             "responses" => "responses",
+            "gemini" => "gemini",
             _ => "messages",
         },
         title,
@@ -61,7 +63,7 @@ fn generated() -> BTreeMap<String, String> {
         let (f, title) = folder(r);
         by_folder.entry(f).or_insert((title, Vec::new())).1.push(r);
     }
-    let order = ["transport", "chat", "responses", "messages"];
+    let order = ["transport", "chat", "responses", "messages", "gemini"];
     let mut summary = String::new();
     for f in order {
         let Some((title, rules)) = by_folder.get(f) else {

@@ -22,7 +22,7 @@
 //! their kind of outcome must have been seen.
 
 mod common;
-use common::{lint_example, lint_file, root};
+use common::{awaits_clients, lint_example, lint_file, not_run, root};
 use sselint::lint::observed::{record, Capture, Record, Verdict};
 use sselint::lint::{catalogue, Severity};
 use std::collections::{BTreeMap, BTreeSet};
@@ -251,6 +251,14 @@ fn every_claim_about_clients_was_observed() {
     );
     let mut unobserved = Vec::new();
     for ((rule, kind), (at, sentence)) in &claimed {
+        let dialect = catalogue().get(rule).and_then(|r| r.dialect);
+        if dialect.is_some_and(|d| awaits_clients(d.name())) {
+            not_run(
+                "every_claim_about_clients_was_observed",
+                &format!("{rule}: no client of its dialect in rules/observed.json yet (claimed: \"{sentence}\")"),
+            );
+            continue;
+        }
         let ok = seen.get(rule).is_some_and(|k| k.contains(kind));
         if !ok {
             unobserved.push(format!(

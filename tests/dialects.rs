@@ -147,7 +147,7 @@ fn a_stream_of_no_known_dialect_gets_one_finding_not_a_wall() {
         .iter()
         .find(|d| d.rule == "unknown-format")
         .unwrap();
-    assert!(d.message.contains("Gemini"), "{}", d.message);
+    assert!(d.message.contains("Cohere"), "{}", d.message);
     // Ollama's native NDJSON objects sent as SSE events: named as such.
     let ollama = "data: {\"model\":\"llama3\",\"created_at\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"done\":false}\n\ndata: {\"model\":\"llama3\",\"created_at\":\"2026-01-01T00:00:01Z\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true}\n\n";
     let r = lint_as(ollama.as_bytes(), None);

@@ -496,8 +496,9 @@ fn an_http_status_without_a_reason_phrase_has_no_stray_space() {
 
 #[test]
 fn the_provider_guess_names_the_host_once() {
-    // A HAR of Gemini's native stream: unknown-format, and a guess from
-    // the host, whose profile pattern is the whole host.
+    // A HAR of Gemini's native stream, cut after one chunk: read as
+    // Gemini, and a guess from the host, whose profile pattern is the
+    // whole host.
     let har: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string("samples/har/chrome.har").unwrap()).unwrap();
     let mut e = har["log"]["entries"][0].clone();
@@ -517,7 +518,10 @@ fn the_provider_guess_names_the_host_once() {
         "--no-config",
         p.to_str().unwrap(),
     ]);
-    assert!(out.contains("unknown-format"), "{out}");
+    assert!(
+        out.contains("[gemini]") && out.contains("gemini-cut-off"),
+        "{out}"
+    );
     let guess = out
         .lines()
         .find(|l| l.trim_start().starts_with("looks like"))

@@ -3,7 +3,7 @@
 //! `tests/clients.rs` checks that a fresh run still matches it).
 
 mod common;
-use common::{lint_example, lint_file, root};
+use common::{awaits_clients, file_dialect, lint_example, lint_file, not_run, root};
 use sselint::capture::Options;
 use sselint::lint::observed::{derived_severity, record};
 use sselint::lint::{catalogue, Severity};
@@ -48,7 +48,12 @@ fn id_of(p: &Path) -> String {
 fn every_example_sample_and_case_has_observations() {
     let rec = record();
     let mut missing = Vec::new();
+    let mut waiting = Vec::new();
     for r in catalogue().rules() {
+        if r.dialect.is_some_and(|d| awaits_clients(d.name())) {
+            waiting.push(r.file.to_string());
+            continue;
+        }
         for k in 1..=r.examples().len() {
             if rec.example(r, k).is_none() {
                 missing.push(format!("{}#{k}", r.file));
@@ -61,8 +66,18 @@ fn every_example_sample_and_case_has_observations() {
         let readable = sselint::capture::open(p.to_str().unwrap(), &Options::default())
             .is_ok_and(|c| !c.streams.is_empty());
         if readable && !rec.captures.contains_key(&id_of(&p)) {
+            if file_dialect(&p).is_some_and(awaits_clients) {
+                waiting.push(id_of(&p));
+                continue;
+            }
             missing.push(id_of(&p));
         }
+    }
+    if !waiting.is_empty() {
+        not_run(
+            "every_example_sample_and_case_has_observations",
+            &format!("no client of their dialect in rules/observed.json yet: {waiting:?}"),
+        );
     }
     assert!(
         missing.is_empty(),
@@ -149,6 +164,16 @@ fn severities_follow_what_the_clients_did() {
         if r.severity_basis.is_some() {
             continue;
         }
+        if r.dialect.is_some_and(|d| awaits_clients(d.name())) {
+            not_run(
+                "severities_follow_what_the_clients_did",
+                &format!(
+                    "{}: no client of its dialect in rules/observed.json yet",
+                    r.file
+                ),
+            );
+            continue;
+        }
         for (i, ex) in r.examples().iter().enumerate() {
             if ex.valid {
                 continue;
@@ -211,6 +236,17 @@ fn real_provider_streams_get_no_error_unless_a_client_broke() {
             .filter(|d| d.severity == Severity::Error)
             .map(|d| d.rule)
             .collect();
+        if !rec.captures.contains_key(&id_of(&p)) && file_dialect(&p).is_some_and(awaits_clients) {
+            not_run(
+                "real_provider_streams_get_no_error_unless_a_client_broke",
+                &format!(
+                    "{}: no client of its dialect in rules/observed.json yet",
+                    id_of(&p)
+                ),
+            );
+            assert!(errors.is_empty(), "{}: errors {errors:?}", id_of(&p));
+            continue;
+        }
         let obs = rec
             .captures
             .get(&id_of(&p))

@@ -1,6 +1,7 @@
 //! Any bytes read as each dialect in turn (`--dialect chat|responses|
-//! messages`): the Responses and Messages checkers see every event, however
-//! malformed, and must neither panic nor grow without bound.
+//! messages|gemini`, every dialect of `dialect::ALL`): the Responses,
+//! Messages and Gemini checkers see every event, however malformed, and
+//! must neither panic nor grow without bound.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use sselint::capture::{from_reader, Options};

@@ -62,7 +62,7 @@ impl Linter<'_> {
         }
     }
 
-    fn settle(&mut self, d: Dialect) {
+    pub(super) fn settle(&mut self, d: Dialect) {
         // A provisional checker (the default dialect's) read the events so
         // far: it goes on when the stream is of its dialect.
         let provisional = self.dialect.is_none() && self.checker.is_some();
@@ -224,7 +224,8 @@ impl Linter<'_> {
             )
             .event(index)
             .help(format!(
-                "if the path is right, the server or a gateway answered in another API's format; if the body is, call its API's endpoint (`…/v1{}`); `--dialect chat|responses|messages` reads the stream as the one you name",
+                "if the path is right, the server or a gateway answered in another API's format; if the body is, call its API's endpoint (`…{}{}`); `--dialect chat|responses|messages` reads the stream as the one you name",
+                body.base(),
                 body.endpoint()
             )),
         );

@@ -98,7 +98,16 @@ impl Linter<'_> {
         let body_blank = trim(&self.head).is_empty();
         if self.sse_lines == 0 && !body_blank {
             let loc = self.body_start();
+            // A body a dialect names (its answer in a shape that is no
+            // event stream) is read as that dialect's.
+            let named = head_json.as_ref().and_then(crate::dialect::sniff_body);
+            if let Some((d, _)) = &named {
+                if self.dialect.is_none() {
+                    self.settle(*d);
+                }
+            }
             let what = match &head_json {
+                _ if named.is_some() => named.map(|(_, what)| what).unwrap_or_default(),
                 Some(v) if v.get("error").is_some_and(|e| !e.is_null()) => {
                     "a bare JSON error object".to_string()
                 }

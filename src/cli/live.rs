@@ -402,7 +402,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     let paths = if a.any_path {
         "any method and path".to_string()
     } else {
-        format!("POST /v1{}", served.endpoint())
+        format!("POST {}{}", served.base(), served.endpoint())
     };
     let _ = writeln!(
         std::io::stdout(),

@@ -212,8 +212,9 @@ pub trait Api: Sync + std::fmt::Debug {
     }
 
     /// A usage object of an API that counts cached input tokens apart from
-    /// the input (Anthropic's), on the footing of [`UsageCounts`]; `None`
-    /// for an API whose input already counts them.
+    /// the input (Anthropic's), or whose usage has other names than
+    /// OpenAI's, on the footing of [`UsageCounts`]; `None` for an API
+    /// whose usage has OpenAI's names (`prompt_tokens`, `input_tokens`).
     fn usage_apart(&self, _usage: &Value) -> Option<UsageCounts> {
         None
     }
@@ -229,6 +230,21 @@ pub trait Api: Sync + std::fmt::Debug {
     /// (what [`Api::usage_apart`] reads); `diff` says so in its row.
     fn cache_apart(&self) -> bool {
         false
+    }
+
+    /// What a whole response body that is one JSON value is, when it is
+    /// this API's answer in a shape that is not an event stream (a
+    /// non-streamed form of its responses): a few words for
+    /// `body-not-sse` ("a JSON array of …"). `None`: not this API's.
+    fn body_shape(&self, _body: &Value) -> Option<String> {
+        None
+    }
+
+    /// The usage as the human report's summary line shows it
+    /// (`usage: …`), for an API whose usage fields are not OpenAI's or
+    /// Anthropic's names; `None`: the report reads those names.
+    fn usage_line(&self, _usage: &Value) -> Option<String> {
+        None
     }
 
     /// Whether this API's usage has a total (Anthropic's has none): the

@@ -1,4 +1,4 @@
-//! Stream dialects: the three JSON-over-SSE formats an LLM network panel
+//! Stream dialects: the four JSON-over-SSE formats an LLM network panel
 //! holds, and how a stream is told to be one of them.
 //!
 //! - [`Dialect::Chat`]: OpenAI Chat Completions (`chat.completion.chunk`
@@ -7,7 +7,10 @@
 //!   response.output_text.delta` with `data: {"type": …,
 //!   "sequence_number": …}`);
 //! - [`Dialect::Messages`]: Anthropic Messages (`event: message_start`,
-//!   `content_block_delta`, …).
+//!   `content_block_delta`, …);
+//! - [`Dialect::Gemini`]: Google Gemini's `streamGenerateContent`
+//!   (unnamed events whose data is a whole `GenerateContentResponse`:
+//!   `candidates`, `promptFeedback`, `usageMetadata`).
 //!
 //! The shared stages (capture, SSE framing, the transport and framing
 //! rules, the lint engine, the renderers) carry a [`Dialect`] but do not
@@ -27,6 +30,7 @@
 pub mod api;
 pub mod chat;
 pub(crate) mod compact;
+pub mod gemini;
 pub mod messages;
 pub mod responses;
 pub mod words;
@@ -48,6 +52,7 @@ impl Dialect {
             Dialect::Chat => &chat::api::Api,
             Dialect::Responses => &responses::api::Api,
             Dialect::Messages => &messages::api::Api,
+            Dialect::Gemini => &gemini::api::Api,
         }
     }
 
@@ -58,6 +63,7 @@ impl Dialect {
             Dialect::Chat => &chat::words::WORDS,
             Dialect::Responses => &responses::words::WORDS,
             Dialect::Messages => &messages::words::WORDS,
+            Dialect::Gemini => &gemini::words::WORDS,
         }
     }
 
@@ -68,6 +74,7 @@ impl Dialect {
             Dialect::Chat => Some(Box::new(chat::Checker::default())),
             Dialect::Responses => Some(Box::new(responses::Checker::default())),
             Dialect::Messages => Some(Box::new(messages::Checker::default())),
+            Dialect::Gemini => Some(Box::new(gemini::Checker::default())),
         }
     }
 }
@@ -155,6 +162,14 @@ pub fn sniff_request(body: &Value) -> RequestKind {
     }
 }
 
+/// The dialect whose answer a whole body is, when the body is one JSON
+/// value in a shape a dialect names ([`Api::body_shape`]), and what the
+/// shape is.
+pub fn sniff_body(body: &Value) -> Option<(Dialect, String)> {
+    ALL.iter()
+        .find_map(|d| d.api().body_shape(body).map(|what| (*d, what)))
+}
+
 /// What one event's data says about the stream's format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sniffed {
@@ -164,7 +179,7 @@ pub enum Sniffed {
     /// decides nothing.
     Neutral,
     /// A JSON object of a format sselint does not read; the text says what
-    /// it looks like ("Gemini's streamGenerateContent (`candidates`)").
+    /// it looks like ("Cohere's chat stream (`event_type`)").
     Other(String),
 }
 
@@ -214,6 +229,9 @@ pub fn sniff_event(event_type: &str, data: Option<&Value>) -> Sniffed {
         if is_messages_event(ty) || is_messages_error(o) {
             return Sniffed::Dialect(Dialect::Messages);
         }
+        if gemini::is_chunk(o) {
+            return Sniffed::Dialect(Dialect::Gemini);
+        }
     }
     if event_type.starts_with("response.") {
         return Sniffed::Dialect(Dialect::Responses);
@@ -226,9 +244,6 @@ pub fn sniff_event(event_type: &str, data: Option<&Value>) -> Sniffed {
     };
     if ty == "error" || o.contains_key("error") || ty == "keepalive" {
         return Sniffed::Neutral;
-    }
-    if o.contains_key("candidates") {
-        return Sniffed::Other("Gemini's streamGenerateContent (`candidates`)".into());
     }
     if o.contains_key("done") && (o.contains_key("message") || o.contains_key("response")) {
         return Sniffed::Other("Ollama's native /api/chat or /api/generate (`done`)".into());

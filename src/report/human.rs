@@ -197,7 +197,12 @@ pub fn summary_line(s: &StreamResult) -> String {
             None => "answer: (none)".to_string(),
         });
     }
+    let line = s
+        .dialect
+        .zip(s.answer.usage.as_ref())
+        .and_then(|(d, u)| d.api().usage_line(u));
     let usage = match &s.answer.usage {
+        _ if line.is_some() => line.unwrap_or_default(),
         Some(u) => {
             let n = |k: &str| {
                 u.get(k)

@@ -71,7 +71,8 @@ complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-decoded-by
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l stall-ms -d 'Gaps between events longer than this are `stall` findings' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-event-bytes -d 'The largest event read, in bytes [default: 16 MiB, or sselint.toml\'s max-event-bytes]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
@@ -106,7 +107,8 @@ complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l max-decoded-
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
@@ -128,15 +130,18 @@ complete -c sselint -n "__fish_sselint_using_subcommand diff" -l profile -d 'Pro
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect-a -d 'Read A as this dialect (overrides --dialect for A)' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect-b -d 'Read B as this dialect (overrides --dialect for B)' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
@@ -145,7 +150,8 @@ complete -c sselint -n "__fish_sselint_using_subcommand diff" -s h -l help -d 'P
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`): how the key is sent and how the stream is read' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, or as `x-api-key` to an Anthropic Messages endpoint (never printed, never saved)' -r
@@ -174,7 +180,8 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms 
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`); told from the capture by default' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l any-path -d 'Answer any path and method'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l once -d 'Serve one request, then exit'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -s h -l help -d 'Print help'
@@ -184,7 +191,8 @@ complete -c sselint -n "__fish_sselint_using_subcommand probe" -s H -l header -d
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses` or `messages`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l only -d 'Run only these scenarios (comma-separated)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l skip -d 'Leave out these scenarios (comma-separated)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s o -l output -d 'Where to save the captures [default: a new directory probe-YYYYmmdd-HHMMSS, or probe-YYYYmmdd-HHMMSS-2, … when taken]' -r -F
@@ -232,7 +240,8 @@ complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l max-decoded
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
-messages\t''"
+messages\t''
+gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l keep-text -d 'Leave the prompt and answer text as it is (secrets are still redacted)'
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l force -d 'Replace an existing output file'
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l no-config -d 'Ignore any sselint.toml: keep the findings of the default rules'

@@ -1,0 +1,293 @@
+//! Gemini's `streamGenerateContent` on the wire
+//! (`POST /v1beta/models/MODEL:streamGenerateContent?alt=sse`): the key as
+//! `x-goog-api-key`, no `stream` field (the method streams), Google's
+//! error body, the probe's Gemini scenarios, and its `finishReason` and
+//! `usageMetadata` on the cross-dialect footing.
+
+use crate::dialect::api::{
+    sc, weather_params, Auth, Scenario, UsageCounts, DISCONNECT, INVALID, JSON_PROMPT,
+    LENGTH_TOKENS, LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS, STOP_SEQUENCE, TOOL_PROMPT,
+};
+use serde_json::{json, Map, Value};
+
+/// Gemini's [`crate::dialect::Api`].
+#[derive(Debug)]
+pub struct Api;
+
+const SCENARIOS: &[Scenario] = &[
+    sc("plain", "a short text answer", false),
+    sc(
+        "length",
+        "maxOutputTokens 5: the candidate must stop with MAX_TOKENS",
+        false,
+    ),
+    sc("stop", "generationConfig.stopSequences", true),
+    sc(
+        "tool",
+        "one function call forced by toolConfig (mode ANY): the call must come whole",
+        true,
+    ),
+    sc("n2", "candidateCount 2: two candidates must come", true),
+    sc(
+        "json",
+        "responseMimeType application/json: the answer must be JSON",
+        true,
+    ),
+    sc(
+        "long",
+        "a longer answer (maxOutputTokens 256): TTFT and gaps",
+        false,
+    ),
+    Scenario {
+        name: "thinking",
+        about: "thinkingConfig with includeThoughts (only with --reasoning)",
+        optional: true,
+        reasoning: true,
+    },
+    INVALID,
+    DISCONNECT,
+];
+
+/// The finish reasons that say a filter stopped the candidate.
+const FILTERED: &[&str] = &[
+    "safety",
+    "recitation",
+    "blocklist",
+    "prohibited_content",
+    "spii",
+    "image_safety",
+    "image_prohibited_content",
+    "image_recitation",
+];
+
+/// The finish reasons that say the model's call went wrong.
+const CALL_FAILED: &[&str] = &[
+    "malformed_function_call",
+    "unexpected_tool_call",
+    "too_many_tool_calls",
+];
+
+/// Google's status and HTTP code for an error type: Google's own
+/// (`NOT_FOUND`), or the generic ones the replay asks for.
+fn status_of(kind: &str) -> (u16, &'static str) {
+    match kind {
+        "NOT_FOUND" | "not_found_error" => (404, "NOT_FOUND"),
+        "RESOURCE_EXHAUSTED" | "rate_limit_error" => (429, "RESOURCE_EXHAUSTED"),
+        "UNAVAILABLE" | "overloaded_error" => (503, "UNAVAILABLE"),
+        "INTERNAL" | "api_error" | "server_error" => (500, "INTERNAL"),
+        "PERMISSION_DENIED" | "permission_error" => (403, "PERMISSION_DENIED"),
+        "UNAUTHENTICATED" | "authentication_error" => (401, "UNAUTHENTICATED"),
+        _ => (400, "INVALID_ARGUMENT"),
+    }
+}
+
+impl crate::dialect::Api for Api {
+    /// Google's SDKs add `/v1beta/models/…` to the origin.
+    fn sdk_base(&self) -> &'static str {
+        ""
+    }
+
+    fn auth(&self) -> Auth {
+        Auth {
+            key_header: "x-goog-api-key",
+            key_prefix: "",
+            fixed: &[],
+            how: "the key as x-goog-api-key, no `stream` field",
+        }
+    }
+
+    /// The method streams; a `stream` field is an unknown name to the
+    /// API, which rejects it.
+    fn prepare(&self, body: &mut Map<String, Value>, _include_usage: bool) {
+        body.remove("stream");
+    }
+
+    /// `{"error":{"code":…,"message":…,"status":…}}`.
+    fn error_body(&self, kind: &str, message: &str) -> String {
+        let (code, status) = status_of(kind);
+        let message = Value::String(message.to_string()).to_string();
+        format!(r#"{{"error":{{"code":{code},"message":{message},"status":"{status}"}}}}"#)
+    }
+
+    fn not_found_kind(&self) -> &'static str {
+        "NOT_FOUND"
+    }
+
+    fn scenarios(&self) -> &'static [Scenario] {
+        SCENARIOS
+    }
+
+    fn scenario_body(&self, name: &str, _model: &str) -> Value {
+        let user = |text: &str| json!([{"role": "user", "parts": [{"text": text}]}]);
+        let mut b = json!({"contents": user(PROMPT), "generationConfig": {"maxOutputTokens": SHORT_TOKENS}});
+        match name {
+            "length" => {
+                b["generationConfig"]["maxOutputTokens"] = json!(LENGTH_TOKENS);
+                b["contents"] = user(LONG_PROMPT);
+            }
+            "stop" => {
+                b["contents"] = user(LONG_PROMPT);
+                b["generationConfig"]["stopSequences"] = json!([STOP_SEQUENCE]);
+            }
+            "tool" => {
+                b["contents"] = user(TOOL_PROMPT);
+                b["tools"] = json!([{"functionDeclarations": [{"name": "get_weather", "description": "The weather in a city", "parameters": weather_params()}]}]);
+                b["toolConfig"] = json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}});
+            }
+            "n2" => b["generationConfig"]["candidateCount"] = json!(2),
+            "json" => {
+                b["contents"] = user(JSON_PROMPT);
+                b["generationConfig"]["responseMimeType"] = json!("application/json");
+            }
+            "long" => {
+                b["generationConfig"]["maxOutputTokens"] = json!(LONG_TOKENS);
+                b["contents"] = user(LONG_PROMPT);
+            }
+            "thinking" => {
+                b["generationConfig"]["thinkingConfig"] =
+                    json!({"includeThoughts": true, "thinkingBudget": 1024});
+                b["generationConfig"]["maxOutputTokens"] = json!(LONG_TOKENS);
+            }
+            // `contents` must be an array: the API rejects a number.
+            "invalid" => b["contents"] = json!(42),
+            _ => {}
+        }
+        b
+    }
+
+    fn scenario_of(&self, o: &Map<String, Value>) -> Option<&'static str> {
+        if !o.get("contents").is_some_and(Value::is_array) {
+            return Some("invalid");
+        }
+        if o.get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+        {
+            return Some("tool");
+        }
+        let config = o.get("generationConfig");
+        let get = |k: &str| config.and_then(|c| c.get(k)).filter(|v| !v.is_null());
+        if get("candidateCount")
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n >= 2)
+        {
+            return Some("n2");
+        }
+        if get("thinkingConfig").is_some() {
+            return Some("thinking");
+        }
+        if get("responseMimeType").and_then(Value::as_str) == Some("application/json") {
+            return Some("json");
+        }
+        if get("stopSequences").is_some() {
+            return Some("stop");
+        }
+        match get("maxOutputTokens").and_then(Value::as_u64) {
+            Some(n) if n <= LENGTH_TOKENS => Some("length"),
+            Some(n) if n >= LONG_TOKENS => Some("long"),
+            _ => None,
+        }
+    }
+
+    fn budget_keys(&self) -> &'static [&'static str] {
+        &["maxOutputTokens"]
+    }
+
+    fn forced_tool(&self, _name: &str) -> &'static str {
+        "toolConfig allowed only the function get_weather (mode ANY)"
+    }
+
+    fn cut_finish(&self) -> &'static str {
+        "MAX_TOKENS"
+    }
+
+    fn stop_key(&self) -> &'static str {
+        "generationConfig.stopSequences"
+    }
+
+    fn input_key(&self) -> &'static str {
+        "contents"
+    }
+
+    /// `STOP` is `stop` (`tool_calls` when the candidate called a
+    /// function: Gemini has no finish of its own for that); `MAX_TOKENS`
+    /// is `length`; the filters' reasons and a blocked prompt are
+    /// `content_filter`; a malformed or unexpected call is `error`.
+    fn finish_class(&self, f: &str, finish: &str, has_tool_calls: bool) -> String {
+        if f == "stop" {
+            if has_tool_calls { "tool_calls" } else { "stop" }.to_string()
+        } else if f == "max_tokens" {
+            "length".to_string()
+        } else if FILTERED.contains(&f) || f.starts_with("blockreason") {
+            "content_filter".to_string()
+        } else if CALL_FAILED.contains(&f) {
+            "error".to_string()
+        } else {
+            finish.to_string()
+        }
+    }
+
+    /// A JSON array of GenerateContentResponse objects is the answer
+    /// without `?alt=sse`; one such object is a non-streamed answer.
+    fn body_shape(&self, body: &Value) -> Option<String> {
+        let is_response = |v: &Value| {
+            v.as_object().is_some_and(|o| {
+                super::is_chunk(o) || (o.len() == 1 && o.get("error").is_some_and(Value::is_object))
+            })
+        };
+        match body {
+            Value::Array(a) if !a.is_empty() && a.iter().all(is_response) => Some(format!(
+                "a JSON array of {} Gemini GenerateContentResponse object(s): what `streamGenerateContent` sends without `?alt=sse`",
+                a.len()
+            )),
+            Value::Object(o) if super::is_chunk(o) => Some(
+                "one Gemini GenerateContentResponse object: a non-streamed answer (`generateContent`)".to_string(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// `usage: 9+11=20`: the prompt (tool-use prompt included), the output
+    /// (thoughts included) and the total, then the thoughts and the cached
+    /// part where there are some.
+    fn usage_line(&self, u: &Value) -> Option<String> {
+        let c = self.usage_apart(u)?;
+        let q = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
+        let mut s = format!("usage: {}+{}={}", q(c.input), q(c.output), q(c.total));
+        let mut more = Vec::new();
+        if let Some(t) = u
+            .get("thoughtsTokenCount")
+            .and_then(Value::as_u64)
+            .filter(|t| *t > 0)
+        {
+            more.push(format!("{t} thoughts"));
+        }
+        if let Some(t) = c.cached.filter(|t| *t > 0) {
+            more.push(format!("{t} cached"));
+        }
+        if !more.is_empty() {
+            s.push_str(&format!(" ({})", more.join(", ")));
+        }
+        Some(s)
+    }
+
+    /// `promptTokenCount` (which includes `cachedContentTokenCount`) plus
+    /// `toolUsePromptTokenCount` in; `candidatesTokenCount` plus
+    /// `thoughtsTokenCount` out; `totalTokenCount`.
+    fn usage_apart(&self, u: &Value) -> Option<UsageCounts> {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64);
+        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        let input = add(n("promptTokenCount"), n("toolUsePromptTokenCount"));
+        let output = add(n("candidatesTokenCount"), n("thoughtsTokenCount"));
+        Some(UsageCounts {
+            input,
+            output,
+            total: n("totalTokenCount").or_else(|| Some(input?.saturating_add(output?))),
+            cached: n("cachedContentTokenCount"),
+            cache_write: None,
+        })
+    }
+}

@@ -1,0 +1,68 @@
+//! What Gemini's `streamGenerateContent` calls things (chunks, candidates,
+//! parts, thoughts, `finishReason`), and which of its fields hold text:
+//! the vocabulary `diff`, `redact` and `minimize` ask for
+//! ([`crate::dialect::words`]).
+
+use crate::dialect::words::Words;
+
+/// The Gemini vocabulary. A stream has no end marker: it ends when the
+/// connection closes after the chunk with the `finishReason`; `[DONE]` is
+/// what some proxies add, and is named as such.
+pub const WORDS: Words = Words {
+    end_marker: "[DONE]",
+    sentinel: false,
+    keepalive: "keepalive",
+    event: "chunk",
+    // Several candidates, told apart by `index`.
+    answer: None,
+    call_unit: Some("part"),
+    finish: "finishReason",
+    reasoning: "thoughts",
+    reasoning_class: "thought",
+    text_keys: &[
+        // Text and thought parts.
+        "text",
+        // `codeExecutionResult.output` (`executableCode.code` is scrubbed
+        // as prose: `code` is an error's code in the other dialects, a
+        // name, not text).
+        "output",
+        // Why a candidate stopped, and an error's text.
+        "finishMessage",
+        "message",
+        // A streamed argument's string piece (`partialArgs[].stringValue`).
+        "stringValue",
+        // Grounding: the search queries, the rendered search widget, the
+        // sources' titles and addresses, the text a support quotes.
+        "webSearchQueries",
+        "renderedContent",
+        "title",
+        "uri",
+        "retrievedUrl",
+        "domain",
+    ],
+    // Gemini's call arguments are a JSON object (`args`), not JSON text.
+    json_text_keys: &[],
+    identifiers: &[
+        "role",
+        "id",
+        "name",
+        "finishReason",
+        "blockReason",
+        "modelVersion",
+        "responseId",
+        "mimeType",
+        "language",
+        "outcome",
+        "category",
+        "probability",
+        "severity",
+        "thoughtSignature",
+        "jsonPath",
+        "modality",
+        "trafficType",
+        "createTime",
+        "status",
+    ],
+    role_only_first_event: false,
+    kept: &["index", "responseId", "modelVersion"],
+};

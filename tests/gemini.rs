@@ -1,0 +1,392 @@
+//! Google Gemini's `streamGenerateContent` (issue 27): each sample's
+//! assembled answer, split invariance, hostile chunks, and the commands
+//! around the checks (replay on the model's path, record with the key in
+//! `x-goog-api-key` or `?key=`, diff across dialects with the finish
+//! mapped).
+
+mod common;
+use assert_cmd::cargo::cargo_bin;
+use common::*;
+use serde_json::Value;
+use sselint::capture::{from_reader, Options};
+use sselint::dialect::Dialect;
+use sselint::lint::{Settings, Severity};
+use sselint::model::assembly::Ending;
+use std::process::Command;
+
+fn gemini() -> Dialect {
+    Dialect::parse("gemini").unwrap()
+}
+
+fn lint_as(bytes: &[u8], dialect: Option<Dialect>) -> sselint::pipeline::FileResult {
+    let cap = from_reader(
+        "t.sse",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        &Options::default(),
+    )
+    .unwrap();
+    let settings = Settings {
+        dialect,
+        ..Settings::default()
+    };
+    sselint::pipeline::lint_capture(cap, &settings, &mut sselint::pipeline::NoObserver)
+}
+
+/// What a sample must assemble to: candidate 0's text and reasoning, its
+/// calls as `name(arguments)`, its finish, the ending.
+struct Want {
+    file: &'static str,
+    text: &'static str,
+    reasoning: &'static str,
+    calls: &'static [&'static str],
+    finish: Option<&'static str>,
+    ending: Ending,
+}
+
+const WANT: &[Want] = &[
+    Want {
+        file: "good/gemini-basic.sse",
+        text: "Rain forms when water vapour condenses around dust.",
+        reasoning: "",
+        calls: &[],
+        finish: Some("STOP"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "good/gemini-thinking.sse",
+        text: "Rain forms when water vapour condenses around dust.",
+        reasoning: "**Thinking about rain**\nRain needs a surface: dust or salt.",
+        calls: &[],
+        finish: Some("STOP"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "good/gemini-function-calls.sse",
+        text: "",
+        reasoning: "",
+        calls: &[
+            r#"get_weather({"city":"Paris"})"#,
+            r#"get_time({"city":"Paris"})"#,
+        ],
+        finish: Some("STOP"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "providers/vertex-gemini-partial-args.sse",
+        text: "Let me look up the weather in Boston.",
+        reasoning: "",
+        calls: &[r#"getWeather({"location":"Boston","unit":"celsius"})"#],
+        finish: Some("STOP"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "providers/gemini-code-execution.sse",
+        text: "The sum of 1 to 10 is 55.",
+        reasoning: "",
+        calls: &["PYTHON(print(sum(range(1, 11))))"],
+        finish: Some("STOP"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "providers/gemini-grounding.sse",
+        text: "Spain won Euro 2024, beating England 2-1 in the final.",
+        reasoning: "",
+        calls: &[],
+        finish: Some("STOP"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "providers/gemini-two-candidates.sse",
+        text: "Rain forms from vapour.",
+        reasoning: "",
+        calls: &[],
+        finish: Some("STOP"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "providers/gemini-usage-only-chunk.sse",
+        text: "Rain forms when water vapour condenses around dust.",
+        reasoning: "",
+        calls: &[],
+        finish: Some("MAX_TOKENS"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "bad/gemini-prompt-blocked.sse",
+        text: "",
+        reasoning: "",
+        calls: &[],
+        finish: Some("blockReason:SAFETY"),
+        ending: Ending::Complete,
+    },
+    Want {
+        file: "bad/gemini-error-event.sse",
+        text: "Rain forms when water vapour",
+        reasoning: "",
+        calls: &[],
+        finish: None,
+        ending: Ending::Failed,
+    },
+];
+
+fn sample(rel: &str) -> std::path::PathBuf {
+    root().join("samples").join(rel)
+}
+
+#[test]
+fn every_sample_assembles_its_answer_calls_and_finish() {
+    for w in WANT {
+        let r = lint_file(&sample(w.file));
+        let s = &r.streams[0];
+        assert_eq!(s.dialect, Some(gemini()), "{}", w.file);
+        let c = s
+            .answer
+            .choices
+            .get(&0)
+            .unwrap_or_else(|| panic!("{}", w.file));
+        assert_eq!(c.text.kept, w.text, "{}", w.file);
+        assert_eq!(c.reasoning.kept, w.reasoning, "{}", w.file);
+        let calls: Vec<String> = c
+            .tool_calls
+            .values()
+            .map(|t| format!("{}({})", t.name.as_deref().unwrap_or(""), t.arguments))
+            .collect();
+        assert_eq!(calls, w.calls, "{}", w.file);
+        assert_eq!(c.finish_reason.as_deref(), w.finish, "{}", w.file);
+        assert_eq!(s.ending, w.ending, "{}", w.file);
+    }
+    // Two candidates are two choices.
+    let r = lint_file(&sample("providers/gemini-two-candidates.sse"));
+    assert_eq!(
+        r.streams[0].answer.choices[&1].text.kept,
+        "Clouds hold water drops."
+    );
+}
+
+#[test]
+fn the_real_shapes_get_no_error() {
+    for w in WANT.iter().filter(|w| !w.file.starts_with("bad/")) {
+        let r = lint_file(&sample(w.file));
+        let errors = rules_at_least(&r, Severity::Error);
+        assert!(errors.is_empty(), "{}: {errors:?}", w.file);
+    }
+}
+
+fn gemini_captures() -> Vec<std::path::PathBuf> {
+    let v = samples_named(|n| n.contains("gemini"));
+    assert!(v.len() >= 20, "only {} Gemini samples", v.len());
+    v
+}
+
+#[test]
+fn every_gemini_sample_gives_the_same_verdict_whole_and_split() {
+    for p in gemini_captures() {
+        let body = std::fs::read(&p).unwrap();
+        assert_same_verdict_bytewise(&body, &p.display().to_string());
+    }
+    let body = std::fs::read(sample("providers/vertex-gemini-partial-args.sse")).unwrap();
+    let whole = assert_same_verdict_at_every_split(&body);
+    assert!(whole.1.contains("Boston"), "{whole:?}");
+    let body = std::fs::read(sample("bad/gemini-candidate-index.sse")).unwrap();
+    let whole = assert_same_verdict_at_every_split(&body);
+    assert!(
+        whole
+            .0
+            .iter()
+            .any(|f| f.starts_with("gemini-candidate-index")),
+        "{whole:?}"
+    );
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for p in gemini_captures() {
+        let body = std::fs::read(&p).unwrap();
+        let whole = split_verdict(&body, &[]);
+        for _ in 0..8 {
+            let cuts = random_cuts(&mut x, body.len(), 12);
+            assert_eq!(
+                whole,
+                split_verdict(&body, &cuts),
+                "{} at {cuts:?}",
+                p.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn hostile_chunks_get_clear_findings_and_no_panic() {
+    let deep = format!("{}1{}", "[".repeat(5000), "]".repeat(5000));
+    let many: Vec<String> = (0..3000)
+        .map(|i| format!(r#"{{"content":{{"parts":[{{"text":"x"}}]}},"index":{i}}}"#))
+        .collect();
+    let cases: Vec<(String, &str)> = vec![
+        (format!("data: {{\"candidates\": {deep}}}\n\n"), "invalid-json"),
+        ("data: [1,2,3]\n\n".into(), "gemini-schema"),
+        (
+            r#"data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}
+
+data: {"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a[999999999]","stringValue":"x"},{"jsonPath":"$..","numberValue":1}],"willContinue":true}}]}}]}
+
+data: {"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":"no"}}]},"finishReason":"STOP"}]}
+
+"#
+            .into(),
+            "",
+        ),
+        (
+            format!("data: {{\"candidates\":[{}]}}\n\n", many.join(",")),
+            "gemini-cut-off",
+        ),
+        (
+            r#"data: {"candidates":[{"content":{"parts":[{"text":7},"x",{"thoughtSignature":5}]},"index":-1,"finishReason":{}}]}
+
+"#
+            .into(),
+            "gemini-schema",
+        ),
+    ];
+    for (body, rule) in cases {
+        let r = lint_as(body.as_bytes(), Some(gemini()));
+        let rules: Vec<&str> = diags(&r).iter().map(|d| d.rule).collect();
+        if !rule.is_empty() {
+            assert!(rules.contains(&rule), "{rule} not in {rules:?}");
+        }
+        for d in diags(&r) {
+            assert!(d.message.len() < 600, "{}: {}", d.rule, d.message);
+        }
+    }
+}
+
+#[test]
+fn an_empty_gemini_stream_is_one_error() {
+    for body in [&b""[..], b": keep-alive\n\n"] {
+        let r = lint_as(body, Some(gemini()));
+        assert_eq!(rules_at_least(&r, Severity::Error), ["gemini-cut-off"]);
+    }
+}
+
+fn http(addr: &str, method: &str, path: &str, extra: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut sock = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        sock,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    sock.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, text)
+}
+
+#[test]
+fn replay_serves_a_gemini_capture_at_the_models_path_and_record_masks_the_key() {
+    let capture = sample("good/gemini-basic.sse");
+    let replay = Replay::start(&capture, &[]);
+    let addr = replay.addr.clone();
+    assert!(
+        replay
+            .line
+            .contains("(POST /v1beta/models/{model}:streamGenerateContent)"),
+        "{}",
+        replay.line
+    );
+    for path in [
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta/models/gemini-3-pro-preview:streamGenerateContent",
+        "/models/m:streamGenerateContent?alt=sse&key=k",
+    ] {
+        let (status, text) = http(&addr, "POST", path, "");
+        assert_eq!(status, 200, "{path}: {text}");
+        assert!(text.contains("condenses around dust."), "{path}");
+    }
+    // Another path: a 404 in Google's error shape.
+    let (status, text) = http(&addr, "POST", "/v1beta/models/m:generateContent", "");
+    assert_eq!(status, 404);
+    assert!(text.contains(r#""status":"NOT_FOUND""#), "{text}");
+
+    // record, with the key in x-goog-api-key and in ?key=: masked in the HAR.
+    let dir = scratch("gemini-record");
+    let body = dir.join("request.json");
+    std::fs::write(
+        &body,
+        r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+    )
+    .unwrap();
+    let url = format!(
+        "http://{addr}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaSyFAKE-query-key-0123456789"
+    );
+    let har = dir.join("g.har");
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["record", &url, "--api-key-env", "GEMINI_TEST_KEY", "--body"])
+        .arg(&body)
+        .arg("-o")
+        .arg(&har)
+        .env("GEMINI_TEST_KEY", "AIzaSyFAKE-header-key-0123456789")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("[gemini]"), "{stdout}");
+    let saved = std::fs::read_to_string(&har).unwrap();
+    assert!(!saved.contains("AIzaSyFAKE"), "a key reached the HAR");
+    let v: Value = serde_json::from_str(&saved).unwrap();
+    let req = &v["log"]["entries"][0]["request"];
+    let headers = req["headers"].as_array().unwrap();
+    assert!(
+        headers.iter().any(|h| h["name"]
+            .as_str()
+            .is_some_and(|n| n.eq_ignore_ascii_case("x-goog-api-key"))),
+        "{req}"
+    );
+    // The method streams: no `stream` field goes out.
+    let sent: Value = serde_json::from_str(req["postData"]["text"].as_str().unwrap()).unwrap();
+    assert!(sent.get("stream").is_none(), "{sent}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_across_dialects_maps_the_finish() {
+    let dir = scratch("gemini-diff");
+    let stop = dir.join("stop.sse");
+    std::fs::write(
+        &stop,
+        "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"The capital of France is Paris.\"}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}]}\n\n",
+    )
+    .unwrap();
+    let safety = dir.join("safety.sse");
+    std::fs::write(
+        &safety,
+        "data: {\"candidates\": [{\"finishReason\": \"SAFETY\",\"index\": 0}]}\n\n",
+    )
+    .unwrap();
+    let run = |a: &std::path::Path, b: &std::path::Path| {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["diff", "--format", "json"])
+            .arg(a)
+            .arg(b)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // STOP and Chat's stop: no finish row.
+    let same = run(&stop, &root().join("samples/good/openai-basic.sse"));
+    let v: Value = serde_json::from_str(&same).unwrap();
+    assert!(!same.contains("finishReason"), "{v}");
+    // SAFETY against Chat's content_filter: the same class.
+    let filter = dir.join("filter.sse");
+    std::fs::write(
+        &filter,
+        format!(
+            "{}\n\ndata: [DONE]\n\n",
+            common::chat_chunk("", "\"content_filter\"").trim_end()
+        ),
+    )
+    .unwrap();
+    let out = run(&safety, &filter);
+    assert!(!out.contains("\"SAFETY\""), "{out}");
+    let out = run(&stop, &filter);
+    assert!(out.contains("STOP"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
