@@ -78,7 +78,9 @@ fn each_capture_is_read_by_the_clients_of_one_dialect() {
         rec.clients.iter().map(|c| c.dialect.as_str()).collect();
     assert_eq!(
         dialects,
-        ["chat", "messages", "responses"].into_iter().collect(),
+        ["chat", "gemini", "messages", "responses"]
+            .into_iter()
+            .collect(),
         "{:?}",
         rec.clients
     );
@@ -240,6 +242,8 @@ const CLIENT_NAMES: &[&str] = &[
     "anthropic-ts",
     "anthropic-sdk",
     "@anthropic-ai/sdk",
+    "google-genai",
+    "@google/genai",
 ];
 
 #[test]
