@@ -456,14 +456,16 @@ def google_genai(job):
     functionCall parts, each as the SDK yields it, `args` as JSON), the
     text of candidate 0's thought parts as reasoning, the last finishReason
     seen, the last usageMetadata seen. The SDK is pointed at the replay by
-    its `http_options` base URL; without `retry_options` it makes one
-    attempt; automatic function calling is off."""
+    its `http_options` base URL, with the API version the other Gemini
+    clients use (`v1beta`; this SDK's own default in 3.6.1 is `v1`); without
+    `retry_options` it makes one attempt; automatic function calling is
+    off."""
     from google import genai
     from google.genai import types
 
     client = genai.Client(
         api_key="harness-gemini-key",
-        http_options=types.HttpOptions(base_url=job["origin"], timeout=int(TIMEOUT_S * 1000)),
+        http_options=types.HttpOptions(base_url=job["origin"], api_version="v1beta", timeout=int(TIMEOUT_S * 1000)),
     )
     config = types.GenerateContentConfig(
         automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)
