@@ -70,6 +70,7 @@ REFERENCE = {
     "chat": "samples/good/openai-basic.sse",
     "responses": "samples/good/responses-basic.sse",
     "messages": "samples/good/messages-basic.sse",
+    "gemini": "samples/good/gemini-basic.sse",
 }
 
 
@@ -82,7 +83,7 @@ def verdict(record, name, o):
     dialect's reference stream (src/lint/observed.rs's Record::verdict): a
     field the client already reports otherwise there does not count."""
     dialect = next((c["dialect"] for c in record["clients"] if c["name"] == name), "chat")
-    base = record["captures"].get(REFERENCE[dialect], {}).get("clients", {}).get(name)
+    base = record["captures"].get(REFERENCE.get(dialect, ""), {}).get("clients", {}).get(name)
     if not base or base["verdict"] == "ok" or o["verdict"] == "ok":
         return o["verdict"]
     if o["verdict"] == "raised":
@@ -146,7 +147,11 @@ def apart_reason(row, bases):
 def as_har(path, request, dialect):
     """A one-entry HAR: the capture as the response, `request` as the
     request body (POST to the dialect's path)."""
-    api = {"responses": "/v1/responses", "messages": "/v1/messages"}.get(dialect, "/v1/chat/completions")
+    api = {
+        "responses": "/v1/responses",
+        "messages": "/v1/messages",
+        "gemini": "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+    }.get(dialect, "/v1/chat/completions")
     har = {
         "log": {
             "version": "1.2",

@@ -18,6 +18,8 @@ import { streamText, jsonSchema, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { GoogleGenAI } from "@google/genai";
 
 const MODEL = "gpt-4o-mini";
 const MESSAGES = [{ role: "user", content: "hi" }];
@@ -99,7 +101,7 @@ async function openaiNodeHelper(job) {
 // `tool_use` blocks.
 // Returns the text, the tool calls, the `finish` part (`finishReason`,
 // `rawFinishReason`) and its `totalUsage`, for the caller to put in its
-// dialect's terms.
+// dialect's terms, and the reasoning text (`reasoning-delta` parts).
 async function vercelAiStream(job, model) {
   const tools = {};
   for (const name of job.tools ?? []) {
@@ -113,11 +115,13 @@ async function vercelAiStream(job, model) {
     abortSignal: AbortSignal.timeout(TIMEOUT_MS),
   });
   let text = "";
+  let reasoning = null;
   let finish = null;
   let error = null;
   const calls = [];
   for await (const part of result.fullStream) {
     if (part.type === "text-delta") text += part.text ?? "";
+    else if (part.type === "reasoning-delta") reasoning = (reasoning ?? "") + (part.text ?? "");
     // A tool the provider ran itself (a server tool) is no call for the
     // application to make; the SDK marks it providerExecuted.
     else if (part.type === "tool-call" && !part.providerExecuted) calls.push({ id: part.toolCallId ?? null, name: part.toolName ?? null, arguments: JSON.stringify(part.input ?? null) });
@@ -125,7 +129,7 @@ async function vercelAiStream(job, model) {
     else if (part.type === "finish") finish = part;
   }
   if (error) throw error;
-  return { text, calls, finish };
+  return { text, calls, finish, reasoning };
 }
 
 // Usage as the AI SDK reports it, or null when it reports none.
@@ -339,6 +343,60 @@ async function anthropicTsHelper(job) {
   return { text, refusal: null, tool_calls: calls, finish_reason: done.stop_reason ?? null, usage: pick(done.usage, MESSAGES_USAGE) };
 }
 
+const GEMINI = "gemini-2.5-flash";
+// usageMetadata's counts, as the API names them.
+const GEMINI_USAGE = ["promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "totalTokenCount"];
+
+// @google/genai, raw iteration of models.generateContentStream(),
+// accumulating as google-genai does in py_clients.py: each chunk's `text`
+// getter (candidate 0's text parts that are not thoughts) and
+// `functionCalls` getter (candidate 0's functionCall parts, args as JSON),
+// candidate 0's thought text as reasoning, the last finishReason seen, the
+// last usageMetadata seen. Pointed at the replay by `httpOptions.baseUrl`;
+// without `retryOptions` it makes one attempt.
+async function googleGenaiJs(job) {
+  const ai = new GoogleGenAI({ apiKey: "harness-gemini-key", httpOptions: { baseUrl: job.origin, timeout: TIMEOUT_MS } });
+  const stream = await ai.models.generateContentStream({ model: GEMINI, contents: "hi" });
+  let text = "";
+  let reasoning = null;
+  let finish = null;
+  let usage = null;
+  const calls = [];
+  for await (const chunk of stream) {
+    text += chunk.text ?? "";
+    for (const fc of chunk.functionCalls ?? []) calls.push({ id: fc.id ?? null, name: fc.name ?? null, arguments: JSON.stringify(fc.args ?? {}) });
+    const candidate = chunk.candidates?.[0];
+    for (const part of candidate?.content?.parts ?? []) if (part.thought && part.text) reasoning = (reasoning ?? "") + part.text;
+    if (candidate?.finishReason) finish = candidate.finishReason;
+    if (chunk.usageMetadata) usage = pick(chunk.usageMetadata, GEMINI_USAGE);
+  }
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: finish, usage };
+}
+
+// Gemini through the Vercel AI SDK: @ai-sdk/google, whose base URL includes
+// the version (`…/v1beta`). The finish is its raw finish reason (the
+// finishReason as sent; none when the stream ended without one). Its usage is
+// put back in usageMetadata's terms: `inputTokens` is promptTokenCount,
+// `outputTokens` adds candidates and thoughts (its
+// `outputTokenDetails.reasoningTokens`), `totalTokens` is totalTokenCount.
+async function vercelAiGoogle(job) {
+  const provider = createGoogleGenerativeAI({ baseURL: job.origin + "/v1beta", apiKey: "harness-gemini-key" });
+  const { text, calls, finish, reasoning } = await vercelAiStream(job, provider(GEMINI));
+  const u = aiUsage(finish);
+  let usage = null;
+  if (u) {
+    const thoughts = u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens ?? null;
+    const output = u.outputTokens ?? null;
+    usage = {
+      promptTokenCount: u.inputTokens ?? null,
+      candidatesTokenCount: output === null ? null : output - (thoughts ?? 0),
+      thoughtsTokenCount: thoughts,
+      totalTokenCount: u.totalTokens ?? null,
+    };
+  }
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: finish?.rawFinishReason ?? null, usage };
+}
+
 export const CLIENTS = {
   "openai-node": openaiNodeRaw,
   "openai-node-stream": openaiNodeHelper,
@@ -350,6 +408,8 @@ export const CLIENTS = {
   "anthropic-ts-stream": anthropicTsHelper,
   "vercel-ai-responses": vercelAiResponses,
   "vercel-ai-messages": vercelAiMessages,
+  "google-genai-js": googleGenaiJs,
+  "vercel-ai-google": vercelAiGoogle,
 };
 
 async function runOne(fn, job) {

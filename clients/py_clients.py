@@ -439,6 +439,56 @@ def anthropic_python_stream(job):
     }
 
 
+GEMINI = "gemini-2.5-flash"
+# usageMetadata's counts, as the API names them (the Python SDK's fields are
+# their snake_case forms).
+GEMINI_USAGE = ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "totalTokenCount")
+
+
+def snake(name):
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def google_genai(job):
+    """Raw iteration of google-genai's `models.generate_content_stream`,
+    accumulating as an application does: each chunk's `text` (candidate 0's
+    text parts that are not thoughts) and `function_calls` (candidate 0's
+    functionCall parts, each as the SDK yields it, `args` as JSON), the
+    text of candidate 0's thought parts as reasoning, the last finishReason
+    seen, the last usageMetadata seen. The SDK is pointed at the replay by
+    its `http_options` base URL, with the API version the other Gemini
+    clients use (`v1beta`; this SDK's own default in 3.6.1 is `v1`); without
+    `retry_options` it makes one attempt; automatic function calling is
+    off."""
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client(
+        api_key="harness-gemini-key",
+        http_options=types.HttpOptions(base_url=job["origin"], api_version="v1beta", timeout=int(TIMEOUT_S * 1000)),
+    )
+    config = types.GenerateContentConfig(
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)
+    )
+    text, reasoning, finish, usage = "", None, None, None
+    calls = []
+    for chunk in client.models.generate_content_stream(model=GEMINI, contents="hi", config=config):
+        text += chunk.text or ""
+        for fc in chunk.function_calls or []:
+            calls.append({"id": fc.id, "name": fc.name, "arguments": json.dumps(fc.args if fc.args is not None else {})})
+        candidate = chunk.candidates[0] if chunk.candidates else None
+        content = candidate.content if candidate is not None else None
+        for part in (content.parts if content is not None else None) or []:
+            if part.thought and part.text:
+                reasoning = (reasoning or "") + part.text
+        if candidate is not None and candidate.finish_reason is not None:
+            fr = candidate.finish_reason
+            finish = fr.value if hasattr(fr, "value") else str(fr)
+        if chunk.usage_metadata is not None:
+            usage = {k: getattr(chunk.usage_metadata, snake(k), None) for k in GEMINI_USAGE}
+    return {"text": text, "refusal": None, "reasoning": reasoning, "tool_calls": calls, "finish_reason": finish, "usage": usage}
+
+
 CLIENTS = {
     "openai-python": openai_python_raw,
     "openai-python-stream": openai_python_stream,
@@ -449,6 +499,7 @@ CLIENTS = {
     "anthropic-python-stream": anthropic_python_stream,
     "langchain-responses": langchain_responses,
     "langchain-messages": langchain_messages,
+    "google-genai": google_genai,
 }
 
 

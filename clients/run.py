@@ -2,7 +2,8 @@
 """The client harness: what real clients do with each capture of the corpus.
 
 For every capture of the corpus (each rule example in rules/DIALECT/*.toml, every file
-under samples/, every capture under tests/cases/), it starts `sselint replay`
+under samples/, every capture under tests/cases/, the crafted streams under
+clients/corpus/DIALECT/), it starts `sselint replay`
 on 127.0.0.1, points each client of the capture's dialect at it
 (clients/py_clients.py and clients/node_clients.mjs) and compares what each
 client ended up with against the answer the server meant (sselint's own
@@ -16,7 +17,9 @@ reconstruction, `check --format json`):
   (ChatOpenAI with use_responses_api);
 - Anthropic Messages: the Anthropic Python and TypeScript SDKs, each raw and
   with its messages.stream() helper, the Vercel AI SDK (@ai-sdk/anthropic),
-  LangChain (ChatAnthropic).
+  LangChain (ChatAnthropic);
+- Google Gemini (streamGenerateContent): google-genai (Python) and
+  @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google).
 
     clients/run.py                 regenerate rules/observed.json
     clients/run.py --check         fail (exit 1) when a fresh run differs
@@ -63,8 +66,11 @@ CLIENTS = {
     "anthropic-ts-stream": ("node", "messages", "anthropic-sdk-typescript: messages.stream() helper, finalMessage()"),
     "vercel-ai-messages": ("node", "messages", "Vercel AI SDK: streamText() with @ai-sdk/anthropic, fullStream"),
     "langchain-messages": ("python", "messages", "langchain-anthropic: ChatAnthropic.stream(), chunks added up"),
+    "google-genai": ("python", "gemini", "google-genai: iterate models.generate_content_stream() (automatic function calling off): each chunk's text and function_calls, candidate 0's thought text, the last finishReason and usageMetadata"),
+    "google-genai-js": ("node", "gemini", "@google/genai: for await over models.generateContentStream(), collected as google-genai"),
+    "vercel-ai-google": ("node", "gemini", "Vercel AI SDK: streamText() with @ai-sdk/google, fullStream"),
 }
-DIALECTS = ("chat", "responses", "messages")
+DIALECTS = ("chat", "responses", "messages", "gemini")
 
 
 def clients_of(dialect):
@@ -84,11 +90,15 @@ for _name in ("vercel-ai", "vercel-ai-responses", "langchain"):
     COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
 for _name in clients_of("messages"):
     COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
+# Gemini has no refusal field; candidate 0's thought parts are its reasoning.
+for _name in clients_of("gemini"):
+    COMPARED[_name] = ("text", "reasoning", "tool_calls", "finish_reason", "usage")
 # The usage counts compared, by dialect (each API's own names).
 USAGE_KEYS = {
     "chat": ("prompt_tokens", "completion_tokens", "total_tokens"),
     "responses": ("input_tokens", "output_tokens", "total_tokens"),
     "messages": ("input_tokens", "output_tokens"),
+    "gemini": ("promptTokenCount", "candidatesTokenCount", "totalTokenCount"),
 }
 
 # Capture id -> the text the server meant, where the rule example says
@@ -133,6 +143,11 @@ def corpus(tmp):
         for p in sorted((ROOT / base).rglob("*")):
             if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
                 items.append((str(p.relative_to(ROOT)), p, None))
+    # The harness's own crafted streams, one folder per dialect: read as the
+    # folder's dialect, as a rule example is.
+    for p in sorted((CLIENTS_DIR / "corpus").glob("*/*.sse")):
+        if p.parent.name in DIALECTS:
+            items.append((str(p.relative_to(ROOT)), p, p.parent.name))
     MEANT.update(MEANT_FILES)
     return sorted(items)
 
@@ -166,6 +181,7 @@ def expected_answer(sselint, path, dialect):
         "dialect": dialect,
         "text": (choice or {}).get("text") or "",
         "refusal": (choice or {}).get("refusal"),
+        "reasoning": (choice or {}).get("reasoning"),
         # The calls the application gets to run: a call the server ran
         # itself (`"server": true`, a web search) is not one of them.
         "tool_calls": [
@@ -251,6 +267,9 @@ def compare(name, exp, got):
             diffs.append(f"text {short(got_text)}")
     if "refusal" in fields and (got.get("refusal") or None) != (exp["refusal"] or None):
         minor.append(f"refusal {short(got.get('refusal'))}")
+    if "reasoning" in fields and (got.get("reasoning") or None) != (exp.get("reasoning") or None):
+        # Thought text lost or changed: the answer the user reads is intact.
+        minor.append(f"reasoning {short(got.get('reasoning'))}")
     if "finish_reason" in fields and got.get("finish_reason") != exp["finish_reason"]:
         diffs.append(f"finish_reason {short(got.get('finish_reason'))}")
     if "tool_calls" in fields:
@@ -289,7 +308,7 @@ def run_clients(runtime, jobs, tmp):
         env.pop(k, None)
     # The SDKs read their key, base URL and options from these; the harness
     # passes its own. LangChain would send traces to LangSmith when told to.
-    for k in [k for k in env if k.startswith(("OPENAI_", "ANTHROPIC_", "LANGCHAIN_", "LANGSMITH_"))]:
+    for k in [k for k in env if k.startswith(("OPENAI_", "ANTHROPIC_", "LANGCHAIN_", "LANGSMITH_", "GOOGLE_", "GEMINI_"))]:
         env.pop(k)
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=CLIENTS_DIR)
     if out.returncode != 0:
@@ -301,7 +320,7 @@ def versions():
     """Pinned versions, read from what is installed."""
     v = {}
     py = subprocess.run(
-        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','langchain-anthropic','anthropic']}))"],
+        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','langchain-anthropic','anthropic','google-genai']}))"],
         capture_output=True,
         text=True,
     )
@@ -327,6 +346,9 @@ def versions():
     v["vercel-ai-messages"] = f"ai {nodev.get('ai')}, @ai-sdk/anthropic {nodev.get('@ai-sdk/anthropic')}"
     v["langchain-responses"] = f"langchain-openai {pyv['langchain-openai']}"
     v["langchain-messages"] = f"langchain-anthropic {pyv['langchain-anthropic']}"
+    v["google-genai"] = f"google-genai {pyv['google-genai']}"
+    v["google-genai-js"] = f"@google/genai {nodev.get('@google/genai')} (Node {nodev.get('node')})"
+    v["vercel-ai-google"] = f"ai {nodev.get('ai')}, @ai-sdk/google {nodev.get('@ai-sdk/google')}"
     return v
 
 

@@ -93,7 +93,9 @@ fn each_capture_is_read_by_the_clients_of_one_dialect() {
         rec.clients.iter().map(|c| c.dialect.as_str()).collect();
     assert_eq!(
         dialects,
-        ["chat", "messages", "responses"].into_iter().collect(),
+        ["chat", "gemini", "messages", "responses"]
+            .into_iter()
+            .collect(),
         "{:?}",
         rec.clients
     );
@@ -276,6 +278,8 @@ const CLIENT_NAMES: &[&str] = &[
     "anthropic-ts",
     "anthropic-sdk",
     "@anthropic-ai/sdk",
+    "google-genai",
+    "@google/genai",
 ];
 
 #[test]
