@@ -128,6 +128,7 @@ pub fn reference_capture(dialect: &str) -> &'static str {
     match dialect {
         "responses" => "samples/good/responses-basic.sse",
         "messages" => "samples/good/messages-basic.sse",
+        "gemini" => "samples/good/gemini-basic.sse",
         _ => "samples/good/openai-basic.sse",
     }
 }
