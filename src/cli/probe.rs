@@ -17,7 +17,7 @@ use std::process::ExitCode;
 /// `Authorization Bearer sk-…` with the colon forgotten.
 pub(super) const NO_COLON: &str =
     "-H takes `Name: value`; one -H has no `:` (it is not shown here, as it may hold a key)";
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 const AFTER_HELP: &str = "\
@@ -417,6 +417,175 @@ fn framing_header(name: &str) -> bool {
     .any(|h| name.eq_ignore_ascii_case(h))
 }
 
+/// The `-H` headers, each checked: `Name: value` with a token for a name,
+/// no control or non-ASCII character, and none the HTTP client sets.
+fn headers(a: &Args) -> Result<Vec<(String, String)>, String> {
+    let mut headers = Vec::new();
+    for h in &a.headers {
+        let Some((n, v)) = h.split_once(':') else {
+            return Err(NO_COLON.to_string());
+        };
+        let (n, v) = (n.trim(), v.trim());
+        if n.is_empty() {
+            return Err("-H: the header name is empty (`: value`); -H takes `Name: value`; the value is not shown".to_string());
+        }
+        if !header_safe(n) || !header_safe(v) {
+            return Err(format!(
+                "-H {}: the name or value holds a control character (a tab, a stray CR or newline?), which the probe does not send: a tab could split the value where the server echoes it, past the masking; the value is not shown",
+                sselint::lint::printable(n)
+            ));
+        }
+        if !v.is_ascii() {
+            return Err(format!(
+                "-H {}: the value holds a non-ASCII character, which the HTTP client does not send in a header (percent-encode or base64 it, as the server expects); the value is not shown",
+                sselint::lint::printable(n)
+            ));
+        }
+        if !is_token(n) {
+            return Err(format!(
+                "-H {}: not a header name; a name is ASCII letters, digits and !#$%&'*+-.^_`|~, with no space; the value is not shown",
+                sselint::lint::printable(n)
+            ));
+        }
+        headers.push((n.to_string(), v.to_string()));
+    }
+    if let Some((n, _)) = headers.iter().find(|(n, _)| framing_header(n)) {
+        return Err(format!(
+            "-H {}: the HTTP client sets this header itself (it frames or routes the request); leave it out",
+            sselint::lint::printable(n)
+        ));
+    }
+    Ok(headers)
+}
+
+/// The API key from `--api-key-env`, checked for what a header cannot
+/// carry.
+fn api_key(a: &Args) -> Result<Option<String>, String> {
+    Ok(match &a.api_key_env {
+        Some(var) => match std::env::var(var) {
+            Ok(k) if !k.is_empty() && !header_safe(&k) => {
+                return Err(format!(
+                    "--api-key-env: ${var} holds a control character (a stray CR or newline?), which an HTTP header cannot carry; the key is not shown"
+                ))
+            }
+            Ok(k) if !k.is_ascii() => {
+                return Err(format!(
+                    "--api-key-env: ${var} holds a non-ASCII character (a stray quote or space pasted with it?), which an HTTP header cannot carry; the key is not shown"
+                ))
+            }
+            Ok(k) if !k.is_empty() => Some(k),
+            Ok(_) => return Err(format!("--api-key-env: ${var} is empty")),
+            Err(_) => return Err(format!("--api-key-env: ${var} is not set")),
+        },
+        None => None,
+    })
+}
+
+/// The `--report FORMAT=FILE` files, checked before any request: a known
+/// format, a file in an existing directory, none named twice, none that is
+/// or would replace a capture.
+fn report_files(
+    a: &Args,
+    root: &Path,
+    capture_dirs: &[PathBuf],
+) -> Result<Vec<(Format, PathBuf)>, String> {
+    let mut reports = Vec::new();
+    for r in &a.reports {
+        use clap::ValueEnum as _;
+        let Some((fmt, file)) = r.split_once('=') else {
+            return Err(format!(
+                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
+            ));
+        };
+        let Ok(f) = Format::from_str(fmt, true) else {
+            return Err(format!(
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
+            ));
+        };
+        if file.is_empty() {
+            return Err(format!("--report {fmt}= needs a file name"));
+        }
+        if sselint::output::is_stdout(Path::new(file)) {
+            return Err(format!(
+                "--report {fmt}={file}: standard output carries the main report; use --format {fmt} for it"
+            ));
+        }
+        // Checked before any request, so that a typo costs no scenario run.
+        let parent = Path::new(file)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        // The capture directory is made before the report is written.
+        let in_captures = parent.components().eq(root.components());
+        if !parent.is_dir() && !in_captures {
+            return Err(format!(
+                "--report {fmt}={file}: the directory {} does not exist",
+                parent.display()
+            ));
+        }
+        if Path::new(file).is_dir() {
+            return Err(format!(
+                "--report {fmt}={file}: that is a directory; give a file name"
+            ));
+        }
+        // Two reports to one file: the second would silently replace the
+        // first. (One format to two files is allowed.)
+        let same = |p: &Path| -> PathBuf {
+            let parent = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let parent = parent.canonicalize().unwrap_or_else(|_| {
+                parent
+                    .components()
+                    .filter(|c| *c != std::path::Component::CurDir)
+                    .collect()
+            });
+            parent.join(p.file_name().unwrap_or_default())
+        };
+        // The capture directory itself (made only once the scenarios
+        // start, so not yet a directory above).
+        if std::iter::once(root)
+            .chain(capture_dirs.iter().map(PathBuf::as_path))
+            .any(|d| same(d) == same(Path::new(file)))
+        {
+            return Err(format!(
+                "--report {fmt}={file}: that is the capture directory (-o); give the report a file name, e.g. {fmt}={}",
+                Path::new(file).join(format!("probe.{}", report_ext(f))).display()
+            ));
+        }
+        if let Some((g, _)) = reports
+            .iter()
+            .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
+        {
+            use clap::ValueEnum as _;
+            let earlier = g
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string());
+            return Err(format!(
+                "--report {fmt}={file}: that file is named twice (also for {earlier}); give each report its own file"
+            ));
+        }
+        // A report named like a capture, in a capture directory, would
+        // replace this run's capture (or an earlier run's, which only
+        // --force may remove).
+        let file_name = Path::new(file).file_name().unwrap_or_default();
+        if capture_names()
+            .iter()
+            .any(|n| std::ffi::OsStr::new(n) == file_name)
+            && capture_dirs
+                .iter()
+                .any(|d| same(&d.join(file_name)) == same(Path::new(file)))
+        {
+            return Err(format!(
+                "--report {fmt}={file}: that is a capture's name in the capture directory; the report would replace the capture; give the report another name"
+            ));
+        }
+        reports.push((f, PathBuf::from(file)));
+    }
+    Ok(reports)
+}
+
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     // `--only "plain, usage"`: names without their spaces.
     for (opt, list) in [("--only", &mut a.only), ("--skip", &mut a.skip)] {
@@ -452,60 +621,13 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             "--timeout takes a positive number of seconds, at most {MAX_TIMEOUT_SECS} (a day)"
         )));
     }
-    let mut headers = Vec::new();
-    for h in &a.headers {
-        let Some((n, v)) = h.split_once(':') else {
-            return Ok(usage_error(NO_COLON));
-        };
-        let (n, v) = (n.trim(), v.trim());
-        if n.is_empty() {
-            return Ok(usage_error(
-                "-H: the header name is empty (`: value`); -H takes `Name: value`; the value is not shown",
-            ));
-        }
-        if !header_safe(n) || !header_safe(v) {
-            return Ok(usage_error(&format!(
-                "-H {}: the name or value holds a control character (a tab, a stray CR or newline?), which the probe does not send: a tab could split the value where the server echoes it, past the masking; the value is not shown",
-                sselint::lint::printable(n)
-            )));
-        }
-        if !v.is_ascii() {
-            return Ok(usage_error(&format!(
-                "-H {}: the value holds a non-ASCII character, which the HTTP client does not send in a header (percent-encode or base64 it, as the server expects); the value is not shown",
-                sselint::lint::printable(n)
-            )));
-        }
-        if !is_token(n) {
-            return Ok(usage_error(&format!(
-                "-H {}: not a header name; a name is ASCII letters, digits and !#$%&'*+-.^_`|~, with no space; the value is not shown",
-                sselint::lint::printable(n)
-            )));
-        }
-        headers.push((n.to_string(), v.to_string()));
-    }
-    if let Some((n, _)) = headers.iter().find(|(n, _)| framing_header(n)) {
-        return Ok(usage_error(&format!(
-            "-H {}: the HTTP client sets this header itself (it frames or routes the request); leave it out",
-            sselint::lint::printable(n)
-        )));
-    }
-    let api_key = match &a.api_key_env {
-        Some(var) => match std::env::var(var) {
-            Ok(k) if !k.is_empty() && !header_safe(&k) => {
-                return Ok(usage_error(&format!(
-                    "--api-key-env: ${var} holds a control character (a stray CR or newline?), which an HTTP header cannot carry; the key is not shown"
-                )))
-            }
-            Ok(k) if !k.is_ascii() => {
-                return Ok(usage_error(&format!(
-                    "--api-key-env: ${var} holds a non-ASCII character (a stray quote or space pasted with it?), which an HTTP header cannot carry; the key is not shown"
-                )))
-            }
-            Ok(k) if !k.is_empty() => Some(k),
-            Ok(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is empty"))),
-            Err(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is not set"))),
-        },
-        None => None,
+    let headers = match headers(&a) {
+        Ok(h) => h,
+        Err(e) => return Ok(usage_error(&e)),
+    };
+    let api_key = match api_key(&a) {
+        Ok(k) => k,
+        Err(e) => return Ok(usage_error(&e)),
     };
     for u in &a.urls {
         if let Some(e) = url_problem(u) {
@@ -561,100 +683,10 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     } else {
         vec![root.clone()]
     };
-    let mut reports = Vec::new();
-    for r in &a.reports {
-        use clap::ValueEnum as _;
-        let Some((fmt, file)) = r.split_once('=') else {
-            return Ok(usage_error(&format!(
-                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
-            )));
-        };
-        let Ok(f) = Format::from_str(fmt, true) else {
-            return Ok(usage_error(&format!(
-                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
-            )));
-        };
-        if file.is_empty() {
-            return Ok(usage_error(&format!("--report {fmt}= needs a file name")));
-        }
-        if sselint::output::is_stdout(Path::new(file)) {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: standard output carries the main report; use --format {fmt} for it"
-            )));
-        }
-        // Checked before any request, so that a typo costs no scenario run.
-        let parent = Path::new(file)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        // The capture directory is made before the report is written.
-        let in_captures = parent.components().eq(root.components());
-        if !parent.is_dir() && !in_captures {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: the directory {} does not exist",
-                parent.display()
-            )));
-        }
-        if Path::new(file).is_dir() {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that is a directory; give a file name"
-            )));
-        }
-        // Two reports to one file: the second would silently replace the
-        // first. (One format to two files is allowed.)
-        let same = |p: &Path| -> PathBuf {
-            let parent = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let parent = parent.canonicalize().unwrap_or_else(|_| {
-                parent
-                    .components()
-                    .filter(|c| *c != std::path::Component::CurDir)
-                    .collect()
-            });
-            parent.join(p.file_name().unwrap_or_default())
-        };
-        // The capture directory itself (made only once the scenarios
-        // start, so not yet a directory above).
-        if std::iter::once(&root)
-            .chain(&capture_dirs)
-            .any(|d| same(d) == same(Path::new(file)))
-        {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that is the capture directory (-o); give the report a file name, e.g. {fmt}={}",
-                Path::new(file).join(format!("probe.{}", report_ext(f))).display()
-            )));
-        }
-        if let Some((g, _)) = reports
-            .iter()
-            .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
-        {
-            use clap::ValueEnum as _;
-            let earlier = g
-                .to_possible_value()
-                .map_or(String::new(), |v| v.get_name().to_string());
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that file is named twice (also for {earlier}); give each report its own file"
-            )));
-        }
-        // A report named like a capture, in a capture directory, would
-        // replace this run's capture (or an earlier run's, which only
-        // --force may remove).
-        let file_name = Path::new(file).file_name().unwrap_or_default();
-        if capture_names()
-            .iter()
-            .any(|n| std::ffi::OsStr::new(n) == file_name)
-            && capture_dirs
-                .iter()
-                .any(|d| same(&d.join(file_name)) == same(Path::new(file)))
-        {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that is a capture's name in the capture directory; the report would replace the capture; give the report another name"
-            )));
-        }
-        reports.push((f, PathBuf::from(file)));
-    }
+    let reports = match report_files(&a, &root, &capture_dirs) {
+        Ok(r) => r,
+        Err(e) => return Ok(usage_error(&e)),
+    };
 
     if a.output.is_none() {
         // Made here, atomically: a second run started in the same second
@@ -685,83 +717,16 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let stop = super::live::interrupted();
-    let progress = std::io::stderr().is_terminal();
     let mut cards = Vec::new();
     for (t, dir) in targets.iter().zip(&dirs) {
-        let mut card = Card {
-            endpoint: sselint::capture::redact_url(&t.url),
-            dialect: t.dialect,
-            dir: dir.clone(),
-            outcomes: Vec::new(),
-            interrupted: false,
-            not_run: Vec::new(),
-            halted: None,
-            short_secrets: probe::short_secrets(t),
-        };
-        for (i, s) in chosen.iter().enumerate() {
-            if stop.load(Ordering::Relaxed) {
-                card.interrupted = true;
-                card.not_run.push(s.name);
-                continue;
-            }
-            if card.halted.is_some() {
-                card.not_run.push(s.name);
-                continue;
-            }
-            if i > 0 && a.delay_ms > 0 {
-                let mut left = a.delay_ms;
-                while left > 0 && !stop.load(Ordering::Relaxed) {
-                    let step = left.min(50);
-                    std::thread::sleep(Duration::from_millis(step));
-                    left -= step;
-                }
-                // Ctrl-C during the wait: nothing more is sent.
-                if stop.load(Ordering::Relaxed) {
-                    card.interrupted = true;
-                    card.not_run.push(s.name);
-                    continue;
-                }
-            }
-            if progress {
-                eprint!("\r\x1b[2K  {} {} …", card.endpoint, s.name);
-            }
-            let o = probe::run_scenario(t, *s, dir, &settings, fail_on, &stop);
-            // Nothing at all came back to the first request (connection
-            // refused, no such host, a TLS failure), or nothing a client
-            // can read as HTTP: the other scenarios would only say it
-            // again.
-            // A time-out is not that: a model loading cold answers late
-            // and the next scenario may be answered.
-            let timed_out = o.note.as_deref().is_some_and(|n| {
-                n.contains("within --timeout") || n.contains("within --read-timeout")
-            });
-            let unreachable = i == 0
-                && o.verdict == Verdict::Error
-                && o.status.is_none()
-                && !timed_out
-                && !o.interrupted
-                && !stop.load(Ordering::Relaxed);
-            if unreachable {
-                let why = if o
-                    .note
-                    .as_deref()
-                    .is_some_and(|n| n.contains(sselint::live::NOT_HTTP))
-                {
-                    sselint::live::NOT_HTTP
-                } else {
-                    "the endpoint could not be reached"
-                };
-                card.halted = Some(format!(
-                    "{why} (see {}); the other scenarios were not run",
-                    o.name
-                ));
-            }
-            card.outcomes.push(o);
-        }
-        if progress {
-            eprint!("\r\x1b[2K");
-        }
-        cards.push(card);
+        cards.push(run_card(
+            t,
+            dir,
+            &chosen,
+            a.delay_ms,
+            (&settings, fail_on),
+            &stop,
+        ));
     }
     let interrupted = stop.load(Ordering::Relaxed);
     for c in &mut cards {
@@ -811,6 +776,95 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The scenarios `chosen` run one by one on target `t`, saved in `dir`:
+/// its card. Ctrl-C (`stop`) and an endpoint that cannot be reached at
+/// all leave the rest not run.
+fn run_card(
+    t: &Target,
+    dir: &Path,
+    chosen: &[Scenario],
+    delay_ms: u64,
+    (settings, fail_on): (&sselint::lint::Settings, Severity),
+    stop: &AtomicBool,
+) -> Card {
+    let progress = std::io::stderr().is_terminal();
+    let mut card = Card {
+        endpoint: sselint::capture::redact_url(&t.url),
+        dialect: t.dialect,
+        dir: dir.to_path_buf(),
+        outcomes: Vec::new(),
+        interrupted: false,
+        not_run: Vec::new(),
+        halted: None,
+        short_secrets: probe::short_secrets(t),
+    };
+    for (i, s) in chosen.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            card.interrupted = true;
+            card.not_run.push(s.name);
+            continue;
+        }
+        if card.halted.is_some() {
+            card.not_run.push(s.name);
+            continue;
+        }
+        if i > 0 && delay_ms > 0 {
+            let mut left = delay_ms;
+            while left > 0 && !stop.load(Ordering::Relaxed) {
+                let step = left.min(50);
+                std::thread::sleep(Duration::from_millis(step));
+                left -= step;
+            }
+            // Ctrl-C during the wait: nothing more is sent.
+            if stop.load(Ordering::Relaxed) {
+                card.interrupted = true;
+                card.not_run.push(s.name);
+                continue;
+            }
+        }
+        if progress {
+            eprint!("\r\x1b[2K  {} {} …", card.endpoint, s.name);
+        }
+        let o = probe::run_scenario(t, *s, dir, settings, fail_on, stop);
+        // Nothing at all came back to the first request (connection
+        // refused, no such host, a TLS failure), or nothing a client
+        // can read as HTTP: the other scenarios would only say it
+        // again.
+        // A time-out is not that: a model loading cold answers late
+        // and the next scenario may be answered.
+        let timed_out = o
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("within --timeout") || n.contains("within --read-timeout"));
+        let unreachable = i == 0
+            && o.verdict == Verdict::Error
+            && o.status.is_none()
+            && !timed_out
+            && !o.interrupted
+            && !stop.load(Ordering::Relaxed);
+        if unreachable {
+            let why = if o
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains(sselint::live::NOT_HTTP))
+            {
+                sselint::live::NOT_HTTP
+            } else {
+                "the endpoint could not be reached"
+            };
+            card.halted = Some(format!(
+                "{why} (see {}); the other scenarios were not run",
+                o.name
+            ));
+        }
+        card.outcomes.push(o);
+    }
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    card
 }
 
 /// The report in `format`, rendered by `report::probe`.
