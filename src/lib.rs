@@ -36,7 +36,9 @@
 //!   build on it;
 //! - [`pipeline`] ties a stream to its findings, [`streamlog`] records
 //!   its events and timeline for the HTML pages; [`report`] renders them,
-//!   [`diff`] compares two streams (across dialects on what both have).
+//!   [`diff`] compares two streams (across dialects on what both have);
+//! - [`card`] holds what a probe run gives as data (outcomes, verdicts,
+//!   report cards), which [`probe`] fills and [`report`] renders.
 
 // In dependency order, leaves first: a module uses only those above it
 // (tests/layering.rs).
@@ -54,6 +56,7 @@ pub mod baseline;
 pub mod streamlog;
 pub mod redact;
 pub mod diff;
+pub mod card;
 pub mod report;
 pub mod minimize;
 pub mod live;

@@ -1268,7 +1268,7 @@ impl<'py> Typed<'py> {
             &self.choice,
             &[
                 (intern!(py, "index"), c.index.into_bound_py_any(py)?),
-                (intern!(py, "text"), c.text.as_str().into_bound_py_any(py)?),
+                (intern!(py, "text"), c.text.as_ref().into_bound_py_any(py)?),
                 (
                     intern!(py, "refusal"),
                     c.refusal.as_deref().into_bound_py_any(py)?,

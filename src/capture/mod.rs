@@ -18,6 +18,7 @@ pub mod jsonl;
 pub mod meter;
 pub mod raw;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -291,8 +292,22 @@ fn redact_line_with(line: &str, redact_url: fn(&str) -> String) -> String {
 /// text, and the values of secret `NAME: value` / `NAME=value` pairs
 /// quoted in it (an error message naming the `x-api-key` it was sent).
 pub fn redact_keys(text: &str) -> String {
+    masked_keys(text).into_owned()
+}
+
+/// [`redact_keys`] without a copy of a text that holds nothing to mask:
+/// the reports show answers of up to a mebibyte each through it.
+pub fn masked_keys(text: &str) -> Cow<'_, str> {
+    match mask_sk_keys(text) {
+        Cow::Borrowed(t) => mask_secret_pairs(t),
+        Cow::Owned(t) => Cow::Owned(mask_secret_pairs(&t).into_owned()),
+    }
+}
+
+/// The `sk-…` keys of [`redact_keys`] masked.
+fn mask_sk_keys(text: &str) -> Cow<'_, str> {
     let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::new();
     let mut i = 0;
     let mut last = 0;
     // Each `sk-` in turn (found with memchr's substring search: locations
@@ -314,8 +329,11 @@ pub fn redact_keys(text: &str) -> String {
         }
         i += 1;
     }
+    if last == 0 {
+        return Cow::Borrowed(text);
+    }
     out.push_str(&text[last..]);
-    mask_secret_pairs(&out)
+    Cow::Owned(out)
 }
 
 /// Masks the value of each `NAME: value` or `NAME=value` pair in `text`
@@ -325,13 +343,13 @@ pub fn redact_keys(text: &str) -> String {
 /// tokens: cached …`). A value runs to the next white space, quote, `,`,
 /// `;`, `&` or `\\`; it is masked when it looks like a key: 8 characters
 /// or more, letters and digits (not `… total_tokens: clients …`).
-fn mask_secret_pairs(text: &str) -> String {
+fn mask_secret_pairs(text: &str) -> Cow<'_, str> {
     if !text.contains([':', '=']) {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
     let b = text.as_bytes();
     let is_name = |c: u8| c.is_ascii_alphanumeric() || c == b'-' || c == b'_';
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::new();
     let mut last = 0;
     let mut i = 0;
     while i < b.len() {
@@ -428,8 +446,11 @@ fn mask_secret_pairs(text: &str) -> String {
         }
         i += 1;
     }
+    if last == 0 {
+        return Cow::Borrowed(text);
+    }
     out.push_str(&text[last..]);
-    out
+    Cow::Owned(out)
 }
 
 /// Parts of a header or query parameter name that mark its value as a

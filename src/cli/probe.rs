@@ -4,12 +4,12 @@
 
 use super::ColorChoice;
 use anyhow::Context as _;
-use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
-use serde_json::{json, Value};
+use sselint::card::{compare_cards, Card, ScenarioDiff};
 use sselint::dialect::Dialect;
 use sselint::lint::Severity;
-use sselint::probe::{self, Outcome, Scenario, Target, Verdict};
-use std::io::{IsTerminal, Write};
+use sselint::probe::{self, Scenario, Target, Verdict};
+use sselint::report::probe as report;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,7 +17,7 @@ use std::process::ExitCode;
 /// `Authorization Bearer sk-…` with the colon forgotten.
 pub(super) const NO_COLON: &str =
     "-H takes `Name: value`; one -H has no `:` (it is not shown here, as it may hold a key)";
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 const AFTER_HELP: &str = "\
@@ -187,24 +187,6 @@ pub struct Args {
     /// Colour of the human report.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
-}
-
-/// One endpoint's report card.
-struct Card {
-    endpoint: String,
-    dialect: Dialect,
-    dir: PathBuf,
-    outcomes: Vec<Outcome>,
-    /// Ctrl-C stopped the run.
-    interrupted: bool,
-    /// The scenarios chosen that did not run (Ctrl-C, or the endpoint
-    /// could not be reached).
-    not_run: Vec<&'static str>,
-    /// Why the run on this endpoint stopped early, other than Ctrl-C.
-    halted: Option<String>,
-    /// What the secrets too short to search for in answers are (`the API
-    /// key`, `-H Apikey`): see [`probe::short_secrets`].
-    short_secrets: Vec<String>,
 }
 
 /// Whether `s` is an HTTP token, as a header name must be: ASCII letters,
@@ -435,6 +417,175 @@ fn framing_header(name: &str) -> bool {
     .any(|h| name.eq_ignore_ascii_case(h))
 }
 
+/// The `-H` headers, each checked: `Name: value` with a token for a name,
+/// no control or non-ASCII character, and none the HTTP client sets.
+fn headers(a: &Args) -> Result<Vec<(String, String)>, String> {
+    let mut headers = Vec::new();
+    for h in &a.headers {
+        let Some((n, v)) = h.split_once(':') else {
+            return Err(NO_COLON.to_string());
+        };
+        let (n, v) = (n.trim(), v.trim());
+        if n.is_empty() {
+            return Err("-H: the header name is empty (`: value`); -H takes `Name: value`; the value is not shown".to_string());
+        }
+        if !header_safe(n) || !header_safe(v) {
+            return Err(format!(
+                "-H {}: the name or value holds a control character (a tab, a stray CR or newline?), which the probe does not send: a tab could split the value where the server echoes it, past the masking; the value is not shown",
+                sselint::lint::printable(n)
+            ));
+        }
+        if !v.is_ascii() {
+            return Err(format!(
+                "-H {}: the value holds a non-ASCII character, which the HTTP client does not send in a header (percent-encode or base64 it, as the server expects); the value is not shown",
+                sselint::lint::printable(n)
+            ));
+        }
+        if !is_token(n) {
+            return Err(format!(
+                "-H {}: not a header name; a name is ASCII letters, digits and !#$%&'*+-.^_`|~, with no space; the value is not shown",
+                sselint::lint::printable(n)
+            ));
+        }
+        headers.push((n.to_string(), v.to_string()));
+    }
+    if let Some((n, _)) = headers.iter().find(|(n, _)| framing_header(n)) {
+        return Err(format!(
+            "-H {}: the HTTP client sets this header itself (it frames or routes the request); leave it out",
+            sselint::lint::printable(n)
+        ));
+    }
+    Ok(headers)
+}
+
+/// The API key from `--api-key-env`, checked for what a header cannot
+/// carry.
+fn api_key(a: &Args) -> Result<Option<String>, String> {
+    Ok(match &a.api_key_env {
+        Some(var) => match std::env::var(var) {
+            Ok(k) if !k.is_empty() && !header_safe(&k) => {
+                return Err(format!(
+                    "--api-key-env: ${var} holds a control character (a stray CR or newline?), which an HTTP header cannot carry; the key is not shown"
+                ))
+            }
+            Ok(k) if !k.is_ascii() => {
+                return Err(format!(
+                    "--api-key-env: ${var} holds a non-ASCII character (a stray quote or space pasted with it?), which an HTTP header cannot carry; the key is not shown"
+                ))
+            }
+            Ok(k) if !k.is_empty() => Some(k),
+            Ok(_) => return Err(format!("--api-key-env: ${var} is empty")),
+            Err(_) => return Err(format!("--api-key-env: ${var} is not set")),
+        },
+        None => None,
+    })
+}
+
+/// The `--report FORMAT=FILE` files, checked before any request: a known
+/// format, a file in an existing directory, none named twice, none that is
+/// or would replace a capture.
+fn report_files(
+    a: &Args,
+    root: &Path,
+    capture_dirs: &[PathBuf],
+) -> Result<Vec<(Format, PathBuf)>, String> {
+    let mut reports = Vec::new();
+    for r in &a.reports {
+        use clap::ValueEnum as _;
+        let Some((fmt, file)) = r.split_once('=') else {
+            return Err(format!(
+                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
+            ));
+        };
+        let Ok(f) = Format::from_str(fmt, true) else {
+            return Err(format!(
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
+            ));
+        };
+        if file.is_empty() {
+            return Err(format!("--report {fmt}= needs a file name"));
+        }
+        if sselint::output::is_stdout(Path::new(file)) {
+            return Err(format!(
+                "--report {fmt}={file}: standard output carries the main report; use --format {fmt} for it"
+            ));
+        }
+        // Checked before any request, so that a typo costs no scenario run.
+        let parent = Path::new(file)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        // The capture directory is made before the report is written.
+        let in_captures = parent.components().eq(root.components());
+        if !parent.is_dir() && !in_captures {
+            return Err(format!(
+                "--report {fmt}={file}: the directory {} does not exist",
+                parent.display()
+            ));
+        }
+        if Path::new(file).is_dir() {
+            return Err(format!(
+                "--report {fmt}={file}: that is a directory; give a file name"
+            ));
+        }
+        // Two reports to one file: the second would silently replace the
+        // first. (One format to two files is allowed.)
+        let same = |p: &Path| -> PathBuf {
+            let parent = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let parent = parent.canonicalize().unwrap_or_else(|_| {
+                parent
+                    .components()
+                    .filter(|c| *c != std::path::Component::CurDir)
+                    .collect()
+            });
+            parent.join(p.file_name().unwrap_or_default())
+        };
+        // The capture directory itself (made only once the scenarios
+        // start, so not yet a directory above).
+        if std::iter::once(root)
+            .chain(capture_dirs.iter().map(PathBuf::as_path))
+            .any(|d| same(d) == same(Path::new(file)))
+        {
+            return Err(format!(
+                "--report {fmt}={file}: that is the capture directory (-o); give the report a file name, e.g. {fmt}={}",
+                Path::new(file).join(format!("probe.{}", report_ext(f))).display()
+            ));
+        }
+        if let Some((g, _)) = reports
+            .iter()
+            .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
+        {
+            use clap::ValueEnum as _;
+            let earlier = g
+                .to_possible_value()
+                .map_or(String::new(), |v| v.get_name().to_string());
+            return Err(format!(
+                "--report {fmt}={file}: that file is named twice (also for {earlier}); give each report its own file"
+            ));
+        }
+        // A report named like a capture, in a capture directory, would
+        // replace this run's capture (or an earlier run's, which only
+        // --force may remove).
+        let file_name = Path::new(file).file_name().unwrap_or_default();
+        if capture_names()
+            .iter()
+            .any(|n| std::ffi::OsStr::new(n) == file_name)
+            && capture_dirs
+                .iter()
+                .any(|d| same(&d.join(file_name)) == same(Path::new(file)))
+        {
+            return Err(format!(
+                "--report {fmt}={file}: that is a capture's name in the capture directory; the report would replace the capture; give the report another name"
+            ));
+        }
+        reports.push((f, PathBuf::from(file)));
+    }
+    Ok(reports)
+}
+
 pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     // `--only "plain, usage"`: names without their spaces.
     for (opt, list) in [("--only", &mut a.only), ("--skip", &mut a.skip)] {
@@ -470,60 +621,13 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             "--timeout takes a positive number of seconds, at most {MAX_TIMEOUT_SECS} (a day)"
         )));
     }
-    let mut headers = Vec::new();
-    for h in &a.headers {
-        let Some((n, v)) = h.split_once(':') else {
-            return Ok(usage_error(NO_COLON));
-        };
-        let (n, v) = (n.trim(), v.trim());
-        if n.is_empty() {
-            return Ok(usage_error(
-                "-H: the header name is empty (`: value`); -H takes `Name: value`; the value is not shown",
-            ));
-        }
-        if !header_safe(n) || !header_safe(v) {
-            return Ok(usage_error(&format!(
-                "-H {}: the name or value holds a control character (a tab, a stray CR or newline?), which the probe does not send: a tab could split the value where the server echoes it, past the masking; the value is not shown",
-                sselint::lint::printable(n)
-            )));
-        }
-        if !v.is_ascii() {
-            return Ok(usage_error(&format!(
-                "-H {}: the value holds a non-ASCII character, which the HTTP client does not send in a header (percent-encode or base64 it, as the server expects); the value is not shown",
-                sselint::lint::printable(n)
-            )));
-        }
-        if !is_token(n) {
-            return Ok(usage_error(&format!(
-                "-H {}: not a header name; a name is ASCII letters, digits and !#$%&'*+-.^_`|~, with no space; the value is not shown",
-                sselint::lint::printable(n)
-            )));
-        }
-        headers.push((n.to_string(), v.to_string()));
-    }
-    if let Some((n, _)) = headers.iter().find(|(n, _)| framing_header(n)) {
-        return Ok(usage_error(&format!(
-            "-H {}: the HTTP client sets this header itself (it frames or routes the request); leave it out",
-            sselint::lint::printable(n)
-        )));
-    }
-    let api_key = match &a.api_key_env {
-        Some(var) => match std::env::var(var) {
-            Ok(k) if !k.is_empty() && !header_safe(&k) => {
-                return Ok(usage_error(&format!(
-                    "--api-key-env: ${var} holds a control character (a stray CR or newline?), which an HTTP header cannot carry; the key is not shown"
-                )))
-            }
-            Ok(k) if !k.is_ascii() => {
-                return Ok(usage_error(&format!(
-                    "--api-key-env: ${var} holds a non-ASCII character (a stray quote or space pasted with it?), which an HTTP header cannot carry; the key is not shown"
-                )))
-            }
-            Ok(k) if !k.is_empty() => Some(k),
-            Ok(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is empty"))),
-            Err(_) => return Ok(usage_error(&format!("--api-key-env: ${var} is not set"))),
-        },
-        None => None,
+    let headers = match headers(&a) {
+        Ok(h) => h,
+        Err(e) => return Ok(usage_error(&e)),
+    };
+    let api_key = match api_key(&a) {
+        Ok(k) => k,
+        Err(e) => return Ok(usage_error(&e)),
     };
     for u in &a.urls {
         if let Some(e) = url_problem(u) {
@@ -579,100 +683,10 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     } else {
         vec![root.clone()]
     };
-    let mut reports = Vec::new();
-    for r in &a.reports {
-        use clap::ValueEnum as _;
-        let Some((fmt, file)) = r.split_once('=') else {
-            return Ok(usage_error(&format!(
-                "--report takes FORMAT=FILE (e.g. sarif=probe.sarif), not {r:?}"
-            )));
-        };
-        let Ok(f) = Format::from_str(fmt, true) else {
-            return Ok(usage_error(&format!(
-                "--report: unknown format {fmt:?}; use human, json, sarif, junit or github"
-            )));
-        };
-        if file.is_empty() {
-            return Ok(usage_error(&format!("--report {fmt}= needs a file name")));
-        }
-        if sselint::output::is_stdout(Path::new(file)) {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: standard output carries the main report; use --format {fmt} for it"
-            )));
-        }
-        // Checked before any request, so that a typo costs no scenario run.
-        let parent = Path::new(file)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        // The capture directory is made before the report is written.
-        let in_captures = parent.components().eq(root.components());
-        if !parent.is_dir() && !in_captures {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: the directory {} does not exist",
-                parent.display()
-            )));
-        }
-        if Path::new(file).is_dir() {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that is a directory; give a file name"
-            )));
-        }
-        // Two reports to one file: the second would silently replace the
-        // first. (One format to two files is allowed.)
-        let same = |p: &Path| -> PathBuf {
-            let parent = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let parent = parent.canonicalize().unwrap_or_else(|_| {
-                parent
-                    .components()
-                    .filter(|c| *c != std::path::Component::CurDir)
-                    .collect()
-            });
-            parent.join(p.file_name().unwrap_or_default())
-        };
-        // The capture directory itself (made only once the scenarios
-        // start, so not yet a directory above).
-        if std::iter::once(&root)
-            .chain(&capture_dirs)
-            .any(|d| same(d) == same(Path::new(file)))
-        {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that is the capture directory (-o); give the report a file name, e.g. {fmt}={}",
-                Path::new(file).join(format!("probe.{}", report_ext(f))).display()
-            )));
-        }
-        if let Some((g, _)) = reports
-            .iter()
-            .find(|(_, q): &&(Format, PathBuf)| same(q) == same(Path::new(file)))
-        {
-            use clap::ValueEnum as _;
-            let earlier = g
-                .to_possible_value()
-                .map_or(String::new(), |v| v.get_name().to_string());
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that file is named twice (also for {earlier}); give each report its own file"
-            )));
-        }
-        // A report named like a capture, in a capture directory, would
-        // replace this run's capture (or an earlier run's, which only
-        // --force may remove).
-        let file_name = Path::new(file).file_name().unwrap_or_default();
-        if capture_names()
-            .iter()
-            .any(|n| std::ffi::OsStr::new(n) == file_name)
-            && capture_dirs
-                .iter()
-                .any(|d| same(&d.join(file_name)) == same(Path::new(file)))
-        {
-            return Ok(usage_error(&format!(
-                "--report {fmt}={file}: that is a capture's name in the capture directory; the report would replace the capture; give the report another name"
-            )));
-        }
-        reports.push((f, PathBuf::from(file)));
-    }
+    let reports = match report_files(&a, &root, &capture_dirs) {
+        Ok(r) => r,
+        Err(e) => return Ok(usage_error(&e)),
+    };
 
     if a.output.is_none() {
         // Made here, atomically: a second run started in the same second
@@ -703,83 +717,16 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let stop = super::live::interrupted();
-    let progress = std::io::stderr().is_terminal();
     let mut cards = Vec::new();
     for (t, dir) in targets.iter().zip(&dirs) {
-        let mut card = Card {
-            endpoint: sselint::capture::redact_url(&t.url),
-            dialect: t.dialect,
-            dir: dir.clone(),
-            outcomes: Vec::new(),
-            interrupted: false,
-            not_run: Vec::new(),
-            halted: None,
-            short_secrets: probe::short_secrets(t),
-        };
-        for (i, s) in chosen.iter().enumerate() {
-            if stop.load(Ordering::Relaxed) {
-                card.interrupted = true;
-                card.not_run.push(s.name);
-                continue;
-            }
-            if card.halted.is_some() {
-                card.not_run.push(s.name);
-                continue;
-            }
-            if i > 0 && a.delay_ms > 0 {
-                let mut left = a.delay_ms;
-                while left > 0 && !stop.load(Ordering::Relaxed) {
-                    let step = left.min(50);
-                    std::thread::sleep(Duration::from_millis(step));
-                    left -= step;
-                }
-                // Ctrl-C during the wait: nothing more is sent.
-                if stop.load(Ordering::Relaxed) {
-                    card.interrupted = true;
-                    card.not_run.push(s.name);
-                    continue;
-                }
-            }
-            if progress {
-                eprint!("\r\x1b[2K  {} {} …", card.endpoint, s.name);
-            }
-            let o = probe::run_scenario(t, *s, dir, &settings, fail_on, &stop);
-            // Nothing at all came back to the first request (connection
-            // refused, no such host, a TLS failure), or nothing a client
-            // can read as HTTP: the other scenarios would only say it
-            // again.
-            // A time-out is not that: a model loading cold answers late
-            // and the next scenario may be answered.
-            let timed_out = o.note.as_deref().is_some_and(|n| {
-                n.contains("within --timeout") || n.contains("within --read-timeout")
-            });
-            let unreachable = i == 0
-                && o.verdict == Verdict::Error
-                && o.status.is_none()
-                && !timed_out
-                && !o.interrupted
-                && !stop.load(Ordering::Relaxed);
-            if unreachable {
-                let why = if o
-                    .note
-                    .as_deref()
-                    .is_some_and(|n| n.contains(sselint::live::NOT_HTTP))
-                {
-                    sselint::live::NOT_HTTP
-                } else {
-                    "the endpoint could not be reached"
-                };
-                card.halted = Some(format!(
-                    "{why} (see {}); the other scenarios were not run",
-                    o.name
-                ));
-            }
-            card.outcomes.push(o);
-        }
-        if progress {
-            eprint!("\r\x1b[2K");
-        }
-        cards.push(card);
+        cards.push(run_card(
+            t,
+            dir,
+            &chosen,
+            a.delay_ms,
+            (&settings, fail_on),
+            &stop,
+        ));
     }
     let interrupted = stop.load(Ordering::Relaxed);
     for c in &mut cards {
@@ -831,7 +778,96 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The report in `format`.
+/// The scenarios `chosen` run one by one on target `t`, saved in `dir`:
+/// its card. Ctrl-C (`stop`) and an endpoint that cannot be reached at
+/// all leave the rest not run.
+fn run_card(
+    t: &Target,
+    dir: &Path,
+    chosen: &[Scenario],
+    delay_ms: u64,
+    (settings, fail_on): (&sselint::lint::Settings, Severity),
+    stop: &AtomicBool,
+) -> Card {
+    let progress = std::io::stderr().is_terminal();
+    let mut card = Card {
+        endpoint: sselint::capture::redact_url(&t.url),
+        dialect: t.dialect,
+        dir: dir.to_path_buf(),
+        outcomes: Vec::new(),
+        interrupted: false,
+        not_run: Vec::new(),
+        halted: None,
+        short_secrets: probe::short_secrets(t),
+    };
+    for (i, s) in chosen.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            card.interrupted = true;
+            card.not_run.push(s.name);
+            continue;
+        }
+        if card.halted.is_some() {
+            card.not_run.push(s.name);
+            continue;
+        }
+        if i > 0 && delay_ms > 0 {
+            let mut left = delay_ms;
+            while left > 0 && !stop.load(Ordering::Relaxed) {
+                let step = left.min(50);
+                std::thread::sleep(Duration::from_millis(step));
+                left -= step;
+            }
+            // Ctrl-C during the wait: nothing more is sent.
+            if stop.load(Ordering::Relaxed) {
+                card.interrupted = true;
+                card.not_run.push(s.name);
+                continue;
+            }
+        }
+        if progress {
+            eprint!("\r\x1b[2K  {} {} …", card.endpoint, s.name);
+        }
+        let o = probe::run_scenario(t, *s, dir, settings, fail_on, stop);
+        // Nothing at all came back to the first request (connection
+        // refused, no such host, a TLS failure), or nothing a client
+        // can read as HTTP: the other scenarios would only say it
+        // again.
+        // A time-out is not that: a model loading cold answers late
+        // and the next scenario may be answered.
+        let timed_out = o
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("within --timeout") || n.contains("within --read-timeout"));
+        let unreachable = i == 0
+            && o.verdict == Verdict::Error
+            && o.status.is_none()
+            && !timed_out
+            && !o.interrupted
+            && !stop.load(Ordering::Relaxed);
+        if unreachable {
+            let why = if o
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains(sselint::live::NOT_HTTP))
+            {
+                sselint::live::NOT_HTTP
+            } else {
+                "the endpoint could not be reached"
+            };
+            card.halted = Some(format!(
+                "{why} (see {}); the other scenarios were not run",
+                o.name
+            ));
+        }
+        card.outcomes.push(o);
+    }
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    card
+}
+
+/// The report in `format`, rendered by `report::probe`.
 fn render(
     format: Format,
     cards: &[Card],
@@ -841,756 +877,18 @@ fn render(
 ) -> anyhow::Result<Vec<u8>> {
     let mut buf = Vec::new();
     match format {
-        Format::Human => human(cards, compare, color, fail_on, &mut buf)?,
+        Format::Human => report::human(cards, compare, color, fail_on, &mut buf)?,
         Format::Json => {
-            serde_json::to_writer_pretty(&mut buf, &json_report(cards, compare, fail_on, never))?;
+            let doc = report::json_report(cards, compare, fail_on, never);
+            serde_json::to_writer_pretty(&mut buf, &doc)?;
             buf.push(b'\n');
         }
         Format::Sarif => {
-            serde_json::to_writer_pretty(&mut buf, &sarif(cards))?;
+            serde_json::to_writer_pretty(&mut buf, &report::sarif(cards))?;
             buf.push(b'\n');
         }
-        Format::Junit => junit(cards, &mut buf)?,
-        Format::Github => github(cards, &mut buf)?,
+        Format::Junit => report::junit(cards, &mut buf).context("writing JUnit XML")?,
+        Format::Github => report::github(cards, &mut buf)?,
     }
     Ok(buf)
-}
-
-/// Per scenario run on both endpoints: the differences `diff` finds
-/// between the two captures (or why they were not compared).
-struct ScenarioDiff {
-    name: &'static str,
-    verdicts: (Verdict, Verdict),
-    differences: Vec<sselint::diff::Difference>,
-    note: Option<String>,
-}
-
-fn compare_cards(a: &Card, b: &Card, settings: &sselint::lint::Settings) -> Vec<ScenarioDiff> {
-    let mut out = Vec::new();
-    for oa in &a.outcomes {
-        let Some(ob) = b.outcomes.iter().find(|o| o.name == oa.name) else {
-            continue;
-        };
-        let mut d = ScenarioDiff {
-            name: oa.name,
-            verdicts: (oa.verdict, ob.verdict),
-            differences: Vec::new(),
-            note: None,
-        };
-        let both_streams = [oa, ob]
-            .iter()
-            .all(|o| o.status.is_some_and(|s| (200..300).contains(&s)));
-        if oa.interrupted || ob.interrupted {
-            let side = if oa.interrupted { "A" } else { "B" };
-            d.note = Some(format!("not compared: Ctrl-C cut {side}'s stream short"));
-            out.push(d);
-            continue;
-        }
-        match (&oa.capture, &ob.capture) {
-            (Some(pa), Some(pb)) if both_streams => {
-                let opts = sselint::capture::Options::default();
-                let sides = (
-                    sselint::diff::read_side(&pa.to_string_lossy(), &opts, settings),
-                    sselint::diff::read_side(&pb.to_string_lossy(), &opts, settings),
-                );
-                match sides {
-                    (Ok(sa), Ok(sb)) => {
-                        let c = sselint::diff::compare(
-                            &sa,
-                            &sb,
-                            sselint::diff::Options {
-                                ignore_text: false,
-                                fail_on: Some(Severity::Error),
-                            },
-                        );
-                        d.differences = c.differences;
-                        d.differences.retain(|x| !timing_noise(x));
-                    }
-                    (Err(e), _) | (_, Err(e)) => d.note = Some(e),
-                }
-            }
-            _ => {
-                d.note = Some(format!(
-                    "not compared: A {} ({}), B {} ({})",
-                    oa.verdict.name(),
-                    http(oa.status),
-                    ob.verdict.name(),
-                    http(ob.status)
-                ))
-            }
-        }
-        out.push(d);
-    }
-    out
-}
-
-/// Timing differences below this many milliseconds are noise (localhost
-/// jitter: 10 ms against 13 ms), as are those under [`TIMING_RATIO`].
-const TIMING_MIN_MS: f64 = 100.0;
-/// A timing difference must also be at least this fraction of the smaller
-/// value.
-const TIMING_RATIO: f64 = 0.5;
-
-/// Whether a difference is a timing one too small to mean anything: both
-/// sides measured ("N ms"), apart by less than [`TIMING_MIN_MS`] or less
-/// than [`TIMING_RATIO`] of the smaller.
-fn timing_noise(d: &sselint::diff::Difference) -> bool {
-    if d.section != sselint::diff::Section::Timing {
-        return false;
-    }
-    let parse = |v: &str| v.strip_suffix(" ms").and_then(|n| n.parse::<f64>().ok());
-    match (parse(&d.a), parse(&d.b)) {
-        (Some(x), Some(y)) => {
-            let gap = (x - y).abs();
-            gap < TIMING_MIN_MS || gap < TIMING_RATIO * x.min(y)
-        }
-        _ => false,
-    }
-}
-
-/// Whether the run on card `c` saved a capture: a scenario's, or the
-/// `disconnect-dropped.har` of a `disconnect` run (a file of that name in
-/// the directory is this run's: an earlier one is refused or removed
-/// before the run).
-fn saved_any(c: &Card) -> bool {
-    c.outcomes.iter().any(|o| {
-        o.capture.is_some()
-            || (o.name == "disconnect" && c.dir.join("disconnect-dropped.har").is_file())
-    })
-}
-
-/// `HTTP 200`, or `no response` when none came.
-fn http(status: Option<u16>) -> String {
-    status.map_or("no response".into(), |s| format!("HTTP {s}"))
-}
-
-fn ms(v: Option<f64>) -> String {
-    v.map_or("-".to_string(), |m| format!("{m:.0} ms"))
-}
-
-fn verdict_cell(v: Verdict, color: bool) -> Cell {
-    let c = Cell::new(v.name());
-    if !color {
-        return c;
-    }
-    c.fg(match v {
-        Verdict::Pass => Color::Green,
-        Verdict::Fail => Color::Red,
-        Verdict::Unsupported => Color::Yellow,
-        Verdict::Error => Color::Magenta,
-    })
-}
-
-fn counts(outcomes: &[Outcome]) -> [usize; 4] {
-    let n = |v| outcomes.iter().filter(|o| o.verdict == v).count();
-    [
-        n(Verdict::Pass),
-        n(Verdict::Fail),
-        n(Verdict::Unsupported),
-        n(Verdict::Error),
-    ]
-}
-
-fn human(
-    cards: &[Card],
-    compare: Option<&[ScenarioDiff]>,
-    color: bool,
-    fail_on: Severity,
-    out: &mut Vec<u8>,
-) -> anyhow::Result<()> {
-    // Warnings and up, and whatever --fail-on counts (info included with
-    // --fail-on info), so that a failed scenario shows why.
-    let shown_from = fail_on.min(Severity::Warning);
-    for (i, c) in cards.iter().enumerate() {
-        if cards.len() == 2 {
-            write!(out, "{}: ", if i == 0 { "A" } else { "B" })?;
-        }
-        writeln!(out, "sselint probe {} ({})", c.endpoint, c.dialect.title())?;
-        if c.outcomes.is_empty() {
-            // Ctrl-C before this endpoint's first scenario: no table.
-            writeln!(out, "no scenario ran; {}", interrupted_line(c))?;
-            if i + 1 < cards.len() {
-                writeln!(out)?;
-            }
-            continue;
-        }
-        let mut t = Table::new();
-        t.load_style(presets::UTF8_FULL_CONDENSED);
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-        if color {
-            // Styled even through a pipe (`--color always | less -R`).
-            t.enforce_styling();
-        } else {
-            t.force_no_tty();
-        }
-        t.set_header([
-            "scenario", "verdict", "HTTP", "TTFT", "total", "max gap", "findings",
-        ]);
-        for o in &c.outcomes {
-            let mut rules: Vec<String> = Vec::new();
-            for f in &o.findings {
-                if f.severity >= shown_from && !rules.contains(&f.rule) {
-                    rules.push(f.rule.clone());
-                }
-            }
-            let what = if rules.is_empty() {
-                o.note.clone().unwrap_or_default()
-            } else {
-                rules.join(", ")
-            };
-            let what = short(&what, 90);
-            t.add_row(vec![
-                Cell::new(o.name),
-                verdict_cell(o.verdict, color),
-                Cell::new(o.status.map_or("-".into(), |s| s.to_string())),
-                Cell::new(ms(o.ttft_ms)),
-                Cell::new(ms(o.total_ms)),
-                Cell::new(ms(o.max_gap_ms)),
-                Cell::new(what),
-            ]);
-        }
-        writeln!(out, "{t}")?;
-        if !c.short_secrets.is_empty() {
-            writeln!(
-                out,
-                "note: {} {} shorter than {} bytes: masked in the saved request, but not searched for in what the server sent back",
-                c.short_secrets.join(", "),
-                if c.short_secrets.len() == 1 { "is" } else { "are" },
-                probe::MIN_SEARCHED_SECRET
-            )?;
-        }
-        for o in &c.outcomes {
-            if !o.unmasked.is_empty() {
-                writeln!(
-                    out,
-                    "note: {}: {} came back as the stream's own text (a field name or value), where masking would change how the capture lints; it was left in the saved body",
-                    o.name,
-                    o.unmasked.join(", ")
-                )?;
-            }
-        }
-        for o in &c.outcomes {
-            let shown: Vec<_> = o
-                .findings
-                .iter()
-                .filter(|f| f.severity >= shown_from)
-                .collect();
-            if shown.is_empty()
-                && !o.withheld
-                && !matches!(o.verdict, Verdict::Error | Verdict::Fail)
-            {
-                continue;
-            }
-            writeln!(out, "{}:", o.name)?;
-            // A failing scenario's note (the first request's time-out of
-            // `disconnect`) says what the findings alone do not.
-            if let Some(n) = &o.note {
-                let what = if o.verdict == Verdict::Error {
-                    "error"
-                } else {
-                    "note"
-                };
-                writeln!(out, "  {what}: {}", sselint::lint::printable(n))?;
-            }
-            for f in shown {
-                writeln!(
-                    out,
-                    "  {}[{}] {}",
-                    f.severity,
-                    f.rule,
-                    sselint::lint::printable(&f.message)
-                )?;
-            }
-        }
-        let [p, f, u, e] = counts(&c.outcomes);
-        let saved = if saved_any(c) {
-            format!("captures in {}", c.dir.display())
-        } else {
-            "no capture saved".to_string()
-        };
-        writeln!(
-            out,
-            "{} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error; {saved}",
-            c.outcomes.len(),
-        )?;
-        if c.interrupted {
-            writeln!(out, "{}", interrupted_line(c))?;
-        }
-        if let Some(h) = &c.halted {
-            // With no other scenario chosen, the error line said it all.
-            if !c.not_run.is_empty() {
-                writeln!(out, "{}: {}", h, c.not_run.join(", "))?;
-            }
-        }
-        if i + 1 < cards.len() || compare.is_some_and(|d| !d.is_empty()) {
-            writeln!(out)?;
-        }
-    }
-    // Nothing ran on both endpoints: nothing to compare.
-    if let Some(diffs) = compare.filter(|d| !d.is_empty()) {
-        writeln!(out, "A against B, per scenario:")?;
-        for d in diffs {
-            let head = format!(
-                "{}: A {}, B {}",
-                d.name,
-                d.verdicts.0.name(),
-                d.verdicts.1.name()
-            );
-            if let Some(n) = &d.note {
-                writeln!(out, "  {head}; {n}")?;
-                continue;
-            }
-            if d.differences.is_empty() {
-                writeln!(out, "  {head}; the streams agree")?;
-                continue;
-            }
-            writeln!(out, "  {head}; {} difference(s):", d.differences.len())?;
-            for x in d.differences.iter().take(12) {
-                writeln!(
-                    out,
-                    "    {} {}: A {} | B {}",
-                    x.section.name(),
-                    sselint::lint::printable(&x.item),
-                    short(&x.a, 60),
-                    short(&x.b, 60)
-                )?;
-            }
-            if d.differences.len() > 12 {
-                writeln!(out, "    … {} more", d.differences.len() - 12)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// "interrupted (Ctrl-C); N scenario(s) not run: a, b".
-fn interrupted_line(c: &Card) -> String {
-    if c.not_run.is_empty() {
-        "interrupted (Ctrl-C); every scenario chosen had started".to_string()
-    } else {
-        format!(
-            "interrupted (Ctrl-C); {} scenario(s) not run: {}",
-            c.not_run.len(),
-            c.not_run.join(", ")
-        )
-    }
-}
-
-fn short(s: &str, max: usize) -> String {
-    let p = sselint::lint::printable(s);
-    if p.chars().count() <= max {
-        return p;
-    }
-    // Cut between escapes, never inside one (`\u{202e}`, `\t`, `\"`).
-    let mut kept = String::new();
-    let mut n = 0;
-    let mut chars = p.chars().peekable();
-    while let Some(c) = chars.next() {
-        let mut unit = c.to_string();
-        if c == '\\' {
-            if let Some(d) = chars.next() {
-                unit.push(d);
-                if d == 'u' && chars.peek() == Some(&'{') {
-                    for e in chars.by_ref() {
-                        unit.push(e);
-                        if e == '}' {
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        let len = unit.chars().count();
-        if n + len > max {
-            break;
-        }
-        n += len;
-        kept.push_str(&unit);
-    }
-    format!("{kept}…")
-}
-
-/// One scenario in the JSON report.
-#[derive(serde::Serialize)]
-struct ScenarioJson<'a> {
-    name: &'a str,
-    verdict: Verdict,
-    capture: Option<String>,
-    status: Option<u16>,
-    ttft_ms: Option<f64>,
-    first_byte_ms: Option<f64>,
-    total_ms: Option<f64>,
-    max_gap_ms: Option<f64>,
-    findings: &'a [probe::Finding],
-    note: Option<&'a str>,
-    interrupted: bool,
-}
-
-/// One endpoint in the JSON report.
-#[derive(serde::Serialize)]
-struct CardJson<'a> {
-    endpoint: &'a str,
-    dialect: &'a str,
-    captures: String,
-    scenarios: Vec<ScenarioJson<'a>>,
-    summary: Summary,
-    /// Ctrl-C stopped the run.
-    interrupted: bool,
-    /// The scenarios chosen that did not run.
-    not_run: &'a [&'static str],
-    /// Why the run stopped early (the endpoint could not be reached).
-    halted: Option<&'a str>,
-}
-
-#[derive(serde::Serialize)]
-struct Summary {
-    scenarios: usize,
-    pass: usize,
-    fail: usize,
-    unsupported: usize,
-    error: usize,
-}
-
-/// The JSON report (`"version": 1`).
-#[derive(serde::Serialize)]
-struct ReportJson<'a> {
-    version: u32,
-    tool: sselint::report::Tool,
-    fail_on: &'static str,
-    #[serde(flatten)]
-    card: CardJson<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    compared_with: Option<CardJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    differences: Option<Vec<Value>>,
-}
-
-fn round(v: Option<f64>) -> Option<f64> {
-    v.map(|m| (m * 10.0).round() / 10.0)
-}
-
-fn card_json(c: &Card) -> CardJson<'_> {
-    let [pass, fail, unsupported, error] = counts(&c.outcomes);
-    CardJson {
-        endpoint: &c.endpoint,
-        dialect: c.dialect.name(),
-        captures: c.dir.display().to_string(),
-        scenarios: c
-            .outcomes
-            .iter()
-            .map(|o| ScenarioJson {
-                name: o.name,
-                verdict: o.verdict,
-                capture: o.capture.as_ref().map(|p| p.display().to_string()),
-                status: o.status,
-                ttft_ms: round(o.ttft_ms),
-                first_byte_ms: round(o.first_byte_ms),
-                total_ms: round(o.total_ms),
-                max_gap_ms: round(o.max_gap_ms),
-                findings: &o.findings,
-                note: o.note.as_deref(),
-                interrupted: o.interrupted,
-            })
-            .collect(),
-        summary: Summary {
-            scenarios: c.outcomes.len(),
-            pass,
-            fail,
-            unsupported,
-            error,
-        },
-        interrupted: c.interrupted,
-        not_run: &c.not_run,
-        halted: c.halted.as_deref(),
-    }
-}
-
-fn json_report<'a>(
-    cards: &'a [Card],
-    compare: Option<&[ScenarioDiff]>,
-    fail_on: Severity,
-    never: bool,
-) -> ReportJson<'a> {
-    ReportJson {
-        version: 1,
-        tool: sselint::report::TOOL,
-        fail_on: if never { "never" } else { fail_on.name() },
-        card: card_json(&cards[0]),
-        compared_with: cards.get(1).map(card_json),
-        differences: compare.map(|diffs| {
-            diffs
-                .iter()
-                .map(|d| {
-                    json!({
-                        "name": d.name,
-                        "verdicts": [d.verdicts.0, d.verdicts.1],
-                        "differences": d.differences,
-                        "note": d.note,
-                    })
-                })
-                .collect()
-        }),
-    }
-}
-
-fn rule_help(rule: &str) -> (String, String, &'static str) {
-    if let Some(r) = probe::probe_rule(rule) {
-        return (r.name.to_string(), r.doc.to_string(), r.severity.name());
-    }
-    match sselint::lint::catalogue().get(rule) {
-        Some(r) => (r.code.to_string(), r.summary.to_string(), r.severity.name()),
-        None => (rule.to_string(), rule.to_string(), "error"),
-    }
-}
-
-fn sarif_level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "note",
-    }
-}
-
-fn sarif(cards: &[Card]) -> Value {
-    let mut rules: Vec<String> = Vec::new();
-    let mut results = Vec::new();
-    let mut notes = Vec::new();
-    for c in cards {
-        for o in &c.outcomes {
-            let uri = o
-                .capture
-                .as_ref()
-                .map_or_else(|| c.dir.display().to_string(), |p| p.display().to_string());
-            let location = json!([{"physicalLocation": {"artifactLocation": {"uri": uri}}}]);
-            for f in &o.findings {
-                if !rules.contains(&f.rule) {
-                    rules.push(f.rule.clone());
-                }
-                let (id, _, _) = rule_help(&f.rule);
-                results.push(json!({
-                    "ruleId": id,
-                    "ruleIndex": rules.iter().position(|r| r == &f.rule),
-                    "level": sarif_level(f.severity),
-                    "message": {"text": format!("{} ({}): {}", o.name, c.endpoint, f.message)},
-                    "locations": location,
-                    "properties": {"scenario": o.name, "endpoint": c.endpoint},
-                }));
-            }
-            if o.verdict == Verdict::Error {
-                notes.push(json!({
-                    "level": "error",
-                    "message": {"text": format!("{} ({}): {}", o.name, c.endpoint, o.note.clone().unwrap_or_default())},
-                }));
-            }
-        }
-        if c.interrupted {
-            notes.push(json!({
-                "level": "error",
-                "message": {"text": format!("{}: {}", c.endpoint, interrupted_line(c))},
-            }));
-        }
-    }
-    let descriptors: Vec<Value> = rules
-        .iter()
-        .map(|r| {
-            let (id, text, level) = rule_help(r);
-            json!({
-                "id": id,
-                "name": r,
-                "shortDescription": {"text": text},
-                "help": {"text": if r.starts_with("probe-") { format!("sselint probe --help lists the probe rules; {r}: {text}") } else { format!("Run `sselint rule {r}` for examples.") }},
-                "defaultConfiguration": {"level": if level == "info" { "note" } else { level }},
-            })
-        })
-        .collect();
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "sselint",
-                "version": env!("CARGO_PKG_VERSION"),
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "rules": descriptors,
-            }},
-            "results": results,
-            "invocations": [{"executionSuccessful": notes.is_empty(), "toolExecutionNotifications": notes}],
-        }]
-    })
-}
-
-fn junit(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
-    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-    let mut report = Report::new("sselint probe");
-    for c in cards {
-        let mut suite = TestSuite::new(format!("{} ({})", c.endpoint, c.dialect.name()));
-        for o in &c.outcomes {
-            let text: Vec<String> = o
-                .findings
-                .iter()
-                .map(|f| format!("{}[{}] {}", f.severity, f.rule, f.message))
-                .collect();
-            let status = match o.verdict {
-                Verdict::Pass => TestCaseStatus::success(),
-                Verdict::Fail => {
-                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    // The first of the most severe findings.
-                    let worst = o.findings.iter().map(|f| f.severity).max();
-                    let first = o
-                        .findings
-                        .iter()
-                        .find(|f| Some(f.severity) == worst)
-                        .map_or(String::new(), |f| format!("[{}] {}", f.rule, f.message));
-                    s.set_message(first);
-                    s.set_description(text.join("\n"));
-                    s
-                }
-                Verdict::Unsupported => {
-                    let mut s = TestCaseStatus::skipped();
-                    s.set_message(format!(
-                        "unsupported: {}",
-                        o.note.clone().unwrap_or_default()
-                    ));
-                    s
-                }
-                Verdict::Error => {
-                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                    s.set_message(o.note.clone().unwrap_or_default());
-                    s
-                }
-            };
-            let mut tc = TestCase::new(o.name, status);
-            tc.set_classname(c.endpoint.clone());
-            if let Some(t) = o.total_ms {
-                tc.set_time(Duration::from_secs_f64(t / 1000.0));
-            }
-            if o.verdict == Verdict::Pass && !text.is_empty() {
-                tc.set_system_out(text.join("\n"));
-            }
-            suite.add_test_case(tc);
-        }
-        for name in &c.not_run {
-            let mut s = TestCaseStatus::skipped();
-            s.set_message(if c.interrupted {
-                "not run: the probe was interrupted (Ctrl-C)"
-            } else {
-                "not run: the endpoint gave its first scenario no usable answer"
-            });
-            let mut tc = TestCase::new(*name, s);
-            tc.set_classname(c.endpoint.clone());
-            suite.add_test_case(tc);
-        }
-        report.add_test_suite(suite);
-    }
-    report
-        .serialize(&mut *out)
-        .map_err(|e| anyhow::anyhow!(e.to_string()))
-        .context("writing JUnit XML")?;
-    out.push(b'\n');
-    Ok(())
-}
-
-fn github(cards: &[Card], out: &mut Vec<u8>) -> anyhow::Result<()> {
-    use sselint::report::github::{escape_data, escape_property};
-    for c in cards {
-        for o in &c.outcomes {
-            let file = o
-                .capture
-                .as_ref()
-                .map(|p| format!("file={},", escape_property(&p.display().to_string())))
-                .unwrap_or_default();
-            if o.verdict == Verdict::Error {
-                writeln!(
-                    out,
-                    "::error {file}title={}::{}",
-                    escape_property(&format!("sselint probe: {} could not run", o.name)),
-                    escape_data(&o.note.clone().unwrap_or_default())
-                )?;
-            }
-            for f in &o.findings {
-                let cmd = match f.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                    // Shown when it may be what failed the scenario
-                    // (`--fail-on info`).
-                    Severity::Info if o.verdict == Verdict::Fail => "notice",
-                    Severity::Info => continue,
-                };
-                writeln!(
-                    out,
-                    "::{cmd} {file}title={}::{}",
-                    escape_property(&format!("sselint probe {} [{}]", o.name, f.rule)),
-                    escape_data(&f.message)
-                )?;
-            }
-        }
-        let [p, f, u, e] = counts(&c.outcomes);
-        writeln!(
-            out,
-            "sselint probe {}: {} scenario(s): {p} pass, {f} fail, {u} unsupported, {e} error",
-            c.endpoint,
-            c.outcomes.len()
-        )?;
-        if c.interrupted {
-            writeln!(out, "::error title=sselint probe::{}", interrupted_line(c))?;
-        }
-        if let Some(h) = &c.halted {
-            writeln!(out, "::error title=sselint probe::{}", escape_data(h))?;
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use sselint::diff::{Difference, Section};
-
-    /// Found by a fresh-user trial: the card's cut landed inside an
-    /// escape (`\u{202e…`).
-    #[test]
-    fn a_cut_of_shown_text_keeps_each_escape_whole() {
-        let s = "ab\u{202e}cd";
-        let p = sselint::lint::printable(s);
-        assert_eq!(p, "ab\\u{202e}cd");
-        let text = "ab\u{202e}cd\u{1b}[2J";
-        let escaped = sselint::lint::printable("ab\u{202e}cd\u{1b}[2J");
-        for max in 0..escaped.chars().count() {
-            let cut = short(text, max);
-            let kept = cut.trim_end_matches('…');
-            assert!(kept.chars().count() <= max, "{max}: {cut}");
-            assert!(escaped.starts_with(kept), "{max}: {cut}");
-            // Every escape kept is whole.
-            for (i, _) in kept.match_indices("\\u{") {
-                assert!(kept[i..].contains('}'), "{max}: {cut}");
-            }
-            assert!(!kept.ends_with('\\'), "{max}: {cut}");
-        }
-        // A raw bidi override shown escaped, cut inside its escape.
-        let cut = short("ab\u{202e}RTL", 6);
-        assert_eq!(cut, "ab…", "{cut}");
-        let cut = short("ab\tc", 3);
-        assert_eq!(cut, "ab…", "{cut}");
-    }
-
-    fn timing(a: &str, b: &str) -> Difference {
-        Difference {
-            section: Section::Timing,
-            item: "total".into(),
-            a: a.into(),
-            b: b.into(),
-            class: "timing".into(),
-        }
-    }
-
-    #[test]
-    fn timing_jitter_is_no_difference_but_a_real_gap_is() {
-        assert!(timing_noise(&timing("10 ms", "13 ms")));
-        assert!(timing_noise(&timing("900 ms", "1200 ms")));
-        assert!(!timing_noise(&timing("10 ms", "400 ms")));
-        assert!(!timing_noise(&timing("—", "13 ms")));
-        let mut other = timing("10 ms", "13 ms");
-        other.section = Section::Answer;
-        assert!(!timing_noise(&other));
-    }
 }

@@ -18,14 +18,20 @@
 //! client hung up, a stream that outlasts the scenario's time-out or its
 //! size limit, and a required scenario refused.
 //!
-//! Nothing here prints; the command line (`cli/probe.rs`) does.
+//! What a run gives (verdicts, findings, outcomes, the report card) is in
+//! [`crate::card`], which the renderers in `report/probe.rs` read; nothing
+//! here prints.
 
 mod run;
 
-pub use run::{run_scenario, short_secrets, Outcome, Target, MIN_SEARCHED_SECRET};
+pub use run::{run_scenario, short_secrets, Target};
+
+pub use crate::card::{
+    probe_rule, Finding, Outcome, ProbeRule, Verdict, MIN_SEARCHED_SECRET, PROBE_RULES,
+    SCENARIO_RULES,
+};
 
 use crate::dialect::Dialect;
-use crate::lint::Severity;
 use crate::pipeline::StreamResult;
 use serde_json::Value;
 
@@ -98,145 +104,6 @@ pub fn classify(dialect: Dialect, body: &Value) -> &'static str {
         return "long";
     }
     "plain"
-}
-
-/// A rule of the probe itself: an expectation of a scenario that no
-/// catalogue rule can judge from the stream alone.
-#[derive(Debug, Clone, Copy)]
-pub struct ProbeRule {
-    /// Kebab-case name, `probe-…`.
-    pub name: &'static str,
-    /// Severity of its findings.
-    pub severity: Severity,
-    /// What it checks.
-    pub doc: &'static str,
-}
-
-/// The probe rules, as `probe --help` and the README list them.
-pub const PROBE_RULES: &[ProbeRule] = &[
-    ProbeRule {
-        name: "probe-n-ignored",
-        severity: Severity::Error,
-        doc: "n2: the request asked for n = 2 and fewer than 2 choices came",
-    },
-    ProbeRule {
-        name: "probe-no-tool-call",
-        severity: Severity::Error,
-        doc: "tool, parallel-tools: tool_choice forced a call and the stream holds none",
-    },
-    ProbeRule {
-        name: "probe-wrong-tool",
-        severity: Severity::Error,
-        doc: "tool, parallel-tools: the stream called a tool other than the one tool_choice forced (or one the request did not offer)",
-    },
-    ProbeRule {
-        name: "probe-not-cut",
-        severity: Severity::Error,
-        doc: "length: the token budget was tiny and the answer ended with another reason (length, max_tokens or incomplete expected)",
-    },
-    ProbeRule {
-        name: "probe-stop-ignored",
-        severity: Severity::Error,
-        doc: "stop: the answer text holds the stop sequence the request set, so the server did not stop at it",
-    },
-    ProbeRule {
-        name: "probe-json-invalid",
-        severity: Severity::Error,
-        doc: "json: JSON output was asked and the answer text does not parse as JSON",
-    },
-    ProbeRule {
-        name: "probe-invalid-accepted",
-        severity: Severity::Error,
-        doc: "invalid: an invalid request got a 2xx answer (a stream) instead of a 4xx error",
-    },
-    ProbeRule {
-        name: "probe-error-not-json",
-        severity: Severity::Warning,
-        doc: "invalid: the error answer's body is not JSON, which SDKs cannot read",
-    },
-    ProbeRule {
-        name: "probe-no-answer-after-disconnect",
-        severity: Severity::Error,
-        doc: "disconnect: after the client hung up mid-stream, the next request got no complete answer",
-    },
-    ProbeRule {
-        name: "probe-timeout",
-        severity: Severity::Error,
-        doc: "the stream did not end within --timeout (per scenario), or went silent that long",
-    },
-    ProbeRule {
-        name: "probe-too-long",
-        severity: Severity::Error,
-        doc: "the stream went past 4 MiB, where the probe stops reading (every scenario asks for a few hundred tokens at most)",
-    },
-    ProbeRule {
-        name: "probe-http-status",
-        severity: Severity::Error,
-        doc: "a scenario every endpoint must serve got a non-2xx answer, or the invalid request got one outside 4xx",
-    },
-];
-
-/// (scenario, catalogue rule): the rule about the feature the scenario
-/// asks for, whose findings count as errors in that scenario whatever
-/// their default level (`usage-missing` is a warning by default).
-pub const SCENARIO_RULES: &[(&str, &str)] = &[("usage", "usage-missing")];
-
-/// The probe rule `name`.
-pub fn probe_rule(name: &str) -> Option<&'static ProbeRule> {
-    PROBE_RULES.iter().find(|r| r.name == name)
-}
-
-/// One finding of a scenario: a catalogue rule's on its capture, or a
-/// probe rule's.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Finding {
-    /// The rule's name.
-    pub rule: String,
-    /// Its severity.
-    pub severity: Severity,
-    /// What was asked and what came back.
-    pub message: String,
-}
-
-impl Finding {
-    /// A finding of the probe rule `rule` (which must be one of
-    /// [`PROBE_RULES`]; an unknown one is an error).
-    pub fn probe(rule: &'static str, message: String) -> Self {
-        Finding {
-            rule: rule.to_string(),
-            severity: probe_rule(rule).map_or(Severity::Error, |r| r.severity),
-            message,
-        }
-    }
-}
-
-/// A scenario's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// No finding at or above the fail level.
-    Pass,
-    /// A finding at or above the fail level.
-    Fail,
-    /// An optional feature answered with a 4xx.
-    Unsupported,
-    /// The scenario could not be judged: nothing came back (connection
-    /// refused, time-out before the response head), the server refused
-    /// the probe itself (HTTP 401/403 authentication, 404 wrong URL, 429
-    /// rate limit), or Ctrl-C cut it short.
-    Error,
-}
-
-impl Verdict {
-    /// The lower-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Fail => "fail",
-            Verdict::Unsupported => "unsupported",
-            Verdict::Error => "error",
-        }
-    }
 }
 
 /// The probe rules' findings on the 2xx stream of scenario `name` (the

@@ -2,7 +2,7 @@
 //! the capture as HAR (secrets redacted), lint it with the request in hand,
 //! add the probe rules' findings, and give the verdict.
 
-use super::{expectations, Finding, Scenario, Verdict};
+use super::{expectations, Finding, Outcome, Scenario, Verdict, MIN_SEARCHED_SECRET};
 use crate::dialect::Dialect;
 use crate::lint::{Settings, Severity};
 use crate::live::{self, percent_decoded, Recording, Stop};
@@ -33,79 +33,6 @@ pub struct Target {
     /// reasoning models reject `max_tokens`) instead of `max_tokens`.
     pub max_completion_tokens: bool,
 }
-
-/// What one scenario gave.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    /// The scenario's name.
-    pub name: &'static str,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// The saved capture (HAR), if anything came back.
-    pub capture: Option<PathBuf>,
-    /// HTTP status of the (last) answer.
-    pub status: Option<u16>,
-    /// Time to first token: milliseconds from sending the request to the
-    /// first event that adds content (text, refusal, reasoning, a tool
-    /// call), as `diff` and the HTML page count it; `None` when none came.
-    pub ttft_ms: Option<f64>,
-    /// Milliseconds from sending the request to the first body byte (a
-    /// keep-alive comment counts).
-    pub first_byte_ms: Option<f64>,
-    /// Milliseconds in all.
-    pub total_ms: Option<f64>,
-    /// The longest wait between two reads of the body, in milliseconds.
-    pub max_gap_ms: Option<f64>,
-    /// Findings: the catalogue's on the capture, then the probe rules'.
-    pub findings: Vec<Finding>,
-    /// Why it is `unsupported` or `error`, or what else to know.
-    pub note: Option<String>,
-    /// Ctrl-C cut it short.
-    pub interrupted: bool,
-    /// What the secrets left in a saved body are (`the API key`, `-H
-    /// X-Auth`), each once: the server sent them back as the stream's own
-    /// text (a field name, `assistant`), where masking them would change
-    /// how the capture lints.
-    pub unmasked: Vec<String>,
-    /// A saved capture's body was withheld: a secret the server echoed
-    /// was still in it once masked (see [`WITHHELD`]).
-    pub withheld: bool,
-}
-
-impl Outcome {
-    fn new(name: &'static str) -> Self {
-        Outcome {
-            name,
-            verdict: Verdict::Pass,
-            capture: None,
-            status: None,
-            ttft_ms: None,
-            first_byte_ms: None,
-            total_ms: None,
-            max_gap_ms: None,
-            findings: Vec::new(),
-            note: None,
-            interrupted: false,
-            unmasked: Vec::new(),
-            withheld: false,
-        }
-    }
-
-    fn error(name: &'static str, note: String) -> Self {
-        Outcome {
-            verdict: Verdict::Error,
-            note: Some(note),
-            ..Outcome::new(name)
-        }
-    }
-}
-
-/// Secrets under this many bytes are masked where the probe writes them
-/// (the request's headers and URL in the capture) but not searched for in
-/// what the server sends back, nor in the notes and findings made of it:
-/// a placeholder key (vLLM's `EMPTY`, `none`, `x`, `data`) would match
-/// the stream's own text and change it.
-pub const MIN_SEARCHED_SECRET: usize = 8;
 
 /// Each secret the probe sends, with what it is (`the API key`,
 /// `-H Apikey`, `the URL's password`, `the URL's api_key parameter`): the

@@ -3,12 +3,13 @@
 //! never renamed or removed, without bumping `version`.
 
 use super::{Render, Run};
-use crate::capture::redact_keys;
+use crate::capture::masked_keys;
 use crate::lint::Diagnostic;
 use crate::model::assembly::ToolCall;
 use crate::pipeline::{FileResult, StreamResult};
 use serde::Serialize;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -83,12 +84,12 @@ pub(crate) struct Stream<'a> {
 #[derive(Serialize)]
 pub(crate) struct Choice<'a> {
     pub(crate) index: u64,
-    pub(crate) text: String,
-    pub(crate) refusal: Option<String>,
-    pub(crate) reasoning: Option<String>,
+    pub(crate) text: Cow<'a, str>,
+    pub(crate) refusal: Option<Cow<'a, str>>,
+    pub(crate) reasoning: Option<Cow<'a, str>>,
     /// `delta.audio.transcript` joined (audio models).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) transcript: Option<String>,
+    pub(crate) transcript: Option<Cow<'a, str>>,
     pub(crate) finish_reason: Option<&'a str>,
     pub(crate) tool_calls: Vec<&'a ToolCall>,
     /// Bytes of text past the kept limit.
@@ -121,10 +122,10 @@ fn stream(s: &StreamResult) -> Stream<'_> {
             .values()
             .map(|c| Choice {
                 index: c.index,
-                text: redact_keys(&c.text.kept),
-                refusal: c.refusal.as_ref().map(|r| redact_keys(&r.kept)),
-                reasoning: (!c.reasoning.is_empty()).then(|| redact_keys(&c.reasoning.kept)),
-                transcript: (!c.transcript.is_empty()).then(|| redact_keys(&c.transcript.kept)),
+                text: masked_keys(&c.text.kept),
+                refusal: c.refusal.as_ref().map(|r| masked_keys(&r.kept)),
+                reasoning: (!c.reasoning.is_empty()).then(|| masked_keys(&c.reasoning.kept)),
+                transcript: (!c.transcript.is_empty()).then(|| masked_keys(&c.transcript.kept)),
                 finish_reason: c.finish_reason.as_deref(),
                 tool_calls: c.tool_calls.values().collect(),
                 text_omitted_bytes: c.text.dropped,

@@ -10,6 +10,7 @@ pub mod inspect;
 pub mod json;
 pub mod jsonl;
 pub mod junit;
+pub mod probe;
 pub mod rule;
 pub mod sarif;
 

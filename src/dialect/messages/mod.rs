@@ -1162,7 +1162,9 @@ impl Checker {
             return;
         };
         self.open.remove(&index);
-        self.block_mut(pos).open = false;
+        let stopped = self.block_mut(pos);
+        stopped.open = false;
+        stopped.shrink();
         self.last = format!("stop block {index}");
         let b = self.block_ref(pos);
         let unsigned = b.kind == "thinking" && b.signature.is_none() && !b.implicit;

@@ -81,6 +81,14 @@ pub struct Block {
 }
 
 impl Block {
+    /// Lets go of the room its texts grew into but do not use, once the
+    /// block has stopped and its deltas are over.
+    pub fn shrink(&mut self) {
+        self.text.kept.shrink_to_fit();
+        self.thinking.kept.shrink_to_fit();
+        self.input.shrink_to_fit();
+    }
+
     /// A block of type `kind` at `index`.
     pub fn new(index: u64, kind: &str, start_event: Option<u64>) -> Self {
         let mut cut = kind.len().min(MAX_KIND_BYTES);

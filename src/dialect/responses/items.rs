@@ -260,6 +260,8 @@ impl Checker {
         if p.kind.is_empty() {
             p.kind = kind.to_string();
         }
+        // Its deltas are over: the room their text grew into goes.
+        p.streamed.shrink();
         let new = Acc::of(value, budget);
         let reference = match (&p.settled, p.deltas) {
             (Some(s), _) => Some((s, p.settled_by)),
@@ -289,7 +291,7 @@ impl Checker {
                 .event(ev.index)
                 .pointer(pointer)
                 .help("build each `.done` value from exactly the deltas sent before it");
-                p.pending = Some((f, r.fingerprint()));
+                p.pending = Some(Box::new((f, r.fingerprint())));
             }
         }
         if let Some(old) = p.settled.replace(new) {
@@ -297,7 +299,7 @@ impl Checker {
         }
         p.settled_by = layer;
         if p.at.is_none() {
-            p.at = Some((out.at_event(), ev.index));
+            p.at = Some(Box::new((out.at_event(), ev.index)));
         }
     }
 
@@ -752,7 +754,7 @@ impl Checker {
                 if !kind.is_empty() {
                     p.kind = kind.to_string();
                 }
-                p.at.get_or_insert(at);
+                p.at.get_or_insert_with(|| Box::new(at));
             }
             return;
         }
@@ -826,7 +828,7 @@ impl Checker {
             if let Some(p) = part_of(&mut self.items[pos], Which::Summary, si) {
                 p.added = true;
                 p.kind = "summary_text".to_string();
-                p.at.get_or_insert(at);
+                p.at.get_or_insert_with(|| Box::new(at));
             }
             return;
         }
@@ -1000,7 +1002,7 @@ impl Checker {
             p.deltas += 1;
             p.streamed.push(delta, budget);
             if p.at.is_none() {
-                p.at = Some((out.at_event(), ev.index));
+                p.at = Some(Box::new((out.at_event(), ev.index)));
             }
         }
     }
@@ -1138,7 +1140,7 @@ impl Checker {
                 .chain(it.summary.values_mut())
                 .chain(std::iter::once(&mut it.args))
             {
-                let Some((mut f, reference)) = p.pending.take() else {
+                let Some((mut f, reference)) = p.pending.take().map(|b| *b) else {
                     continue;
                 };
                 // A lost event (a delta, a done event) explains it; so does
@@ -1202,7 +1204,7 @@ impl Checker {
                         if first.is_none() {
                             if let Some(at) = &p.at {
                                 first = Some((
-                                    at.clone(),
+                                    (**at).clone(),
                                     format!(
                                         "output_index {}'s {} part {k} never got its `{}`",
                                         it.output_index,
@@ -1222,7 +1224,7 @@ impl Checker {
                         if first.is_none() {
                             if let Some(at) = &p.at {
                                 first = Some((
-                                    at.clone(),
+                                    (**at).clone(),
                                     format!(
                                         "output_index {}'s part {k} streamed deltas but never got its text's `.done` event",
                                         it.output_index
@@ -1237,7 +1239,7 @@ impl Checker {
                     if first.is_none() {
                         if let Some(at) = &it.args.at {
                             first = Some((
-                                at.clone(),
+                                (**at).clone(),
                                 format!(
                                     "output_index {}'s arguments streamed but never got `response.function_call_arguments.done`",
                                     it.output_index
@@ -1293,7 +1295,8 @@ impl Checker {
                     only_done += 1;
                     if first_only.is_none() {
                         let at =
-                            p.at.clone()
+                            p.at.as_deref()
+                                .cloned()
                                 .or_else(|| it.at.clone())
                                 .unwrap_or_else(|| (out.at_end(), None));
                         first_only = Some((

@@ -119,9 +119,11 @@ pub struct Part {
     /// That finding, held until the end, and the fingerprint of the value
     /// it differed from: whether the final value agrees with that one
     /// decides its level.
-    pending: Option<(crate::lint::Finding, (u64, u64))>,
+    /// Boxed, as is `at`: a part is kept per content index of up to
+    /// [`MAX_ITEMS`] items, and most never need either.
+    pending: Option<Box<(crate::lint::Finding, (u64, u64))>>,
     /// Where it was announced or first streamed.
-    at: Option<At>,
+    at: Option<Box<At>>,
 }
 
 impl Part {

@@ -70,6 +70,12 @@ impl Acc {
         budget.0 -= cut;
     }
 
+    /// Lets go of the room the kept text grew into but does not use: a
+    /// text whose deltas have all come keeps only its bytes.
+    pub fn shrink(&mut self) {
+        self.kept.shrink_to_fit();
+    }
+
     /// Gives the kept bytes back to `budget` (when the value is replaced).
     pub fn release(self, budget: &mut Budget) {
         budget.0 += self.kept.len();
