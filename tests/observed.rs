@@ -134,6 +134,64 @@ fn each_capture_is_read_by_the_clients_of_one_dialect() {
     );
 }
 
+/// The harness's own crafted streams (`clients/corpus/DIALECT/*.sse`), each
+/// with its folder's dialect.
+fn crafted_streams() -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for d in std::fs::read_dir(root().join("clients/corpus")).expect("clients/corpus") {
+        let d = d.unwrap().path();
+        let dialect = d.file_name().unwrap().to_string_lossy().to_string();
+        for f in std::fs::read_dir(&d).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().and_then(|x| x.to_str()) == Some("sse") {
+                out.push((f, dialect.clone()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_crafted_stream_is_read_by_the_clients_of_its_folder() {
+    let rec = record();
+    let streams = crafted_streams();
+    assert!(
+        streams.len() >= 30,
+        "the crafted streams went missing: {}",
+        streams.len()
+    );
+    let mut wrong = Vec::new();
+    for (p, dialect) in streams {
+        let Some(cap) = rec.captures.get(&id_of(&p)) else {
+            wrong.push(format!("{}: no observations", id_of(&p)));
+            continue;
+        };
+        let want = rec.clients.iter().filter(|c| c.dialect == dialect).count();
+        let theirs = cap
+            .clients
+            .keys()
+            .filter(|n| {
+                rec.clients
+                    .iter()
+                    .any(|c| &c.name == *n && c.dialect == dialect)
+            })
+            .count();
+        if want == 0 || theirs != want || cap.clients.len() != want {
+            wrong.push(format!(
+                "{}: read by {:?}, not the {dialect} clients",
+                id_of(&p),
+                cap.clients.keys().collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{}\nrun clients/run.py (clients/README.md)",
+        wrong.join("\n")
+    );
+}
+
 #[test]
 fn the_basic_responses_and_messages_samples_read_as_meant_by_every_client() {
     let rec = record();

@@ -909,7 +909,7 @@ impl super::Checker for Checker {
                     Finding::new(
                         rule::GEMINI_AFTER_FINISH,
                         format!(
-                            "candidate {i} had its `finishReason` ({}) and {} later chunk(s) still add parts to it: clients that stop reading a candidate at its `finishReason` lose the rest",
+                            "candidate {i} had its `finishReason` ({}) and {} later chunk(s) still add parts to it: a reader that stops at the finishReason ends without them",
                             crate::lint::printable(&shorten(c.finish.as_deref().unwrap_or(""), 40)),
                             c.after_finish
                         ),
