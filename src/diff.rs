@@ -536,6 +536,13 @@ fn dialect_slot(d: crate::dialect::Dialect) -> usize {
         .unwrap_or(0)
 }
 
+/// Dialect `d`'s rule for fault `i` of [`COUNTERPARTS`]; `None` where it
+/// has none, or where the table has no column for it (a dialect added
+/// after the table: its rules are compared as its own).
+fn counterpart_in(i: usize, d: crate::dialect::Dialect) -> Option<&'static str> {
+    COUNTERPARTS[i].1.get(dialect_slot(d)).copied().flatten()
+}
+
 /// The fault `rule` reports, when another dialect has a rule for it too:
 /// its index in [`COUNTERPARTS`].
 fn counterpart_of(rule: &str) -> Option<usize> {
@@ -562,9 +569,7 @@ fn standing(rule: &str, other: Option<crate::dialect::Dialect>) -> Standing {
         return Standing::Shared;
     }
     match (counterpart_of(rule), other) {
-        (Some(i), Some(o)) if COUNTERPARTS[i].1[dialect_slot(o)].is_some() => {
-            Standing::Counterpart(i)
-        }
+        (Some(i), Some(o)) if counterpart_in(i, o).is_some() => Standing::Counterpart(i),
         _ => Standing::DialectOnly,
     }
 }
@@ -1248,6 +1253,10 @@ fn compare_findings_across(
 ) -> DiagnosticsDiff {
     let title = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
     let (ta, tb) = (title(dialects.0), title(dialects.1));
+    let a_title = |d: Option<crate::dialect::Dialect>| {
+        d.map_or("a stream of no known dialect".to_string(), |d| d.a_title())
+    };
+    let (a_ta, a_tb) = (a_title(dialects.0), a_title(dialects.1));
     // Each side's findings by what they are about: a counterpart fault by
     // its index, any other rule by its name.
     let key = |rule: &str, other| match standing(rule, other) {
@@ -1284,7 +1293,7 @@ fn compare_findings_across(
                         Standing::DialectOnly => {
                             dd.dialect_only.push(rule.to_string());
                             worst_a_own = worst_a_own.max(Some(v.0));
-                            format!("only in A: an {ta} rule with no {tb} counterpart")
+                            format!("only in A: {a_ta} rule with no {tb} counterpart")
                         }
                     };
                     diffs.push(finding_row(rule, *v, true, &class));
@@ -1312,7 +1321,7 @@ fn compare_findings_across(
                             if counts {
                                 b_own.push((*rule, v.0));
                             }
-                            format!("only in B: an {tb} rule with no {ta} counterpart")
+                            format!("only in B: {a_tb} rule with no {ta} counterpart")
                         }
                     };
                     diffs.push(finding_row(rule, *v, false, &class));
@@ -1330,7 +1339,7 @@ fn compare_findings_across(
         if worst_a_own.is_none_or(|w| w < t) {
             for (rule, sev) in b_own {
                 reasons.push(format!(
-                    "B has `{rule}` ({sev}), an {tb} rule with no {ta} counterpart, and A has no such finding of its own at that level"
+                    "B has `{rule}` ({sev}), {a_tb} rule with no {ta} counterpart, and A has no such finding of its own at that level"
                 ));
             }
         } else if !b_own.is_empty() {
@@ -1349,8 +1358,8 @@ fn compare_findings_across(
 /// "only in B (`missing-done` in OpenAI Chat Completions)": where the
 /// other side's dialect has a rule for the same fault.
 fn counterpart_note(side: &str, i: usize, other: Option<crate::dialect::Dialect>) -> String {
-    let (what, rules) = COUNTERPARTS[i];
-    match other.and_then(|o| rules[dialect_slot(o)].map(|r| (o, r))) {
+    let what = COUNTERPARTS[i].0;
+    match other.and_then(|o| counterpart_in(i, o).map(|r| (o, r))) {
         Some((o, r)) => format!("only in {side} ({what}; `{r}` in {})", o.title()),
         None => format!("only in {side}"),
     }

@@ -506,6 +506,9 @@ impl Scrubber {
         // The keys of the open arrays and objects (`None`: no key, or an
         // object): a string in an array belongs to the array's key.
         let mut open: Vec<(bool, Option<String>)> = Vec::new();
+        // For each open container, whether it is the value of one of the
+        // keys whose every string is text ([`Words::text_objects`]).
+        let mut text_object: Vec<bool> = Vec::new();
         let mut choice: u64 = 0;
         let mut tool: u64 = 0;
         // The last scrubbed `token`, for the `bytes` array after it.
@@ -527,12 +530,27 @@ impl Scrubber {
                     }
                     _ => out.push_str(seg),
                 }
-                for c in seg.bytes() {
+                for (at, c) in seg.bytes().enumerate() {
+                    // Whether this container is the value of the key just
+                    // before it (`"args": {`), not a later one (`}, {`).
+                    let of_key = || {
+                        seg[..at].trim() == ":"
+                            && last_key
+                                .as_deref()
+                                .is_some_and(|k| in_any(k, |w| w.text_objects))
+                    };
                     match c {
-                        b'[' => open.push((true, last_key.clone())),
-                        b'{' => open.push((false, last_key.clone())),
+                        b'[' => {
+                            text_object.push(of_key());
+                            open.push((true, last_key.clone()));
+                        }
+                        b'{' => {
+                            text_object.push(of_key());
+                            open.push((false, last_key.clone()));
+                        }
                         b']' | b'}' => {
                             open.pop();
+                            text_object.pop();
                         }
                         _ => {}
                     }
@@ -567,6 +585,14 @@ impl Scrubber {
                     token = serde_json::from_str::<String>(&format!("\"{}\"", &out[at..])).ok();
                 }
                 (Some(k), false) if in_any(k, |w| w.text_keys) => self.literal(lit, &mut out),
+                // Inside an object whose every string is text (a Gemini
+                // function call's `args`): all but the identifiers.
+                (k, false)
+                    if text_object.contains(&true)
+                        && !k.as_deref().is_some_and(|k| in_any(k, |w| w.identifiers)) =>
+                {
+                    self.literal(lit, &mut out)
+                }
                 // Prose in a field no dialect says holds text (a gateway's
                 // routing note, a bare error string, a date): words with a
                 // space between them, under a key that names no thing.

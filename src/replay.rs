@@ -262,8 +262,8 @@ pub fn endpoint_dialect(path: &str) -> Option<Dialect> {
 /// belongs to none), its message naming the path that serves the capture.
 pub fn not_found_body(served: Dialect, method: &str, path: &str) -> String {
     let message = format!(
-        "sselint replay serves this capture (an {} stream) at POST {}{}, not {} {}",
-        served.title(),
+        "sselint replay serves this capture ({} stream) at POST {}{}, not {} {}",
+        served.a_title(),
         served.base(),
         served.endpoint(),
         method,

@@ -59,6 +59,14 @@ impl Dialect {
         }
     }
 
+    /// The title with its article, for prose ("an OpenAI Responses",
+    /// "a Google Gemini").
+    pub fn a_title(self) -> String {
+        let title = self.title();
+        let vowel = title.starts_with(['A', 'E', 'I', 'O', 'U']);
+        format!("{} {title}", if vowel { "an" } else { "a" })
+    }
+
     /// The dialect called `name` (as [`Dialect::name`] gives it).
     pub fn parse(name: &str) -> Option<Dialect> {
         ALL.iter().copied().find(|d| d.name() == name)

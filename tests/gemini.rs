@@ -390,3 +390,124 @@ fn diff_across_dialects_maps_the_finish() {
     assert!(out.contains("STOP"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `redact --scrub-text` leaves no word of a function call's `args` (its
+/// values, whatever the parameters are called, one word or several) nor of
+/// the code a model ran; the keys, the function's name and the code's
+/// language stay. A Google API key pasted into the prompt of a HAR is
+/// masked by plain `redact`, as an `sk-…` key is. (A fresh-user trial: a
+/// city, an e-mail address and `x = 5` stayed readable, and so did the key
+/// in the request's text.)
+#[test]
+fn redact_scrubs_every_argument_and_the_code_and_masks_a_google_key() {
+    let dir = scratch("gemini-redact");
+    let input = dir.join("fc.sse");
+    std::fs::write(
+        &input,
+        concat!(
+            r#"data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "get_weather","args": {"city": "Paris", "location": "john@example.com", "nested": {"q": "Lyon"}, "list": ["Nice", 3]}}}, {"executableCode": {"language": "PYTHON", "code": "x = 5"}}],"role": "model"},"finishReason": "STOP","index": 0}],"modelVersion": "gemini-2.5-flash","responseId": "abc"}"#,
+            "\r\n\r\n"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["redact", "--scrub-text", "-o", "-"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let copy = String::from_utf8(out.stdout).unwrap();
+    for word in ["Paris", "john", "example", "Lyon", "Nice", "x = 5"] {
+        assert!(!copy.contains(word), "{word} left in {copy}");
+    }
+    for kept in [
+        r#""name": "get_weather""#,
+        r#""city": ""#,
+        r#""language": "PYTHON""#,
+        r#""finishReason": "STOP""#,
+    ] {
+        assert!(copy.contains(kept), "{kept} lost from {copy}");
+    }
+
+    let key = "AIzaSyD-FAKEKEY1234567890abcdefghijklmn";
+    let body = r#"data: {"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"finishReason": "STOP","index": 0}]}"#;
+    let mut har = one_entry_har(
+        serde_json::json!({ "text": format!("{body}\r\n\r\n") }),
+        &[],
+    );
+    let entry = &mut har["log"]["entries"][0];
+    entry["request"]["url"] = Value::String(format!(
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={key}"
+    ));
+    entry["request"]["postData"] = serde_json::json!({
+        "mimeType": "application/json",
+        "text": format!(r#"{{"contents":[{{"parts":[{{"text":"my key is {key}"}}]}}]}}"#),
+    });
+    let input = dir.join("gem.har");
+    std::fs::write(&input, serde_json::to_vec(&har).unwrap()).unwrap();
+    let output = dir.join("red.har");
+    let out = Command::new(cargo_bin("sselint"))
+        .arg("redact")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let copy = std::fs::read_to_string(&output).unwrap();
+    assert!(!copy.contains("FAKEKEY"), "the key stayed in {copy}");
+    assert!(copy.contains("my key is [REDACTED]"), "{copy}");
+}
+
+/// `diff` of a Gemini capture with findings against a Messages one with
+/// findings compares them (the table of rules that name one fault in
+/// several dialects has no Gemini column: its rules are its own), and
+/// never panics (it did: an index past the table's three columns).
+#[test]
+fn diff_against_another_dialect_with_findings_on_both_sides_does_not_panic() {
+    for (a, b) in [
+        (
+            "bad/gemini-usage-decreasing.sse",
+            "bad/messages-after-stop.sse",
+        ),
+        ("bad/messages-after-stop.sse", "bad/gemini-cut-off.sse"),
+        ("bad/gemini-cut-off.sse", "bad/cut-off.sse"),
+        ("bad/responses-cut-off.sse", "bad/gemini-after-finish.sse"),
+    ] {
+        let out = Command::new(cargo_bin("sselint"))
+            .arg("diff")
+            .arg(sample(a))
+            .arg(sample(b))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(0..=2)) && !stderr.contains("panicked"),
+            "diff {a} {b}: {:?}\n{stderr}",
+            out.status.code()
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("only in"),
+            "diff {a} {b} lists no finding of one side"
+        );
+        assert!(!stdout.contains("an Google"), "diff {a} {b}: {stdout}");
+    }
+    // The article follows the title: "a Google Gemini rule".
+    let out = Command::new(cargo_bin("sselint"))
+        .arg("diff")
+        .arg(sample("bad/gemini-cut-off.sse"))
+        .arg(sample("bad/messages-after-stop.sse"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("only in A: a Google Gemini rule"),
+        "{stdout}"
+    );
+}

@@ -288,8 +288,8 @@ fn redact_line_with(line: &str, redact_url: fn(&str) -> String) -> String {
     redact_keys(&out)
 }
 
-/// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) in
-/// text, and the values of secret `NAME: value` / `NAME=value` pairs
+/// Masks `sk-…`-shaped keys (OpenAI and many compatible providers) and
+/// Google's `AIza…` API keys in text ([`KEY_SHAPES`]), and the values of secret `NAME: value` / `NAME=value` pairs
 /// quoted in it (an error message naming the `x-api-key` it was sent).
 pub fn redact_keys(text: &str) -> String {
     masked_keys(text).into_owned()
@@ -304,22 +304,41 @@ pub fn masked_keys(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// The `sk-…` keys of [`redact_keys`] masked.
+/// Key shapes masked wherever they stand in text: a prefix, and the
+/// shortest whole key (prefix included) of letters, digits, `-` and `_`.
+/// OpenAI's and many compatible providers' `sk-…`; Google's API keys
+/// (`AIza` and 35 more characters, 39 in all: the Gemini API's
+/// `x-goog-api-key` or `?key=`, pasted into a prompt or echoed in an
+/// error).
+const KEY_SHAPES: &[(&str, usize)] = &[("sk-", 12), ("AIza", 39)];
+
+/// The keys of [`redact_keys`] masked ([`KEY_SHAPES`]).
 fn mask_sk_keys(text: &str) -> Cow<'_, str> {
+    let mut text = Cow::Borrowed(text);
+    for &(prefix, min) in KEY_SHAPES {
+        if let Cow::Owned(t) = mask_shape(&text, prefix, min) {
+            text = Cow::Owned(t);
+        }
+    }
+    text
+}
+
+/// The keys that open with `prefix` and run at least `min` bytes masked.
+fn mask_shape<'t>(text: &'t str, prefix: &str, min: usize) -> Cow<'t, str> {
     let b = text.as_bytes();
     let mut out = String::new();
     let mut i = 0;
     let mut last = 0;
     // Each `sk-` in turn (found with memchr's substring search: locations
     // on long lines pass through here), as a byte-by-byte scan would.
-    while let Some(at) = memchr::memmem::find(&b[i..], b"sk-") {
+    while let Some(at) = memchr::memmem::find(&b[i..], prefix.as_bytes()) {
         i += at;
         if i == 0 || !b[i - 1].is_ascii_alphanumeric() {
-            let mut j = i + 3;
+            let mut j = i + prefix.len();
             while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-' || b[j] == b'_') {
                 j += 1;
             }
-            if j - i >= 12 {
+            if j - i >= min {
                 out.push_str(&text[last..i]);
                 out.push_str(REDACTED);
                 last = j;
@@ -1133,6 +1152,16 @@ mod tests {
         );
         // At the start, back to back, after a letter, cut at the end.
         assert_eq!(redact_keys("sk-0123456789ab"), "[REDACTED]");
+        // A Google API key (39 bytes) pasted into a prompt; a shorter
+        // `AIza…` word is no key.
+        assert_eq!(
+            redact_keys("my key is AIzaSyD-FAKEKEY1234567890abcdefghijklmn, thanks"),
+            "my key is [REDACTED], thanks"
+        );
+        assert_eq!(
+            redact_keys("AIzaWord and xAIzaSyD-FAKEKEY1234567890abcdefghijklmn"),
+            "AIzaWord and xAIzaSyD-FAKEKEY1234567890abcdefghijklmn"
+        );
         assert_eq!(
             redact_keys("sk-sk-0123456789 ask-0123456789ab -sk-0123456789ab_é sk-"),
             "[REDACTED] ask-0123456789ab -[REDACTED]é sk-"

@@ -213,10 +213,10 @@ impl Linter<'_> {
             Finding::new(
                 crate::lint::rule::PATH_DIALECT_MISMATCH,
                 format!(
-                    "the request went to `{}`, an {} path, but the body is an {} stream (its first event is {first}): it is read as {}; a client of this path expects {} events",
+                    "the request went to `{}`, {} path, but the body is {} stream (its first event is {first}): it is read as {}; a client of this path expects {} events",
                     crate::lint::printable(&shorten(shown, 80)),
-                    path.title(),
-                    body.title(),
+                    path.a_title(),
+                    body.a_title(),
                     body.title(),
                     path.title()
                 ),

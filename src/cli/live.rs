@@ -108,8 +108,8 @@ fn request_dialect(url: &str, body: &serde_json::Value) -> sselint::dialect::Dia
     match sniff_request(body) {
         RequestKind::Is(d, why) => {
             eprintln!(
-                "sselint: note: the URL path `{path}` names no API; the request body is an {} request ({why}): sending it as one ({}); `--dialect` chooses another",
-                d.title(),
+                "sselint: note: the URL path `{path}` names no API; the request body is {} request ({why}): sending it as one ({}); `--dialect` chooses another",
+                d.a_title(),
                 how(d)
             );
             d
@@ -396,7 +396,7 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     // to `…/v1`, Anthropic's add `/v1/messages` to the origin.
     let base = format!("http://{addr}{}", served.api().sdk_base());
     let what = match replay.dialect {
-        Some(d) => format!("an {} stream", d.title()),
+        Some(d) => format!("{} stream", d.a_title()),
         None => "a stream of no known dialect, served as Chat".to_string(),
     };
     let paths = if a.any_path {

@@ -636,9 +636,9 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         if let (Some(named), Some(given)) = (sselint::dialect::sniff_url(u), a.dialect.dialect()) {
             if named != given {
                 return Ok(usage_error(&format!(
-                    "{} is an {} endpoint, but --dialect says {given}; give the base URL (…/v1) or drop --dialect",
+                    "{} is {} endpoint, but --dialect says {given}; give the base URL (…/v1) or drop --dialect",
                     sselint::capture::redact_url(u),
-                    named.title()
+                    named.a_title()
                 )));
             }
         }

@@ -50,6 +50,12 @@ pub struct Words {
     /// arguments): scrubbed inside its inner strings, so the assembled
     /// JSON stays as valid (or invalid) as it was.
     pub json_text_keys: &'static [&'static str],
+    /// Keys whose value is an object (or array) every string of which is
+    /// text, whatever its own key (Gemini's function-call `args`, whose
+    /// keys are the function's parameters): `redact --scrub-text`
+    /// replaces each string inside but the [`Words::identifiers`], and
+    /// keeps the keys.
+    pub text_objects: &'static [&'static str],
     /// Keys whose strings name things (a type, an id, a model, a status):
     /// never scrubbed, and never shortened by `minimize`.
     pub identifiers: &'static [&'static str],

@@ -38,6 +38,7 @@ pub const WORDS: Words = Words {
         "output",
     ],
     json_text_keys: &["arguments"],
+    text_objects: &[],
     identifiers: &[
         "object",
         "type",

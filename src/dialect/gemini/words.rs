@@ -23,8 +23,8 @@ pub const WORDS: Words = Words {
         // Text and thought parts.
         "text",
         // `codeExecutionResult.output` (`executableCode.code` is scrubbed
-        // as prose: `code` is an error's code in the other dialects, a
-        // name, not text).
+        // as one of `text_objects`: `code` is an error's code in the other
+        // dialects, a name, not text).
         "output",
         // Why a candidate stopped, and an error's text.
         "finishMessage",
@@ -42,6 +42,10 @@ pub const WORDS: Words = Words {
     ],
     // Gemini's call arguments are a JSON object (`args`), not JSON text.
     json_text_keys: &[],
+    // A function call's arguments (the values; the keys are the
+    // function's parameter names), and the code a model ran (its
+    // `language` is an identifier).
+    text_objects: &["args", "executableCode"],
     identifiers: &[
         "role",
         "id",

@@ -32,6 +32,7 @@ pub const WORDS: Words = Words {
     ],
     // `input_json_delta` fragments.
     json_text_keys: &["partial_json"],
+    text_objects: &[],
     identifiers: &[
         "type",
         "id",

@@ -47,6 +47,7 @@ pub const WORDS: Words = Words {
     // A function call's (and an MCP call's) arguments; their deltas are
     // told by the event type (`…_arguments.delta`).
     json_text_keys: &["arguments"],
+    text_objects: &[],
     identifiers: &[
         "type",
         "id",
