@@ -10,20 +10,6 @@ use sselint::dialect::{Dialect, ALL};
 use sselint::lint::{catalogue, Settings};
 use sselint::pipeline::{lint_capture, NoObserver};
 
-fn lint_as(bytes: &[u8], dialect: Option<Dialect>) -> sselint::pipeline::FileResult {
-    let cap = from_reader(
-        "t.sse",
-        Box::new(std::io::Cursor::new(bytes.to_vec())),
-        &Options::default(),
-    )
-    .unwrap();
-    let settings = Settings {
-        dialect,
-        ..Settings::default()
-    };
-    lint_capture(cap, &settings, &mut NoObserver)
-}
-
 const RESPONSES: &str = "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"in_progress\",\"output\":[]}}\n\n";
 const MESSAGES: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n";
 

@@ -8,28 +8,13 @@ mod common;
 use assert_cmd::cargo::cargo_bin;
 use common::*;
 use serde_json::Value;
-use sselint::capture::{from_reader, Options};
 use sselint::dialect::Dialect;
-use sselint::lint::{Settings, Severity};
+use sselint::lint::Severity;
 use sselint::model::assembly::Ending;
 use std::process::Command;
 
 fn gemini() -> Dialect {
     Dialect::parse("gemini").unwrap()
-}
-
-fn lint_as(bytes: &[u8], dialect: Option<Dialect>) -> sselint::pipeline::FileResult {
-    let cap = from_reader(
-        "t.sse",
-        Box::new(std::io::Cursor::new(bytes.to_vec())),
-        &Options::default(),
-    )
-    .unwrap();
-    let settings = Settings {
-        dialect,
-        ..Settings::default()
-    };
-    sselint::pipeline::lint_capture(cap, &settings, &mut sselint::pipeline::NoObserver)
 }
 
 /// What a sample must assemble to: candidate 0's text and reasoning, its

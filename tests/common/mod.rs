@@ -9,6 +9,22 @@ use sselint::lint::{Diagnostic, Settings, Severity};
 use sselint::pipeline::{lint_capture, FileResult, NoObserver};
 use std::path::{Path, PathBuf};
 
+/// Lints `bytes` as one capture read as `dialect` (`None`: told from
+/// the stream), under otherwise default settings.
+pub fn lint_as(bytes: &[u8], dialect: Option<sselint::dialect::Dialect>) -> FileResult {
+    let cap = capture::from_reader(
+        "t.sse",
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        &Options::default(),
+    )
+    .unwrap();
+    let settings = Settings {
+        dialect,
+        ..Settings::default()
+    };
+    lint_capture(cap, &settings, &mut NoObserver)
+}
+
 /// The project root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
