@@ -151,7 +151,13 @@ fn an_empty_stream_of_any_dialect_is_an_error_and_a_body_that_is_not_sse_is_one_
     for d in ALL {
         for body in [&b""[..], b": keep-alive\n\n"] {
             let r = lint_as(body, Some(*d));
-            let errors = rules_at_least(&r, sselint::lint::Severity::Error);
+            let mut errors = rules_at_least(&r, sselint::lint::Severity::Error);
+            // The keep-alive itself is an error only where the dialect's
+            // clients raise on a comment line (Gemini's, in the record).
+            if *d == Dialect::Gemini && !body.is_empty() {
+                assert_eq!(errors.first(), Some(&"comment"), "{d}: {errors:?}");
+                errors.remove(0);
+            }
             assert_eq!(
                 errors.len(),
                 1,

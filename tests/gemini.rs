@@ -153,7 +153,14 @@ fn the_real_shapes_get_no_error() {
     for w in WANT.iter().filter(|w| !w.file.starts_with("bad/")) {
         let r = lint_file(&sample(w.file));
         let errors = rules_at_least(&r, Severity::Error);
-        assert!(errors.is_empty(), "{}: {errors:?}", w.file);
+        // Vertex's streamed arguments: real, and observed to break
+        // clients (rules/observed.json), so its one error is the rule's.
+        let allowed: &[&str] = if w.file == "providers/vertex-gemini-partial-args.sse" {
+            &["gemini-partial-args"]
+        } else {
+            &[]
+        };
+        assert_eq!(errors, allowed, "{}", w.file);
     }
 }
 
@@ -243,10 +250,214 @@ data: {"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":"no"}}]
 
 #[test]
 fn an_empty_gemini_stream_is_one_error() {
-    for body in [&b""[..], b": keep-alive\n\n"] {
-        let r = lint_as(body, Some(gemini()));
-        assert_eq!(rules_at_least(&r, Severity::Error), ["gemini-cut-off"]);
+    let r = lint_as(b"", Some(gemini()));
+    assert_eq!(rules_at_least(&r, Severity::Error), ["gemini-cut-off"]);
+    // A keep-alive alone: no chunk, and a comment line, which a Gemini
+    // client raises on (clients/corpus/gemini/comment-keepalive.sse).
+    let r = lint_as(b": keep-alive\n\n", Some(gemini()));
+    assert_eq!(
+        rules_at_least(&r, Severity::Error),
+        ["comment", "gemini-cut-off"]
+    );
+}
+
+/// The level of `rule`'s finding on `body` read as `dialect` (`None`:
+/// told from the stream), or `None` when it did not fire.
+fn level_of(body: &[u8], dialect: Option<Dialect>, rule: &str) -> Option<Severity> {
+    let r = lint_as(body, dialect);
+    let found: Vec<Severity> = diags(&r)
+        .into_iter()
+        .filter(|d| d.rule == rule)
+        .map(|d| d.severity)
+        .collect();
+    assert!(found.len() <= 1, "{rule}: {found:?}");
+    found.first().copied()
+}
+
+/// The same two events in Gemini's and in Chat's form, joined by `join`
+/// (between the first event's `data:` line and its blank line) and
+/// started by `head`.
+fn framed(gemini_form: bool, head: &str, join: &str, end: &str) -> Vec<u8> {
+    let (a, b) = if gemini_form {
+        (
+            r#"{"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}, "index": 0}]}"#.to_string(),
+            r#"{"candidates": [{"content": {"parts": [{"text": "!"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 2, "totalTokenCount": 7}}"#.to_string(),
+        )
+    } else {
+        let bare = |c: String| {
+            c.trim_start_matches("data: ")
+                .trim_end_matches('\n')
+                .to_string()
+        };
+        (
+            bare(chat_chunk("Hi", "null")),
+            bare(chat_chunk("!", "\"stop\"")),
+        )
+    };
+    let done = if gemini_form { "" } else { "data: [DONE]\n\n" };
+    format!("{head}data: {a}{join}{end}{end}data: {b}{end}{end}{done}").into_bytes()
+}
+
+#[test]
+fn shared_framing_rules_are_errors_in_a_gemini_stream_and_keep_their_level_elsewhere() {
+    // (rule, head, join, line end): each shape a Gemini client was
+    // observed to break on (clients/corpus/gemini/), and its level in a
+    // Chat stream, which stays what it was.
+    let shapes: &[(&str, &str, &str, &str, Option<Severity>)] = &[
+        ("comment", ": ping\n\n", "", "\n", Some(Severity::Info)),
+        ("comment", "", "\n: ping", "\n", Some(Severity::Info)),
+        (
+            "unknown-sse-field",
+            "ping: 1\n\n",
+            "",
+            "\n",
+            Some(Severity::Info),
+        ),
+        (
+            "unknown-sse-field",
+            "",
+            "\nping: 1",
+            "\n",
+            Some(Severity::Info),
+        ),
+        ("line-endings", "", "", "\r", Some(Severity::Warning)),
+    ];
+    for (rule, head, join, end, chat) in shapes {
+        let g = framed(true, head, join, end);
+        let what = String::from_utf8_lossy(&g).into_owned();
+        // Told from the stream (the dialect settles after the shape's
+        // line when it comes first), and named with --dialect.
+        assert_eq!(level_of(&g, None, rule), Some(Severity::Error), "{what}");
+        assert_eq!(
+            level_of(&g, Some(gemini()), rule),
+            Some(Severity::Error),
+            "{what}"
+        );
+        let c = framed(false, head, join, end);
+        assert_eq!(
+            level_of(&c, None, rule),
+            *chat,
+            "{}",
+            String::from_utf8_lossy(&c)
+        );
     }
+    // `data:` with no space, and an event on two `data` lines.
+    let g = framed(true, "", "", "\n");
+    let no_space = String::from_utf8_lossy(&g).replace("data: ", "data:");
+    assert_eq!(
+        level_of(no_space.as_bytes(), None, "data-no-space"),
+        Some(Severity::Error)
+    );
+    let c = String::from_utf8_lossy(&framed(false, "", "", "\n")).replace("data: ", "data:");
+    assert_eq!(
+        level_of(c.as_bytes(), None, "data-no-space"),
+        Some(Severity::Warning)
+    );
+    let two = String::from_utf8_lossy(&g).replacen("], \"role\"", "],\ndata: \"role\"", 1);
+    assert_eq!(
+        level_of(two.as_bytes(), None, "multiline-data"),
+        Some(Severity::Error),
+        "{two}"
+    );
+    // The message says what it costs in a Gemini stream.
+    let r = lint_as(&framed(true, ": ping\n\n", "", "\n"), None);
+    let m = &diags(&r)
+        .into_iter()
+        .find(|d| d.rule == "comment")
+        .unwrap()
+        .message;
+    assert!(m.ends_with("in a Gemini stream that is an error: clients that parse every line not starting with `data: ` as JSON raise on it"), "{m}");
+    // What the Gemini clients read as meant stays below an error: CRLF,
+    // and CRLF lines with LF blank lines.
+    for end in ["\r\n", "\n"] {
+        let g = framed(true, "", "", end);
+        assert_ne!(level_of(&g, None, "line-endings"), Some(Severity::Error));
+    }
+}
+
+#[test]
+fn a_stream_cut_inside_its_first_chunk_is_told_gemini() {
+    for body in [
+        &br#"data: {"candidates": [{"content": {"parts": [{"text": "Rain fo"#[..],
+        br#"data: { "candidates" :[ {"#,
+        br#"data: {"candidates": ["#,
+    ] {
+        let r = lint_as(body, None);
+        let s = &r.streams[0];
+        assert_eq!(
+            s.dialect,
+            Some(gemini()),
+            "{}",
+            String::from_utf8_lossy(body)
+        );
+        assert_eq!(s.ending, Ending::Empty);
+        assert_eq!(rules_at_least(&r, Severity::Info), ["gemini-cut-off"]);
+        assert!(
+            diags(&r)[0]
+                .message
+                .starts_with("the stream ended inside its first chunk:"),
+            "{}",
+            diags(&r)[0].message
+        );
+    }
+    // Another dialect's cut first event is not taken for Gemini.
+    let r = lint_as(
+        br#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"ind"#,
+        None,
+    );
+    assert_ne!(r.streams[0].dialect, Some(gemini()));
+    assert_eq!(rules_at_least(&r, Severity::Error), ["cut-off"]);
+    let r = lint_as(br#"data: {"candidatesX": ["#, None);
+    assert_ne!(r.streams[0].dialect, Some(gemini()));
+}
+
+#[test]
+fn streamed_partial_args_are_one_error_for_the_stream() {
+    let open = |name: &str| {
+        format!(
+            "data: {{\"candidates\": [{{\"content\": {{\"role\": \"model\", \"parts\": [{{\"functionCall\": {{\"name\": \"{name}\", \"willContinue\": true}}}}]}}}}]}}\n\n"
+        )
+    };
+    let piece = "data: {\"candidates\": [{\"content\": {\"role\": \"model\", \"parts\": [{\"functionCall\": {\"partialArgs\": [{\"jsonPath\": \"$.city\", \"stringValue\": \"Oslo\"}]}}]}}]}\n\n";
+    let stop = "data: {\"candidates\": [{\"content\": {\"role\": \"model\", \"parts\": [{\"text\": \"\"}]}, \"finishReason\": \"STOP\"}]}\n\n";
+    let body = format!(
+        "{}{piece}{}{piece}{stop}",
+        open("get_weather"),
+        open("get_time")
+    );
+    let r = lint_as(body.as_bytes(), None);
+    let found: Vec<_> = diags(&r)
+        .into_iter()
+        .filter(|d| d.rule == "gemini-partial-args")
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].severity, Severity::Error);
+    assert!(
+        found[0]
+            .message
+            .starts_with("function call `get_weather` streams its arguments"),
+        "{}",
+        found[0].message
+    );
+    // The calls are still put together.
+    let c = &r.streams[0].answer.choices[&0];
+    let calls: Vec<String> = c
+        .tool_calls
+        .values()
+        .map(|t| format!("{}({})", t.name.as_deref().unwrap_or(""), t.arguments))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            r#"get_weather({"city":"Oslo"})"#,
+            r#"get_time({"city":"Oslo"})"#
+        ]
+    );
+    // Pieces with no opening call in sight still name the shape.
+    let r = lint_as(format!("{piece}{stop}").as_bytes(), Some(gemini()));
+    assert!(diags(&r).iter().any(
+        |d| d.rule == "gemini-partial-args" && d.message.starts_with("a function call streams")
+    ));
 }
 
 fn http(addr: &str, method: &str, path: &str, extra: &str) -> (u16, String) {

@@ -48,7 +48,7 @@ impl Linter<'_> {
     }
 
     /// The dialect the request path names, when the capture has one.
-    fn path_dialect(&self) -> Option<Dialect> {
+    pub(super) fn path_dialect(&self) -> Option<Dialect> {
         self.ctx.url.as_deref().and_then(dialect::sniff_url)
     }
 

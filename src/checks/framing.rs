@@ -4,8 +4,14 @@
 //! `unterminated-event`, `comment`). Source: WHATWG HTML §9.2.5–9.2.6.
 //! Chat's `event-type` (a named event in a stream of unnamed ones) is
 //! Chat's own, in [`crate::dialect::chat`].
+//!
+//! The rules are the same in every dialect; what an occurrence costs is
+//! the stream's dialect's to say ([`crate::dialect::Api::framing`]): its
+//! clients may break on a shape that the rule's own examples showed to
+//! be harmless.
 
 use super::Linter;
+use crate::dialect::api::{FramingReading, FramingShape};
 use crate::lint::{Finding, Location, Severity};
 use crate::model::{self, shorten, Payload};
 use crate::sse::{Block, Framing, LineEnd, LineKind};
@@ -17,6 +23,28 @@ fn lent_from(s: &str, line: &[u8]) -> bool {
 }
 
 impl Linter<'_> {
+    /// How the stream's dialect (the default one while none is settled)
+    /// reads `shape`, where it differs from the rule's own level.
+    fn framing_reading(&self, shape: FramingShape) -> Option<FramingReading> {
+        self.dialect
+            .unwrap_or(crate::dialect::DEFAULT)
+            .api()
+            .framing(shape)
+    }
+
+    /// A framing finding at the level the stream's dialect gives `shape`,
+    /// with what it costs there added to its message.
+    fn read_as_dialect(&self, f: Finding, shape: FramingShape) -> Finding {
+        match self.framing_reading(shape) {
+            Some(r) => {
+                let mut f = f.level(r.level);
+                f.message = format!("{}; {}", f.message, r.why);
+                f
+            }
+            None => f,
+        }
+    }
+
     /// Line-level rules for every line of a block.
     pub(super) fn check_block_framing(&mut self, block: &Block<'_>) {
         self.block_named = false;
@@ -153,12 +181,34 @@ impl Linter<'_> {
 
     /// Holds `unknown-sse-field` findings until the body shows it is SSE at
     /// all: a body with no SSE line is one `body-not-sse`, not a finding per
-    /// line.
+    /// line. One reported before the stream's dialect is settled gets that
+    /// dialect's level at the end ([`Linter::relevel_unsettled`]).
     fn pending_unknown(&mut self, f: Finding) {
         if self.sse_lines > 0 {
-            self.report(f);
+            if self.dialect.is_some() {
+                let f = self.read_as_dialect(f, FramingShape::UnknownField);
+                self.report(f);
+            } else {
+                let before = self.out.diagnostics.len();
+                self.report(f);
+                if self.out.diagnostics.len() > before {
+                    self.unsettled_fields.push(before);
+                }
+            }
         } else if self.pending_fields.len() < 64 {
             self.pending_fields.push(f);
+        }
+    }
+
+    /// The `unknown-sse-field` findings reported before the dialect was
+    /// settled, at the level the settled dialect gives them (where it
+    /// gives one; a stream never settled is read as the default dialect).
+    fn relevel_unsettled(&mut self) {
+        let held = std::mem::take(&mut self.unsettled_fields);
+        if let Some(r) = self.framing_reading(FramingShape::UnknownField) {
+            for i in held {
+                self.out.relevel(i, r.level, r.why);
+            }
         }
     }
 
@@ -199,17 +249,17 @@ impl Linter<'_> {
                     .help("end every event with a blank line (`\\n\\n`)"),
                 );
             } else {
-                self.report(
-                    Finding::new(
-                        crate::lint::rule::MULTILINE_DATA,
-                        format!(
-                            "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
-                            data_lines.len()
-                        ),
-                        loc,
-                    )
-                    .event(index),
-                );
+                let f = Finding::new(
+                    crate::lint::rule::MULTILINE_DATA,
+                    format!(
+                        "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
+                        data_lines.len()
+                    ),
+                    loc,
+                )
+                .event(index);
+                let f = self.read_as_dialect(f, FramingShape::MultilineData);
+                self.report(f);
             }
         }
         separator
@@ -255,12 +305,24 @@ impl Linter<'_> {
                     .help("end the last event with a blank line too"),
                 );
             }
-            _ => self.tail_loc = Some(loc),
+            _ => {
+                // A stream that ended inside its first event: no whole
+                // event named the dialect, but how the cut data starts may
+                // (where the request path names none: it decides at the
+                // end).
+                if self.dialect.is_none() && self.path_dialect().is_none() {
+                    if let Some(d) = crate::dialect::sniff_partial(data) {
+                        self.settle(d);
+                    }
+                }
+                self.tail_loc = Some(loc);
+            }
         }
     }
 
     /// Whole-stream framing counts.
     pub(super) fn finish_framing(&mut self, framing: &Framing) {
+        self.relevel_unsettled();
         if let Some((loc, hex)) = self.first_invalid_utf8.take() {
             // "the byte 0xE9 is", "the bytes 0xE2 0x82 are": hex, not a count.
             let (bytes, decode) = match hex.split(' ').collect::<Vec<_>>().as_slice() {
@@ -328,17 +390,17 @@ impl Linter<'_> {
             u8::from(framing.lf > 0) + u8::from(framing.crlf > 0) + u8::from(framing.cr > 0);
         if framing.cr > 0 {
             let loc = self.first_cr.clone().unwrap_or_default();
-            self.report(
-                Finding::new(
-                    crate::lint::rule::LINE_ENDINGS,
-                    format!(
-                        "{} line(s) end with a lone CR; legal SSE, but clients that split on `\\n` never see those lines end",
-                        framing.cr
-                    ),
-                    loc,
-                )
-                .level(Severity::Warning),
-            );
+            let f = Finding::new(
+                crate::lint::rule::LINE_ENDINGS,
+                format!(
+                    "{} line(s) end with a lone CR; legal SSE, but clients that split on `\\n` never see those lines end",
+                    framing.cr
+                ),
+                loc,
+            )
+            .level(Severity::Warning);
+            let f = self.read_as_dialect(f, FramingShape::LoneCr);
+            self.report(f);
         } else if kinds > 1 {
             let loc = if framing.crlf <= framing.lf {
                 self.first_crlf.clone()
@@ -366,31 +428,34 @@ impl Linter<'_> {
         }
         if self.no_space_lines > 0 {
             let loc = self.first_no_space.clone().unwrap_or_default();
-            self.report(
-                Finding::new(
-                    crate::lint::rule::DATA_NO_SPACE,
-                    format!(
-                        "`data:` is not followed by a space on {} of {} data lines; legal SSE, but clients that match the prefix `data: ` skip these lines",
-                        self.no_space_lines, self.data_lines
-                    ),
-                    loc,
-                )
-                .help("write `data: ` with one space, as OpenAI does"),
-            );
+            let f = Finding::new(
+                crate::lint::rule::DATA_NO_SPACE,
+                format!(
+                    "`data:` is not followed by a space on {} of {} data lines; legal SSE, but clients that match the prefix `data: ` skip these lines",
+                    self.no_space_lines, self.data_lines
+                ),
+                loc,
+            )
+            .help("write `data: ` with one space, as OpenAI does");
+            let f = self.read_as_dialect(f, FramingShape::DataNoSpace);
+            self.report(f);
         }
         if self.comment_lines > 0 {
             let loc = self.first_comment.clone().unwrap_or_default();
-            self.report(Finding::new(
+            let f = Finding::new(
                 crate::lint::rule::COMMENT,
                 format!(
                     "{} comment line(s) (keep-alives); legal SSE, ignored by conforming clients, but a client that parses every line as JSON fails on them",
                     self.comment_lines
                 ),
                 loc,
-            ));
+            );
+            let f = self.read_as_dialect(f, FramingShape::Comment);
+            self.report(f);
         }
         if self.sse_lines > 0 {
             for f in std::mem::take(&mut self.pending_fields) {
+                let f = self.read_as_dialect(f, FramingShape::UnknownField);
                 self.report(f);
             }
         }

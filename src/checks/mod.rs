@@ -98,6 +98,10 @@ pub struct Linter<'s> {
     block_id: Option<usize>,
     /// `unknown-sse-field` findings held until the body shows SSE lines.
     pending_fields: Vec<Finding>,
+    /// Where the `unknown-sse-field` findings reported before the dialect
+    /// was settled are in `out.diagnostics` (their level is the settled
+    /// dialect's to give, at the end).
+    unsettled_fields: Vec<usize>,
     /// What the last event was (`role`, `content`, `finish`, `usage`,
     /// `done`, `error`, `invalid`, …), for `inspect`.
     pub event_kind: Vec<&'static str>,
@@ -174,6 +178,7 @@ impl<'s> Linter<'s> {
             invalid_payloads: 0,
             separator_errors: 0,
             pending_fields: Vec::new(),
+            unsettled_fields: Vec::new(),
             event_kind: Vec::new(),
             first_event_kind: None,
             in_event: false,

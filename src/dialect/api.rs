@@ -4,6 +4,10 @@
 //! be one, and the words its expectations use), and how its usage and
 //! finish read on one footing across dialects.
 //!
+//! It also says how the API's clients read the shared SSE framing
+//! ([`Api::framing`]): the framing rules are the same in every dialect,
+//! but what an occurrence costs depends on the clients that read it.
+//!
 //! `record`, `probe`, `replay` and `diff` ask a dialect through [`Api`];
 //! each dialect's folder implements it (`chat/api.rs`, `responses/api.rs`,
 //! `messages/api.rs`), and [`super::Dialect::api`] is the one place that
@@ -120,6 +124,35 @@ pub struct UsageCounts {
     /// Input tokens written to the prompt cache (part of `input`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_write: Option<u64>,
+}
+
+/// One occurrence of a shared framing rule (`rules/transport/`), as the
+/// framing checks ask a dialect about it ([`Api::framing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FramingShape {
+    /// Comment lines (`comment`).
+    Comment,
+    /// `data:` lines with no space after the colon (`data-no-space`).
+    DataNoSpace,
+    /// A line whose field name is not `event`, `data`, `id` or `retry`
+    /// (`unknown-sse-field`).
+    UnknownField,
+    /// An event whose data spans several `data` lines (`multiline-data`).
+    MultilineData,
+    /// Lines ended by a lone CR (`line-endings`).
+    LoneCr,
+}
+
+/// What a dialect's clients make of one occurrence of a shared framing
+/// rule, where it differs from the rule's own level and message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FramingReading {
+    /// The finding's level.
+    pub level: crate::lint::Severity,
+    /// What it costs in this dialect, added to the message after `; `
+    /// (a claim about clients: it must be observed, `tests/claims.rs`).
+    pub why: &'static str,
 }
 
 /// One dialect's API (see the module docs). Every method is the dialect's
@@ -251,5 +284,14 @@ pub trait Api: Sync + std::fmt::Debug {
     /// human report then shows `in+out=total`.
     fn usage_total(&self) -> bool {
         true
+    }
+
+    /// How this API's clients read one occurrence of a shared framing
+    /// rule: `None` (the default) keeps the rule's own level and message,
+    /// as the rule's examples observed them; a dialect whose clients
+    /// break on a shape the rule calls harmless (or shrug off one it
+    /// calls harmful) gives the level its clients' outcomes call for.
+    fn framing(&self, _shape: FramingShape) -> Option<FramingReading> {
+        None
     }
 }

@@ -25,7 +25,9 @@
 //! Detection ([`sniff_url`], [`sniff_event`]) reads, in order: `--dialect`,
 //! the request path where the capture has it (HAR, curl `-v`, `record`),
 //! then the first event's data (its `type` field, or Chat's shape) and,
-//! only where the data names no dialect, its `event:` name.
+//! only where the data names no dialect, its `event:` name. A stream that
+//! ended inside its first event is told by how that cut data starts
+//! ([`sniff_partial`]).
 
 pub mod api;
 pub mod chat;
@@ -255,6 +257,17 @@ pub fn sniff_event(event_type: &str, data: Option<&Value>) -> Sniffed {
         return Sniffed::Dialect(Dialect::Chat);
     }
     Sniffed::Neutral
+}
+
+/// The dialect whose event a cut piece of data starts as: the data of an
+/// event the stream ended inside, before any whole event named a
+/// dialect (a Gemini chunk's `{"candidates": [`). `None` when it names
+/// none.
+pub fn sniff_partial(data: &str) -> Option<Dialect> {
+    if gemini::is_partial_chunk(data) {
+        return Some(Dialect::Gemini);
+    }
+    None
 }
 
 /// What a dialect checker sees of one dispatched event.

@@ -517,6 +517,36 @@ impl<'s> Collector<'s> {
         true
     }
 
+    /// Gives the kept finding at `index` the level `case` (as a check's
+    /// level for its case, so settings and profiles still decide over it)
+    /// and adds `; why` to its message: for a finding whose level depends
+    /// on something learnt after it was reported (the stream's dialect,
+    /// settled by a later event). The counts follow; its fingerprint stays.
+    pub fn relevel(&mut self, index: usize, case: Severity, why: &str) {
+        let settings = self.settings;
+        let Some(d) = self.diagnostics.get_mut(index) else {
+            return;
+        };
+        let Some(rule) = catalogue().get(d.rule) else {
+            return;
+        };
+        let Some((severity, source)) = settings.severity(rule, Some(case)) else {
+            return;
+        };
+        for (s, n) in [(d.severity, -1i64), (severity, 1)] {
+            let c = match s {
+                Severity::Error => &mut self.counts.0,
+                Severity::Warning => &mut self.counts.1,
+                Severity::Info => &mut self.counts.2,
+            };
+            *c = c.saturating_add_signed(n);
+        }
+        d.severity = severity;
+        d.severity_source = source;
+        d.message.push_str("; ");
+        d.message.push_str(&printable(why));
+    }
+
     /// Records a finding.
     ///
     /// # Panics

@@ -2,11 +2,13 @@
 //! (`POST /v1beta/models/MODEL:streamGenerateContent?alt=sse`): the key as
 //! `x-goog-api-key`, no `stream` field (the method streams), Google's
 //! error body, the probe's Gemini scenarios, and its `finishReason` and
-//! `usageMetadata` on the cross-dialect footing.
+//! `usageMetadata` on the cross-dialect footing; and how Gemini's clients
+//! read the shared SSE framing (every line but `data: ` breaks one).
 
 use crate::dialect::api::{
-    sc, weather_params, Auth, Scenario, UsageCounts, DISCONNECT, INVALID, JSON_PROMPT,
-    LENGTH_TOKENS, LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS, STOP_SEQUENCE, TOOL_PROMPT,
+    sc, weather_params, Auth, FramingReading, FramingShape, Scenario, UsageCounts, DISCONNECT,
+    INVALID, JSON_PROMPT, LENGTH_TOKENS, LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS,
+    STOP_SEQUENCE, TOOL_PROMPT,
 };
 use serde_json::{json, Map, Value};
 
@@ -289,5 +291,31 @@ impl crate::dialect::Api for Api {
             cached: n("cachedContentTokenCount"),
             cache_write: None,
         })
+    }
+
+    /// Gemini's clients read a stream of `data: ` lines and blank lines
+    /// only (rules/observed.json, clients/corpus/gemini/): a line that is
+    /// not `data: …` (a comment, `data:` with no space, another field
+    /// name) goes to a JSON parser and raises (google-genai's
+    /// `_iter_response_stream` hands it to its raw-JSON buffer); an event
+    /// on several `data` lines keeps the second `data:` inside its JSON
+    /// (@google/genai strips the first only); a lone CR ends no line for
+    /// a reader that splits on LF (`@ai-sdk/google` lost the events it
+    /// ended). Each occurrence is therefore an error here.
+    fn framing(&self, shape: FramingShape) -> Option<FramingReading> {
+        use crate::lint::Severity::Error;
+        const NOT_DATA: &str = "in a Gemini stream that is an error: clients that parse every line not starting with `data: ` as JSON raise on it";
+        let why = match shape {
+            FramingShape::Comment | FramingShape::DataNoSpace | FramingShape::UnknownField => {
+                NOT_DATA
+            }
+            FramingShape::MultilineData => {
+                "in a Gemini stream that is an error: clients that strip only an event's first `data:` raise on the rest"
+            }
+            FramingShape::LoneCr => {
+                "in a Gemini stream that is an error: clients that end lines at LF alone lose the events these lines end"
+            }
+        };
+        Some(FramingReading { level: Error, why })
     }
 }

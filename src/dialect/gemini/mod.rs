@@ -159,6 +159,7 @@ pub struct Checker {
     first_named: Option<(At, String)>,
     index_reported: bool,
     args_reported: bool,
+    partial_reported: bool,
     signature_reported: bool,
     value_reported: bool,
     schema_reported: u64,
@@ -178,6 +179,24 @@ pub fn is_chunk(o: &Map<String, Value>) -> bool {
         || o.get("usageMetadata").is_some_and(|u| {
             u.get("promptTokenCount").is_some() || u.get("totalTokenCount").is_some()
         })
+}
+
+/// Whether an event's data cut before its end (the undispatched tail of
+/// a stream that ended inside its first event) starts as a Gemini chunk
+/// does: `{"candidates": [`, whitespace allowed between the tokens. No
+/// other dialect's event starts with that key.
+pub fn is_partial_chunk(data: &str) -> bool {
+    let rest = data.trim_start();
+    let Some(rest) = rest.strip_prefix('{') else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix("\"candidates\"") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix(':') else {
+        return false;
+    };
+    rest.trim_start().starts_with('[')
 }
 
 /// Reports `f` unless its rule is off or past its limit.
@@ -613,6 +632,34 @@ impl Checker {
         }
     }
 
+    /// `gemini-partial-args`: the first function call whose arguments
+    /// are streamed (a named call opened with `willContinue`, or a part
+    /// with `partialArgs` pieces).
+    fn partial_args(&mut self, out: &mut dyn Out, ev: &Event<'_>, at: &str, name: Option<&str>) {
+        if out.muted(rule::GEMINI_PARTIAL_ARGS.name()) {
+            return;
+        }
+        let call = match name {
+            Some(n) => format!(
+                "function call `{}`",
+                crate::lint::printable(&shorten(n, 60))
+            ),
+            None => "a function call".to_string(),
+        };
+        let loc = out.at_pointer(&format!("{at}/functionCall"), false);
+        out.report(
+            Finding::new(
+                rule::GEMINI_PARTIAL_ARGS,
+                format!(
+                    "{call} streams its arguments in `partialArgs` pieces (Vertex AI's streamed function-call arguments): sselint puts them together by `jsonPath`, but clients that do not assemble them lose the arguments, and end with a call without a name for every later part"
+                ),
+                loc,
+            )
+            .event(ev.index)
+            .help("read the stream with a client that assembles `partialArgs`, or leave `streamFunctionCallArguments` off so that each call comes whole in `args`"),
+        );
+    }
+
     fn function_call(
         &mut self,
         out: &mut dyn Out,
@@ -657,6 +704,10 @@ impl Checker {
                     );
                 }
             }
+        }
+        if (pieces.is_some() || (more && name.is_some())) && !self.partial_reported {
+            self.partial_reported = true;
+            self.partial_args(out, ev, at, name);
         }
         let cand = self.candidates.entry(index).or_default();
         if let Some(name) = name {
@@ -1015,13 +1066,18 @@ impl super::Checker for Checker {
             String::new()
         };
         if ending == Ending::Empty && !end.damaged && !end.not_sse && end.invalid_payloads == 0 {
-            let loc = out.at_end();
+            // Cut inside its first chunk (the tail holds its start), or
+            // no chunk at all.
+            let (what, loc) = match out.transport().tail {
+                Some(tail) => ("the stream ended inside its first chunk", tail),
+                None => ("the stream has no chunk", out.at_end()),
+            };
             emit(
                 out,
                 Finding::new(
                     rule::GEMINI_CUT_OFF,
                     format!(
-                        "the stream has no chunk{}: no candidate, no `finishReason`, so there is no answer",
+                        "{what}{}: no candidate, no `finishReason`, so there is no answer",
                         end.broke()
                     ),
                     loc,
