@@ -224,7 +224,7 @@ pub fn record_watching(
     for (n, v) in &sent_headers {
         builder = builder.header(n.as_str(), v.as_str());
     }
-    let auth = req.dialect.api().auth();
+    let auth = req.dialect.api().auth_for(&req.url);
     if let Some(k) = &req.api_key {
         if !given(auth.key_header) {
             builder = builder.header(auth.key_header, format!("{}{k}", auth.key_prefix));

@@ -278,12 +278,62 @@ fn replay_serves_a_gemini_capture_at_the_models_path_and_record_masks_the_key() 
     );
     for path in [
         "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
-        "/v1beta/models/gemini-3-pro-preview:streamGenerateContent",
         "/models/m:streamGenerateContent?alt=sse&key=k",
+        "/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta/tunedModels/my-tuned-1:streamGenerateContent?alt=sse",
+        "/v1/projects/p-1/locations/us-central1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta1/projects/p-1/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
     ] {
         let (status, text) = http(&addr, "POST", path, "");
         assert_eq!(status, 200, "{path}: {text}");
+        assert!(
+            text.to_ascii_lowercase()
+                .contains("content-type: text/event-stream"),
+            "{path}: {text}"
+        );
+        assert!(text.contains("\r\ndata: {"), "{path}: {text}");
         assert!(text.contains("condenses around dust."), "{path}");
+    }
+    // Without alt=sse, the JSON array the API sends then (reference §1.3):
+    // `[{` … `}\n,\r\n{` … `}\n]`, pretty-printed, keys in their order.
+    for path in [
+        "/v1beta/models/gemini-3-pro-preview:streamGenerateContent",
+        "/v1/projects/p/locations/l/publishers/google/models/m:streamGenerateContent?alt=json",
+    ] {
+        let (status, text) = http(&addr, "POST", path, "");
+        assert_eq!(status, 200, "{path}: {text}");
+        assert!(
+            text.contains("Content-Type: application/json; charset=UTF-8"),
+            "{path}: {text}"
+        );
+        let body: String = text
+            .split("\r\n\r\n")
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\r\n\r\n");
+        assert!(!body.contains("data:"), "{body}");
+        // De-chunked: the chunk sizes are lines of their own.
+        let json: String = body
+            .split("\r\n")
+            .filter(|l| !l.chars().all(|c| c.is_ascii_hexdigit()))
+            .collect::<Vec<_>>()
+            .join("\r\n");
+        assert!(json.starts_with("[{\n  \"candidates\": ["), "{json}");
+        assert!(json.contains("}\n,\r\n{\n"), "{json}");
+        assert!(json.ends_with("}\n]"), "{json}");
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+        assert_eq!(v[1]["candidates"][0]["finishReason"], "STOP");
+    }
+    // Paths that are no Gemini endpoint stay a 404.
+    for path in [
+        "/v1beta/models/:streamGenerateContent?alt=sse",
+        "/v2/models/m:streamGenerateContent?alt=sse",
+        "/v1/projects/p/publishers/google/models/m:generateContent?alt=sse",
+    ] {
+        let (status, _) = http(&addr, "POST", path, "");
+        assert_eq!(status, 404, "{path}");
     }
     // Another path: a 404 in Google's error shape.
     let (status, text) = http(&addr, "POST", "/v1beta/models/m:generateContent", "");
@@ -328,6 +378,30 @@ fn replay_serves_a_gemini_capture_at_the_models_path_and_record_masks_the_key() 
     let sent: Value = serde_json::from_str(req["postData"]["text"].as_str().unwrap()).unwrap();
     assert!(sent.get("stream").is_none(), "{sent}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn replay_without_alt_sse_of_a_stream_with_no_json_array_shape_says_why() {
+    // A proxy's `[DONE]` is no JSON object: the stream has no JSON-array
+    // shape, so the request without alt=sse gets a 400 that says so.
+    let replay = Replay::start(&sample("bad/gemini-done-marker.sse"), &[]);
+    let (status, text) = http(
+        &replay.addr,
+        "POST",
+        "/v1beta/models/m:streamGenerateContent",
+        "",
+    );
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains(r#""status":"INVALID_ARGUMENT""#), "{text}");
+    assert!(text.contains("ask with ?alt=sse"), "{text}");
+    let (status, text) = http(
+        &replay.addr,
+        "POST",
+        "/v1beta/models/m:streamGenerateContent?alt=sse",
+        "",
+    );
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("data: [DONE]"), "{text}");
 }
 
 #[test]

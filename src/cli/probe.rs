@@ -251,22 +251,15 @@ fn url_problem(u: &str) -> Option<String> {
     }
 }
 
-/// The endpoint URL and dialect for `base`.
-fn endpoint(base: &str, dialect: Option<Dialect>) -> (String, Dialect) {
-    if let Some(d) = sselint::dialect::sniff_url(base) {
-        return (base.to_string(), d);
-    }
-    let d = dialect.unwrap_or(sselint::dialect::DEFAULT);
-    let (path, query) = match base.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (base, None),
-    };
-    let mut url = format!("{}{}", path.trim_end_matches('/'), d.endpoint());
-    if let Some(q) = query {
-        url.push('?');
-        url.push_str(q);
-    }
-    (url, d)
+/// The endpoint URL and dialect for `base` and `model`: the dialect the
+/// URL names, else `dialect` (`--dialect`), else the default; the URL as
+/// that dialect's API builds it ([`Dialect::url_under`]: Gemini's model
+/// path and `?alt=sse`).
+fn endpoint(base: &str, model: &str, dialect: Option<Dialect>) -> (String, Dialect) {
+    let d = sselint::dialect::sniff_url(base)
+        .or(dialect)
+        .unwrap_or(sselint::dialect::DEFAULT);
+    (d.url_under(base, model), d)
 }
 
 /// The scenarios to run for `dialect`.
@@ -647,7 +640,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         .urls
         .iter()
         .map(|u| {
-            let (url, dialect) = endpoint(u, a.dialect.dialect());
+            let (url, dialect) = endpoint(u, &a.model, a.dialect.dialect());
             Target {
                 url,
                 dialect,

@@ -172,8 +172,13 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
             // A missing finish is the catalogue's (missing-finish-reason,
             // cut-off); only a different one is the probe's.
             if let Some(f) = fin {
+                // Gemini's `MAX_TOKENS` is its API's `length`.
                 let cut = matches!(f.as_str(), "length" | "max_tokens" | "max_output_tokens")
-                    || f.starts_with("incomplete");
+                    || f.starts_with("incomplete")
+                    || dialect
+                        .api()
+                        .finish_class(&f.to_ascii_lowercase(), &f, false)
+                        == "length";
                 if !cut {
                     let budget = dialect.api().length_budget();
                     out.push(Finding::probe(
