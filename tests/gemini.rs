@@ -535,7 +535,6 @@ fn diff_against_another_dialect_with_findings_on_both_sides_does_not_panic() {
             "bad/messages-after-stop.sse",
         ),
         ("bad/messages-after-stop.sse", "bad/gemini-cut-off.sse"),
-        ("bad/gemini-cut-off.sse", "bad/cut-off.sse"),
         ("bad/responses-cut-off.sse", "bad/gemini-after-finish.sse"),
     ] {
         let out = Command::new(cargo_bin("sselint"))
@@ -557,10 +556,25 @@ fn diff_against_another_dialect_with_findings_on_both_sides_does_not_panic() {
         );
         assert!(!stdout.contains("an Google"), "diff {a} {b}: {stdout}");
     }
-    // The article follows the title: "a Google Gemini rule".
+    // A cut-off is one fault in both dialects (Gemini's counterparts, in
+    // its words): one row on both sides, not one on each.
     let out = Command::new(cargo_bin("sselint"))
         .arg("diff")
         .arg(sample("bad/gemini-cut-off.sse"))
+        .arg(sample("bad/cut-off.sse"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("findings on both sides (A/B): gemini-cut-off / cut-off (1/1)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("only in"), "{stdout}");
+    // The article follows the title: "a Google Gemini rule" (a `[DONE]`
+    // in a Gemini stream: Messages has no such rule for it).
+    let out = Command::new(cargo_bin("sselint"))
+        .arg("diff")
+        .arg(sample("bad/gemini-done-marker.sse"))
         .arg(sample("bad/messages-after-stop.sse"))
         .output()
         .unwrap();
@@ -568,5 +582,238 @@ fn diff_against_another_dialect_with_findings_on_both_sides_does_not_panic() {
     assert!(
         stdout.contains("only in A: a Google Gemini rule"),
         "{stdout}"
+    );
+}
+
+/// `sselint diff --format json A B` (with `extra` options): its exit code
+/// and report.
+fn diff_json(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> (Option<i32>, Value) {
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["diff", "--format", "json"])
+        .args(extra)
+        .arg(a)
+        .arg(b)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), v)
+}
+
+/// The `item`s of a diff report's differences.
+fn items(v: &Value) -> Vec<String> {
+    v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["item"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A Gemini stream of one function call `get_weather(args)`, then `STOP`.
+fn gemini_call(args: &str) -> String {
+    format!(
+        "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"functionCall\": {{\"name\": \"get_weather\",\"args\": {args}}}}}],\"role\": \"model\"}},\"index\": 0}}]}}\r\n\r\n\
+         data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"\"}}],\"role\": \"model\"}},\"finishReason\": \"STOP\",\"index\": 0}}],\"usageMetadata\": {{\"promptTokenCount\": 9,\"candidatesTokenCount\": 5,\"totalTokenCount\": 14}}}}\r\n\r\n"
+    )
+}
+
+#[test]
+fn diff_of_two_gemini_streams_whose_call_arguments_differ_says_so_and_exits_1() {
+    let dir = scratch("gemini-diff-args");
+    let (paris, rome, paris2) = (
+        dir.join("paris.sse"),
+        dir.join("rome.sse"),
+        dir.join("paris2.sse"),
+    );
+    std::fs::write(&paris, gemini_call(r#"{"city": "Paris", "unit": "c"}"#)).unwrap();
+    std::fs::write(&rome, gemini_call(r#"{"city": "Rome", "unit": "c"}"#)).unwrap();
+    // The same arguments, keys in another order: the same JSON.
+    std::fs::write(&paris2, gemini_call(r#"{"unit": "c", "city": "Paris"}"#)).unwrap();
+    let (code, v) = diff_json(&paris, &rome, &[]);
+    assert_eq!(code, Some(1), "{v:#}");
+    assert_eq!(v["compatible"], false);
+    let reasons = v["reasons"].to_string();
+    assert!(
+        reasons.contains("tool call 0 (part)'s arguments differ"),
+        "{reasons}"
+    );
+    assert!(
+        items(&v)
+            .iter()
+            .any(|i| i.starts_with("tool call 0 (part)")),
+        "{v:#}"
+    );
+    let (code, v) = diff_json(&paris, &paris2, &[]);
+    assert_eq!(code, Some(0), "{v:#}");
+    assert!(items(&v).is_empty(), "{v:#}");
+    // --ignore-text compares the call's shape, not its arguments.
+    let (code, _) = diff_json(&paris, &rome, &["--ignore-text"]);
+    assert_eq!(code, Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_maps_gemini_finishes_to_each_other_dialects() {
+    let dir = scratch("gemini-diff-finish");
+    let write = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let gemini = |finish: &str| {
+        format!("data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"Hi.\"}}],\"role\": \"model\"}},\"finishReason\": \"{finish}\",\"index\": 0}}],\"usageMetadata\": {{\"promptTokenCount\": 9,\"candidatesTokenCount\": 2,\"totalTokenCount\": 11}}}}\r\n\r\n")
+    };
+    let chat = |finish: &str| {
+        format!(
+            "{}{}data: [DONE]\n\n",
+            common::chat_chunk("Hi.", "null"),
+            common::chat_chunk("", &format!("\"{finish}\""))
+        )
+    };
+    let sample_with = |rel: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(sample(rel)).unwrap();
+        assert!(text.contains(from), "{rel}");
+        text.replace(from, to)
+    };
+    let g_stop = write("g-stop.sse", gemini("STOP"));
+    let g_max = write("g-max.sse", gemini("MAX_TOKENS"));
+    let g_safety = write("g-safety.sse", gemini("SAFETY"));
+    let g_recitation = write("g-recitation.sse", gemini("RECITATION"));
+    let stop = [
+        write("c-stop.sse", chat("stop")),
+        sample("good/messages-basic.sse"),
+        sample("good/responses-basic.sse"),
+    ];
+    let length = [
+        write("c-length.sse", chat("length")),
+        sample("bad/messages-max-tokens.sse"),
+        sample("bad/responses-incomplete.sse"),
+    ];
+    let filter = [
+        write("c-filter.sse", chat("content_filter")),
+        write(
+            "m-refusal.sse",
+            sample_with("good/messages-basic.sse", "\"end_turn\"", "\"refusal\""),
+        ),
+        write(
+            "r-filter.sse",
+            sample_with(
+                "bad/responses-incomplete.sse",
+                "max_output_tokens",
+                "content_filter",
+            ),
+        ),
+    ];
+    let finish_rows = |v: &Value| {
+        items(v)
+            .into_iter()
+            .filter(|i| i.ends_with(" finish"))
+            .collect::<Vec<_>>()
+    };
+    for (g, same, others) in [
+        (&g_stop, &stop, [&length, &filter]),
+        (&g_max, &length, [&stop, &filter]),
+        (&g_safety, &filter, [&stop, &length]),
+        (&g_recitation, &filter, [&stop, &length]),
+    ] {
+        for b in same {
+            // The same class: no finish row, either way round.
+            for (x, y) in [(g, b), (b, g)] {
+                let (_, v) = diff_json(x, y, &["--ignore-text"]);
+                assert!(
+                    finish_rows(&v).is_empty(),
+                    "{} vs {}: {v:#}",
+                    x.display(),
+                    y.display()
+                );
+            }
+        }
+        for b in others.iter().flat_map(|o| o.iter()) {
+            let (code, v) = diff_json(g, b, &["--ignore-text"]);
+            assert_eq!(code, Some(1), "{} vs {}: {v:#}", g.display(), b.display());
+            assert_eq!(finish_rows(&v), ["choice 0 finish"], "{v:#}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_within_gemini_speaks_of_candidates_and_finish_reason() {
+    let dir = scratch("gemini-diff-words");
+    let two = std::fs::read_to_string(sample("providers/gemini-two-candidates.sse")).unwrap();
+    let a = dir.join("a.sse");
+    std::fs::write(&a, &two).unwrap();
+    let b = dir.join("b.sse");
+    std::fs::write(
+        &b,
+        two.replace("water drops.", "water drops and ice.")
+            .replacen("\"STOP\"", "\"MAX_TOKENS\"", 1),
+    )
+    .unwrap();
+    let (code, v) = diff_json(&a, &b, &[]);
+    assert_eq!(code, Some(1));
+    let items = items(&v);
+    assert!(items.contains(&"candidate 1 text".to_string()), "{items:?}");
+    assert!(
+        items.contains(&"candidate 0 finishReason".to_string()),
+        "{items:?}"
+    );
+    assert!(!v.to_string().contains("choice "), "{v:#}");
+    // The human table and the HTML page say so too.
+    for format in ["human", "html"] {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["diff", "--format", format])
+            .arg(&a)
+            .arg(&b)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("candidate 1"), "{format}: {text}");
+        assert!(
+            !text.contains("choice 0") && !text.contains("choice 1"),
+            "{format}: {text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn inspect_and_the_html_report_speak_of_candidates_thoughts_and_finish_reason() {
+    let run = |args: &[&str]| {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let thinking = sample("good/gemini-thinking.sse");
+    let text = run(&["inspect", thinking.to_str().unwrap()]);
+    assert!(text.contains("\ncandidate 0:\n  thoughts: "), "{text}");
+    assert!(text.contains("\n  finishReason: STOP\n"), "{text}");
+    assert!(
+        !text.contains("choice") && !text.contains("finish_reason"),
+        "{text}"
+    );
+    let two = sample("providers/gemini-two-candidates.sse");
+    let html = run(&["check", "--format", "html", two.to_str().unwrap()]);
+    assert!(
+        html.contains("<h4>candidate 1</h4>"),
+        "the page names candidates"
+    );
+    assert!(!html.contains("<h4>choice"), "{html}");
+    let html = run(&["check", "--format", "html", thinking.to_str().unwrap()]);
+    assert!(
+        html.contains("<p class=\"label\">thoughts</p>"),
+        "the page names thoughts"
+    );
+    // Chat keeps its words.
+    let chat = sample("good/openai-n2.sse");
+    let text = run(&["inspect", chat.to_str().unwrap()]);
+    assert!(
+        text.contains("\nchoice 1:\n") && text.contains("  finish_reason: "),
+        "{text}"
     );
 }
