@@ -38,9 +38,10 @@ pub struct Request {
     /// `Accept`, the key's `Authorization` / `x-api-key`,
     /// `anthropic-version`.
     pub headers: Vec<(String, String)>,
-    /// The API key, sent as `Authorization: Bearer …` (Chat, Responses) or
+    /// The API key, sent as `Authorization: Bearer …` (Chat, Responses),
     /// `x-api-key` (Messages, with `anthropic-version: 2023-06-01` unless a
-    /// header gives one).
+    /// header gives one) or `x-goog-api-key` (Gemini; a Bearer token to
+    /// Vertex AI's project paths): [`crate::dialect::Api::auth_for`].
     pub api_key: Option<String>,
     /// Chat: add `stream_options.include_usage: true` (unless the body sets
     /// it). Responses and Messages streams carry usage unasked.

@@ -1,7 +1,9 @@
 //! Serving a capture as the endpoint of its API: a small HTTP/1.1 server
 //! (std `TcpListener`, a thread per connection) that answers the POST of
 //! the capture's dialect (`/v1/chat/completions`, `/v1/responses` or
-//! `/v1/messages`, each also without `/v1`) with the capture's status,
+//! `/v1/messages`, each also without `/v1`; Gemini's
+//! `/v1beta/models/MODEL:streamGenerateContent` and the other paths its
+//! API streams at, [`crate::dialect::Api::other_endpoint`]) with the capture's status,
 //! headers and body, in chunked transfer coding, paced by the capture's own
 //! timing or by fixed delays, and able to inject faults: writes of N bytes
 //! (splitting UTF-8 characters and CRLF pairs), keep-alive comments during
@@ -642,7 +644,8 @@ impl ScenarioSet {
         }
         if set.entries.is_empty() {
             return Err(format!(
-                "{dir}: no captures; put files named by scenario in it (plain.sse, tool.har, invalid.json, …), or in chat/, responses/, messages/"
+                "{dir}: no captures; put files named by scenario in it (plain.sse, tool.har, invalid.json, …), or in {}/",
+                dialect::names("/, ")
             ));
         }
         Ok(set)

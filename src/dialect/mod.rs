@@ -40,7 +40,7 @@ use crate::model::assembly::Answer;
 pub use api::Api;
 use serde_json::Value;
 
-pub use crate::vocab::{sniff_url, Dialect, ALL, DEFAULT};
+pub use crate::vocab::{names, sniff_url, titles, Dialect, ALL, DEFAULT};
 
 /// What each dialect's folder holds, picked by its id: the one place a
 /// dialect is registered besides its id in [`crate::vocab`].
