@@ -3426,3 +3426,41 @@ fn a_gemini_endpoint_is_probed_at_its_model_path_with_alt_sse_and_the_key_unseen
         format!("{origin}/v1beta/models/probe-model:streamGenerateContent?key=[REDACTED]&alt=sse")
     );
 }
+
+#[test]
+fn a_gemini_n2_answered_with_one_candidate_fails_in_gemini_words() {
+    let dir = scratch("probe-gemini-n2");
+    let set = dir.join("set/gemini");
+    std::fs::create_dir_all(&set).unwrap();
+    for e in std::fs::read_dir(fixtures().join("good/gemini")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, set.join(p.file_name().unwrap())).unwrap();
+    }
+    // candidateCount 2 answered with one candidate.
+    std::fs::copy(set.join("plain.sse"), set.join("n2.sse")).unwrap();
+    let r = Replay::start(&dir.join("set"), &[]);
+    let (code, v) = probe_json(
+        &format!("http://{}", r.addr),
+        &dir.join("out"),
+        &["--dialect", "gemini", "--only", "n2,length"],
+    );
+    assert_eq!(code, Some(1), "{v:#}");
+    let n2 = scenario(&v, "n2");
+    assert_eq!(n2["verdict"], "fail");
+    // (line-endings: the fixtures end lines with CRLF, as the API does.)
+    assert!(rules(n2).contains(&"probe-n-ignored".to_string()), "{n2}");
+    let message = n2["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "probe-n-ignored")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        message,
+        "the request asked for generationConfig.candidateCount 2 candidates; the stream carried 1 (candidate indexes [0])"
+    );
+    // MAX_TOKENS is Gemini's cut: no probe-not-cut.
+    assert_eq!(scenario(&v, "length")["verdict"], "pass", "{v:#}");
+}

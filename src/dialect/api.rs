@@ -225,6 +225,12 @@ pub trait Api: Sync + std::fmt::Debug {
     /// `parallel-tools`), for `probe-no-tool-call`.
     fn forced_tool(&self, name: &str) -> &'static str;
 
+    /// How the `n2` scenario asks for two answers, before the number, for
+    /// its message (`n =`, Gemini's `candidateCount`).
+    fn n2_field(&self) -> &'static str {
+        "n ="
+    }
+
     /// The finish the `length` scenario expects, in this API's words.
     fn cut_finish(&self) -> &'static str;
 

@@ -116,9 +116,11 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
         "n2" => {
             let n = answer.choices.len();
             if n < 2 {
+                // In the API's words (Gemini's `candidateCount`, candidates).
+                let (asked, choice) = (dialect.api().n2_field(), dialect.words().terms.choice);
                 out.push(Finding::probe(
                     "probe-n-ignored",
-                    format!("the request asked for n = 2 choices; the stream carried {n} (choice indexes {:?})", answer.choices.keys().collect::<Vec<_>>()),
+                    format!("the request asked for {asked} 2 {choice}s; the stream carried {n} ({choice} indexes {:?})", answer.choices.keys().collect::<Vec<_>>()),
                 ));
             }
         }

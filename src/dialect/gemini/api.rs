@@ -360,6 +360,10 @@ impl crate::dialect::Api for Api {
         "MAX_TOKENS"
     }
 
+    fn n2_field(&self) -> &'static str {
+        "generationConfig.candidateCount"
+    }
+
     fn stop_key(&self) -> &'static str {
         "generationConfig.stopSequences"
     }
