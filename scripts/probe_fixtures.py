@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the scenario capture sets `sselint replay DIR` serves to the
-`sselint probe` tests: tests/fixtures/probe/good/{chat,responses,messages}/
+`sselint probe` tests: tests/fixtures/probe/good/{chat,responses,messages,gemini}/
 (every scenario answered well) and tests/fixtures/probe/broken/chat/ (one
 file per fault of issue 15, each replacing the good set's file of that
 name). Some good streams are copies of samples/good/; the rest are built
@@ -245,8 +245,65 @@ def messages_good(d):
     write(f"{d}/invalid.json", json.dumps({"type": "error", "error": {"type": "invalid_request_error", "message": "messages: Input should be a valid list"}}, indent=2) + "\n")
 
 
+# ---------------------------------------------------------------- gemini
+
+
+def gemini_chunk(parts, finish=None, usage=None, index=0, extra=None):
+    cand = {"content": {"parts": parts, "role": "model"}, "index": index}
+    if finish:
+        cand["finishReason"] = finish
+    c = {"candidates": [cand]}
+    if extra:
+        c["candidates"] += extra
+    if usage:
+        c["usageMetadata"] = usage
+    c["modelVersion"] = "gemini-2.5-flash"
+    c["responseId"] = "Probe0001gemini"
+    return (None, c)
+
+
+def gemini_usage(out, thoughts=0):
+    u = {"promptTokenCount": 9, "candidatesTokenCount": out, "totalTokenCount": 9 + out + thoughts}
+    if thoughts:
+        u["thoughtsTokenCount"] = thoughts
+    return u
+
+
+def gemini_text(pieces, finish="STOP", n=1, thought=None):
+    ev = []
+    if thought:
+        ev.append(gemini_chunk([{"text": thought, "thought": True}], usage={"promptTokenCount": 9, "totalTokenCount": 9}))
+    for i, p in enumerate(pieces):
+        last = i == len(pieces) - 1
+        others = [
+            {"content": {"parts": [{"text": p}], "role": "model"}, "index": k, **({"finishReason": finish} if last else {})}
+            for k in range(1, n)
+        ]
+        ev.append(gemini_chunk(
+            [{"text": p}],
+            finish if last else None,
+            gemini_usage(len(pieces) * n, 7 if thought else 0) if last else {"promptTokenCount": 9, "totalTokenCount": 9},
+            extra=others,
+        ))
+    return sse(ev).replace("\n\n", "\r\n\r\n")
+
+
+def gemini_good(d):
+    write(f"{d}/plain.sse", gemini_text(HELLO))
+    write(f"{d}/length.sse", gemini_text(COUNT[:5], "MAX_TOKENS"))
+    write(f"{d}/stop.sse", gemini_text(["One"]))
+    write(f"{d}/tool.sse", sse([
+        gemini_chunk([{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}], "STOP", gemini_usage(5)),
+    ]).replace("\n\n", "\r\n\r\n"))
+    write(f"{d}/n2.sse", gemini_text(HELLO, n=2))
+    write(f"{d}/json.sse", gemini_text(['{"greeting"', ': "hello"', "}"]))
+    write(f"{d}/long.sse", gemini_text(LONG))
+    write(f"{d}/thinking.sse", gemini_text(HELLO, thought="**Greeting**\nThe user wants a greeting."))
+    write(f"{d}/invalid.json", json.dumps({"error": {"code": 400, "message": "Invalid value at 'contents' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), 42", "status": "INVALID_ARGUMENT"}}, indent=2) + "\n")
+
+
 def main():
-    for sub in ["good/chat", "good/responses", "good/messages", "broken/chat"]:
+    for sub in ["good/chat", "good/responses", "good/messages", "good/gemini", "broken/chat"]:
         d = os.path.join(ROOT, sub)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -254,6 +311,7 @@ def main():
     chat_broken(os.path.join(ROOT, "broken/chat"))
     responses_good(os.path.join(ROOT, "good/responses"))
     messages_good(os.path.join(ROOT, "good/messages"))
+    gemini_good(os.path.join(ROOT, "good/gemini"))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@
 //! mapped to one vocabulary ([`finish_class`]), usage on one footing
 //! ([`UsageCounts`]: cached tokens inside the input, as OpenAI counts them),
 //! the ending, the findings (one fault under each dialect's name for it is
-//! one finding, [`COUNTERPARTS`]; a rule of one dialect alone is weighed by
+//! one finding, [`Words::faults`](crate::dialect::words::Words::faults); a rule of one dialect alone is weighed by
 //! its severity) and timing. The rows that do not apply across dialects
 //! (chunk sequence, `[DONE]`, usage placement, fields) are named in
 //! [`Comparison::not_applicable`] instead of being compared.
@@ -22,7 +22,7 @@
 
 use crate::capture::{self, Timing};
 use crate::checks::Linter;
-use crate::dialect::words;
+use crate::dialect::words::{self, Fault};
 use crate::lint::{Diagnostic, Settings, Severity};
 use crate::pipeline::{self, Observer, StreamResult};
 use crate::sse::{Block, LineKind};
@@ -423,7 +423,7 @@ pub fn finish_class(
 }
 
 /// Findings by rule on each side. Across dialects a fault that both
-/// dialects name (each with its own rule, see [`COUNTERPARTS`]) is keyed
+/// dialects name (each with its own rule, see [`Words::faults`](crate::dialect::words::Words::faults)) is keyed
 /// `A's rule / B's rule` when both sides have it.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct DiagnosticsDiff {
@@ -440,115 +440,28 @@ pub struct DiagnosticsDiff {
     pub dialect_only: Vec<String>,
 }
 
-/// One fault that each dialect reports under a rule of its own: (what it
-/// is, Chat's rule, Responses', Messages'). Across dialects a finding
-/// with a counterpart is compared with it, so `missing-done` on a Chat
-/// side and `messages-stop-missing` on a Messages side are one fault, not
-/// two differences.
-pub const COUNTERPARTS: &[(&str, [Option<&str>; 3])] = &[
-    (
-        "the stream was cut before it ended",
-        [
-            Some("cut-off"),
-            Some("responses-cut-off"),
-            Some("messages-cut-off"),
-        ],
-    ),
-    (
-        "a finish came, the end marker did not",
-        [Some("missing-done"), None, Some("messages-stop-missing")],
-    ),
-    (
-        "the end marker came without a finish",
-        [
-            Some("missing-finish-reason"),
-            None,
-            Some("messages-stop-reason"),
-        ],
-    ),
-    (
-        "an error inside the stream",
-        [
-            Some("error-event"),
-            Some("responses-error-event"),
-            Some("messages-error-event"),
-        ],
-    ),
-    (
-        "the error's shape",
-        [Some("error-shape"), Some("responses-error-shape"), None],
-    ),
-    (
-        "tool-call arguments that are not valid JSON",
-        [
-            Some("tool-call-arguments"),
-            Some("responses-arguments-json"),
-            Some("messages-tool-input"),
-        ],
-    ),
-    (
-        "no usage",
-        [
-            Some("usage-missing"),
-            Some("responses-usage-missing"),
-            Some("messages-usage-missing"),
-        ],
-    ),
-    (
-        "usage that does not add up",
-        [
-            Some("usage-mismatch"),
-            Some("responses-usage-mismatch"),
-            None,
-        ],
-    ),
-    (
-        "events after the end",
-        [
-            Some("data-after-done"),
-            Some("responses-after-terminal"),
-            Some("messages-after-stop"),
-        ],
-    ),
-    (
-        "a required field missing or of the wrong type",
-        [
-            Some("schema"),
-            Some("responses-missing-field"),
-            Some("messages-schema"),
-        ],
-    ),
-    (
-        "fields the API does not define",
-        [
-            Some("unknown-field"),
-            Some("responses-unknown-field"),
-            Some("messages-unknown-field"),
-        ],
-    ),
-];
+/// Dialect `d`'s rule for fault `f` ([`Words::faults`]); `None` where it
+/// has none.
+///
+/// [`Words::faults`]: crate::dialect::words::Words::faults
+fn counterpart_in(f: Fault, d: crate::dialect::Dialect) -> Option<&'static str> {
+    d.words()
+        .faults
+        .iter()
+        .find(|(x, _)| *x == f)
+        .map(|(_, r)| *r)
+}
 
-/// `d`'s column in [`COUNTERPARTS`]: its place in [`crate::dialect::ALL`].
-fn dialect_slot(d: crate::dialect::Dialect) -> usize {
+/// The fault `rule` reports, when its dialect names it as one
+/// ([`Words::faults`]; another dialect may have a rule for it too).
+///
+/// [`Words::faults`]: crate::dialect::words::Words::faults
+fn counterpart_of(rule: &str) -> Option<Fault> {
     crate::dialect::ALL
         .iter()
-        .position(|x| *x == d)
-        .unwrap_or(0)
-}
-
-/// Dialect `d`'s rule for fault `i` of [`COUNTERPARTS`]; `None` where it
-/// has none, or where the table has no column for it (a dialect added
-/// after the table: its rules are compared as its own).
-fn counterpart_in(i: usize, d: crate::dialect::Dialect) -> Option<&'static str> {
-    COUNTERPARTS[i].1.get(dialect_slot(d)).copied().flatten()
-}
-
-/// The fault `rule` reports, when another dialect has a rule for it too:
-/// its index in [`COUNTERPARTS`].
-fn counterpart_of(rule: &str) -> Option<usize> {
-    COUNTERPARTS
-        .iter()
-        .position(|(_, rules)| rules.contains(&Some(rule)))
+        .flat_map(|d| d.words().faults)
+        .find(|(_, r)| *r == rule)
+        .map(|(f, _)| *f)
 }
 
 /// How a rule stands when A and B are of different dialects.
@@ -556,9 +469,8 @@ fn counterpart_of(rule: &str) -> Option<usize> {
 enum Standing {
     /// A transport or framing rule every dialect shares: compared by name.
     Shared,
-    /// A dialect's rule for a fault the other dialect reports too
-    /// (`COUNTERPARTS[i]`).
-    Counterpart(usize),
+    /// A dialect's rule for a fault the other dialect reports too.
+    Counterpart(Fault),
     /// A rule of one dialect with nothing to compare it with in the other.
     DialectOnly,
 }
@@ -569,7 +481,7 @@ fn standing(rule: &str, other: Option<crate::dialect::Dialect>) -> Standing {
         return Standing::Shared;
     }
     match (counterpart_of(rule), other) {
-        (Some(i), Some(o)) if counterpart_in(i, o).is_some() => Standing::Counterpart(i),
+        (Some(f), Some(o)) if counterpart_in(f, o).is_some() => Standing::Counterpart(f),
         _ => Standing::DialectOnly,
     }
 }
@@ -697,13 +609,14 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     let cross = ra.dialect != rb.dialect;
     let mut not_applicable = Vec::new();
     let mut notes = Vec::new();
-    // Rows in the dialect's own words; across dialects, in the words the
-    // rows have always used (`choice 0`), which name no side's events.
+    // Rows in the dialect's own words (Gemini's `candidate 0`); across
+    // dialects, in the words the rows have always used (`choice 0`), which
+    // name no side's events.
     let (wa, wb) = (words::of(ra.dialect), words::of(rb.dialect));
     let w = if cross { words::of(None) } else { wa };
     let unit = |i: u64| {
         w.answer
-            .map_or_else(|| format!("choice {i}"), str::to_string)
+            .map_or_else(|| format!("{} {i}", w.terms.choice), str::to_string)
     };
     let push =
         |diffs: &mut Vec<Difference>, section, item: String, x: String, y: String, class: &str| {
@@ -1232,7 +1145,7 @@ fn compare_findings(
 
 /// Findings of two streams of different dialects. A shared rule (transport,
 /// framing) is compared by name; a dialect's rule for a fault the other
-/// dialect names too ([`COUNTERPARTS`]) is compared with that rule, so one
+/// dialect names too ([`Words::faults`](crate::dialect::words::Words::faults)) is compared with that rule, so one
 /// fault is one row whatever each dialect calls it; a rule of one dialect
 /// alone is listed as such and weighed by its severity: a B finding of
 /// that kind at or above `--fail-on` counts only when A has no finding of
@@ -1260,7 +1173,10 @@ fn compare_findings_across(
     // Each side's findings by what they are about: a counterpart fault by
     // its index, any other rule by its name.
     let key = |rule: &str, other| match standing(rule, other) {
-        Standing::Counterpart(i) => format!("#{i}"),
+        // Keyed by the fault's place in `Fault::ALL`.
+        Standing::Counterpart(f) => {
+            format!("#{}", Fault::ALL.iter().position(|x| *x == f).unwrap_or(0))
+        }
         Standing::Shared | Standing::DialectOnly => rule.to_string(),
     };
     let group = |m: &RuleCounts, other| {
@@ -1288,7 +1204,7 @@ fn compare_findings_across(
                 for (rule, v) in x {
                     dd.only_a.insert(rule.to_string(), *v);
                     let class = match standing(rule, dialects.1) {
-                        Standing::Counterpart(i) => counterpart_note("A", i, dialects.1),
+                        Standing::Counterpart(f) => counterpart_note("A", f, dialects.1),
                         Standing::Shared => "only in A".to_string(),
                         Standing::DialectOnly => {
                             dd.dialect_only.push(rule.to_string());
@@ -1304,11 +1220,11 @@ fn compare_findings_across(
                     dd.only_b.insert(rule.to_string(), *v);
                     let counts = opts.fail_on.is_some_and(|t| v.0 >= t);
                     let class = match standing(rule, dialects.0) {
-                        Standing::Counterpart(i) => {
+                        Standing::Counterpart(f) => {
                             if counts {
                                 reasons.push(format!("B has `{rule}` ({}) that A lacks", v.0));
                             }
-                            counterpart_note("B", i, dialects.0)
+                            counterpart_note("B", f, dialects.0)
                         }
                         Standing::Shared => {
                             if counts {
@@ -1357,9 +1273,9 @@ fn compare_findings_across(
 
 /// "only in B (`missing-done` in OpenAI Chat Completions)": where the
 /// other side's dialect has a rule for the same fault.
-fn counterpart_note(side: &str, i: usize, other: Option<crate::dialect::Dialect>) -> String {
-    let what = COUNTERPARTS[i].0;
-    match other.and_then(|o| counterpart_in(i, o).map(|r| (o, r))) {
+fn counterpart_note(side: &str, f: Fault, other: Option<crate::dialect::Dialect>) -> String {
+    let what = f.about();
+    match other.and_then(|o| counterpart_in(f, o).map(|r| (o, r))) {
         Some((o, r)) => format!("only in {side} ({what}; `{r}` in {})", o.title()),
         None => format!("only in {side}"),
     }

@@ -1,12 +1,13 @@
 //! sselint: a stream inspector and conformance linter for LLM streaming
-//! responses (server-sent events) in three dialects: OpenAI Chat
-//! Completions, OpenAI Responses and Anthropic Messages.
+//! responses (server-sent events) in four dialects: OpenAI Chat
+//! Completions, OpenAI Responses, Anthropic Messages and Google Gemini's
+//! `streamGenerateContent`.
 //!
 //! The pipeline runs in one direction, each module looking only left:
 //!
 //! ```text
 //! capture ──► sse ──► dialect (model + checks) ──► lint ──► report
-//!                       chat │ responses │ messages
+//!                  chat │ responses │ messages │ gemini
 //! ```
 //!
 //! - [`vocab`] names the dialects (their ids: name, title, endpoint),

@@ -38,9 +38,10 @@ pub struct Request {
     /// `Accept`, the key's `Authorization` / `x-api-key`,
     /// `anthropic-version`.
     pub headers: Vec<(String, String)>,
-    /// The API key, sent as `Authorization: Bearer …` (Chat, Responses) or
+    /// The API key, sent as `Authorization: Bearer …` (Chat, Responses),
     /// `x-api-key` (Messages, with `anthropic-version: 2023-06-01` unless a
-    /// header gives one).
+    /// header gives one) or `x-goog-api-key` (Gemini; a Bearer token to
+    /// Vertex AI's project paths): [`crate::dialect::Api::auth_for`].
     pub api_key: Option<String>,
     /// Chat: add `stream_options.include_usage: true` (unless the body sets
     /// it). Responses and Messages streams carry usage unasked.
@@ -224,7 +225,7 @@ pub fn record_watching(
     for (n, v) in &sent_headers {
         builder = builder.header(n.as_str(), v.as_str());
     }
-    let auth = req.dialect.api().auth();
+    let auth = req.dialect.api().auth_for(&req.url);
     if let Some(k) = &req.api_key {
         if !given(auth.key_header) {
             builder = builder.header(auth.key_header, format!("{}{k}", auth.key_prefix));

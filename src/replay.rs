@@ -1,7 +1,9 @@
 //! Serving a capture as the endpoint of its API: a small HTTP/1.1 server
 //! (std `TcpListener`, a thread per connection) that answers the POST of
 //! the capture's dialect (`/v1/chat/completions`, `/v1/responses` or
-//! `/v1/messages`, each also without `/v1`) with the capture's status,
+//! `/v1/messages`, each also without `/v1`; Gemini's
+//! `/v1beta/models/MODEL:streamGenerateContent` and the other paths its
+//! API streams at, [`crate::dialect::Api::other_endpoint`]) with the capture's status,
 //! headers and body, in chunked transfer coding, paced by the capture's own
 //! timing or by fixed delays, and able to inject faults: writes of N bytes
 //! (splitting UTF-8 characters and CRLF pairs), keep-alive comments during
@@ -252,9 +254,67 @@ fn sniff_body(body: &[u8]) -> Option<Dialect> {
 }
 
 /// The dialect whose endpoint `path` (query excluded) is, with or without
-/// its base (`/v1`), any model standing in for the endpoint's `{model}`.
+/// its base (`/v1`), any model standing in for the endpoint's `{model}`,
+/// or another path its API streams at (Gemini's `/v1/…`,
+/// `tunedModels/…`, Vertex AI's; [`dialect::endpoint_of`]).
 pub fn endpoint_dialect(path: &str) -> Option<Dialect> {
-    dialect::ALL.iter().copied().find(|d| d.is_endpoint(path))
+    dialect::endpoint_of(path)
+}
+
+/// Whether a request for `path` (with its query) to an endpoint of `d`
+/// lacks the query parameter without which `d`'s API does not stream
+/// ([`crate::dialect::Api::stream_query`]: Gemini's `alt=sse`).
+fn lacks_stream_query(d: Dialect, path: &str) -> bool {
+    let Some((k, v)) = d.api().stream_query() else {
+        return false;
+    };
+    let query = path.split_once('?').map_or("", |(_, q)| q);
+    !query.split('&').any(|p| p.split_once('=') == Some((k, v)))
+}
+
+/// `r` as its API answers a request without its stream query (Gemini's
+/// JSON array, [`crate::dialect::Api::unstreamed`]): `Ok(None)` when `r`
+/// is no 2xx stream (an error answer is the same either way); `Err`: the
+/// status and body of the 400 that says why the capture has no such
+/// shape.
+fn unstreamed(r: &Replay) -> Result<Option<Replay>, (u16, String)> {
+    if !(200..300).contains(&r.status) {
+        return Ok(None);
+    }
+    let mut datas = Vec::new();
+    let mut sink = |b: &Block<'_>| {
+        if let Some(d) = &b.dispatch {
+            datas.push(d.data.to_string());
+        }
+    };
+    let mut p = Parser::new();
+    p.feed(&r.body, &mut sink);
+    p.finish(&mut sink);
+    let d = r.served();
+    let refs: Vec<&str> = datas.iter().map(String::as_str).collect();
+    let (kind, body) = d.api().unstreamed(&refs).map_err(|e| {
+        let (k, v) = d.api().stream_query().unwrap_or_default();
+        let message = format!(
+            "sselint replay: this request has no `{k}={v}`, so {} API answers in its unstreamed shape, but {e}; ask with ?{k}={v}",
+            d.title()
+        );
+        (400, d.api().error_body("invalid_request_error", &message))
+    })?;
+    let mut headers: Vec<(String, String)> = r
+        .headers
+        .iter()
+        .filter(|(n, _)| !n.eq_ignore_ascii_case("content-type"))
+        .cloned()
+        .collect();
+    headers.insert(0, ("Content-Type".to_string(), kind));
+    Ok(Some(Replay {
+        status: r.status,
+        reason: r.reason.clone(),
+        headers,
+        body: body.into_bytes(),
+        timing: None,
+        dialect: r.dialect,
+    }))
 }
 
 /// The body of the 404 for a request the replay does not serve: the
@@ -409,7 +469,22 @@ fn handle_connection(
     let mut body = vec![0u8; content_length.min(MAX_REQUEST_BODY)];
     reader.read_exact(&mut body)?;
     let mut sock = sock;
-    let replay = match source.pick(method, path, &body, opts.any_path) {
+    let picked = source
+        .pick(method, path, &body, opts.any_path)
+        .and_then(|r| {
+            // Asked without its API's stream query (Gemini's `?alt=sse`): what
+            // the API answers then, unless any path is served.
+            let path_only = path.split('?').next().unwrap_or("");
+            if !opts.any_path
+                && endpoint_dialect(path_only) == Some(r.served())
+                && lacks_stream_query(r.served(), path)
+            {
+                Ok(unstreamed(r)?.map_or(std::borrow::Cow::Borrowed(r), std::borrow::Cow::Owned))
+            } else {
+                Ok(std::borrow::Cow::Borrowed(r))
+            }
+        });
+    let replay = match picked {
         Ok(r) => r,
         Err((status, msg)) => {
             write!(
@@ -569,7 +644,8 @@ impl ScenarioSet {
         }
         if set.entries.is_empty() {
             return Err(format!(
-                "{dir}: no captures; put files named by scenario in it (plain.sse, tool.har, invalid.json, …), or in chat/, responses/, messages/"
+                "{dir}: no captures; put files named by scenario in it (plain.sse, tool.har, invalid.json, …), or in {}/",
+                dialect::names("/, ")
             ));
         }
         Ok(set)

@@ -146,6 +146,18 @@ fn matches_end(pattern: &str, path: &str) -> bool {
     }
 }
 
+/// Every dialect's name joined by `sep` (`chat|responses|messages|gemini`
+/// with `|`): what help texts list as `--dialect`'s values.
+pub fn names(sep: &str) -> String {
+    ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(sep)
+}
+
+/// Every dialect's title, joined by `, ` (`OpenAI Chat Completions,
+/// OpenAI Responses, …`).
+pub fn titles() -> String {
+    ALL.iter().map(|d| d.title()).collect::<Vec<_>>().join(", ")
+}
+
 impl std::fmt::Display for Dialect {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

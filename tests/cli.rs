@@ -893,3 +893,29 @@ fn a_full_stdout_is_an_error_that_says_the_report_could_not_be_written() {
         );
     }
 }
+
+/// Every command that takes `--dialect` names every dialect of the
+/// registry in its help (the values clap lists and the option's own text),
+/// and no help says there are three.
+#[test]
+fn every_dialect_option_names_every_dialect() {
+    for cmd in ["check", "inspect", "diff", "record", "replay", "probe"] {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+            .args([cmd, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        let start = help.find("--dialect <").expect(cmd);
+        let option = &help[start..];
+        let option = &option[..option[2..]
+            .find("\n      -")
+            .map_or(option.len(), |i| i + 2)];
+        for d in sselint::dialect::ALL {
+            assert!(
+                option.contains(&format!("`{}`", d.name())),
+                "{cmd} --help: --dialect does not name {d}: {option}"
+            );
+        }
+        assert!(!help.contains("three dialects"), "{cmd}");
+    }
+}

@@ -504,3 +504,30 @@ fn a_forced_dialect_on_another_dialects_stream_hints_at_the_right_one() {
         assert!(!String::from_utf8_lossy(&out.stdout).contains("look like"));
     }
 }
+
+/// Each dialect's counterparts (`Words::faults`, what `diff` pairs across
+/// dialects) name rules of its own, one per fault.
+#[test]
+fn every_dialects_fault_rules_are_its_own_and_one_per_fault() {
+    for d in sselint::dialect::ALL {
+        let faults = d.words().faults;
+        for (f, rule) in faults {
+            let r = sselint::lint::catalogue()
+                .get(rule)
+                .unwrap_or_else(|| panic!("{d}: {rule} is no rule"));
+            assert_eq!(r.dialect, Some(*d), "{d}: {rule} is not a {d} rule");
+            assert_eq!(
+                faults.iter().filter(|(g, _)| g == f).count(),
+                1,
+                "{d}: two rules for {f:?}"
+            );
+        }
+    }
+    // Gemini has its own: its cut-off is Chat's cut-off.
+    let gemini = sselint::dialect::Dialect::parse("gemini").unwrap();
+    assert!(gemini
+        .words()
+        .faults
+        .iter()
+        .any(|(_, r)| *r == "gemini-cut-off"));
+}

@@ -489,12 +489,62 @@ fn replay_serves_a_gemini_capture_at_the_models_path_and_record_masks_the_key() 
     );
     for path in [
         "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
-        "/v1beta/models/gemini-3-pro-preview:streamGenerateContent",
         "/models/m:streamGenerateContent?alt=sse&key=k",
+        "/v1/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta/tunedModels/my-tuned-1:streamGenerateContent?alt=sse",
+        "/v1/projects/p-1/locations/us-central1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta1/projects/p-1/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
     ] {
         let (status, text) = http(&addr, "POST", path, "");
         assert_eq!(status, 200, "{path}: {text}");
+        assert!(
+            text.to_ascii_lowercase()
+                .contains("content-type: text/event-stream"),
+            "{path}: {text}"
+        );
+        assert!(text.contains("\r\ndata: {"), "{path}: {text}");
         assert!(text.contains("condenses around dust."), "{path}");
+    }
+    // Without alt=sse, the JSON array the API sends then (reference §1.3):
+    // `[{` … `}\n,\r\n{` … `}\n]`, pretty-printed, keys in their order.
+    for path in [
+        "/v1beta/models/gemini-3-pro-preview:streamGenerateContent",
+        "/v1/projects/p/locations/l/publishers/google/models/m:streamGenerateContent?alt=json",
+    ] {
+        let (status, text) = http(&addr, "POST", path, "");
+        assert_eq!(status, 200, "{path}: {text}");
+        assert!(
+            text.contains("Content-Type: application/json; charset=UTF-8"),
+            "{path}: {text}"
+        );
+        let body: String = text
+            .split("\r\n\r\n")
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\r\n\r\n");
+        assert!(!body.contains("data:"), "{body}");
+        // De-chunked: the chunk sizes are lines of their own.
+        let json: String = body
+            .split("\r\n")
+            .filter(|l| !l.chars().all(|c| c.is_ascii_hexdigit()))
+            .collect::<Vec<_>>()
+            .join("\r\n");
+        assert!(json.starts_with("[{\n  \"candidates\": ["), "{json}");
+        assert!(json.contains("}\n,\r\n{\n"), "{json}");
+        assert!(json.ends_with("}\n]"), "{json}");
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+        assert_eq!(v[1]["candidates"][0]["finishReason"], "STOP");
+    }
+    // Paths that are no Gemini endpoint stay a 404.
+    for path in [
+        "/v1beta/models/:streamGenerateContent?alt=sse",
+        "/v2/models/m:streamGenerateContent?alt=sse",
+        "/v1/projects/p/publishers/google/models/m:generateContent?alt=sse",
+    ] {
+        let (status, _) = http(&addr, "POST", path, "");
+        assert_eq!(status, 404, "{path}");
     }
     // Another path: a 404 in Google's error shape.
     let (status, text) = http(&addr, "POST", "/v1beta/models/m:generateContent", "");
@@ -539,6 +589,30 @@ fn replay_serves_a_gemini_capture_at_the_models_path_and_record_masks_the_key() 
     let sent: Value = serde_json::from_str(req["postData"]["text"].as_str().unwrap()).unwrap();
     assert!(sent.get("stream").is_none(), "{sent}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn replay_without_alt_sse_of_a_stream_with_no_json_array_shape_says_why() {
+    // A proxy's `[DONE]` is no JSON object: the stream has no JSON-array
+    // shape, so the request without alt=sse gets a 400 that says so.
+    let replay = Replay::start(&sample("bad/gemini-done-marker.sse"), &[]);
+    let (status, text) = http(
+        &replay.addr,
+        "POST",
+        "/v1beta/models/m:streamGenerateContent",
+        "",
+    );
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains(r#""status":"INVALID_ARGUMENT""#), "{text}");
+    assert!(text.contains("ask with ?alt=sse"), "{text}");
+    let (status, text) = http(
+        &replay.addr,
+        "POST",
+        "/v1beta/models/m:streamGenerateContent?alt=sse",
+        "",
+    );
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("data: [DONE]"), "{text}");
 }
 
 #[test]
@@ -672,7 +746,6 @@ fn diff_against_another_dialect_with_findings_on_both_sides_does_not_panic() {
             "bad/messages-after-stop.sse",
         ),
         ("bad/messages-after-stop.sse", "bad/gemini-cut-off.sse"),
-        ("bad/gemini-cut-off.sse", "bad/cut-off.sse"),
         ("bad/responses-cut-off.sse", "bad/gemini-after-finish.sse"),
     ] {
         let out = Command::new(cargo_bin("sselint"))
@@ -694,10 +767,25 @@ fn diff_against_another_dialect_with_findings_on_both_sides_does_not_panic() {
         );
         assert!(!stdout.contains("an Google"), "diff {a} {b}: {stdout}");
     }
-    // The article follows the title: "a Google Gemini rule".
+    // A cut-off is one fault in both dialects (Gemini's counterparts, in
+    // its words): one row on both sides, not one on each.
     let out = Command::new(cargo_bin("sselint"))
         .arg("diff")
         .arg(sample("bad/gemini-cut-off.sse"))
+        .arg(sample("bad/cut-off.sse"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("findings on both sides (A/B): gemini-cut-off / cut-off (1/1)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("only in"), "{stdout}");
+    // The article follows the title: "a Google Gemini rule" (a `[DONE]`
+    // in a Gemini stream: Messages has no such rule for it).
+    let out = Command::new(cargo_bin("sselint"))
+        .arg("diff")
+        .arg(sample("bad/gemini-done-marker.sse"))
         .arg(sample("bad/messages-after-stop.sse"))
         .output()
         .unwrap();
@@ -705,5 +793,238 @@ fn diff_against_another_dialect_with_findings_on_both_sides_does_not_panic() {
     assert!(
         stdout.contains("only in A: a Google Gemini rule"),
         "{stdout}"
+    );
+}
+
+/// `sselint diff --format json A B` (with `extra` options): its exit code
+/// and report.
+fn diff_json(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> (Option<i32>, Value) {
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["diff", "--format", "json"])
+        .args(extra)
+        .arg(a)
+        .arg(b)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), v)
+}
+
+/// The `item`s of a diff report's differences.
+fn items(v: &Value) -> Vec<String> {
+    v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["item"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A Gemini stream of one function call `get_weather(args)`, then `STOP`.
+fn gemini_call(args: &str) -> String {
+    format!(
+        "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"functionCall\": {{\"name\": \"get_weather\",\"args\": {args}}}}}],\"role\": \"model\"}},\"index\": 0}}]}}\r\n\r\n\
+         data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"\"}}],\"role\": \"model\"}},\"finishReason\": \"STOP\",\"index\": 0}}],\"usageMetadata\": {{\"promptTokenCount\": 9,\"candidatesTokenCount\": 5,\"totalTokenCount\": 14}}}}\r\n\r\n"
+    )
+}
+
+#[test]
+fn diff_of_two_gemini_streams_whose_call_arguments_differ_says_so_and_exits_1() {
+    let dir = scratch("gemini-diff-args");
+    let (paris, rome, paris2) = (
+        dir.join("paris.sse"),
+        dir.join("rome.sse"),
+        dir.join("paris2.sse"),
+    );
+    std::fs::write(&paris, gemini_call(r#"{"city": "Paris", "unit": "c"}"#)).unwrap();
+    std::fs::write(&rome, gemini_call(r#"{"city": "Rome", "unit": "c"}"#)).unwrap();
+    // The same arguments, keys in another order: the same JSON.
+    std::fs::write(&paris2, gemini_call(r#"{"unit": "c", "city": "Paris"}"#)).unwrap();
+    let (code, v) = diff_json(&paris, &rome, &[]);
+    assert_eq!(code, Some(1), "{v:#}");
+    assert_eq!(v["compatible"], false);
+    let reasons = v["reasons"].to_string();
+    assert!(
+        reasons.contains("tool call 0 (part)'s arguments differ"),
+        "{reasons}"
+    );
+    assert!(
+        items(&v)
+            .iter()
+            .any(|i| i.starts_with("tool call 0 (part)")),
+        "{v:#}"
+    );
+    let (code, v) = diff_json(&paris, &paris2, &[]);
+    assert_eq!(code, Some(0), "{v:#}");
+    assert!(items(&v).is_empty(), "{v:#}");
+    // --ignore-text compares the call's shape, not its arguments.
+    let (code, _) = diff_json(&paris, &rome, &["--ignore-text"]);
+    assert_eq!(code, Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_maps_gemini_finishes_to_each_other_dialects() {
+    let dir = scratch("gemini-diff-finish");
+    let write = |name: &str, text: String| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let gemini = |finish: &str| {
+        format!("data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"Hi.\"}}],\"role\": \"model\"}},\"finishReason\": \"{finish}\",\"index\": 0}}],\"usageMetadata\": {{\"promptTokenCount\": 9,\"candidatesTokenCount\": 2,\"totalTokenCount\": 11}}}}\r\n\r\n")
+    };
+    let chat = |finish: &str| {
+        format!(
+            "{}{}data: [DONE]\n\n",
+            common::chat_chunk("Hi.", "null"),
+            common::chat_chunk("", &format!("\"{finish}\""))
+        )
+    };
+    let sample_with = |rel: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(sample(rel)).unwrap();
+        assert!(text.contains(from), "{rel}");
+        text.replace(from, to)
+    };
+    let g_stop = write("g-stop.sse", gemini("STOP"));
+    let g_max = write("g-max.sse", gemini("MAX_TOKENS"));
+    let g_safety = write("g-safety.sse", gemini("SAFETY"));
+    let g_recitation = write("g-recitation.sse", gemini("RECITATION"));
+    let stop = [
+        write("c-stop.sse", chat("stop")),
+        sample("good/messages-basic.sse"),
+        sample("good/responses-basic.sse"),
+    ];
+    let length = [
+        write("c-length.sse", chat("length")),
+        sample("bad/messages-max-tokens.sse"),
+        sample("bad/responses-incomplete.sse"),
+    ];
+    let filter = [
+        write("c-filter.sse", chat("content_filter")),
+        write(
+            "m-refusal.sse",
+            sample_with("good/messages-basic.sse", "\"end_turn\"", "\"refusal\""),
+        ),
+        write(
+            "r-filter.sse",
+            sample_with(
+                "bad/responses-incomplete.sse",
+                "max_output_tokens",
+                "content_filter",
+            ),
+        ),
+    ];
+    let finish_rows = |v: &Value| {
+        items(v)
+            .into_iter()
+            .filter(|i| i.ends_with(" finish"))
+            .collect::<Vec<_>>()
+    };
+    for (g, same, others) in [
+        (&g_stop, &stop, [&length, &filter]),
+        (&g_max, &length, [&stop, &filter]),
+        (&g_safety, &filter, [&stop, &length]),
+        (&g_recitation, &filter, [&stop, &length]),
+    ] {
+        for b in same {
+            // The same class: no finish row, either way round.
+            for (x, y) in [(g, b), (b, g)] {
+                let (_, v) = diff_json(x, y, &["--ignore-text"]);
+                assert!(
+                    finish_rows(&v).is_empty(),
+                    "{} vs {}: {v:#}",
+                    x.display(),
+                    y.display()
+                );
+            }
+        }
+        for b in others.iter().flat_map(|o| o.iter()) {
+            let (code, v) = diff_json(g, b, &["--ignore-text"]);
+            assert_eq!(code, Some(1), "{} vs {}: {v:#}", g.display(), b.display());
+            assert_eq!(finish_rows(&v), ["choice 0 finish"], "{v:#}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_within_gemini_speaks_of_candidates_and_finish_reason() {
+    let dir = scratch("gemini-diff-words");
+    let two = std::fs::read_to_string(sample("providers/gemini-two-candidates.sse")).unwrap();
+    let a = dir.join("a.sse");
+    std::fs::write(&a, &two).unwrap();
+    let b = dir.join("b.sse");
+    std::fs::write(
+        &b,
+        two.replace("water drops.", "water drops and ice.")
+            .replacen("\"STOP\"", "\"MAX_TOKENS\"", 1),
+    )
+    .unwrap();
+    let (code, v) = diff_json(&a, &b, &[]);
+    assert_eq!(code, Some(1));
+    let items = items(&v);
+    assert!(items.contains(&"candidate 1 text".to_string()), "{items:?}");
+    assert!(
+        items.contains(&"candidate 0 finishReason".to_string()),
+        "{items:?}"
+    );
+    assert!(!v.to_string().contains("choice "), "{v:#}");
+    // The human table and the HTML page say so too.
+    for format in ["human", "html"] {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["diff", "--format", format])
+            .arg(&a)
+            .arg(&b)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("candidate 1"), "{format}: {text}");
+        assert!(
+            !text.contains("choice 0") && !text.contains("choice 1"),
+            "{format}: {text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn inspect_and_the_html_report_speak_of_candidates_thoughts_and_finish_reason() {
+    let run = |args: &[&str]| {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let thinking = sample("good/gemini-thinking.sse");
+    let text = run(&["inspect", thinking.to_str().unwrap()]);
+    assert!(text.contains("\ncandidate 0:\n  thoughts: "), "{text}");
+    assert!(text.contains("\n  finishReason: STOP\n"), "{text}");
+    assert!(
+        !text.contains("choice") && !text.contains("finish_reason"),
+        "{text}"
+    );
+    let two = sample("providers/gemini-two-candidates.sse");
+    let html = run(&["check", "--format", "html", two.to_str().unwrap()]);
+    assert!(
+        html.contains("<h4>candidate 1</h4>"),
+        "the page names candidates"
+    );
+    assert!(!html.contains("<h4>choice"), "{html}");
+    let html = run(&["check", "--format", "html", thinking.to_str().unwrap()]);
+    assert!(
+        html.contains("<p class=\"label\">thoughts</p>"),
+        "the page names thoughts"
+    );
+    // Chat keeps its words.
+    let chat = sample("good/openai-n2.sse");
+    let text = run(&["inspect", chat.to_str().unwrap()]);
+    assert!(
+        text.contains("\nchoice 1:\n") && text.contains("  finish_reason: "),
+        "{text}"
     );
 }

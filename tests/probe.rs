@@ -151,6 +151,21 @@ fn against_the_good_set_every_scenario_passes_in_every_dialect() {
                 "disconnect",
             ][..],
         ),
+        (
+            "gemini",
+            &[
+                "plain",
+                "length",
+                "stop",
+                "tool",
+                "n2",
+                "json",
+                "long",
+                "thinking",
+                "invalid",
+                "disconnect",
+            ][..],
+        ),
     ] {
         let out = dir.join(dialect);
         let (code, v) = probe_json(&base(&r), &out, &["--dialect", dialect, "--reasoning"]);
@@ -3302,4 +3317,150 @@ fn a_compressed_body_cut_short_is_kept_as_received() {
         .unwrap();
     let report = String::from_utf8_lossy(&check.stdout);
     assert!(report.contains("incomplete compressed body"), "{report}");
+}
+
+/// The HAR request of `har`: its URL and its headers (name, value).
+fn har_request(har: &Path) -> (String, Vec<(String, String)>) {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(har).unwrap()).unwrap();
+    let req = &v["log"]["entries"][0]["request"];
+    let headers = req["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["name"].as_str().unwrap().to_lowercase(),
+                h["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (req["url"].as_str().unwrap().to_string(), headers)
+}
+
+#[test]
+fn a_gemini_endpoint_is_probed_at_its_model_path_with_alt_sse_and_the_key_unseen() {
+    let dir = scratch("probe-gemini");
+    let r = Replay::start(&fixtures().join("good"), &[]);
+    let key = "AIzaSyFAKE-probe-gemini-0123456789abcd";
+    // (base URL given, the URL the requests go to, the header the key is in)
+    let origin = format!("http://{}", r.addr);
+    for (i, (given, want, key_header)) in [
+        // An origin, as Google's SDKs take it: /v1beta added.
+        (
+            origin.clone(),
+            format!("{origin}/v1beta/models/probe-model:streamGenerateContent?alt=sse"),
+            "x-goog-api-key",
+        ),
+        // Vertex AI's project and location: /publishers/google added,
+        // and the token as a Bearer token.
+        (
+            format!("{origin}/v1/projects/my-proj/locations/us-central1"),
+            format!("{origin}/v1/projects/my-proj/locations/us-central1/publishers/google/models/probe-model:streamGenerateContent?alt=sse"),
+            "authorization",
+        ),
+        // The endpoint itself, without alt=sse: it is added.
+        (
+            format!("{origin}/v1beta/models/probe-model:streamGenerateContent"),
+            format!("{origin}/v1beta/models/probe-model:streamGenerateContent?alt=sse"),
+            "x-goog-api-key",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.join(format!("run{i}"));
+        let o = Command::new(cargo_bin("sselint"))
+            .args(["probe", &given, "--dialect", "gemini", "--model", "probe-model"])
+            .args(["--api-key-env", "PROBE_GEMINI_KEY", "--format", "json", "-o"])
+            .arg(&out)
+            .env("PROBE_GEMINI_KEY", key)
+            .output()
+            .unwrap();
+        for bytes in [&o.stdout, &o.stderr] {
+            assert!(!String::from_utf8_lossy(bytes).contains(key), "{given}");
+        }
+        let v: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        assert_eq!(o.status.code(), Some(0), "{given}: {v:#}");
+        assert_eq!(v["dialect"], "gemini");
+        assert!(verdicts(&v).iter().all(|(_, x)| x == "pass"), "{v:#}");
+        assert_eq!(verdicts(&v).len(), 9, "the scenarios but thinking: {v:#}");
+        let mut hars = 0;
+        for e in std::fs::read_dir(&out).unwrap() {
+            let p = e.unwrap().path();
+            assert!(!std::fs::read_to_string(&p).unwrap().contains(key), "{}", p.display());
+            let (url, headers) = har_request(&p);
+            assert_eq!(url, want, "{}", p.display());
+            assert!(
+                headers.iter().any(|(n, v)| n == key_header && v == "[REDACTED]"),
+                "{given}: the key went out as {key_header}, redacted: {headers:?}"
+            );
+            let other = if key_header == "authorization" { "x-goog-api-key" } else { "authorization" };
+            assert!(headers.iter().all(|(n, _)| n != other), "{headers:?}");
+            hars += 1;
+        }
+        assert_eq!(hars, 10, "9 scenarios and disconnect's dropped capture");
+    }
+    // A key in the URL's `?key=` is masked where the card shows the URL and
+    // in every capture.
+    let out = dir.join("query-key");
+    let o = probe(
+        &format!("{origin}/v1beta?key={key}"),
+        &out,
+        &["--dialect", "gemini", "--only", "plain"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !stdout.contains(key) && stdout.contains("key=[REDACTED]&alt=sse"),
+        "{stdout}"
+    );
+    let (url, _) = har_request(&out.join("plain.har"));
+    assert_eq!(
+        url,
+        format!("{origin}/v1beta/models/probe-model:streamGenerateContent?key=[REDACTED]&alt=sse")
+    );
+}
+
+#[test]
+fn a_gemini_n2_answered_with_one_candidate_fails_in_gemini_words() {
+    let dir = scratch("probe-gemini-n2");
+    let set = dir.join("set/gemini");
+    std::fs::create_dir_all(&set).unwrap();
+    for e in std::fs::read_dir(fixtures().join("good/gemini")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, set.join(p.file_name().unwrap())).unwrap();
+    }
+    // candidateCount 2 answered with one candidate.
+    std::fs::copy(set.join("plain.sse"), set.join("n2.sse")).unwrap();
+    let r = Replay::start(&dir.join("set"), &[]);
+    let (code, v) = probe_json(
+        &format!("http://{}", r.addr),
+        &dir.join("out"),
+        &["--dialect", "gemini", "--only", "n2,length"],
+    );
+    assert_eq!(code, Some(1), "{v:#}");
+    let n2 = scenario(&v, "n2");
+    assert_eq!(n2["verdict"], "fail");
+    // (line-endings: the fixtures end lines with CRLF, as the API does.)
+    assert!(rules(n2).contains(&"probe-n-ignored".to_string()), "{n2}");
+    let message = n2["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "probe-n-ignored")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        message,
+        "the request asked for generationConfig.candidateCount 2 candidates; the stream carried 1 (candidate indexes [0])"
+    );
+    // MAX_TOKENS is Gemini's cut: no probe-not-cut.
+    assert_eq!(scenario(&v, "length")["verdict"], "pass", "{v:#}");
 }

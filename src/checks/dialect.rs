@@ -224,9 +224,10 @@ impl Linter<'_> {
             )
             .event(index)
             .help(format!(
-                "if the path is right, the server or a gateway answered in another API's format; if the body is, call its API's endpoint (`…{}{}`); `--dialect chat|responses|messages` reads the stream as the one you name",
+                "if the path is right, the server or a gateway answered in another API's format; if the body is, call its API's endpoint (`…{}{}`); `--dialect {}` reads the stream as the one you name",
                 body.base(),
-                body.endpoint()
+                body.endpoint(),
+                crate::vocab::names("|")
             )),
         );
     }
@@ -383,12 +384,16 @@ impl Linter<'_> {
             Finding::new(
                 crate::lint::rule::UNKNOWN_FORMAT,
                 format!(
-                    "this stream is none of the dialects sselint reads (Chat Completions, Responses, Anthropic Messages): it looks like {what} ({n} such event(s)); only its framing was checked"
+                    "this stream is none of the dialects sselint reads ({}): it looks like {what} ({n} such event(s)); only its framing was checked",
+                    crate::vocab::titles()
                 ),
                 loc,
             )
             .event(index)
-            .help("if it is one of the three, say which with `--dialect chat|responses|messages`"),
+            .help(format!(
+                "if it is one of them, say which with `--dialect {}`",
+                crate::vocab::names("|")
+            )),
         );
         true
     }

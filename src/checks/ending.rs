@@ -141,7 +141,7 @@ impl Linter<'_> {
                     ),
                     loc,
                 )
-                .help("when generation fails, answer with a non-2xx status and a JSON error body; `--dialect chat|responses|messages` judges the empty stream by that dialect's rules"),
+                .help(format!("when generation fails, answer with a non-2xx status and a JSON error body; `--dialect {}` judges the empty stream by that dialect's rules", crate::vocab::names("|"))),
             );
             return;
         }

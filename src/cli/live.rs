@@ -24,8 +24,9 @@ pub struct LiveArgs {
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
     /// Environment variable holding the API key, sent as `Authorization:
-    /// Bearer …`, or as `x-api-key` to an Anthropic Messages endpoint
-    /// (never printed, never saved).
+    /// Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as
+    /// `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI's
+    /// project paths); never printed, never saved.
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
     /// Stop after this many seconds (what arrived is kept).
@@ -117,9 +118,15 @@ fn request_dialect(url: &str, body: &serde_json::Value) -> sselint::dialect::Dia
         RequestKind::Ambiguous(why) => {
             let d = sselint::dialect::DEFAULT;
             eprintln!(
-                "sselint: warning: the URL path `{path}` names no API and the request body does not tell ({why}): sending it as {} ({}); pass `--dialect messages` or `--dialect responses` if it is for another API",
+                "sselint: warning: the URL path `{path}` names no API and the request body does not tell ({why}): sending it as {} ({}); pass `--dialect` ({}) if it is for another API",
                 d.title(),
-                how(d)
+                how(d),
+                sselint::dialect::ALL
+                    .iter()
+                    .filter(|x| **x != d)
+                    .map(|x| x.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             d
         }
@@ -204,12 +211,13 @@ pub fn record_to(
 #[derive(Debug, clap::Args)]
 pub struct RecordArgs {
     /// The endpoint, e.g. https://api.openai.com/v1/chat/completions,
-    /// …/v1/responses or https://api.anthropic.com/v1/messages.
+    /// …/v1/responses, https://api.anthropic.com/v1/messages or
+    /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse.
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
-    /// `responses`, `messages`): how the key is sent and how the stream
-    /// is read.
+    /// `responses`, `messages`, `gemini`): how the key is sent and how the
+    /// stream is read.
     #[arg(long, value_enum)]
     dialect: Option<super::DialectArg>,
     #[command(flatten)]
@@ -308,9 +316,15 @@ Examples:
 The capture is served at the POST of its dialect (told as `check` tells it,
 or --dialect): /v1/chat/completions (Chat Completions; also a stream of no
 known dialect), /v1/responses (OpenAI Responses) or /v1/messages (Anthropic
-Messages), each also without /v1. The startup line gives the base URL to
-hand a client: http://127.0.0.1:PORT/v1 for OpenAI SDKs,
-http://127.0.0.1:PORT for Anthropic SDKs. Other paths and methods get a 404
+Messages), each also without /v1, or
+/v1beta/models/MODEL:streamGenerateContent (Google Gemini; also /v1/...,
+/v1beta1/..., tunedModels/MODEL, without the version, and Vertex AI's
+/v1/projects/P/locations/L/publishers/google/models/MODEL). A Gemini request
+without ?alt=sse gets what the API sends then: the stream's chunks as one
+JSON array (application/json), or a 400 saying why when a chunk is not a
+JSON object. The startup line gives the base URL to hand a client:
+http://127.0.0.1:PORT/v1 for OpenAI SDKs, http://127.0.0.1:PORT for
+Anthropic and Google SDKs. Other paths and methods get a 404
 in that API's error shape naming the path that serves the capture
 (--any-path serves them all). The body goes out in chunked transfer
 coding.
@@ -320,7 +334,8 @@ against: each request is answered with the capture of the scenario it is
 (told from its body as probe writes them: `n` 2 -> n2, tools with
 tool_choice -> tool, ... ; see `sselint probe --help`). Files are named by
 scenario, DIR/chat/plain.sse, DIR/chat/usage.har, DIR/responses/tool.sse,
-DIR/messages/thinking.sse (or DIR/NAME.EXT, its dialect told from it);
+DIR/messages/thinking.sse, DIR/gemini/n2.sse (or DIR/NAME.EXT, its dialect
+told from it);
 NAME.json holds a JSON error body served with HTTP 400 (NAME.404.json:
 404). A request whose scenario has no capture gets a 400 JSON error that
 names the scenario. Example:
@@ -355,7 +370,8 @@ pub struct ReplayArgs {
     #[arg(long)]
     any_path: bool,
     /// Serve the capture as this dialect's endpoint (`chat`,
-    /// `responses`, `messages`); told from the capture by default.
+    /// `responses`, `messages`, `gemini`); told from the capture by
+    /// default.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Serve one request, then exit.
@@ -439,7 +455,8 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
     };
     if a.dialect != super::DialectArg::AUTO {
         eprintln!(
-            "sselint: error: --dialect does not apply to a directory; put the captures in chat/, responses/ or messages/ under it"
+            "sselint: error: --dialect does not apply to a directory; put the captures in {}/ under it",
+            sselint::dialect::names("/, ")
         );
         return Ok(ExitCode::from(2));
     }

@@ -129,8 +129,9 @@ pub struct InputArgs {
     max_decoded_bytes: Option<u64>,
     /// The stream format: told from the request path (HAR, curl -v,
     /// record) and the events by default; `chat` (Chat Completions),
-    /// `responses` (OpenAI Responses) or `messages` (Anthropic Messages)
-    /// reads every stream as that one.
+    /// `responses` (OpenAI Responses), `messages` (Anthropic Messages) or
+    /// `gemini` (Google Gemini's streamGenerateContent) reads every stream
+    /// as that one.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: DialectArg,
 }

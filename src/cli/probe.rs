@@ -26,15 +26,24 @@ Examples:
   sselint probe https://api.openai.com/v1 --model gpt-4o-mini --api-key-env OPENAI_API_KEY
   sselint probe https://api.anthropic.com/v1 --dialect messages --model claude-3-5-haiku-latest \\
       --api-key-env ANTHROPIC_API_KEY --reasoning
+  sselint probe https://generativelanguage.googleapis.com --dialect gemini --model gemini-2.5-flash \\
+      --api-key-env GEMINI_API_KEY
+  sselint probe https://us-central1-aiplatform.googleapis.com/v1/projects/P/locations/us-central1 \\
+      --dialect gemini --model gemini-2.5-flash --api-key-env VERTEX_ACCESS_TOKEN
   sselint probe http://localhost:4000/v1 --model m --only plain,usage,tool -o probe-out
   sselint probe http://localhost:4000/v1 --model m --report sarif=probe.sarif
   sselint probe https://a.example/v1 https://b.example/v1 --model m   compare two endpoints
 
 The base URL gets the dialect's path: /chat/completions (--dialect chat, the
 default), /responses or /messages; a URL already ending in one of those is
-used as it is and names the dialect. Only that URL is contacted, one
-request at a time (--delay-ms between), each with a small token budget and
---timeout seconds at most.
+used as it is and names the dialect. Gemini (--dialect gemini) puts the
+model in the path, /models/MODEL:streamGenerateContent?alt=sse: an origin
+or proxy prefix gains /v1beta first, a URL ending in /v1, /v1beta or
+/v1beta1 gains only the model's path, Vertex AI's
+.../v1/projects/P/locations/L gains /publishers/google first, and an
+endpoint URL given whole gets ?alt=sse unless its query has an alt. Only
+that URL is contacted, one request at a time (--delay-ms between), each with
+a small token budget and --timeout seconds at most.
 
 Scenarios (--only/--skip take these names):
   chat:      plain usage length stop tool parallel-tools n2 json long
@@ -43,6 +52,8 @@ Scenarios (--only/--skip take these names):
              invalid disconnect
   messages:  plain length stop tool long thinking (with --reasoning)
              invalid disconnect
+  gemini:    plain length stop tool n2 json long thinking (with
+             --reasoning) invalid disconnect
 
 Verdicts: pass (no finding at or above --fail-on), fail (one is),
 unsupported (an optional feature - stop, tool, parallel-tools, n2, json,
@@ -123,7 +134,9 @@ pub struct Args {
     #[arg(long, value_name = "MODEL")]
     model: String,
     /// Environment variable holding the API key, sent as `Authorization:
-    /// Bearer …` (`x-api-key` for Messages); never printed, never saved.
+    /// Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a
+    /// Bearer token to Vertex AI's project paths); never printed, never
+    /// saved.
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
     /// An extra request header, `Name: value` (repeatable); it replaces
@@ -133,8 +146,8 @@ pub struct Args {
     /// hop-by-hop headers are refused (usage error).
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
-    /// The API: `chat` (default), `responses` or `messages`; a URL ending
-    /// in the API's path names it.
+    /// The API: `chat` (default), `responses`, `messages` or `gemini`; a
+    /// URL ending in the API's path names it.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Run only these scenarios (comma-separated).
@@ -159,7 +172,8 @@ pub struct Args {
     /// requests share it).
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
-    /// Also run the reasoning scenario (`thinking` for Messages).
+    /// Also run the reasoning scenario (`thinking` for Messages and
+    /// Gemini).
     #[arg(long)]
     reasoning: bool,
     /// Report format.
@@ -251,22 +265,15 @@ fn url_problem(u: &str) -> Option<String> {
     }
 }
 
-/// The endpoint URL and dialect for `base`.
-fn endpoint(base: &str, dialect: Option<Dialect>) -> (String, Dialect) {
-    if let Some(d) = sselint::dialect::sniff_url(base) {
-        return (base.to_string(), d);
-    }
-    let d = dialect.unwrap_or(sselint::dialect::DEFAULT);
-    let (path, query) = match base.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (base, None),
-    };
-    let mut url = format!("{}{}", path.trim_end_matches('/'), d.endpoint());
-    if let Some(q) = query {
-        url.push('?');
-        url.push_str(q);
-    }
-    (url, d)
+/// The endpoint URL and dialect for `base` and `model`: the dialect the
+/// URL names, else `dialect` (`--dialect`), else the default; the URL as
+/// that dialect's API builds it ([`Dialect::url_under`]: Gemini's model
+/// path and `?alt=sse`).
+fn endpoint(base: &str, model: &str, dialect: Option<Dialect>) -> (String, Dialect) {
+    let d = sselint::dialect::sniff_url(base)
+        .or(dialect)
+        .unwrap_or(sselint::dialect::DEFAULT);
+    (d.url_under(base, model), d)
 }
 
 /// The scenarios to run for `dialect`.
@@ -647,7 +654,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         .urls
         .iter()
         .map(|u| {
-            let (url, dialect) = endpoint(u, a.dialect.dialect());
+            let (url, dialect) = endpoint(u, &a.model, a.dialect.dialect());
             Target {
                 url,
                 dialect,

@@ -168,6 +168,47 @@ pub trait Api: Sync + std::fmt::Debug {
     /// How the key is sent.
     fn auth(&self) -> Auth;
 
+    /// How the key is sent to `url`, where the URL decides it (Vertex
+    /// AI's Gemini endpoints take an OAuth access token as a Bearer
+    /// token, the Gemini API a key as `x-goog-api-key`); else
+    /// [`Api::auth`].
+    fn auth_for(&self, _url: &str) -> Auth {
+        self.auth()
+    }
+
+    /// The query parameter a streaming request carries, as `(name,
+    /// value)`, where the endpoint streams an event stream only with it
+    /// (Gemini's `alt=sse`: without it the same method answers with one
+    /// JSON array). `None`: the endpoint streams as it is.
+    fn stream_query(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// The endpoint's path under `base`, the path (no query) of the base
+    /// URL a user gives `probe`, for model `model`, where this API does
+    /// not just add its endpoint to it (Gemini: an origin gains
+    /// `/v1beta`, Vertex AI's `…/locations/L` gains
+    /// `/publishers/google`). `None`: `base` and the endpoint.
+    fn endpoint_under(&self, _base: &str, _model: &str) -> Option<String> {
+        None
+    }
+
+    /// Whether `path` (no query) is another path this API streams at,
+    /// beside its endpoint under its base ([`super::Dialect::is_endpoint`]):
+    /// Gemini's `/v1/…` and `/v1beta1/…`, `tunedModels/…`, and Vertex AI's
+    /// `/v1/projects/P/locations/L/publishers/google/models/…`.
+    fn other_endpoint(&self, _path: &str) -> bool {
+        false
+    }
+
+    /// The answer to a request without [`Api::stream_query`], made from a
+    /// stream whose events carry `datas`: `(content type, body)` in the
+    /// shape the API gives then (Gemini's JSON array). `Err`: why this
+    /// stream has no such shape (an event that is not a JSON object).
+    fn unstreamed(&self, _datas: &[&str]) -> Result<(String, String), String> {
+        Err("this API has no unstreamed shape".to_string())
+    }
+
     /// What the request body gains before it is sent (`stream: true` is
     /// forced by the caller): Chat asks for usage when `include_usage`
     /// (`stream_options` is Chat's alone; the others send usage unasked).
@@ -216,6 +257,12 @@ pub trait Api: Sync + std::fmt::Debug {
     /// What forced a tool call in scenario `name` (`tool`,
     /// `parallel-tools`), for `probe-no-tool-call`.
     fn forced_tool(&self, name: &str) -> &'static str;
+
+    /// How the `n2` scenario asks for two answers, before the number, for
+    /// its message (`n =`, Gemini's `candidateCount`).
+    fn n2_field(&self) -> &'static str {
+        "n ="
+    }
 
     /// The finish the `length` scenario expects, in this API's words.
     fn cut_finish(&self) -> &'static str;

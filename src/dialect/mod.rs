@@ -42,7 +42,7 @@ use crate::model::assembly::Answer;
 pub use api::Api;
 use serde_json::Value;
 
-pub use crate::vocab::{sniff_url, Dialect, ALL, DEFAULT};
+pub use crate::vocab::{names, sniff_url, titles, Dialect, ALL, DEFAULT};
 
 /// What each dialect's folder holds, picked by its id: the one place a
 /// dialect is registered besides its id in [`crate::vocab`].
@@ -79,6 +79,59 @@ impl Dialect {
             Dialect::Gemini => Some(Box::new(gemini::Checker::default())),
         }
     }
+}
+
+impl Dialect {
+    /// Whether `path` (no query) is one this dialect streams at: its
+    /// endpoint, with or without its base ([`Dialect::is_endpoint`]), or
+    /// another path its API names ([`Api::other_endpoint`]).
+    pub fn streams_at(self, path: &str) -> bool {
+        self.is_endpoint(path) || self.api().other_endpoint(path)
+    }
+
+    /// The URL a streaming request for `model` goes to, given `base`: the
+    /// API's base URL (`http://127.0.0.1:8080/v1`; the endpoint is added,
+    /// or what [`Api::endpoint_under`] says) or the endpoint itself
+    /// (kept), its query kept, and the API's [`Api::stream_query`] added
+    /// unless the query names that parameter.
+    pub fn url_under(self, base: &str, model: &str) -> String {
+        let (path, query) = match base.split_once('?') {
+            Some((p, q)) => (p, Some(q)),
+            None => (base, None),
+        };
+        let api = self.api();
+        let bare = path.find("://").map_or(path, |s| {
+            let rest = &path[s + 3..];
+            rest.find('/').map_or("", |i| &rest[i..])
+        });
+        let mut url = if sniff_url(path) == Some(self) || api.other_endpoint(bare) {
+            path.to_string()
+        } else {
+            api.endpoint_under(path, model).unwrap_or_else(|| {
+                format!("{}{}", path.trim_end_matches('/'), self.endpoint_for(model))
+            })
+        };
+        let mut params: Vec<String> = query
+            .filter(|q| !q.is_empty())
+            .map(|q| q.split('&').map(str::to_string).collect())
+            .unwrap_or_default();
+        if let Some((k, v)) = api.stream_query() {
+            if !params.iter().any(|p| p.split('=').next() == Some(k)) {
+                params.push(format!("{k}={v}"));
+            }
+        }
+        if !params.is_empty() {
+            url.push('?');
+            url.push_str(&params.join("&"));
+        }
+        url
+    }
+}
+
+/// The dialect whose streaming endpoint `path` (no query) is
+/// ([`Dialect::streams_at`]), if any.
+pub fn endpoint_of(path: &str) -> Option<Dialect> {
+    ALL.iter().copied().find(|d| d.streams_at(path))
 }
 
 /// What a request body says about the API it is for (`record` on a URL

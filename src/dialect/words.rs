@@ -14,9 +14,108 @@
 //! Each dialect's folder defines its [`Words`] (`NAME/words.rs`);
 //! [`super::Dialect::words`] is the one place that picks them.
 
+/// What the reports that show an assembled answer (`inspect`, the human
+/// report's `inspect` view, the HTML pages, `diff`'s rows within one
+/// dialect) call one of its answers, its finish and its reasoning.
+#[derive(Debug)]
+pub struct Terms {
+    /// One of several answers (`choice`, Gemini's `candidate`).
+    pub choice: &'static str,
+    /// Its finish, as `inspect` labels it (`finish_reason`, Gemini's
+    /// `finishReason`).
+    pub finish: &'static str,
+    /// Its reasoning, as `inspect` and the HTML page label it
+    /// (`reasoning`, Gemini's `thoughts`).
+    pub reasoning: &'static str,
+}
+
+/// The terms the reports used for every stream before the dialects had
+/// their own (Chat's): Chat, Responses and Messages keep them, so that
+/// their outputs stay as they were.
+pub const CHAT_TERMS: Terms = Terms {
+    choice: "choice",
+    finish: "finish_reason",
+    reasoning: "reasoning",
+};
+
+/// A fault more than one dialect reports, each under a rule of its own
+/// ([`Words::faults`]): across dialects `diff` compares a finding with its
+/// counterpart, so `missing-done` on a Chat side and
+/// `messages-stop-missing` on a Messages side are one fault, not two
+/// differences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fault {
+    /// The stream was cut before it ended.
+    CutOff,
+    /// A finish came, the end marker did not.
+    NoEndMarker,
+    /// The end marker came without a finish.
+    NoFinish,
+    /// An error inside the stream.
+    ErrorEvent,
+    /// The error's shape.
+    ErrorShape,
+    /// Tool-call arguments that are not valid JSON.
+    ArgumentsJson,
+    /// No usage.
+    UsageMissing,
+    /// Usage that does not add up.
+    UsageMismatch,
+    /// Events after the end.
+    AfterEnd,
+    /// A required field missing or of the wrong type.
+    Schema,
+    /// Fields the API does not define.
+    UnknownField,
+    /// Usage that goes down within the stream.
+    UsageDecreasing,
+    /// A finish outside the API's values.
+    FinishValue,
+}
+
+impl Fault {
+    /// Every fault, in the order `diff` keys them.
+    pub const ALL: &'static [Fault] = &[
+        Fault::CutOff,
+        Fault::NoEndMarker,
+        Fault::NoFinish,
+        Fault::ErrorEvent,
+        Fault::ErrorShape,
+        Fault::ArgumentsJson,
+        Fault::UsageMissing,
+        Fault::UsageMismatch,
+        Fault::AfterEnd,
+        Fault::Schema,
+        Fault::UnknownField,
+        Fault::UsageDecreasing,
+        Fault::FinishValue,
+    ];
+
+    /// What the fault is, in a few words (`diff`'s notes).
+    pub fn about(self) -> &'static str {
+        match self {
+            Fault::CutOff => "the stream was cut before it ended",
+            Fault::NoEndMarker => "a finish came, the end marker did not",
+            Fault::NoFinish => "the end marker came without a finish",
+            Fault::ErrorEvent => "an error inside the stream",
+            Fault::ErrorShape => "the error's shape",
+            Fault::ArgumentsJson => "tool-call arguments that are not valid JSON",
+            Fault::UsageMissing => "no usage",
+            Fault::UsageMismatch => "usage that does not add up",
+            Fault::AfterEnd => "events after the end",
+            Fault::Schema => "a required field missing or of the wrong type",
+            Fault::UnknownField => "fields the API does not define",
+            Fault::UsageDecreasing => "usage that goes down",
+            Fault::FinishValue => "a finish outside the API's values",
+        }
+    }
+}
+
 /// One dialect's vocabulary (see the module docs).
 #[derive(Debug)]
 pub struct Words {
+    /// What the reports call an answer, its finish and its reasoning.
+    pub terms: Terms,
     /// The end marker, as `diff` names the event that carries it (`[DONE]`,
     /// `message_stop`).
     pub end_marker: &'static str,
@@ -66,6 +165,9 @@ pub struct Words {
     /// Keys an event of this dialect is not read without (its `type`, its
     /// numbering): `minimize` keeps them (what is inside may be reduced).
     pub kept: &'static [&'static str],
+    /// This dialect's rule for each [`Fault`] it reports (at most one per
+    /// fault): `diff` across dialects pairs it with the other dialect's.
+    pub faults: &'static [(Fault, &'static str)],
 }
 
 /// The words of `dialect`; a stream of no known dialect is read with

@@ -116,9 +116,11 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
         "n2" => {
             let n = answer.choices.len();
             if n < 2 {
+                // In the API's words (Gemini's `candidateCount`, candidates).
+                let (asked, choice) = (dialect.api().n2_field(), dialect.words().terms.choice);
                 out.push(Finding::probe(
                     "probe-n-ignored",
-                    format!("the request asked for n = 2 choices; the stream carried {n} (choice indexes {:?})", answer.choices.keys().collect::<Vec<_>>()),
+                    format!("the request asked for {asked} 2 {choice}s; the stream carried {n} ({choice} indexes {:?})", answer.choices.keys().collect::<Vec<_>>()),
                 ));
             }
         }
@@ -172,8 +174,13 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
             // A missing finish is the catalogue's (missing-finish-reason,
             // cut-off); only a different one is the probe's.
             if let Some(f) = fin {
+                // Gemini's `MAX_TOKENS` is its API's `length`.
                 let cut = matches!(f.as_str(), "length" | "max_tokens" | "max_output_tokens")
-                    || f.starts_with("incomplete");
+                    || f.starts_with("incomplete")
+                    || dialect
+                        .api()
+                        .finish_class(&f.to_ascii_lowercase(), &f, false)
+                        == "length";
                 if !cut {
                     let budget = dialect.api().length_budget();
                     out.push(Finding::probe(

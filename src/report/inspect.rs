@@ -406,10 +406,18 @@ impl Inspected {
             for (rule, n) in &result.omitted {
                 writeln!(out, "… and {n} more {rule} finding(s) (the per-rule limit)")?;
             }
+            // In the stream's own terms (Gemini's candidate, thoughts,
+            // finishReason).
+            let terms = &crate::dialect::words::of(result.dialect).terms;
             for c in result.answer.choices.values() {
-                writeln!(out, "\nchoice {}:", c.index)?;
+                writeln!(out, "\n{} {}:", terms.choice, c.index)?;
                 if !c.reasoning.is_empty() {
-                    writeln!(out, "  reasoning: {}", printable_text(&c.reasoning.kept))?;
+                    writeln!(
+                        out,
+                        "  {}: {}",
+                        terms.reasoning,
+                        printable_text(&c.reasoning.kept)
+                    )?;
                 }
                 writeln!(out, "  text: {}", printable_text(&c.text.kept))?;
                 if let Some(r) = &c.refusal {
@@ -431,7 +439,8 @@ impl Inspected {
                 }
                 writeln!(
                     out,
-                    "  finish_reason: {}",
+                    "  {}: {}",
+                    terms.finish,
                     c.finish_reason.as_deref().unwrap_or("(none)")
                 )?;
             }

@@ -2,10 +2,11 @@
 //! chunks, choices), and which of its fields hold text: the vocabulary
 //! `diff`, `redact` and `minimize` ask for ([`crate::dialect::words`]).
 
-use crate::dialect::words::Words;
+use crate::dialect::words::{Fault, Words, CHAT_TERMS};
 
 /// The Chat Completions vocabulary.
 pub const WORDS: Words = Words {
+    terms: CHAT_TERMS,
     end_marker: "[DONE]",
     sentinel: true,
     keepalive: "keepalive",
@@ -58,4 +59,18 @@ pub const WORDS: Words = Words {
     ],
     role_only_first_event: true,
     kept: &[],
+    faults: &[
+        (Fault::CutOff, "cut-off"),
+        (Fault::NoEndMarker, "missing-done"),
+        (Fault::NoFinish, "missing-finish-reason"),
+        (Fault::ErrorEvent, "error-event"),
+        (Fault::ErrorShape, "error-shape"),
+        (Fault::ArgumentsJson, "tool-call-arguments"),
+        (Fault::UsageMissing, "usage-missing"),
+        (Fault::UsageMismatch, "usage-mismatch"),
+        (Fault::AfterEnd, "data-after-done"),
+        (Fault::Schema, "schema"),
+        (Fault::UnknownField, "unknown-field"),
+        (Fault::FinishValue, "finish-reason-value"),
+    ],
 };

@@ -50,6 +50,65 @@ const SCENARIOS: &[Scenario] = &[
     DISCONNECT,
 ];
 
+/// The API versions a Gemini path starts with.
+const VERSIONS: &[&str] = &["v1", "v1beta", "v1beta1"];
+
+/// JSON text `json` (valid) re-indented with two spaces, `": "` after
+/// each key, its keys in their order (a `Value` would sort them).
+fn pretty(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() * 2);
+    let mut depth = 0usize;
+    let (mut in_str, mut escaped) = (false, false);
+    let mut chars = json.trim().chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.push_str(&"  ".repeat(depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_str {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_str = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+                    chars.next();
+                }
+                if matches!(chars.peek(), Some('}' | ']')) {
+                    out.extend(chars.next());
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_ascii_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The finish reasons that say a filter stopped the candidate.
 const FILTERED: &[&str] = &[
     "safety",
@@ -96,6 +155,106 @@ impl crate::dialect::Api for Api {
             fixed: &[],
             how: "the key as x-goog-api-key, no `stream` field",
         }
+    }
+
+    /// A Bearer token to Vertex AI's project paths
+    /// (`…/projects/P/locations/L/publishers/google/models/…`, an OAuth
+    /// access token); `x-goog-api-key` elsewhere (the Gemini API, and
+    /// Vertex AI's express mode without a project).
+    fn auth_for(&self, url: &str) -> Auth {
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        if path.contains("/projects/") && path.contains("/locations/") {
+            Auth {
+                key_header: "Authorization",
+                key_prefix: "Bearer ",
+                fixed: &[],
+                how: "the access token as a Bearer token (Vertex AI), no `stream` field",
+            }
+        } else {
+            self.auth()
+        }
+    }
+
+    /// `alt=sse`: without it `streamGenerateContent` answers with one
+    /// JSON array (reference §1.3).
+    fn stream_query(&self) -> Option<(&'static str, &'static str)> {
+        Some(("alt", "sse"))
+    }
+
+    /// An origin (or a proxy's prefix) gains `/v1beta`; a path ending in
+    /// an API version (`/v1`, `/v1beta`, `/v1beta1`) or in
+    /// `/publishers/google` gains the model's path; Vertex AI's
+    /// `…/projects/P/locations/L` gains `/publishers/google` first. A
+    /// model named `models/…` or `tunedModels/…` is used as it is.
+    fn endpoint_under(&self, base: &str, model: &str) -> Option<String> {
+        let b = base.trim_end_matches('/');
+        let b = b.strip_suffix("/models").unwrap_or(b);
+        let name = if model.starts_with("models/") || model.starts_with("tunedModels/") {
+            model.to_string()
+        } else {
+            format!("models/{model}")
+        };
+        let segs: Vec<&str> = b.split('/').collect();
+        let n = segs.len();
+        let prefix = if b.ends_with("/publishers/google") || VERSIONS.contains(&segs[n - 1]) {
+            b.to_string()
+        } else if n >= 4 && segs[n - 2] == "locations" && segs[n - 4] == "projects" {
+            format!("{b}/publishers/google")
+        } else {
+            format!("{b}/v1beta")
+        };
+        Some(format!("{prefix}/{name}:streamGenerateContent"))
+    }
+
+    /// `[/VERSION][/projects/P/locations/L][/publishers/google]/(models|tunedModels)/M:streamGenerateContent`.
+    fn other_endpoint(&self, path: &str) -> bool {
+        let Some(rest) = path.strip_suffix(":streamGenerateContent") else {
+            return false;
+        };
+        let segs: Vec<&str> = rest.split('/').collect();
+        if segs.first() != Some(&"") {
+            return false;
+        }
+        let mut i = 1;
+        if segs.get(i).is_some_and(|s| VERSIONS.contains(s)) {
+            i += 1;
+        }
+        if segs.get(i) == Some(&"projects") && segs.get(i + 2) == Some(&"locations") {
+            if segs.get(i + 1).is_none_or(|p| p.is_empty())
+                || segs.get(i + 3).is_none_or(|l| l.is_empty())
+            {
+                return false;
+            }
+            i += 4;
+        }
+        if segs.get(i) == Some(&"publishers") && segs.get(i + 1) == Some(&"google") {
+            i += 2;
+        }
+        segs.len() == i + 2
+            && matches!(segs[i], "models" | "tunedModels")
+            && !segs[i + 1].is_empty()
+    }
+
+    /// The JSON array `streamGenerateContent` sends without `?alt=sse`
+    /// (reference §1.3): `[{…}\n,\r\n{…}\n]`, each element a chunk
+    /// pretty-printed with 2-space indentation, keys in their order.
+    fn unstreamed(&self, datas: &[&str]) -> Result<(String, String), String> {
+        if datas.is_empty() {
+            return Err("the capture holds no event to give as a JSON array".to_string());
+        }
+        let mut elements = Vec::new();
+        for (i, d) in datas.iter().enumerate() {
+            if !serde_json::from_str::<Value>(d).is_ok_and(|v| v.is_object()) {
+                return Err(format!(
+                    "event {i} of the capture is not a JSON object (the API never sends one such), so the stream has no JSON-array shape"
+                ));
+            }
+            elements.push(pretty(d));
+        }
+        Ok((
+            "application/json; charset=UTF-8".to_string(),
+            format!("[{}\n]", elements.join("\n,\r\n")),
+        ))
     }
 
     /// The method streams; a `stream` field is an unknown name to the
@@ -201,6 +360,10 @@ impl crate::dialect::Api for Api {
 
     fn cut_finish(&self) -> &'static str {
         "MAX_TOKENS"
+    }
+
+    fn n2_field(&self) -> &'static str {
+        "generationConfig.candidateCount"
     }
 
     fn stop_key(&self) -> &'static str {

@@ -3,12 +3,17 @@
 //! the vocabulary `diff`, `redact` and `minimize` ask for
 //! ([`crate::dialect::words`]).
 
-use crate::dialect::words::Words;
+use crate::dialect::words::{Fault, Terms, Words};
 
 /// The Gemini vocabulary. A stream has no end marker: it ends when the
 /// connection closes after the chunk with the `finishReason`; `[DONE]` is
 /// what some proxies add, and is named as such.
 pub const WORDS: Words = Words {
+    terms: Terms {
+        choice: "candidate",
+        finish: "finishReason",
+        reasoning: "thoughts",
+    },
     end_marker: "[DONE]",
     sentinel: false,
     keepalive: "keepalive",
@@ -69,4 +74,13 @@ pub const WORDS: Words = Words {
     ],
     role_only_first_event: false,
     kept: &["index", "responseId", "modelVersion"],
+    faults: &[
+        (Fault::CutOff, "gemini-cut-off"),
+        (Fault::ErrorEvent, "gemini-error-event"),
+        (Fault::ArgumentsJson, "gemini-function-args"),
+        (Fault::AfterEnd, "gemini-after-finish"),
+        (Fault::Schema, "gemini-schema"),
+        (Fault::UsageDecreasing, "gemini-usage-decreasing"),
+        (Fault::FinishValue, "gemini-finish-reason-value"),
+    ],
 };

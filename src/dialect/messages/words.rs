@@ -2,10 +2,11 @@
 //! blocks, thinking), and which of its fields hold text: the vocabulary
 //! `diff`, `redact` and `minimize` ask for ([`crate::dialect::words`]).
 
-use crate::dialect::words::Words;
+use crate::dialect::words::{Fault, Words, CHAT_TERMS};
 
 /// The Messages vocabulary.
 pub const WORDS: Words = Words {
+    terms: CHAT_TERMS,
     end_marker: "message_stop",
     sentinel: false,
     keepalive: "ping",
@@ -45,4 +46,16 @@ pub const WORDS: Words = Words {
     ],
     role_only_first_event: false,
     kept: &["type", "id", "model"],
+    faults: &[
+        (Fault::CutOff, "messages-cut-off"),
+        (Fault::NoEndMarker, "messages-stop-missing"),
+        (Fault::NoFinish, "messages-stop-reason"),
+        (Fault::ErrorEvent, "messages-error-event"),
+        (Fault::ArgumentsJson, "messages-tool-input"),
+        (Fault::UsageMissing, "messages-usage-missing"),
+        (Fault::AfterEnd, "messages-after-stop"),
+        (Fault::Schema, "messages-schema"),
+        (Fault::UnknownField, "messages-unknown-field"),
+        (Fault::UsageDecreasing, "messages-usage-decreasing"),
+    ],
 };

@@ -3,12 +3,13 @@
 //! vocabulary `diff`, `redact` and `minimize` ask for
 //! ([`crate::dialect::words`]).
 
-use crate::dialect::words::Words;
+use crate::dialect::words::{Fault, Words, CHAT_TERMS};
 
 /// The Responses vocabulary. Its end is the terminal event
 /// (`response.completed`, shown as the `finish` kind); `[DONE]` is what
 /// some gateways add after it, and is named as such.
 pub const WORDS: Words = Words {
+    terms: CHAT_TERMS,
     end_marker: "[DONE]",
     sentinel: false,
     keepalive: "keepalive",
@@ -69,5 +70,16 @@ pub const WORDS: Words = Words {
         "output_index",
         "content_index",
         "summary_index",
+    ],
+    faults: &[
+        (Fault::CutOff, "responses-cut-off"),
+        (Fault::ErrorEvent, "responses-error-event"),
+        (Fault::ErrorShape, "responses-error-shape"),
+        (Fault::ArgumentsJson, "responses-arguments-json"),
+        (Fault::UsageMissing, "responses-usage-missing"),
+        (Fault::UsageMismatch, "responses-usage-mismatch"),
+        (Fault::AfterEnd, "responses-after-terminal"),
+        (Fault::Schema, "responses-missing-field"),
+        (Fault::UnknownField, "responses-unknown-field"),
     ],
 };

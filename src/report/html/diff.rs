@@ -78,6 +78,9 @@ struct DiffPage {
     reasons: Vec<String>,
     summary: String,
     text_diffs: Vec<TextDiffView>,
+    /// What one answer is called: the dialect's own word within one
+    /// dialect (Gemini's `candidate`), `choice` across dialects.
+    choice_word: &'static str,
     tools: Vec<ToolRow>,
     rows: Vec<RowView>,
     both: String,
@@ -194,6 +197,11 @@ fn page(a: &Side, b: &Side, c: &Comparison) -> DiffPage {
         version: env!("CARGO_PKG_VERSION"),
         sides: vec![side_view("A", a), side_view("B", b)],
         cross: c.dialects.0 != c.dialects.1,
+        choice_word: if c.dialects.0 == c.dialects.1 {
+            crate::dialect::words::of(c.dialects.0).terms.choice
+        } else {
+            crate::dialect::words::CHAT_TERMS.choice
+        },
         not_applicable: c.not_applicable.iter().map(|s| printable(s)).collect(),
         compatible: c.compatible,
         reasons: c.reasons.iter().map(|s| printable(s)).collect(),

@@ -193,6 +193,10 @@ struct StreamView {
     stream_findings: Vec<FindingView>,
     omitted: Vec<String>,
     choices: Vec<ChoiceView>,
+    /// What one of the answers is called (`choice`, Gemini's
+    /// `candidate`), and its reasoning (`reasoning`, `thoughts`).
+    choice_word: &'static str,
+    reasoning_word: &'static str,
     usage: Option<String>,
 }
 
@@ -586,6 +590,8 @@ fn stream_view(
             .map(|(r, n)| format!("… and {n} more {r} finding(s) (the per-rule limit)"))
             .collect(),
         choices: choices(s),
+        choice_word: crate::dialect::words::of(s.dialect).terms.choice,
+        reasoning_word: crate::dialect::words::of(s.dialect).terms.reasoning,
         usage: s
             .answer
             .usage
@@ -619,6 +625,8 @@ fn error_view(f: &FileResult, e: &str, id: String) -> StreamView {
         stream_findings: Vec::new(),
         omitted: Vec::new(),
         choices: Vec::new(),
+        choice_word: crate::dialect::words::CHAT_TERMS.choice,
+        reasoning_word: crate::dialect::words::CHAT_TERMS.reasoning,
         usage: None,
     }
 }

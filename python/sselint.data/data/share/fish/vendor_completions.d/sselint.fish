@@ -68,7 +68,7 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini\'s streamGenerateContent) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -80,7 +80,7 @@ always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, or as `x-api-key` to an Anthropic Messages endpoint (never printed, never saved)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l no-config -d 'Ignore any sselint.toml'
@@ -104,7 +104,7 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini\'s streamGenerateContent) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -127,7 +127,7 @@ warning\t'Warnings and errors'
 info\t'Any finding'
 never\t'Never fail on findings'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l profile -d 'Provider profile for both sides' -r
-complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -147,14 +147,14 @@ always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l ignore-text -d 'Compare shape and fields only (for different prompts): neither the text nor tool-call arguments count against compatibility'
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`): how the key is sent and how the stream is read' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`): how the key is sent and how the stream is read' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, or as `x-api-key` to an Anthropic Messages endpoint (never printed, never saved)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s o -l output -d 'Where to save the capture (default: sselint-TIMESTAMP.har); not `-` (the capture is read back to lint it). A FIFO or device is written through' -r -F
@@ -177,7 +177,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l first-delay-m
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l split-bytes -d 'Write the body N bytes at a time (splits UTF-8 characters and CRLF)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-bytes -d 'Drop the connection after N body bytes' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms -d 'Send `: keep-alive` comments during waits, every MS milliseconds' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`); told from the capture by default' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`); told from the capture by default' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -186,9 +186,9 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l any-path -d '
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l once -d 'Serve one request, then exit'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l model -d 'The model every request names' -r
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages); never printed, never saved' -r
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s H -l header -d 'An extra request header, `Name: value` (repeatable); it replaces the probe\'s own header of that name (Content-Type, Accept, the key\'s Authorization or x-api-key, anthropic-version). Content-Length, Transfer-Encoding, Host, Connection and the other hop-by-hop headers are refused (usage error)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses` or `messages`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses`, `messages` or `gemini`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -213,7 +213,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand probe" -l color -d 'Colo
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l force -d 'Replace the captures already in DIR: every file a probe run names (SCENARIO.har of any dialect\'s scenario, disconnect-dropped.har) is removed first, so DIR holds this run alone; other files stay'
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l reasoning -d 'Also run the reasoning scenario (`thinking` for Messages)'
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l reasoning -d 'Also run the reasoning scenario (`thinking` for Messages and Gemini)'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l insecure -d 'Accept any TLS certificate'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l max-completion-tokens -d 'Chat: send the token budget as `max_completion_tokens`, which OpenAI\'s reasoning models require, instead of `max_tokens`'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -237,7 +237,7 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses) or `messages` (Anthropic Messages) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini\'s streamGenerateContent) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
