@@ -144,6 +144,53 @@ pub fn generate(root: &Path) -> Result<(String, Vec<PathBuf>), String> {
     Ok((code, files))
 }
 
+/// The linker arguments that lay the release binary's code out in the
+/// order `link/order.txt` gives: the functions a `check` runs, packed
+/// together ahead of the rest. The kernel maps a binary's code in 64 KiB
+/// windows around each page a run touches, so code scattered over the
+/// whole text section is resident in full; packed, a Chat `check` touches
+/// about a third as many windows (docs/performance.md, "Link order").
+///
+/// Given only where the flag is sure to be understood: a release build for
+/// `x86_64-unknown-linux-gnu` by rustc 1.90 or later, whose default linker
+/// is LLD, with no other linker configured. `SSELINT_LINK_ORDER=0` turns
+/// it off. Names the file no longer matches (after a toolchain update;
+/// `scripts/link-order.sh` writes it again) are skipped by LLD, silently:
+/// the layout then falls back to the compiler's.
+fn link_order_args(root: &Path) -> Vec<String> {
+    let order = root.join("link/order.txt");
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    let rustc_minor = std::process::Command::new(std::env::var("RUSTC").unwrap_or("rustc".into()))
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| {
+            let v = String::from_utf8_lossy(&o.stdout).into_owned();
+            v.split_whitespace()
+                .nth(1)?
+                .split('.')
+                .nth(1)?
+                .parse::<u32>()
+                .ok()
+        })
+        .unwrap_or(0);
+    let other_linker = !var("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_empty()
+        || var("CARGO_ENCODED_RUSTFLAGS").contains("link");
+    if var("PROFILE") != "release"
+        || var("TARGET") != "x86_64-unknown-linux-gnu"
+        || rustc_minor < 90
+        || other_linker
+        || var("SSELINT_LINK_ORDER") == "0"
+        || !order.is_file()
+    {
+        return Vec::new();
+    }
+    vec![
+        format!("-Wl,--symbol-ordering-file={}", order.display()),
+        "-Wl,--no-warn-symbol-ordering".into(),
+    ]
+}
+
 fn main() {
     let Ok(root) = std::env::var("CARGO_MANIFEST_DIR") else {
         eprintln!("error: CARGO_MANIFEST_DIR is not set; build sselint with cargo");
@@ -161,6 +208,12 @@ fn main() {
     };
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
+    }
+    println!("cargo:rerun-if-changed=link/order.txt");
+    println!("cargo:rerun-if-env-changed=SSELINT_LINK_ORDER");
+    println!("cargo:rerun-if-env-changed=CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER");
+    for a in link_order_args(&root) {
+        println!("cargo:rustc-link-arg-bins={a}");
     }
     let out = Path::new(&std::env::var("OUT_DIR").unwrap_or_default()).join("catalogue.rs");
     if let Err(e) = std::fs::write(&out, code) {

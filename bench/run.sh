@@ -19,7 +19,11 @@ read -r -a variants <<< "${VARIANTS:-plain}"
 runs=${RUNS:-5}
 dir=${BENCH_DIR:-/tmp/sselint-bench}
 mkdir -p "$dir"
-cargo build --release --quiet --bin sselint --example gen_capture --example parse_limit
+# The binary alone first, as `cargo build --release` builds it: built with
+# the examples, it would get the dev-dependencies' features, other symbol
+# names, and none of link/order.txt's layout (build.rs).
+cargo build --release --quiet --bin sselint
+cargo build --release --quiet --example gen_capture --example parse_limit
 bin=target/release/sselint
 gen=target/release/examples/gen_capture
 base=target/release/examples/parse_limit
