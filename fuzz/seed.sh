@@ -54,6 +54,31 @@ seed typed_equivalence "${raw[@]}"
 seed curl_reader ../samples/curl/* ../samples/bad/*.txt
 seed har_reader ../samples/har/*.har
 seed redact ../samples/har/*.har ../samples/good/*.sse
+# Gemini streams whose middle chunks take Gemini's fast path (the Gemini
+# samples are a first chunk and a finish, which both take the general
+# path): text, a thought with its signature, a running count, and
+# Vertex's shape (role first, no index, createTime, trafficType).
+gemini() {
+  local tail='"modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}'
+  local usage='"usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 9}]}'
+  local part
+  for part in '{"text": "Hel"}' '{"text": "**Rain**","thought": true,"thoughtSignature": "CiQB0e2Kb3hJ7y0Y"}' \
+    '{"text": "lo \"there\" \u00e9\n"}' '{"text": " and"}'; do
+    printf 'data: {"candidates": [{"content": {"parts": [%s],"role": "model"},"index": 0}],%s,%s\r\n\r\n' "$part" "$usage" "$tail"
+  done
+  printf 'data: {"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 4,"totalTokenCount": 13},%s\r\n\r\n' "$tail"
+}
+vertex() {
+  local w
+  for w in Let " me" " look" " it" " up."; do
+    printf 'data: {"candidates": [{"content": {"role": "model","parts": [{"text": "%s"}]}}],"usageMetadata": {"trafficType": "ON_DEMAND"},"modelVersion": "gemini-3-pro-preview","createTime": "2026-08-21T09:14:03.118204Z","responseId": "q3GmaN2uE6m3nvgP5pC2kAk"}\r\n\r\n' "$w"
+  done
+  printf 'data: {"candidates": [{"content": {"role": "model","parts": [{"text": ""}]},"finishReason": "STOP"}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 5,"totalTokenCount": 14,"trafficType": "ON_DEMAND"},"modelVersion": "gemini-3-pro-preview","createTime": "2026-08-21T09:14:03.118204Z","responseId": "q3GmaN2uE6m3nvgP5pC2kAk"}\r\n\r\n'
+}
+for t in typed_equivalence dialects sse_split; do
+  gemini > "corpus/$t/gemini-fast-path.sse"
+  vertex > "corpus/$t/vertex-gemini-fast-path.sse"
+done
 # One chunk per file for the chunk decoder.
 for f in ../samples/good/*.sse ../samples/providers/*.sse; do
   grep -m 5 '^data: {' "$f" | while read -r line; do

@@ -545,3 +545,289 @@ fn deltas_to_items_past_the_item_limit_lint_the_same_on_both_paths() {
     );
     assert_eq!(fast, outcome(lint_body(&body, &typed(false, &base))));
 }
+
+/// What `inspect` is told of each event (its kinds and its summary), and
+/// the result: everything both paths must agree on for a Gemini stream.
+fn gemini_outcome(body: &str, settings: &Settings) -> (String, u64) {
+    use sselint::checks::Linter;
+    use sselint::lint::Diagnostic;
+    use sselint::pipeline::{lint_stream_with, Extras, Observer};
+    use sselint::sse::Block;
+    struct Seen(Vec<String>);
+    impl Observer for Seen {
+        fn block(&mut self, _: &Block<'_>, _: &[Diagnostic], linter: &Linter<'_>) {
+            self.0.push(format!(
+                "{:?} {:?}",
+                linter.event_kind, linter.event_summary
+            ));
+        }
+    }
+    let mut seen = Seen(Vec::new());
+    let mut typed_chunks = 0;
+    let mut shown = String::new();
+    for summaries in [false, true] {
+        let cap = capture::from_reader(
+            "bytes",
+            Box::new(std::io::Cursor::new(body.as_bytes().to_vec())),
+            &Options::default(),
+        )
+        .expect("bytes read as a capture");
+        for s in cap.streams {
+            let extras = Extras {
+                fields: false,
+                summaries,
+            };
+            let mut r = lint_stream_with(s, settings, &mut seen, extras);
+            typed_chunks += r.typed_chunks;
+            r.typed_chunks = 0;
+            shown.push_str(&format!("{r:#?}\n"));
+        }
+    }
+    shown.push_str(&seen.0.join("\n"));
+    (shown, typed_chunks)
+}
+
+/// A Gemini stream whose fourth and fifth events are `middle`: a text
+/// chunk (candidate 0's first), a thought and more text before it; more
+/// text, a thought, then the finish with the whole usage after.
+fn gemini_stream_around(middle: &str, name: Option<&str>) -> String {
+    let usage = r#""usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 9}]}"#;
+    let tail = r#""modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo""#;
+    let chunk = |part: &str, finish: &str, usage: &str| {
+        format!(
+            r#"{{"candidates": [{{"content": {{"parts": [{part}],"role": "model"}}{finish},"index": 0}}],{usage},{tail}}}"#
+        )
+    };
+    let before = [
+        chunk(r#"{"text": "Hel"}"#, "", usage),
+        chunk(r#"{"text": "hm","thought": true}"#, "", usage),
+        chunk(r#"{"text": "lo"}"#, "", usage),
+    ];
+    let after = [
+        chunk(r#"{"text": " there"}"#, "", usage),
+        chunk(
+            r#"{"text": "more","thought": true,"thoughtSignature": "CiQB0e2Kb3hJ"}"#,
+            "",
+            usage,
+        ),
+        chunk(
+            r#"{"text": ""}"#,
+            r#","finishReason": "STOP""#,
+            r#""usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 4,"totalTokenCount": 13}"#,
+        ),
+    ];
+    let mut body = String::new();
+    for c in &before {
+        body.push_str(&format!("data: {c}\r\n\r\n"));
+    }
+    let named = name.map(|n| format!("event: {n}\r\n")).unwrap_or_default();
+    for _ in 0..2 {
+        body.push_str(&format!("{named}data: {middle}\r\n\r\n"));
+    }
+    for c in &after {
+        body.push_str(&format!("data: {c}\r\n\r\n"));
+    }
+    body
+}
+
+/// The chunks the Gemini mutations start from, in the compact form the
+/// Gemini API sends (`": "` after a key, a bare comma between members):
+/// a text part, a thought part with its signature and the usage's
+/// running count, and Vertex's shape (`role` first, no `index`,
+/// `createTime`, `trafficType`).
+const GEMINI_SEEDS: [&str; 3] = [
+    r#"{"candidates": [{"content": {"parts": [{"text": " wor\"ld\" \u00e9\n"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 9}]},"modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"text": "**Rain**","thought": true,"thoughtSignature": "CiQB0e2Kb3hJ7y0Y"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 3,"totalTokenCount": 52,"thoughtsTokenCount": 43},"modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
+    r#"{"candidates": [{"content": {"role": "model","parts": [{"text": "Boston"}]}}],"usageMetadata": {"trafficType": "ON_DEMAND"},"modelVersion": "gemini-2.5-flash","createTime": "2026-08-21T09:14:03.118204Z","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
+];
+
+#[test]
+fn a_gemini_chunk_mutated_in_any_way_lints_the_same_on_both_paths() {
+    let base = Settings::default();
+    let vertex = Settings {
+        profile: profile::profile("vertex-gemini").unwrap(),
+        ..Settings::default()
+    };
+    // The unmutated seeds take the fast path for every ordinary chunk.
+    for seed in GEMINI_SEEDS {
+        let body = gemini_stream_around(seed, None);
+        let (fast, typed_chunks) = gemini_outcome(&body, &typed(true, &base));
+        // Per run (two runs: with and without summaries): the thought and
+        // text before, the two middle chunks and the two after.
+        assert_eq!(typed_chunks, 2 * 6, "{body}\n{fast}");
+        assert_eq!(fast, gemini_outcome(&body, &typed(false, &base)).0);
+    }
+    let mut variants: Vec<String> = Vec::new();
+    for seed in GEMINI_SEEDS {
+        let v: Value = serde_json::from_str(seed).unwrap();
+        let mut muts = Vec::new();
+        mutations(&v, &mut Vec::new(), &mut muts, &v);
+        variants.extend(muts.into_iter().map(|(_, m)| m.to_string()));
+        let mut extra = |f: &dyn Fn(&mut Value)| {
+            let mut m = v.clone();
+            f(&mut m);
+            variants.push(m.to_string());
+        };
+        let cand = |m: &mut Value| m["candidates"][0].clone();
+        extra(&|m| m["candidates"][0]["index"] = json!(1));
+        extra(&|m| {
+            let c = cand(m);
+            m["candidates"].as_array_mut().unwrap().push(c);
+        });
+        extra(&|m| {
+            let mut c = cand(m);
+            c["index"] = json!(1);
+            m["candidates"].as_array_mut().unwrap().push(c);
+        });
+        extra(&|m| m["candidates"] = json!([]));
+        extra(&|m| m["candidates"][0]["finishReason"] = json!("STOP"));
+        extra(&|m| m["candidates"][0]["finishReason"] = json!("SAFETY"));
+        extra(&|m| m["candidates"][0]["finishMessage"] = json!("why"));
+        extra(&|m| m["candidates"][0]["safetyRatings"] = json!([]));
+        extra(&|m| m["candidates"][0]["citationMetadata"] = json!({"citations": [{}]}));
+        extra(&|m| m["candidates"][0]["groundingMetadata"] = json!({}));
+        extra(&|m| {
+            let p = m["candidates"][0]["content"]["parts"][0].clone();
+            m["candidates"][0]["content"]["parts"]
+                .as_array_mut()
+                .unwrap()
+                .push(p);
+        });
+        extra(&|m| m["candidates"][0]["content"]["parts"] = json!([]));
+        extra(&|m| m["candidates"][0]["content"]["parts"][0]["thought"] = json!(false));
+        extra(&|m| m["candidates"][0]["content"]["parts"][0]["thought"] = json!(true));
+        extra(&|m| m["candidates"][0]["content"]["parts"][0]["text"] = json!(""));
+        extra(&|m| {
+            m["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = json!("not base64!")
+        });
+        extra(&|m| m["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = json!("QUJD"));
+        extra(&|m| m["candidates"][0]["content"]["parts"][0]["partMetadata"] = json!({}));
+        extra(&|m| {
+            m["candidates"][0]["content"]["parts"][0]["functionCall"] = json!({"name": "f"})
+        });
+        extra(&|m| m["candidates"][0]["content"]["parts"][0]["inlineData"] = json!({}));
+        extra(&|m| m["responseId"] = json!("other"));
+        extra(&|m| m["modelVersion"] = json!("gemini-2.5-pro"));
+        extra(&|m| m["promptFeedback"] = json!({"blockReason": "SAFETY"}));
+        extra(&|m| m["error"] = json!({"code": 500}));
+        extra(&|m| m["sdkHttpResponse"] = json!({}));
+        extra(&|m| m["usageMetadata"]["candidatesTokenCount"] = json!(1));
+        extra(&|m| m["usageMetadata"]["candidatesTokenCount"] = json!(100));
+        extra(&|m| m["usageMetadata"]["serviceTier"] = json!("standard"));
+        extra(&|m| m["usageMetadata"]["cachedContentTokenCount"] = json!(2));
+        extra(&|m| m["usageMetadata"]["trafficType"] = json!("ON_DEMAND"));
+        extra(&|m| {
+            m["usageMetadata"]["candidatesTokensDetails"] =
+                json!([{"modality": "TEXT", "tokenCount": 1}, {"modality": "AUDIO"}])
+        });
+        extra(&|m| {
+            m["usageMetadata"]["toolUsePromptTokensDetails"] = json!([{"modality": "TEXT", "x": 1}])
+        });
+        extra(&|m| m["usageMetadata"]["promptTokensDetails"] = json!([[[[[[[[[[1]]]]]]]]]]));
+        extra(&|m| m["usageMetadata"] = json!({}));
+        extra(&|m| m["usageMetadata"] = json!({"x": {"y": [1, 2, {"z": null}]}}));
+        extra(&|m| {
+            m.as_object_mut().unwrap().remove("usageMetadata");
+        });
+    }
+    // Escapes, duplicate keys, depth, broken JSON, and byte changes of
+    // the compact form.
+    let s = GEMINI_SEEDS[0];
+    variants.push(s.replace("\"Xk9z", "\"\\u0058k9z"));
+    variants.push(s.replace("gemini-2.5-flash", "gemini-2.5\\/flash"));
+    variants.push(s.replace(" wor", "\\ud83d"));
+    variants.push(s.replace(" wor", "\\ud83d\\ude00"));
+    variants.push(s.replace("{\"text\"", "{\"text\": \"a\",\"text\""));
+    variants.push(s.replace("\"modelVersion\"", "\"responseId\": \"x\",\"modelVersion\""));
+    variants.push(s.replace(
+        "\"promptTokensDetails\": [",
+        &format!(
+            "\"promptTokensDetails\": [{}{}",
+            "[".repeat(200),
+            "]".repeat(200)
+        ),
+    ));
+    variants.push(format!("  {s}  "));
+    variants.push(format!("{s} x"));
+    variants.push(s.replacen('{', "[{", 1));
+    variants.push(format!("[{s}]"));
+    variants.push("[DONE]".to_string());
+    for seed in GEMINI_SEEDS {
+        variants.extend(char_changes(seed));
+        for cut in (1..seed.len()).step_by(7) {
+            if seed.is_char_boundary(cut) {
+                variants.push(seed[..cut].to_string());
+            }
+        }
+    }
+    assert!(variants.len() > 3000, "{}", variants.len());
+    let mut differ = Vec::new();
+    // Streams whose every ordinary chunk, the two middle ones included,
+    // took the fast path.
+    let mut whole = 0;
+    for (i, v) in variants.iter().enumerate() {
+        // Most of them as unnamed data, every tenth under an `event:` line.
+        let name = (i % 10 == 0).then_some("message");
+        let body = gemini_stream_around(v, name);
+        for s in [&base, &vertex] {
+            let (fast, n) = gemini_outcome(&body, &typed(true, s));
+            let (slow, _) = gemini_outcome(&body, &typed(false, s));
+            whole += usize::from(n == 2 * 6);
+            if fast != slow {
+                differ.push(format!("{v}\n--- fast\n{fast}\n--- general\n{slow}"));
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {} differ; the first:\n{}",
+        differ.len(),
+        variants.len(),
+        differ[0]
+    );
+    // The middle chunk itself took the fast path in many of them.
+    assert!(whole > 1000, "{whole} of {}", 2 * variants.len());
+}
+
+#[test]
+fn gemini_samples_and_examples_lint_the_same_on_both_paths_for_inspect_too() {
+    // The comparisons of whole results above cover these files; this one
+    // adds what `inspect` is told of each event (its kinds, its summary).
+    let base = Settings::default();
+    let mut files = samples_named(|n| n.contains("gemini"));
+    files.retain(|p| file_dialect(p) == Some("gemini"));
+    assert!(files.len() > 10, "{}", files.len());
+    let mut typed_chunks = 0;
+    for p in &files {
+        let body = std::fs::read_to_string(p).unwrap();
+        let (fast, n) = gemini_outcome(&body, &typed(true, &base));
+        assert_eq!(
+            fast,
+            gemini_outcome(&body, &typed(false, &base)).0,
+            "{}",
+            p.display()
+        );
+        typed_chunks += n;
+    }
+    for r in sselint::lint::catalogue().rules() {
+        if r.dialect.map(|d| d.name()) != Some("gemini") {
+            continue;
+        }
+        for ex in r.examples() {
+            let body = std::str::from_utf8(&ex.capture).unwrap();
+            let (fast, n) = gemini_outcome(body, &typed(true, &base));
+            assert_eq!(
+                fast,
+                gemini_outcome(body, &typed(false, &base)).0,
+                "{}",
+                r.file
+            );
+            typed_chunks += n;
+        }
+    }
+    // The samples and examples are short: a first chunk and a finish,
+    // both on the general path; gemini-thinking has a text chunk between
+    // (taken once per run, with and without summaries). The mutation test
+    // above is where the fast path is exercised.
+    assert!(typed_chunks >= 2, "{typed_chunks}");
+}

@@ -28,6 +28,7 @@
 
 pub mod api;
 pub mod args;
+mod fast;
 pub mod words;
 
 use super::{Event, Out, StreamEnd};
@@ -144,6 +145,14 @@ pub struct Checker {
     /// Parts of candidates past [`MAX_CANDIDATES`].
     overflow_parts: u64,
     usage: Option<Value>,
+    /// The last usage came on the fast path ([`fast`]): it is the
+    /// `usageMetadata` of the chunk kept in `usage_chunk`, read at the end.
+    usage_in_chunk: bool,
+    /// The data of the last chunk the fast path took with a usage (the
+    /// buffer is reused).
+    usage_chunk: String,
+    /// Chunks the fast path took.
+    typed: u64,
     /// The highest `candidatesTokenCount` before the last usage, and where.
     peak_candidates: Option<(u64, At)>,
     /// The last usage's `candidatesTokenCount` and where.
@@ -222,6 +231,18 @@ fn is_base64(s: &str) -> bool {
 }
 
 impl Checker {
+    /// The last `usageMetadata`: the value the general path kept, or the
+    /// one in the chunk the fast path kept (parsed as the general path
+    /// would have parsed it).
+    fn usage_value(&self) -> Option<Value> {
+        if !self.usage_in_chunk {
+            return self.usage.clone();
+        }
+        serde_json::from_str::<Value>(&self.usage_chunk)
+            .ok()
+            .and_then(|mut v| v.get_mut("usageMetadata").map(Value::take))
+    }
+
     /// `gemini-schema`: a field of the wrong type.
     fn schema(&mut self, out: &mut dyn Out, ev: &Event<'_>, pointer: &str, message: String) {
         self.schema_reported += 1;
@@ -289,6 +310,7 @@ impl Checker {
             self.last_candidates = Some((n, at()));
         }
         self.usage = Some(u.clone());
+        self.usage_in_chunk = false;
     }
 
     fn candidate(
@@ -712,6 +734,12 @@ impl Checker {
         let cand = self.candidates.entry(index).or_default();
         if let Some(name) = name {
             cand.close_streaming();
+            if cand.calls.len() >= MAX_CALLS {
+                // Past the cap the call is only counted (as `add_call`
+                // would): its arguments are never put together.
+                cand.calls_dropped += 1;
+                return;
+            }
             let mut args = f.get("args").cloned().unwrap_or(Value::Null);
             for p in pieces.into_iter().flatten() {
                 args::apply(&mut args, p);
@@ -898,7 +926,7 @@ impl super::Checker for Checker {
             c.close_streaming();
         }
         let mut answer = Answer {
-            usage: self.usage.clone(),
+            usage: self.usage_value(),
             done: self.done,
             chunks_with_choices: self.with_candidates,
             ..Answer::default()
@@ -1118,6 +1146,14 @@ impl super::Checker for Checker {
 
     fn rejected(&mut self, _index: Option<u64>) {
         self.lost += 1;
+    }
+
+    fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        self.fast_event(ev, out)
+    }
+
+    fn typed_chunks(&self) -> u64 {
+        self.typed
     }
 
     fn summary(&self) -> String {
