@@ -919,3 +919,34 @@ fn every_dialect_option_names_every_dialect() {
         assert!(!help.contains("three dialects"), "{cmd}");
     }
 }
+
+/// A HAR named with its entry (`capture.har#0`) is still the input: no
+/// output may be written over it (a fresh-user trial lost a HAR this way).
+#[test]
+fn an_entry_of_a_har_is_never_overwritten() {
+    let dir = common::Scratch::new("entry-overwrite");
+    let har = dir.join("g.har");
+    let original = std::fs::read(root().join("samples/har/chrome.har")).unwrap();
+    std::fs::write(&har, &original).unwrap();
+    let spec = format!("{}#0", har.display());
+    let h = har.to_str().unwrap();
+    let report = format!("json={h}");
+    let runs: [Vec<&str>; 4] = [
+        vec!["check", &spec, "-o", h],
+        vec!["check", &spec, "--report", &report],
+        vec!["check", &spec, "--write-baseline", h],
+        vec!["inspect", &spec, "--format", "html", "-o", h],
+    ];
+    for args in runs {
+        sselint()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("would overwrite the capture"));
+        assert_eq!(
+            std::fs::read(&har).unwrap(),
+            original,
+            "{args:?} wrote over the HAR"
+        );
+    }
+}

@@ -303,7 +303,8 @@ pub fn profile_settings(profile_name: &str) -> anyhow::Result<sselint::lint::Set
 }
 
 /// Why `output` must not be written: it is one of `inputs` (the same file,
-/// through any path), so writing it would destroy the capture. `flag` is
+/// through any path, or the HAR of a `PATH#N` input), so writing it would
+/// destroy the capture. `flag` is
 /// how the user named it (`-o`, `--report html=`, `--write-baseline`).
 pub fn output_is_input(output: &std::path::Path, inputs: &[String], flag: &str) -> Option<String> {
     if sselint::output::is_stdout(output) {
@@ -313,7 +314,11 @@ pub fn output_is_input(output: &std::path::Path, inputs: &[String], flag: &str) 
     inputs
         .iter()
         .filter(|i| i.as_str() != "-")
-        .find(|i| std::fs::canonicalize(i).is_ok_and(|p| p == out))
+        .find(|i| {
+            // `capture.har#3` reads the file `capture.har`.
+            let file = sselint::capture::entry_spec(i).map_or(i.as_str(), |(f, _)| f);
+            std::fs::canonicalize(file).is_ok_and(|p| p == out)
+        })
         .map(|i| {
             format!(
                 "{flag}{} is the input {i}; writing it would overwrite the capture: choose another file",
