@@ -879,7 +879,28 @@ fn redact_headers(hs: Option<&mut Value>) {
             .is_some_and(capture::is_secret_header);
         if secret {
             h["value"] = Value::String(REDACTED.to_string());
+        } else if let Some(Value::String(v)) = h.get_mut("value") {
+            // A URL in any other header (`:path`, `referer`, `location`)
+            // carries the same `?key=` as the request's.
+            *v = mask_url_and_keys(v);
         }
+    }
+}
+
+/// `text` with the secret query values of any URL in it, and the key
+/// shapes anywhere in it, masked.
+fn mask_url_and_keys(text: &str) -> String {
+    capture::redact_keys(&capture::redact_url(text))
+}
+
+/// Every string under `v` through [`mask_url_and_keys`]: the parts of a HAR
+/// entry sselint does not read (`_initiator`, a browser's own fields).
+fn mask_strings(v: &mut Value) {
+    match v {
+        Value::String(s) => *s = mask_url_and_keys(s),
+        Value::Array(a) => a.iter_mut().for_each(mask_strings),
+        Value::Object(o) => o.values_mut().for_each(mask_strings),
+        _ => {}
     }
 }
 
@@ -912,6 +933,16 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
         }
         if let Some(Value::String(u)) = e.pointer_mut("/request/url") {
             *u = capture::redact_url(u);
+        }
+        if let Some(o) = e.as_object_mut() {
+            for (k, v) in o.iter_mut() {
+                if k.starts_with('_') || k == "comment" {
+                    mask_strings(v);
+                }
+            }
+        }
+        if let Some(v) = e.pointer_mut("/response/redirectURL") {
+            mask_strings(v);
         }
         for q in e
             .pointer_mut("/request/queryString")

@@ -713,6 +713,25 @@ fn redact_scrubs_every_argument_and_the_code_and_masks_a_google_key() {
         "mimeType": "application/json",
         "text": format!(r#"{{"contents":[{{"parts":[{{"text":"my key is {key}"}}]}}]}}"#),
     });
+    // Where a browser's HAR repeats the URL (a fresh-user trial found the
+    // key left in each), and a short key quoted in the answer.
+    let url = format!("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={key}");
+    entry["request"]["headers"] = serde_json::json!([
+        {"name": ":path", "value": url},
+        {"name": "referer", "value": format!("https://example.com/app?key={key}")},
+    ]);
+    entry["response"]["headers"] = serde_json::json!([
+        {"name": "location", "value": format!("https://example.com{url}")},
+        {"name": "content-type", "value": "text/event-stream"},
+    ]);
+    entry["response"]["redirectURL"] = Value::String(format!("https://example.com{url}"));
+    entry["_initiator"] =
+        serde_json::json!({"type": "script", "url": format!("https://example.com{url}")});
+    entry["comment"] = Value::String(format!("called with {key}"));
+    let short = "AIzaSyFAKEKEY-short1";
+    entry["response"]["content"]["text"] = Value::String(format!(
+        "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"my key is {short} ok\"}}],\"role\": \"model\"}},\"finishReason\": \"STOP\",\"index\": 0}}]}}\r\n\r\n"
+    ));
     let input = dir.join("gem.har");
     std::fs::write(&input, serde_json::to_vec(&har).unwrap()).unwrap();
     let output = dir.join("red.har");

@@ -309,8 +309,9 @@ pub fn masked_keys(text: &str) -> Cow<'_, str> {
 /// OpenAI's and many compatible providers' `sk-…`; Google's API keys
 /// (`AIza` and 35 more characters, 39 in all: the Gemini API's
 /// `x-goog-api-key` or `?key=`, pasted into a prompt or echoed in an
-/// error).
-const KEY_SHAPES: &[(&str, usize)] = &[("sk-", 12), ("AIza", 39)];
+/// error), masked from 20 characters on so that a cut or mistyped key
+/// goes too.
+const KEY_SHAPES: &[(&str, usize)] = &[("sk-", 12), ("AIza", 20)];
 
 /// The keys of [`redact_keys`] masked ([`KEY_SHAPES`]).
 fn mask_sk_keys(text: &str) -> Cow<'_, str> {
