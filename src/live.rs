@@ -413,7 +413,43 @@ pub fn record_watching(
         });
     }
     rec.total_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    if let Some(k) = req.api_key.as_deref() {
+        mask_echoed_key(&mut rec, k);
+    }
     Ok(rec)
+}
+
+/// The key sent, wherever the response quotes it back (an error such as
+/// "API key not valid: KEY", or Google's `metadata.key`), replaced by
+/// `[REDACTED]` in the body and the headers, with the reads' offsets moved
+/// to match: nothing the recording saves may hold it.
+fn mask_echoed_key(rec: &mut Recording, key: &str) {
+    let k = key.as_bytes();
+    if k.len() < 8 {
+        return;
+    }
+    let starts: Vec<usize> = memchr::memmem::find_iter(&rec.body, k).collect();
+    if !starts.is_empty() {
+        let mut body = Vec::with_capacity(rec.body.len());
+        let mut last = 0;
+        for &at in &starts {
+            body.extend_from_slice(&rec.body[last..at]);
+            body.extend_from_slice(capture::REDACTED.as_bytes());
+            last = at + k.len();
+        }
+        body.extend_from_slice(&rec.body[last..]);
+        let shrink = k.len() as i64 - capture::REDACTED.len() as i64;
+        for r in &mut rec.reads {
+            let before = starts.iter().filter(|&&at| (at as u64) < r.offset).count() as i64;
+            r.offset = (r.offset as i64 - before * shrink).clamp(0, body.len() as i64) as u64;
+        }
+        rec.body = body;
+    }
+    for h in &mut rec.headers {
+        if h.value.contains(key) {
+            h.value = h.value.replace(key, capture::REDACTED);
+        }
+    }
 }
 
 /// The start of a transport error's text when something answered, but

@@ -1047,3 +1047,50 @@ fn inspect_and_the_html_report_speak_of_candidates_thoughts_and_finish_reason() 
         "{text}"
     );
 }
+
+/// A key the server quotes back ("API key not valid: KEY") is masked in
+/// the HAR `record` saves, whatever its shape (a fresh-user trial found
+/// it saved twice). The server is our own replay of a capture that holds it.
+#[test]
+fn record_masks_the_key_the_server_echoes() {
+    let key = "ECHOED-secret-of-no-known-shape-42";
+    let dir = scratch("gemini-record-echo");
+    let capture = dir.join("echo.sse");
+    std::fs::write(
+        &capture,
+        format!(
+            "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"API key not valid: {key}\"}}],\"role\": \"model\"}},\"finishReason\": \"STOP\",\"index\": 0}}]}}\r\n\r\n"
+        ),
+    )
+    .unwrap();
+    let replay = Replay::start(&capture, &[]);
+    let body = dir.join("request.json");
+    std::fs::write(
+        &body,
+        r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+    )
+    .unwrap();
+    let har = dir.join("g.har");
+    let url = format!(
+        "http://{}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        replay.addr
+    );
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["record", &url, "--api-key-env", "GEMINI_ECHO_KEY", "--body"])
+        .arg(&body)
+        .arg("-o")
+        .arg(&har)
+        .env("GEMINI_ECHO_KEY", key)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let saved = std::fs::read_to_string(&har).unwrap();
+    assert!(saved.contains("API key not valid: [REDACTED]"), "{saved}");
+    assert!(!saved.contains(key), "the echoed key reached the HAR");
+    assert!(
+        !stdout.contains(key),
+        "the echoed key was printed: {stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
