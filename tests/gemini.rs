@@ -1094,3 +1094,42 @@ fn record_masks_the_key_the_server_echoes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `record` of a Gemini request the server does not answer with a stream
+/// (no `?alt=sse`: the JSON array; another path: a 404) lints the saved
+/// exchange and fails: a fresh-user trial saw exit 0 and nothing linted,
+/// as no HAR entry looked like a stream.
+#[test]
+fn record_of_a_gemini_answer_that_is_no_stream_fails() {
+    let replay = Replay::start(&sample("good/gemini-basic.sse"), &[]);
+    let dir = scratch("gemini-record-nostream");
+    let body = dir.join("request.json");
+    std::fs::write(
+        &body,
+        r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+    )
+    .unwrap();
+    for (path, rule) in [
+        (
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+            "body-not-sse",
+        ),
+        ("/gw/custom", "http-status"),
+    ] {
+        let har = dir.join("r.har");
+        let _ = std::fs::remove_file(&har);
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["record", &format!("http://{}{path}", replay.addr)])
+            .args(["--dialect", "gemini", "--body"])
+            .arg(&body)
+            .arg("-o")
+            .arg(&har)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{path}: {stdout}");
+        assert!(stdout.contains(rule), "{path}: {stdout}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -282,7 +282,15 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
         rec.total_ms / 1000.0,
         rec.stop.name()
     );
-    let file = sselint::pipeline::lint_path(&out.to_string_lossy(), &Default::default(), &settings);
+    // The HAR holds the one exchange just made: it is linted whatever the
+    // response was (an HTTP error, JSON where a stream was asked for),
+    // as its entry, not only when it looks like an event stream.
+    let opts = sselint::capture::Options {
+        entry: Some(0),
+        ..Default::default()
+    };
+    let file = sselint::pipeline::lint_path(&out.to_string_lossy(), &opts, &settings);
+    let unreadable = file.error.is_some();
     let run = sselint::report::Run {
         files: vec![file],
         profile: settings.profile.name.clone(),
@@ -300,6 +308,9 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
         &run,
         &mut o,
     );
+    if unreadable {
+        return Ok(ExitCode::from(2));
+    }
     // As `check URL` (and `check` of the saved file) with the same
     // `--fail-on`: a finding at or above it fails the run.
     Ok(super::check::verdict(a.fail_on.threshold(), run.worst()))
