@@ -44,7 +44,7 @@ pub struct Request {
     /// Vertex AI's project paths): [`crate::dialect::Api::auth_for`].
     pub api_key: Option<String>,
     /// Chat: add `stream_options.include_usage: true` (unless the body sets
-    /// it). Responses and Messages streams carry usage unasked.
+    /// it). Responses, Messages and Gemini streams carry usage unasked.
     pub include_usage: bool,
     /// Give up after this long (the bytes so far are kept).
     pub timeout: Option<Duration>,

@@ -37,7 +37,7 @@ pub struct LiveArgs {
     #[arg(long, default_value_t = 300.0, value_name = "SECS")]
     read_timeout: f64,
     /// Do not add `stream_options.include_usage` (Chat Completions only;
-    /// Responses and Messages streams carry usage unasked).
+    /// Responses, Messages and Gemini streams carry usage unasked).
     #[arg(long)]
     no_usage: bool,
     /// Accept any TLS certificate.

@@ -55,8 +55,9 @@ enum Command {
     /// linting it as it arrives.
     Record(live::RecordArgs),
     /// Serve a capture at its dialect's endpoint (/v1/chat/completions,
-    /// /v1/responses or /v1/messages), with fault injection (delays, split
-    /// writes, keep-alives, a dropped connection).
+    /// /v1/responses, /v1/messages or a Gemini model's
+    /// :streamGenerateContent), with fault injection (delays, split writes,
+    /// keep-alives, a dropped connection).
     Replay(live::ReplayArgs),
     /// Send a set of streaming scenarios (plain, usage, length, tool, n: 2,
     /// an invalid request, a client disconnect, …) to a live endpoint, save
