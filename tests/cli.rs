@@ -950,3 +950,46 @@ fn an_entry_of_a_har_is_never_overwritten() {
         );
     }
 }
+
+/// `check DIR` does not lint the reports a user wrote into the directory
+/// (an HTML page quotes the stream, GitHub annotations open with `::`):
+/// a fresh-user trial saw them fail the directory.
+#[test]
+fn a_directory_walk_skips_reports() {
+    let dir = common::Scratch::new("dir-reports");
+    std::fs::copy(
+        root().join("samples/good/openai-basic.sse"),
+        dir.join("a.sse"),
+    )
+    .unwrap();
+    for (format, name) in [
+        ("html", "out.html"),
+        ("github", "out.github"),
+        ("sarif", "out.sarif"),
+    ] {
+        let report = dir.join(name);
+        sselint()
+            .args(["check", "samples/bad/cut-off.sse", "--format", format, "-o"])
+            .arg(&report)
+            .current_dir(root())
+            .assert()
+            .code(1);
+    }
+    let out = sselint()
+        .args(["check", "--format", "json"])
+        .arg(dir.as_os_str())
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let files: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].ends_with("a.sse"), "{files:?}");
+}

@@ -1010,6 +1010,11 @@ pub fn io_message(e: &io::Error) -> String {
 /// capture.
 const CAPTURE_EXTENSIONS: &[&str] = &["sse", "har", "curl", "trace"];
 
+/// Extensions of reports (sselint's own among them: HTML pages, SARIF,
+/// JUnit XML, GitHub annotations, Markdown) that a directory walk never
+/// takes, though an HTML page that quotes a stream sniffs as one.
+const REPORT_EXTENSIONS: &[&str] = &["html", "htm", "sarif", "xml", "github", "md"];
+
 /// Expands inputs: a directory becomes every capture inside, recursively,
 /// sorted by path (so output order never depends on the file system). A file
 /// given by name is always taken. Symlink loops and unreadable directories
@@ -1116,6 +1121,9 @@ fn is_capture_file(path: &Path) -> bool {
     }
     if CAPTURE_EXTENSIONS.contains(&ext.as_str()) {
         return true;
+    }
+    if REPORT_EXTENSIONS.contains(&ext.as_str()) {
+        return false;
     }
     let mut head = Vec::new();
     if let Ok(f) = File::open(path) {
