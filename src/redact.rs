@@ -41,6 +41,15 @@ fn in_any(key: &str, list: impl Fn(&Words) -> &'static [&'static str]) -> bool {
         .any(|d| list(d.words()).contains(&key))
 }
 
+/// Whether `name=value` is the query parameter some dialect's endpoint
+/// streams only with ([`crate::dialect::api::Api::stream_query`]: Gemini's
+/// `alt=sse`): no prose, and the copy must still ask for a stream.
+fn is_stream_switch(name: &str, value: &str) -> bool {
+    crate::dialect::ALL
+        .iter()
+        .any(|d| d.api().stream_query() == Some((name, value)))
+}
+
 /// Whether a JSON string literal's content reads as prose: a space, and
 /// letters.
 fn is_prose(lit: &str) -> bool {
@@ -295,6 +304,7 @@ impl Scrubber {
         query
             .split('&')
             .map(|kv| match kv.split_once('=') {
+                Some((k, v)) if is_stream_switch(k, v) => format!("{k}={v}"),
                 Some((k, v)) => {
                     let v = if plus_is_space {
                         v.replace('+', " ")
@@ -344,7 +354,10 @@ impl Scrubber {
                 .into_iter()
                 .flatten()
             {
-                if let Some(Value::String(v)) = p.get_mut("value") {
+                let name = p.get("name").and_then(Value::as_str).unwrap_or("");
+                let switch =
+                    matches!(p.get("value"), Some(Value::String(v)) if is_stream_switch(name, v));
+                if let Some(Value::String(v)) = p.get_mut("value").filter(|_| !switch) {
                     *v = self.text(v);
                 }
             }

@@ -1133,3 +1133,54 @@ fn record_of_a_gemini_answer_that_is_no_stream_fails() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `redact --scrub-text` keeps `alt=sse` in a HAR's URL and `queryString`
+/// (the copy must still ask for a stream: without it the endpoint answers
+/// a JSON array), and scrubs the other query values (fresh-user trial).
+#[test]
+fn scrub_keeps_the_stream_switch_in_the_query() {
+    let dir = scratch("gemini-scrub-alt");
+    let body = r#"data: {"candidates": [{"content": {"parts": [{"text": "Hi"}],"role": "model"},"finishReason": "STOP","index": 0}]}"#;
+    let mut har = one_entry_har(
+        serde_json::json!({ "text": format!("{body}\r\n\r\n") }),
+        &[],
+    );
+    let entry = &mut har["log"]["entries"][0];
+    entry["request"]["url"] = Value::String(
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&note=my%20private%20question%20here".into(),
+    );
+    entry["request"]["queryString"] = serde_json::json!([
+        {"name": "alt", "value": "sse"},
+        {"name": "note", "value": "my private question here"},
+    ]);
+    let input = dir.join("in.har");
+    std::fs::write(&input, serde_json::to_vec(&har).unwrap()).unwrap();
+    let output = dir.join("out.har");
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["redact", "--scrub-text"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap();
+    let req = &v["log"]["entries"][0]["request"];
+    let url = req["url"].as_str().unwrap();
+    assert!(url.contains("?alt=sse&"), "{url}");
+    assert!(!url.contains("private"), "{url}");
+    assert_eq!(req["queryString"][0]["value"], "sse", "{req}");
+    assert!(
+        !req["queryString"][1]["value"]
+            .as_str()
+            .unwrap()
+            .contains("private"),
+        "{req}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
