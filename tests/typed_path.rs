@@ -591,6 +591,13 @@ fn gemini_outcome(body: &str, settings: &Settings) -> (String, u64) {
 /// chunk (candidate 0's first), a thought and more text before it; more
 /// text, a thought, then the finish with the whole usage after.
 fn gemini_stream_around(middle: &str, name: Option<&str>) -> String {
+    gemini_stream_after_calls(middle, name, 0)
+}
+
+/// [`gemini_stream_around`] with `calls` function-call chunks after the
+/// first text chunk (the checker keeps 1,024 calls, and only counts the
+/// rest).
+fn gemini_stream_after_calls(middle: &str, name: Option<&str>, calls: usize) -> String {
     let usage = r#""usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 9}]}"#;
     let tail = r#""modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo""#;
     let chunk = |part: &str, finish: &str, usage: &str| {
@@ -617,8 +624,18 @@ fn gemini_stream_around(middle: &str, name: Option<&str>) -> String {
         ),
     ];
     let mut body = String::new();
-    for c in &before {
+    for (i, c) in before.iter().enumerate() {
         body.push_str(&format!("data: {c}\r\n\r\n"));
+        if i == 0 {
+            for n in 0..calls {
+                let call = chunk(
+                    &format!(r#"{{"functionCall": {{"name": "f","args": {{"n": {n}}}}}}}"#),
+                    "",
+                    usage,
+                );
+                body.push_str(&format!("data: {call}\r\n\r\n"));
+            }
+        }
     }
     let named = name.map(|n| format!("event: {n}\r\n")).unwrap_or_default();
     for _ in 0..2 {
@@ -633,13 +650,163 @@ fn gemini_stream_around(middle: &str, name: Option<&str>) -> String {
 /// The chunks the Gemini mutations start from, in the compact form the
 /// Gemini API sends (`": "` after a key, a bare comma between members):
 /// a text part, a thought part with its signature and the usage's
-/// running count, and Vertex's shape (`role` first, no `index`,
-/// `createTime`, `trafficType`).
-const GEMINI_SEEDS: [&str; 3] = [
+/// running count, Vertex's shape (`role` first, no `index`,
+/// `createTime`, `trafficType`), a function call with arguments that
+/// `Value::to_string` rewrites (keys out of order, `1.0`, `1e2`, `-0`, a
+/// number past `u64`, escapes), and Vertex's function call (an `id`, a
+/// signature).
+const GEMINI_SEEDS: [&str; 5] = [
     r#"{"candidates": [{"content": {"parts": [{"text": " wor\"ld\" \u00e9\n"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 9}]},"modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
     r#"{"candidates": [{"content": {"parts": [{"text": "**Rain**","thought": true,"thoughtSignature": "CiQB0e2Kb3hJ7y0Y"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": 3,"totalTokenCount": 52,"thoughtsTokenCount": 43},"modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
     r#"{"candidates": [{"content": {"role": "model","parts": [{"text": "Boston"}]}}],"usageMetadata": {"trafficType": "ON_DEMAND"},"modelVersion": "gemini-2.5-flash","createTime": "2026-08-21T09:14:03.118204Z","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
+    r#"{"candidates": [{"content": {"parts": [{"functionCall": {"name": "get_weather","args": {"zeta": [1.0, 1e2, -0, 12345678901234567890, "\u00e9\ud83d\ude00\"\/", {"b": null,"a": true}],"city": "Paris","n": 3}}}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9},"modelVersion": "gemini-2.5-flash","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
+    r#"{"candidates": [{"content": {"role": "model","parts": [{"functionCall": {"id": "call_0a1b","name": "get_weather","args": {"city": "Boston"}},"thoughtSignature": "CiQB0e2Kb3hJ7y0Y"}]}}],"usageMetadata": {"trafficType": "ON_DEMAND"},"modelVersion": "gemini-2.5-flash","createTime": "2026-08-21T09:14:03.118204Z","responseId": "Xk9zaPq3Bc2o1MkP0d6hqAo"}"#,
 ];
+
+/// Variants of a function-call chunk's `args` (and of the call around
+/// them) that the general path reads in its own way: numbers, escapes,
+/// duplicate keys, nesting at serde's depth limit, other types.
+fn gemini_call_variants() -> Vec<String> {
+    let s = GEMINI_SEEDS[3];
+    let mut variants = Vec::new();
+    for args in [
+        r#"{"n": 1.0}"#,
+        r#"{"n": 1e2}"#,
+        r#"{"n": 1E+2,"m": -1.5e-3}"#,
+        r#"{"n": 1e400}"#,
+        r#"{"n": -0.0}"#,
+        r#"{"n": 18446744073709551616}"#,
+        r#"{"n": -9223372036854775809}"#,
+        r#"{"n": 0.1e1}"#,
+        r#"{"b": 1,"a": 2,"b": 3}"#,
+        r#"{"a": 1,"a": {"x": [1]}}"#,
+        r#"{"\u0061": 1,"a": 2}"#,
+        r#"{"k\ud83d": 1}"#,
+        r#"{"k": "\udc00"}"#,
+        r#"{"k": "\u0000\t\b"}"#,
+        r#"{"k": "\u00zz"}"#,
+        "{\"k\": \"a\tb\"}",
+        r#"{"\u00e9\u20ac": "\u00e9"}"#,
+        r#"{"é": "日本","a b": "x\ny"}"#,
+        r#"{}"#,
+        r#"{ }"#,
+        r#"[]"#,
+        r#"[{"a": 1}]"#,
+        r#""{\"city\": \"Paris\"}""#,
+        r#"null"#,
+        r#"1"#,
+        r#"{"a": [1, 2,]}"#,
+        r#"{"a": 01}"#,
+        r#"{"a": NaN}"#,
+        r#"{"a": true,}"#,
+    ] {
+        variants.push(s.replacen(
+            &s[s.find(r#"{"zeta""#).unwrap()..s.find(r#"}}],"role""#).unwrap() - 1],
+            args,
+            1,
+        ));
+    }
+    // Nesting at serde's limit (128 levels, the chunk's own 8 included).
+    for depth in 115..125 {
+        variants.push(s.replacen(
+            "\"n\": 3",
+            &format!("\"n\": {}3{}", "[".repeat(depth), "]".repeat(depth)),
+            1,
+        ));
+        variants.push(s.replacen(
+            "\"n\": 3",
+            &format!("\"n\": {}3{}", "{\"k\": ".repeat(depth), "}".repeat(depth)),
+            1,
+        ));
+    }
+    for (from, to) in [
+        ("\"name\": \"get_weather\"", "\"name\": \"\""),
+        (
+            "\"name\": \"get_weather\"",
+            "\"name\": \"get_\\u0077eather\"",
+        ),
+        ("\"name\": \"get_weather\"", "\"name\": null"),
+        ("\"name\": \"get_weather\"", "\"name\": 1"),
+        ("\"name\": \"get_weather\",", ""),
+        ("\"functionCall\"", "\"function\\u0043all\""),
+        ("\"functionCall\": {", "\"functionCall\": {\"id\": null,"),
+        ("\"functionCall\": {", "\"functionCall\": {\"id\": 7,"),
+        (
+            "\"functionCall\": {",
+            "\"functionCall\": {\"id\": \"c\\u00e9\",",
+        ),
+        (
+            "\"functionCall\": {",
+            "\"functionCall\": {\"willContinue\": true,",
+        ),
+        (
+            "\"functionCall\": {",
+            "\"functionCall\": {\"willContinue\": false,",
+        ),
+        (
+            "\"functionCall\": {",
+            "\"functionCall\": {\"partialArgs\": [],",
+        ),
+        ("\"functionCall\": {", "\"functionCall\": {\"name\": \"g\","),
+        ("\"args\": {\"zeta\"", "\"args\": null,\"x\": {\"zeta\""),
+        ("{\"functionCall\"", "{\"thought\": true,\"functionCall\""),
+        ("{\"functionCall\"", "{\"thought\": false,\"functionCall\""),
+        ("{\"functionCall\"", "{\"text\": \"hi\",\"functionCall\""),
+        (
+            "{\"functionCall\"",
+            "{\"thoughtSignature\": \"QUJD\",\"functionCall\"",
+        ),
+        (
+            "{\"functionCall\"",
+            "{\"thoughtSignature\": \"no!\",\"functionCall\"",
+        ),
+        (
+            "{\"functionCall\"",
+            "{\"partMetadata\": {},\"functionCall\"",
+        ),
+        (
+            "{\"functionCall\"",
+            "{\"executableCode\": {},\"functionCall\"",
+        ),
+    ] {
+        assert!(s.contains(from), "{from}");
+        variants.push(s.replacen(from, to, 1));
+    }
+    // Arrays where objects are (serde reads a struct from an array).
+    variants.push(
+        s.replacen("[{\"functionCall\"", "[[{\"functionCall\"", 1)
+            .replacen("}],\"role\"", "}]],\"role\"", 1),
+    );
+    variants.push(
+        s.replacen("{\"functionCall\": {", "[{\"functionCall\": [", 1)
+            .replacen("}}}],\"role\"", "}]]],\"role\"", 1),
+    );
+    variants.push(
+        s.replacen(
+            "\"functionCall\": {\"name\": \"get_weather\",",
+            "\"functionCall\": [\"get_weather\",",
+            1,
+        )
+        .replacen("}}}],\"role\"", "}]}],\"role\"", 1),
+    );
+    variants.push(s.replacen(
+        "\"usageMetadata\": {\"promptTokenCount\": 9,\"totalTokenCount\": 9}",
+        "\"usageMetadata\": [9, 9]",
+        1,
+    ));
+    variants.push(s.replacen(
+        "\"usageMetadata\": {\"promptTokenCount\": 9,\"totalTokenCount\": 9}",
+        "\"usageMetadata\": []",
+        1,
+    ));
+    variants.push(
+        s.replacen("\"candidates\": [{\"content\": ", "\"candidates\": [[", 1)
+            .replacen(",\"index\": 0}]", ", 0]]", 1),
+    );
+    // Arguments longer than an answer keeps (1 MiB).
+    variants.push(s.replacen("\"Paris\"", &format!("\"{}\"", "x".repeat(1 << 20)), 1));
+    variants
+}
 
 #[test]
 fn a_gemini_chunk_mutated_in_any_way_lints_the_same_on_both_paths() {
@@ -760,6 +927,7 @@ fn a_gemini_chunk_mutated_in_any_way_lints_the_same_on_both_paths() {
             }
         }
     }
+    variants.extend(gemini_call_variants());
     assert!(variants.len() > 3000, "{}", variants.len());
     let mut differ = Vec::new();
     // Streams whose every ordinary chunk, the two middle ones included,
@@ -830,4 +998,38 @@ fn gemini_samples_and_examples_lint_the_same_on_both_paths_for_inspect_too() {
     // (taken once per run, with and without summaries). The mutation test
     // above is where the fast path is exercised.
     assert!(typed_chunks >= 2, "{typed_chunks}");
+}
+
+#[test]
+fn a_gemini_call_past_the_kept_ones_lints_the_same_on_both_paths() {
+    // Past 1,024 calls a call's arguments are only read, not built: the
+    // call variants, and mutations of the call seeds, after 1,024 calls.
+    let base = Settings::default();
+    let mut variants = gemini_call_variants();
+    for seed in &GEMINI_SEEDS[3..] {
+        let v: Value = serde_json::from_str(seed).unwrap();
+        let mut muts = Vec::new();
+        mutations(&v, &mut Vec::new(), &mut muts, &v);
+        variants.extend(muts.into_iter().map(|(_, m)| m.to_string()));
+        variants.push(seed.to_string());
+    }
+    let mut differ = Vec::new();
+    let mut whole = 0;
+    for v in &variants {
+        let body = gemini_stream_after_calls(v, None, 1024);
+        let (fast, n) = gemini_outcome(&body, &typed(true, &base));
+        let (slow, _) = gemini_outcome(&body, &typed(false, &base));
+        whole += usize::from(n == 2 * (6 + 1024));
+        if fast != slow {
+            differ.push(format!("{v}\n--- fast\n{fast}\n--- general\n{slow}"));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {} differ; the first:\n{}",
+        differ.len(),
+        variants.len(),
+        differ[0]
+    );
+    assert!(whole > 20, "{whole} of {}", variants.len());
 }
