@@ -165,7 +165,9 @@ enum Msg {
 
 /// Records one exchange. `on_read` sees each read (bytes, ms since the
 /// request was sent) as it arrives; `stop` ends the recording early (the
-/// Ctrl-C flag).
+/// Ctrl-C flag). The key sent is masked wherever the response quotes it
+/// back ([`mask_echoed_key`]); `sselint probe`, which says on its card
+/// where a key stays, records with [`record_watching`] and masks itself.
 ///
 /// # Errors
 /// The request could not be sent or no response head came (nothing to
@@ -175,7 +177,11 @@ pub fn record(
     stop: &AtomicBool,
     on_read: impl FnMut(&[u8], f64),
 ) -> Result<Recording, String> {
-    record_watching(req, stop, |_| {}, on_read)
+    let mut rec = record_watching(req, stop, |_| {}, on_read)?;
+    if let Some(k) = req.api_key.as_deref() {
+        mask_echoed_key(&mut rec, k);
+    }
+    Ok(rec)
 }
 
 /// [`record`], with `on_head` seeing the response headers (secrets
@@ -413,9 +419,6 @@ pub fn record_watching(
         });
     }
     rec.total_ms = t0.elapsed().as_secs_f64() * 1000.0;
-    if let Some(k) = req.api_key.as_deref() {
-        mask_echoed_key(&mut rec, k);
-    }
     Ok(rec)
 }
 
