@@ -24,8 +24,9 @@ pub fn is_json_object(text: &str) -> bool {
 /// Any JSON value, walked and dropped.
 struct Any;
 
-/// A JSON object, its members walked and dropped.
-struct Object;
+/// A JSON object, its members walked and dropped: deserializing one fails
+/// exactly where a `Value` parse of it would, or on any other JSON type.
+pub struct Object;
 
 impl<'de> Deserialize<'de> for Any {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

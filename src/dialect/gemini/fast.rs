@@ -119,91 +119,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 /// A function call's `args` read and checked, not kept (a call past
 /// `MAX_CALLS`, which is only counted): an object, every key and value in
 /// it parsed as a `Value` would parse it (the same strings, numbers and
-/// nesting, so the same errors), and nothing allocated. The other form is
-/// `Map<String, Value>`, for a call whose arguments are kept.
-struct Checked;
-
-/// Any JSON value inside [`Checked`], read through.
-struct Any;
-
-/// An object key inside [`Checked`], read as a `Value`'s key is.
-struct Key;
-
-/// Accepts anything `deserialize_any` offers, keeping nothing.
-struct AnyVisitor;
-
-impl<'de> Visitor<'de> for AnyVisitor {
-    type Value = Any;
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Any, E> {
-        Ok(Any)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Any, E> {
-        Ok(Any)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Any, E> {
-        Ok(Any)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Any, E> {
-        Ok(Any)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Any, E> {
-        Ok(Any)
-    }
-    fn visit_unit<E>(self) -> Result<Any, E> {
-        Ok(Any)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Any, A::Error> {
-        while a.next_element::<Any>()?.is_some() {}
-        Ok(Any)
-    }
-    fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<Any, M::Error> {
-        while m.next_key::<Key>()?.is_some() {
-            m.next_value::<Any>()?;
-        }
-        Ok(Any)
-    }
-}
-
-impl<'de> Deserialize<'de> for Any {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(AnyVisitor)
-    }
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Key;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Key, E> {
-                Ok(Key)
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-impl<'de> Deserialize<'de> for Checked {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Checked;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, m: M) -> Result<Checked, M::Error> {
-                AnyVisitor.visit_map(m).map(|_| Checked)
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
+/// nesting, so the same errors), and nothing allocated: model::valid's
+/// walk. The other form is `Map<String, Value>`, for a call whose
+/// arguments are kept.
+use crate::model::valid::Object as Checked;
 
 /// An ordinary chunk's fields, all of them: any other key fails the parse.
 /// `A` is what a function call's `args` is read as: `Map<String, Value>`
