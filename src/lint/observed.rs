@@ -124,13 +124,11 @@ impl Record {
 /// The dialect's reference stream: the canonical shape of a plain answer,
 /// as its provider documents it. What a client does with it is what the
 /// client does with every stream.
+/// A name that is no dialect's gets the default dialect's.
 pub fn reference_capture(dialect: &str) -> &'static str {
-    match dialect {
-        "responses" => "samples/good/responses-basic.sse",
-        "messages" => "samples/good/messages-basic.sse",
-        "gemini" => "samples/good/gemini-basic.sse",
-        _ => "samples/good/openai-basic.sse",
-    }
+    crate::vocab::Dialect::parse(dialect)
+        .unwrap_or(crate::vocab::DEFAULT)
+        .reference_sample()
 }
 
 /// The fields of an outcome's detail (`text "…"; usage {…}` gives `text`
