@@ -615,6 +615,38 @@ fn openrouter_may_close_after_done_without_a_terminal_event_as_a_warning() {
     assert_eq!(own.streams[0].ending, Ending::CutOff);
 }
 
+/// Azure OpenAI echoes the request's penalties on the response as Ollama
+/// does (vercel/ai's recorded Azure stream,
+/// `azure-gpt5-reasoning-multi-summary-no-encryption.chunks.txt`): the
+/// finding names both providers and both profiles, and Azure's profile
+/// expects the fields (an Azure stream was told the field is Ollama's).
+#[test]
+fn a_field_two_providers_send_names_both_and_each_profile_expects_it() {
+    let basic = std::fs::read_to_string(sample("good/responses-basic.sse")).unwrap();
+    let body = basic.replace(
+        r#""object":"response","#,
+        r#""object":"response","frequency_penalty":0.0,"#,
+    );
+    assert_ne!(body, basic);
+    let r = lint_bytes(body.as_bytes());
+    let m = messages(&r, "responses-unknown-field");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("a field Azure OpenAI and Ollama add")
+            && m[0].contains("`--profile azure-responses` or `--profile ollama-responses`"),
+        "{}",
+        m[0]
+    );
+    for p in ["azure-responses", "ollama-responses"] {
+        let own = lint_with(body.as_bytes(), &under(p));
+        assert!(
+            messages(&own, "responses-unknown-field").is_empty(),
+            "--profile {p}: {:?}",
+            rules(&own)
+        );
+    }
+}
+
 #[test]
 fn a_known_vendor_event_names_its_provider_and_is_info_under_its_profile() {
     // vLLM's reasoning part events around a reasoning item's text.
