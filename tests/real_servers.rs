@@ -332,3 +332,68 @@ fn the_profile_that_fits_each_server_reads_its_shape() {
         (Severity::Error, vec!["responses-output-index".to_string()])
     );
 }
+
+#[test]
+fn copilots_profile_names_its_fields_and_leaves_the_rotating_ids() {
+    // Under the default profile Copilot's own fields are infos naming
+    // GitHub Copilot and its profile.
+    let s = check("copilot-responses-id-rotation.sse", None);
+    for field in ["copilot_usage", "tool_usage", "moderation"] {
+        let d = s["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| {
+                d["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("`{field}`"))
+            })
+            .unwrap_or_else(|| panic!("no finding for {field}"));
+        assert_eq!(d["severity"], "info", "{d}");
+        let m = d["message"].as_str().unwrap();
+        assert!(
+            m.contains("GitHub Copilot") && m.contains("--profile copilot-responses"),
+            "{m}"
+        );
+    }
+    // Under it, what is left is what the stream helpers raise on.
+    let own = check(
+        "copilot-responses-id-rotation.sse",
+        Some("copilot-responses"),
+    );
+    let rules: Vec<&str> = own["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert!(
+        rules
+            .iter()
+            .all(|r| ["responses-item-identity", "responses-output-mismatch"].contains(r)),
+        "{rules:?}"
+    );
+    assert_eq!(verdict(&own).0, Severity::Error);
+    // Its host names it: a Responses stream from api.githubcopilot.com is
+    // GitHub Copilot's Responses profile, not the chat one (`copilot`).
+    let dir = common::scratch("copilot-responses-host");
+    let body = std::fs::read_to_string(
+        common::root().join("samples/providers/copilot-responses-id-rotation.sse"),
+    )
+    .unwrap();
+    let mut har = common::one_entry_har(serde_json::json!({"text": body}), &[]);
+    har["log"]["entries"][0]["request"]["url"] = "https://api.githubcopilot.com/responses".into();
+    let path = dir.join("copilot.har");
+    std::fs::write(&path, har.to_string()).unwrap();
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["check", "--format", "json", "--fail-on", "never"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["files"][0]["streams"][0];
+    assert_eq!(s["dialect"], "responses", "{s}");
+    assert_eq!(s["provider_guess"]["profile"], "copilot-responses", "{s}");
+}

@@ -655,13 +655,14 @@ fn openrouter_may_close_after_done_without_a_terminal_event_as_a_warning() {
     assert_eq!(own.streams[0].ending, Ending::CutOff);
 }
 
-/// Azure OpenAI echoes the request's penalties on the response as Ollama
-/// does (vercel/ai's recorded Azure stream,
-/// `azure-gpt5-reasoning-multi-summary-no-encryption.chunks.txt`): the
-/// finding names both providers and both profiles, and Azure's profile
-/// expects the fields (an Azure stream was told the field is Ollama's).
+/// Azure OpenAI and GitHub Copilot echo the request's penalties on the
+/// response as Ollama does (vercel/ai's recorded Azure and Copilot
+/// streams, `azure-gpt5-reasoning-multi-summary-no-encryption.chunks.txt`
+/// and `github-copilot-id-rotation.1.chunks.txt`): the finding names every
+/// provider and every profile, and each of those profiles expects the
+/// field (an Azure stream was told the field is Ollama's).
 #[test]
-fn a_field_two_providers_send_names_both_and_each_profile_expects_it() {
+fn a_field_several_providers_send_names_each_and_each_profile_expects_it() {
     let basic = std::fs::read_to_string(sample("good/responses-basic.sse")).unwrap();
     let body = basic.replace(
         r#""object":"response","#,
@@ -672,12 +673,12 @@ fn a_field_two_providers_send_names_both_and_each_profile_expects_it() {
     let m = messages(&r, "responses-unknown-field");
     assert_eq!(m.len(), 1, "{m:?}");
     assert!(
-        m[0].contains("a field Azure OpenAI and Ollama add")
-            && m[0].contains("`--profile azure-responses` or `--profile ollama-responses`"),
+        m[0].contains("a field Azure OpenAI, GitHub Copilot and Ollama add"),
         "{}",
         m[0]
     );
-    for p in ["azure-responses", "ollama-responses"] {
+    for p in ["azure-responses", "copilot-responses", "ollama-responses"] {
+        assert!(m[0].contains(&format!("`--profile {p}`")), "{}", m[0]);
         let own = lint_with(body.as_bytes(), &under(p));
         assert!(
             messages(&own, "responses-unknown-field").is_empty(),
