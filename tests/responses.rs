@@ -120,6 +120,46 @@ const WANT: &[Want] = &[
         usage: (16, 6, 22),
     },
     Want {
+        file: "providers/vllm-responses-gpt-oss.sse",
+        text: "Water boils at 212 °F at sea level.",
+        reasoning: "The user asks for the boiling point of water in Fahrenheit. It is 212 degrees at sea level.",
+        refusal: None,
+        calls: &[],
+        usage: (74, 41, 115),
+    },
+    Want {
+        file: "providers/llamacpp-responses.sse",
+        text: "Three weeks is 21 days.",
+        reasoning: "A week has seven days, so 3 weeks is 21 days.",
+        refusal: None,
+        calls: &[],
+        usage: (18, 27, 45),
+    },
+    Want {
+        file: "providers/copilot-responses-id-rotation.sse",
+        text: "26.2 miles is about **42.2 km** (one mile is 1.609 km).",
+        reasoning: "**Converting miles to kilometres**",
+        refusal: None,
+        calls: &[],
+        usage: (21, 58, 79),
+    },
+    Want {
+        file: "providers/openrouter-responses-reasoning.sse",
+        text: "",
+        reasoning: "**Listing the directory**\n\nThe user wants to see the files, so I will run ls.",
+        refusal: None,
+        calls: &[("call_Tx7Pq2Nv5Kb9Wm3Lz8Rf", "bash", r#"{"command":"ls"}"#)],
+        usage: (412, 96, 508),
+    },
+    Want {
+        file: "providers/azure-responses-reasoning.sse",
+        text: "The area is 9π ≈ 28.27 square units.",
+        reasoning: "**Recalling the formula**\n\nThe area of a circle is pi times the radius squared.\n\n**Computing**\n\nWith r = 3, that is 9 pi, about 28.27.",
+        refusal: None,
+        calls: &[],
+        usage: (24, 131, 155),
+    },
+    Want {
         file: "good/responses-basic.sse",
         text: "Low tide comes about six hours after high tide.",
         reasoning: "",
@@ -613,6 +653,39 @@ fn openrouter_may_close_after_done_without_a_terminal_event_as_a_warning() {
     let own = lint_with(cut.as_bytes(), &under("openrouter-responses"));
     assert_eq!(rules(&own), [("responses-cut-off", Severity::Warning)]);
     assert_eq!(own.streams[0].ending, Ending::CutOff);
+}
+
+/// Azure OpenAI and GitHub Copilot echo the request's penalties on the
+/// response as Ollama does (vercel/ai's recorded Azure and Copilot
+/// streams, `azure-gpt5-reasoning-multi-summary-no-encryption.chunks.txt`
+/// and `github-copilot-id-rotation.1.chunks.txt`): the finding names every
+/// provider and every profile, and each of those profiles expects the
+/// field (an Azure stream was told the field is Ollama's).
+#[test]
+fn a_field_several_providers_send_names_each_and_each_profile_expects_it() {
+    let basic = std::fs::read_to_string(sample("good/responses-basic.sse")).unwrap();
+    let body = basic.replace(
+        r#""object":"response","#,
+        r#""object":"response","frequency_penalty":0.0,"#,
+    );
+    assert_ne!(body, basic);
+    let r = lint_bytes(body.as_bytes());
+    let m = messages(&r, "responses-unknown-field");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("a field Azure OpenAI, GitHub Copilot and Ollama add"),
+        "{}",
+        m[0]
+    );
+    for p in ["azure-responses", "copilot-responses", "ollama-responses"] {
+        assert!(m[0].contains(&format!("`--profile {p}`")), "{}", m[0]);
+        let own = lint_with(body.as_bytes(), &under(p));
+        assert!(
+            messages(&own, "responses-unknown-field").is_empty(),
+            "--profile {p}: {:?}",
+            rules(&own)
+        );
+    }
 }
 
 #[test]

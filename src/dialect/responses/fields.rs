@@ -117,10 +117,15 @@ impl Checker {
                 "`{ty}` carries `{shown}`, a field the Responses schema does not list: clients read past it (unknown fields are a policy question, not a spec violation; reported once per event type)"
             )
         } else {
+            // A field several providers send names them all, and each
+            // one's profile (Azure OpenAI and Ollama both echo the
+            // request's penalties).
+            let names: Vec<&str> = who.iter().map(|p| p.name.as_str()).collect();
             format!(
-                "`{ty}` carries `{shown}`, a field {} adds (see `--profile {}`): clients read past it",
+                "`{ty}` carries `{shown}`, a field {} {} (see `--profile {}`): clients read past it",
                 crate::lint::profile::provider_list(&who),
-                who[0].name
+                if who.len() == 1 { "adds" } else { "add" },
+                names.join("` or `--profile ")
             )
         };
         report!(
