@@ -488,17 +488,25 @@ impl Checker {
                 );
             }
         }
-        if m.get("role").and_then(Value::as_str) != Some("assistant") {
-            self.schema(
+        // Observed (rules/observed.json, vLLM's `message_start`): a missing
+        // role is read as the assistant's by every client (info); another
+        // role is a warning.
+        match m.get("role") {
+            Some(Value::String(r)) if r == "assistant" => {}
+            None => self.schema(
+                out,
+                ev,
+                "/message/role",
+                Severity::Info,
+                "`message.role` is missing, not \"assistant\": the clients of the record read the message as the assistant's (the table)".to_string(),
+            ),
+            Some(r) => self.schema(
                 out,
                 ev,
                 "/message/role",
                 Severity::Warning,
-                format!(
-                    "`message.role` is {}, not \"assistant\"",
-                    m.get("role").map_or("missing".to_string(), excerpt)
-                ),
-            );
+                format!("`message.role` is {}, not \"assistant\"", excerpt(r)),
+            ),
         }
         match m.get("usage") {
             Some(Value::Object(u)) => {
@@ -786,9 +794,18 @@ impl Checker {
                             b.start_input = Some(kept);
                         }
                     }
-                    other => {
-                        let what =
-                            other.map_or("missing".to_string(), |x| format!("a {}", json_type(x)));
+                    // Observed (rules/observed.json, llama.cpp's
+                    // `tool_use` start): a missing `input` is read as `{}`
+                    // by every client (info); another type is a warning.
+                    None => self.schema(
+                        out,
+                        ev,
+                        "/content_block/input",
+                        Severity::Info,
+                        format!("a `{k}` block's `input` is missing, not an object (`{{}}` until the `input_json_delta` fragments arrive): the clients of the record start the input empty and read the call as meant (the table)"),
+                    ),
+                    Some(other) => {
+                        let what = format!("a {}", json_type(other));
                         self.schema(
                             out,
                             ev,
