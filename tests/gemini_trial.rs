@@ -335,3 +335,51 @@ fn a_total_below_the_sum_of_its_parts_is_a_warning_on_the_last_usage_only() {
         diags(&r)
     );
 }
+
+/// The benchmark generator (`examples/gen_capture.rs`), built by `cargo
+/// test` with the other examples, or here when a single test target runs.
+fn gen_capture() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let debug = exe.parent().unwrap().parent().unwrap();
+    let bin = debug.join("examples").join("gen_capture");
+    if !bin.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let ok = Command::new(cargo)
+            .args(["build", "--quiet", "--example", "gen_capture"])
+            .current_dir(root())
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    bin
+}
+
+#[test]
+fn gen_capture_prints_its_usage_and_writes_a_gemini_har() {
+    let bin = gen_capture();
+    let o = Command::new(&bin).arg("--help").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("usage: gen_capture"));
+    let o = Command::new(&bin).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("usage: gen_capture"));
+    let dir = scratch("gemini-trial-gen");
+    let har = dir.join("g.har");
+    let o = Command::new(&bin)
+        .args(["4000", har.to_str().unwrap(), "--har", "--gemini"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&har).unwrap()).unwrap();
+    let entry = &v["log"]["entries"][0];
+    assert!(entry["request"]["url"]
+        .as_str()
+        .unwrap()
+        .contains(":streamGenerateContent?alt=sse"));
+    let (code, out, _) = sselint(&["check", har.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(0), "{out}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["files"][0]["streams"][0]["dialect"], "gemini", "{out}");
+    assert!(!dir.join("g.har.sse.partial").exists());
+}
