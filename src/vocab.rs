@@ -67,6 +67,19 @@ impl Dialect {
         format!("{} {title}", if vowel { "an" } else { "a" })
     }
 
+    /// The dialect's reference stream, a path under the project root: the
+    /// canonical shape of a plain answer, as its provider documents it.
+    /// The client harness judges each client against what it does with
+    /// this stream (`rules/observed.json`, docs/clients.md).
+    pub fn reference_sample(self) -> &'static str {
+        match self {
+            Dialect::Chat => "samples/good/openai-basic.sse",
+            Dialect::Responses => "samples/good/responses-basic.sse",
+            Dialect::Messages => "samples/good/messages-basic.sse",
+            Dialect::Gemini => "samples/good/gemini-basic.sse",
+        }
+    }
+
     /// The dialect called `name` (as [`Dialect::name`] gives it).
     pub fn parse(name: &str) -> Option<Dialect> {
         ALL.iter().copied().find(|d| d.name() == name)

@@ -464,7 +464,7 @@ fn a_kept_finding_is_the_same_fault_not_a_look_alike() {
     // `response.output_item.done`: the same rule, another fault.
     let read = |f: &str| std::fs::read(root().join("samples").join(f)).unwrap();
     let f = "bad/responses-sequence-number.sse";
-    let out = run(f, &read(f), &opts(vec![], false)).unwrap();
+    let out = run(f, &read(f), &opts(vec!["responses-sequence-number"], false)).unwrap();
     let pair = |m: &str| -> (u64, u64) {
         let rest = m.split("sequence_number ").nth(1).unwrap_or("");
         let mut n = rest
@@ -1085,7 +1085,12 @@ fn help_teaches_with_examples() {
 fn a_har_stays_a_one_entry_har_and_keeps_the_request_only_where_read() {
     // usage-missing needs the request's stream_options.include_usage.
     let bytes = std::fs::read(root().join("samples/bad/usage-missing.har")).unwrap();
-    let out = run("usage-missing.har", &bytes, &opts(vec![], false)).unwrap();
+    let out = run(
+        "usage-missing.har",
+        &bytes,
+        &opts(vec!["usage-missing"], false),
+    )
+    .unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&out.output).unwrap();
     assert_eq!(doc["log"]["entries"].as_array().unwrap().len(), 1);
     let req = doc["log"]["entries"][0]["request"]["postData"]["text"]
@@ -1097,7 +1102,7 @@ fn a_har_stays_a_one_entry_har_and_keeps_the_request_only_where_read() {
     assert_eq!(size, Some(req.len() as u64), "{doc:#}");
     // A fault in the body alone needs no request body.
     let bytes = std::fs::read(root().join("samples/bad/buffered.har")).unwrap();
-    let out = run("buffered.har", &bytes, &opts(vec![], false)).unwrap();
+    let out = run("buffered.har", &bytes, &opts(vec!["buffered"], false)).unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&out.output).unwrap();
     assert!(
         doc.pointer("/log/entries/0/request/postData").is_none(),
@@ -1120,7 +1125,7 @@ fn a_har_stays_a_one_entry_har_and_keeps_the_request_only_where_read() {
         {"name": "user", "value": "jonathan.smithers"},
     ]);
     let bytes = serde_json::to_vec(&har).unwrap();
-    let out = run("buffered.har", &bytes, &opts(vec![], false)).unwrap();
+    let out = run("buffered.har", &bytes, &opts(vec!["buffered"], false)).unwrap();
     let text = String::from_utf8_lossy(&out.output);
     assert!(
         !text.contains("jonathan") && !text.contains("SECRETKEY"),
@@ -1163,8 +1168,19 @@ fn secrets_in_headers_urls_and_bodies_never_reach_the_output() {
         let input = String::from_utf8_lossy(&bytes).into_owned();
         assert!(input.contains(KEY) && input.contains(XKEY) && input.contains(COOKIE));
         for keep_text in [false, true] {
-            let out = run(name, &bytes, &opts(vec![], keep_text))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let out = run(
+                name,
+                &bytes,
+                &opts(
+                    if name == "cap.har" {
+                        vec!["usage-missing"]
+                    } else {
+                        vec![]
+                    },
+                    keep_text,
+                ),
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
             let text = String::from_utf8_lossy(&out.output);
             for s in [KEY, XKEY, COOKIE, "c0ffee15"] {
                 assert!(!text.contains(s), "{name}: {s} in\n{text}");
@@ -1581,7 +1597,7 @@ fn a_budget_limited_run_and_redact_scrub_every_text_of_the_request_and_answer() 
         );
     };
     let bytes = serde_json::to_vec(&doc).unwrap();
-    let mut o = opts(vec![], false);
+    let mut o = opts(vec!["usage-missing"], false);
     o.max_steps = 0;
     let out = run("in.har", &bytes, &o).unwrap();
     check(

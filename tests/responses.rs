@@ -764,7 +764,7 @@ fn findings_point_at_the_bytes_they_are_about() {
 }
 
 #[test]
-fn an_incomplete_response_is_one_warning_and_its_cut_call_a_warning_too() {
+fn an_incomplete_response_is_one_error_and_its_cut_call_a_warning() {
     // A function call cut by max_output_tokens: `responses-incomplete`
     // says so; the arguments that do not parse are a warning, and the
     // item left open is not reported again.
@@ -788,7 +788,7 @@ fn an_incomplete_response_is_one_warning_and_its_cut_call_a_warning_too() {
     assert_eq!(
         rules(&r),
         [
-            ("responses-incomplete", Severity::Warning),
+            ("responses-incomplete", Severity::Error),
             ("responses-arguments-json", Severity::Warning)
         ]
     );

@@ -124,13 +124,11 @@ impl Record {
 /// The dialect's reference stream: the canonical shape of a plain answer,
 /// as its provider documents it. What a client does with it is what the
 /// client does with every stream.
+/// A name that is no dialect's gets the default dialect's.
 pub fn reference_capture(dialect: &str) -> &'static str {
-    match dialect {
-        "responses" => "samples/good/responses-basic.sse",
-        "messages" => "samples/good/messages-basic.sse",
-        "gemini" => "samples/good/gemini-basic.sse",
-        _ => "samples/good/openai-basic.sse",
-    }
+    crate::vocab::Dialect::parse(dialect)
+        .unwrap_or(crate::vocab::DEFAULT)
+        .reference_sample()
 }
 
 /// The fields of an outcome's detail (`text "…"; usage {…}` gives `text`
@@ -239,9 +237,9 @@ pub const SEVERITY_POLICY: &str = "\
 Severities follow what the clients of the harness did with each shape (rules/observed.json; `sselint rule NAME` shows the table): \
 error when a mainstream client raised or ended with another text, tool calls or finish than the server meant; \
 warning when clients differ visibly without losing data; info when every client read the answer as meant. \
-The same consequence gets the same level in every dialect: \
-an answer cut by the token budget and said so the documented way is a warning (Chat `finish-length`, Responses `responses-incomplete`, Messages `messages-max-tokens`), \
-though a stream helper raises on it in two of them by design, to refuse a cut answer; \
+The same consequence gets the same level in every dialect, the consequence being what the clients did: \
+an answer cut by the token budget is an error where a stream helper raises on it (Chat `finish-length`, Responses `responses-incomplete` ended by `response.incomplete`) \
+and info where every client reads it as sent (Messages `messages-max-tokens`, Gemini `gemini-max-tokens`), an error again where the cut falls inside a tool call's input; \
 an event whose loss changes the answer is an error wherever it is lost (an unterminated last event, a text delta after the end of its part or block); \
 a field or event type a client reads past is info. \
 Where one rule's shapes differ in consequence, each occurrence gets the level of its own shape \

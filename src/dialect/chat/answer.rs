@@ -86,9 +86,8 @@ impl Checker {
         let blank = c.text.kept.trim().is_empty() && c.text.dropped == 0;
         let refused = c.refusal.as_ref().is_some_and(|r| !r.is_empty());
         if !blank && c.finish_reason.as_deref() == Some("length") && !out.muted("finish-length") {
-            // The same consequence as Responses' `incomplete` and Messages'
-            // `max_tokens`, so the same level (a warning): the answer is
-            // cut where the budget ran out, said the documented way.
+            // Observed (rules/observed.json): a stream helper raises on a
+            // cut answer, so the rule's level (error) follows it.
             let chars = c.text.kept.chars().count() as u64 + c.text.dropped;
             let loc = self
                 .chat

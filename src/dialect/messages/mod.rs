@@ -1276,20 +1276,32 @@ impl Checker {
                     Some(Value::String(r)) => {
                         self.stop_reason = Some(shorten(r, 80));
                         self.last = format!("stop_reason {r:?}");
-                        // The same consequence as Chat's `length` and
-                        // Responses' `incomplete`: the same level (warning).
+                        // Observed (rules/observed.json): every client
+                        // ends with the text and the stop reason as sent
+                        // (info), unless the budget ran out inside a
+                        // tool_use block's input: then the clients end with
+                        // different tool calls (a partial parse, none, or
+                        // the raw prefix), an error.
                         if r == "max_tokens" && !self.stop_reason_after_stop {
                             let loc = out.at_pointer("/delta/stop_reason", false);
-                            emit(
-                                out,
-                                Finding::new(
+                            let cut_call = self
+                                .open
+                                .iter()
+                                .find(|(_, p)| self.block_ref(**p).kind.ends_with("tool_use"));
+                            let f = match cut_call {
+                                Some((i, _)) => Finding::new(
+                                    crate::lint::rule::MESSAGES_MAX_TOKENS,
+                                    format!("`stop_reason` is max_tokens while tool_use block {i} is still open: the budget ran out inside the call's input, and clients end with different tool calls (the table)"),
+                                    loc,
+                                )
+                                .level(Severity::Error),
+                                None => Finding::new(
                                     crate::lint::rule::MESSAGES_MAX_TOKENS,
                                     "`stop_reason` is max_tokens: the token budget ran out, so the answer is cut there",
                                     loc,
-                                )
-                                .event(ev.index)
-                                .pointer("/delta/stop_reason"),
-                            );
+                                ),
+                            };
+                            emit(out, f.event(ev.index).pointer("/delta/stop_reason"));
                         }
                         if !fields::STOP_REASONS.contains(&r.as_str()) {
                             let loc = out.at_pointer("/delta/stop_reason", false);
@@ -1682,14 +1694,27 @@ impl super::Checker for Checker {
                     } else {
                         "no `message_delta` carried a `stop_reason` (it stayed null)".to_string()
                     };
-                    emit(
-                        out,
+                    // Observed (rules/observed.json): with no
+                    // `message_delta` at all, the output usage is missing
+                    // too and the clients report it differently (a
+                    // warning); a null stop reason alone is read alike.
+                    let f = if self.message_deltas == 0 {
+                        Finding::new(
+                            crate::lint::rule::MESSAGES_STOP_REASON,
+                            format!("{why}{unread}: clients report no stop reason, and with no `message_delta` no final usage either, which the clients of the record report differently (the table)"),
+                            loc,
+                        )
+                        .level(Severity::Warning)
+                    } else {
                         Finding::new(
                             crate::lint::rule::MESSAGES_STOP_REASON,
                             format!("{why}{unread}: clients report no stop reason, so a finished answer cannot be told from one cut by the token limit or a tool call"),
                             loc,
                         )
-                        .event(ev)
+                    };
+                    emit(
+                        out,
+                        f.event(ev)
                         .help("send `message_delta` with `delta.stop_reason` (end_turn, max_tokens, tool_use, …) before `message_stop`"),
                     );
                 }

@@ -304,13 +304,30 @@ impl Checker {
             let chars = self.streamed_chars();
             report!(
                 out,
-                Finding::new(
-                    crate::lint::rule::RESPONSES_INCOMPLETE,
-                    format!(
-                        "the response ended incomplete ({why}) after {chars} characters of text: the answer stops there, and clients that wait for `response.completed` raise"
-                    ),
-                    out.at_pointer("/response/incomplete_details", false),
-                )
+                // Observed (rules/observed.json): a stream helper that
+                // waits for `response.completed` raises on a
+                // `response.incomplete` ending (an error); a
+                // `response.completed` whose status is incomplete is read
+                // as sent by every client (info).
+                if ty == "response.incomplete" {
+                    Finding::new(
+                        crate::lint::rule::RESPONSES_INCOMPLETE,
+                        format!(
+                            "the response ended incomplete ({why}) after {chars} characters of text: the answer stops there, and a stream helper that waits for `response.completed` raises (the table)"
+                        ),
+                        out.at_pointer("/response/incomplete_details", false),
+                    )
+                } else {
+                    Finding::new(
+                        crate::lint::rule::RESPONSES_INCOMPLETE,
+                        format!(
+                            "the response ended incomplete ({why}) after {chars} characters of text, under `{}`: the answer stops there; the clients of the record read the text as sent",
+                            crate::model::shorten(ty, 60)
+                        ),
+                        out.at_pointer("/response/incomplete_details", false),
+                    )
+                    .level(Severity::Info)
+                }
                 .event(ev.index)
                 .help("raise `max_output_tokens` (reasoning models spend part of it before the answer), or shorten the task"),
             );
