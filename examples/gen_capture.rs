@@ -5,7 +5,8 @@
 //! reads all of it before it fails).
 //!
 //! With `--har` the stream is written as the response body of the one
-//! entry of a HAR 1.2 file (SIZE_BYTES is then the body's size).
+//! entry of a HAR 1.2 file (SIZE_BYTES is then the body's size), whose
+//! request URL is the dialect's endpoint (the model's path for Gemini).
 //!
 //! `--responses` writes an OpenAI Responses stream instead (one message
 //! item of `response.output_text.delta` events, about 200 bytes each,
@@ -22,16 +23,56 @@
 //! chunk with `finishReason: STOP`.
 //!
 //! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
-//!        gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools]
+//!        gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools] [--har]
+//!
+//! `--help` prints the usage; a missing or bad argument is exit 2 with it.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufRead, BufWriter, Write};
 
-fn main() -> std::io::Result<()> {
+const USAGE: &str =
+    "usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
+       gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools] [--har]";
+
+fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let size: u64 = args.get(1).and_then(|s| s.parse().ok()).expect(
-        "usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]",
-    );
-    let out = args.get(2).expect("an output path");
+    if args.iter().skip(1).any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return std::process::ExitCode::SUCCESS;
+    }
+    let (Some(size), Some(out)) = (
+        args.get(1).and_then(|s| s.parse::<u64>().ok()),
+        args.get(2).filter(|o| !o.starts_with("--")),
+    ) else {
+        eprintln!("gen_capture: SIZE_BYTES (a number of bytes) and OUT are needed\n{USAGE}");
+        return std::process::ExitCode::from(2);
+    };
+    if let Some(bad) = args.iter().skip(3).find(|a| !FLAGS.contains(&a.as_str())) {
+        eprintln!("gen_capture: unknown option {bad:?}\n{USAGE}");
+        return std::process::ExitCode::from(2);
+    }
+    match generate(size, out, &args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gen_capture: {out}: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+/// Every option.
+const FLAGS: &[&str] = &[
+    "--crlf",
+    "--keepalive",
+    "--tools",
+    "--n2",
+    "--broken",
+    "--har",
+    "--responses",
+    "--messages",
+    "--gemini",
+];
+
+fn generate(size: u64, out: &str, args: &[String]) -> std::io::Result<()> {
     let has = |f: &str| args.iter().any(|a| a == f);
     let (crlf, keepalive, tools, n2, broken) = (
         has("--crlf"),
@@ -41,11 +82,33 @@ fn main() -> std::io::Result<()> {
         has("--broken"),
     );
     let eol = if crlf { "\r\n" } else { "\n" };
-    if has("--gemini") {
-        return gemini_stream(size, out, eol, tools);
-    }
-    if has("--responses") || has("--messages") {
-        return dialect_stream(size, out, eol, tools, has("--messages"));
+    let other = if has("--gemini") {
+        Some(GEMINI_URL)
+    } else if has("--messages") {
+        Some("https://api.anthropic.com/v1/messages")
+    } else if has("--responses") {
+        Some("https://api.openai.com/v1/responses")
+    } else {
+        None
+    };
+    if let Some(url) = other {
+        // The raw stream first; with --har it becomes the body of a HAR.
+        let raw = if has("--har") {
+            format!("{out}.sse.partial")
+        } else {
+            out.to_string()
+        };
+        if has("--gemini") {
+            gemini_stream(size, &raw, eol, tools)?;
+        } else {
+            dialect_stream(size, &raw, eol, tools, has("--messages"))?;
+        }
+        if has("--har") {
+            let wrapped = wrap_har(&raw, out, url);
+            std::fs::remove_file(&raw)?;
+            wrapped?;
+        }
+        return Ok(());
     }
     // Written beside OUT and renamed when complete, so that an interrupted
     // run never leaves a partial capture for the benchmark to reuse.
@@ -59,7 +122,7 @@ fn main() -> std::io::Result<()> {
     let mut i: u64 = 0;
     let har = has("--har");
     if har {
-        w.write_all(HAR_HEAD.as_bytes())?;
+        w.write_all(har_head(CHAT_URL).as_bytes())?;
     }
     let emit =
         |w: &mut BufWriter<std::fs::File>, s: &str, written: &mut u64| -> std::io::Result<()> {
@@ -121,8 +184,42 @@ fn main() -> std::io::Result<()> {
     std::fs::rename(&partial, out)
 }
 
-/// A HAR 1.2 file up to the opening quote of the response body.
-const HAR_HEAD: &str = r#"{"log":{"version":"1.2","creator":{"name":"gen_capture","version":"1"},"entries":[{"startedDateTime":"2026-01-01T00:00:00.000Z","time":1000,"request":{"method":"POST","url":"https://api.example.com/v1/chat/completions","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":-1},"response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[{"name":"Content-Type","value":"text/event-stream"}],"cookies":[],"content":{"size":0,"mimeType":"text/event-stream","text":""#;
+/// The request URL of a Chat capture's HAR.
+const CHAT_URL: &str = "https://api.example.com/v1/chat/completions";
+
+/// The request URL of a Gemini capture's HAR: the model's path, `alt=sse`.
+const GEMINI_URL: &str = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
+
+/// A HAR 1.2 file for a request to `url`, up to the opening quote of the
+/// response body.
+fn har_head(url: &str) -> String {
+    format!(
+        r#"{{"log":{{"version":"1.2","creator":{{"name":"gen_capture","version":"1"}},"entries":[{{"startedDateTime":"2026-01-01T00:00:00.000Z","time":1000,"request":{{"method":"POST","url":"{url}","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":-1}},"response":{{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[{{"name":"Content-Type","value":"text/event-stream"}}],"cookies":[],"content":{{"size":0,"mimeType":"text/event-stream","text":""#
+    )
+}
+
+/// Writes the stream in `raw` as the response body of a one-entry HAR at
+/// `out` (written beside it and renamed when complete).
+fn wrap_har(raw: &str, out: &str, url: &str) -> std::io::Result<()> {
+    let partial = format!("{out}.partial");
+    let mut r = std::io::BufReader::new(std::fs::File::open(raw)?);
+    let mut w = BufWriter::new(std::fs::File::create(&partial)?);
+    w.write_all(har_head(url).as_bytes())?;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        // A JSON string's contents: the quotes serde_json adds cut off.
+        let quoted = serde_json::to_string(&String::from_utf8_lossy(&line))?;
+        w.write_all(&quoted.as_bytes()[1..quoted.len() - 1])?;
+    }
+    w.write_all(HAR_TAIL.as_bytes())?;
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&partial, out)
+}
 
 /// The rest of the HAR file after the body.
 const HAR_TAIL: &str = r#""},"redirectURL":"","headersSize":-1,"bodySize":-1},"cache":{},"timings":{"send":0,"wait":0,"receive":1000}}]}}"#;

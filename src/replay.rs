@@ -506,8 +506,28 @@ fn handle_connection(
     let _ = sock.set_nodelay(true);
     let mut sent: u64 = 0;
     let mut at_boundary = true;
+    // A keep-alive ends its lines as the stream's events do (Gemini's
+    // servers, and some others, end every line with CRLF), so that it adds
+    // a comment, not a second line-ending convention.
+    let crlf = replay
+        .body
+        .iter()
+        .position(|b| *b == b'\n')
+        .is_some_and(|i| i > 0 && replay.body[i - 1] == b'\r');
+    let keepalive: &[u8] = if crlf {
+        b": keep-alive\r\n\r\n"
+    } else {
+        b": keep-alive\n\n"
+    };
     for (wait, range) in replay.schedule(opts) {
-        wait_with_keepalives(&mut sock, wait, opts.keepalive_ms, at_boundary, stop)?;
+        wait_with_keepalives(
+            &mut sock,
+            wait,
+            opts.keepalive_ms,
+            at_boundary,
+            keepalive,
+            stop,
+        )?;
         let seg = &replay.body[range];
         let step = opts.split_bytes.unwrap_or(seg.len()).max(1);
         for piece in seg.chunks(step) {
@@ -548,6 +568,7 @@ fn wait_with_keepalives(
     wait_ms: u64,
     keepalive_ms: Option<u64>,
     at_boundary: bool,
+    keepalive: &[u8],
     stop: &AtomicBool,
 ) -> io::Result<()> {
     let mut left = wait_ms;
@@ -564,7 +585,7 @@ fn wait_with_keepalives(
         if let Some(k) = every {
             if since >= k && left > 0 {
                 since = 0;
-                write_chunk(sock, b": keep-alive\n\n")?;
+                write_chunk(sock, keepalive)?;
             }
         }
     }

@@ -3464,3 +3464,40 @@ fn a_gemini_n2_answered_with_one_candidate_fails_in_gemini_words() {
     // MAX_TOKENS is Gemini's cut: no probe-not-cut.
     assert_eq!(scenario(&v, "length")["verdict"], "pass", "{v:#}");
 }
+
+#[test]
+fn a_gemini_call_to_another_tool_names_what_the_gemini_request_forced() {
+    // Trial finding: probe-wrong-tool said `tool_choice` for Gemini, whose
+    // request forces the call with `toolConfig.functionCallingConfig`.
+    let dir = scratch("probe-wrong-tool-gemini");
+    let set = capture_set(&dir, &[], &[]);
+    std::fs::create_dir_all(set.join("gemini")).unwrap();
+    for e in std::fs::read_dir(fixtures().join("good/gemini")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, set.join("gemini").join(p.file_name().unwrap())).unwrap();
+    }
+    let good = fixtures().join("good/gemini/tool.sse");
+    let t = std::fs::read_to_string(&good).unwrap();
+    std::fs::write(
+        set.join("gemini/tool.sse"),
+        t.replace("get_weather", "delete_everything"),
+    )
+    .unwrap();
+    let r = Replay::start(&set, &[]);
+    let (code, v) = probe_json(
+        &base(&r),
+        &dir.join("out"),
+        &["--dialect", "gemini", "--only", "tool"],
+    );
+    let s = scenario(&v, "tool");
+    let f = s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "probe-wrong-tool")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    let m = f["message"].as_str().unwrap();
+    assert!(m.contains("toolConfig"), "{m}");
+    assert!(!m.contains("tool_choice"), "{m}");
+    assert_eq!(code, Some(1));
+}

@@ -100,7 +100,17 @@ impl Linter<'_> {
             let loc = self.body_start();
             // A body a dialect names (its answer in a shape that is no
             // event stream) is read as that dialect's.
-            let named = head_json.as_ref().and_then(crate::dialect::sniff_body);
+            let named = match &head_json {
+                Some(v) => crate::dialect::sniff_body(v),
+                None => {
+                    let head = trim(&self.head);
+                    let text = match std::str::from_utf8(head) {
+                        Ok(t) => t,
+                        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+                    };
+                    crate::dialect::sniff_cut_body(text)
+                }
+            };
             if let Some((d, _)) = &named {
                 if self.dialect.is_none() {
                     self.settle(*d);

@@ -420,11 +420,13 @@ impl Linter<'_> {
             );
         } else if framing.crlf > 0 {
             let loc = self.first_crlf.clone().unwrap_or_default();
-            self.report(Finding::new(
+            let f = Finding::new(
                 crate::lint::rule::LINE_ENDINGS,
                 "lines end with CRLF; legal SSE, but clients that split on `\\n` keep a trailing CR in every value",
                 loc,
-            ));
+            );
+            let f = self.read_as_dialect(f, FramingShape::CrLf);
+            self.report(f);
         }
         if self.no_space_lines > 0 {
             let loc = self.first_no_space.clone().unwrap_or_default();

@@ -470,6 +470,14 @@ impl Sink for Linter<'_> {
                 )
                 .help("raise --max-event-bytes if such events are expected"),
             );
+            // An event too large to read may still name the dialect by
+            // how its data starts, as the start of a cut event does
+            // (`check_tail`), so the stream is judged in its own words.
+            if self.dialect.is_none() && self.path_dialect().is_none() {
+                if let Some(d) = data_start(block).and_then(crate::dialect::sniff_partial) {
+                    self.settle(d);
+                }
+            }
         }
         self.check_block_framing(block);
         if let Some(last) = block.lines.last() {
@@ -512,5 +520,21 @@ impl Sink for Linter<'_> {
                 self.fingerprint_event(first, data);
             }
         }
+    }
+}
+
+/// The start (at most 256 bytes, whole characters) of the value of a
+/// block's first `data` line: what an event too large to read began with.
+fn data_start<'a>(block: &Block<'a>) -> Option<&'a str> {
+    let line = block.lines.iter().find(|l| {
+        block.name(l) == b"data" && matches!(l.kind, crate::sse::LineKind::Field { .. })
+    })?;
+    let b = block.bytes(line);
+    let v = b.get(5..)?;
+    let v = v.strip_prefix(b" ").unwrap_or(v);
+    let v = &v[..v.len().min(256)];
+    match std::str::from_utf8(v) {
+        Ok(s) => Some(s),
+        Err(e) => std::str::from_utf8(&v[..e.valid_up_to()]).ok(),
     }
 }

@@ -11,6 +11,12 @@ use std::process::ExitCode;
 /// length (framing, JSON shapes and findings stay).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Every dialect is covered. In a Gemini capture the key in `x-goog-api-key`
+or in `?key=` is masked; --scrub-text also replaces its text and thought
+parts, function-call `args` values, executed code and its output, inline
+data, and the citations' and grounding sources' titles, addresses and
+licenses (ids, roles, `finishReason` and `thoughtSignature` stay).
+
 Examples:
   sselint redact network.har -o shareable.har
   sselint redact network.har -o shareable.har --scrub-text

@@ -142,6 +142,8 @@ pub enum FramingShape {
     MultilineData,
     /// Lines ended by a lone CR (`line-endings`).
     LoneCr,
+    /// Every line ended by CRLF (`line-endings`).
+    CrLf,
 }
 
 /// What a dialect's clients make of one occurrence of a shared framing
@@ -258,6 +260,12 @@ pub trait Api: Sync + std::fmt::Debug {
     /// `parallel-tools`), for `probe-no-tool-call`.
     fn forced_tool(&self, name: &str) -> &'static str;
 
+    /// What the `tool` scenario's request forced, for `probe-wrong-tool`
+    /// when another tool was called.
+    fn forced_tool_named(&self) -> &'static str {
+        "tool_choice forced the tool get_weather"
+    }
+
     /// How the `n2` scenario asks for two answers, before the number, for
     /// its message (`n =`, Gemini's `candidateCount`).
     fn n2_field(&self) -> &'static str {
@@ -317,6 +325,12 @@ pub trait Api: Sync + std::fmt::Debug {
     /// non-streamed form of its responses): a few words for
     /// `body-not-sse` ("a JSON array of …"). `None`: not this API's.
     fn body_shape(&self, _body: &Value) -> Option<String> {
+        None
+    }
+
+    /// The same for a body that is not whole JSON (cut, or longer than the
+    /// part read), told by how its text starts. `None`: not this API's.
+    fn cut_body_shape(&self, _head: &str) -> Option<String> {
         None
     }
 

@@ -225,6 +225,13 @@ pub fn sniff_body(body: &Value) -> Option<(Dialect, String)> {
         .find_map(|d| d.api().body_shape(body).map(|what| (*d, what)))
 }
 
+/// The dialect whose answer a body that is not whole JSON starts as
+/// ([`Api::cut_body_shape`]), and what the shape is.
+pub fn sniff_cut_body(head: &str) -> Option<(Dialect, String)> {
+    ALL.iter()
+        .find_map(|d| d.api().cut_body_shape(head).map(|what| (*d, what)))
+}
+
 /// What one event's data says about the stream's format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sniffed {

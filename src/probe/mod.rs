@@ -154,7 +154,7 @@ pub fn expectations(dialect: Dialect, name: &str, r: &StreamResult) -> Vec<Findi
                     continue;
                 }
                 let asked = if name == "tool" {
-                    "tool_choice forced the tool get_weather".to_string()
+                    dialect.api().forced_tool_named().to_string()
                 } else {
                     "the request offered the tools get_weather and get_time".to_string()
                 };

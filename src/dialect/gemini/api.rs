@@ -358,6 +358,10 @@ impl crate::dialect::Api for Api {
         "toolConfig allowed only the function get_weather (mode ANY)"
     }
 
+    fn forced_tool_named(&self) -> &'static str {
+        self.forced_tool("tool")
+    }
+
     fn cut_finish(&self) -> &'static str {
         "MAX_TOKENS"
     }
@@ -410,6 +414,15 @@ impl crate::dialect::Api for Api {
             ),
             _ => None,
         }
+    }
+
+    /// A body that starts as `[{"candidates": [` but does not parse
+    /// whole: the JSON array cut before its end.
+    fn cut_body_shape(&self, head: &str) -> Option<String> {
+        let rest = head.trim_start().strip_prefix('[')?;
+        super::is_partial_chunk(rest).then(|| {
+            "the start of a JSON array of Gemini GenerateContentResponse objects that does not parse whole (cut before its end): what `streamGenerateContent` sends without `?alt=sse`".to_string()
+        })
     }
 
     /// `usage: 9+11=20`: the prompt (tool-use prompt included), the output
@@ -466,7 +479,15 @@ impl crate::dialect::Api for Api {
     /// a reader that splits on LF (`@ai-sdk/google` lost the events it
     /// ended). Each occurrence is therefore an error here.
     fn framing(&self, shape: FramingShape) -> Option<FramingReading> {
-        use crate::lint::Severity::Error;
+        use crate::lint::Severity::{Error, Info};
+        if shape == FramingShape::CrLf {
+            // Google's servers end every line with CRLF (`data: {…}\r\n\r\n`):
+            // the API's own framing, which every client of the record reads.
+            return Some(FramingReading {
+                level: Info,
+                why: "in a Gemini stream that is the API's own framing (Google's servers end every line with CRLF), and no client of the record broke on it: nothing to change",
+            });
+        }
         const NOT_DATA: &str = "in a Gemini stream that is an error: clients that parse every line not starting with `data: ` as JSON raise on it";
         let why = match shape {
             FramingShape::Comment | FramingShape::DataNoSpace | FramingShape::UnknownField => {
@@ -478,6 +499,7 @@ impl crate::dialect::Api for Api {
             FramingShape::LoneCr => {
                 "in a Gemini stream that is an error: clients that end lines at LF alone lose the events these lines end"
             }
+            FramingShape::CrLf => return None,
         };
         Some(FramingReading { level: Error, why })
     }

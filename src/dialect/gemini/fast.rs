@@ -415,6 +415,17 @@ impl Checker {
                 );
                 self.last_candidates = Some((n, at));
             }
+            self.usage_total(
+                out,
+                ev,
+                [
+                    u.prompt_token_count.0,
+                    u.candidates_token_count.0,
+                    u.thoughts_token_count.0,
+                    u.tool_use_prompt_token_count.0,
+                ],
+                u.total_token_count.0,
+            );
             self.usage_chunk.clear();
             self.usage_chunk.push_str(ev.data);
             self.usage_in_chunk = true;

@@ -157,6 +157,9 @@ pub struct Checker {
     peak_candidates: Option<(u64, At)>,
     /// The last usage's `candidatesTokenCount` and where.
     last_candidates: Option<(u64, At)>,
+    /// The last usage's `totalTokenCount` and the sum of its parts, and
+    /// where, when the total is below the sum.
+    usage_short: Option<(u64, u64, At)>,
     response_id: Option<String>,
     model_version: Option<String>,
     id_reported: bool,
@@ -171,6 +174,8 @@ pub struct Checker {
     partial_reported: bool,
     signature_reported: bool,
     value_reported: bool,
+    /// A usage count of the wrong type was reported (once a stream).
+    count_reported: bool,
     schema_reported: u64,
     /// Events the shared stage rejected (`invalid-json`).
     lost: u64,
@@ -243,6 +248,34 @@ impl Checker {
             .and_then(|mut v| v.get_mut("usageMetadata").map(Value::take))
     }
 
+    /// Records whether a usage's `totalTokenCount` is below the sum of
+    /// its parts (`prompt`, `candidates`, `thoughts`, `toolUsePrompt`;
+    /// the cached count is part of the prompt). Only the last usage
+    /// counts: a later whole one clears it.
+    fn usage_total(
+        &mut self,
+        out: &mut dyn Out,
+        ev: &Event<'_>,
+        parts: [Option<u64>; 4],
+        total: Option<u64>,
+    ) {
+        let sum: u64 = parts
+            .iter()
+            .flatten()
+            .fold(0u64, |a, b| a.saturating_add(*b));
+        self.usage_short = match total {
+            Some(t) if sum > t => Some((
+                t,
+                sum,
+                (
+                    out.at_pointer("/usageMetadata/totalTokenCount", false),
+                    ev.index,
+                ),
+            )),
+            _ => None,
+        };
+    }
+
     /// `gemini-schema`: a field of the wrong type.
     fn schema(&mut self, out: &mut dyn Out, ev: &Event<'_>, pointer: &str, message: String) {
         self.schema_reported += 1;
@@ -292,8 +325,28 @@ impl Checker {
     }
 
     fn usage(&mut self, ev: &Event<'_>, out: &mut dyn Out, u: &Value) {
-        if !u.is_object() {
+        let Some(o) = u.as_object() else {
             return;
+        };
+        // A count that is not a whole number (`"9"`, a quoted count):
+        // validating readers reject the chunk, others read no count.
+        if !self.count_reported {
+            if let Some((k, v)) = o
+                .iter()
+                .find(|(k, v)| k.ends_with("TokenCount") && v.as_u64().is_none())
+            {
+                self.count_reported = true;
+                let t = crate::model::json_type(v);
+                self.schema(
+                    out,
+                    ev,
+                    &format!("/usageMetadata/{k}"),
+                    format!(
+                        "`usageMetadata.{k}` is a JSON {t} ({}), not a non-negative integer: readers that validate the chunk's types reject it",
+                        crate::lint::printable(&shorten(&v.to_string(), 20))
+                    ),
+                );
+            }
         }
         let at = || {
             (
@@ -309,6 +362,18 @@ impl Checker {
             }
             self.last_candidates = Some((n, at()));
         }
+        let n = |k: &str| o.get(k).and_then(Value::as_u64);
+        self.usage_total(
+            out,
+            ev,
+            [
+                n("promptTokenCount"),
+                n("candidatesTokenCount"),
+                n("thoughtsTokenCount"),
+                n("toolUsePromptTokenCount"),
+            ],
+            n("totalTokenCount"),
+        );
         self.usage = Some(u.clone());
         self.usage_in_chunk = false;
     }
@@ -474,7 +539,12 @@ impl Checker {
         if !FINISH_REASONS.contains(&f) && !self.value_reported {
             self.value_reported = true;
             let upper = f.to_ascii_uppercase();
-            let (message, level) = if FINISH_REASONS.contains(&upper.as_str()) {
+            let (message, level) = if f.is_empty() {
+                (
+                    "`finishReason` is an empty string: it names no reason, and clients that drop empty values end with no finish at all".to_string(),
+                    Severity::Error,
+                )
+            } else if FINISH_REASONS.contains(&upper.as_str()) {
                 (
                     format!(
                         "`finishReason` is `{}`, in the wrong case: the API sends `{upper}`, and clients that compare the value as sent read it as an unknown finish",
@@ -655,8 +725,7 @@ impl Checker {
     }
 
     /// `gemini-partial-args`: the first function call whose arguments
-    /// are streamed (a named call opened with `willContinue`, or a part
-    /// with `partialArgs` pieces).
+    /// are streamed, at its first part with `partialArgs` pieces.
     fn partial_args(&mut self, out: &mut dyn Out, ev: &Event<'_>, at: &str, name: Option<&str>) {
         if out.muted(rule::GEMINI_PARTIAL_ARGS.name()) {
             return;
@@ -727,9 +796,22 @@ impl Checker {
                 }
             }
         }
-        if (pieces.is_some() || (more && name.is_some())) && !self.partial_reported {
+        // Reported at the first `partialArgs` piece, the evidence (a call
+        // opened with `willContinue` and closed without a piece streamed
+        // nothing); the call's name is the opener's.
+        let streamed = pieces.is_some_and(|p| {
+            p.iter()
+                .any(|x| x.get("jsonPath").is_some_and(Value::is_string))
+        });
+        if streamed && !self.partial_reported {
             self.partial_reported = true;
-            self.partial_args(out, ev, at, name);
+            let opened = self.candidates.get(&index).and_then(|c| {
+                c.streaming
+                    .as_ref()
+                    .and_then(|(i, _)| c.calls.get(*i))
+                    .and_then(|call| call.name.clone())
+            });
+            self.partial_args(out, ev, at, name.or(opened.as_deref()));
         }
         let cand = self.candidates.entry(index).or_default();
         if let Some(name) = name {
@@ -839,18 +921,36 @@ impl super::Checker for Checker {
             self.last = format!("error {code} {status}");
             if first && !out.muted(rule::GEMINI_ERROR_EVENT.name()) {
                 let loc = out.at_event();
+                let what = format!(
+                    "{}{}",
+                    crate::lint::printable(&shorten(&code, 10)),
+                    if status.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", crate::lint::printable(&shorten(status, 40)))
+                    },
+                );
+                // After candidate 0's finishReason the answer had come
+                // whole: the error does not cut it, it contradicts it.
+                let finished = self.candidates.get(&0).and_then(|c| c.finish.as_deref());
+                let help = if finished.is_some() {
+                    "end the stream after the chunk with the `finishReason`; an error found after the answer must not be sent into the stream that carried it"
+                } else {
+                    "a gateway must pass the error on as an error (a non-2xx status before the stream, or this chunk), never as a short successful answer"
+                };
+                let message = match finished {
+                    Some(f) => format!(
+                        "an `error` chunk ({what}) comes after candidate 0's `finishReason` ({}): the answer had come whole, yet the stream ends in an error, and clients that raise on an error chunk raise after reading all of it",
+                        crate::lint::printable(&shorten(f, 40))
+                    ),
+                    None => format!(
+                        "the stream failed after HTTP 200: an `error` chunk ({what}) ends it, and no `finishReason` follows"
+                    ),
+                };
                 out.report(
-                    Finding::new(
-                        rule::GEMINI_ERROR_EVENT,
-                        format!(
-                            "the stream failed after HTTP 200: an `error` chunk ({}{}) ends it, and no `finishReason` follows",
-                            crate::lint::printable(&shorten(&code, 10)),
-                            if status.is_empty() { String::new() } else { format!(" {}", crate::lint::printable(&shorten(status, 40))) },
-                        ),
-                        loc,
-                    )
-                    .event(ev.index)
-                    .help("a gateway must pass the error on as an error (a non-2xx status before the stream, or this chunk), never as a short successful answer"),
+                    Finding::new(rule::GEMINI_ERROR_EVENT, message, loc)
+                        .event(ev.index)
+                        .help(help),
                 );
             }
             return;
@@ -868,7 +968,8 @@ impl super::Checker for Checker {
         }
         self.ids(out, ev, o);
         let mut kinds: Vec<&'static str> = Vec::new();
-        if let Some(b) = o.get("promptFeedback").and_then(|p| p.get("blockReason")) {
+        let block_here = o.get("promptFeedback").and_then(|p| p.get("blockReason"));
+        if let Some(b) = block_here {
             let reason = b.as_str().unwrap_or("").to_string();
             if self.blocked.is_none() {
                 let at = (
@@ -910,7 +1011,7 @@ impl super::Checker for Checker {
             out.kind(k);
         }
         if out.summaries() {
-            if let Some((reason, _)) = self.blocked.as_ref().filter(|_| kinds.contains(&"finish")) {
+            if let Some((reason, _)) = self.blocked.as_ref().filter(|_| block_here.is_some()) {
                 self.adds
                     .push(format!("prompt blocked {}", shorten(reason, 30)));
             }
@@ -945,7 +1046,10 @@ impl super::Checker for Checker {
             if ch.finish_reason.is_none() {
                 ch.finish_reason = Some(format!("blockReason:{reason}"));
             }
-            answer.empty = Some(format!("the prompt was blocked ({reason})"));
+            // A candidate that came anyway is the answer the clients show.
+            if self.candidates.get(&0).is_none_or(Candidate::is_blank) {
+                answer.empty = Some(format!("the prompt was blocked ({reason})"));
+            }
         } else if let Some(c) = self.candidates.get(&0).filter(|c| c.is_blank()) {
             if let Some(f) = c.finish.as_deref().filter(|f| *f != "STOP") {
                 answer.empty = Some(match &c.finish_message {
@@ -1013,6 +1117,21 @@ impl super::Checker for Checker {
                     )
                     .event(ev)
                     .help("a blocked prompt is legitimate; a gateway that translates it must say so (a content-filter finish), not report an empty success"),
+                );
+            } else if self.candidates.get(&0).is_some_and(|c| !c.is_blank()) {
+                // Blocked, and answered anyway: the two say opposite things.
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_PROMPT_BLOCKED,
+                        format!(
+                            "the prompt is marked blocked (`promptFeedback.blockReason` {}), yet candidate 0 has an answer: clients that trust the block drop the candidates' text and report the block reason as the finish, the others show the text",
+                            crate::lint::printable(&shorten(&reason, 40))
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send `promptFeedback.blockReason` only when the prompt was blocked and no candidate answers"),
                 );
             }
         }
@@ -1085,6 +1204,22 @@ impl super::Checker for Checker {
                 );
             }
         }
+        if let Some((total, sum, (loc, ev))) = self.usage_short.take() {
+            if ending != Ending::Failed {
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_USAGE_TOTAL,
+                        format!(
+                            "the last chunk's `totalTokenCount` is {total}, below the sum of its parts ({sum}: the prompt, candidates, thoughts and tool-use prompt counts): clients that read the total and clients that add up the parts report different usage"
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send `totalTokenCount` as `promptTokenCount` + `candidatesTokenCount` + `thoughtsTokenCount` + `toolUsePromptTokenCount`"),
+                );
+            }
+        }
         let unread = if self.lost > 0 {
             format!(
                 " ({} event(s) could not be read, and one of them may have been it)",
@@ -1098,7 +1233,7 @@ impl super::Checker for Checker {
             // no chunk at all.
             let (what, loc) = match out.transport().tail {
                 Some(tail) => ("the stream ended inside its first chunk", tail),
-                None => ("the stream has no chunk", out.at_end()),
+                None => ("no chunk of the stream was read", out.at_end()),
             };
             emit(
                 out,

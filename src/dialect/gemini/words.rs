@@ -44,6 +44,9 @@ pub const WORDS: Words = Words {
         "uri",
         "retrievedUrl",
         "domain",
+        // A citation's license: the source's own words, not a name sselint
+        // knows (`CC-BY-4.0` or a sentence).
+        "license",
     ],
     // Gemini's call arguments are a JSON object (`args`), not JSON text.
     json_text_keys: &[],

@@ -1,0 +1,385 @@
+//! Found by a fresh user trying sselint on Gemini streams (issue 27's
+//! trial): each a test first, each failing before its fix.
+
+mod common;
+use assert_cmd::cargo::cargo_bin;
+use common::*;
+use sselint::dialect::Dialect;
+use sselint::lint::Severity;
+use std::process::Command;
+
+fn gemini() -> Dialect {
+    Dialect::parse("gemini").unwrap()
+}
+
+/// A Gemini chunk with candidate 0's `text`, and `extra` fields at the top.
+fn chunk(text: &str, finish: Option<&str>, extra: &str) -> String {
+    let finish = finish.map_or(String::new(), |f| format!(r#","finishReason": "{f}""#));
+    format!(
+        "data: {{{extra}\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"{text}\"}}],\"role\": \"model\"}}{finish},\"index\": 0}}],\"modelVersion\": \"gemini-2.5-flash\"}}\r\n\r\n"
+    )
+}
+
+fn sselint(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(cargo_bin("sselint"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_blocked_prompt_that_is_answered_anyway_shows_the_answer_and_says_so() {
+    let body = chunk(
+        "Rain forms",
+        None,
+        r#""promptFeedback": {"blockReason": "SAFETY"},"#,
+    ) + &chunk(" when vapour condenses.", Some("STOP"), "");
+    let r = lint_as(body.as_bytes(), None);
+    let s = &r.streams[0];
+    assert_eq!(s.dialect, Some(gemini()));
+    // The summary is the answer that came, not "(empty: the prompt was
+    // blocked)".
+    assert_eq!(s.answer.empty, None, "{:?}", s.answer.empty);
+    assert_eq!(text0(&r), "Rain forms when vapour condenses.");
+    let d = diags(&r);
+    let blocked: Vec<_> = d
+        .iter()
+        .filter(|d| d.rule == "gemini-prompt-blocked")
+        .collect();
+    assert_eq!(blocked.len(), 1, "{d:#?}");
+    assert!(
+        blocked[0].message.contains("yet candidate 0 has an answer"),
+        "{}",
+        blocked[0].message
+    );
+    // inspect says "prompt blocked" on the chunk that carried it alone.
+    let dir = scratch("gemini-trial-blocked");
+    let p = dir.join("blocked.sse");
+    std::fs::write(&p, &body).unwrap();
+    let (_, out, _) = sselint(&["inspect", p.to_str().unwrap()]);
+    let row = |i: &str| {
+        out.lines()
+            .find(|l| l.trim_start_matches(['│', '|', ' ']).starts_with(i))
+            .unwrap_or_else(|| panic!("no row {i}: {out}"))
+            .to_string()
+    };
+    assert!(row("0 ").contains("prompt blocked"), "{out}");
+    assert!(!row("1 ").contains("prompt blocked"), "{out}");
+}
+
+#[test]
+fn a_cut_json_array_body_and_an_oversized_first_chunk_are_judged_in_gemini_words() {
+    // The JSON-array shape (no `alt=sse`), cut inside its first element.
+    let cut = "[{\n  \"candidates\": [\n    {\n      \"content\": {\n        \"parts\": [\n          {\n            \"text\": \"Arr";
+    let r = lint_as(cut.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect, Some(gemini()));
+    let d = diags(&r);
+    assert_eq!(
+        rules_at_least(&r, Severity::Info),
+        ["body-not-sse"],
+        "{d:#?}"
+    );
+    assert!(
+        d[0].message
+            .contains("JSON array of Gemini GenerateContentResponse"),
+        "{}",
+        d[0].message
+    );
+    // One chunk larger than --max-event-bytes: its start names the dialect.
+    let big = chunk(&"x".repeat(4000), Some("STOP"), "");
+    let dir = scratch("gemini-trial-big");
+    let p = dir.join("big.sse");
+    std::fs::write(&p, &big).unwrap();
+    let (code, out, _) = sselint(&[
+        "check",
+        p.to_str().unwrap(),
+        "--max-event-bytes",
+        "2048",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let stream = &v["files"][0]["streams"][0];
+    assert_eq!(stream["dialect"], "gemini", "{out}");
+    let msgs = stream["diagnostics"].to_string();
+    assert!(msgs.contains("event-too-large"), "{msgs}");
+    for chat_word in ["choices", "[DONE]", "finish_reason"] {
+        assert!(!msgs.contains(chat_word), "{chat_word} in {msgs}");
+    }
+}
+
+#[test]
+fn an_empty_finish_reason_is_an_error_that_says_so() {
+    let body = chunk("Rain forms", None, "") + &chunk(" when vapour condenses.", Some(""), "");
+    let r = lint_as(body.as_bytes(), None);
+    let d = diags(&r);
+    let f = d
+        .iter()
+        .find(|d| d.rule == "gemini-finish-reason-value")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert_eq!(f.severity, Severity::Error);
+    assert!(f.message.contains("empty string"), "{}", f.message);
+}
+
+#[test]
+fn token_counts_given_as_strings_are_a_schema_error() {
+    let body = chunk("Rain.", Some("STOP"), "").replace(
+        "\"modelVersion\"",
+        r#""usageMetadata": {"promptTokenCount": "9", "totalTokenCount": 12},"modelVersion""#,
+    );
+    let r = lint_as(body.as_bytes(), None);
+    let d = diags(&r);
+    let f = d
+        .iter()
+        .find(|d| d.rule == "gemini-schema")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert_eq!(f.severity, Severity::Error);
+    assert!(
+        f.message
+            .contains("`usageMetadata.promptTokenCount` is a JSON string"),
+        "{}",
+        f.message
+    );
+    // Integers are fine.
+    let ok = body.replace(r#""9""#, "9");
+    assert!(diags(&lint_as(ok.as_bytes(), None))
+        .iter()
+        .all(|d| d.rule != "gemini-schema"));
+}
+
+#[test]
+fn crlf_in_a_gemini_stream_is_the_apis_own_framing() {
+    let body = chunk("Rain.", Some("STOP"), "");
+    let r = lint_as(body.as_bytes(), None);
+    let d = diags(&r);
+    let f = d
+        .iter()
+        .find(|d| d.rule == "line-endings")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert_eq!(f.severity, Severity::Info);
+    assert!(f.message.contains("the API's own framing"), "{}", f.message);
+    // Another dialect's CRLF stream keeps its message.
+    let chat = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n";
+    let r = lint_as(chat.as_bytes(), None);
+    let f = diags(&r)
+        .into_iter()
+        .find(|d| d.rule == "line-endings")
+        .unwrap();
+    assert!(!f.message.contains("Gemini"), "{}", f.message);
+}
+
+#[test]
+fn an_error_chunk_after_the_finish_says_the_answer_had_ended() {
+    let body = chunk("Rain.", Some("STOP"), "")
+        + "data: {\"error\": {\"code\": 503, \"message\": \"overloaded\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n";
+    let r = lint_as(body.as_bytes(), None);
+    let d = diags(&r);
+    let f = d
+        .iter()
+        .find(|d| d.rule == "gemini-error-event")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert!(
+        f.message
+            .contains("after candidate 0's `finishReason` (STOP)"),
+        "{}",
+        f.message
+    );
+    assert!(
+        !f.message.contains("no `finishReason` follows"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn scrub_text_leaves_no_citation_license_behind() {
+    let body = chunk("Rain.", Some("STOP"), "").replace(
+        r#","finishReason""#,
+        r#","citationMetadata": {"citations": [{"startIndex": 0, "endIndex": 5, "uri": "https://example.com/rain", "license": "CC-BY-4.0"}]},"finishReason""#,
+    );
+    let dir = scratch("gemini-trial-license");
+    let p = dir.join("cited.sse");
+    std::fs::write(&p, &body).unwrap();
+    let out = dir.join("out.sse");
+    let (code, _, err) = sselint(&[
+        "redact",
+        p.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--scrub-text",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let copy = std::fs::read_to_string(&out).unwrap();
+    assert!(!copy.contains("CC-BY"), "{copy}");
+    assert!(copy.contains(r#""license": "XX-XX-0.0""#), "{copy}");
+}
+
+#[test]
+fn minimize_keeps_the_partial_args_that_make_the_finding() {
+    let dir = scratch("gemini-trial-minimize");
+    let out = dir.join("min.sse");
+    let (code, _, err) = sselint(&[
+        "minimize",
+        root()
+            .join("samples/bad/gemini-partial-args.sse")
+            .to_str()
+            .unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--rule",
+        "gemini-partial-args",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let min = std::fs::read_to_string(&out).unwrap();
+    assert!(min.contains("\"partialArgs\""), "{min}");
+    assert!(min.contains("\"jsonPath\""), "{min}");
+    // A call opened with `willContinue` and closed without a piece
+    // streamed nothing.
+    let opened = "data: {\"candidates\": [{\"content\": {\"role\": \"model\",\"parts\": [{\"functionCall\": {\"name\": \"get_weather\",\"willContinue\": true}}]}}]}\r\n\r\ndata: {\"candidates\": [{\"content\": {\"role\": \"model\",\"parts\": [{\"functionCall\": {}}]},\"finishReason\": \"STOP\"}]}\r\n\r\n";
+    let r = lint_as(opened.as_bytes(), None);
+    assert!(
+        diags(&r).iter().all(|d| d.rule != "gemini-partial-args"),
+        "{:#?}",
+        diags(&r)
+    );
+}
+
+#[test]
+fn replay_keep_alives_end_their_lines_as_the_stream_does() {
+    let capture = root().join("samples/good/gemini-basic.sse");
+    let replay = Replay::start(
+        &capture,
+        &[
+            "--split-bytes",
+            "1",
+            "--delay-ms",
+            "150",
+            "--keepalive-ms",
+            "40",
+        ],
+    );
+    use std::io::{Read, Write};
+    let mut sock = std::net::TcpStream::connect(&replay.addr).unwrap();
+    write!(
+        sock,
+        "POST /v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    sock.read_to_end(&mut raw).unwrap();
+    // Undo the chunked coding: each chunk is `SIZE\r\nBYTES\r\n`.
+    let head_end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let mut body = Vec::new();
+    let mut rest = &raw[head_end..];
+    loop {
+        let nl = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+        let n = usize::from_str_radix(std::str::from_utf8(&rest[..nl]).unwrap(), 16).unwrap();
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&rest[nl + 2..nl + 2 + n]);
+        rest = &rest[nl + 2 + n + 2..];
+    }
+    let text = String::from_utf8(body).unwrap();
+    assert!(text.contains(": keep-alive\r\n\r\n"), "{text:?}");
+    // Every LF is the end of a CRLF: no second convention.
+    let bytes = text.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if *b == b'\n' {
+            assert!(i > 0 && bytes[i - 1] == b'\r', "a bare LF at {i}: {text:?}");
+        }
+    }
+    // The body is the capture's with the comments taken out.
+    let original = std::fs::read_to_string(&capture).unwrap();
+    assert_eq!(text.replace(": keep-alive\r\n\r\n", ""), original);
+}
+
+#[test]
+fn a_total_below_the_sum_of_its_parts_is_a_warning_on_the_last_usage_only() {
+    let usage = |u: &str| {
+        chunk("Rain.", Some("STOP"), "").replace(
+            "\"modelVersion\"",
+            &format!(r#""usageMetadata": {u},"modelVersion""#),
+        )
+    };
+    let short = usage(
+        r#"{"promptTokenCount": 9, "candidatesTokenCount": 11, "thoughtsTokenCount": 20, "totalTokenCount": 20}"#,
+    );
+    let r = lint_as(short.as_bytes(), None);
+    let d = diags(&r);
+    let f = d
+        .iter()
+        .find(|d| d.rule == "gemini-usage-total")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        f.message.contains("is 20, below the sum of its parts (40"),
+        "{}",
+        f.message
+    );
+    // A short total mid-stream that the last usage corrects is no finding.
+    let fixed = short.clone()
+        + &usage(
+            r#"{"promptTokenCount": 9, "candidatesTokenCount": 11, "thoughtsTokenCount": 20, "totalTokenCount": 40}"#,
+        );
+    let r = lint_as(fixed.as_bytes(), None);
+    assert!(
+        diags(&r).iter().all(|d| d.rule != "gemini-usage-total"),
+        "{:#?}",
+        diags(&r)
+    );
+}
+
+/// The benchmark generator (`examples/gen_capture.rs`), built by `cargo
+/// test` with the other examples, or here when a single test target runs.
+fn gen_capture() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let debug = exe.parent().unwrap().parent().unwrap();
+    let bin = debug.join("examples").join("gen_capture");
+    if !bin.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let ok = Command::new(cargo)
+            .args(["build", "--quiet", "--example", "gen_capture"])
+            .current_dir(root())
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    bin
+}
+
+#[test]
+fn gen_capture_prints_its_usage_and_writes_a_gemini_har() {
+    let bin = gen_capture();
+    let o = Command::new(&bin).arg("--help").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("usage: gen_capture"));
+    let o = Command::new(&bin).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("usage: gen_capture"));
+    let dir = scratch("gemini-trial-gen");
+    let har = dir.join("g.har");
+    let o = Command::new(&bin)
+        .args(["4000", har.to_str().unwrap(), "--har", "--gemini"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&har).unwrap()).unwrap();
+    let entry = &v["log"]["entries"][0];
+    assert!(entry["request"]["url"]
+        .as_str()
+        .unwrap()
+        .contains(":streamGenerateContent?alt=sse"));
+    let (code, out, _) = sselint(&["check", har.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, Some(0), "{out}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["files"][0]["streams"][0]["dialect"], "gemini", "{out}");
+    assert!(!dir.join("g.har.sse.partial").exists());
+}
