@@ -371,6 +371,31 @@ fn inspect_jsonl_masks_a_key_inside_the_event_data() {
 }
 
 #[test]
+fn inspect_jsonl_masks_keys_in_comments_event_names_ids_and_other_lines() {
+    // A fresh-user trial: the JSONL records of a comment, an `event:` or
+    // `id:` value and a line of another field printed a key as it came,
+    // while every other output masked it.
+    let dir = scratch("jsonl-comment-key");
+    let p = dir.join("c.sse");
+    std::fs::write(
+        &p,
+        ": proxy note key=AIzaSyD-FAKEKEY1234567890abcdefghijklmn\n\nevent: sk-proj-EVENTSECRET12345\nid: sk-proj-IDSECRET123456789\ndata: {\"id\":\"1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\nxx: sk-proj-LINESECRET12345678\n\ndata: [DONE]\n\n",
+    )
+    .unwrap();
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["inspect", "--format", "jsonl"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"type\":\"comment\""), "{text}");
+    for secret in ["AIzaSyD-FAKEKEY", "EVENTSECRET", "IDSECRET", "LINESECRET"] {
+        assert!(!text.contains(secret), "{secret}: {text}");
+    }
+    assert!(text.matches("[REDACTED]").count() >= 4, "{text}");
+}
+
+#[test]
 fn record_and_check_url_hide_a_secret_in_the_url_when_the_server_is_down() {
     let dir = scratch("url-down");
     let body = dir.join("request.json");

@@ -169,8 +169,9 @@ impl Observer for Recorder<'_> {
             };
             self.emit(
                 json!({"type": "event", "index": d.index, "line": line, "byte_offset": offset,
-                "time_ms": time, "event": d.event_type,
-                "data": crate::capture::redact_keys(d.data), "id": d.last_event_id,
+                "time_ms": time, "event": crate::capture::redact_keys(d.event_type),
+                "data": crate::capture::redact_keys(d.data),
+                "id": d.last_event_id.map(crate::capture::redact_keys),
                 "retry": block.retry, "kind": kind, "diagnostics": diags}),
             );
             let shown = if linter.event_summary.is_empty() {
@@ -195,7 +196,7 @@ impl Observer for Recorder<'_> {
                 .collect();
             self.emit(
                 json!({"type": "comment", "line": line, "byte_offset": offset,
-                "text": text.join("\n"), "diagnostics": diags}),
+                "text": crate::capture::redact_keys(&text.join("\n")), "diagnostics": diags}),
             );
             ("·".to_string(), "comment".to_string(), text.join(" "))
         } else {
@@ -204,8 +205,12 @@ impl Observer for Recorder<'_> {
                 .iter()
                 .map(|l| String::from_utf8_lossy(block.bytes(l)).into_owned())
                 .collect();
+            let masked: Vec<String> = text
+                .iter()
+                .map(|t| crate::capture::redact_keys(t))
+                .collect();
             self.emit(json!({"type": "block", "line": line, "byte_offset": offset,
-                "lines": text, "diagnostics": diags}));
+                "lines": masked, "diagnostics": diags}));
             ("·".to_string(), "no data".to_string(), text.join(" "))
         };
         if self.jsonl.is_none() {
