@@ -787,18 +787,28 @@ impl Scrubber {
 /// tokens and `sk-` keys on every line; with a scrubber, the text of every
 /// `data` line too. Line terminators and invalid UTF-8 stay as they are.
 pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
-    let scrubbed = match scrub {
+    // Keys and secret pairs are masked first, so that the scrubber, which
+    // leaves `[REDACTED]` as it is, never turns a key into a look-alike
+    // (a fresh-user trial: the letter-keeping mode mapped `sk-proj-…` to
+    // `fo-qhje-…` with the same mapping as the prose around it).
+    let masked = mask_lines(bytes);
+    match scrub {
         Some(s) => {
             // A `curl -i` dump: its header blocks stay as they are.
-            let at = curl_i_body_start(bytes);
-            let mut out = bytes[..at].to_vec();
-            out.extend_from_slice(&s.body(&bytes[at..]));
+            let at = curl_i_body_start(&masked);
+            let mut out = masked[..at].to_vec();
+            out.extend_from_slice(&s.body(&masked[at..]));
             out
         }
-        None => bytes.to_vec(),
-    };
-    let mut out = Vec::with_capacity(scrubbed.len());
-    for piece in scrubbed.split_inclusive(|b| *b == b'\n') {
+        None => masked,
+    }
+}
+
+/// Every line of `bytes` with its keys and secret `NAME: value` pairs
+/// masked ([`capture::redact_line`]); invalid UTF-8 stays as it is.
+fn mask_lines(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for piece in bytes.split_inclusive(|b| *b == b'\n') {
         match std::str::from_utf8(piece) {
             Ok(text) => {
                 let (line, end) = match text.find(['\r', '\n']) {
@@ -1000,8 +1010,11 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
         }
         if let Some(s) = scrub.as_deref_mut() {
             s.args_state.clear();
-            rewrite_response_text(e, |b| s.body(b))?;
-            rewrite_messages(e, |d| s.data_value(d));
+            // Keys masked first, as in a raw body ([`raw`]): comment
+            // lines and other fields are not scrubbed, and the scrubber
+            // keeps `[REDACTED]` as it is.
+            rewrite_response_text(e, |b| s.body(&mask_lines(b)))?;
+            rewrite_messages(e, |d| s.data_value(&capture::redact_keys(d)));
         }
     }
     Ok(())

@@ -396,6 +396,52 @@ fn inspect_jsonl_masks_keys_in_comments_event_names_ids_and_other_lines() {
 }
 
 #[test]
+fn scrub_text_masks_keys_before_it_scrubs_and_in_a_har_s_comment_lines() {
+    // A fresh-user trial: with --scrub-text a key in a HAR body's comment
+    // line survived, and a key in the answer came out scrubbed letter by
+    // letter (its shape, or a permutation of it) instead of `[REDACTED]`.
+    let dir = scratch("scrub-keys");
+    let key = "AIzaSyD-FAKEKEY1234567890abcdefghijklmn";
+    let sk = "sk-proj-Ab12Cd34Ef56Gh78Ij90";
+    let body = format!(
+        ": proxy note key={key}\n\ndata: {{\"id\":\"1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"the key is {sk} ok\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"
+    );
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"},
+        "entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
+            "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions",
+                "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
+                "headersSize": -1, "bodySize": 0},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
+                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+                "redirectURL": "", "headersSize": -1, "bodySize": -1},
+            "cache": {}, "timings": {"send": 0, "wait": 0, "receive": 0}}]}});
+    let inputs = [
+        ("c.har", serde_json::to_vec(&har).unwrap()),
+        ("c.sse", body.clone().into_bytes()),
+    ];
+    for (name, bytes) in inputs {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = dir.join(format!("out-{name}"));
+        let run = Command::new(cargo_bin("sselint"))
+            .args(["redact", "--scrub-text", "-o"])
+            .arg(&out)
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert_ran(name, &run, &[0]);
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            !text.contains("FAKEKEY") && !text.contains("Ab12Cd34"),
+            "{name}: {text}"
+        );
+        assert!(text.matches("[REDACTED]").count() >= 2, "{name}: {text}");
+        assert!(!text.contains("the key is"), "{name}: prose kept: {text}");
+    }
+}
+
+#[test]
 fn record_and_check_url_hide_a_secret_in_the_url_when_the_server_is_down() {
     let dir = scratch("url-down");
     let body = dir.join("request.json");
