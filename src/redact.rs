@@ -286,6 +286,10 @@ impl Scrubber {
             'A'..='Z' => (b'A' + self.upper[(c as u8 - b'A') as usize]) as char,
             '0'..='9' => (b'0' + self.digits[(c as u8 - b'0') as usize]) as char,
             c if c.is_ascii() => c,
+            // A byte-order mark says nothing and `bom` reads it: kept, so
+            // the copy keeps its findings (a fresh-user trial saw it turn
+            // into 中, and the copy lose its `bom` error).
+            '\u{feff}' => c,
             // A stand-in for an invalid byte (see `held_bytes`).
             c if (HELD_BYTE..HELD_BYTE + 0x100).contains(&u32::from(c)) => c,
             c => match c.len_utf8() {
@@ -1144,6 +1148,14 @@ mod tests {
             v,
             r#"{"error":{"message":"xxx xxx [REDACTED]; x-xxx-xxx: [REDACTED]"}}"#
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_kept() {
+        let s = Scrubber::new(7);
+        assert_eq!(s.text("\u{feff}d"), "\u{feff}".to_string() + &s.text("d"));
+        let out = raw(b"\xef\xbb\xbfdata: x\n", Some(&mut Scrubber::new(7)));
+        assert!(out.starts_with(b"\xef\xbb\xbf"), "{out:?}");
     }
 
     #[test]
