@@ -14,7 +14,9 @@ fn main() -> ExitCode {
             }) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("sselint: error: {e:#}");
+            // A closed stderr loses the message, never panics.
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "sselint: error: {e:#}");
             ExitCode::from(2)
         }
     }

@@ -726,6 +726,36 @@ fn a_closed_stdout_is_not_a_panic() {
     }
 }
 
+/// `sselint … 2>&1 | head -0` on an input that cannot be read: stderr is
+/// a pipe whose reader is gone, so writing the error fails (EPIPE). A
+/// fresh-user trial saw a panic (exit 101); the error is lost and the
+/// exit code is still 2.
+#[test]
+fn a_closed_stderr_is_not_a_panic() {
+    let dir = common::scratch("closed-stderr");
+    let bad = dir.join("not.har");
+    std::fs::write(&bad, "{\"x\": 1}").unwrap();
+    std::fs::copy(
+        root().join("samples/bad/cut-off.sse"),
+        dir.join("cut-off.sse"),
+    )
+    .unwrap();
+    for args in [
+        vec!["check".to_string(), bad.display().to_string()],
+        vec!["check".into(), "-v".into(), dir.display().to_string()],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let done = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(done.code(), Some(2), "{args:?}");
+    }
+}
+
 #[test]
 fn every_json_report_names_the_tool_the_same_way() {
     let version = env!("CARGO_PKG_VERSION");

@@ -1,6 +1,24 @@
 //! Command-line definitions (clap) and the subcommands, one file each.
 //! This layer prints; the library below it never does.
 
+/// `eprintln!` that never panics: a closed stderr (`sselint check x 2>&1 |
+/// head -0`) loses the message, as a closed stdout loses the report,
+/// instead of aborting with exit 101.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics (see [`eprintln!`]).
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod batch;
 mod check;
 mod diff;
