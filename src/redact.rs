@@ -947,6 +947,18 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
     if let Some(s) = scrub.as_deref() {
         s.har_log_prose(doc);
     }
+    // A page's title is often its URL (Chrome's, for a page without a
+    // title), query key and all (a fresh-user trial).
+    for p in doc
+        .pointer_mut("/log/pages")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(t) = p.get_mut("title") {
+            mask_strings(t);
+        }
+    }
     let entries = doc
         .pointer_mut("/log/entries")
         .and_then(Value::as_array_mut)
@@ -983,6 +995,26 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
                 .is_some_and(capture::is_secret_param);
             if secret {
                 q["value"] = Value::String(REDACTED.to_string());
+            }
+        }
+        // A form body's fields as the HAR also lists them (HAR 1.2
+        // `postData.params`): a secret field's value masked, keys in the
+        // others too, as in `postData.text` (a fresh-user trial saw a
+        // login request's password kept here).
+        for p in e
+            .pointer_mut("/request/postData/params")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            let secret = p
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| capture::is_secret_param(n) || n.eq_ignore_ascii_case("password"));
+            if secret {
+                p["value"] = Value::String(REDACTED.to_string());
+            } else if let Some(v) = p.get_mut("value") {
+                mask_strings(v);
             }
         }
         let form = e

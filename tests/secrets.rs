@@ -442,6 +442,48 @@ fn scrub_text_masks_keys_before_it_scrubs_and_in_a_har_s_comment_lines() {
 }
 
 #[test]
+fn redact_masks_a_har_s_form_params_and_page_titles() {
+    // A fresh-user trial: `postData.params` kept a login's password and
+    // an API key (while `postData.text` masked them), and a page title
+    // that is its URL kept `?key=`.
+    let dir = scratch("har-params");
+    let body = std::fs::read_to_string(root().join("samples/good/openai-basic.sse")).unwrap();
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"},
+        "pages": [{"startedDateTime": "2026-01-01T00:00:00Z", "id": "page_1",
+            "title": "https://example.com/app?key=AIzaSyD-FAKEKEY1234567890abcdefghijklmn", "pageTimings": {}}],
+        "entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1, "pageref": "page_1",
+            "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions",
+                "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
+                "postData": {"mimeType": "application/x-www-form-urlencoded",
+                    "text": "user=jo&password=PWSECRET555&api_key=APIKEYSECRET666",
+                    "params": [{"name": "user", "value": "jo"},
+                        {"name": "password", "value": "PWSECRET555"},
+                        {"name": "api_key", "value": "APIKEYSECRET666"}]},
+                "headersSize": -1, "bodySize": 0},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
+                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+                "redirectURL": "", "headersSize": -1, "bodySize": -1},
+            "cache": {}, "timings": {"send": 0, "wait": 0, "receive": 0}}]}});
+    let p = dir.join("login.har");
+    std::fs::write(&p, serde_json::to_vec(&har).unwrap()).unwrap();
+    for scrub in [false, true] {
+        let out = dir.join(format!("out-{scrub}.har"));
+        let mut cmd = Command::new(cargo_bin("sselint"));
+        cmd.args(["redact", "-o"]).arg(&out).arg(&p);
+        if scrub {
+            cmd.arg("--scrub-text");
+        }
+        let run = cmd.output().unwrap();
+        assert_ran("redact", &run, &[0]);
+        let text = std::fs::read_to_string(&out).unwrap();
+        for secret in ["PWSECRET555", "APIKEYSECRET666", "FAKEKEY"] {
+            assert!(!text.contains(secret), "scrub {scrub}: {secret} in {text}");
+        }
+    }
+}
+
+#[test]
 fn record_and_check_url_hide_a_secret_in_the_url_when_the_server_is_down() {
     let dir = scratch("url-down");
     let body = dir.join("request.json");
