@@ -52,6 +52,21 @@ fn secret_har(dir: &std::path::Path) -> std::path::PathBuf {
     p
 }
 
+/// A HAR 1.2 document of one POST to a Chat Completions URL answered by
+/// `body` as `text/event-stream`, with no headers or cookies to redact.
+fn one_entry_har(body: &str) -> Value {
+    serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"},
+        "entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
+            "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions",
+                "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
+                "headersSize": -1, "bodySize": 0},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
+                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+                "redirectURL": "", "headersSize": -1, "bodySize": -1},
+            "cache": {}, "timings": {"send": 0, "wait": 0, "receive": 0}}]}})
+}
+
 fn scratch(name: &str) -> common::Scratch {
     common::Scratch::new(&format!("secrets-{name}"))
 }
@@ -406,16 +421,7 @@ fn scrub_text_masks_keys_before_it_scrubs_and_in_a_har_s_comment_lines() {
     let body = format!(
         ": proxy note key={key}\n\ndata: {{\"id\":\"1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"the key is {sk} ok\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"
     );
-    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"},
-        "entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1,
-            "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions",
-                "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
-                "headersSize": -1, "bodySize": 0},
-            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
-                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
-                "redirectURL": "", "headersSize": -1, "bodySize": -1},
-            "cache": {}, "timings": {"send": 0, "wait": 0, "receive": 0}}]}});
+    let har = one_entry_har(&body);
     let inputs = [
         ("c.har", serde_json::to_vec(&har).unwrap()),
         ("c.sse", body.clone().into_bytes()),
@@ -448,23 +454,17 @@ fn redact_masks_a_har_s_form_params_and_page_titles() {
     // that is its URL kept `?key=`.
     let dir = scratch("har-params");
     let body = std::fs::read_to_string(root().join("samples/good/openai-basic.sse")).unwrap();
-    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"},
-        "pages": [{"startedDateTime": "2026-01-01T00:00:00Z", "id": "page_1",
-            "title": "https://example.com/app?key=AIzaSyD-FAKEKEY1234567890abcdefghijklmn", "pageTimings": {}}],
-        "entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": 1, "pageref": "page_1",
-            "request": {"method": "POST", "url": "https://api.example.com/v1/chat/completions",
-                "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
-                "postData": {"mimeType": "application/x-www-form-urlencoded",
-                    "text": "user=jo&password=PWSECRET555&api_key=APIKEYSECRET666",
-                    "params": [{"name": "user", "value": "jo"},
-                        {"name": "password", "value": "PWSECRET555"},
-                        {"name": "api_key", "value": "APIKEYSECRET666"}]},
-                "headersSize": -1, "bodySize": 0},
-            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
-                "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
-                "redirectURL": "", "headersSize": -1, "bodySize": -1},
-            "cache": {}, "timings": {"send": 0, "wait": 0, "receive": 0}}]}});
+    let mut har = one_entry_har(&body);
+    har["log"]["pages"] = serde_json::json!([{"startedDateTime": "2026-01-01T00:00:00Z",
+        "id": "page_1", "pageTimings": {},
+        "title": "https://example.com/app?key=AIzaSyD-FAKEKEY1234567890abcdefghijklmn"}]);
+    let e = &mut har["log"]["entries"][0];
+    e["pageref"] = "page_1".into();
+    e["request"]["postData"] = serde_json::json!({"mimeType": "application/x-www-form-urlencoded",
+        "text": "user=jo&password=PWSECRET555&api_key=APIKEYSECRET666",
+        "params": [{"name": "user", "value": "jo"},
+            {"name": "password", "value": "PWSECRET555"},
+            {"name": "api_key", "value": "APIKEYSECRET666"}]});
     let p = dir.join("login.har");
     std::fs::write(&p, serde_json::to_vec(&har).unwrap()).unwrap();
     for scrub in [false, true] {
