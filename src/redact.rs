@@ -716,6 +716,12 @@ impl Scrubber {
 
     /// Scrubs one line of a body (valid UTF-8, no terminator) into `out`.
     fn line(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        // A byte-order mark before the first field: kept, and the line
+        // after it read as any other.
+        if let Some(rest) = line.strip_prefix("\u{feff}".as_bytes()) {
+            out.extend_from_slice("\u{feff}".as_bytes());
+            return self.line(rest, out);
+        }
         match (line.strip_prefix(b"data:"), std::str::from_utf8(line)) {
             (Some(v), Ok(_)) => {
                 out.extend_from_slice(b"data:");
@@ -731,6 +737,12 @@ impl Scrubber {
             // or not): its lines scan the same way.
             (None, Ok(t)) if t.trim_start().starts_with(['{', '[', '"', '}', ']']) => {
                 out.extend_from_slice(self.data_value(t).as_bytes());
+            }
+            // A field name alone (a field with an empty value, or a
+            // capture cut right after the name) says nothing and frames
+            // the stream: kept.
+            (None, Ok(t)) if matches!(t, "data" | "event" | "id" | "retry") => {
+                out.extend_from_slice(line)
             }
             (None, Ok(t)) if self.plain_body == Some(true) && !is_curl_v_line(line) => {
                 out.extend_from_slice(Scrubber::flat().text(t).as_bytes());
@@ -1183,11 +1195,39 @@ mod tests {
     }
 
     #[test]
+    fn a_field_name_alone_on_its_line_is_kept() {
+        // A capture cut right after a field name (`data` with no colon, a
+        // field with an empty value) looks like plain text; scrubbing the
+        // name turned the copy's `cut-off` into `body-not-sse` (minimize's
+        // mutation test, `bom.sse` cut at byte 7).
+        for body in [
+            &b"\xef\xbb\xbfdata"[..],
+            b"\xef\xbb\xbfdata:",
+            b"data",
+            b"event\n",
+            b"id\r\n",
+        ] {
+            let out = raw(body, Some(&mut Scrubber::new(7)));
+            assert_eq!(out, body, "{body:?}");
+        }
+        let out = raw(b"hello there", Some(&mut Scrubber::new(7)));
+        assert_ne!(out, b"hello there");
+    }
+
+    #[test]
     fn a_byte_order_mark_is_kept() {
         let s = Scrubber::new(7);
         assert_eq!(s.text("\u{feff}d"), "\u{feff}".to_string() + &s.text("d"));
         let out = raw(b"\xef\xbb\xbfdata: x\n", Some(&mut Scrubber::new(7)));
         assert!(out.starts_with(b"\xef\xbb\xbf"), "{out:?}");
+        // The data line after the mark is scrubbed like any other (it was
+        // kept whole, prose and all).
+        let body =
+            b"\xef\xbb\xbfdata: {\"choices\":[{\"delta\":{\"content\":\"secret words\"}}]}\n";
+        let out = raw(body, Some(&mut Scrubber::new(7)));
+        let text = String::from_utf8_lossy(&out);
+        assert!(!text.contains("secret"), "{text}");
+        assert!(text.contains("\"choices\""), "{text}");
     }
 
     #[test]
