@@ -18,7 +18,8 @@ use serde_json::Value;
 pub enum Need {
     /// Clients index or append through it: an error.
     Walked,
-    /// Typed clients expect it: a warning.
+    /// The schema requires it and no client of the record has been run
+    /// without it: a warning, the rule's default.
     Shape,
     /// Left out by OpenAI's own documentation or older servers: info.
     Leaf,
@@ -31,6 +32,8 @@ pub enum Kind {
     Str,
     /// A non-negative integer.
     Int,
+    /// A number (integer or fraction).
+    Num,
     /// An object.
     Obj,
     /// An array.
@@ -45,6 +48,7 @@ impl Kind {
         match self {
             Kind::Str => v.is_string(),
             Kind::Int => v.is_u64(),
+            Kind::Num => v.is_number(),
             Kind::Obj => v.is_object(),
             Kind::Arr => v.is_array(),
             Kind::StrOrNull => v.is_string() || v.is_null(),
@@ -56,6 +60,7 @@ impl Kind {
         match self {
             Kind::Str => "a string",
             Kind::Int => "a non-negative integer",
+            Kind::Num => "a number",
             Kind::Obj => "an object",
             Kind::Arr => "an array",
             Kind::StrOrNull => "a string or null",
@@ -77,7 +82,7 @@ pub struct Spec {
     pub open: bool,
 }
 
-use Kind::{Arr, Int, Obj, Str};
+use Kind::{Arr, Int, Num, Obj, Str};
 use Need::{Leaf, Shape, Walked};
 
 const LIFECYCLE: &[(&str, Kind, Need)] = &[("response", Obj, Walked)];
@@ -86,7 +91,8 @@ const PART: &[(&str, Kind, Need)] = &[
     ("item_id", Str, Walked),
     ("output_index", Int, Walked),
     ("content_index", Int, Walked),
-    ("part", Obj, Shape),
+    // Observed (responses-missing-field#8): both stream helpers raise.
+    ("part", Obj, Walked),
 ];
 const TEXT_DELTA: &[(&str, Kind, Need)] = &[
     ("item_id", Str, Walked),
@@ -99,7 +105,8 @@ const TEXT_DONE: &[(&str, Kind, Need)] = &[
     ("item_id", Str, Walked),
     ("output_index", Int, Walked),
     ("content_index", Int, Walked),
-    ("text", Str, Shape),
+    // Observed (responses-missing-field#9): openai-node's helper raises.
+    ("text", Str, Walked),
     ("logprobs", Arr, Leaf),
 ];
 const ANNOTATION: &[(&str, Kind, Need)] = &[
@@ -345,6 +352,12 @@ pub const TERMINAL: &[&str] = &[
 /// or of another type on a terminal event: code that iterates `output`
 /// raises on a missing one, decolua/9router#705).
 pub const RESPONSE_WALKED: &[(&str, Kind)] = &[("output", Arr)];
+
+/// Fields of the Response object in `response.created` and
+/// `response.in_progress` that a client validates before it reads on: the
+/// Vercel AI SDK's `@ai-sdk/openai` raises a type validation error without
+/// them (observed: rules/observed.json, responses-missing-field#7).
+pub const RESPONSE_VALIDATED: &[(&str, Kind)] = &[("id", Str), ("created_at", Num), ("model", Str)];
 
 /// The other fields the Response schema requires; servers other than
 /// OpenAI leave some out, and no client the reference observed reads

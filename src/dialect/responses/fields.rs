@@ -4,7 +4,8 @@
 //! name against the data's type, `id:` lines).
 
 use super::events::{
-    allowed, Kind, Need, Spec, RESPONSE_FIELDS, RESPONSE_REQUIRED, RESPONSE_WALKED, TOLERATED,
+    allowed, Kind, Need, Spec, RESPONSE_FIELDS, RESPONSE_REQUIRED, RESPONSE_VALIDATED,
+    RESPONSE_WALKED, TOLERATED,
 };
 use super::{json_type, literal, Checker};
 use crate::dialect::{Dialect, Event, Out};
@@ -33,7 +34,7 @@ fn level(need: Need) -> Severity {
 fn consequence(need: Need) -> &'static str {
     match need {
         Need::Walked => "helpers that assemble the response find the item, part or text through it, and raise without it",
-        Need::Shape => "typed clients expect it and may reject the event",
+        Need::Shape => "the schema requires it; no client of the record has been run on this shape yet, so sselint keeps the rule's default level",
         Need::Leaf => "the schema requires it, but OpenAI's own examples or older servers leave it out, and clients read on",
     }
 }
@@ -174,9 +175,12 @@ impl Checker {
                     "clients that keep the items they built from the events read on, but a client that iterates the final response's `output` raises (decolua/9router#705)",
                 )
             } else {
+                // Observed (responses-missing-field#6, llama.cpp's shape):
+                // every client of the record reads on until the final
+                // response.
                 (
-                    Severity::Warning,
-                    "typed clients expect the response's items, even before there are any",
+                    Severity::Info,
+                    "the clients of the record read on (the table); the final response must carry the items",
                 )
             };
             report!(
@@ -191,10 +195,51 @@ impl Checker {
                 .level(lvl),
             );
         }
+        // Observed (responses-missing-field#7, llama.cpp's shape): a client
+        // that validates the opening events raises without these.
+        let opening = matches!(ty, "response.created" | "response.in_progress");
+        let mut lacks = Vec::new();
+        let mut wrong = Vec::new();
+        for (f, kind) in RESPONSE_VALIDATED.iter().filter(|_| opening) {
+            match r.get(*f) {
+                None => lacks.push(format!("`{f}`")),
+                Some(v) if !kind.fits(v) => wrong.push(format!(
+                    "`{f}` {} ({}), not {}",
+                    literal(v),
+                    json_type(v),
+                    kind.name()
+                )),
+                Some(_) => {}
+            }
+        }
+        let mut parts = Vec::new();
+        if !lacks.is_empty() {
+            parts.push(format!("lacks {}", lacks.join(", ")));
+        }
+        if !wrong.is_empty() {
+            parts.push(format!("has {}", wrong.join(", ")));
+        }
+        if !parts.is_empty() && self.first(format!("validated:{ty}")) {
+            report!(
+                out,
+                Finding::new(
+                    crate::lint::rule::RESPONSES_MISSING_FIELD,
+                    format!(
+                        "`{ty}`'s response {}: a client that validates the opening events raises on it (the table)",
+                        parts.join(" and ")
+                    ),
+                    out.at_pointer("/response", true),
+                )
+                .event(ev.index)
+                .pointer("/response")
+                .level(Severity::Error),
+            );
+        }
         let missing: Vec<&str> = RESPONSE_REQUIRED
             .iter()
             .copied()
             .filter(|f| !r.contains_key(*f))
+            .filter(|f| !opening || RESPONSE_VALIDATED.iter().all(|(v, _)| v != f))
             .collect();
         if !missing.is_empty() && self.first("missing:response-required".to_string()) {
             report!(
