@@ -741,9 +741,7 @@ impl Scrubber {
             // A field name alone (a field with an empty value, or a
             // capture cut right after the name) says nothing and frames
             // the stream: kept.
-            (None, Ok(t)) if matches!(t, "data" | "event" | "id" | "retry") => {
-                out.extend_from_slice(line)
-            }
+            (None, Ok("data" | "event" | "id" | "retry")) => out.extend_from_slice(line),
             (None, Ok(t)) if self.plain_body == Some(true) && !is_curl_v_line(line) => {
                 out.extend_from_slice(Scrubber::flat().text(t).as_bytes());
             }
