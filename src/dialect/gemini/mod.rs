@@ -547,7 +547,7 @@ impl Checker {
             } else if FINISH_REASONS.contains(&upper.as_str()) {
                 (
                     format!(
-                        "`finishReason` is `{}`, in the wrong case: the API sends `{upper}`, and clients that compare the value as sent read it as an unknown finish",
+                        "`finishReason` is `{}`, in the wrong case: the API sends `{upper}`; the clients of the record end with different finishes, one folding it to `{upper}` and the others passing it on as sent, which code that checks for `{upper}` does not match (the table)",
                         crate::lint::printable(&shorten(f, 40))
                     ),
                     Severity::Error,
