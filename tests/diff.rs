@@ -1106,3 +1106,31 @@ fn a_filtered_ending_is_one_finding_and_a_filter_is_not_a_budget_cut() {
     assert!(row(&v, "gemini-max-tokens").is_some(), "{v:#}");
     assert!(row(&v, "choice 0 finish").is_some(), "{v:#}");
 }
+
+#[test]
+fn a_bad_entry_names_the_path_hash_n_syntax_diff_has_not_an_entry_option() {
+    let dir = common::scratch("diff-bad-entry");
+    let sse = write(
+        &dir,
+        "a.sse",
+        &std::fs::read_to_string(root().join("samples/good/openai-basic.sse")).unwrap(),
+    );
+    for (a, want) in [
+        (
+            "samples/har/chrome.har#9".to_string(),
+            "(pick one as samples/har/chrome.har#N)",
+        ),
+        (format!("{sse}#2"), "without #2"),
+    ] {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(root())
+            .args(["diff", &a, "samples/good/openai-basic.sse"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("--entry"), "{a}: {err}");
+        assert!(err.contains(want), "{a}: {err}");
+    }
+}

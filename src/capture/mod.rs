@@ -776,6 +776,9 @@ pub struct Options {
     /// Costs a byte-by-byte pass while parsing (about 1.8× the HAR read
     /// time), so it is off unless a renderer needs it.
     pub har_positions: bool,
+    /// The command picks a HAR entry only as `FILE#N` (it has no
+    /// `--entry` option, as `diff`): the HAR's listing of entries says so.
+    pub entry_by_spec_only: bool,
 }
 
 impl Options {
@@ -930,6 +933,16 @@ pub fn from_reader(
         Some(f) => f,
         None => detect(&head),
     };
+    if let (Some(n), false, true) = (
+        opts.entry,
+        format == InputFormat::Har,
+        opts.entry_by_spec_only,
+    ) {
+        return Err(InputError::new(
+            name,
+            format!("{name}#{n} picks entry {n} of a HAR file, but this input is read as {format}, not HAR; give {name} without #{n}"),
+        ));
+    }
     if let (Some(n), false) = (opts.entry, format == InputFormat::Har) {
         return Err(InputError::new(
             name,
