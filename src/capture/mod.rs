@@ -298,10 +298,58 @@ pub fn redact_keys(text: &str) -> String {
 /// [`redact_keys`] without a copy of a text that holds nothing to mask:
 /// the reports show answers of up to a mebibyte each through it.
 pub fn masked_keys(text: &str) -> Cow<'_, str> {
-    match mask_sk_keys(text) {
+    let text = match mask_sk_keys(text) {
         Cow::Borrowed(t) => mask_secret_pairs(t),
         Cow::Owned(t) => Cow::Owned(mask_secret_pairs(&t).into_owned()),
+    };
+    match text {
+        Cow::Borrowed(t) => mask_bearer_tokens(t),
+        Cow::Owned(t) => Cow::Owned(mask_bearer_tokens(&t).into_owned()),
     }
+}
+
+/// Masks the token after each `Bearer ` (any case, as a word) in text:
+/// whatever its shape, it is a credential (a JWT's letters and dots, an
+/// opaque token, Google's `ya29.…`), where [`mask_secret_pairs`] wants
+/// a value with digits. A token is 8 or more of RFC 6750's token
+/// characters, with a digit, one of `.-_~+/` or both cases (so the
+/// prose of `bearer bonds` or `Bearer authentication` stays).
+fn mask_bearer_tokens(text: &str) -> Cow<'_, str> {
+    const SCHEME: &str = "bearer ";
+    let b = text.as_bytes();
+    let is_token = |c: u8| c.is_ascii_alphanumeric() || b"-._~+/=".contains(&c);
+    let mut out = String::new();
+    let mut last = 0;
+    let mut i = 0;
+    while i + SCHEME.len() <= b.len() {
+        let at_word = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        if !(at_word && b[i..i + SCHEME.len()].eq_ignore_ascii_case(SCHEME.as_bytes())) {
+            i += 1;
+            continue;
+        }
+        let v = i + SCHEME.len();
+        let end = b[v..]
+            .iter()
+            .position(|c| !is_token(*c))
+            .map_or(b.len(), |e| v + e);
+        let token = &b[v..end];
+        let credential = token.len() >= 8
+            && (token.iter().any(u8::is_ascii_digit)
+                || token.iter().any(|c| b"-._~+/".contains(c))
+                || (token.iter().any(u8::is_ascii_uppercase)
+                    && token.iter().any(u8::is_ascii_lowercase)));
+        if credential {
+            out.push_str(&text[last..v]);
+            out.push_str(REDACTED);
+            last = end;
+        }
+        i = end.max(i + 1);
+    }
+    if last == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
 }
 
 /// Key shapes masked wherever they stand in text: a prefix, and the
