@@ -914,4 +914,22 @@ fn a_live_urls_error_names_it_once_with_its_key_masked() {
             );
         }
     }
+    // A 200 that is no event stream (Gemini's JSON array, asked without
+    // `alt=sse`): a finding of the URL's, not an error about the
+    // temporary capture's entries.
+    let replay = Replay::start(&root().join("samples/good/gemini-basic.sse"), &[]);
+    let url = replay.url.replace("{model}", "gemini-2.5-flash");
+    let url = format!("{}?key={key}", url.split('?').next().unwrap());
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["check", &url, "--format", "json", "--body"])
+        .arg(request_file(&dir))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("--entry"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = v.to_string();
+    assert!(!text.contains(key), "{text}");
+    assert!(text.contains("\"body-not-sse\""), "{text}");
 }

@@ -456,8 +456,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let shown = sselint::capture::redact_url(url);
         let result = match super::live::record_to(url, &a.live, &tmp, false, &settings) {
             Ok(_) => {
-                let mut r =
-                    pipeline::lint_path(&tmp.to_string_lossy(), &Default::default(), &settings);
+                // The recording's one entry, whatever its media type: a
+                // body that is no event stream is a finding of the URL's
+                // (`body-not-sse`), not an error about a HAR's entries.
+                let one = sselint::capture::Options {
+                    entry: Some(0),
+                    ..Default::default()
+                };
+                let mut r = pipeline::lint_path(&tmp.to_string_lossy(), &one, &settings);
                 // The one stream is the URL's: named by it, as a file's
                 // one stream is by its path, not as the temporary HAR's
                 // entry (`#0 POST URL`), which would name the URL twice.
