@@ -968,3 +968,33 @@ fn a_bearer_token_of_any_shape_is_masked_in_every_format() {
         }
     }
 }
+
+/// A live URL given to a command that reads files names the URL with its
+/// key masked, and says where a URL is read.
+#[test]
+fn a_url_given_to_a_file_command_is_named_with_its_key_masked() {
+    let dir = scratch("url-not-file");
+    let key = "AIzaSyFileCommandUrlKey0123456789";
+    let url = format!("http://127.0.0.1:9/v1beta/models/m:streamGenerateContent?alt=sse&key={key}");
+    let out_har = dir.join("out.har");
+    let out_har = out_har.to_str().unwrap();
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["inspect", &url],
+        vec!["diff", &url, "samples/good/gemini-basic.sse"],
+        vec!["redact", &url, "-o", out_har],
+        vec!["minimize", &url, "-o", out_har],
+        vec!["replay", &url, "--listen", "127.0.0.1:0"],
+    ];
+    for args in runs {
+        let out = Command::new(cargo_bin("sselint"))
+            .current_dir(root())
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!err.contains(key), "{args:?}: {err}");
+        assert!(err.contains("key=[REDACTED]"), "{args:?}: {err}");
+        assert!(err.contains("sselint check"), "{args:?}: {err}");
+    }
+}

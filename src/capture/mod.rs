@@ -841,7 +841,8 @@ impl Options {
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct InputError {
-    /// The input as given.
+    /// The input as given; a URL with its key and user part masked
+    /// ([`redact_url`]).
     pub path: String,
     /// What is wrong, in a sentence.
     pub message: String,
@@ -850,8 +851,15 @@ pub struct InputError {
 impl InputError {
     /// An error about `path`.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        let path = path.into();
+        // A URL given where a file is read: its query may hold a key.
+        let path = if path.contains("://") {
+            redact_url(&path)
+        } else {
+            path
+        };
         InputError {
-            path: path.into(),
+            path,
             message: message.into(),
         }
     }
@@ -880,7 +888,7 @@ pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
     let reader: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
-        let file = File::open(path).map_err(|e| InputError::new(path, io_message(&e)))?;
+        let file = File::open(path).map_err(|e| unreadable(path, &e))?;
         if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
             return Err(InputError::new(path, "is a directory"));
         }
@@ -1049,6 +1057,21 @@ pub fn detect(head: &[u8]) -> InputFormat {
         return InputFormat::Curl;
     }
     InputFormat::Sse
+}
+
+/// The error of a file `path` that could not be opened or read: a URL
+/// given where a file is read is named masked, with where a URL is read.
+pub fn unreadable(path: &str, e: &io::Error) -> InputError {
+    let message = io_message(e);
+    let url = ["http://", "https://"].iter().any(|s| path.starts_with(s));
+    if url && e.kind() == io::ErrorKind::NotFound {
+        InputError::new(
+            path,
+            format!("{message}: a live URL is read by `sselint check URL --body FILE` (or saved by `sselint record`)"),
+        )
+    } else {
+        InputError::new(path, message)
+    }
 }
 
 /// A message for an I/O error that does not repeat the path.
