@@ -452,15 +452,15 @@ fn counterpart_in(f: Fault, d: crate::dialect::Dialect) -> Option<&'static str> 
         .map(|(_, r)| *r)
 }
 
-/// The fault `rule` reports, when its dialect names it as one
+/// The faults `rule` reports, where its dialect names it as one
 /// ([`Words::faults`]; another dialect may have a rule for it too).
 ///
 /// [`Words::faults`]: crate::dialect::words::Words::faults
-fn counterpart_of(rule: &str) -> Option<Fault> {
+fn faults_of(rule: &str) -> impl Iterator<Item = Fault> + '_ {
     crate::dialect::ALL
         .iter()
         .flat_map(|d| d.words().faults)
-        .find(|(_, r)| *r == rule)
+        .filter(move |(_, r)| *r == rule)
         .map(|(f, _)| *f)
 }
 
@@ -475,15 +475,44 @@ enum Standing {
     DialectOnly,
 }
 
-fn standing(rule: &str, other: Option<crate::dialect::Dialect>) -> Standing {
+/// How `rule`, found on a side whose finishes (in one vocabulary, see
+/// [`finish_class`]) are `finishes`, stands against the `other` side's
+/// dialect: the counterpart of a fault the other dialect names too, where
+/// the side's finish is the one the fault goes with ([`Fault::finish`]).
+fn standing(
+    rule: &str,
+    other: Option<crate::dialect::Dialect>,
+    finishes: &BTreeSet<String>,
+) -> Standing {
     let own = crate::lint::catalogue().get(rule).and_then(|r| r.dialect);
     if own.is_none() {
         return Standing::Shared;
     }
-    match (counterpart_of(rule), other) {
-        (Some(f), Some(o)) if counterpart_in(f, o).is_some() => Standing::Counterpart(f),
-        _ => Standing::DialectOnly,
-    }
+    let Some(o) = other else {
+        return Standing::DialectOnly;
+    };
+    faults_of(rule)
+        .find(|f| {
+            f.finish().is_none_or(|c| finishes.contains(c)) && counterpart_in(*f, o).is_some()
+        })
+        .map_or(Standing::DialectOnly, Standing::Counterpart)
+}
+
+/// A side of a diff across dialects, as its findings are weighed: its
+/// dialect, and its choices' finishes in one vocabulary.
+type Across<'a> = (Option<crate::dialect::Dialect>, &'a BTreeSet<String>);
+
+/// The finishes of `r`'s choices, in one vocabulary ([`finish_class`]).
+fn finishes_of(r: &StreamResult) -> BTreeSet<String> {
+    r.answer
+        .choices
+        .values()
+        .filter_map(|c| {
+            c.finish_reason
+                .as_deref()
+                .map(|f| finish_class(r.dialect, f, c.has_client_calls()))
+        })
+        .collect()
 }
 
 type RuleCounts = BTreeMap<&'static str, (Severity, u64)>;
@@ -1037,10 +1066,11 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     // 5. Diagnostics.
     let (da, db) = (rules_of(ra), rules_of(rb));
     let dd = if cross {
+        let (fa, fb) = (finishes_of(ra), finishes_of(rb));
         compare_findings_across(
             &da,
             &db,
-            (ra.dialect, rb.dialect),
+            ((ra.dialect, &fa), (rb.dialect, &fb)),
             opts,
             &mut diffs,
             &mut reasons,
@@ -1155,15 +1185,14 @@ fn compare_findings(
 fn compare_findings_across(
     da: &RuleCounts,
     db: &RuleCounts,
-    dialects: (
-        Option<crate::dialect::Dialect>,
-        Option<crate::dialect::Dialect>,
-    ),
+    sides: (Across, Across),
     opts: Options,
     diffs: &mut Vec<Difference>,
     reasons: &mut Vec<String>,
     notes: &mut Vec<String>,
 ) -> DiagnosticsDiff {
+    let dialects = (sides.0 .0, sides.1 .0);
+    let (fin_a, fin_b) = (sides.0 .1, sides.1 .1);
     let title = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
     let (ta, tb) = (title(dialects.0), title(dialects.1));
     let a_title = |d: Option<crate::dialect::Dialect>| {
@@ -1172,21 +1201,23 @@ fn compare_findings_across(
     let (a_ta, a_tb) = (a_title(dialects.0), a_title(dialects.1));
     // Each side's findings by what they are about: a counterpart fault by
     // its index, any other rule by its name.
-    let key = |rule: &str, other| match standing(rule, other) {
+    let key = |rule: &str, other, finishes| match standing(rule, other, finishes) {
         // Keyed by the fault's place in `Fault::ALL`.
         Standing::Counterpart(f) => {
             format!("#{}", Fault::ALL.iter().position(|x| *x == f).unwrap_or(0))
         }
         Standing::Shared | Standing::DialectOnly => rule.to_string(),
     };
-    let group = |m: &RuleCounts, other| {
+    let group = |m: &RuleCounts, other, finishes| {
         let mut g: BTreeMap<String, Vec<RuleCount>> = BTreeMap::new();
         for (rule, v) in m {
-            g.entry(key(rule, other)).or_default().push((rule, *v));
+            g.entry(key(rule, other, finishes))
+                .or_default()
+                .push((rule, *v));
         }
         g
     };
-    let (ga, gb) = (group(da, dialects.1), group(db, dialects.0));
+    let (ga, gb) = (group(da, dialects.1, fin_a), group(db, dialects.0, fin_b));
     let names = |v: &[RuleCount]| v.iter().map(|(r, _)| *r).collect::<Vec<_>>().join(" + ");
     let count = |v: &[RuleCount]| v.iter().map(|(_, (_, n))| n).sum::<u64>();
     let mut dd = DiagnosticsDiff::default();
@@ -1203,7 +1234,7 @@ fn compare_findings_across(
             (Some(x), None) => {
                 for (rule, v) in x {
                     dd.only_a.insert(rule.to_string(), *v);
-                    let class = match standing(rule, dialects.1) {
+                    let class = match standing(rule, dialects.1, fin_a) {
                         Standing::Counterpart(f) => counterpart_note("A", f, dialects.1),
                         Standing::Shared => "only in A".to_string(),
                         Standing::DialectOnly => {
@@ -1219,7 +1250,7 @@ fn compare_findings_across(
                 for (rule, v) in y {
                     dd.only_b.insert(rule.to_string(), *v);
                     let counts = opts.fail_on.is_some_and(|t| v.0 >= t);
-                    let class = match standing(rule, dialects.0) {
+                    let class = match standing(rule, dialects.0, fin_b) {
                         Standing::Counterpart(f) => {
                             if counts {
                                 reasons.push(format!("B has `{rule}` ({}) that A lacks", v.0));
@@ -1249,7 +1280,7 @@ fn compare_findings_across(
     if let Some(t) = opts.fail_on {
         let a_own: Vec<&str> = da
             .iter()
-            .filter(|(r, v)| v.0 >= t && standing(r, dialects.1) == Standing::DialectOnly)
+            .filter(|(r, v)| v.0 >= t && standing(r, dialects.1, fin_a) == Standing::DialectOnly)
             .map(|(r, _)| *r)
             .collect();
         if worst_a_own.is_none_or(|w| w < t) {

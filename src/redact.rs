@@ -32,7 +32,7 @@
 use crate::capture::{self, REDACTED};
 use crate::dialect::words::Words;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Whether `key` is in the list `list` gives of some dialect's words.
 fn in_any(key: &str, list: impl Fn(&Words) -> &'static [&'static str]) -> bool {
@@ -755,24 +755,39 @@ impl Scrubber {
     /// sequences) but the ones that name a thing rather than say something
     /// ([`REQUEST_KEEP`]: `model`, `role`, `type`, ids, enumerated
     /// options) and tool names (`name` under `tools`, `functions`,
-    /// `tool_choice`, `tool_calls`, `function_call`); `stream_options`
-    /// stays whole. The rules read no string of the request (see
-    /// [`crate::model::RequestOptions`]).
+    /// `tool_choice`, `tool_calls`, `function_call`, and a declared tool's
+    /// name wherever the request repeats it: a `name` or a list of names,
+    /// as a past call or its result in the conversation, or the functions
+    /// a request allows, so that it reads as the response's call does);
+    /// `stream_options` stays whole. The rules read no string of the
+    /// request (see [`crate::model::RequestOptions`]).
     pub fn request(&self, body: &mut Value) {
-        self.request_value(body, None, false);
+        let mut declared = BTreeSet::new();
+        tool_names(body, None, false, &mut declared);
+        self.request_value(body, None, false, &declared);
     }
 
-    fn request_value(&self, v: &mut Value, key: Option<&str>, tool: bool) {
+    fn request_value(
+        &self,
+        v: &mut Value,
+        key: Option<&str>,
+        tool: bool,
+        declared: &BTreeSet<String>,
+    ) {
         match v {
             Value::String(s) => {
-                let keep = key.is_some_and(|k| REQUEST_KEEP.contains(&k) || (tool && k == "name"));
+                let keep = key.is_some_and(|k| {
+                    REQUEST_KEEP.contains(&k)
+                        || (tool && k == "name")
+                        || (names_key(k) && declared.contains(s.as_str()))
+                });
                 if !keep && s != REDACTED {
                     *s = self.text(s);
                 }
             }
             Value::Array(items) => {
                 for x in items {
-                    self.request_value(x, key, tool);
+                    self.request_value(x, key, tool, declared);
                 }
             }
             Value::Object(m) => {
@@ -780,20 +795,49 @@ impl Scrubber {
                     if k == "stream_options" {
                         continue;
                     }
-                    let tool = tool
-                        || [
-                            "tools",
-                            "functions",
-                            "tool_choice",
-                            "tool_calls",
-                            "function_call",
-                        ]
-                        .contains(&k.as_str());
-                    self.request_value(x, Some(k), tool);
+                    let tool = tool || TOOL_KEYS.contains(&k.as_str());
+                    self.request_value(x, Some(k), tool, declared);
                 }
             }
             _ => {}
         }
+    }
+}
+
+/// The request keys under which a `name` is a tool's.
+const TOOL_KEYS: &[&str] = &[
+    "tools",
+    "functions",
+    "tool_choice",
+    "tool_calls",
+    "function_call",
+];
+
+/// Whether a request's string under `key` can be a tool's name: a `name`,
+/// or one of a list of names (`allowedFunctionNames`,
+/// `allowed_function_names`).
+fn names_key(key: &str) -> bool {
+    key == "name" || key.to_ascii_lowercase().ends_with("names")
+}
+
+/// The tools a request declares: every `name` under [`TOOL_KEYS`].
+fn tool_names(v: &Value, key: Option<&str>, tool: bool, out: &mut BTreeSet<String>) {
+    match v {
+        Value::String(s) if tool && key == Some("name") => {
+            out.insert(s.clone());
+        }
+        Value::Array(items) => {
+            for x in items {
+                tool_names(x, key, tool, out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                let tool = tool || TOOL_KEYS.contains(&k.as_str());
+                tool_names(x, Some(k), tool, out);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -970,3 +970,167 @@ fn ignore_text_never_says_same_answer_when_the_texts_differ() {
     let (code, _) = human(&[pa.to_str().unwrap(), pb.to_str().unwrap()]);
     assert_eq!(code, 1, "without --ignore-text the texts differ");
 }
+
+/// Every diff row and reason that names `rule`.
+fn mentions(v: &Value, rule: &str) -> Vec<String> {
+    let mut out: Vec<String> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["item"].as_str().is_some_and(|i| i.contains(rule)))
+        .map(|d| d.to_string())
+        .collect();
+    out.extend(
+        v["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|r| r.contains(rule))
+            .map(str::to_string),
+    );
+    out
+}
+
+#[test]
+fn a_budget_cut_is_one_finding_in_every_pair_of_dialects() {
+    // One stream per dialect that the token budget cut, each reported by
+    // its own dialect's rule.
+    let cut = [
+        ("samples/bad/finish-length.sse", "finish-length"),
+        (
+            "samples/bad/responses-incomplete.sse",
+            "responses-incomplete",
+        ),
+        ("samples/bad/messages-max-tokens.sse", "messages-max-tokens"),
+        ("samples/bad/gemini-max-tokens.sse", "gemini-max-tokens"),
+    ];
+    for (a, ra) in cut {
+        for (b, rb) in cut {
+            if a == b {
+                continue;
+            }
+            // Their texts differ: only the ending is compared.
+            let (code, v) = diff(a, b, &["--ignore-text"]);
+            let both = v["diagnostics"]["both"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{v:#}"));
+            assert_eq!(
+                both.get(&format!("{ra} / {rb}")),
+                Some(&serde_json::json!([1, 1])),
+                "{a} against {b}: {v:#}"
+            );
+            for rule in [ra, rb] {
+                assert_eq!(mentions(&v, rule), Vec::<String>::new(), "{a} against {b}");
+            }
+            assert_eq!(code, 0, "{a} against {b}: {v:#}");
+        }
+    }
+}
+
+#[test]
+fn a_filtered_ending_is_one_finding_and_a_filter_is_not_a_budget_cut() {
+    let dir = common::scratch("diff-filtered");
+    // Responses stopped by a content filter, against Gemini's SAFETY finish
+    // and a prompt Gemini blocked: the same ending.
+    let filtered = std::fs::read_to_string(root().join("samples/bad/responses-incomplete.sse"))
+        .unwrap()
+        .replace("\"max_output_tokens\"}", "\"content_filter\"}");
+    let filtered = write(&dir, "responses-filtered.sse", &filtered);
+    for (gemini, rule) in [
+        (
+            "samples/bad/gemini-finish-reason.sse",
+            "gemini-finish-reason",
+        ),
+        (
+            "samples/bad/gemini-prompt-blocked.sse",
+            "gemini-prompt-blocked",
+        ),
+    ] {
+        for (a, b, key) in [
+            (
+                filtered.clone(),
+                gemini.to_string(),
+                format!("responses-incomplete / {rule}"),
+            ),
+            (
+                gemini.to_string(),
+                filtered.clone(),
+                format!("{rule} / responses-incomplete"),
+            ),
+        ] {
+            let (_, v) = diff(&a, &b, &["--ignore-text"]);
+            assert_eq!(
+                v["diagnostics"]["both"].get(&key),
+                Some(&serde_json::json!([1, 1])),
+                "{a} against {b}: {v:#}"
+            );
+            assert_eq!(mentions(&v, "responses-incomplete"), Vec::<String>::new());
+        }
+    }
+    // A Chat answer the filter left blank (`empty-answer`, for its
+    // `content_filter` finish) against Gemini's SAFETY finish.
+    let blank = write(
+        &dir,
+        "chat-filtered.sse",
+        concat!(
+            "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"content_filter\"}]}\n\n",
+            "data: [DONE]\n\n",
+        ),
+    );
+    let (code, v) = diff(
+        "samples/bad/gemini-finish-reason.sse",
+        &blank,
+        &["--ignore-text"],
+    );
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(
+        v["diagnostics"]["both"]["gemini-finish-reason / empty-answer"],
+        serde_json::json!([1, 1]),
+        "{v:#}"
+    );
+    // A filter on one side and the budget on the other are two endings:
+    // the finish row says so, and the two rules are not paired.
+    let (code, v) = diff(
+        &filtered,
+        "samples/bad/gemini-max-tokens.sse",
+        &["--ignore-text"],
+    );
+    assert_eq!(code, 1, "{v:#}");
+    assert!(
+        v["diagnostics"]["both"].as_object().unwrap().is_empty(),
+        "{v:#}"
+    );
+    assert!(row(&v, "responses-incomplete").is_some(), "{v:#}");
+    assert!(row(&v, "gemini-max-tokens").is_some(), "{v:#}");
+    assert!(row(&v, "choice 0 finish").is_some(), "{v:#}");
+}
+
+#[test]
+fn a_bad_entry_names_the_path_hash_n_syntax_diff_has_not_an_entry_option() {
+    let dir = common::scratch("diff-bad-entry");
+    let sse = write(
+        &dir,
+        "a.sse",
+        &std::fs::read_to_string(root().join("samples/good/openai-basic.sse")).unwrap(),
+    );
+    for (a, want) in [
+        (
+            "samples/har/chrome.har#9".to_string(),
+            "(pick one as samples/har/chrome.har#N)",
+        ),
+        (format!("{sse}#2"), "without #2"),
+    ] {
+        let out = Command::cargo_bin("sselint")
+            .unwrap()
+            .current_dir(root())
+            .args(["diff", &a, "samples/good/openai-basic.sse"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("--entry"), "{a}: {err}");
+        assert!(err.contains(want), "{a}: {err}");
+    }
+}

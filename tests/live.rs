@@ -865,3 +865,71 @@ fn record_on_a_gateway_path_sends_the_dialect_the_request_body_is() {
     // No output holds the key.
     assert!(!stderr.contains("FAKE0a1b2c3d"));
 }
+
+/// A URL that answers with an error, or not at all, is named once in
+/// each message and line, with its `?key=` masked.
+#[test]
+fn a_live_urls_error_names_it_once_with_its_key_masked() {
+    let dir = scratch("checkurl-once");
+    let key = "AIzaSyLiveUrlKey0123456789";
+    // Nothing listens: a port the OS gave and took back.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1/chat/completions?key={key}");
+    let shown = format!("http://127.0.0.1:{port}/v1/chat/completions?key=[REDACTED]");
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["check", &url, "--body"])
+        .arg(request_file(&dir))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains(key), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("sselint: error:"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(line.matches(&shown).count(), 1, "{line}");
+    assert_eq!(line.matches("127.0.0.1").count(), 1, "{line}");
+    // A server that answers 401 with a JSON error: each report names the
+    // URL once per stream.
+    let replay = Replay::start(&root().join("samples/bad/http-status.txt"), &[]);
+    let url = format!("{}?key={key}", replay.url);
+    for format in ["human", "json", "junit", "sarif", "github"] {
+        let out = Command::new(cargo_bin("sselint"))
+            .args(["check", &url, "--format", format, "--body"])
+            .arg(request_file(&dir))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains(key), "{format}: {text}");
+        for l in text.lines().filter(|l| l.contains(&replay.addr)) {
+            assert!(
+                l.matches(&replay.addr).count() == 1,
+                "{format}: the URL twice in {l}"
+            );
+        }
+    }
+    // A 200 that is no event stream (Gemini's JSON array, asked without
+    // `alt=sse`): a finding of the URL's, not an error about the
+    // temporary capture's entries.
+    let replay = Replay::start(&root().join("samples/good/gemini-basic.sse"), &[]);
+    let url = replay.url.replace("{model}", "gemini-2.5-flash");
+    let url = format!("{}?key={key}", url.split('?').next().unwrap());
+    let out = Command::new(cargo_bin("sselint"))
+        .args(["check", &url, "--format", "json", "--body"])
+        .arg(request_file(&dir))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("--entry"), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = v.to_string();
+    assert!(!text.contains(key), "{text}");
+    assert!(text.contains("\"body-not-sse\""), "{text}");
+}

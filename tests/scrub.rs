@@ -521,3 +521,111 @@ fn redact_reads_a_compressed_har_body() {
             .success();
     }
 }
+
+/// Every string under a `name` key (or in a list of names) of a JSON
+/// value, in document order.
+fn names_in(v: &Value, key: Option<&str>, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) if key.is_some_and(|k| k == "name" || k.ends_with("Names")) => {
+            out.push(s.clone());
+        }
+        Value::Array(a) => a.iter().for_each(|x| names_in(x, key, out)),
+        Value::Object(m) => m.iter().for_each(|(k, x)| names_in(x, Some(k), out)),
+        _ => {}
+    }
+}
+
+/// A declared tool's name reads the same wherever the capture repeats
+/// it, after `redact --scrub-text`: in the request's declarations, its
+/// history of calls and results, the list of allowed functions, and the
+/// call the response streams.
+#[test]
+fn scrub_text_keeps_a_tool_s_name_the_same_in_request_and_response() {
+    let dir = common::Scratch::new("scrub-tool-names");
+    let tool = "lookup_city_weather";
+    let gemini_body = format!(
+        "data: {}\n\n",
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": tool, "args": {"city": "Paris"}}}]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 5, "totalTokenCount": 14}})
+    );
+    let gemini_request = json!({
+        "contents": [
+            {"role": "user", "parts": [{"text": "What is the weather in Lyon today?"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": tool, "args": {"city": "Lyon"}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": tool, "response": {"forecast": "Sunny and warm all day"}}}]},
+            {"role": "user", "parts": [{"text": "And in Paris, please?"}]}
+        ],
+        "tools": [{"functionDeclarations": [{"name": tool, "description": "Looks up the current weather for a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]}],
+        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [tool]}}
+    });
+    let messages_body = [
+        format!("event: message_start\ndata: {}\n\n", json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude-sonnet-4-5", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 9, "output_tokens": 1}}})),
+        format!("event: content_block_start\ndata: {}\n\n", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": tool, "input": {}}})),
+        format!("event: content_block_delta\ndata: {}\n\n", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"city\":\"Paris\"}"}})),
+        format!("event: content_block_stop\ndata: {}\n\n", json!({"type": "content_block_stop", "index": 0})),
+        format!("event: message_delta\ndata: {}\n\n", json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 5}})),
+        format!("event: message_stop\ndata: {}\n\n", json!({"type": "message_stop"})),
+    ]
+    .concat();
+    let messages_request = json!({
+        "model": "claude-sonnet-4-5", "max_tokens": 100, "stream": true,
+        "tools": [{"name": tool, "description": "Looks up the current weather for a city", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": "What is the weather in Lyon today?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_0", "name": tool, "input": {"city": "Lyon"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_0", "content": "Sunny and warm all day"}]}
+        ]
+    });
+    let chat_body = format!(
+        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        json!({"id": "c1", "object": "chat.completion.chunk", "created": 1700000000, "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": tool, "arguments": "{\"city\":\"Paris\"}"}}]}, "finish_reason": null}]}),
+        json!({"id": "c1", "object": "chat.completion.chunk", "created": 1700000000, "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    );
+    let chat_request = json!({
+        "model": "gpt-4o-mini", "stream": true,
+        "tools": [{"type": "function", "function": {"name": tool, "description": "Looks up the current weather for a city", "parameters": {"type": "object"}}}],
+        "messages": [
+            {"role": "user", "content": "What is the weather in Lyon today?"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": tool, "arguments": "{\"city\":\"Lyon\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_0", "name": tool, "content": "Sunny and warm all day"}
+        ]
+    });
+    let cases = [
+        ("gemini", "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", gemini_request, gemini_body),
+        ("messages", "https://api.anthropic.com/v1/messages", messages_request, messages_body),
+        ("chat", "https://api.openai.com/v1/chat/completions", chat_request, chat_body),
+    ];
+    for (name, url, request, body) in cases {
+        let mut har = common::one_entry_har(json!({"size": body.len(), "text": body}), &[]);
+        let e = &mut har["log"]["entries"][0];
+        e["request"]["url"] = json!(url);
+        e["request"]["postData"] =
+            json!({"mimeType": "application/json", "text": request.to_string()});
+        let input = dir.join(format!("{name}.har"));
+        std::fs::write(&input, har.to_string()).unwrap();
+        let out = dir.join(format!("{name}-scrubbed.har"));
+        Command::cargo_bin("sselint")
+            .unwrap()
+            .args(["redact", "--scrub-text", "-o"])
+            .arg(&out)
+            .arg(&input)
+            .assert()
+            .success();
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let e = &v["log"]["entries"][0];
+        let req: Value =
+            serde_json::from_str(e["request"]["postData"]["text"].as_str().unwrap()).unwrap();
+        let mut names = Vec::new();
+        names_in(&req, None, &mut names);
+        let body = e["response"]["content"]["text"].as_str().unwrap();
+        for data in body.lines().filter_map(|l| l.strip_prefix("data: ")) {
+            if let Ok(d) = serde_json::from_str::<Value>(data) {
+                names_in(&d, None, &mut names);
+            }
+        }
+        assert!(names.len() >= 3, "{name}: {names:?}");
+        assert!(names.iter().all(|n| n == tool), "{name}: {names:?}");
+        // The prose around them is scrubbed.
+        assert!(!e.to_string().contains("Sunny and warm"), "{name}");
+    }
+}

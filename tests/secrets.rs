@@ -900,3 +900,101 @@ fn redact_masks_a_json_body_s_secret_members_and_keeps_the_document() {
     assert_eq!(v["api_key"], "[REDACTED]", "{text}");
     assert_eq!(v["token"], "[REDACTED]", "{text}");
 }
+
+/// A Bearer token is masked whatever its shape: one without digits (a
+/// JWT's letters and dots, an opaque token) quoted in the answer, in an
+/// error message after another header's name, and sent in a HAR's
+/// `Authorization` header, through every format of check and inspect.
+#[test]
+fn a_bearer_token_of_any_shape_is_masked_in_every_format() {
+    let dir = scratch("bearer");
+    let tokens = [
+        "eyJhbGciOiJIUzI1NiJ9FAKE.payloadFAKE.sigFAKE",
+        "OpaqueBearerFakeTokenValue",
+        "ya29.FakeGoogleAccessTokenValue",
+    ];
+    let chunk = |delta: &str| {
+        format!(
+            "data: {{\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":null}}]}}\n\n"
+        )
+    };
+    let body = [
+        chunk(&format!(
+            "{{\"role\":\"assistant\",\"content\":\"Send curl -H 'Authorization: Bearer {}' to it\"}}",
+            tokens[0]
+        )),
+        chunk(&format!(
+            "{{\"content\":\" or the header bearer {} instead.\"}}",
+            tokens[1]
+        )),
+        format!(
+            "data: {{\"error\":{{\"message\":\"Invalid Authorization header: Bearer {} was rejected\"}}}}\n\n",
+            tokens[2]
+        ),
+    ]
+    .concat();
+    let sse = dir.join("bearer.sse");
+    std::fs::write(&sse, &body).unwrap();
+    let mut har = one_entry_har(&body);
+    har["log"]["entries"][0]["request"]["headers"] = serde_json::json!([
+        {"name": "Authorization", "value": format!("Bearer {}", tokens[1])}
+    ]);
+    let har_path = dir.join("bearer.har");
+    std::fs::write(&har_path, har.to_string()).unwrap();
+    for input in [&sse, &har_path] {
+        let mut runs: Vec<Vec<&str>> = Vec::new();
+        for fmt in ["human", "json", "sarif", "junit", "github", "html", "jsonl"] {
+            runs.push(vec!["check", "-v", "--format", fmt]);
+        }
+        for fmt in ["table", "jsonl", "html"] {
+            runs.push(vec!["inspect", "--format", fmt]);
+        }
+        for args in runs {
+            let out = Command::new(cargo_bin("sselint"))
+                .args(&args)
+                .arg(input)
+                .output()
+                .unwrap();
+            let what = format!("{} {}", args.join(" "), input.display());
+            assert_ran(&what, &out, &[0, 1]);
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            for t in tokens {
+                assert!(!text.contains(t), "{t} leaked in {what}");
+            }
+        }
+    }
+}
+
+/// A live URL given to a command that reads files names the URL with its
+/// key masked, and says where a URL is read.
+#[test]
+fn a_url_given_to_a_file_command_is_named_with_its_key_masked() {
+    let dir = scratch("url-not-file");
+    let key = "AIzaSyFileCommandUrlKey0123456789";
+    let url = format!("http://127.0.0.1:9/v1beta/models/m:streamGenerateContent?alt=sse&key={key}");
+    let out_har = dir.join("out.har");
+    let out_har = out_har.to_str().unwrap();
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["inspect", &url],
+        vec!["diff", &url, "samples/good/gemini-basic.sse"],
+        vec!["redact", &url, "-o", out_har],
+        vec!["minimize", &url, "-o", out_har],
+        vec!["replay", &url, "--listen", "127.0.0.1:0"],
+    ];
+    for args in runs {
+        let out = Command::new(cargo_bin("sselint"))
+            .current_dir(root())
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!err.contains(key), "{args:?}: {err}");
+        assert!(err.contains("key=[REDACTED]"), "{args:?}: {err}");
+        assert!(err.contains("sselint check"), "{args:?}: {err}");
+    }
+}

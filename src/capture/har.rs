@@ -141,6 +141,11 @@ pub fn read(
         // With nothing to pick, no hint to pick one.
         let message = if listing.is_empty() {
             format!("{why}; the HAR has no entries")
+        } else if opts.entry_by_spec_only {
+            format!(
+                "{why}; entries:\n{}\n(pick one as {name}#N)",
+                listing.join("\n")
+            )
         } else {
             format!(
                 "{why}; entries:\n{}\n(pick one with --entry N, or as FILE#N)",

@@ -298,10 +298,58 @@ pub fn redact_keys(text: &str) -> String {
 /// [`redact_keys`] without a copy of a text that holds nothing to mask:
 /// the reports show answers of up to a mebibyte each through it.
 pub fn masked_keys(text: &str) -> Cow<'_, str> {
-    match mask_sk_keys(text) {
+    let text = match mask_sk_keys(text) {
         Cow::Borrowed(t) => mask_secret_pairs(t),
         Cow::Owned(t) => Cow::Owned(mask_secret_pairs(&t).into_owned()),
+    };
+    match text {
+        Cow::Borrowed(t) => mask_bearer_tokens(t),
+        Cow::Owned(t) => Cow::Owned(mask_bearer_tokens(&t).into_owned()),
     }
+}
+
+/// Masks the token after each `Bearer ` (any case, as a word) in text:
+/// whatever its shape, it is a credential (a JWT's letters and dots, an
+/// opaque token, Google's `ya29.…`), where [`mask_secret_pairs`] wants
+/// a value with digits. A token is 8 or more of RFC 6750's token
+/// characters, with a digit, one of `.-_~+/` or both cases (so the
+/// prose of `bearer bonds` or `Bearer authentication` stays).
+fn mask_bearer_tokens(text: &str) -> Cow<'_, str> {
+    const SCHEME: &str = "bearer ";
+    let b = text.as_bytes();
+    let is_token = |c: u8| c.is_ascii_alphanumeric() || b"-._~+/=".contains(&c);
+    let mut out = String::new();
+    let mut last = 0;
+    let mut i = 0;
+    while i + SCHEME.len() <= b.len() {
+        let at_word = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        if !(at_word && b[i..i + SCHEME.len()].eq_ignore_ascii_case(SCHEME.as_bytes())) {
+            i += 1;
+            continue;
+        }
+        let v = i + SCHEME.len();
+        let end = b[v..]
+            .iter()
+            .position(|c| !is_token(*c))
+            .map_or(b.len(), |e| v + e);
+        let token = &b[v..end];
+        let credential = token.len() >= 8
+            && (token.iter().any(u8::is_ascii_digit)
+                || token.iter().any(|c| b"-._~+/".contains(c))
+                || (token.iter().any(u8::is_ascii_uppercase)
+                    && token.iter().any(u8::is_ascii_lowercase)));
+        if credential {
+            out.push_str(&text[last..v]);
+            out.push_str(REDACTED);
+            last = end;
+        }
+        i = end.max(i + 1);
+    }
+    if last == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
 }
 
 /// Key shapes masked wherever they stand in text: a prefix, and the
@@ -776,6 +824,9 @@ pub struct Options {
     /// Costs a byte-by-byte pass while parsing (about 1.8× the HAR read
     /// time), so it is off unless a renderer needs it.
     pub har_positions: bool,
+    /// The command picks a HAR entry only as `FILE#N` (it has no
+    /// `--entry` option, as `diff`): the HAR's listing of entries says so.
+    pub entry_by_spec_only: bool,
 }
 
 impl Options {
@@ -790,7 +841,8 @@ impl Options {
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct InputError {
-    /// The input as given.
+    /// The input as given; a URL with its key and user part masked
+    /// ([`redact_url`]).
     pub path: String,
     /// What is wrong, in a sentence.
     pub message: String,
@@ -799,8 +851,15 @@ pub struct InputError {
 impl InputError {
     /// An error about `path`.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        let path = path.into();
+        // A URL given where a file is read: its query may hold a key.
+        let path = if path.contains("://") {
+            redact_url(&path)
+        } else {
+            path
+        };
         InputError {
-            path: path.into(),
+            path,
             message: message.into(),
         }
     }
@@ -829,7 +888,7 @@ pub fn open(path: &str, opts: &Options) -> Result<Capture, InputError> {
     let reader: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
-        let file = File::open(path).map_err(|e| InputError::new(path, io_message(&e)))?;
+        let file = File::open(path).map_err(|e| unreadable(path, &e))?;
         if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
             return Err(InputError::new(path, "is a directory"));
         }
@@ -930,6 +989,16 @@ pub fn from_reader(
         Some(f) => f,
         None => detect(&head),
     };
+    if let (Some(n), false, true) = (
+        opts.entry,
+        format == InputFormat::Har,
+        opts.entry_by_spec_only,
+    ) {
+        return Err(InputError::new(
+            name,
+            format!("{name}#{n} picks entry {n} of a HAR file, but this input is read as {format}, not HAR; give {name} without #{n}"),
+        ));
+    }
     if let (Some(n), false) = (opts.entry, format == InputFormat::Har) {
         return Err(InputError::new(
             name,
@@ -988,6 +1057,21 @@ pub fn detect(head: &[u8]) -> InputFormat {
         return InputFormat::Curl;
     }
     InputFormat::Sse
+}
+
+/// The error of a file `path` that could not be opened or read: a URL
+/// given where a file is read is named masked, with where a URL is read.
+pub fn unreadable(path: &str, e: &io::Error) -> InputError {
+    let message = io_message(e);
+    let url = ["http://", "https://"].iter().any(|s| path.starts_with(s));
+    if url && e.kind() == io::ErrorKind::NotFound {
+        InputError::new(
+            path,
+            format!("{message}: a live URL is read by `sselint check URL --body FILE` (or saved by `sselint record`)"),
+        )
+    } else {
+        InputError::new(path, message)
+    }
 }
 
 /// A message for an I/O error that does not repeat the path.

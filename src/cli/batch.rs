@@ -228,10 +228,15 @@ pub fn lint_record(
     match jsonl::parse_line(bytes) {
         Err(m) => failed(fallback, m),
         Ok(rec) => {
-            let id = rec.id.unwrap_or(fallback);
             match rec.body {
-                Err(m) => failed(id, m),
+                // Its id names the result; where it sits in the log is
+                // what finds the line to fix.
+                Err(m) => match rec.id {
+                    Some(id) => failed(id, format!("{fallback}: {m}")),
+                    None => failed(fallback, m),
+                },
                 Ok(body) => {
+                    let id = rec.id.unwrap_or(fallback);
                     let cap = jsonl::capture(&id, body, &rec.facts, opts);
                     pipeline::lint_opened(&id, cap, settings)
                 }

@@ -452,22 +452,42 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     for (i, url) in urls.iter().enumerate() {
         let tmp = std::env::temp_dir().join(format!("sselint-live-{}-{i}.har", std::process::id()));
         let settings = settings_for(url);
+        // The URL's query or user part may hold a key.
+        let shown = sselint::capture::redact_url(url);
         let result = match super::live::record_to(url, &a.live, &tmp, false, &settings) {
             Ok(_) => {
-                let mut r =
-                    pipeline::lint_path(&tmp.to_string_lossy(), &Default::default(), &settings);
-                // The URL's query or user part may hold a key.
-                r.path = sselint::capture::redact_url(url);
+                // The recording's one entry, whatever its media type: a
+                // body that is no event stream is a finding of the URL's
+                // (`body-not-sse`), not an error about a HAR's entries.
+                let one = sselint::capture::Options {
+                    entry: Some(0),
+                    ..Default::default()
+                };
+                let mut r = pipeline::lint_path(&tmp.to_string_lossy(), &one, &settings);
+                // The one stream is the URL's: named by it, as a file's
+                // one stream is by its path, not as the temporary HAR's
+                // entry (`#0 POST URL`), which would name the URL twice.
+                for s in &mut r.streams {
+                    s.label.clone_from(&shown);
+                }
+                r.path = shown;
                 r
             }
-            Err(e) => FileResult {
-                path: sselint::capture::redact_url(url),
-                input_format: None,
-                detail: "",
-                error: Some(format!("{e:#}")),
-                rules_run: Vec::new(),
-                streams: Vec::new(),
-            },
+            Err(e) => {
+                // The error names the URL, and so does the report's line.
+                let message = format!("{e:#}");
+                let message = message
+                    .strip_prefix(&format!("{shown}: "))
+                    .map_or_else(|| message.clone(), str::to_string);
+                FileResult {
+                    path: shown,
+                    input_format: None,
+                    detail: "",
+                    error: Some(message),
+                    rules_run: Vec::new(),
+                    streams: Vec::new(),
+                }
+            }
         };
         let _ = std::fs::remove_file(&tmp);
         results.push(result);

@@ -97,7 +97,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let html = a.format == Format::Html;
     let settings = super::profile_settings(&a.profile)?;
-    let opts = sselint::capture::Options::default();
+    // A side picks a HAR entry as `PATH#N`; diff has no --entry.
+    let opts = sselint::capture::Options {
+        entry_by_spec_only: true,
+        ..Default::default()
+    };
     let read = |spec: &str, dialect: Option<super::DialectArg>| {
         let mut settings = settings.clone();
         settings.dialect = dialect.unwrap_or(a.dialect).dialect();

@@ -195,7 +195,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     }
     let bytes = match std::fs::read(&a.input) {
         Ok(b) => b,
-        Err(e) => return fail(format!("{shown}: {}", capture::io_message(&e))),
+        Err(e) => return fail(capture::unreadable(&shown, &e).to_string()),
     };
     if a.output.as_deref().is_some_and(sselint::output::is_stdout) {
         return fail(

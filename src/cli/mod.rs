@@ -221,6 +221,7 @@ impl InputArgs {
             url_match: self.url_match.clone(),
             max_decoded_bytes: self.max_decoded_bytes,
             har_positions: false,
+            entry_by_spec_only: false,
         }
     }
 

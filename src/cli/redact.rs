@@ -75,13 +75,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let bytes = match std::fs::read(&a.input) {
         Ok(b) => b,
-        Err(e) => {
-            return fail(format!(
-                "{}: {}",
-                a.input.display(),
-                capture::io_message(&e)
-            ))
-        }
+        Err(e) => return fail(capture::unreadable(&a.input.to_string_lossy(), &e).to_string()),
     };
     if let Some(which) = capture::utf16(&bytes) {
         // Not read as a capture, it would be copied as it is, keys and all.

@@ -71,6 +71,12 @@ pub enum Fault {
     UsageDecreasing,
     /// A finish outside the API's values.
     FinishValue,
+    /// The token budget cut the answer (Chat's `length`, Gemini's
+    /// `MAX_TOKENS`).
+    TokenBudget,
+    /// A filter stopped the answer or blocked the prompt (Chat's
+    /// `content_filter`, Gemini's `SAFETY`).
+    Filtered,
 }
 
 impl Fault {
@@ -89,6 +95,8 @@ impl Fault {
         Fault::UnknownField,
         Fault::UsageDecreasing,
         Fault::FinishValue,
+        Fault::TokenBudget,
+        Fault::Filtered,
     ];
 
     /// What the fault is, in a few words (`diff`'s notes).
@@ -107,6 +115,21 @@ impl Fault {
             Fault::UnknownField => "fields the API does not define",
             Fault::UsageDecreasing => "usage that goes down",
             Fault::FinishValue => "a finish outside the API's values",
+            Fault::TokenBudget => "the token budget cut the answer",
+            Fault::Filtered => "a filter stopped the answer",
+        }
+    }
+
+    /// The finish, in `diff`'s one vocabulary across dialects, that a
+    /// finding reports this fault only beside: a rule that reports an
+    /// ending for more than one reason (a response left incomplete by the
+    /// budget or by a filter) is this fault's counterpart on a side whose
+    /// finish says this reason. `None`: the fault stands on its own.
+    pub fn finish(self) -> Option<&'static str> {
+        match self {
+            Fault::TokenBudget => Some("length"),
+            Fault::Filtered => Some("content_filter"),
+            _ => None,
         }
     }
 }
@@ -165,8 +188,11 @@ pub struct Words {
     /// Keys an event of this dialect is not read without (its `type`, its
     /// numbering): `minimize` keeps them (what is inside may be reduced).
     pub kept: &'static [&'static str],
-    /// This dialect's rule for each [`Fault`] it reports (at most one per
-    /// fault): `diff` across dialects pairs it with the other dialect's.
+    /// This dialect's rules for each [`Fault`] it reports: `diff` across
+    /// dialects pairs them with the other dialect's. The first rule of a
+    /// fault is the one `diff`'s notes name; a rule listed under several
+    /// faults stands for the one whose [`Fault::finish`] its side's finish
+    /// says.
     pub faults: &'static [(Fault, &'static str)],
 }
 

@@ -72,5 +72,10 @@ pub const WORDS: Words = Words {
         (Fault::Schema, "schema"),
         (Fault::UnknownField, "unknown-field"),
         (Fault::FinishValue, "finish-reason-value"),
+        (Fault::TokenBudget, "finish-length"),
+        // A blank answer says why: a `length` finish (the budget went on
+        // reasoning) or a `content_filter` one (the finish tells `diff`).
+        (Fault::TokenBudget, "empty-answer"),
+        (Fault::Filtered, "empty-answer"),
     ],
 };

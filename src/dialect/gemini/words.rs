@@ -85,5 +85,11 @@ pub const WORDS: Words = Words {
         (Fault::Schema, "gemini-schema"),
         (Fault::UsageDecreasing, "gemini-usage-decreasing"),
         (Fault::FinishValue, "gemini-finish-reason-value"),
+        (Fault::TokenBudget, "gemini-max-tokens"),
+        // A filter's finish (`SAFETY`, `RECITATION`, …) or a blocked
+        // prompt; `gemini-finish-reason` also reports a failed call
+        // (`MALFORMED_FUNCTION_CALL`), whose finish is no filter's.
+        (Fault::Filtered, "gemini-finish-reason"),
+        (Fault::Filtered, "gemini-prompt-blocked"),
     ],
 };

@@ -57,5 +57,6 @@ pub const WORDS: Words = Words {
         (Fault::Schema, "messages-schema"),
         (Fault::UnknownField, "messages-unknown-field"),
         (Fault::UsageDecreasing, "messages-usage-decreasing"),
+        (Fault::TokenBudget, "messages-max-tokens"),
     ],
 };

@@ -81,5 +81,9 @@ pub const WORDS: Words = Words {
         (Fault::AfterEnd, "responses-after-terminal"),
         (Fault::Schema, "responses-missing-field"),
         (Fault::UnknownField, "responses-unknown-field"),
+        // `response.incomplete` says why: `max_output_tokens` or
+        // `content_filter` (the finish tells `diff` which).
+        (Fault::TokenBudget, "responses-incomplete"),
+        (Fault::Filtered, "responses-incomplete"),
     ],
 };
