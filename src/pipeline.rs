@@ -209,6 +209,7 @@ pub fn lint_stream_with(
             .map(|t| format!("the transfer broke: {}", t.reason)),
     );
     notes.extend(forced_hint);
+    notes.extend(profile_mismatch(settings, report.dialect));
     StreamResult {
         label: stream.label,
         http: stream.http,
@@ -230,6 +231,26 @@ pub fn lint_stream_with(
         provider: report.provider,
         dialect: report.dialect,
     }
+}
+
+/// A note when the profile chosen is another dialect's than the stream's
+/// (`--profile gemini-api` on a Chat stream): its extensions, finish
+/// values and severities describe streams this one is not. Said for any
+/// profile but the default one, which every stream is read with when
+/// none is chosen.
+fn profile_mismatch(settings: &Settings, dialect: Option<crate::vocab::Dialect>) -> Option<String> {
+    let p = settings.profile;
+    let d = dialect?;
+    if p.dialect == d || p.name == crate::lint::default_profile().name {
+        return None;
+    }
+    Some(format!(
+        "the profile `{}` describes {} streams, but this stream is {}: its extensions, values and severities do not apply here; choose one of the {} profiles (`sselint rules --profiles`)",
+        p.name,
+        p.dialect.title(),
+        d.title(),
+        d.title()
+    ))
 }
 
 /// The rules `settings` leaves on, in code order.

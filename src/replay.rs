@@ -143,9 +143,15 @@ impl Replay {
         };
         // The body's dialect over the request path's, as `check` reads it
         // (`path-dialect-mismatch`): the capture is served as what it is.
+        // A body that is no event stream but one JSON value in a shape an
+        // API answers with (Gemini's JSON array, without `alt=sse`) is that
+        // API's, as `check` tells it (`body-not-sse`), served as captured.
+        let shape = body_shape(&body);
         let dialect = dialect.or_else(|| {
             let url = stream.request.as_ref().map(|r| r.url.as_str());
-            sniff_body(&body).or_else(|| url.and_then(dialect::sniff_url))
+            sniff_body(&body)
+                .or(shape.as_ref().map(|(d, _)| *d))
+                .or_else(|| url.and_then(dialect::sniff_url))
         });
         if !headers
             .iter()
@@ -155,7 +161,13 @@ impl Replay {
                 .http
                 .as_ref()
                 .and_then(|h| h.content_type.clone())
-                .unwrap_or_else(|| "text/event-stream".to_string());
+                .unwrap_or_else(|| {
+                    if shape.is_some() {
+                        "application/json".to_string()
+                    } else {
+                        "text/event-stream".to_string()
+                    }
+                });
             headers.push(("Content-Type".to_string(), ct));
         }
         Ok(Replay {
@@ -170,6 +182,13 @@ impl Replay {
             timing: stream.timing,
             dialect,
         })
+    }
+
+    /// What the body is when it is no event stream but one JSON value (or
+    /// the start of one) in a shape its API answers with: a few words
+    /// (`a JSON array of 2 Gemini GenerateContentResponse object(s): …`).
+    pub fn shape(&self) -> Option<String> {
+        body_shape(&self.body).map(|(_, what)| what)
     }
 
     /// The dialect the capture is served as (the default dialect, Chat,
@@ -253,6 +272,36 @@ fn sniff_body(body: &[u8]) -> Option<Dialect> {
     found
 }
 
+/// Whether the HAR at `p` holds exactly one entry.
+fn has_one_entry(p: &std::path::Path) -> bool {
+    std::fs::read(p)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| {
+            v.pointer("/log/entries")
+                .and_then(|e| e.as_array())
+                .map(Vec::len)
+        })
+        == Some(1)
+}
+
+/// The dialect and shape of a body that holds no event but is one JSON
+/// value an API answers with ([`dialect::sniff_body`]), or the start of
+/// one ([`dialect::sniff_cut_body`]).
+fn body_shape(body: &[u8]) -> Option<(Dialect, String)> {
+    let head = body.trim_ascii_start();
+    if !matches!(head.first(), Some(b'[' | b'{')) || head.starts_with(b"data:") {
+        return None;
+    }
+    match serde_json::from_slice::<serde_json::Value>(head) {
+        Ok(v) => dialect::sniff_body(&v),
+        Err(_) => {
+            let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+            dialect::sniff_cut_body(&text)
+        }
+    }
+}
+
 /// The dialect whose endpoint `path` (query excluded) is, with or without
 /// its base (`/v1`), any model standing in for the endpoint's `{model}`,
 /// or another path its API streams at (Gemini's `/v1/…`,
@@ -278,7 +327,9 @@ fn lacks_stream_query(d: Dialect, path: &str) -> bool {
 /// status and body of the 400 that says why the capture has no such
 /// shape.
 fn unstreamed(r: &Replay) -> Result<Option<Replay>, (u16, String)> {
-    if !(200..300).contains(&r.status) {
+    // An error answer is the same either way, and a body already in a
+    // non-stream shape (the JSON array itself) is served as captured.
+    if !(200..300).contains(&r.status) || r.shape().is_some() {
         return Ok(None);
     }
     let mut datas = Vec::new();
@@ -625,7 +676,10 @@ impl Source {
 /// The layout: `DIR/NAME.EXT` (any capture `check` reads; its dialect told
 /// from it) and `DIR/DIALECT/NAME.EXT` (`chat/`, `responses/`,
 /// `messages/`: served as that dialect), NAME a scenario name (`plain`,
-/// `usage`, `n2`, `tool`, …). `NAME.json` holds the JSON body of an error
+/// `usage`, `n2`, `tool`, …, and the `disconnect` run's two captures,
+/// `disconnect-dropped` and `disconnect`, which answer `long`'s and
+/// `plain`'s requests where those have no capture of their own, as
+/// [`crate::probe::DISCONNECT_CAPTURES`] says). `NAME.json` holds the JSON body of an error
 /// answer, served with HTTP 400, or with HTTP NNN when named
 /// `NAME.NNN.json` (`n2.404.json`). A request whose scenario has no
 /// capture gets a 400 in its API's error shape naming the scenario.
@@ -728,7 +782,25 @@ impl ScenarioSet {
                 }
                 continue;
             }
-            let r = Replay::load(&shown, opts, dialect)?;
+            // A one-entry HAR `probe` saved of an error answer (`invalid`:
+            // a 400 with a JSON body) holds no event stream, so `check`'s
+            // pick of the stream entries finds none: its one entry is it.
+            let r = match Replay::load(&shown, opts, dialect) {
+                Ok(r) => r,
+                Err(e) if ext == "har" && opts.entry.is_none() => {
+                    let one = capture::Options {
+                        entry: Some(0),
+                        ..opts.clone()
+                    };
+                    let r = Replay::load(&shown, &one, dialect).map_err(|_| e.clone())?;
+                    if !(200..300).contains(&r.status) && has_one_entry(&p) {
+                        r
+                    } else {
+                        return Err(e);
+                    }
+                }
+                Err(e) => return Err(e),
+            };
             let d = r.served();
             self.insert(d, stem, &shown, r)?;
         }
@@ -736,10 +808,17 @@ impl ScenarioSet {
     }
 
     fn insert(&mut self, d: Dialect, name: &str, shown: &str, r: Replay) -> Result<(), String> {
+        // Every name a probe run saves: its scenarios, and both of the
+        // disconnect's captures.
         let known: Vec<&str> = crate::probe::scenarios(d)
             .iter()
             .map(|s| s.name)
-            .filter(|n| *n != "disconnect")
+            .chain(
+                crate::probe::DISCONNECT_CAPTURES
+                    .iter()
+                    .map(|(file, _)| *file)
+                    .filter(|f| *f != "disconnect"),
+            )
             .collect();
         if !known.contains(&name) {
             return Err(format!(
@@ -813,7 +892,16 @@ impl ScenarioSet {
             Ok(v) => crate::probe::classify(d, &v),
             Err(_) => "invalid",
         };
-        self.entries.get(&(d, name.to_string())).ok_or_else(|| {
+        // A `disconnect` run's captures answer the requests it sent
+        // (`long`'s, then `plain`'s) where the set has none of their own.
+        let fallback = || {
+            crate::probe::DISCONNECT_CAPTURES
+                .iter()
+                .filter(|(_, answered)| *answered == name)
+                .find_map(|(file, _)| self.entries.get(&(d, file.to_string())))
+        };
+        let own = self.entries.get(&(d, name.to_string()));
+        own.or_else(fallback).ok_or_else(|| {
             (
                 400,
                 error_body(

@@ -165,10 +165,9 @@ impl Linter<'_> {
         };
         let hint = match dialect::sniff_event(name, Some(&json)) {
             Sniffed::Dialect(d) if d != forced => {
-                let shown = ["type", "object"]
-                    .iter()
-                    .find_map(|k| json.get(*k).and_then(Value::as_str))
-                    .unwrap_or(name);
+                // The field that shows it, in that dialect's terms.
+                let by = d.api().shown_by(&json);
+                let shown = by.as_deref().unwrap_or(name);
                 format!(
                     "the events look like {} (`{}`); try --dialect {}",
                     d.title(),
@@ -206,7 +205,16 @@ impl Linter<'_> {
         } else if let Some(t) = json.and_then(|v| v.get("type")).and_then(Value::as_str) {
             format!("of type `{}`", shorten(t, 40))
         } else {
-            "a `chat.completion.chunk`".to_string()
+            // What shows it to be the body's dialect: its `object` value
+            // (`a `chat.completion.chunk``), else the key (a Gemini chunk's
+            // `candidates`).
+            let shown = json.and_then(|v| body.api().shown_by(v));
+            let object = json.and_then(|v| v.get("object")).and_then(Value::as_str);
+            match shown {
+                Some(s) if object == Some(s.as_str()) => format!("a `{}`", shorten(&s, 40)),
+                Some(s) => format!("a {} with `{}`", body.words().event, shorten(&s, 40)),
+                None => format!("a {}", body.words().event),
+            }
         };
         let loc = self.event_loc(block);
         self.report(

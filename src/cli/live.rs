@@ -73,7 +73,17 @@ impl LiveArgs {
             ),
             None => None,
         };
-        let dialect = match dialect.or_else(|| sselint::dialect::sniff_url(url)) {
+        // The path names the API where it is one an API streams at (its
+        // endpoint, or another path it names: Gemini's `tunedModels/…`).
+        let path_dialect = || {
+            let path = url.split(['?', '#']).next().unwrap_or(url);
+            let path = path
+                .split_once("://")
+                .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+                .unwrap_or(path);
+            sselint::dialect::sniff_url(url).or_else(|| sselint::dialect::endpoint_of(path))
+        };
+        let dialect = match dialect.or_else(path_dialect) {
             Some(d) => d,
             None => request_dialect(url, &body),
         };
@@ -346,7 +356,11 @@ against: each request is answered with the capture of the scenario it is
 tool_choice -> tool, ... ; see `sselint probe --help`). Files are named by
 scenario, DIR/chat/plain.sse, DIR/chat/usage.har, DIR/responses/tool.sse,
 DIR/messages/thinking.sse, DIR/gemini/n2.sse (or DIR/NAME.EXT, its dialect
-told from it);
+told from it); a directory `sselint probe -o DIR` wrote is one as it is
+(a HAR whose one entry is an error answer is served as that answer):
+its disconnect-dropped and disconnect captures answer long's and plain's
+requests (the two the disconnect scenario sends) where DIR has none of
+their own;
 NAME.json holds a JSON error body served with HTTP 400 (NAME.404.json:
 404). A request whose scenario has no capture gets a 400 JSON error that
 names the scenario. Example:
@@ -422,9 +436,12 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     // The base URL a client of that API takes: OpenAI's SDKs add the path
     // to `…/v1`, Anthropic's add `/v1/messages` to the origin.
     let base = format!("http://{addr}{}", served.api().sdk_base());
-    let what = match replay.dialect {
-        Some(d) => format!("{} stream", d.a_title()),
-        None => "a stream of no known dialect, served as Chat".to_string(),
+    let what = match (replay.dialect, replay.shape()) {
+        (Some(_), Some(shape)) => {
+            format!("{shape}; not an event stream, served as captured to every request")
+        }
+        (Some(d), None) => format!("{} stream", d.a_title()),
+        (None, _) => "a stream of no known dialect, served as Chat".to_string(),
     };
     let paths = if a.any_path {
         "any method and path".to_string()

@@ -334,6 +334,14 @@ pub trait Api: Sync + std::fmt::Debug {
         None
     }
 
+    /// What in one event's data shows it to be this API's, as the notes
+    /// that say what a stream looks like quote it (`--dialect`'s hint,
+    /// `path-dialect-mismatch`): by default the event's `type`. `None`:
+    /// nothing in it does.
+    fn shown_by(&self, data: &Value) -> Option<String> {
+        data.get("type").and_then(Value::as_str).map(str::to_string)
+    }
+
     /// The usage as the human report's summary line shows it
     /// (`usage: …`), for an API whose usage fields are not OpenAI's or
     /// Anthropic's names; `None`: the report reads those names.

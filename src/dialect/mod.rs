@@ -152,8 +152,12 @@ pub enum RequestKind {
 /// without `messages`; Chat Completions from `messages` without
 /// `max_tokens` (which Messages requires), a `system` or `developer`
 /// message, or a Chat-only field (`stream_options`, `n`,
-/// `response_format`, `max_completion_tokens`, tools with a `function`).
+/// `response_format`, `max_completion_tokens`, tools with a `function`);
+/// Google Gemini from `contents` without `messages` or `input`.
 pub fn sniff_request(body: &Value) -> RequestKind {
+    if let Some(why) = gemini::request_field(body) {
+        return RequestKind::Is(Dialect::Gemini, why);
+    }
     let has = |k: &str| body.get(k).is_some();
     let field = |k: &str| format!("top-level `{k}`");
     for k in ["anthropic_version", "system", "stop_sequences"] {
@@ -213,7 +217,7 @@ pub fn sniff_request(body: &Value) -> RequestKind {
             "`model`, `max_tokens` and `messages` fit both OpenAI Chat Completions and Anthropic Messages".into(),
         )
     } else {
-        RequestKind::Ambiguous("it has neither `messages` nor `input`".into())
+        RequestKind::Ambiguous("it has neither `messages`, `input` nor `contents`".into())
     }
 }
 

@@ -1383,6 +1383,8 @@ fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
         // What the dialect reads an event by (Messages' `type`, Responses'
         // `type` and `sequence_number`) stays; what is inside may go.
         let kept = oracle.dialect.map_or(&[][..], |d| d.words().kept);
+        // Its identifiers (Gemini's `modelVersion`, `responseId`) stay whole.
+        let ids = oracle.dialect.map_or(&[][..], |d| d.words().identifiers);
         let guard = |ptr: &str| {
             let key = ptr.rsplit('/').next().unwrap_or("");
             if kept.contains(&key) {
@@ -1391,7 +1393,7 @@ fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
                 Guard::Free
             }
         };
-        let r = reduce::reduce(&mut v, &guard, true, &mut |cand: &Value| {
+        let r = reduce::reduce(&mut v, &guard, Some(ids), &mut |cand: &Value| {
             units[ui].bytes = with(cand);
             let refs: Vec<&Unit> = units.iter().collect();
             oracle.test(&shell, &refs)
@@ -1509,7 +1511,7 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
             };
             let base = h.clone();
             let mut entry = h.entry.clone();
-            let r = reduce::reduce(&mut entry, &guard, false, &mut |cand: &Value| {
+            let r = reduce::reduce(&mut entry, &guard, None, &mut |cand: &Value| {
                 let s = Shell::Har(HarShell {
                     entry: cand.clone(),
                     ..base.clone()
@@ -1534,13 +1536,18 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
                     e
                 };
                 let before = req.clone();
-                let _ = reduce::reduce(&mut req, &|_| Guard::Free, true, &mut |cand: &Value| {
-                    let s = Shell::Har(HarShell {
-                        entry: with(cand),
-                        ..h0.clone()
-                    });
-                    oracle.test(&s, &units)
-                });
+                let _ = reduce::reduce(
+                    &mut req,
+                    &|_| Guard::Free,
+                    Some(&[]),
+                    &mut |cand: &Value| {
+                        let s = Shell::Har(HarShell {
+                            entry: with(cand),
+                            ..h0.clone()
+                        });
+                        oracle.test(&s, &units)
+                    },
+                );
                 if req != before {
                     h.entry = with(&req);
                     changed = true;

@@ -29,10 +29,13 @@ const HAR_IDENTIFIER_KEYS: &[&str] = &[
 /// Whether a member's string names a thing rather than holds text (a
 /// type, an event name, a model, an id, a status): never shortened, since
 /// the fault may be that very name (`"chat.completions.chunk"`). The
-/// default dialect's identifiers ([`crate::dialect::words::Words::identifiers`])
-/// and a HAR's.
-fn is_identifier(key: &str) -> bool {
-    crate::dialect::words::of(None).identifiers.contains(&key) || HAR_IDENTIFIER_KEYS.contains(&key)
+/// default dialect's identifiers ([`crate::dialect::words::Words::identifiers`]),
+/// the stream's own dialect's (`ids`: Gemini's `modelVersion` and
+/// `responseId`), and a HAR's.
+fn is_identifier(key: &str, ids: &[&str]) -> bool {
+    ids.contains(&key)
+        || crate::dialect::words::of(None).identifiers.contains(&key)
+        || HAR_IDENTIFIER_KEYS.contains(&key)
 }
 
 /// What may happen to the value at a JSON pointer.
@@ -47,8 +50,10 @@ pub enum Guard {
 }
 
 /// Reduces `v` in place. `guard` says what may happen at each JSON
-/// pointer; long strings are tried shortened only when `shorten` (never
-/// in a HAR entry's metadata: its dates and versions must stay valid);
+/// pointer; long strings are tried shortened only when `shorten` is
+/// `Some` (never in a HAR entry's metadata: its dates and versions must
+/// stay valid), except under the keys it lists and the other identifiers
+/// ([`is_identifier`]);
 /// `test` judges a whole candidate value.
 ///
 /// Returns whether `v` changed, or `None` when `test` said the budget is
@@ -56,7 +61,7 @@ pub enum Guard {
 pub fn reduce(
     v: &mut Value,
     guard: &dyn Fn(&str) -> Guard,
-    shorten: bool,
+    shorten: Option<&[&str]>,
     test: &mut dyn FnMut(&Value) -> Verdict,
 ) -> Option<bool> {
     let mut changed = false;
@@ -72,7 +77,7 @@ fn walk(
     root: &mut Value,
     path: String,
     guard: &dyn Fn(&str) -> Guard,
-    shorten: bool,
+    shorten: Option<&[&str]>,
     test: &mut dyn FnMut(&Value) -> Verdict,
     changed: &mut bool,
 ) -> Option<()> {
@@ -128,9 +133,10 @@ fn walk(
             }
         }
         Value::String(s)
-            if shorten
-                && s.chars().count() > LONG_STRING
-                && !is_identifier(path.rsplit('/').next().unwrap_or("")) =>
+            if shorten.is_some_and(|ids| {
+                s.chars().count() > LONG_STRING
+                    && !is_identifier(path.rsplit('/').next().unwrap_or(""), ids)
+            }) =>
         {
             let short: String = s.chars().take(SHORT_STRING).collect();
             let mut cand = root.clone();
@@ -155,7 +161,7 @@ mod tests {
     #[test]
     fn drops_what_the_test_does_not_need_and_shortens_strings() {
         let mut v = json!({"id": "x", "choices": [{"index": 0, "delta": {"content": "a long piece of text here"}}, {"index": 1}], "keep": {"a": 1, "b": 2}});
-        let changed = reduce(&mut v, &|_| Guard::Free, true, &mut |c: &Value| {
+        let changed = reduce(&mut v, &|_| Guard::Free, Some(&[]), &mut |c: &Value| {
             Some(c.pointer("/keep/b").is_some() && c.pointer("/choices/0/delta/content").is_some())
         });
         assert_eq!(changed, Some(true));
@@ -173,7 +179,7 @@ mod tests {
             "/k" => Guard::Keep,
             _ => Guard::Free,
         };
-        reduce(&mut v, &guard, true, &mut |_| Some(true));
+        reduce(&mut v, &guard, Some(&[]), &mut |_| Some(true));
         assert_eq!(v, json!({"b": {"c": 2}, "k": {}}));
     }
 }

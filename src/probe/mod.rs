@@ -50,6 +50,14 @@ pub fn scenario(dialect: Dialect, name: &str) -> Option<Scenario> {
     scenarios(dialect).iter().copied().find(|s| s.name == name)
 }
 
+/// The captures a `disconnect` run saves, each as `(file stem, the
+/// scenario whose request it answered)`: the first request, `long`'s,
+/// which the client hung up on (`disconnect-dropped`), and the follow-up,
+/// `plain`'s (`disconnect`). `replay DIR` serves each to that scenario's
+/// request where DIR holds no capture of the scenario itself.
+pub const DISCONNECT_CAPTURES: [(&str, &str); 2] =
+    [("disconnect-dropped", "long"), ("disconnect", "plain")];
+
 /// A budget at or below this is the `length` scenario ([`classify`]).
 const LENGTH_MAX: u64 = 16;
 /// A budget at or above this is the `long` scenario ([`classify`]).

@@ -61,6 +61,19 @@ fn tool(name: &str, about: &str) -> Value {
 }
 
 impl crate::dialect::Api for Api {
+    /// Its `object` (`chat.completion.chunk`), else its `choices` (a
+    /// chunk without an `object`, or with an empty one).
+    fn shown_by(&self, data: &Value) -> Option<String> {
+        let object = data
+            .get("object")
+            .and_then(Value::as_str)
+            .filter(|o| !o.is_empty());
+        match object {
+            Some(o) => Some(o.to_string()),
+            None => data.get("choices").map(|_| "choices".to_string()),
+        }
+    }
+
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",

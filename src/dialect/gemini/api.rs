@@ -416,6 +416,15 @@ impl crate::dialect::Api for Api {
         }
     }
 
+    /// The key that makes it a chunk: `candidates`, `promptFeedback` or
+    /// `usageMetadata` (its events have no `type`).
+    fn shown_by(&self, data: &Value) -> Option<String> {
+        ["candidates", "promptFeedback", "usageMetadata"]
+            .into_iter()
+            .find(|k| data.get(k).is_some())
+            .map(str::to_string)
+    }
+
     /// A body that starts as `[{"candidates": [` but does not parse
     /// whole: the JSON array cut before its end.
     fn cut_body_shape(&self, head: &str) -> Option<String> {

@@ -195,22 +195,44 @@ pub fn is_chunk(o: &Map<String, Value>) -> bool {
         })
 }
 
+/// What shows a request body to be a `generateContent` request: its
+/// `contents` array (the conversation; the other APIs call theirs
+/// `messages` or `input`), as a few words for `record`'s note. `None`:
+/// not one.
+pub fn request_field(body: &Value) -> Option<String> {
+    let o = body.as_object()?;
+    (o.get("contents").is_some_and(Value::is_array)
+        && !o.contains_key("messages")
+        && !o.contains_key("input"))
+    .then(|| "`contents` (the conversation, as a GenerateContentRequest holds it)".to_string())
+}
+
 /// Whether an event's data cut before its end (the undispatched tail of
 /// a stream that ended inside its first event) starts as a Gemini chunk
-/// does: `{"candidates": [`, whitespace allowed between the tokens. No
-/// other dialect's event starts with that key.
+/// does: `{"candidates": [`, or with the keys a chunk without candidates
+/// opens with (a blocked prompt's `{"promptFeedback": {`,
+/// a usage-only chunk's `{"usageMetadata": {`), whitespace allowed
+/// between the tokens. No other dialect's event starts with those keys.
 pub fn is_partial_chunk(data: &str) -> bool {
     let rest = data.trim_start();
     let Some(rest) = rest.strip_prefix('{') else {
         return false;
     };
-    let Some(rest) = rest.trim_start().strip_prefix("\"candidates\"") else {
+    let rest = rest.trim_start();
+    let (rest, open) = if let Some(r) = rest.strip_prefix("\"candidates\"") {
+        (r, '[')
+    } else if let Some(r) = rest
+        .strip_prefix("\"promptFeedback\"")
+        .or_else(|| rest.strip_prefix("\"usageMetadata\""))
+    {
+        (r, '{')
+    } else {
         return false;
     };
     let Some(rest) = rest.trim_start().strip_prefix(':') else {
         return false;
     };
-    rest.trim_start().starts_with('[')
+    rest.trim_start().starts_with(open)
 }
 
 /// Reports `f` unless its rule is off or past its limit.

@@ -47,6 +47,15 @@ pub const WORDS: Words = Words {
         // A citation's license: the source's own words, not a name sselint
         // knows (`CC-BY-4.0` or a sentence).
         "license",
+        // A part's file: its address (`fileData.fileUri`, a user's
+        // `gs://` object or Files API URI) and the name shown for it
+        // (`displayName`, of a file or inline data) are the user's, and
+        // so is inline data's base64 (`inlineData.data`): scrubbed as
+        // text, letters to letters and digits to digits, so the shape
+        // stays valid (`mimeType` names a type and stays).
+        "fileUri",
+        "displayName",
+        "data",
     ],
     // Gemini's call arguments are a JSON object (`args`), not JSON text.
     json_text_keys: &[],
