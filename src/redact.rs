@@ -754,7 +754,7 @@ impl Scrubber {
     /// `user`, a message's `name`, image data URLs, `prediction`, stop
     /// sequences) but the ones that name a thing rather than say something
     /// ([`REQUEST_KEEP`]: `model`, `role`, `type`, ids, enumerated
-    /// options) and tool names (`name` under `tools`, `functions`,
+    /// options; and each dialect's [`Words::request_options`]) and tool names (`name` under `tools`, `functions`,
     /// `tool_choice`, `tool_calls`, `function_call`, and a declared tool's
     /// name wherever the request repeats it: a `name` or a list of names,
     /// as a past call or its result in the conversation, or the functions
@@ -778,6 +778,7 @@ impl Scrubber {
             Value::String(s) => {
                 let keep = key.is_some_and(|k| {
                     REQUEST_KEEP.contains(&k)
+                        || in_any(k, |w| w.request_options)
                         || (tool && k == "name")
                         || (names_key(k) && declared.contains(s.as_str()))
                 });
@@ -1234,6 +1235,36 @@ mod tests {
             v,
             r#"{"error":{"message":"xxx xxx [REDACTED]; x-xxx-xxx: [REDACTED]"}}"#
         );
+    }
+
+    #[test]
+    fn a_gemini_requests_options_are_kept_and_its_prose_scrubbed() {
+        // A trial: `mode: ANY` became `XXX`, so the copy asked for another
+        // function-calling mode.
+        let mut body = serde_json::json!({
+            "contents": [{"role": "user", "parts": [{"text": "What time is it in Berlin?"}]}],
+            "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_time"]}},
+            "generationConfig": {"responseMimeType": "application/json", "responseModalities": ["TEXT"],
+                "thinkingConfig": {"thinkingLevel": "LOW"}},
+            "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}],
+            "tools": [{"functionDeclarations": [{"name": "get_time", "description": "Tells the time"}]}]
+        });
+        Scrubber::flat().request(&mut body);
+        let text = body.to_string();
+        for kept in [
+            "\"ANY\"",
+            "\"application/json\"",
+            "\"TEXT\"",
+            "\"LOW\"",
+            "\"HARM_CATEGORY_HARASSMENT\"",
+            "\"BLOCK_NONE\"",
+            "\"get_time\"",
+        ] {
+            assert!(text.contains(kept), "{kept} scrubbed: {text}");
+        }
+        for gone in ["Berlin", "Tells the time"] {
+            assert!(!text.contains(gone), "{gone} kept: {text}");
+        }
     }
 
     #[test]

@@ -178,6 +178,10 @@ pub struct Words {
     /// replaces each string inside but the [`Words::identifiers`], and
     /// keeps the keys.
     pub text_objects: &'static [&'static str],
+    /// Keys of a request whose strings are options the API enumerates (a
+    /// mode, a MIME type, a safety category): `redact --scrub-text`
+    /// keeps them, so the copy asks for what the original asked.
+    pub request_options: &'static [&'static str],
     /// Keys whose strings name things (a type, an id, a model, a status):
     /// never scrubbed, and never shortened by `minimize`.
     pub identifiers: &'static [&'static str],

@@ -40,6 +40,7 @@ pub const WORDS: Words = Words {
     ],
     json_text_keys: &["arguments"],
     text_objects: &[],
+    request_options: &[],
     identifiers: &[
         "object",
         "type",

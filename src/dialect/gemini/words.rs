@@ -63,6 +63,21 @@ pub const WORDS: Words = Words {
     // function's parameter names), and the code a model ran (its
     // `language` is an identifier).
     text_objects: &["args", "executableCode"],
+    request_options: &[
+        // `toolConfig.functionCallingConfig.mode`, `generationConfig`'s
+        // `responseMimeType`, `responseModalities`, `mediaResolution` and
+        // `thinkingConfig.thinkingLevel`, `safetySettings`' `category`,
+        // `threshold` and `method`, an inline part's `mimeType`.
+        "mode",
+        "responseMimeType",
+        "responseModalities",
+        "mediaResolution",
+        "thinkingLevel",
+        "category",
+        "threshold",
+        "method",
+        "mimeType",
+    ],
     identifiers: &[
         "role",
         "id",

@@ -34,6 +34,7 @@ pub const WORDS: Words = Words {
     // `input_json_delta` fragments.
     json_text_keys: &["partial_json"],
     text_objects: &[],
+    request_options: &[],
     identifiers: &[
         "type",
         "id",

@@ -49,6 +49,7 @@ pub const WORDS: Words = Words {
     // told by the event type (`…_arguments.delta`).
     json_text_keys: &["arguments"],
     text_objects: &[],
+    request_options: &[],
     identifiers: &[
         "type",
         "id",
