@@ -228,15 +228,14 @@ pub fn lint_record(
     match jsonl::parse_line(bytes) {
         Err(m) => failed(fallback, m),
         Ok(rec) => {
+            // A row is named by its record's id, and its `read_error` is
+            // the one `lint_many` and `lint_arrow` give the same row
+            // (issue 28: the results agree row by row), so the line
+            // number is the name only of a record without an id.
+            let id = rec.id.unwrap_or(fallback);
             match rec.body {
-                // Its id names the result; where it sits in the log is
-                // what finds the line to fix.
-                Err(m) => match rec.id {
-                    Some(id) => failed(id, format!("{fallback}: {m}")),
-                    None => failed(fallback, m),
-                },
+                Err(m) => failed(id, m),
                 Ok(body) => {
-                    let id = rec.id.unwrap_or(fallback);
                     let cap = jsonl::capture(&id, body, &rec.facts, opts);
                     pipeline::lint_opened(&id, cap, settings)
                 }
