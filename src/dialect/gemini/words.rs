@@ -108,6 +108,7 @@ pub const WORDS: Words = Words {
         (Fault::AfterEnd, "gemini-after-finish"),
         (Fault::Schema, "gemini-schema"),
         (Fault::UsageDecreasing, "gemini-usage-decreasing"),
+        (Fault::UsageMismatch, "gemini-usage-total"),
         (Fault::FinishValue, "gemini-finish-reason-value"),
         (Fault::TokenBudget, "gemini-max-tokens"),
         // A filter's finish (`SAFETY`, `RECITATION`, …) or a blocked
