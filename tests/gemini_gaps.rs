@@ -2,28 +2,14 @@
 //! each a test first, each failing before its fix.
 
 mod common;
-use assert_cmd::cargo::cargo_bin;
 use common::*;
 use sselint::capture::{self, Options};
 use sselint::dialect::{self, Dialect, RequestKind};
 use sselint::lint::{profile, Settings};
 use sselint::pipeline::{lint_capture, NoObserver};
-use std::process::Command;
 
 fn gemini() -> Dialect {
     Dialect::parse("gemini").unwrap()
-}
-
-fn sselint(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(cargo_bin("sselint"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 /// POSTs `body` to `path` on `addr`: the status, the head and the body

@@ -2,7 +2,6 @@
 //! trial): each a test first, each failing before its fix.
 
 mod common;
-use assert_cmd::cargo::cargo_bin;
 use common::*;
 use sselint::dialect::Dialect;
 use sselint::lint::Severity;
@@ -17,18 +16,6 @@ fn chunk(text: &str, finish: Option<&str>, extra: &str) -> String {
     let finish = finish.map_or(String::new(), |f| format!(r#","finishReason": "{f}""#));
     format!(
         "data: {{{extra}\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"{text}\"}}],\"role\": \"model\"}}{finish},\"index\": 0}}],\"modelVersion\": \"gemini-2.5-flash\"}}\r\n\r\n"
-    )
-}
-
-fn sselint(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(cargo_bin("sselint"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
 

@@ -2,23 +2,8 @@
 //! `record` against a `sselint replay` that stalls, on 127.0.0.1 only.
 
 mod common;
-use assert_cmd::cargo::cargo_bin;
-use common::{request_file, root, scratch, Replay};
+use common::{request_file, root, scratch, sselint, Replay};
 use serde_json::Value;
-use std::process::Command;
-
-fn sselint(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(cargo_bin("sselint"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn rules_of(stream: &Value) -> Vec<(String, String, String)> {
     stream["diagnostics"]

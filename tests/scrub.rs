@@ -428,13 +428,7 @@ fn scrub_text_leaves_no_prose_in_a_har_s_title_comments_query_or_form() {
     let input = dir.join("in.har");
     let out = dir.join("out.har");
     std::fs::write(&input, har.to_string()).unwrap();
-    Command::cargo_bin("sselint")
-        .unwrap()
-        .args(["redact", "--scrub-text", "-o"])
-        .arg(&out)
-        .arg(&input)
-        .assert()
-        .success();
+    scrub_file(&input, &out);
     let copy = std::fs::read_to_string(&out).unwrap();
     let decoded = copy.replace("%20", " ").replace('+', " ");
     for p in secret_prose {
@@ -604,13 +598,7 @@ fn scrub_text_keeps_a_tool_s_name_the_same_in_request_and_response() {
         let input = dir.join(format!("{name}.har"));
         std::fs::write(&input, har.to_string()).unwrap();
         let out = dir.join(format!("{name}-scrubbed.har"));
-        Command::cargo_bin("sselint")
-            .unwrap()
-            .args(["redact", "--scrub-text", "-o"])
-            .arg(&out)
-            .arg(&input)
-            .assert()
-            .success();
+        scrub_file(&input, &out);
         let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         let e = &v["log"]["entries"][0];
         let req: Value =
@@ -628,4 +616,15 @@ fn scrub_text_keeps_a_tool_s_name_the_same_in_request_and_response() {
         // The prose around them is scrubbed.
         assert!(!e.to_string().contains("Sunny and warm"), "{name}");
     }
+}
+
+/// `sselint redact --scrub-text -o OUT INPUT`, which must succeed.
+fn scrub_file(input: &std::path::Path, out: &std::path::Path) {
+    Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["redact", "--scrub-text", "-o"])
+        .arg(out)
+        .arg(input)
+        .assert()
+        .success();
 }

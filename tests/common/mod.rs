@@ -496,3 +496,18 @@ pub fn file_dialect(p: &Path) -> Option<&'static str> {
         .and_then(|s| s.dialect)
         .map(|d| d.name())
 }
+
+/// Runs the `sselint` binary with `args` (colour off): its exit code,
+/// stdout and stderr.
+pub fn sselint(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
