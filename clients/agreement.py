@@ -59,10 +59,6 @@ DIALECTS = run.DIALECTS
 # Captures that disagree by design, without a rule whose severity_basis
 # says why (each reason is the one the report prints).
 APART = {
-    "rules/chat/choice-index.toml#4": "n > 1: two valid choices; a loop that reads choices[0] of each chunk was written for one (DESIGN.md: what OpenAI sends is never an error)",
-    "rules/chat/choice-index.toml#9": "n > 1: two valid choices; a loop that reads choices[0] of each chunk was written for one (DESIGN.md: what OpenAI sends is never an error)",
-    "samples/good/openai-n2.sse": "n > 1: OpenAI's own two-choice stream; a loop that reads choices[0] of each chunk was written for one",
-    "samples/good/responses-refusal.sse": "OpenAI's own refusal; a client that shows it as answer text reads it otherwise, nothing in the stream is to change",
     "samples/bad/tool-call-arguments.sse": "the arguments are not JSON and every client passes them on as sent: the application fails when it decodes them, after the stream",
 }
 

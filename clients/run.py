@@ -71,6 +71,13 @@ CLIENTS = {
     "vercel-ai-google": ("node", "gemini", "Vercel AI SDK: streamText() with @ai-sdk/google, fullStream"),
 }
 DIALECTS = ("chat", "responses", "messages", "gemini")
+# Each dialect's title, as sselint's messages name it (src/vocab.rs).
+TITLES = {
+    "OpenAI Chat Completions": "chat",
+    "OpenAI Responses": "responses",
+    "Anthropic Messages": "messages",
+    "Google Gemini": "gemini",
+}
 
 
 def clients_of(dialect):
@@ -192,13 +199,26 @@ def expected_answer(sselint, path, dialect):
         "finish_reason": finish,
         "usage": {k: usage.get(k) for k in USAGE_KEYS[dialect or "chat"]} if isinstance(usage, dict) else None,
         "http_status": (stream.get("http") or {}).get("status"),
+        "path_dialect": path_dialect(stream),
     }
+
+
+def path_dialect(stream):
+    """The dialect the request path names, when `path-dialect-mismatch`
+    says it names another than the body's ("the request went to `…`, an
+    OpenAI Chat Completions path, but the body is …"); None otherwise."""
+    for d in stream.get("diagnostics", []):
+        if d.get("rule") == "path-dialect-mismatch":
+            m = re.search(r"`, an? (.+?) path, but the body", d.get("message", ""))
+            if m and m.group(1) in TITLES:
+                return TITLES[m.group(1)]
+    return None
 
 
 class Replays:
     """`sselint replay` of each capture on 127.0.0.1, port picked by the OS,
     at its dialect's path (`--dialect` where the corpus says it): a client
-    of another dialect would get a 404."""
+    of another dialect would get a 404. `items` are (key, path, dialect)."""
 
     def __init__(self, sselint, items):
         self.procs = []
@@ -222,6 +242,9 @@ class Replays:
         for p in self.procs:
             p.wait()
 
+
+# The job key of a capture served at its request path's dialect.
+PATH_JOB = "path:"
 
 PORT = re.compile(r"(127\.0\.0\.1|localhost):\d+")
 ADDR = re.compile(r"0x[0-9a-f]{6,}")
@@ -371,22 +394,33 @@ def observe(sselint, only=None):
                 expected[cid]["text"] = MEANT[cid]
         items = [it for it in items if expected[it[0]] is not None]
         captures = {}
-        # Batches keep the number of replay processes modest.
+        # Batches keep the number of replay processes modest. A capture whose
+        # request path names another dialect than its body's
+        # (`path-dialect-mismatch`) is also served at that path, to that
+        # dialect's clients: they are what an application that called the
+        # path reads the body with.
         for start in range(0, len(items), 60):
             batch = items[start : start + 60]
-            replays = Replays(sselint, batch)
+            served = [(cid, p, d) for cid, p, d in batch]
+            served += [
+                (PATH_JOB + cid, p, expected[cid]["path_dialect"])
+                for cid, p, _ in batch
+                if expected[cid]["path_dialect"]
+            ]
+            replays = Replays(sselint, served)
             try:
                 jobs = [
                     {
-                        "id": cid,
+                        "id": key,
                         # OpenAI's SDKs take the API root, Anthropic's the origin.
-                        "base_url": replays.urls[cid] + "/v1",
-                        "origin": replays.urls[cid],
+                        "base_url": replays.urls[key] + "/v1",
+                        "origin": replays.urls[key],
                         "tools": sorted({t["name"] or "" for t in expected[cid]["tool_calls"]}),
-                        "clients": clients_of(expected[cid]["dialect"]),
+                        "clients": clients_of(d if key != cid else expected[cid]["dialect"]),
                     }
-                    for cid, _, _ in batch
-                    if cid in replays.urls
+                    for key, _, d in served
+                    for cid in [key.removeprefix(PATH_JOB)]
+                    if key in replays.urls
                 ]
                 results = {}
 
@@ -403,13 +437,21 @@ def observe(sselint, only=None):
             finally:
                 replays.close()
             for job in jobs:
-                cid = job["id"]
-                got = {**results["python"].get(cid, {}), **results["node"].get(cid, {})}
+                key = job["id"]
+                cid = key.removeprefix(PATH_JOB)
+                got = {**results["python"].get(key, {}), **results["node"].get(key, {})}
                 exp = expected[cid]
-                captures[cid] = {
-                    "expected": {k: exp[k] for k in ("text", "tool_calls", "finish_reason")},
-                    "clients": {name: compare(name, exp, got.get(name)) for name in job["clients"]},
-                }
+                cap = captures.setdefault(
+                    cid,
+                    {"expected": {k: exp[k] for k in ("text", "tool_calls", "finish_reason")}, "clients": {}},
+                )
+                outcomes = {name: compare(name, exp, got.get(name)) for name in job["clients"]}
+                if key == cid:
+                    # The body's own clients first: the capture's dialect is
+                    # its first client's (agreement.py, counts()).
+                    cap["clients"] = {**outcomes, **cap["clients"]}
+                else:
+                    cap["clients"].update(outcomes)
         v = versions()
         return {
             "about": "What real clients did with each capture of the corpus, replayed by `sselint replay`. Regenerate with clients/run.py; see clients/README.md.",

@@ -109,7 +109,7 @@ def openai_error(message, kind="invalid_request_error", param=None):
 def chat_good(d):
     shutil.copy("samples/good/openai-basic.sse", f"{d}/plain.sse")
     shutil.copy("samples/good/openai-usage.sse", f"{d}/usage.sse")
-    shutil.copy("samples/good/openai-n2.sse", f"{d}/n2.sse")
+    shutil.copy("samples/providers/openai-n2.sse", f"{d}/n2.sse")
     shutil.copy("samples/good/openai-tool-calls.sse", f"{d}/parallel-tools.sse")
     write(f"{d}/length.sse", chat_text(COUNT[:5], "length"))
     write(f"{d}/stop.sse", chat_text(["One"], "stop"))

@@ -257,7 +257,7 @@ fn curl_v_at(path: &str, body: &str) -> String {
 }
 
 #[test]
-fn a_body_of_another_dialect_than_its_path_is_read_as_the_body_says_with_one_warning() {
+fn a_body_of_another_dialect_than_its_path_is_read_as_the_body_says_with_one_error() {
     let dir = scratch("dialect-path-body");
     let har = dir.join("chat-path-messages-body.har");
     std::fs::write(
@@ -279,7 +279,9 @@ fn a_body_of_another_dialect_than_its_path_is_read_as_the_body_says_with_one_war
             s.diagnostics.iter().map(|d| (d.rule, d.severity)).collect();
         assert_eq!(
             found,
-            [("path-dialect-mismatch", sselint::lint::Severity::Warning)],
+            // An error: the path's clients, served this body, raise or end
+            // with an empty answer (rules/observed.json).
+            [("path-dialect-mismatch", sselint::lint::Severity::Error)],
             "{}",
             p.display()
         );

@@ -1040,7 +1040,7 @@ fn inspect_and_the_html_report_speak_of_candidates_thoughts_and_finish_reason() 
         "the page names thoughts"
     );
     // Chat keeps its words.
-    let chat = sample("good/openai-n2.sse");
+    let chat = sample("providers/openai-n2.sse");
     let text = run(&["inspect", chat.to_str().unwrap()]);
     assert!(
         text.contains("\nchoice 1:\n") && text.contains("  finish_reason: "),

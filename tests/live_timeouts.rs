@@ -114,14 +114,17 @@ fn the_whole_exchange_timeout_is_the_capture_tools_cut_and_names_timeout() {
         "--format",
         "json",
     ]);
-    // capture-truncated is a warning: the user's limit cut the capture.
-    assert_eq!(code, Some(0), "{out}{err}");
+    // The user's limit cut the capture before the answer's finish: as the
+    // clients replaying such bytes raise, capture-truncated is an error
+    // (its level follows the ending the saved bytes reach; issue 26).
+    assert_eq!(code, Some(1), "{out}{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let rules = rules_of(&v["files"][0]["streams"][0]);
     let t = rules
         .iter()
         .find(|(r, _, _)| r == "capture-truncated")
         .unwrap_or_else(|| panic!("{rules:?}"));
+    assert_eq!(t.1, "error", "{t:?}");
     assert!(t.2.contains("--timeout"), "{}", t.2);
     assert!(!t.2.contains("--read-timeout"), "{}", t.2);
     assert!(rules.iter().all(|(r, _, _)| r != "cut-off"), "{rules:?}");

@@ -196,7 +196,7 @@ const WANT: &[Want] = &[
         usage: (18, 212, 230),
     },
     Want {
-        file: "good/responses-refusal.sse",
+        file: "providers/openai-responses-refusal.sse",
         text: "",
         reasoning: "",
         refusal: Some("I'm sorry, but I can't help with that."),
@@ -1131,5 +1131,58 @@ fn logprobs_nested_past_the_depth_limit_are_invalid_json_on_either_path() {
         1,
         "{:?}",
         diags(&r).iter().map(|d| d.rule).collect::<Vec<_>>()
+    );
+}
+
+/// `responses-refusal` (issue 26: a refusal is a warning in Chat and
+/// Responses alike): reported once per stream, at the first event that
+/// shows a refusal part, whichever that is: a refusal delta to a part never
+/// announced (the general path), or an item whose content holds the
+/// refusal with no delta at all.
+#[test]
+fn a_refusal_is_one_warning_wherever_it_first_shows() {
+    let added = event(
+        "response.output_item.added",
+        "1",
+        r#","output_index":0,"item":{"id":"msg_0","type":"message","status":"in_progress","content":[],"role":"assistant"}"#,
+    );
+    let item = r#"{"id":"msg_0","type":"message","status":"completed","content":[{"type":"refusal","refusal":"No."}],"role":"assistant"}"#;
+    let done = event(
+        "response.output_item.done",
+        "3",
+        &format!(r#","output_index":0,"item":{item}"#),
+    );
+    let delta = event(
+        "response.refusal.delta",
+        "2",
+        r#","item_id":"msg_0","output_index":0,"content_index":0,"delta":"No.""#,
+    );
+    let unannounced = format!(
+        "{CREATED}{added}{delta}{done}{}",
+        completed(4, &format!("[{item}]"))
+    );
+    let item_only = format!(
+        "{CREATED}{added}{}{}",
+        done.replace("\"sequence_number\":3", "\"sequence_number\":2"),
+        completed(3, &format!("[{item}]"))
+    );
+    for (what, body) in [("unannounced", unannounced), ("item only", item_only)] {
+        let r = lint_bytes(body.as_bytes());
+        let found: Vec<_> = rules(&r)
+            .into_iter()
+            .filter(|(rule, _)| *rule == "responses-refusal")
+            .collect();
+        assert_eq!(
+            found,
+            vec![("responses-refusal", Severity::Warning)],
+            "{what}: {:?}",
+            rules(&r)
+        );
+    }
+    let basic = lint_bytes(&std::fs::read(sample("good/responses-basic.sse")).unwrap());
+    assert!(
+        rules(&basic).iter().all(|(r, _)| *r != "responses-refusal"),
+        "{:?}",
+        rules(&basic)
     );
 }

@@ -50,16 +50,15 @@ fn provider_samples_get_no_false_errors_and_name_their_extensions() {
             .get(&id)
             .is_some_and(|c| rec.severity(c) == Severity::Error);
         assert!(errors.is_empty() || broke, "{}: {errors:?}", p.display());
-        // Some answer: text, or tool calls (a call with no text before it,
-        // as llama.cpp and OpenRouter send one).
-        let calls = r.streams[0]
-            .answer
-            .choices
-            .values()
-            .any(|c| !c.tool_calls.is_empty());
+        // Some answer: text, tool calls (a call with no text before it,
+        // as llama.cpp and OpenRouter send one), or a refusal (OpenAI's).
+        let calls =
+            r.streams[0].answer.choices.values().any(|c| {
+                !c.tool_calls.is_empty() || c.refusal.as_ref().is_some_and(|t| !t.is_empty())
+            });
         assert!(
             !text0(&r).is_empty() || calls,
-            "{}: no text and no tool call",
+            "{}: no text, no tool call and no refusal",
             p.display()
         );
         let stem = p.file_stem().unwrap().to_string_lossy().into_owned();

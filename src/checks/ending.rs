@@ -11,7 +11,8 @@
 use super::Linter;
 use crate::capture::har::media_type;
 use crate::capture::Truncation;
-use crate::lint::{Finding, Location};
+use crate::lint::{Finding, Location, Severity};
+use crate::model::assembly::Ending;
 use crate::model::error_message;
 use crate::model::shorten;
 use serde_json::Value;
@@ -81,20 +82,23 @@ impl Linter<'_> {
             .filter(|t| !t.by_capture)
             .map(|t| t.reason.as_str())
             .collect();
-        for t in evidence.iter().filter(|t| t.by_capture) {
-            let loc = self.last_location();
-            self.report(
+        // Reported once the dialect has read the ending, whose state sets
+        // the level (`truncated_level`).
+        let truncated: Vec<Finding> = evidence
+            .iter()
+            .filter(|t| t.by_capture)
+            .map(|t| {
                 Finding::new(
                     crate::lint::rule::CAPTURE_TRUNCATED,
                     format!(
                         "{}; the capture is incomplete, so how it ends says nothing about the server",
                         t.reason
                     ),
-                    loc,
+                    self.last_location(),
                 )
-                .help("capture again (with `sselint record`, or a browser export with full bodies) to judge the ending"),
-            );
-        }
+                .help("capture again (with `sselint record`, or a browser export with full bodies) to judge the ending")
+            })
+            .collect();
         let body_blank = trim(&self.head).is_empty();
         if self.sse_lines == 0 && !body_blank {
             let loc = self.body_start();
@@ -157,10 +161,36 @@ impl Linter<'_> {
         }
         // The rest is the dialect's: its checker judges the ending, and a
         // stream of no known dialect gets one finding.
-        if self.finish_unknown() {
-            return;
+        if !self.finish_unknown() {
+            self.finish_dialect(damaged, &cut_reasons, head_json.as_ref());
         }
-        self.finish_dialect(damaged, &cut_reasons, head_json.as_ref());
+        let level = truncated_level(self.dialect_ending);
+        for f in truncated {
+            self.report(match level {
+                Some(l) => f.level(l),
+                None => f,
+            });
+        }
+    }
+}
+
+/// `capture-truncated`'s level, from the ending the saved bytes reach, as
+/// the clients of the record read them (`sselint rule capture-truncated`):
+/// - part of an answer and no finish (cut off, `[DONE]` without a
+///   finish): error, as a cut-off stream is in every dialect: replaying
+///   it, the stream helpers raise or end with no finish;
+/// - every finish, no `[DONE]`: the rule's default, a warning, as
+///   `missing-done` is; no answer saved at all (an unreadable or absent
+///   body): the default too, as there is no stream to replay;
+/// - the whole ending, or an error the stream ended on: info; every client
+///   reads the saved stream as meant, and the cut only lost what came after.
+///
+/// `None` (no dialect read the stream): the rule's default.
+fn truncated_level(ending: Option<Ending>) -> Option<Severity> {
+    match ending? {
+        Ending::CutOff | Ending::DoneWithoutFinish => Some(Severity::Error),
+        Ending::NoDone | Ending::Empty => None,
+        Ending::Complete | Ending::Failed => Some(Severity::Info),
     }
 }
 

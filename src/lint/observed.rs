@@ -241,9 +241,10 @@ The same consequence gets the same level in every dialect, the consequence being
 an answer cut by the token budget is an error where a stream helper raises on it (Chat `finish-length`, Responses `responses-incomplete` ended by `response.incomplete`) \
 and info where every client reads it as sent (Messages `messages-max-tokens`, Gemini `gemini-max-tokens`), an error again where the cut falls inside a tool call's input; \
 an event whose loss changes the answer is an error wherever it is lost (an unterminated last event, a text delta after the end of its part or block); \
+a refusal is a warning wherever clients hand it over in different places (Chat `refusal`, Responses `responses-refusal`); \
 a field or event type a client reads past is info. \
 Where one rule's shapes differ in consequence, each occurrence gets the level of its own shape \
-(content after a finish is info when clients read on, an error after a premature finish; a `message` in a streamed choice is an error on its first chunk, info on a later one that repeats the text). \
+(content after a finish is info when clients read on, an error after a premature finish; a `message` in a streamed choice is an error on its first chunk, info on a later one that repeats the text; a capture its tool cut, `capture-truncated`, is an error when the cut came before the finish, info when the whole ending was saved). \
 Rules that replaying cannot judge say why in their severity basis.";
 
 /// The severity the policy gives a capture of the committed record

@@ -592,7 +592,9 @@ impl Checker {
         };
         if first {
             let loc = out.at_pointer(base, false);
-            self.chat.choices.entry(idx).or_default().first_loc = Some(loc);
+            let t = self.chat.choices.entry(idx).or_default();
+            t.first_loc = Some(loc);
+            t.first_event = index;
         }
         match Field::of(d, "role") {
             Field::Present(r) => {

@@ -236,6 +236,40 @@ impl Checker {
                 .event(ev),
             );
         }
+        // Several choices, each with its own index (`n` > 1), and no index
+        // fault: a client that reads `choices[0]` of every chunk joins them.
+        let many = !self.drift_detected()
+            && !self.chat.reported_fields.contains("choice-index:bad-index")
+            && self.chat.choices.len() > 1;
+        if many {
+            let n = self.chat.choices.len();
+            let second = self.chat.choices.values().nth(1);
+            let (loc, ev) = second
+                .map(|t| (t.first_loc.clone(), t.first_event))
+                .unwrap_or_default();
+            // The request asked for them: the application reads several.
+            let asked = self
+                .request
+                .as_ref()
+                .and_then(|r| r.n)
+                .is_some_and(|want| want >= n as u64);
+            let f = Finding::new(
+                crate::lint::rule::MULTIPLE_CHOICES,
+                if asked {
+                    format!(
+                        "the stream carries {n} choices, as the request asked (`n`): clients that read `choices[0]` of every chunk join them into one text, so read each by its `index`"
+                    )
+                } else {
+                    format!(
+                        "the stream carries {n} choices, each in chunks of its own: clients that read `choices[0]` of every chunk join them into one text, those that keep choices apart by `index` read each whole (the table of `sselint rule multiple-choices`)"
+                    )
+                },
+                loc.unwrap_or_else(|| out.at_end()),
+            )
+            .event(ev)
+            .help("ask for one choice (`n` = 1, the default) unless the application reads each choice by its `index`");
+            out.report(if asked { f.level(Severity::Info) } else { f });
+        }
         // Content after a finish that never came again: info (the clients of
         // the record read on and keep it).
         let held: Vec<Finding> = (self.chat.choices.values_mut())

@@ -214,6 +214,8 @@ struct ChoiceTrack {
     /// comes again (an error) or the stream ends (info).
     after_finish: Option<(crate::lint::Finding, &'static str)>,
     first_loc: Option<Location>,
+    /// The event of the choice's first delta.
+    first_event: Option<u64>,
     refusal_reported: bool,
     /// A finish_reason came but was malformed (`""`, not a string).
     bad_finish: bool,

@@ -212,6 +212,11 @@ impl Checker {
         if ev.named && ev.name != d.ty {
             return false;
         }
+        // The first refusal delta goes down the general path, which reports
+        // `responses-refusal` where no announced refusal part did.
+        if d.ty == "response.refusal.delta" && !self.refusal_reported {
+            return false;
+        }
         // The shape each type has, and what it adds to.
         let (which, key, want, part_kind, kind) =
             match (d.ty, d.content_index, d.summary_index, d.logprobs) {

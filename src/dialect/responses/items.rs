@@ -701,6 +701,60 @@ impl Checker {
         format!("item {}", self.items[pos].output_index)
     }
 
+    /// `responses-refusal`, once per stream, at the first event that shows
+    /// a refusal content part: `response.content_part.added` /
+    /// `response.output_item.added` / `.done` with a part of type
+    /// `refusal`, or a `response.refusal.delta` / `.done`. The typed fast
+    /// path takes a refusal delta only to a part announced as a refusal,
+    /// which this has already seen.
+    pub(super) fn note_refusal(
+        &mut self,
+        ev: &Event<'_>,
+        ty: &str,
+        o: &Map<String, Value>,
+        out: &mut dyn Out,
+    ) {
+        if self.refusal_reported {
+            return;
+        }
+        let is_refusal = |p: &Value| p.get("type").and_then(Value::as_str) == Some("refusal");
+        let pointer = match ty {
+            "response.refusal.delta" => "/delta".to_string(),
+            "response.refusal.done" => "/refusal".to_string(),
+            "response.content_part.added" | "response.content_part.done" => match o.get("part") {
+                Some(p) if is_refusal(p) => "/part/type".to_string(),
+                _ => return,
+            },
+            "response.output_item.added" | "response.output_item.done" => {
+                let parts = o
+                    .get("item")
+                    .and_then(|i| i.get("content"))
+                    .and_then(Value::as_array);
+                match parts.and_then(|ps| ps.iter().position(is_refusal)) {
+                    Some(j) => format!("/item/content/{j}/type"),
+                    None => return,
+                }
+            }
+            _ => return,
+        };
+        self.refusal_reported = true;
+        let item = o
+            .get("output_index")
+            .and_then(Value::as_u64)
+            .map_or_else(String::new, |i| format!("item {i} "));
+        report!(
+            out,
+            Finding::new(
+                crate::lint::rule::RESPONSES_REFUSAL,
+                format!("{item}streams a refusal content part; the answer shows the refusal text, and the output text may stay empty"),
+                out.at_pointer(&pointer, false),
+            )
+            .event(ev.index)
+            .pointer(pointer)
+            .help("nothing to change on the server: show the `refusal` part to the user"),
+        );
+    }
+
     /// `response.content_part.added` / `.done`.
     pub(super) fn on_content_part(
         &mut self,

@@ -316,6 +316,8 @@ pub struct Checker {
     errored: bool,
     error_reported: bool,
     error_shape_reported: bool,
+    /// `responses-refusal` was reported (once per stream).
+    refusal_reported: bool,
     names_differ: Tally,
     unnamed: Tally,
     id_lines: Tally,
@@ -513,6 +515,7 @@ impl super::Checker for Checker {
             Some(spec) => self.check_fields(ev, o, spec, out),
             None => self.unknown_event(ev, ty, out),
         }
+        self.note_refusal(ev, ty, o, out);
         match ty {
             "response.created" | "response.queued" | "response.in_progress" => {
                 out.kind("lifecycle");
