@@ -370,3 +370,49 @@ fn gen_capture_prints_its_usage_and_writes_a_gemini_har() {
     assert_eq!(r["files"][0]["streams"][0]["dialect"], "gemini", "{out}");
     assert!(!dir.join("g.har.sse.partial").exists());
 }
+
+#[test]
+fn a_lone_surrogate_in_the_first_chunk_reads_as_gemini_as_it_does_later() {
+    // An emoji split across chunks: `\ud83d` ends one chunk, `\ude00`
+    // starts the next; serde_json refuses a lone surrogate.
+    let first = chunk("Hi \\ud83d", None, "") + &chunk("\\ude00 there.", Some("STOP"), "");
+    let later = chunk("Hi ", None, "") + &chunk("\\ud83d there.", Some("STOP"), "");
+    let verdict = |body: &str| {
+        let r = lint_as(body.as_bytes(), None);
+        let mut found: Vec<String> = diags(&r)
+            .iter()
+            .map(|d| format!("{} {}", d.rule, d.severity))
+            .collect();
+        found.sort();
+        (r.streams[0].dialect, r.streams[0].ending.name(), found)
+    };
+    let (dialect, ending, found) = verdict(&first);
+    assert_eq!(dialect, Some(gemini()), "{found:?}");
+    assert_eq!(ending, "complete", "{found:?}");
+    for chat in ["empty-stream", "missing-choices"] {
+        assert!(!found.iter().any(|f| f.starts_with(chat)), "{found:?}");
+    }
+    // Whatever the lone surrogate gets in a later chunk, it gets in the
+    // first.
+    assert_eq!(verdict(&first).2, verdict(&later).2);
+    let r = lint_as(first.as_bytes(), None);
+    assert_eq!(text0(&r), "Hi \u{FFFD}\u{FFFD} there.");
+    // With --dialect gemini there is no hint to try another dialect.
+    let dir = scratch("gemini-trial-surrogate");
+    let p = dir.join("first.sse");
+    std::fs::write(&p, &first).unwrap();
+    let (code, out, err) = sselint(&["check", p.to_str().unwrap(), "--dialect", "gemini"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains("try --dialect"), "{out}");
+    // A Chat stream whose first chunk has one keeps its Chat finding.
+    let chat = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi \\ud83d\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    let r = lint_as(chat.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect.map(|d| d.name()), Some("chat"));
+    assert!(
+        diags(&r)
+            .iter()
+            .any(|d| d.rule == "invalid-json" && d.message.contains("lone UTF-16 surrogate")),
+        "{:#?}",
+        diags(&r)
+    );
+}
