@@ -416,3 +416,91 @@ fn a_lone_surrogate_in_the_first_chunk_reads_as_gemini_as_it_does_later() {
         diags(&r)
     );
 }
+
+#[test]
+fn a_har_entry_at_stream_generate_content_is_linted_whatever_its_media_type() {
+    // `sselint record` of a request without `alt=sse`: the API (here
+    // replay, which answers as it does) sends the JSON-array shape as
+    // `application/json`.
+    let dir = scratch("gemini-trial-json-har");
+    let replay = Replay::start(&root().join("samples/good/gemini-basic.sse"), &[]);
+    let req = dir.join("req.json");
+    std::fs::write(
+        &req,
+        r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+    )
+    .unwrap();
+    let recorded = dir.join("rec.har");
+    let url = format!(
+        "http://{}/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+        replay.addr
+    );
+    let (_, out, err) = sselint(&[
+        "record",
+        &url,
+        "--body",
+        req.to_str().unwrap(),
+        "-o",
+        recorded.to_str().unwrap(),
+    ]);
+    let har: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&recorded).unwrap_or_else(|e| panic!("{e}: {out}{err}")),
+    )
+    .unwrap();
+    let mime = har["log"]["entries"][0]["response"]["content"]["mimeType"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(mime.starts_with("application/json"), "{mime}");
+    drop(replay);
+    // The same entry at Vertex AI's path.
+    let mut vertex = har.clone();
+    vertex["log"]["entries"][0]["request"]["url"] = "https://us-central1-aiplatform.googleapis.com/v1/projects/p-1/locations/us-central1/publishers/google/models/gemini-2.5-flash:streamGenerateContent".into();
+    let vertex_har = dir.join("vertex.har");
+    std::fs::write(&vertex_har, vertex.to_string()).unwrap();
+    for har in [&recorded, &vertex_har] {
+        let p = har.to_str().unwrap();
+        let (code, out, err) = sselint(&["check", p, "--format", "json"]);
+        assert_eq!(code, Some(1), "{p}: {out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let stream = &v["files"][0]["streams"][0];
+        assert_eq!(stream["dialect"], "gemini", "{out}");
+        let body_not_sse = stream["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["rule"] == "body-not-sse")
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            body_not_sse["message"]
+                .as_str()
+                .unwrap()
+                .contains("JSON array of 2 Gemini GenerateContentResponse"),
+            "{body_not_sse}"
+        );
+        // `inspect` exits 0 whatever it finds; 2 when it reads nothing.
+        let (code, out, err) = sselint(&["inspect", p]);
+        assert_eq!(code, Some(0), "{p}: {out}{err}");
+        assert!(out.contains("[gemini]"), "{out}");
+        let served = Replay::start(har, &[]);
+        assert!(
+            served.line.contains("a JSON array of 2 Gemini"),
+            "{}",
+            served.line
+        );
+    }
+    // The method that does not stream, and another API's JSON answer,
+    // are still no stream entries.
+    for url in [
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+        "https://api.openai.com/v1/chat/completions",
+    ] {
+        let mut other = har.clone();
+        other["log"]["entries"][0]["request"]["url"] = url.into();
+        let p = dir.join("other.har");
+        std::fs::write(&p, other.to_string()).unwrap();
+        let (code, _, err) = sselint(&["check", p.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{url}: {err}");
+        assert!(err.contains("no entry is an event stream"), "{err}");
+    }
+}
