@@ -504,3 +504,84 @@ fn a_har_entry_at_stream_generate_content_is_linted_whatever_its_media_type() {
         assert!(err.contains("no entry is an event stream"), "{err}");
     }
 }
+
+/// One `data:` line of `size` bytes of text in each dialect's event that
+/// would carry it (a Gemini chunk with its finish, a Chat chunk, a
+/// Responses delta, a Messages delta).
+fn one_big_event(dialect: &str, size: usize) -> String {
+    let big = "x".repeat(size);
+    match dialect {
+        "gemini" => chunk(&big, Some("STOP"), ""),
+        "chat" => format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"{big}\"}},\"finish_reason\":\"stop\"}}]}}\n\n"),
+        "responses" => format!("event: response.output_text.delta\ndata: {{\"type\":\"response.output_text.delta\",\"sequence_number\":0,\"item_id\":\"m\",\"output_index\":0,\"content_index\":0,\"delta\":\"{big}\"}}\n\n"),
+        "messages" => format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{big}\"}}}}\n\n"),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn an_event_too_large_to_read_is_that_finding_alone_not_an_empty_or_cut_stream() {
+    // One 30 MB event, past the 16 MiB default of --max-event-bytes: it
+    // was read and refused for its size, so no ending finding blames the
+    // server for a stream that was cut or empty. The same in every
+    // dialect (and for Chat with its `[DONE]` after it).
+    let size = 30 * 1024 * 1024;
+    let mut bodies: Vec<(String, String)> = ["gemini", "chat", "responses", "messages"]
+        .iter()
+        .map(|d| (d.to_string(), one_big_event(d, size)))
+        .collect();
+    bodies.push((
+        "chat + [DONE]".into(),
+        one_big_event("chat", size) + "data: [DONE]\n\n",
+    ));
+    for (what, body) in &bodies {
+        let r = lint_as(body.as_bytes(), None);
+        assert_eq!(
+            rules_at_least(&r, Severity::Warning),
+            ["event-too-large"],
+            "{what}: {:#?}",
+            diags(&r)
+        );
+    }
+    let r = lint_as(bodies[0].1.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect, Some(gemini()));
+    // After a chunk that was read, a cut-off says the event too large to
+    // read may have held the finish, as it does for one that was not JSON.
+    let after = chunk("Hi", None, "") + &bodies[0].1;
+    let r = lint_as(after.as_bytes(), None);
+    let d = diags(&r);
+    let cut = d
+        .iter()
+        .find(|d| d.rule == "gemini-cut-off")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert!(
+        cut.message
+            .contains("1 event(s) could not be read, and one of them may have been it"),
+        "{}",
+        cut.message
+    );
+    // minimize keeps event-too-large alone: the reproducer has no
+    // ending finding either.
+    let dir = scratch("gemini-trial-too-large");
+    let p = dir.join("big.sse");
+    std::fs::write(&p, &bodies[0].1).unwrap();
+    let out = dir.join("min.sse");
+    let (code, report, err) =
+        sselint(&["minimize", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{report}{err}");
+    let kept = report
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("kept:"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(kept.trim(), "event-too-large (error)", "{report}");
+    let (_, json, _) = sselint(&["check", out.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] != "info")
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["event-too-large"], "{json}");
+}

@@ -344,6 +344,7 @@ impl Linter<'_> {
             events: self.events,
             damaged,
             invalid_payloads: self.invalid_payloads,
+            oversized: self.oversized,
             not_sse: self.sse_lines == 0 && !self.head.iter().all(u8::is_ascii_whitespace),
             separator_errors: self.separator_errors,
             sse_lines: self.sse_lines,
