@@ -585,3 +585,62 @@ fn an_event_too_large_to_read_is_that_finding_alone_not_an_empty_or_cut_stream()
         .collect();
     assert_eq!(rules, ["event-too-large"], "{json}");
 }
+
+#[test]
+fn minimize_keeps_alt_sse_in_a_gemini_hars_url_and_never_the_key() {
+    let key = "AIzaSyD-FAKEKEY1234567890abcdefghijklmn";
+    let body = std::fs::read_to_string(root().join("samples/bad/gemini-cut-off.sse")).unwrap();
+    let mut har = one_entry_har(serde_json::json!({ "text": body }), &[]);
+    let entry = &mut har["log"]["entries"][0];
+    entry["request"]["url"] = format!(
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={key}"
+    )
+    .into();
+    entry["request"]["queryString"] =
+        serde_json::json!([{"name": "alt", "value": "sse"}, {"name": "key", "value": key}]);
+    entry["request"]["headers"] = serde_json::json!([{"name": "x-goog-api-key", "value": key}]);
+    entry["request"]["postData"] = serde_json::json!({
+        "mimeType": "application/json",
+        "text": r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+    });
+    let dir = scratch("gemini-trial-minimize-alt");
+    let input = dir.join("g.har");
+    std::fs::write(&input, har.to_string()).unwrap();
+    let out = dir.join("min.har");
+    let (code, report, err) = sselint(&[
+        "minimize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{report}{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains("FAKEKEY"), "{text}");
+    let min: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let request = &min["log"]["entries"][0]["request"];
+    assert_eq!(
+        request["url"],
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "{request:#}"
+    );
+    assert_eq!(
+        request["queryString"],
+        serde_json::json!([{"name": "alt", "value": "sse"}]),
+        "{request:#}"
+    );
+    // redact keeps it too, with the key masked.
+    let red = dir.join("red.har");
+    let (code, _, err) = sselint(&[
+        "redact",
+        input.to_str().unwrap(),
+        "-o",
+        red.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let text = std::fs::read_to_string(&red).unwrap();
+    assert!(!text.contains("FAKEKEY"), "{text}");
+    assert!(
+        text.contains(":streamGenerateContent?alt=sse&key="),
+        "{text}"
+    );
+}
