@@ -236,20 +236,32 @@ pub fn lint_stream_with(
 /// A note when the profile chosen is another dialect's than the stream's
 /// (`--profile gemini-api` on a Chat stream): its extensions, finish
 /// values and severities describe streams this one is not. Said for any
-/// profile but the default one, which every stream is read with when
-/// none is chosen.
+/// profile chosen (`--profile openai` too), not for the default one when
+/// none was, which every stream is read with then. It names the profiles
+/// of the stream's dialect.
 fn profile_mismatch(settings: &Settings, dialect: Option<crate::vocab::Dialect>) -> Option<String> {
     let p = settings.profile;
     let d = dialect?;
-    if p.dialect == d || p.name == crate::lint::default_profile().name {
+    if p.dialect == d || (p.name == crate::lint::default_profile().name && !settings.profile_chosen)
+    {
         return None;
     }
+    let names: Vec<&str> = crate::lint::profile::profiles()
+        .iter()
+        .filter(|q| q.dialect == d)
+        .map(|q| q.name.as_str())
+        .collect();
+    // A few are named; a long list is counted.
+    let which = if names.len() <= 6 {
+        format!("{} profiles ({}; ", d.title(), names.join(", "))
+    } else {
+        format!("{} {} profiles (", names.len(), d.title())
+    };
     Some(format!(
-        "the profile `{}` describes {} streams, but this stream is {}: its extensions, values and severities do not apply here; choose one of the {} profiles (`sselint rules --profiles`)",
+        "the profile `{}` describes {} streams, but this stream is {}: its extensions, values and severities do not apply here; choose one of the {which}`sselint rules --profiles` lists every profile with its dialect)",
         p.name,
         p.dialect.title(),
         d.title(),
-        d.title()
     ))
 }
 

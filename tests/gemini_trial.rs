@@ -644,3 +644,50 @@ fn minimize_keeps_alt_sse_in_a_gemini_hars_url_and_never_the_key() {
         "{text}"
     );
 }
+
+#[test]
+fn another_dialects_profile_gets_a_note_naming_this_dialects_profiles_even_when_it_is_openai() {
+    let g = root().join("samples/good/gemini-basic.sse");
+    let g = g.to_str().unwrap();
+    let note = "the profile `openai` describes OpenAI Chat Completions streams, but this stream is Google Gemini";
+    // Chosen on the command line, or in sselint.toml: a note, which names
+    // the profiles of this stream's dialect.
+    let (_, out, _) = sselint(&["check", g, "--profile", "openai", "--no-config"]);
+    assert!(out.contains(note), "{out}");
+    assert!(
+        out.contains("choose one of the Google Gemini profiles (gemini-api, vertex-gemini;"),
+        "{out}"
+    );
+    let dir = scratch("gemini-trial-profile-note");
+    let cfg = dir.join("sselint.toml");
+    std::fs::write(&cfg, "profile = \"openai\"\n").unwrap();
+    let (_, out, _) = sselint(&["check", g, "--config", cfg.to_str().unwrap()]);
+    assert!(out.contains(note), "{out}");
+    // The default, which every stream is read with when none is chosen:
+    // no note.
+    let (_, out, _) = sselint(&["check", g, "--no-config"]);
+    assert!(!out.contains("the profile `"), "{out}");
+    // `rules --profiles` says each profile's dialect: `gemini` is the
+    // OpenAI-compatible endpoint's (Chat), `gemini-api` Gemini's own.
+    let (code, out, _) = sselint(&["rules", "--profiles"]);
+    assert_eq!(code, Some(0));
+    let cells = |name: &str| -> Vec<String> {
+        out.lines()
+            .find(|l| {
+                l.trim_start_matches('│')
+                    .trim_start()
+                    .starts_with(&format!("{name} "))
+            })
+            .unwrap_or_else(|| panic!("no row {name}: {out}"))
+            .trim_matches('│')
+            .split('┆')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let header = cells("profile");
+    assert_eq!(header[1], "dialect", "{out}");
+    assert_eq!(cells("gemini-api")[1], "gemini", "{out}");
+    assert_eq!(cells("vertex-gemini")[1], "gemini", "{out}");
+    assert_eq!(cells("gemini")[1], "chat", "{out}");
+    assert_eq!(cells("anthropic")[1], "messages", "{out}");
+}
