@@ -62,6 +62,11 @@ pub struct StreamResult {
     pub provider: Option<crate::checks::provider::ProviderGuess>,
     /// The dialect the stream was judged as (`None`: no known dialect).
     pub dialect: Option<crate::dialect::Dialect>,
+    /// The profile the stream was read under: the one in force where it
+    /// describes the stream's dialect, else that dialect's own
+    /// ([`crate::lint::profile::applied`]; `gemini-api` for a Gemini
+    /// stream under the default `openai`).
+    pub profile: &'static str,
 }
 
 /// What linting one input produced.
@@ -229,6 +234,7 @@ pub fn lint_stream_with(
         framing,
         read_error,
         provider: report.provider,
+        profile: &crate::lint::profile::applied(settings.profile, report.dialect).name,
         dialect: report.dialect,
     }
 }

@@ -691,3 +691,59 @@ fn another_dialects_profile_gets_a_note_naming_this_dialects_profiles_even_when_
     assert_eq!(cells("gemini")[1], "chat", "{out}");
     assert_eq!(cells("anthropic")[1], "messages", "{out}");
 }
+
+#[test]
+fn the_json_report_names_the_profile_each_stream_was_read_under() {
+    let g = root().join("samples/good/gemini-basic.sse");
+    let c = root().join("samples/good/openai-basic.sse");
+    let (g, c) = (g.to_str().unwrap(), c.to_str().unwrap());
+    let report = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["check", "--format", "json", "--no-config"];
+        all.extend_from_slice(args);
+        let (_, out, err) = sselint(&all);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+    };
+    let profiles = |v: &serde_json::Value| -> (String, Vec<String>) {
+        let streams = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["streams"].as_array().unwrap().iter())
+            .map(|s| s["profile"].as_str().unwrap_or("(none)").to_string())
+            .collect();
+        (v["profile"].as_str().unwrap().to_string(), streams)
+    };
+    // A Gemini-only run is read as Gemini's own API, which the default
+    // profile (`openai`, Chat's) does not describe.
+    assert_eq!(
+        profiles(&report(&[g])),
+        ("gemini-api".into(), vec!["gemini-api".into()])
+    );
+    assert_eq!(
+        profiles(&report(&[c])),
+        ("openai".into(), vec!["openai".into()])
+    );
+    // A mixed run: each stream says its own; the run names the profile
+    // it was given.
+    assert_eq!(
+        profiles(&report(&[c, g])),
+        ("openai".into(), vec!["openai".into(), "gemini-api".into()])
+    );
+    assert_eq!(
+        profiles(&report(&[g, "--profile", "vertex-gemini"])),
+        ("vertex-gemini".into(), vec!["vertex-gemini".into()])
+    );
+    // Another dialect's profile does not apply to the stream (its note
+    // says so): the stream is read as its own API.
+    let v = report(&[g, "--profile", "groq"]);
+    assert_eq!(
+        profiles(&v),
+        ("gemini-api".into(), vec!["gemini-api".into()])
+    );
+    assert!(
+        v["files"][0]["streams"][0]["notes"]
+            .to_string()
+            .contains("the profile `groq` describes"),
+        "{v:#}"
+    );
+}

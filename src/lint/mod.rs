@@ -316,6 +316,7 @@ pub fn default_profile() -> &'static Profile {
             model_prefixes: Vec::new(),
             dialect: crate::vocab::DEFAULT,
             events: Vec::new(),
+            dialect_default: true,
         })
     })
 }
