@@ -747,3 +747,34 @@ fn the_json_report_names_the_profile_each_stream_was_read_under() {
         "{v:#}"
     );
 }
+
+#[test]
+fn inspect_shows_a_blocked_prompt_as_the_blocked_prompt_not_as_candidate_0() {
+    let p = root().join("samples/bad/gemini-prompt-blocked.sse");
+    let (code, out, err) = sselint(&["inspect", p.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains("candidate 0"), "{out}");
+    assert!(
+        out.contains("\nprompt blocked: `promptFeedback.blockReason` SAFETY, no candidate\n"),
+        "{out}"
+    );
+    // The JSON report keeps its contract: choice 0 with the block reason
+    // as its finish.
+    let (_, json, _) = sselint(&["check", p.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let c = &v["files"][0]["streams"][0]["choices"][0];
+    assert_eq!(c["index"], 0, "{json}");
+    assert_eq!(c["finish_reason"], "blockReason:SAFETY", "{json}");
+    // A blocked prompt answered anyway has its candidate 0.
+    let answered = chunk(
+        "Rain forms",
+        None,
+        r#""promptFeedback": {"blockReason": "SAFETY"},"#,
+    ) + &chunk(" when vapour condenses.", Some("STOP"), "");
+    let dir = scratch("gemini-trial-blocked-inspect");
+    let q = dir.join("answered.sse");
+    std::fs::write(&q, &answered).unwrap();
+    let (_, out, _) = sselint(&["inspect", q.to_str().unwrap()]);
+    assert!(out.contains("\ncandidate 0:\n"), "{out}");
+    assert!(!out.contains("no candidate"), "{out}");
+}

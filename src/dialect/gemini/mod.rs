@@ -1062,9 +1062,17 @@ impl super::Checker for Checker {
             }
         }
         if let Some((reason, _)) = &self.blocked {
+            let no_candidate = !self.candidates.contains_key(&0);
             let ch = answer.choice(0);
             if ch.finish_reason.is_none() {
                 ch.finish_reason = Some(format!("blockReason:{reason}"));
+            }
+            // No candidate 0 came: choice 0 is the blocked prompt.
+            if no_candidate {
+                ch.stands_for = Some(format!(
+                    "prompt blocked: `promptFeedback.blockReason` {}, no candidate",
+                    shorten(reason, 40)
+                ));
             }
             // A candidate that came anyway is the answer the clients show.
             if self.candidates.get(&0).is_none_or(Candidate::is_blank) {
