@@ -403,6 +403,7 @@ impl Config {
         let mut s = Settings {
             profile: profile(profile_name.as_deref().unwrap_or("openai"))
                 .unwrap_or_else(|| Settings::default().profile),
+            profile_chosen: profile_name.is_some(),
             ..Settings::default()
         };
         s.allow_fields.clone_from(&self.allow_fields);

@@ -62,6 +62,11 @@ pub struct StreamResult {
     pub provider: Option<crate::checks::provider::ProviderGuess>,
     /// The dialect the stream was judged as (`None`: no known dialect).
     pub dialect: Option<crate::dialect::Dialect>,
+    /// The profile the stream was read under: the one in force where it
+    /// describes the stream's dialect, else that dialect's own
+    /// ([`crate::lint::profile::applied`]; `gemini-api` for a Gemini
+    /// stream under the default `openai`).
+    pub profile: &'static str,
 }
 
 /// What linting one input produced.
@@ -229,6 +234,7 @@ pub fn lint_stream_with(
         framing,
         read_error,
         provider: report.provider,
+        profile: &crate::lint::profile::applied(settings.profile, report.dialect).name,
         dialect: report.dialect,
     }
 }
@@ -236,20 +242,32 @@ pub fn lint_stream_with(
 /// A note when the profile chosen is another dialect's than the stream's
 /// (`--profile gemini-api` on a Chat stream): its extensions, finish
 /// values and severities describe streams this one is not. Said for any
-/// profile but the default one, which every stream is read with when
-/// none is chosen.
+/// profile chosen (`--profile openai` too), not for the default one when
+/// none was, which every stream is read with then. It names the profiles
+/// of the stream's dialect.
 fn profile_mismatch(settings: &Settings, dialect: Option<crate::vocab::Dialect>) -> Option<String> {
     let p = settings.profile;
     let d = dialect?;
-    if p.dialect == d || p.name == crate::lint::default_profile().name {
+    if p.dialect == d || (p.name == crate::lint::default_profile().name && !settings.profile_chosen)
+    {
         return None;
     }
+    let names: Vec<&str> = crate::lint::profile::profiles()
+        .iter()
+        .filter(|q| q.dialect == d)
+        .map(|q| q.name.as_str())
+        .collect();
+    // A few are named; a long list is counted.
+    let which = if names.len() <= 6 {
+        format!("{} profiles ({}; ", d.title(), names.join(", "))
+    } else {
+        format!("{} {} profiles (", names.len(), d.title())
+    };
     Some(format!(
-        "the profile `{}` describes {} streams, but this stream is {}: its extensions, values and severities do not apply here; choose one of the {} profiles (`sselint rules --profiles`)",
+        "the profile `{}` describes {} streams, but this stream is {}: its extensions, values and severities do not apply here; choose one of the {which}`sselint rules --profiles` lists every profile with its dialect)",
         p.name,
         p.dialect.title(),
         d.title(),
-        d.title()
     ))
 }
 

@@ -258,10 +258,7 @@ fn sniff_body(body: &[u8]) -> Option<Dialect> {
         let Some(d) = &b.dispatch else {
             return;
         };
-        let json = match d.data.trim_start().as_bytes().first() {
-            Some(b'{') => serde_json::from_str::<serde_json::Value>(d.data).ok(),
-            _ => None,
-        };
+        let json = crate::model::json_object(d.data);
         if let Sniffed::Dialect(x) = dialect::sniff_event(d.event_type, json.as_ref()) {
             found = Some(x);
         }

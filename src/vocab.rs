@@ -116,6 +116,20 @@ impl Dialect {
         matches_whole(e, path.strip_prefix(self.base()).unwrap_or(path))
     }
 
+    /// Whether a request to this dialect's endpoint streams by its path
+    /// alone, whatever its body says: Gemini's `:streamGenerateContent`
+    /// does (the method that does not stream is `:generateContent`), and
+    /// answers without `alt=sse` with one JSON array sent as
+    /// `application/json`, which is still the stream to lint. The other
+    /// endpoints stream only when the request asks (`"stream": true`), so
+    /// a JSON answer there is no stream.
+    pub fn streams_by_path(self) -> bool {
+        match self {
+            Dialect::Chat | Dialect::Responses | Dialect::Messages => false,
+            Dialect::Gemini => true,
+        }
+    }
+
     /// The endpoint path with `model` in place of `{model}` (the endpoint
     /// itself when it names no model).
     pub fn endpoint_for(self, model: &str) -> String {
@@ -187,6 +201,12 @@ pub fn sniff_url(url: &str) -> Option<Dialect> {
     ALL.iter()
         .copied()
         .find(|d| matches_end(d.endpoint(), path))
+}
+
+/// Whether a request URL's path is an endpoint that streams by its path
+/// alone ([`Dialect::streams_by_path`]; query ignored).
+pub fn streaming_url(url: &str) -> bool {
+    sniff_url(url).is_some_and(Dialect::streams_by_path)
 }
 
 #[cfg(test)]

@@ -370,3 +370,411 @@ fn gen_capture_prints_its_usage_and_writes_a_gemini_har() {
     assert_eq!(r["files"][0]["streams"][0]["dialect"], "gemini", "{out}");
     assert!(!dir.join("g.har.sse.partial").exists());
 }
+
+#[test]
+fn a_lone_surrogate_in_the_first_chunk_reads_as_gemini_as_it_does_later() {
+    // An emoji split across chunks: `\ud83d` ends one chunk, `\ude00`
+    // starts the next; serde_json refuses a lone surrogate.
+    let first = chunk("Hi \\ud83d", None, "") + &chunk("\\ude00 there.", Some("STOP"), "");
+    let later = chunk("Hi ", None, "") + &chunk("\\ud83d there.", Some("STOP"), "");
+    let verdict = |body: &str| {
+        let r = lint_as(body.as_bytes(), None);
+        let mut found: Vec<String> = diags(&r)
+            .iter()
+            .map(|d| format!("{} {}", d.rule, d.severity))
+            .collect();
+        found.sort();
+        (r.streams[0].dialect, r.streams[0].ending.name(), found)
+    };
+    let (dialect, ending, found) = verdict(&first);
+    assert_eq!(dialect, Some(gemini()), "{found:?}");
+    assert_eq!(ending, "complete", "{found:?}");
+    for chat in ["empty-stream", "missing-choices"] {
+        assert!(!found.iter().any(|f| f.starts_with(chat)), "{found:?}");
+    }
+    // Whatever the lone surrogate gets in a later chunk, it gets in the
+    // first.
+    assert_eq!(verdict(&first).2, verdict(&later).2);
+    let r = lint_as(first.as_bytes(), None);
+    assert_eq!(text0(&r), "Hi \u{FFFD}\u{FFFD} there.");
+    // With --dialect gemini there is no hint to try another dialect.
+    let dir = scratch("gemini-trial-surrogate");
+    let p = dir.join("first.sse");
+    std::fs::write(&p, &first).unwrap();
+    let (code, out, err) = sselint(&["check", p.to_str().unwrap(), "--dialect", "gemini"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains("try --dialect"), "{out}");
+    // A Chat stream whose first chunk has one keeps its Chat finding.
+    let chat = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi \\ud83d\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    let r = lint_as(chat.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect.map(|d| d.name()), Some("chat"));
+    assert!(
+        diags(&r)
+            .iter()
+            .any(|d| d.rule == "invalid-json" && d.message.contains("lone UTF-16 surrogate")),
+        "{:#?}",
+        diags(&r)
+    );
+}
+
+#[test]
+fn a_har_entry_at_stream_generate_content_is_linted_whatever_its_media_type() {
+    // `sselint record` of a request without `alt=sse`: the API (here
+    // replay, which answers as it does) sends the JSON-array shape as
+    // `application/json`.
+    let dir = scratch("gemini-trial-json-har");
+    let replay = Replay::start(&root().join("samples/good/gemini-basic.sse"), &[]);
+    let req = dir.join("req.json");
+    std::fs::write(
+        &req,
+        r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+    )
+    .unwrap();
+    let recorded = dir.join("rec.har");
+    let url = format!(
+        "http://{}/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+        replay.addr
+    );
+    let (_, out, err) = sselint(&[
+        "record",
+        &url,
+        "--body",
+        req.to_str().unwrap(),
+        "-o",
+        recorded.to_str().unwrap(),
+    ]);
+    let har: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&recorded).unwrap_or_else(|e| panic!("{e}: {out}{err}")),
+    )
+    .unwrap();
+    let mime = har["log"]["entries"][0]["response"]["content"]["mimeType"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(mime.starts_with("application/json"), "{mime}");
+    drop(replay);
+    // The same entry at Vertex AI's path.
+    let mut vertex = har.clone();
+    vertex["log"]["entries"][0]["request"]["url"] = "https://us-central1-aiplatform.googleapis.com/v1/projects/p-1/locations/us-central1/publishers/google/models/gemini-2.5-flash:streamGenerateContent".into();
+    let vertex_har = dir.join("vertex.har");
+    std::fs::write(&vertex_har, vertex.to_string()).unwrap();
+    for har in [&recorded, &vertex_har] {
+        let p = har.to_str().unwrap();
+        let (code, out, err) = sselint(&["check", p, "--format", "json"]);
+        assert_eq!(code, Some(1), "{p}: {out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let stream = &v["files"][0]["streams"][0];
+        assert_eq!(stream["dialect"], "gemini", "{out}");
+        let body_not_sse = stream["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["rule"] == "body-not-sse")
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            body_not_sse["message"]
+                .as_str()
+                .unwrap()
+                .contains("JSON array of 2 Gemini GenerateContentResponse"),
+            "{body_not_sse}"
+        );
+        // `inspect` exits 0 whatever it finds; 2 when it reads nothing.
+        let (code, out, err) = sselint(&["inspect", p]);
+        assert_eq!(code, Some(0), "{p}: {out}{err}");
+        assert!(out.contains("[gemini]"), "{out}");
+        let served = Replay::start(har, &[]);
+        assert!(
+            served.line.contains("a JSON array of 2 Gemini"),
+            "{}",
+            served.line
+        );
+    }
+    // The method that does not stream, and another API's JSON answer,
+    // are still no stream entries.
+    for url in [
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+        "https://api.openai.com/v1/chat/completions",
+    ] {
+        let mut other = har.clone();
+        other["log"]["entries"][0]["request"]["url"] = url.into();
+        let p = dir.join("other.har");
+        std::fs::write(&p, other.to_string()).unwrap();
+        let (code, _, err) = sselint(&["check", p.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{url}: {err}");
+        assert!(err.contains("no entry is an event stream"), "{err}");
+    }
+}
+
+/// One `data:` line of `size` bytes of text in each dialect's event that
+/// would carry it (a Gemini chunk with its finish, a Chat chunk, a
+/// Responses delta, a Messages delta).
+fn one_big_event(dialect: &str, size: usize) -> String {
+    let big = "x".repeat(size);
+    match dialect {
+        "gemini" => chunk(&big, Some("STOP"), ""),
+        "chat" => format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"{big}\"}},\"finish_reason\":\"stop\"}}]}}\n\n"),
+        "responses" => format!("event: response.output_text.delta\ndata: {{\"type\":\"response.output_text.delta\",\"sequence_number\":0,\"item_id\":\"m\",\"output_index\":0,\"content_index\":0,\"delta\":\"{big}\"}}\n\n"),
+        "messages" => format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{big}\"}}}}\n\n"),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn an_event_too_large_to_read_is_that_finding_alone_not_an_empty_or_cut_stream() {
+    // One 30 MB event, past the 16 MiB default of --max-event-bytes: it
+    // was read and refused for its size, so no ending finding blames the
+    // server for a stream that was cut or empty. The same in every
+    // dialect (and for Chat with its `[DONE]` after it).
+    let size = 30 * 1024 * 1024;
+    let mut bodies: Vec<(String, String)> = ["gemini", "chat", "responses", "messages"]
+        .iter()
+        .map(|d| (d.to_string(), one_big_event(d, size)))
+        .collect();
+    bodies.push((
+        "chat + [DONE]".into(),
+        one_big_event("chat", size) + "data: [DONE]\n\n",
+    ));
+    for (what, body) in &bodies {
+        let r = lint_as(body.as_bytes(), None);
+        assert_eq!(
+            rules_at_least(&r, Severity::Warning),
+            ["event-too-large"],
+            "{what}: {:#?}",
+            diags(&r)
+        );
+    }
+    let r = lint_as(bodies[0].1.as_bytes(), None);
+    assert_eq!(r.streams[0].dialect, Some(gemini()));
+    // After a chunk that was read, a cut-off says the event too large to
+    // read may have held the finish, as it does for one that was not JSON.
+    let after = chunk("Hi", None, "") + &bodies[0].1;
+    let r = lint_as(after.as_bytes(), None);
+    let d = diags(&r);
+    let cut = d
+        .iter()
+        .find(|d| d.rule == "gemini-cut-off")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert!(
+        cut.message
+            .contains("1 event(s) could not be read, and one of them may have been it"),
+        "{}",
+        cut.message
+    );
+    // minimize keeps event-too-large alone: the reproducer has no
+    // ending finding either.
+    let dir = scratch("gemini-trial-too-large");
+    let p = dir.join("big.sse");
+    std::fs::write(&p, &bodies[0].1).unwrap();
+    let out = dir.join("min.sse");
+    let (code, report, err) =
+        sselint(&["minimize", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{report}{err}");
+    let kept = report
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("kept:"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(kept.trim(), "event-too-large (error)", "{report}");
+    let (_, json, _) = sselint(&["check", out.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] != "info")
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["event-too-large"], "{json}");
+}
+
+#[test]
+fn minimize_keeps_alt_sse_in_a_gemini_hars_url_and_never_the_key() {
+    let key = "AIzaSyD-FAKEKEY1234567890abcdefghijklmn";
+    let body = std::fs::read_to_string(root().join("samples/bad/gemini-cut-off.sse")).unwrap();
+    let mut har = one_entry_har(serde_json::json!({ "text": body }), &[]);
+    let entry = &mut har["log"]["entries"][0];
+    entry["request"]["url"] = format!(
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={key}"
+    )
+    .into();
+    entry["request"]["queryString"] =
+        serde_json::json!([{"name": "alt", "value": "sse"}, {"name": "key", "value": key}]);
+    entry["request"]["headers"] = serde_json::json!([{"name": "x-goog-api-key", "value": key}]);
+    entry["request"]["postData"] = serde_json::json!({
+        "mimeType": "application/json",
+        "text": r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#,
+    });
+    let dir = scratch("gemini-trial-minimize-alt");
+    let input = dir.join("g.har");
+    std::fs::write(&input, har.to_string()).unwrap();
+    let out = dir.join("min.har");
+    let (code, report, err) = sselint(&[
+        "minimize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{report}{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains("FAKEKEY"), "{text}");
+    let min: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let request = &min["log"]["entries"][0]["request"];
+    assert_eq!(
+        request["url"],
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "{request:#}"
+    );
+    assert_eq!(
+        request["queryString"],
+        serde_json::json!([{"name": "alt", "value": "sse"}]),
+        "{request:#}"
+    );
+    // redact keeps it too, with the key masked.
+    let red = dir.join("red.har");
+    let (code, _, err) = sselint(&[
+        "redact",
+        input.to_str().unwrap(),
+        "-o",
+        red.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let text = std::fs::read_to_string(&red).unwrap();
+    assert!(!text.contains("FAKEKEY"), "{text}");
+    assert!(
+        text.contains(":streamGenerateContent?alt=sse&key="),
+        "{text}"
+    );
+}
+
+#[test]
+fn another_dialects_profile_gets_a_note_naming_this_dialects_profiles_even_when_it_is_openai() {
+    let g = root().join("samples/good/gemini-basic.sse");
+    let g = g.to_str().unwrap();
+    let note = "the profile `openai` describes OpenAI Chat Completions streams, but this stream is Google Gemini";
+    // Chosen on the command line, or in sselint.toml: a note, which names
+    // the profiles of this stream's dialect.
+    let (_, out, _) = sselint(&["check", g, "--profile", "openai", "--no-config"]);
+    assert!(out.contains(note), "{out}");
+    assert!(
+        out.contains("choose one of the Google Gemini profiles (gemini-api, vertex-gemini;"),
+        "{out}"
+    );
+    let dir = scratch("gemini-trial-profile-note");
+    let cfg = dir.join("sselint.toml");
+    std::fs::write(&cfg, "profile = \"openai\"\n").unwrap();
+    let (_, out, _) = sselint(&["check", g, "--config", cfg.to_str().unwrap()]);
+    assert!(out.contains(note), "{out}");
+    // The default, which every stream is read with when none is chosen:
+    // no note.
+    let (_, out, _) = sselint(&["check", g, "--no-config"]);
+    assert!(!out.contains("the profile `"), "{out}");
+    // `rules --profiles` says each profile's dialect: `gemini` is the
+    // OpenAI-compatible endpoint's (Chat), `gemini-api` Gemini's own.
+    let (code, out, _) = sselint(&["rules", "--profiles"]);
+    assert_eq!(code, Some(0));
+    let cells = |name: &str| -> Vec<String> {
+        out.lines()
+            .find(|l| {
+                l.trim_start_matches('│')
+                    .trim_start()
+                    .starts_with(&format!("{name} "))
+            })
+            .unwrap_or_else(|| panic!("no row {name}: {out}"))
+            .trim_matches('│')
+            .split('┆')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let header = cells("profile");
+    assert_eq!(header[1], "dialect", "{out}");
+    assert_eq!(cells("gemini-api")[1], "gemini", "{out}");
+    assert_eq!(cells("vertex-gemini")[1], "gemini", "{out}");
+    assert_eq!(cells("gemini")[1], "chat", "{out}");
+    assert_eq!(cells("anthropic")[1], "messages", "{out}");
+}
+
+#[test]
+fn the_json_report_names_the_profile_each_stream_was_read_under() {
+    let g = root().join("samples/good/gemini-basic.sse");
+    let c = root().join("samples/good/openai-basic.sse");
+    let (g, c) = (g.to_str().unwrap(), c.to_str().unwrap());
+    let report = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["check", "--format", "json", "--no-config"];
+        all.extend_from_slice(args);
+        let (_, out, err) = sselint(&all);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+    };
+    let profiles = |v: &serde_json::Value| -> (String, Vec<String>) {
+        let streams = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["streams"].as_array().unwrap().iter())
+            .map(|s| s["profile"].as_str().unwrap_or("(none)").to_string())
+            .collect();
+        (v["profile"].as_str().unwrap().to_string(), streams)
+    };
+    // A Gemini-only run is read as Gemini's own API, which the default
+    // profile (`openai`, Chat's) does not describe.
+    assert_eq!(
+        profiles(&report(&[g])),
+        ("gemini-api".into(), vec!["gemini-api".into()])
+    );
+    assert_eq!(
+        profiles(&report(&[c])),
+        ("openai".into(), vec!["openai".into()])
+    );
+    // A mixed run: each stream says its own; the run names the profile
+    // it was given.
+    assert_eq!(
+        profiles(&report(&[c, g])),
+        ("openai".into(), vec!["openai".into(), "gemini-api".into()])
+    );
+    assert_eq!(
+        profiles(&report(&[g, "--profile", "vertex-gemini"])),
+        ("vertex-gemini".into(), vec!["vertex-gemini".into()])
+    );
+    // Another dialect's profile does not apply to the stream (its note
+    // says so): the stream is read as its own API.
+    let v = report(&[g, "--profile", "groq"]);
+    assert_eq!(
+        profiles(&v),
+        ("gemini-api".into(), vec!["gemini-api".into()])
+    );
+    assert!(
+        v["files"][0]["streams"][0]["notes"]
+            .to_string()
+            .contains("the profile `groq` describes"),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn inspect_shows_a_blocked_prompt_as_the_blocked_prompt_not_as_candidate_0() {
+    let p = root().join("samples/bad/gemini-prompt-blocked.sse");
+    let (code, out, err) = sselint(&["inspect", p.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains("candidate 0"), "{out}");
+    assert!(
+        out.contains("\nprompt blocked: `promptFeedback.blockReason` SAFETY, no candidate\n"),
+        "{out}"
+    );
+    // The JSON report keeps its contract: choice 0 with the block reason
+    // as its finish.
+    let (_, json, _) = sselint(&["check", p.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let c = &v["files"][0]["streams"][0]["choices"][0];
+    assert_eq!(c["index"], 0, "{json}");
+    assert_eq!(c["finish_reason"], "blockReason:SAFETY", "{json}");
+    // A blocked prompt answered anyway has its candidate 0.
+    let answered = chunk(
+        "Rain forms",
+        None,
+        r#""promptFeedback": {"blockReason": "SAFETY"},"#,
+    ) + &chunk(" when vapour condenses.", Some("STOP"), "");
+    let dir = scratch("gemini-trial-blocked-inspect");
+    let q = dir.join("answered.sse");
+    std::fs::write(&q, &answered).unwrap();
+    let (_, out, _) = sselint(&["inspect", q.to_str().unwrap()]);
+    assert!(out.contains("\ncandidate 0:\n"), "{out}");
+    assert!(!out.contains("no candidate"), "{out}");
+}

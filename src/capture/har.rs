@@ -238,8 +238,14 @@ fn is_sse_entry(entry: &Value) -> bool {
     {
         return true;
     }
-    // A streaming request answered with something else (an error, JSON):
-    // still lint it, http-status/content-type will say what happened.
+    // A request to an endpoint that streams by its path (Gemini's
+    // `:streamGenerateContent`, whose answer without `alt=sse` is one JSON
+    // array sent as `application/json`), or a streaming request answered
+    // with something else (an error, JSON): still lint it, http-status,
+    // content-type and body-not-sse will say what happened.
+    if crate::vocab::streaming_url(str_at(entry, &["request", "url"]).unwrap_or("")) {
+        return true;
+    }
     let body = str_at(entry, &["request", "postData", "text"]).unwrap_or("");
     serde_json::from_str::<Value>(body)
         .ok()

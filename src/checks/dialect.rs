@@ -106,10 +106,7 @@ impl Linter<'_> {
         self.settle_from_context();
         self.check_forced(data, name);
         if self.dialect.is_none() {
-            let json = match data.trim_start().as_bytes().first() {
-                Some(b'{') => serde_json::from_str::<Value>(data).ok(),
-                _ => None,
-            };
+            let json = model::json_object(data);
             let path = self.path_dialect();
             match dialect::sniff_event(name, json.as_ref()) {
                 Sniffed::Dialect(d) => {
@@ -157,10 +154,10 @@ impl Linter<'_> {
         let Some(forced) = self.out.settings().dialect else {
             return;
         };
-        if self.forced_hint.is_some() || !data.trim_start().starts_with('{') {
+        if self.forced_hint.is_some() {
             return;
         }
-        let Ok(json) = serde_json::from_str::<Value>(data) else {
+        let Some(json) = model::json_object(data) else {
             return;
         };
         let hint = match dialect::sniff_event(name, Some(&json)) {
@@ -347,6 +344,7 @@ impl Linter<'_> {
             events: self.events,
             damaged,
             invalid_payloads: self.invalid_payloads,
+            oversized: self.oversized,
             not_sse: self.sse_lines == 0 && !self.head.iter().all(u8::is_ascii_whitespace),
             separator_errors: self.separator_errors,
             sse_lines: self.sse_lines,

@@ -91,6 +91,8 @@ pub struct Linter<'s> {
     tail_loc: Option<Location>,
     /// Events whose data was not JSON.
     invalid_payloads: u64,
+    /// Events past the size limit (`event-too-large`).
+    oversized: u64,
     separator_errors: u64,
     /// The block at hand has an `event:` line (see `check_block_framing`).
     block_named: bool,
@@ -176,6 +178,7 @@ impl<'s> Linter<'s> {
             block_id: None,
             tail_loc: None,
             invalid_payloads: 0,
+            oversized: 0,
             separator_errors: 0,
             pending_fields: Vec::new(),
             unsettled_fields: Vec::new(),
@@ -477,6 +480,12 @@ impl Sink for Linter<'_> {
                 if let Some(d) = data_start(block).and_then(crate::dialect::sniff_partial) {
                     self.settle(d);
                 }
+            }
+            // Read and refused: the checker hears of it as of an event
+            // that was not JSON, and so do its ending rules.
+            self.oversized += 1;
+            if let Some(c) = self.checker.as_mut() {
+                c.rejected(None);
             }
         }
         self.check_block_framing(block);

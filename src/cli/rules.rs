@@ -2,8 +2,7 @@
 //! hold it.
 
 use anyhow::bail;
-use comfy_table::{presets, ContentArrangement, Table};
-use sselint::lint::{catalogue, profile};
+use sselint::lint::catalogue;
 use sselint::report::rule;
 use std::io::Write;
 use std::process::ExitCode;
@@ -40,48 +39,16 @@ enum RuleFormat {
 }
 
 pub fn list(a: ListArgs) -> anyhow::Result<ExitCode> {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        // Piped: wrap at a readable width instead of one very long row.
-        t.set_width(120);
-    }
+    // Piped: wrap at a readable width instead of one very long row.
+    let piped = !std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let width = piped.then_some(120);
+    let mut out = Vec::new();
     if a.profiles {
-        t.set_header(["profile", "provider", "extensions", "description"]);
-        for p in profile::profiles() {
-            t.add_row([
-                p.name.clone(),
-                p.provider.clone(),
-                p.extensions.len().to_string(),
-                p.description.clone(),
-            ]);
-        }
+        rule::write_profiles(&mut out, width)?;
     } else {
-        t.set_header(["code", "name", "group", "default", "summary"]);
-        for r in catalogue().rules() {
-            t.add_row([r.code, r.name, r.group, r.severity.name(), r.summary]);
-        }
+        rule::write_catalogue(&mut out, width)?;
     }
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{t}")?;
-    if !a.profiles {
-        // Wrapped at 100 columns, as the table is at most 120 wide.
-        let mut line = String::new();
-        writeln!(out)?;
-        for word in sselint::lint::observed::SEVERITY_POLICY.split(' ') {
-            if !line.is_empty() && line.len() + 1 + word.len() > 100 {
-                writeln!(out, "{line}")?;
-                line.clear();
-            }
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-        writeln!(out, "{line}")?;
-    }
-    Ok(ExitCode::SUCCESS)
+    super::write_report(None, &out)
 }
 
 pub fn explain(a: RuleArgs) -> anyhow::Result<ExitCode> {

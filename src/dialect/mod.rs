@@ -471,6 +471,10 @@ pub struct StreamEnd<'a> {
     pub damaged: bool,
     /// Events whose data was not JSON (reported by the shared stage).
     pub invalid_payloads: u64,
+    /// Events past `--max-event-bytes` (`event-too-large`, shared): read
+    /// and refused for their size, so what they held is unknown, as an
+    /// event that was not JSON.
+    pub oversized: u64,
     /// The body holds no SSE line at all (`body-not-sse`, shared, said
     /// so): a missing start or ending is that finding's consequence.
     pub not_sse: bool,
@@ -491,6 +495,15 @@ pub struct StreamEnd<'a> {
 }
 
 impl StreamEnd<'_> {
+    /// Events the shared stage read but could not hand over: not JSON, or
+    /// too large ([`StreamEnd::invalid_payloads`], [`StreamEnd::oversized`]).
+    /// Any of them may have held the start or the finish the ending rules
+    /// look for: their finding is the cause, so those rules do not say
+    /// the stream was empty or unfinished on their account.
+    pub fn unread(&self) -> u64 {
+        self.invalid_payloads + self.oversized
+    }
+
     /// ` (the transfer broke: …)` after a cut-off finding's account of the
     /// stream, or nothing.
     pub fn broke(&self) -> String {
@@ -560,7 +573,8 @@ pub trait Checker: std::fmt::Debug {
         false
     }
     /// An event whose data the shared stage rejected (`invalid-json`: not
-    /// JSON, nested too deep): the checker never sees it, and must not
+    /// JSON, nested too deep; `event-too-large`, with no index: past the
+    /// size limit): the checker never sees it, and must not
     /// report what its absence implies (a delta missing from the text, a
     /// gap in the numbering, a block never opened) as findings of their
     /// own: that finding is the cause.

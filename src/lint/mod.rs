@@ -267,6 +267,11 @@ pub struct Diagnostic {
 pub struct Settings {
     /// The active profile.
     pub profile: &'static Profile,
+    /// The profile was chosen (`--profile`, `profile` in sselint.toml),
+    /// not the default every stream is read with when none is: a choice
+    /// of another dialect's profile than a stream's is worth a note, even
+    /// when it names the default.
+    pub profile_chosen: bool,
     /// Rule name → (severity or `None` for off, source), from config and the
     /// command line; applied after the profile.
     pub overrides: BTreeMap<String, (Option<Severity>, SeveritySource)>,
@@ -311,6 +316,7 @@ pub fn default_profile() -> &'static Profile {
             model_prefixes: Vec::new(),
             dialect: crate::vocab::DEFAULT,
             events: Vec::new(),
+            dialect_default: true,
         })
     })
 }
@@ -340,6 +346,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             profile: default_profile(),
+            profile_chosen: false,
             overrides: BTreeMap::new(),
             per_rule_limit: 20,
             allow_fields: Vec::new(),

@@ -65,6 +65,11 @@ pub struct Profile {
     /// Event types outside the dialect's own catalogue that this provider
     /// sends (`events = [...]`; vLLM's `response.reasoning_part.added`).
     pub events: Vec<String>,
+    /// It is its dialect's own API as sselint reads every stream of that
+    /// dialect when no profile of it is chosen (`dialect_default = true`:
+    /// `openai`, `openai-responses`, `anthropic`, `gemini-api`); one per
+    /// dialect ([`dialect_default`]).
+    pub dialect_default: bool,
 }
 
 #[derive(serde::Deserialize)]
@@ -95,6 +100,8 @@ struct ProfileFile {
     dialect: Option<String>,
     #[serde(default)]
     events: Vec<String>,
+    #[serde(default)]
+    dialect_default: bool,
 }
 
 /// Whether `pattern` (with `*` for array indices) matches `pointer` or one
@@ -174,6 +181,7 @@ pub fn profiles() -> &'static [Profile] {
                         }),
                     },
                     events: f.events,
+                    dialect_default: f.dialect_default,
                 }
             })
             .collect()
@@ -183,6 +191,29 @@ pub fn profiles() -> &'static [Profile] {
 /// The profile called `name`.
 pub fn profile(name: &str) -> Option<&'static Profile> {
     profiles().iter().find(|p| p.name == name)
+}
+
+/// The profile that is `dialect`'s own API as sselint reads it when none
+/// of its profiles is chosen ([`Profile::dialect_default`]).
+pub fn dialect_default(dialect: crate::vocab::Dialect) -> Option<&'static Profile> {
+    profiles()
+        .iter()
+        .find(|p| p.dialect == dialect && p.dialect_default)
+}
+
+/// The profile a stream of `dialect` is read under with `chosen` in
+/// force: `chosen` where it describes that dialect (or the dialect is
+/// unknown), else the dialect's own ([`dialect_default`]): another
+/// dialect's profile changes nothing of such a stream (`openai`, the
+/// default, on a Gemini stream reads it as `gemini-api` does).
+pub fn applied(
+    chosen: &'static Profile,
+    dialect: Option<crate::vocab::Dialect>,
+) -> &'static Profile {
+    match dialect {
+        Some(d) if chosen.dialect != d => dialect_default(d).unwrap_or(chosen),
+        _ => chosen,
+    }
 }
 
 /// The providers of `dialect` that send a field at `pointer` (indices
@@ -236,6 +267,26 @@ pub fn provider_list(ps: &[&Profile]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_dialect_has_one_default_profile_of_its_own() {
+        for d in crate::vocab::ALL {
+            let own: Vec<&str> = profiles()
+                .iter()
+                .filter(|p| p.dialect_default && p.dialect == *d)
+                .map(|p| p.name.as_str())
+                .collect();
+            assert_eq!(own.len(), 1, "{d}: {own:?}");
+        }
+        assert!(profiles()
+            .iter()
+            .filter(|p| p.dialect_default)
+            .all(|p| p.extensions.is_empty() && p.severity.is_empty()));
+        assert_eq!(
+            dialect_default(crate::vocab::DEFAULT).map(|p| p.name.as_str()),
+            Some("openai")
+        );
+    }
 
     #[test]
     fn patterns_cover_descendants_and_wildcard_indices() {

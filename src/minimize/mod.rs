@@ -1439,6 +1439,16 @@ const HAR_REQUIRED: &[&str] = &[
     "/timings/receive",
 ];
 
+/// Whether a request's query parameter `name` is one an API streams by
+/// ([`crate::dialect::Api::stream_query`]: Gemini's `alt`, whose `sse`
+/// asks for an event stream instead of one JSON array).
+fn makes_it_stream(name: &str) -> bool {
+    crate::dialect::ALL
+        .iter()
+        .filter_map(|d| d.api().stream_query())
+        .any(|(k, _)| k == name)
+}
+
 /// Lines of a curl dump's head that make it that dump, never dropped: the
 /// first line, status and request lines, the blank (or bare `<`, `>`)
 /// lines that end header blocks, and the `Transfer-Encoding` and
@@ -1497,10 +1507,12 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
         }
         Shell::Har(mut h) => {
             let units = st.refs();
+            // The URL's query and `queryString` change together, below.
             let guard = |p: &str| {
                 if p.starts_with("/response/content")
                     || p.starts_with("/request/postData/")
                     || p.starts_with("/request/url")
+                    || p.starts_with("/request/queryString")
                 {
                     Guard::Frozen
                 } else if HAR_REQUIRED.contains(&p) {
@@ -1554,13 +1566,30 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
                 }
             }
             // The query string, where no finding needs it (it may hold a
-            // user's name or an id next to the redacted key).
+            // user's name or an id next to the redacted key), but for the
+            // parameters that make the endpoint stream (`alt=sse`): the
+            // reproducer is a request its API streams too.
             let url = h.entry.pointer("/request/url").and_then(Value::as_str);
-            if let (Some((path, _)), None) = (url.and_then(|u| u.split_once('?')), oracle.stopped) {
+            let bare = url.and_then(|u| u.split_once('?')).map(|(path, query)| {
+                let kept: Vec<&str> = query
+                    .split('&')
+                    .filter(|p| makes_it_stream(p.split('=').next().unwrap_or("")))
+                    .collect();
+                if kept.is_empty() {
+                    path.to_string()
+                } else {
+                    format!("{path}?{}", kept.join("&"))
+                }
+            });
+            if let (Some(bare), None) = (bare.filter(|b| Some(b.as_str()) != url), oracle.stopped) {
                 let mut e = h.entry.clone();
-                e["request"]["url"] = Value::String(path.to_string());
-                if e["request"].get("queryString").is_some() {
-                    e["request"]["queryString"] = Value::Array(Vec::new());
+                e["request"]["url"] = Value::String(bare);
+                if let Some(Value::Array(q)) = e["request"].get_mut("queryString") {
+                    q.retain(|p| {
+                        p.get("name")
+                            .and_then(Value::as_str)
+                            .is_some_and(makes_it_stream)
+                    });
                 }
                 let s = Shell::Har(HarShell {
                     entry: e.clone(),

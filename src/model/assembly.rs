@@ -121,6 +121,11 @@ pub struct Choice {
     pub finish_reason: Option<String>,
     /// Tool calls by index.
     pub tool_calls: BTreeMap<u64, ToolCall>,
+    /// Set when the stream sent no such answer and this choice stands in
+    /// for what it sent instead, so that its finish has a place (a Gemini
+    /// prompt blocked before any candidate: choice 0, finished
+    /// `blockReason:REASON`): what `inspect` shows in its place.
+    pub stands_for: Option<String>,
 }
 
 impl Choice {

@@ -93,6 +93,22 @@ pub fn decode(data: &str) -> Payload {
     }
 }
 
+/// The data of an event as a JSON object, read as [`decode`] reads it
+/// (a lone surrogate escape as U+FFFD): what the dialect is told by
+/// before any checker reads the event. `None` for data that is not a JSON
+/// object. The first chunk of a stream may end inside an emoji split
+/// across chunks (`"text": "\ud83d"`): strict parsing refuses it, yet its
+/// keys name the dialect as well as any other chunk's.
+pub fn json_object(data: &str) -> Option<Value> {
+    if data.trim_start().as_bytes().first() != Some(&b'{') {
+        return None;
+    }
+    match decode(data) {
+        Payload::Json(v) | Payload::LoneSurrogates(v) => Some(v),
+        _ => None,
+    }
+}
+
 /// The payload of `data` when a typed deserializer of it failed with
 /// `error`: a syntax error (or an early end) is where any JSON parser of
 /// `data` stops, so it is the error a `Value` parse would meet too and

@@ -415,6 +415,12 @@ impl Inspected {
             // finishReason).
             let terms = &crate::dialect::words::of(result.dialect).terms;
             for c in result.answer.choices.values() {
+                // What the stream sent instead of such an answer (a
+                // blocked prompt).
+                if let Some(what) = &c.stands_for {
+                    writeln!(out, "\n{}", printable(what))?;
+                    continue;
+                }
                 writeln!(out, "\n{} {}:", terms.choice, c.index)?;
                 if !c.reasoning.is_empty() {
                     writeln!(

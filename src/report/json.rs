@@ -59,6 +59,8 @@ pub(crate) struct Stream<'a> {
     /// `chat`, `responses`, `messages`, or null for a stream of no known
     /// dialect.
     pub(crate) dialect: Option<crate::dialect::Dialect>,
+    /// The profile the stream was read under (`StreamResult::profile`).
+    pub(crate) profile: &'a str,
     pub(crate) http: Option<Http<'a>>,
     pub(crate) events: u64,
     pub(crate) ending: &'static str,
@@ -105,6 +107,7 @@ fn stream(s: &StreamResult) -> Stream<'_> {
     Stream {
         label: &s.label,
         dialect: s.dialect,
+        profile: s.profile,
         http: s.http.as_ref().map(|h| Http {
             status: h.status,
             content_type: h.content_type.as_deref(),
@@ -152,10 +155,19 @@ fn file(f: &FileResult) -> File<'_> {
 /// The document's parts, borrowed from the run.
 pub(crate) fn doc(run: &Run) -> Doc<'_> {
     let (errors, warnings, infos) = run.totals();
+    // The profile the run's streams were read under, where they share
+    // one (a Gemini-only run under the default is read as `gemini-api`,
+    // not `openai`); else the one the run was given.
+    let mut read_under = run.files.iter().flat_map(|f| &f.streams).map(|s| s.profile);
+    let first = read_under.next();
+    let profile = match first {
+        Some(p) if read_under.all(|q| q == p) => p,
+        _ => run.profile.as_str(),
+    };
     Doc {
         version: VERSION,
         tool: super::TOOL,
-        profile: &run.profile,
+        profile,
         files: run.files.iter().map(file).collect(),
         summary: Summary {
             errors,

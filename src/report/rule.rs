@@ -9,6 +9,10 @@
 //! (`docs/rules/NAME.md`, written by `sselint rule NAME --format markdown`
 //! and kept fresh by `tests/book.rs`). It renders only: the severities it
 //! shows are the catalogue's and the checks' own.
+//!
+//! It also renders the lists `sselint rules` prints: the catalogue
+//! ([`write_catalogue`]) and the profiles, each with its dialect
+//! ([`write_profiles`]).
 
 use crate::lint::catalogue::Example;
 use crate::lint::{observed, profile, Rule, Severity};
@@ -277,4 +281,72 @@ fn with_article(s: Severity) -> String {
         "warning" => "a warning".to_string(),
         other => other.to_string(),
     }
+}
+
+/// A table in the lists' style, `width` columns wide when given (a pipe),
+/// else as wide as the terminal.
+fn list_table(width: Option<u16>) -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    t.set_content_arrangement(ContentArrangement::Dynamic);
+    if let Some(w) = width {
+        t.set_width(w);
+    }
+    t
+}
+
+/// `sselint rules`: every rule (code, name, group, default severity,
+/// summary), then the severity policy wrapped at 100 columns.
+///
+/// # Errors
+/// Only `out`'s write errors.
+pub fn write_catalogue(out: &mut dyn Write, width: Option<u16>) -> io::Result<()> {
+    let mut t = list_table(width);
+    t.set_header(["code", "name", "group", "default", "summary"]);
+    for r in crate::lint::catalogue().rules() {
+        t.add_row([r.code, r.name, r.group, r.severity.name(), r.summary]);
+    }
+    writeln!(out, "{t}")?;
+    let mut line = String::new();
+    writeln!(out)?;
+    for word in observed::SEVERITY_POLICY.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > 100 {
+            writeln!(out, "{line}")?;
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    writeln!(out, "{line}")
+}
+
+/// `sselint rules --profiles`: every profile with the dialect whose
+/// streams it describes (a profile applies only to streams of its
+/// dialect: `gemini` is Gemini's OpenAI-compatible Chat endpoint,
+/// `gemini-api` its own API), its provider, how many extension fields it
+/// knows, and what it is for.
+///
+/// # Errors
+/// Only `out`'s write errors.
+pub fn write_profiles(out: &mut dyn Write, width: Option<u16>) -> io::Result<()> {
+    let mut t = list_table(width);
+    t.set_header([
+        "profile",
+        "dialect",
+        "provider",
+        "extensions",
+        "description",
+    ]);
+    for p in profile::profiles() {
+        t.add_row([
+            p.name.clone(),
+            p.dialect.name().to_string(),
+            p.provider.clone(),
+            p.extensions.len().to_string(),
+            p.description.clone(),
+        ]);
+    }
+    writeln!(out, "{t}")
 }

@@ -98,12 +98,13 @@ impl Checker {
                 ));
             }
             Ending::Empty => {
-                // Events that were not JSON explain the empty answer; so
+                // Events that were not JSON or too large to read explain
+                // the empty answer; so
                 // does an error event (one root cause, one finding), except
                 // in a body with no SSE lines, where `body-not-sse` and
                 // `empty-stream` are the documented pair.
                 let explained_by_error = self.error_events > 0 && end.sse_lines > 0;
-                if !damaged && end.invalid_payloads == 0 && !explained_by_error {
+                if !damaged && end.unread() == 0 && !explained_by_error {
                     let loc = out.at_end();
                     out.report(Finding::new(
                         crate::lint::rule::EMPTY_STREAM,
@@ -180,9 +181,10 @@ impl Checker {
                         )
                     })
                     .collect();
-                // An unreadable event (invalid JSON, events run together)
-                // may have held the finish: that finding is the cause.
-                let unreadable = end.invalid_payloads > 0 || end.separator_errors > 0;
+                // An unreadable event (invalid JSON, too large, events run
+                // together) may have held the finish: that finding is the
+                // cause.
+                let unreadable = end.unread() > 0 || end.separator_errors > 0;
                 if !drift && self.error_events == 0 && !unreadable {
                     for (i, loc) in missing {
                         out.report(Finding::new(

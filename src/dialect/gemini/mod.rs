@@ -177,8 +177,6 @@ pub struct Checker {
     /// A usage count of the wrong type was reported (once a stream).
     count_reported: bool,
     schema_reported: u64,
-    /// Events the shared stage rejected (`invalid-json`).
-    lost: u64,
     last: String,
     /// What the current event added, for `inspect` (when it asks).
     adds: Vec<String>,
@@ -1064,9 +1062,17 @@ impl super::Checker for Checker {
             }
         }
         if let Some((reason, _)) = &self.blocked {
+            let no_candidate = !self.candidates.contains_key(&0);
             let ch = answer.choice(0);
             if ch.finish_reason.is_none() {
                 ch.finish_reason = Some(format!("blockReason:{reason}"));
+            }
+            // No candidate 0 came: choice 0 is the blocked prompt.
+            if no_candidate {
+                ch.stands_for = Some(format!(
+                    "prompt blocked: `promptFeedback.blockReason` {}, no candidate",
+                    shorten(reason, 40)
+                ));
             }
             // A candidate that came anyway is the answer the clients show.
             if self.candidates.get(&0).is_none_or(Candidate::is_blank) {
@@ -1242,15 +1248,17 @@ impl super::Checker for Checker {
                 );
             }
         }
-        let unread = if self.lost > 0 {
+        let unread = if end.unread() > 0 {
             format!(
                 " ({} event(s) could not be read, and one of them may have been it)",
-                self.lost
+                end.unread()
             )
         } else {
             String::new()
         };
-        if ending == Ending::Empty && !end.damaged && !end.not_sse && end.invalid_payloads == 0 {
+        // An event that could not be read (not JSON, too large) may have
+        // been the chunk: its finding is the cause.
+        if ending == Ending::Empty && !end.damaged && !end.not_sse && end.unread() == 0 {
             // Cut inside its first chunk (the tail holds its start), or
             // no chunk at all.
             let (what, loc) = match out.transport().tail {
@@ -1299,10 +1307,6 @@ impl super::Checker for Checker {
             );
         }
         (answer, ending)
-    }
-
-    fn rejected(&mut self, _index: Option<u64>) {
-        self.lost += 1;
     }
 
     fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {

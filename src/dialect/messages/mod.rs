@@ -1736,9 +1736,7 @@ impl super::Checker for Checker {
                     );
                 }
                 Ending::Empty
-                    if end.invalid_payloads == 0
-                        && !end.not_sse
-                        && !self.start_missing_reported =>
+                    if end.unread() == 0 && !end.not_sse && !self.start_missing_reported =>
                 {
                     self.start_missing_reported = true;
                     let loc = out.at_end();

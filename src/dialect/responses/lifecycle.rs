@@ -515,7 +515,7 @@ impl Checker {
             // is not SSE is `body-not-sse`'s, a cut capture the tool's).
             if self.before_created.first.is_none()
                 && self.json_events == 0
-                && end.invalid_payloads == 0
+                && end.unread() == 0
                 && !end.not_sse
                 && !end.damaged
             {
@@ -728,6 +728,12 @@ impl Checker {
                 how.push_str(&format!(
                     "; {} event(s) were not JSON",
                     end.invalid_payloads
+                ));
+            }
+            if end.oversized > 0 {
+                how.push_str(&format!(
+                    "; {} event(s) were too large to read",
+                    end.oversized
                 ));
             }
             how.push_str(&end.broke());
