@@ -1134,3 +1134,21 @@ fn a_bad_entry_names_the_path_hash_n_syntax_diff_has_not_an_entry_option() {
         assert!(err.contains(want), "{a}: {err}");
     }
 }
+
+/// A refusal is one fault under two names across Chat and Responses
+/// (`refusal`, `responses-refusal`): a fresh-user trial saw it listed as
+/// "only in A" and "only in B".
+#[test]
+fn a_refusal_on_both_sides_is_one_finding_across_chat_and_responses() {
+    let (_, v) = diff(
+        "samples/bad/responses-refusal.sse",
+        "samples/bad/refusal.sse",
+        &[],
+    );
+    assert_eq!(
+        v["diagnostics"]["both"]["responses-refusal / refusal"],
+        serde_json::json!([1, 1]),
+        "{v:#}"
+    );
+    assert!(row(&v, "refusal").is_none(), "{v:#}");
+}

@@ -672,3 +672,31 @@ fn capture_truncated_takes_the_level_of_the_ending_the_saved_bytes_reach() {
         sselint::lint::Severity::Info
     );
 }
+
+/// `multiple-choices` is info only when the request asked for exactly the
+/// choices that came: fewer than asked (`n` = 3, two came) is no answer to
+/// the request, and an application that reads `choices[0]` joins them
+/// (fresh-user trial: it said "as the request asked").
+#[test]
+fn multiple_choices_is_info_only_for_exactly_the_choices_asked_for() {
+    let two = format!(
+        "{}{}",
+        chat_chunk("Blue", "\"stop\""),
+        chat_chunk("Green", "\"stop\"").replace("\"index\":0", "\"index\":1")
+    );
+    let level = |n: u64| {
+        let found = lint_example(
+            two.as_bytes(),
+            Some(&format!(r#"{{"model":"m","stream":true,"n":{n},"messages":[]}}"#)),
+            None,
+        );
+        found
+            .iter()
+            .find(|d| d.rule == "multiple-choices")
+            .map(|d| d.severity)
+            .unwrap_or_else(|| panic!("n = {n}: {found:?}"))
+    };
+    assert_eq!(level(2), sselint::lint::Severity::Info);
+    assert_eq!(level(3), sselint::lint::Severity::Error);
+    assert_eq!(level(1), sselint::lint::Severity::Error);
+}

@@ -77,6 +77,9 @@ pub enum Fault {
     /// A filter stopped the answer or blocked the prompt (Chat's
     /// `content_filter`, Gemini's `SAFETY`).
     Filtered,
+    /// The model refused: a refusal in place of the answer (Chat's
+    /// `delta.refusal`, a Responses `refusal` content part).
+    Refusal,
 }
 
 impl Fault {
@@ -97,6 +100,7 @@ impl Fault {
         Fault::FinishValue,
         Fault::TokenBudget,
         Fault::Filtered,
+        Fault::Refusal,
     ];
 
     /// What the fault is, in a few words (`diff`'s notes).
@@ -117,6 +121,7 @@ impl Fault {
             Fault::FinishValue => "a finish outside the API's values",
             Fault::TokenBudget => "the token budget cut the answer",
             Fault::Filtered => "a filter stopped the answer",
+            Fault::Refusal => "the model refused",
         }
     }
 

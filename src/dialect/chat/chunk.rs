@@ -661,7 +661,8 @@ impl Checker {
                         loc,
                     )
                     .event(index)
-                    .pointer(format!("{base}/delta/refusal")),
+                    .pointer(format!("{base}/delta/refusal"))
+                    .help("nothing to change on the server: show `delta.refusal` to the user"),
                 );
             }
             if finished {

@@ -249,17 +249,18 @@ impl Checker {
             let (loc, ev) = second
                 .map(|t| (t.first_loc.clone(), t.first_event))
                 .unwrap_or_default();
-            // The request asked for them: the application reads several.
+            // The request asked for exactly them: the application reads
+            // several. (Fewer than asked, or more, is no answer to it.)
             let asked = self
                 .request
                 .as_ref()
                 .and_then(|r| r.n)
-                .is_some_and(|want| want >= n as u64);
+                .is_some_and(|want| want == n as u64);
             let f = Finding::new(
                 crate::lint::rule::MULTIPLE_CHOICES,
                 if asked {
                     format!(
-                        "the stream carries {n} choices, as the request asked (`n`): clients that read `choices[0]` of every chunk join them into one text, so read each by its `index`"
+                        "the stream carries {n} choices, as the request asked (`n` = {n}): clients that read `choices[0]` of every chunk join them into one text, so read each by its `index`"
                     )
                 } else {
                     format!(

@@ -78,5 +78,6 @@ pub const WORDS: Words = Words {
         // reasoning) or a `content_filter` one (the finish tells `diff`).
         (Fault::TokenBudget, "empty-answer"),
         (Fault::Filtered, "empty-answer"),
+        (Fault::Refusal, "refusal"),
     ],
 };

@@ -86,5 +86,6 @@ pub const WORDS: Words = Words {
         // `content_filter` (the finish tells `diff` which).
         (Fault::TokenBudget, "responses-incomplete"),
         (Fault::Filtered, "responses-incomplete"),
+        (Fault::Refusal, "responses-refusal"),
     ],
 };
