@@ -687,7 +687,9 @@ fn multiple_choices_is_info_only_for_exactly_the_choices_asked_for() {
     let level = |n: u64| {
         let found = lint_example(
             two.as_bytes(),
-            Some(&format!(r#"{{"model":"m","stream":true,"n":{n},"messages":[]}}"#)),
+            Some(&format!(
+                r#"{{"model":"m","stream":true,"n":{n},"messages":[]}}"#
+            )),
             None,
         );
         found
