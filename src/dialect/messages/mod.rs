@@ -1295,10 +1295,11 @@ impl Checker {
                         self.last = format!("stop_reason {r:?}");
                         // Observed (rules/observed.json): every client
                         // ends with the text and the stop reason as sent
-                        // (info), unless the budget ran out inside a
-                        // tool_use block's input: then the clients end with
-                        // different tool calls (a partial parse, none, or
-                        // the raw prefix), an error.
+                        // (a warning, as a budget cut is in every dialect),
+                        // unless the budget ran out inside a tool_use
+                        // block's input: then the stream helpers and two
+                        // more SDKs end with different tool calls (a
+                        // partial parse, or none), an error.
                         if r == "max_tokens" && !self.stop_reason_after_stop {
                             let loc = out.at_pointer("/delta/stop_reason", false);
                             let cut_call = self
@@ -1308,7 +1309,7 @@ impl Checker {
                             let f = match cut_call {
                                 Some((i, _)) => Finding::new(
                                     crate::lint::rule::MESSAGES_MAX_TOKENS,
-                                    format!("`stop_reason` is max_tokens while tool_use block {i} is still open: the budget ran out inside the call's input, and clients end with different tool calls (the table)"),
+                                    format!("`stop_reason` is max_tokens while tool_use block {i} is still open: the budget ran out inside the call's input: the stream helpers and two more SDKs end with different tool calls, raw loops keep the cut input (the table)"),
                                     loc,
                                 )
                                 .level(Severity::Error),

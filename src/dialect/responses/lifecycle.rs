@@ -304,16 +304,17 @@ impl Checker {
             let chars = self.streamed_chars();
             report!(
                 out,
-                // Observed (rules/observed.json): a stream helper that
-                // waits for `response.completed` raises on a
-                // `response.incomplete` ending (an error); a
-                // `response.completed` whose status is incomplete is read
-                // as sent by every client (info).
+                // A budget cut is a warning in every dialect (the severity
+                // policy): a stream helper that waits for
+                // `response.completed` raises on a `response.incomplete`
+                // ending by design (rules/observed.json; a designed
+                // exception), and every client reads a
+                // `response.completed` whose status is incomplete as sent.
                 if ty == "response.incomplete" {
                     Finding::new(
                         crate::lint::rule::RESPONSES_INCOMPLETE,
                         format!(
-                            "the response ended incomplete ({why}) after {chars} characters of text: the answer stops there, and a stream helper that waits for `response.completed` raises (the table)"
+                            "the response ended incomplete ({why}) after {chars} characters of text: the answer stops there; a stream helper that waits for `response.completed` raises on it by design, and raw loops read the text as sent (the table)"
                         ),
                         out.at_pointer("/response/incomplete_details", false),
                     )
@@ -326,7 +327,6 @@ impl Checker {
                         ),
                         out.at_pointer("/response/incomplete_details", false),
                     )
-                    .level(Severity::Info)
                 }
                 .event(ev.index)
                 .help("raise `max_output_tokens` (reasoning models spend part of it before the answer), or shorten the task"),
