@@ -741,7 +741,7 @@ impl Checker {
             let mut f = Finding::new(
                 crate::lint::rule::RESPONSES_CUT_OFF,
                 format!(
-                    "the stream {} with no terminal event (`response.completed`, `response.incomplete` or `response.failed`) {how}: the answer is incomplete, and clients either raise or return the partial response as if it were whole",
+                    "the stream {} with no terminal event (`response.completed`, `response.incomplete` or `response.failed`) {how}: the answer is incomplete: a stream helper of the record raises, and other clients return the partial response as if it were whole (the table)",
                     if done { "sent `[DONE]` and closed" } else { "closed" }
                 ),
                 out.at_end(),
