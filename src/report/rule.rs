@@ -214,7 +214,7 @@ fn write_observed(out: &mut dyn Write, r: &Rule, md: bool) -> io::Result<()> {
     for (k, cap) in &examples {
         let ex = &r.examples()[k - 1];
         if !ex.valid {
-            let derived = observed::derived_severity(cap);
+            let derived = observed::derived_severity_of(r.name, cap);
             // Where sselint keeps another severity (a severity basis the
             // replays cannot show), the line says so rather than leave
             // the policy's word as the last.
