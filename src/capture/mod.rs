@@ -508,11 +508,15 @@ fn mask_secret_pairs(text: &str) -> Cow<'_, str> {
         };
         // What the value must look like: after a scheme, any token; else
         // 8 characters or more with a letter (a number alone is a count),
-        // and a digit too where the name may be a count's (`total_tokens:
-        // unlimited`); a password, key, token or session id needs none
-        // (`password: CorrectHorseBattery`).
+        // and a digit too where the name is a count's or a kind's
+        // (`total_tokens: unlimited`, `"token_type":"cache_write"`); a
+        // password, key, token or session id needs none (`password:
+        // CorrectHorseBattery`).
         let value = &b[v..end];
-        let counts = name.to_ascii_lowercase().ends_with("tokens");
+        let lower = name.to_ascii_lowercase();
+        let counts = ["tokens", "type", "count", "limit"]
+            .iter()
+            .any(|w| lower.ends_with(w));
         let shaped = if after_scheme {
             value.len() >= 4
         } else {
