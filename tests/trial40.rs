@@ -195,3 +195,171 @@ fn finding_1_a_shortened_answer_says_so_in_every_report() {
         );
     }
 }
+/// The `ending` of a file's first stream in `check --format json`.
+fn ending_of(path: &str) -> String {
+    let (_, out, err) = sselint(&["check", "--format", "json", path]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    v["files"][0]["streams"][0]["ending"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn finding_4_a_mid_stream_error_ends_every_dialect_as_failed() {
+    for sample in [
+        "error-event",
+        "messages-error-event",
+        "gemini-error-event",
+        "responses-error-event",
+    ] {
+        let p = root().join(format!("samples/bad/{sample}.sse"));
+        assert_eq!(ending_of(p.to_str().unwrap()), "failed", "{sample}");
+    }
+    // Across dialects, the same error on both sides is no ending apart.
+    let a = root().join("samples/bad/error-event.sse");
+    let b = root().join("samples/bad/messages-error-event.sse");
+    let (code, out, err) = sselint(&[
+        "diff",
+        "--ignore-text",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(!out.contains("ending differs"), "{out}{err}");
+    assert!(!out.contains("cut-off"), "{out}{err}");
+    assert_eq!(code, Some(0), "{out}{err}");
+}
+
+#[test]
+fn finding_6_an_event_not_read_is_not_also_a_missing_role() {
+    let dir = scratch("trial40-skipped-role");
+    let first = format!(
+        "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"{}\"}},\"finish_reason\":null}}]}}\n\n",
+        "x".repeat(4000)
+    );
+    let rest = [
+        chat_chunk(" more", "null"),
+        chat_chunk("", "\"stop\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let p = dir.join("big.sse");
+    std::fs::write(&p, format!("{first}{rest}")).unwrap();
+    let (_, out, _) = sselint(&[
+        "check",
+        "--max-event-bytes",
+        "1024",
+        "--format",
+        "json",
+        p.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"event-too-large"), "{rules:?}");
+    assert!(!rules.contains(&"missing-role"), "{rules:?}");
+    // The same for an event that is not JSON: it may have held the role.
+    let broken = first.replacen("}]}", "}]", 1);
+    std::fs::write(&p, format!("{broken}{rest}")).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"invalid-json"), "{rules:?}");
+    assert!(!rules.contains(&"missing-role"), "{rules:?}");
+}
+
+#[test]
+fn finding_7_a_gzipped_base64_har_body_is_measured_decoded() {
+    use std::io::Write as _;
+    let body = std::fs::read(root().join("samples/good/openai-basic.sse")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&body).unwrap();
+    let packed = gz.finish().unwrap();
+    assert!(packed.len() < body.len());
+    use base64::Engine as _;
+    let text = base64::engine::general_purpose::STANDARD.encode(&packed);
+    // content.size is the decoded length (HAR 1.2), the stored text the
+    // bytes as received.
+    let har = one_entry_har(
+        serde_json::json!({"size": body.len(), "encoding": "base64", "text": text}),
+        &[("Content-Encoding", "gzip")],
+    );
+    let dir = scratch("trial40-gzip-har");
+    let p = dir.join("gz.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let (code, out, err) = sselint(&["check", p.to_str().unwrap()]);
+    assert!(!out.contains("capture-truncated"), "{out}{err}");
+    assert_eq!(code, Some(0), "{out}{err}");
+    // A body cut short is still found: its decoded length falls short.
+    let cut = one_entry_har(
+        serde_json::json!({"size": body.len() + 100, "encoding": "base64", "text": base64::engine::general_purpose::STANDARD.encode(&packed)}),
+        &[("Content-Encoding", "gzip")],
+    );
+    std::fs::write(&p, cut.to_string()).unwrap();
+    let (_, out, _) = sselint(&["check", p.to_str().unwrap()]);
+    assert!(out.contains("capture-truncated"), "{out}");
+}
+
+#[test]
+fn finding_9_a_character_cut_by_the_end_is_the_cut_not_invalid_utf8() {
+    let dir = scratch("trial40-cut-char");
+    let mut body = chat_chunk("Hello", "null").into_bytes();
+    body.extend_from_slice(b"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3");
+    let p = dir.join("cut.sse");
+    std::fs::write(&p, &body).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"cut-off"), "{rules:?}");
+    assert!(!rules.contains(&"invalid-utf8"), "{rules:?}");
+    // A bad byte that is not the cut still is one.
+    let mut bad = chat_chunk("Hello", "null").into_bytes();
+    bad.extend_from_slice(b"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3 x");
+    std::fs::write(&p, &bad).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    assert!(out.contains("\"invalid-utf8\""), "{out}");
+}
+
+#[test]
+fn finding_5_json_past_sselints_depth_limit_is_said_to_be_sselints_limit() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let dir = scratch("trial40-deep");
+    let p = dir.join("deep.sse");
+    // A chunk too deep to read, and tool arguments too deep to check.
+    let body = [
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"\"}},\"logprobs\":{deep},\"finish_reason\":null}}]}}\n\n"),
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"tool_calls\":[{{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{\\\"a\\\":{deep}}}\"}}}}]}},\"finish_reason\":null}}]}}\n\n"),
+        chat_chunk("", "\"tool_calls\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    std::fs::write(&p, body).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let diags = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .clone();
+    for rule in ["invalid-json", "tool-call-arguments"] {
+        let d = diags
+            .iter()
+            .find(|d| d["rule"] == rule)
+            .unwrap_or_else(|| panic!("no {rule}: {diags:?}"));
+        let m = d["message"].as_str().unwrap();
+        assert!(m.contains("sselint's limit"), "{rule}: {m}");
+    }
+}
