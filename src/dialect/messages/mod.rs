@@ -1208,7 +1208,14 @@ impl Checker {
                     "a JSON {}, not an object (tool input is always an object)",
                     json_type(&other)
                 )),
-                Err(e) => Some(format!("text that is not JSON ({e})")),
+                Err(e) => Some(format!(
+                    "text that is not JSON ({})",
+                    if crate::model::too_deep(&e) {
+                        crate::model::json_error(&e)
+                    } else {
+                        e.to_string()
+                    }
+                )),
             };
             if let Some(problem) = problem {
                 let name = name
