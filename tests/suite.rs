@@ -105,6 +105,8 @@ mod snapshots;
 mod third_party;
 #[path = "trial.rs"]
 mod trial;
+#[path = "trial40.rs"]
+mod trial40;
 #[path = "typed_path.rs"]
 mod typed_path;
 
