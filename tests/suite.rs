@@ -1,8 +1,8 @@
 //! Every integration test, in one test binary: each file beside this one
 //! is a module of it (`cargo test --test suite diff::` runs tests/diff.rs).
 //! One binary links the library once, where a binary per file linked it
-//! 48 times; its tests run on
-//! the harness's threads together, not one file after another.
+//! 48 times (docs/development.md, "Tests"); its tests run on the
+//! harness's threads together, not one file after another.
 //!
 //! Each module is named with `#[path]`, though the file sits beside this
 //! one: a module read through `#[path]` finds its own `mod common;` in
