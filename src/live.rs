@@ -497,7 +497,11 @@ fn mask_echoed_key(rec: &mut Recording, key: &str) {
 /// [`mask_echoed_key`] for a body kept in a [`Spooled`]: read through once
 /// into a new one, the key replaced wherever it occurs (also across two
 /// reads), the reads' offsets moved to match.
-fn mask_echoed_key_spooled(rec: &mut Recording, body: Spooled, key: &str) -> Result<Spooled, String> {
+fn mask_echoed_key_spooled(
+    rec: &mut Recording,
+    body: Spooled,
+    key: &str,
+) -> Result<Spooled, String> {
     let k = key.as_bytes();
     if k.len() >= 8 {
         let mut r = body.reader();
@@ -838,12 +842,21 @@ mod tests {
             status: 200,
             reason: "OK".into(),
             version: "HTTP/1.1".into(),
-            headers: vec![header("content-type", "text/event-stream"), header("x-echo", "key sk-abcdefghijkl")],
+            headers: vec![
+                header("content-type", "text/event-stream"),
+                header("x-echo", "key sk-abcdefghijkl"),
+            ],
             body: body.to_vec(),
             reads: vec![
                 Read_ { offset: 0, ms: 1.0 },
-                Read_ { offset: 20, ms: 2.0 },
-                Read_ { offset: body.len() as u64, ms: 3.0 },
+                Read_ {
+                    offset: 20,
+                    ms: 2.0,
+                },
+                Read_ {
+                    offset: body.len() as u64,
+                    ms: 3.0,
+                },
             ],
             started: SystemTime::UNIX_EPOCH,
             wait_ms: 1.0,

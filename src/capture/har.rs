@@ -278,7 +278,12 @@ fn is_sse_entry(entry: &Value) -> bool {
 /// and the reader that decodes it (gzip, deflate, br) as it is read.
 enum EntryBody {
     Mem(Vec<u8>),
-    Spooled(Spooled, Option<super::decode::Encoding>, super::Evidence, u64),
+    Spooled(
+        Spooled,
+        Option<super::decode::Encoding>,
+        super::Evidence,
+        u64,
+    ),
 }
 
 impl EntryBody {
@@ -396,8 +401,11 @@ fn entry_stream(
                 Some("base64") => {
                     let decoded = match &s {
                         Spooled::Mem(text) => {
-                            let clean: Vec<u8> =
-                                text.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+                            let clean: Vec<u8> = text
+                                .iter()
+                                .copied()
+                                .filter(|b| !b.is_ascii_whitespace())
+                                .collect();
                             lenient_base64()
                                 .decode(&clean)
                                 .map(Spooled::Mem)

@@ -556,7 +556,9 @@ mod tests {
     }
 
     fn entry(text: &str) -> String {
-        format!(r#"{{"log": {{"entries": [{{"response": {{"content": {{"text": {text}, "size": 1}}}}}}]}}}}"#)
+        format!(
+            r#"{{"log": {{"entries": [{{"response": {{"content": {{"text": {text}, "size": 1}}}}}}]}}}}"#
+        )
     }
 
     /// The decoded text of each entry, as `serde_json` reads the string.
@@ -576,20 +578,30 @@ mod tests {
                 other => panic!("{s}: {other:?}"),
             }
         }
-        let kinds = [("42", "number"), ("true", "boolean"), ("[1]", "array"), ("{}", "object")];
+        let kinds = [
+            ("42", "number"),
+            ("true", "boolean"),
+            ("[1]", "array"),
+            ("{}", "object"),
+        ];
         for (v, kind) in kinds {
             match &parse_texts(&entry(v)).2[..] {
                 [(0, Text::Other(k))] => assert_eq!(*k, kind),
                 other => panic!("{v}: {other:?}"),
             }
         }
-        assert!(matches!(&parse_texts(&entry("null")).2[..], [(0, Text::Null)]));
+        assert!(matches!(
+            &parse_texts(&entry("null")).2[..],
+            [(0, Text::Null)]
+        ));
         // A lone surrogate, which serde_json refuses in a string.
         let (v, _, texts) = parse_texts(&entry(r#""a\ud800b""#));
         assert!(matches!(&texts[..], [(0, Text::Str(Err(_)))]));
-        assert_eq!(v.pointer("/log/entries/0/response/content/size"), Some(&Value::from(1)));
+        assert_eq!(
+            v.pointer("/log/entries/0/response/content/size"),
+            Some(&Value::from(1))
+        );
     }
-
 
     #[test]
     fn finds_each_text_value_and_how_far_it_maps() {
@@ -599,7 +611,12 @@ mod tests {
         // The entries' texts are the tracker's, not the document's.
         for e in 0..2 {
             let c = format!("/log/entries/{e}/response/content");
-            expect.pointer_mut(&c).unwrap().as_object_mut().unwrap().remove("text");
+            expect
+                .pointer_mut(&c)
+                .unwrap()
+                .as_object_mut()
+                .unwrap()
+                .remove("text");
         }
         assert_eq!(v, expect);
         assert_eq!(found.len(), 2);

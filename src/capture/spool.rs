@@ -73,7 +73,9 @@ impl Spool {
         if let Some(f) = self.file.as_mut() {
             match f.write_all(&self.mem) {
                 Ok(()) => self.on_disk += self.mem.len() as u64,
-                Err(e) => self.error = Some(format!("cannot write the body to a temporary file ({e})")),
+                Err(e) => {
+                    self.error = Some(format!("cannot write the body to a temporary file ({e})"))
+                }
             }
         }
         self.mem.clear();
@@ -170,7 +172,9 @@ struct At {
 
 impl Read for At {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let want = buf.len().min((self.end - self.pos).min(usize::MAX as u64) as usize);
+        let want = buf
+            .len()
+            .min((self.end - self.pos).min(usize::MAX as u64) as usize);
         if want == 0 {
             return Ok(0);
         }

@@ -94,7 +94,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let opts = capture::Options::default();
         let opened = std::fs::File::open(&a.input)
             .map_err(|e| capture::unreadable(&a.input.to_string_lossy(), &e).to_string())
-            .and_then(|f| capture::from_reader("in", Box::new(f), &opts).map_err(|e| e.to_string()));
+            .and_then(|f| {
+                capture::from_reader("in", Box::new(f), &opts).map_err(|e| e.to_string())
+            });
         if let Ok(cap) = opened {
             if cap.detail.contains("trace") {
                 return fail(format!(
@@ -226,7 +228,11 @@ fn rewrite(
             };
             let mut doc: serde_json::Value = match serde_json::from_slice(&bytes) {
                 Ok(d) => d,
-                Err(e) => return Ok(Err(format!("not a HAR file: the JSON does not parse ({e})"))),
+                Err(e) => {
+                    return Ok(Err(format!(
+                        "not a HAR file: the JSON does not parse ({e})"
+                    )))
+                }
             };
             drop(bytes);
             if let Err(e) = redact::har(&mut doc, scrubber.as_mut()) {
