@@ -545,7 +545,10 @@ mod tests {
         (v, found)
     }
 
-    fn parse_texts(json: &str) -> (Value, Vec<(usize, HarText)>, Vec<(usize, Text)>) {
+    /// The document, where each text is, and each text.
+    type Parsed = (Value, Vec<(usize, HarText)>, Vec<(usize, Text)>);
+
+    fn parse_texts(json: &str) -> Parsed {
         let track = Rc::new(RefCell::new(Track::new(0)));
         let r = Tracking::new(io::BufReader::new(json.as_bytes()), track.clone());
         let mut de = serde_json::Deserializer::from_reader(r);
