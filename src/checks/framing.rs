@@ -182,6 +182,12 @@ impl Linter<'_> {
                 }
             }
         }
+        // Comments the parser counted without keeping them: none is the
+        // stream's first with its line end or invalid bytes (those are kept).
+        let skipped = block.skipped_comments;
+        self.sse_lines += skipped.lines;
+        self.comment_lines += skipped.lines;
+        self.invalid_utf8_reported += skipped.invalid_utf8;
     }
 
     /// Holds `unknown-sse-field` findings until the body shows it is SSE at
