@@ -363,3 +363,39 @@ fn finding_5_json_past_sselints_depth_limit_is_said_to_be_sselints_limit() {
         assert!(m.contains("sselint's limit"), "{rule}: {m}");
     }
 }
+
+/// The first diagnostic of `rule` in `check --format json` of `path`.
+fn diagnostic(path: &std::path::Path, args: &[&str], rule: &str) -> serde_json::Value {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    all.push(path.to_str().unwrap());
+    let (_, out, err) = sselint(&all);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == rule)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {rule}: {out}"))
+}
+
+#[test]
+fn finding_10_a_chat_stream_cut_mid_event_points_where_it_stopped() {
+    let dir = scratch("trial40-cut-mid-event");
+    for (sample, rule) in [
+        ("cut-off", "cut-off"),
+        ("messages-cut-off", "messages-cut-off"),
+    ] {
+        let body = std::fs::read(root().join(format!("samples/bad/{sample}.sse"))).unwrap();
+        // Cut 30 bytes before the end: inside the last event's data line.
+        let cut = &body[..body.len() - 30];
+        let p = dir.join(format!("{sample}.sse"));
+        std::fs::write(&p, cut).unwrap();
+        let d = diagnostic(&p, &[], rule);
+        let last_line = cut.rsplit(|b| *b == b'\n').next().unwrap();
+        assert_eq!(d["byte_len"], 1, "{sample}: {d}");
+        assert_eq!(d["column"], last_line.len(), "{sample}: {d}");
+        assert_eq!(d["byte_offset"], cut.len() - 1, "{sample}: {d}");
+    }
+}
