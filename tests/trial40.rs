@@ -399,3 +399,32 @@ fn finding_10_a_chat_stream_cut_mid_event_points_where_it_stopped() {
         assert_eq!(d["byte_offset"], cut.len() - 1, "{sample}: {d}");
     }
 }
+
+#[test]
+fn finding_12_multiline_data_is_said_once_for_the_stream() {
+    let dir = scratch("trial40-multiline");
+    // Three chunks, each with its JSON on two `data` lines.
+    let split = |c: String| c.replacen(",\"choices\"", "\ndata: ,\"choices\"", 1);
+    let body = [
+        split(chat_chunk("Hello", "null")),
+        split(chat_chunk(" there", "null")),
+        split(chat_chunk("", "\"stop\"")),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let p = dir.join("multi.sse");
+    std::fs::write(&p, body).unwrap();
+    let (_, out, err) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let found: Vec<&serde_json::Value> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "multiline-data")
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let m = found[0]["message"].as_str().unwrap();
+    assert!(m.contains("3 events"), "{m}");
+    // It points at the first such event.
+    assert_eq!(found[0]["line"], 2, "{m}");
+}

@@ -254,17 +254,14 @@ impl Linter<'_> {
                     .help("end every event with a blank line (`\\n\\n`)"),
                 );
             } else {
-                let f = Finding::new(
-                    crate::lint::rule::MULTILINE_DATA,
-                    format!(
-                        "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
-                        data_lines.len()
-                    ),
-                    loc,
-                )
-                .event(index);
-                let f = self.read_as_dialect(f, FramingShape::MultilineData);
-                self.report(f);
+                // Said once for the stream, at its end (as `data-no-space`).
+                self.multiline_events += 1;
+                self.multiline_most = self.multiline_most.max(data_lines.len());
+                if self.first_multiline.is_none() {
+                    let data = block.data.unwrap_or_default();
+                    let hash = crate::lint::fnv1a(&[data.as_bytes()]).to_le_bytes();
+                    self.first_multiline = Some((loc, index, hash));
+                }
             }
         }
         separator
@@ -446,6 +443,24 @@ impl Linter<'_> {
             .help("write `data: ` with one space, as OpenAI does");
             let f = self.read_as_dialect(f, FramingShape::DataNoSpace);
             self.report(f);
+        }
+        if let Some((loc, index, data_hash)) = self.first_multiline.take() {
+            let message = if self.multiline_events == 1 {
+                format!(
+                    "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
+                    self.multiline_most
+                )
+            } else {
+                format!(
+                    "{} events spread their data over several `data` lines (up to {}, joined with LF); legal, but clients that handle each `data:` line on its own break",
+                    self.multiline_events, self.multiline_most
+                )
+            };
+            let mut f = Finding::new(crate::lint::rule::MULTILINE_DATA, message, loc).event(index);
+            f = self.read_as_dialect(f, FramingShape::MultilineData);
+            // Fingerprinted by the first such event's data, as before.
+            f.fingerprint = crate::lint::fnv1a(&[f.rule.as_bytes(), b"", &data_hash]);
+            self.out.push(f);
         }
         if self.comment_lines > 0 {
             let loc = self.first_comment.clone().unwrap_or_default();

@@ -67,6 +67,13 @@ pub struct Linter<'s> {
     data_lines: u64,
     no_space_lines: u64,
     first_no_space: Option<Location>,
+    /// Events whose data spans several `data` lines (`multiline-data`,
+    /// said once at the end): how many, the most lines one had, and the
+    /// first (its second `data` line, its event index, its data's hash,
+    /// which fingerprints the finding as it did when said per event).
+    multiline_events: u64,
+    multiline_most: usize,
+    first_multiline: Option<(Location, Option<u64>, [u8; 8])>,
     first_cr: Option<Location>,
     first_crlf: Option<Location>,
     first_lf: Option<Location>,
@@ -164,6 +171,9 @@ impl<'s> Linter<'s> {
             data_lines: 0,
             no_space_lines: 0,
             first_no_space: None,
+            multiline_events: 0,
+            multiline_most: 0,
+            first_multiline: None,
             first_cr: None,
             first_crlf: None,
             first_lf: None,
