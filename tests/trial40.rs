@@ -428,3 +428,18 @@ fn finding_12_multiline_data_is_said_once_for_the_stream() {
     // It points at the first such event.
     assert_eq!(found[0]["line"], 2, "{m}");
 }
+
+#[test]
+fn finding_16_a_gemini_stream_read_under_gemini_api_is_not_told_it_fits() {
+    let body = std::fs::read_to_string(root().join("samples/good/gemini-basic.sse")).unwrap();
+    let mut har = one_entry_har(serde_json::json!({"size": body.len(), "text": body}), &[]);
+    har["log"]["entries"][0]["request"]["url"] = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse".into();
+    let dir = scratch("trial40-gemini-hint");
+    let p = dir.join("g.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    // The default profile reads a Gemini stream as gemini-api does.
+    let (code, out, err) = sselint(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("ending: complete"), "{out}{err}");
+    assert!(!out.contains("looks like"), "{out}{err}");
+}
