@@ -443,3 +443,23 @@ fn finding_16_a_gemini_stream_read_under_gemini_api_is_not_told_it_fits() {
     assert!(out.contains("ending: complete"), "{out}{err}");
     assert!(!out.contains("looks like"), "{out}{err}");
 }
+
+#[test]
+fn finding_16_a_capture_cut_after_a_whole_data_line_is_not_also_unterminated() {
+    let (bs, _) = blocks("good/openai-basic.sse");
+    let whole = std::fs::read_to_string(root().join("samples/good/openai-basic.sse")).unwrap();
+    // Three events, then the fourth's `data` line whole but no blank line.
+    let cut = format!("{}\n\n{}\n", bs[..3].join("\n\n"), bs[3]);
+    let har = one_entry_har(serde_json::json!({"size": whole.len(), "text": cut}), &[]);
+    let dir = scratch("trial40-cut-har");
+    let p = dir.join("cut.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let (_, out, err) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    assert!(out.contains("\"capture-truncated\""), "{out}{err}");
+    assert!(!out.contains("\"unterminated-event\""), "{out}{err}");
+    // The same bytes as a whole capture: the server left the event open.
+    let sse = dir.join("cut.sse");
+    std::fs::write(&sse, &cut).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", sse.to_str().unwrap()]);
+    assert!(out.contains("\"unterminated-event\""), "{out}");
+}

@@ -296,16 +296,18 @@ impl Linter<'_> {
             // An event with data: the spec discards it, so the stream ends
             // without it and sselint does not assemble it; its loss is an
             // error (in the record, the clients lost the finish or raised).
+            // Said at the stream's end, unless the capture cut it there.
             Payload::Json(_) | Payload::LoneSurrogates(_) => {
-                self.report(
-                    Finding::new(
-                        crate::lint::rule::UNTERMINATED_EVENT,
-                        "the last event is not followed by a blank line: the spec discards it at end of stream, so the stream ends without what it carries",
-                        loc,
-                    )
-                    .level(Severity::Error)
-                    .help("end the last event with a blank line too"),
-                );
+                let mut f = Finding::new(
+                    crate::lint::rule::UNTERMINATED_EVENT,
+                    "the last event is not followed by a blank line: the spec discards it at end of stream, so the stream ends without what it carries",
+                    loc,
+                )
+                .level(Severity::Error)
+                .help("end the last event with a blank line too");
+                let data_hash = crate::lint::fnv1a(&[data.as_bytes()]).to_le_bytes();
+                f.fingerprint = crate::lint::fnv1a(&[f.rule.as_bytes(), b"", &data_hash]);
+                self.tail_unterminated = Some(f);
             }
             _ => {
                 // A stream that ended inside its first event: no whole

@@ -96,6 +96,11 @@ pub struct Linter<'s> {
     /// The first line of the tail (an unterminated block) when it holds no
     /// complete event.
     tail_loc: Option<Location>,
+    /// `unterminated-event` for a tail that holds data, held until the
+    /// stream's end says whether the capture cut it (then it is the cut,
+    /// `capture-truncated`, not the server's), fingerprinted by the
+    /// tail's data as when said at once.
+    tail_unterminated: Option<Finding>,
     /// Events whose data was not JSON.
     invalid_payloads: u64,
     /// Events past the size limit (`event-too-large`).
@@ -187,6 +192,7 @@ impl<'s> Linter<'s> {
             block_named: false,
             block_id: None,
             tail_loc: None,
+            tail_unterminated: None,
             invalid_payloads: 0,
             oversized: 0,
             separator_errors: 0,
@@ -340,6 +346,11 @@ impl<'s> Linter<'s> {
     /// Ends the stream: the whole-stream rules (transport, framing counts,
     /// ending, usage, tool-call arguments).
     pub fn finish(mut self, framing: &Framing, evidence: &[Truncation]) -> Report<'s> {
+        if let Some(f) = self.tail_unterminated.take() {
+            if !evidence.iter().any(|t| t.by_capture) {
+                self.out.push(f);
+            }
+        }
         // A stream whose events named no dialect: the request path's.
         self.settle_from_path();
         self.finish_framing(framing);
