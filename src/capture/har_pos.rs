@@ -65,8 +65,18 @@ struct Decoded {
 }
 
 impl Decoded {
+    #[inline(always)]
     fn byte(&mut self, b: u8) {
         self.spool.push(b);
+        if self.need == 0 && b < 0x80 {
+            return;
+        }
+        self.multibyte(b);
+    }
+
+    /// The UTF-8 check of a byte that is not ASCII or continues a
+    /// character.
+    fn multibyte(&mut self, b: u8) {
         if self.need > 0 {
             if b < self.lo || b > self.hi {
                 self.bad.get_or_insert("it is not UTF-8");
@@ -165,6 +175,7 @@ impl Track {
         self.state = State::Idle;
     }
 
+    #[inline]
     fn byte(&mut self, b: u8) {
         self.pos += 1;
         if b == b'\n' {
@@ -175,6 +186,21 @@ impl Track {
         }
         if b & 0xC0 != 0x80 {
             self.col += 1;
+        }
+        // The common cases, inline: outside any text, and a plain byte of
+        // a text (the parser hands them over one call each).
+        match &mut self.state {
+            State::Idle => return,
+            State::Str {
+                body,
+                esc: Esc::None,
+                ..
+            } if b != b'\\' && b != b'"' => {
+                *body += 1;
+                self.out.byte(b);
+                return;
+            }
+            _ => {}
         }
         self.step(b);
     }
@@ -363,9 +389,18 @@ impl<R: BufRead> Tracking<R> {
 }
 
 impl<R: BufRead> Read for Tracking<R> {
+    #[inline]
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let avail = self.inner.fill_buf()?;
         let n = avail.len().min(buf.len());
+        if n == 1 {
+            // The parser's usual request: no copy call for one byte.
+            let b = avail[0];
+            buf[0] = b;
+            self.track.borrow_mut().byte(b);
+            self.inner.consume(1);
+            return Ok(1);
+        }
         buf[..n].copy_from_slice(&avail[..n]);
         let mut t = self.track.borrow_mut();
         for &b in &buf[..n] {

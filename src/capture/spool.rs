@@ -38,6 +38,7 @@ pub enum Spooled {
 
 impl Spool {
     /// Appends one byte.
+    #[inline]
     pub fn push(&mut self, b: u8) {
         self.mem.push(b);
         if self.mem.len() >= CHUNK && (self.file.is_some() || self.mem.len() >= MEM_BYTES) {
