@@ -743,40 +743,16 @@ impl Recording {
     }
 }
 
-/// Whether what `r` reads is UTF-8 throughout.
-fn is_utf8(mut r: impl Read) -> std::io::Result<bool> {
+/// Hands `each` what `r` reads as UTF-8 text, a read at a time (a
+/// character cut at the end of a read goes whole into the next piece).
+/// Ok(false) at the first byte that is not UTF-8, or when the input ends
+/// inside a character; Ok(true) when all of it was UTF-8.
+fn utf8_pieces(
+    mut r: impl Read,
+    mut each: impl FnMut(&str) -> std::io::Result<()>,
+) -> std::io::Result<bool> {
     let mut buf = vec![0u8; 256 * 1024];
     let mut carry = 0;
-    loop {
-        let n = match r.read(&mut buf[carry..]) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let end = carry + n;
-        match std::str::from_utf8(&buf[..end]) {
-            Ok(_) => carry = 0,
-            // A character cut at the end of the read: its bytes go first
-            // into the next one.
-            Err(e) if e.error_len().is_none() && n > 0 => {
-                let v = e.valid_up_to();
-                buf.copy_within(v..end, 0);
-                carry = end - v;
-            }
-            Err(_) => return Ok(false),
-        }
-        if n == 0 {
-            return Ok(carry == 0);
-        }
-    }
-}
-
-/// Writes the UTF-8 text `r` reads as the inside of a JSON string, escaped
-/// as `serde_json` escapes it (the quotes left out).
-fn write_escaped(r: &mut impl Read, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut carry = 0;
-    let mut esc = Vec::with_capacity(buf.len() + 64);
     loop {
         let n = match r.read(&mut buf[carry..]) {
             Ok(n) => n,
@@ -786,18 +762,40 @@ fn write_escaped(r: &mut impl Read, out: &mut impl std::io::Write) -> std::io::R
         let end = carry + n;
         let valid = match std::str::from_utf8(&buf[..end]) {
             Ok(_) => end,
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+            Err(e) if e.error_len().is_none() && n > 0 => e.valid_up_to(),
+            Err(_) => return Ok(false),
         };
-        let text = std::str::from_utf8(&buf[..valid]).unwrap_or_default();
-        esc.clear();
-        serde_json::to_writer(&mut esc, text)?;
-        out.write_all(&esc[1..esc.len() - 1])?;
+        each(std::str::from_utf8(&buf[..valid]).unwrap_or_default())?;
         buf.copy_within(valid..end, 0);
         carry = end - valid;
         if n == 0 {
-            return Ok(());
+            return Ok(true);
         }
+    }
+}
+
+/// Whether what `r` reads is UTF-8 throughout.
+fn is_utf8(r: impl Read) -> std::io::Result<bool> {
+    utf8_pieces(r, |_| Ok(()))
+}
+
+/// Writes the UTF-8 text `r` reads as the inside of a JSON string, escaped
+/// as `serde_json` escapes it (the quotes left out). Errors with
+/// `InvalidData` when what it reads is not UTF-8.
+fn write_escaped(r: &mut impl Read, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut esc = Vec::with_capacity(256 * 1024 + 64);
+    let utf8 = utf8_pieces(r, |text| {
+        esc.clear();
+        serde_json::to_writer(&mut esc, text)?;
+        out.write_all(&esc[1..esc.len() - 1])
+    })?;
+    if utf8 {
+        Ok(())
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the body is not UTF-8",
+        ))
     }
 }
 
