@@ -70,8 +70,44 @@ REFERENCE = {
 }
 
 
+# The client families of the breakdown, in its order: the SDKs (with the
+# hand-written parser), the agent apps, the gateways.
+FAMILIES = ("sdk", "agent", "gateway")
+
+
+def family(client):
+    """A record client's family: as the record says (run.py writes it), else
+    as run.py's table has it, else an SDK (a record of before families)."""
+    return client.get("family") or run.FAMILY.get(client["name"], "sdk")
+
+
+def family_report(rows):
+    """Per family and dialect: the captures where sselint's highest
+    severity is the level that family's clients alone give."""
+    lines = ["per client family (sselint's level against the level that family's clients alone give):"]
+    for f in FAMILIES:
+        cells, agree, total = [], 0, 0
+        for d in DIALECTS:
+            mine = [r for r in rows if r["dialect"] == d and f in r["families"]]
+            if not mine:
+                continue
+            ok = sum(1 for r in mine if r["families"][f] == r["sselint"])
+            cells.append(f"{d} {ok}/{len(mine)}")
+            agree += ok
+            total += len(mine)
+        if total:
+            lines.append(f"  {f}: {agree}/{total} ({', '.join(cells)})")
+    return "\n".join(lines)
+
+
 def fields(detail):
     return [p.split(" ")[0] for p in (detail or "").split("; ") if p.split(" ")[0]]
+
+
+# The fields of an outcome's detail whose difference is a break (as
+# src/lint/observed.rs's Record::verdict has them): another text, tool
+# calls or finish, or an agent app that sent the conversation again.
+BREAKS = ("text", "tool_calls", "finish_reason", "retried")
 
 
 def verdict(record, name, o):
@@ -87,7 +123,7 @@ def verdict(record, name, o):
         return "ok" if same else "raised"
     own = fields(base.get("detail"))
     left = [f for f in fields(o.get("detail")) if f not in own]
-    if any(f in ("text", "tool_calls", "finish_reason") for f in left):
+    if any(f in BREAKS for f in left):
         return "differs"
     return "diverges" if left else "ok"
 
@@ -200,6 +236,7 @@ def sselint_level(sselint, path, dialect, extras):
 
 def measure(record, sselint):
     dialect_of = {c["name"]: c["dialect"] for c in record["clients"]}
+    family_of = {c["name"]: family(c) for c in record["clients"]}
     extras = example_extras()
     with tempfile.TemporaryDirectory(prefix="sselint-agreement-") as tmp:
         items = {cid: (p, d) for cid, p, d in run.corpus(tmp)}
@@ -212,10 +249,16 @@ def measure(record, sselint):
             path, d = items[cid]
             level, rules, err = sselint_level(sselint, path, d, extras.get(cid))
             dialect = dialect_of[next(iter(cap["clients"]))] if cap["clients"] else "chat"
+            fam = {}
+            for f in FAMILIES:
+                mine = {n: o for n, o in cap["clients"].items() if family_of.get(n) == f}
+                if mine:
+                    fam[f] = client_level({**cap, "clients": mine}, record)
             return {
                 "id": cid,
                 "dialect": dialect,
                 "clients": client_level(cap, record),
+                "families": fam,
                 "sselint": level,
                 "rules": rules,
                 "check_error": err,
@@ -269,6 +312,7 @@ def report(rows, missing):
         f"all: {total_agree}/{len(rows)} captures agree; "
         f"{len(rows) - total_agree - total_apart} disagree, {total_apart} disagree by design"
     )
+    lines.append(family_report(rows))
     if missing:
         lines.append(f"not in the corpus any more (skipped): {', '.join(missing)}")
     return "\n".join(lines)

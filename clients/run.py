@@ -69,7 +69,16 @@ CLIENTS = {
     "google-genai": ("python", "gemini", "google-genai: iterate models.generate_content_stream() (automatic function calling off): each chunk's text and function_calls, candidate 0's thought text, the last finishReason and usageMetadata"),
     "google-genai-js": ("node", "gemini", "@google/genai: for await over models.generateContentStream(), collected as google-genai"),
     "vercel-ai-google": ("node", "gemini", "Vercel AI SDK: streamText() with @ai-sdk/google, fullStream"),
+    # The agent apps (clients/agent_clients.py), each run as its user runs it.
+    "claude-code": ("agent", "messages", "Claude Code: claude -p hi --output-format stream-json, no tools, one turn; its assistant messages and result event"),
+    "codex": ("agent", "responses", "Codex CLI: codex exec --json --ephemeral -s read-only hi, a model provider with wire_api responses; its agent_message items, turn usage, and the function_call items of its follow-up request"),
 }
+# Each client's family, for agreement.py's breakdown: the SDKs (and the
+# hand-written parser), the agent apps, the gateways.
+FAMILY = {name: {"agent": "agent", "gateway": "gateway"}.get(rt, "sdk") for name, (rt, _, _) in CLIENTS.items()}
+# The captures the agent apps read under --agents-subset (CI): one per line
+# of clients/agents-subset.txt; the rest keep their recorded outcomes.
+AGENTS_SUBSET = CLIENTS_DIR / "agents-subset.txt"
 DIALECTS = ("chat", "responses", "messages", "gemini")
 # Each dialect's title, as sselint's messages name it (src/vocab.rs).
 TITLES = {
@@ -100,6 +109,14 @@ for _name in clients_of("messages"):
 # Gemini has no refusal field; candidate 0's thought parts are its reasoning.
 for _name in clients_of("gemini"):
     COMPARED[_name] = ("text", "reasoning", "tool_calls", "finish_reason", "usage")
+# What each agent app shows (clients/README.md): Claude Code's stream-json
+# gives the text and tool_use blocks, the stop_reason and usage.
+COMPARED["claude-code"] = ("text", "tool_calls", "finish_reason", "usage")
+# Codex CLI shows the text and usage (no status); its function calls are
+# read from its follow-up request.
+COMPARED["codex"] = ("text", "tool_calls", "usage")
+# The usage counts a client shows, where it shows fewer than its dialect's.
+CLIENT_USAGE_KEYS = {"codex": ("input_tokens", "output_tokens")}
 # The usage counts compared, by dialect (each API's own names).
 USAGE_KEYS = {
     "chat": ("prompt_tokens", "completion_tokens", "total_tokens"),
@@ -276,10 +293,16 @@ def compare(name, exp, got):
     are its finish_reason, usage is compared on the dialect's counts."""
     if got is None:
         return {"verdict": "raised", "detail": "no result (client crashed or timed out)"}
+    retried = got.get("retries") or 0
     if "error" in got:
         e = got["error"]
-        return {"verdict": "raised", "detail": scrub(f"{e['type']}: {e['message']}")}
+        more = f"; retried {retried}x" if retried else ""
+        return with_requests({"verdict": "raised", "detail": scrub(f"{e['type']}: {e['message']}") + more}, got)
     diffs, minor = [], []
+    if retried:
+        # An agent app that sent the same conversation again: the user
+        # waits, or sees the answer twice.
+        diffs.append(f"retried {retried}x")
     fields = COMPARED[name]
     got_text = got.get("text") or ""
     if "text" in fields and got_text != exp["text"]:
@@ -309,8 +332,9 @@ def compare(name, exp, got):
             diffs.append("tool_calls " + short([list(h) for h in have], 120))
     if "usage" in fields and exp["usage"] is not None:
         u = got.get("usage")
-        u = {k: u.get(k) for k in USAGE_KEYS[exp["dialect"] or "chat"]} if isinstance(u, dict) else u
-        want = exp["usage"]
+        keys = CLIENT_USAGE_KEYS.get(name, USAGE_KEYS[exp["dialect"] or "chat"])
+        u = {k: u.get(k) for k in keys} if isinstance(u, dict) else u
+        want = {k: exp["usage"].get(k) for k in keys}
         if exp["dialect"] == "gemini" and isinstance(u, dict) and isinstance(want, dict):
             # Gemini's JSON leaves a zero count out (proto3's JSON mapping
             # omits default values): a chunk with no candidatesTokenCount
@@ -322,10 +346,18 @@ def compare(name, exp, got):
         if u != want:
             minor.append(f"usage {short(u)}")
     if diffs:
-        return {"verdict": "differs", "detail": scrub("; ".join(diffs + minor))}
+        return with_requests({"verdict": "differs", "detail": scrub("; ".join(diffs + minor))}, got)
     if minor:
-        return {"verdict": "diverges", "detail": scrub("; ".join(minor))}
-    return {"verdict": "ok"}
+        return with_requests({"verdict": "diverges", "detail": scrub("; ".join(minor))}, got)
+    return with_requests({"verdict": "ok"}, got)
+
+
+def with_requests(outcome, got):
+    """An agent app's outcome with the number of requests it sent to the
+    streaming endpoint (counted at the relay in front of the replay)."""
+    if "requests" in got:
+        outcome["requests"] = got["requests"]
+    return outcome
 
 
 def run_clients(runtime, jobs, tmp):
@@ -333,6 +365,8 @@ def run_clients(runtime, jobs, tmp):
     jobs_file.write_text(json.dumps(jobs), encoding="utf-8")
     if runtime == "python":
         cmd = [sys.executable, str(CLIENTS_DIR / "py_clients.py"), str(jobs_file)]
+    elif runtime == "agent":
+        cmd = [sys.executable, str(CLIENTS_DIR / "agent_clients.py"), str(jobs_file)]
     else:
         cmd = [str(CLIENTS_DIR / "node_modules" / ".bin" / "node"), str(CLIENTS_DIR / "node_clients.mjs"), str(jobs_file)]
     env = dict(os.environ, NO_PROXY="*", no_proxy="*")
@@ -381,10 +415,18 @@ def versions():
     v["google-genai"] = f"google-genai {pyv['google-genai']}"
     v["google-genai-js"] = f"@google/genai {nodev.get('@google/genai')} (Node {nodev.get('node')})"
     v["vercel-ai-google"] = f"ai {nodev.get('ai')}, @ai-sdk/google {nodev.get('@ai-sdk/google')}"
+    agents = json.loads((CLIENTS_DIR / "agents" / "package-lock.json").read_text())["packages"]
+    agentv = {k.split("node_modules/")[-1]: e.get("version") for k, e in agents.items() if k.startswith("node_modules/")}
+    v["claude-code"] = f"@anthropic-ai/claude-code {agentv.get('@anthropic-ai/claude-code')}"
+    v["codex"] = f"@openai/codex {agentv.get('@openai/codex')}"
     return v
 
 
-def observe(sselint, only=None):
+def observe(sselint, only=None, agents_subset=None):
+    """The record of a fresh run. With `agents_subset` (a set of capture
+    ids), the agent apps read only those captures; on the others their
+    outcomes are carried over from the committed record."""
+    old = json.loads(RECORD.read_text(encoding="utf-8")) if agents_subset is not None and RECORD.exists() else {"captures": {}}
     with tempfile.TemporaryDirectory(prefix="sselint-harness-") as tmp:
         items = [it for it in corpus(tmp) if only is None or only in it[0]]
         expected = {}
@@ -423,29 +465,46 @@ def observe(sselint, only=None):
                     if key in replays.urls
                 ]
                 results = {}
+                runtimes = ("python", "node", "agent")
 
                 def go(rt):
-                    results[rt] = run_clients(rt, jobs, tmp)
+                    mine = jobs
+                    if rt == "agent":
+                        # The agent apps read what --agents-subset leaves them.
+                        mine = [
+                            j for j in jobs
+                            if agents_subset is None or j["id"].removeprefix(PATH_JOB) in agents_subset
+                        ]
+                        mine = [j for j in mine if any(CLIENTS[n][0] == "agent" for n in j["clients"])]
+                    results[rt] = run_clients(rt, mine, tmp) if mine else {}
 
-                threads = [threading.Thread(target=go, args=(rt,)) for rt in ("python", "node")]
+                threads = [threading.Thread(target=go, args=(rt,)) for rt in runtimes]
                 for t in threads:
                     t.start()
                 for t in threads:
                     t.join()
-                if set(results) != {"python", "node"}:
+                if set(results) != set(runtimes):
                     sys.exit("clients/run.py: a client runtime failed")
             finally:
                 replays.close()
             for job in jobs:
                 key = job["id"]
                 cid = key.removeprefix(PATH_JOB)
-                got = {**results["python"].get(key, {}), **results["node"].get(key, {})}
+                got = {**results["python"].get(key, {}), **results["node"].get(key, {}), **results["agent"].get(key, {})}
                 exp = expected[cid]
                 cap = captures.setdefault(
                     cid,
                     {"expected": {k: exp[k] for k in ("text", "tool_calls", "finish_reason")}, "clients": {}},
                 )
-                outcomes = {name: compare(name, exp, got.get(name)) for name in job["clients"]}
+                outcomes = {}
+                for name in job["clients"]:
+                    if CLIENTS[name][0] == "agent" and agents_subset is not None and cid not in agents_subset:
+                        # Not run this time: what the record holds.
+                        kept = old["captures"].get(cid, {}).get("clients", {}).get(name)
+                        if kept is not None:
+                            outcomes[name] = kept
+                        continue
+                    outcomes[name] = compare(name, exp, got.get(name))
                 if key == cid:
                     # The body's own clients first: the capture's dialect is
                     # its first client's (agreement.py, counts()).
@@ -456,7 +515,7 @@ def observe(sselint, only=None):
         return {
             "about": "What real clients did with each capture of the corpus, replayed by `sselint replay`. Regenerate with clients/run.py; see clients/README.md.",
             "clients": [
-                {"name": name, "dialect": dialect, "how": how, "version": v[name]}
+                {"name": name, "dialect": dialect, "family": FAMILY[name], "how": how, "version": v[name]}
                 for name, (_, dialect, how) in CLIENTS.items()
             ],
             "captures": captures,
@@ -480,10 +539,21 @@ def main():
     ap.add_argument("--sselint", default=str(ROOT / "target" / "debug" / "sselint"), help="the sselint binary")
     ap.add_argument("--check", action="store_true", help="compare a fresh run with rules/observed.json")
     ap.add_argument("--only", help="only captures whose id contains this; prints the observations")
+    ap.add_argument(
+        "--agents-subset",
+        action="store_true",
+        help="run the agent apps on the captures of clients/agents-subset.txt only (CI); elsewhere keep their recorded outcomes",
+    )
     args = ap.parse_args()
     if not Path(args.sselint).exists():
         sys.exit(f"clients/run.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
-    record = observe(args.sselint, args.only)
+    subset = None
+    if args.agents_subset:
+        # A line is a capture id and, after a space, why it is there;
+        # lines that start with `#` are comments.
+        lines = AGENTS_SUBSET.read_text(encoding="utf-8").splitlines()
+        subset = {l.split()[0] for l in lines if l.strip() and not l.startswith("#")}
+    record = observe(args.sselint, args.only, subset)
     if args.only and not record["captures"]:
         sys.exit(f"clients/run.py: no capture id contains {args.only!r} (ids look like rules/chat/NAME.toml#K or samples/…)")
     text = json.dumps(record, indent=1, ensure_ascii=False, sort_keys=False) + "\n"

@@ -163,8 +163,8 @@ impl Record {
     /// otherwise there (LangChain's Messages usage, `input_tokens: 0` on
     /// every stream whose `message_delta` lacks it) is how that client
     /// reads every stream, not what this shape does, so it does not count.
-    /// What is left decides: another text, tool calls or finish is
-    /// `differs`; usage or the refusal alone is `diverges`; nothing is `ok`.
+    /// What is left decides: another text, tool calls or finish, or an agent
+    /// app that sent the same conversation again (`retried`), is `differs`; usage or the refusal alone is `diverges`; nothing is `ok`.
     /// A raise counts unless the client raises the same way on the
     /// reference stream.
     pub fn verdict(&self, client: &str, o: &Outcome) -> Verdict {
@@ -192,7 +192,7 @@ impl Record {
                     .collect();
                 if left
                     .iter()
-                    .any(|f| matches!(*f, "text" | "tool_calls" | "finish_reason"))
+                    .any(|f| matches!(*f, "text" | "tool_calls" | "finish_reason" | "retried"))
                 {
                     Verdict::Differs
                 } else if left.is_empty() {
