@@ -273,15 +273,30 @@ def claude_code(job, relay, home, work):
         return failure("Timeout", f"no end after {TIMEOUT_S} s")
     if result is None:
         return failure("Exit", f"exit {code}: " + (err or out or "no output"))
+    _, _, follow, _ = relay.counts()
     text, calls = "", []
+    first_id = None
     for e in events:
         if e.get("type") != "assistant":
             continue
+        msg_id = (e.get("message") or {}).get("id")
+        first_id = first_id or msg_id
+        if follow and msg_id != first_id:
+            # After a refused follow-up it shows the API error as a message
+            # of its own: only the replayed turn's message is its reading.
+            break
         for block in (e.get("message") or {}).get("content") or []:
             if block.get("type") == "text":
                 text += block.get("text") or ""
             elif block.get("type") == "tool_use":
                 calls.append({"id": block.get("id"), "name": block.get("name"), "arguments": json.dumps(block.get("input"))})
+    if follow:
+        # It went on after the replayed turn (after `max_tokens` it asks
+        # the model to resume; after a tool call it would send the result),
+        # and the relay refused: what it showed of the replayed turn is its
+        # assistant messages; its finish and usage are those of the whole
+        # exchange, not compared.
+        return {"text": text, "tool_calls": calls}
     if result.get("is_error") and result.get("subtype") != "error_max_turns":
         return failure("ClaudeCodeError", result.get("result") or result.get("subtype") or "is_error")
     u = result.get("usage") or {}
@@ -314,6 +329,9 @@ def codex(job, relay, home, work):
                 "check_for_update_on_startup = false",
                 "[analytics]",
                 "enabled = false",
+                # Its curated-plugin sync looks up github.com at start.
+                "[features]",
+                "plugins = false",
                 "[model_providers.replay]",
                 'name = "replay"',
                 f'base_url = "{relay.origin}/v1"',
@@ -354,11 +372,10 @@ def codex(job, relay, home, work):
     if done is None and not follow:
         return failure("Exit", f"exit {code}: " + (err.strip().splitlines() or ["no output"])[-1])
     u = (done or {}).get("usage") or {}
-    return {
-        "text": text,
-        "tool_calls": calls,
-        "usage": {"input_tokens": u.get("input_tokens"), "output_tokens": u.get("output_tokens")} if u else None,
-    }
+    shown = {"text": text, "tool_calls": calls}
+    if not follow:
+        shown["usage"] = {"input_tokens": u.get("input_tokens"), "output_tokens": u.get("output_tokens")} if u else None
+    return shown
 
 
 def relay_first(relay):
@@ -437,7 +454,10 @@ def gemini_cli(job, relay, home, work):
     usage = None
     if st:
         usage = {"promptTokenCount": st.get("input_tokens"), "candidatesTokenCount": st.get("output_tokens"), "totalTokenCount": st.get("total_tokens")}
-    return {"text": text, "tool_calls": calls, "usage": usage}
+    shown = {"text": text, "tool_calls": calls}
+    if not follow:
+        shown["usage"] = usage
+    return shown
 
 
 CLIENTS = {

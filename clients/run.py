@@ -19,14 +19,22 @@ reconstruction, `check --format json`):
   with its messages.stream() helper, the Vercel AI SDK (@ai-sdk/anthropic),
   LangChain (ChatAnthropic);
 - Google Gemini (streamGenerateContent): google-genai (Python) and
-  @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google).
+  @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google);
+- the agent apps (clients/agent_clients.py): Claude Code (Messages), Codex
+  CLI (Responses), Gemini CLI (Gemini);
+- the gateway (clients/gateway_clients.py): LiteLLM as a library, reading
+  Chat, Messages and Gemini and handing on Chat chunks.
 
     clients/run.py                 regenerate rules/observed.json
     clients/run.py --check         fail (exit 1) when a fresh run differs
     clients/run.py --only NAME     only captures whose id contains NAME; prints
+    clients/run.py --check --agents-subset   the agent apps on clients/agents-subset.txt only (CI)
+    clients/run.py --check --no-agents       no agent app (their recorded outcomes stand)
 
-Needs clients/.venv (pip install -r clients/requirements.txt) and
-clients/node_modules (npm ci in clients/); see clients/README.md.
+Needs clients/.venv (pip install -r clients/requirements.txt),
+clients/node_modules (npm ci in clients/), clients/agents/node_modules (npm
+ci in clients/agents/) and clients/.venv-litellm (pip install -r
+clients/requirements-litellm.txt); see clients/README.md.
 """
 
 import argparse
@@ -72,6 +80,12 @@ CLIENTS = {
     # The agent apps (clients/agent_clients.py), each run as its user runs it.
     "claude-code": ("agent", "messages", "Claude Code: claude -p hi --output-format stream-json, no tools, one turn; its assistant messages and result event"),
     "codex": ("agent", "responses", "Codex CLI: codex exec --json --ephemeral -s read-only hi, a model provider with wire_api responses; its agent_message items, turn usage, and the function_call items of its follow-up request"),
+    # The gateway (clients/gateway_clients.py): LiteLLM as a library, each
+    # dialect read through its provider and handed on as Chat chunks.
+    "litellm-chat": ("gateway", "chat", "LiteLLM: litellm.completion(model='openai/…', stream=True), the Chat chunks it yields"),
+    "litellm-messages": ("gateway", "messages", "LiteLLM: litellm.completion(model='anthropic/…', stream=True), the Messages stream translated into Chat chunks"),
+    "litellm-gemini": ("gateway", "gemini", "LiteLLM: litellm.completion(model='gemini/…', stream=True), the Gemini stream translated into Chat chunks"),
+    "gemini-cli": ("agent", "gemini", "Gemini CLI: gemini -p hi -m gemini-2.5-flash --skip-trust -o stream-json, Gemini API key auth, its tools excluded; its assistant message deltas, result stats, and the functionCall parts of its follow-up request"),
 }
 # Each client's family, for agreement.py's breakdown: the SDKs (and the
 # hand-written parser), the agent apps, the gateways.
@@ -79,6 +93,12 @@ FAMILY = {name: {"agent": "agent", "gateway": "gateway"}.get(rt, "sdk") for name
 # The captures the agent apps read under --agents-subset (CI): one per line
 # of clients/agents-subset.txt; the rest keep their recorded outcomes.
 AGENTS_SUBSET = CLIENTS_DIR / "agents-subset.txt"
+# The gateway's venv (clients/requirements-litellm.txt): without it the
+# gateway's recorded outcomes stand (tests/clients.rs says SKIPPED).
+GATEWAY_PYTHON = CLIENTS_DIR / ".venv-litellm" / "bin" / "python"
+# The committed record: the outcomes a run that leaves some clients out
+# keeps for them.
+RECORDED = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {"clients": [], "captures": {}}
 DIALECTS = ("chat", "responses", "messages", "gemini")
 # Each dialect's title, as sselint's messages name it (src/vocab.rs).
 TITLES = {
@@ -117,6 +137,39 @@ COMPARED["claude-code"] = ("text", "tool_calls", "finish_reason", "usage")
 COMPARED["codex"] = ("text", "tool_calls", "usage")
 # The usage counts a client shows, where it shows fewer than its dialect's.
 CLIENT_USAGE_KEYS = {"codex": ("input_tokens", "output_tokens")}
+# LiteLLM hands on Chat chunks: the text, the tool calls, Chat's
+# finish_reason (compared through GATEWAY_FINISH) and Chat's usage counts
+# (compared through GATEWAY_USAGE).
+for _name in ("litellm-chat", "litellm-messages", "litellm-gemini"):
+    COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
+# The finish a gateway hands on for each dialect's own, as Chat names it
+# (the mapping OpenAI-compatible gateways document: a budget cut is
+# `length`, a tool call `tool_calls`, a filter `content_filter`). A finish
+# the table does not name is compared as sent.
+GATEWAY_FINISH = {
+    "messages": {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls", "refusal": "content_filter"},
+    "gemini": {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter", "BLOCKLIST": "content_filter", "SPII": "content_filter"},
+}
+# Chat's documented finish reasons.
+CHAT_FINISHES = ("stop", "length", "tool_calls", "content_filter", "function_call")
+# A dialect's usage counts in Chat's terms, as a gateway hands them on
+# (Chat's own meaning: `prompt_tokens` counts the cached input, and
+# `completion_tokens` the reasoning): each Chat count against the sum of
+# the dialect's counts it stands for.
+GATEWAY_USAGE = {
+    "messages": {
+        "prompt_tokens": ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"),
+        "completion_tokens": ("output_tokens",),
+    },
+    "gemini": {
+        "prompt_tokens": ("promptTokenCount",),
+        "completion_tokens": ("candidatesTokenCount", "thoughtsTokenCount"),
+        "total_tokens": ("totalTokenCount",),
+    },
+}
+# Gemini CLI shows the text and its stats' token counts (no finishReason,
+# no thoughts); its function calls are read from its follow-up request.
+COMPARED["gemini-cli"] = ("text", "tool_calls", "usage")
 # The usage counts compared, by dialect (each API's own names).
 USAGE_KEYS = {
     "chat": ("prompt_tokens", "completion_tokens", "total_tokens"),
@@ -215,6 +268,8 @@ def expected_answer(sselint, path, dialect):
         ],
         "finish_reason": finish,
         "usage": {k: usage.get(k) for k in USAGE_KEYS[dialect or "chat"]} if isinstance(usage, dict) else None,
+        # Every count, for a gateway's Chat counts that add several up.
+        "usage_all": usage if isinstance(usage, dict) else None,
         "http_status": (stream.get("http") or {}).get("status"),
         "path_dialect": path_dialect(stream),
     }
@@ -267,8 +322,13 @@ PORT = re.compile(r"(127\.0\.0\.1|localhost):\d+")
 ADDR = re.compile(r"0x[0-9a-f]{6,}")
 
 
+# A run of 10 digits or more: a timestamp in an id an app made up
+# (Gemini CLI's `generic_tool_1796613117087_1`).
+STAMP = re.compile(r"\d{10,}")
+
+
 def scrub(s):
-    return ADDR.sub("0x…", PORT.sub(r"\1:PORT", s))
+    return STAMP.sub("…", ADDR.sub("0x…", PORT.sub(r"\1:PORT", s)))
 
 
 def json_or_text(s):
@@ -297,6 +357,9 @@ def compare(name, exp, got):
     if "error" in got:
         e = got["error"]
         more = f"; retried {retried}x" if retried else ""
+        if retried and e["type"] == "Timeout":
+            # How many retries fit in the time bound depends on the load.
+            more = "; retried"
         return with_requests({"verdict": "raised", "detail": scrub(f"{e['type']}: {e['message']}") + more}, got)
     diffs, minor = [], []
     if retried:
@@ -316,7 +379,21 @@ def compare(name, exp, got):
     if "reasoning" in fields and (got.get("reasoning") or None) != (exp.get("reasoning") or None):
         # Thought text lost or changed: the answer the user reads is intact.
         minor.append(f"reasoning {short(got.get('reasoning'))}")
-    if "finish_reason" in fields and got.get("finish_reason") != exp["finish_reason"]:
+    want_finish = exp["finish_reason"]
+    gateway_of = exp["dialect"] if CLIENTS[name][0] == "gateway" else None
+    if gateway_of in GATEWAY_FINISH and want_finish in GATEWAY_FINISH[gateway_of]:
+        want_finish = GATEWAY_FINISH[gateway_of][want_finish]
+        if want_finish == "stop" and exp["tool_calls"]:
+            want_finish = "tool_calls"
+    elif want_finish is not None and (gateway_of in GATEWAY_FINISH or gateway_of == "chat" and want_finish not in CHAT_FINISHES):
+        # A finish with no Chat counterpart (a value outside the dialect's
+        # documented set, or one Chat has no word for): a gateway must pick
+        # one of Chat's, and which it picks is not compared.
+        want_finish = got.get("finish_reason")
+    # An agent app that went on after the replayed turn shows no finish of
+    # it: its outcome has no `finish_reason` key, and the finish is not
+    # compared.
+    if "finish_reason" in fields and "finish_reason" in got and got.get("finish_reason") != want_finish:
         diffs.append(f"finish_reason {short(got.get('finish_reason'))}")
     if "tool_calls" in fields:
         want = [(t["id"] or None, t["name"] or None, json_or_text(t["arguments"])) for t in exp["tool_calls"]]
@@ -330,11 +407,25 @@ def compare(name, exp, got):
             have.append((tid, t.get("name") or None, json_or_text(t.get("arguments"))))
         if have != want:
             diffs.append("tool_calls " + short([list(h) for h in have], 120))
-    if "usage" in fields and exp["usage"] is not None:
+    # An agent app that went on after a tool call (its follow-up request,
+    # which the relay refuses) shows no usage of the replayed turn: its
+    # outcome has no `usage` key, and usage is not compared.
+    if "usage" in fields and exp["usage"] is not None and "usage" in got:
         u = got.get("usage")
         keys = CLIENT_USAGE_KEYS.get(name, USAGE_KEYS[exp["dialect"] or "chat"])
-        u = {k: u.get(k) for k in keys} if isinstance(u, dict) else u
-        want = {k: exp["usage"].get(k) for k in keys}
+        if gateway_of in GATEWAY_USAGE:
+            # Chat's counts against the sums of the dialect's, by the table.
+            table = GATEWAY_USAGE[gateway_of]
+            full = exp.get("usage_all") or {}
+            want = {}
+            for k, parts in table.items():
+                vals = [full.get(x) for x in parts]
+                nums = [v for v in vals if isinstance(v, int)]
+                want[k] = sum(nums) if nums else None
+            u = {k: u.get(k) for k in table} if isinstance(u, dict) else u
+        else:
+            u = {k: u.get(k) for k in keys} if isinstance(u, dict) else u
+            want = {k: exp["usage"].get(k) for k in keys}
         if exp["dialect"] == "gemini" and isinstance(u, dict) and isinstance(want, dict):
             # Gemini's JSON leaves a zero count out (proto3's JSON mapping
             # omits default values): a chunk with no candidatesTokenCount
@@ -367,6 +458,8 @@ def run_clients(runtime, jobs, tmp):
         cmd = [sys.executable, str(CLIENTS_DIR / "py_clients.py"), str(jobs_file)]
     elif runtime == "agent":
         cmd = [sys.executable, str(CLIENTS_DIR / "agent_clients.py"), str(jobs_file)]
+    elif runtime == "gateway":
+        cmd = [str(CLIENTS_DIR / ".venv-litellm" / "bin" / "python"), str(CLIENTS_DIR / "gateway_clients.py"), str(jobs_file)]
     else:
         cmd = [str(CLIENTS_DIR / "node_modules" / ".bin" / "node"), str(CLIENTS_DIR / "node_clients.mjs"), str(jobs_file)]
     env = dict(os.environ, NO_PROXY="*", no_proxy="*")
@@ -419,6 +512,14 @@ def versions():
     agentv = {k.split("node_modules/")[-1]: e.get("version") for k, e in agents.items() if k.startswith("node_modules/")}
     v["claude-code"] = f"@anthropic-ai/claude-code {agentv.get('@anthropic-ai/claude-code')}"
     v["codex"] = f"@openai/codex {agentv.get('@openai/codex')}"
+    if GATEWAY_PYTHON.exists():
+        gw = subprocess.run([str(GATEWAY_PYTHON), "-c", "import importlib.metadata as m; print(m.version('litellm'))"], capture_output=True, text=True)
+        lite = f"litellm {gw.stdout.strip()}"
+    else:
+        lite = next((c["version"] for c in RECORDED.get("clients", []) if c["name"] == "litellm-chat"), "litellm (not installed)")
+    for _n in ("litellm-chat", "litellm-messages", "litellm-gemini"):
+        v[_n] = lite
+    v["gemini-cli"] = f"@google/gemini-cli {agentv.get('@google/gemini-cli')} (Node {nodev.get('node')})"
     return v
 
 
@@ -426,7 +527,7 @@ def observe(sselint, only=None, agents_subset=None):
     """The record of a fresh run. With `agents_subset` (a set of capture
     ids), the agent apps read only those captures; on the others their
     outcomes are carried over from the committed record."""
-    old = json.loads(RECORD.read_text(encoding="utf-8")) if agents_subset is not None and RECORD.exists() else {"captures": {}}
+    old = RECORDED
     with tempfile.TemporaryDirectory(prefix="sselint-harness-") as tmp:
         items = [it for it in corpus(tmp) if only is None or only in it[0]]
         expected = {}
@@ -465,7 +566,7 @@ def observe(sselint, only=None, agents_subset=None):
                     if key in replays.urls
                 ]
                 results = {}
-                runtimes = ("python", "node", "agent")
+                runtimes = ("python", "node", "agent", "gateway")
 
                 def go(rt):
                     mine = jobs
@@ -476,6 +577,10 @@ def observe(sselint, only=None, agents_subset=None):
                             if agents_subset is None or j["id"].removeprefix(PATH_JOB) in agents_subset
                         ]
                         mine = [j for j in mine if any(CLIENTS[n][0] == "agent" for n in j["clients"])]
+                    elif rt == "gateway":
+                        mine = [j for j in jobs if any(CLIENTS[n][0] == "gateway" for n in j["clients"])]
+                        if not GATEWAY_PYTHON.exists():
+                            mine = []
                     results[rt] = run_clients(rt, mine, tmp) if mine else {}
 
                 threads = [threading.Thread(target=go, args=(rt,)) for rt in runtimes]
@@ -490,7 +595,7 @@ def observe(sselint, only=None, agents_subset=None):
             for job in jobs:
                 key = job["id"]
                 cid = key.removeprefix(PATH_JOB)
-                got = {**results["python"].get(key, {}), **results["node"].get(key, {}), **results["agent"].get(key, {})}
+                got = {**results["python"].get(key, {}), **results["node"].get(key, {}), **results["agent"].get(key, {}), **results["gateway"].get(key, {})}
                 exp = expected[cid]
                 cap = captures.setdefault(
                     cid,
@@ -498,7 +603,9 @@ def observe(sselint, only=None, agents_subset=None):
                 )
                 outcomes = {}
                 for name in job["clients"]:
-                    if CLIENTS[name][0] == "agent" and agents_subset is not None and cid not in agents_subset:
+                    skip = CLIENTS[name][0] == "agent" and agents_subset is not None and cid not in agents_subset
+                    skip |= CLIENTS[name][0] == "gateway" and not GATEWAY_PYTHON.exists()
+                    if skip:
                         # Not run this time: what the record holds.
                         kept = old["captures"].get(cid, {}).get("clients", {}).get(name)
                         if kept is not None:
@@ -544,6 +651,7 @@ def main():
         action="store_true",
         help="run the agent apps on the captures of clients/agents-subset.txt only (CI); elsewhere keep their recorded outcomes",
     )
+    ap.add_argument("--no-agents", action="store_true", help="run no agent app; keep their recorded outcomes")
     args = ap.parse_args()
     if not Path(args.sselint).exists():
         sys.exit(f"clients/run.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
@@ -553,6 +661,8 @@ def main():
         # lines that start with `#` are comments.
         lines = AGENTS_SUBSET.read_text(encoding="utf-8").splitlines()
         subset = {l.split()[0] for l in lines if l.strip() and not l.startswith("#")}
+    if args.no_agents:
+        subset = set()
     record = observe(args.sselint, args.only, subset)
     if args.only and not record["captures"]:
         sys.exit(f"clients/run.py: no capture id contains {args.only!r} (ids look like rules/chat/NAME.toml#K or samples/…)")

@@ -120,6 +120,9 @@ pub struct Checker {
     /// A `message_delta` with a stop reason after `message_stop`: a client
     /// that adds up every `message_delta` ends with the stop reason twice.
     stop_reason_after_stop: bool,
+    /// A second `message_stop`: a client that takes each one as a finished
+    /// message reports the usage twice.
+    stop_again: bool,
     errored: bool,
     unnamed: u64,
     unnamed_drops: bool,
@@ -1263,13 +1266,16 @@ impl Checker {
             Finding::new(
                 crate::lint::rule::MESSAGES_BLOCK_UNSTOPPED,
                 format!(
-                    "block {i} (`{}`) never got its `content_block_stop` before `{}`: clients read the block anyway, but code that finishes a block at its stop (shows it, parses tool input) never does",
+                    "block {i} (`{}`) never got its `content_block_stop` before `{}`: the SDKs read the block anyway, but a client that takes a block at its stop (to show it, to parse tool input) shows nothing of it",
                     shorten(&kind, 40),
                     if ev.name == "message_stop" || self.message_deltas == 0 { "message_stop" } else { "message_delta" }
                 ),
                 loc,
             )
             .event(ev.index)
+            // Observed (this rule's example #1): an agent app that takes
+            // each block at its stop showed no text.
+            .level(Severity::Error)
             .help("send `content_block_stop` for every block before `message_delta`"),
         );
     }
@@ -1384,10 +1390,13 @@ impl Checker {
                                     out,
                                     Finding::new(
                                         crate::lint::rule::MESSAGES_USAGE_DECREASING,
-                                        format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and clients keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total"),
+                                        format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and the SDKs keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total, while a client that keeps the first `message_delta`'s usage reports {prev}"),
                                         loc,
                                     )
                                     .event(ev.index)
+                                    // Observed (this rule's example #1): the
+                                    // clients report different counts.
+                                    .level(Severity::Warning)
                                     .pointer("/usage/output_tokens")
                                     .help("send the running total in every `message_delta.usage`, never the tokens since the last event"),
                                 );
@@ -1538,17 +1547,22 @@ impl super::Checker for Checker {
         if ev.index.is_some() {
             self.check_name(out, ev, data_type, ty);
         }
+        // Observed (messages-schema's example without it): the SDKs fill
+        // the type in from the event name, while an agent app that
+        // dispatches on the data's `type` drops the event (and its text or
+        // stop reason).
         if data_type.is_none() && !ty.is_empty() {
             self.schema(
                 out,
                 ev,
                 "/type",
-                Severity::Info,
-                format!("the data has no `type` (the event name says `{}`): clients fill it in from the name, but the two are meant to agree", shorten(ty, 40)),
+                Severity::Error,
+                format!("the data has no `type` (the event name says `{}`): a client that dispatches on the data's `type` drops the event, and what it carries is lost", shorten(ty, 40)),
             );
         }
         if self.stopped && !matches!(ty, "ping" | "message_start" | "error") {
             self.after_stop += 1;
+            self.stop_again |= ty == "message_stop";
             self.stop_reason_after_stop |= ty == "message_delta"
                 && o.get("delta")
                     .and_then(|d| d.get("stop_reason"))
@@ -1622,6 +1636,13 @@ impl super::Checker for Checker {
                 (
                     "; one of them a `message_delta` with a stop reason again, so a client that adds up every `message_delta` ends with the stop reason twice",
                     Severity::Error,
+                )
+            } else if self.stop_again {
+                // Observed (samples/bad/messages-after-stop.sse): an agent
+                // app reported the usage twice.
+                (
+                    "; one of them a second `message_stop`, so a client that takes each `message_stop` as a finished message reports the usage twice",
+                    Severity::Warning,
                 )
             } else {
                 (
@@ -1900,6 +1921,11 @@ impl Checker {
             // Observed: a `ping` (or unnamed) event is skipped whatever its
             // data; an unknown name is read by its data's type.
             Some(format!("clients skip events named `{name}`, so this `{shown}` and what it carries are lost"))
+        } else if type_kept && !fields::DISPATCHED.contains(&ev.name) {
+            // Observed (samples/bad/messages-event-mismatch.sse): the SDKs
+            // read an unknown name by its data's type; an agent app that
+            // dispatches on the name skipped it.
+            Some(format!("the SDKs read it by its data's type, but a client that dispatches on the event name skips a name it does not know, so this `{shown}` and what it carries are lost"))
         } else {
             None
         };
