@@ -648,8 +648,10 @@ def main():
     ap.add_argument("--only", help="only captures whose id contains this; prints the observations")
     ap.add_argument(
         "--agents-subset",
-        action="store_true",
-        help="run the agent apps on the captures of clients/agents-subset.txt only (CI); elsewhere keep their recorded outcomes",
+        nargs="?",
+        const=str(AGENTS_SUBSET),
+        metavar="FILE",
+        help="run the agent apps on the captures of FILE only (default clients/agents-subset.txt, CI); elsewhere keep their recorded outcomes",
     )
     ap.add_argument("--no-agents", action="store_true", help="run no agent app; keep their recorded outcomes")
     args = ap.parse_args()
@@ -659,7 +661,7 @@ def main():
     if args.agents_subset:
         # A line is a capture id and, after a space, why it is there;
         # lines that start with `#` are comments.
-        lines = AGENTS_SUBSET.read_text(encoding="utf-8").splitlines()
+        lines = Path(args.agents_subset).read_text(encoding="utf-8").splitlines()
         subset = {l.split()[0] for l in lines if l.strip() and not l.startswith("#")}
     if args.no_agents:
         subset = set()
