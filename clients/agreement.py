@@ -121,10 +121,45 @@ def fields(detail):
 BREAKS = ("text", "tool_calls", "finish_reason", "retried")
 
 
-def verdict(record, name, o):
-    """The outcome judged against what the same client does with its
-    dialect's reference stream (src/lint/observed.rs's Record::verdict): a
-    field the client already reports otherwise there does not count."""
+# Raises an SDK makes on purpose to report the finish the server sent
+# (src/lint/observed.rs's DESIGNED_EXCEPTIONS): (finish, start of the detail).
+DESIGNED_EXCEPTIONS = (
+    ("length", "LengthFinishReasonError:"),
+    ("content_filter", "ContentFilterFinishReasonError:"),
+    ("incomplete", "RuntimeError: Didn't receive a `response.completed` event."),
+)
+
+# Finishes that say the token budget cut the answer (observed.rs's BUDGET_CUTS).
+BUDGET_CUTS = ("length", "incomplete", "max_tokens", "MAX_TOKENS")
+
+
+def finish_is(f, finish):
+    return f == finish or f.startswith(finish + ":")
+
+
+def expected_finish(capture):
+    f = (capture.get("expected") or {}).get("finish_reason")
+    return f if isinstance(f, str) else None
+
+
+def designed_exception(capture, o):
+    """A raise that reports the very finish the server sent: a faithful
+    reading (observed.rs's designed_exception)."""
+    f, d = expected_finish(capture), o.get("detail") or ""
+    return (
+        o["verdict"] == "raised"
+        and f is not None
+        and any(finish_is(f, fin) and d.startswith(r) for fin, r in DESIGNED_EXCEPTIONS)
+    )
+
+
+def verdict(record, name, o, capture=None):
+    """The outcome judged as src/lint/observed.rs's Record::verdict judges
+    it: a designed exception is `diverges`; otherwise against what the same
+    client does with its dialect's reference stream (a field the client
+    already reports otherwise there does not count)."""
+    if capture is not None and designed_exception(capture, o):
+        return "diverges"
     dialect = next((c["dialect"] for c in record["clients"] if c["name"] == name), "chat")
     base = record["captures"].get(REFERENCE.get(dialect, ""), {}).get("clients", {}).get(name)
     if not base or base["verdict"] == "ok" or o["verdict"] == "ok":
@@ -143,11 +178,16 @@ def client_level(capture, record):
     """The level the clients' outcomes give (src/lint/observed.rs's
     Record::severity, with info as `below`), each outcome judged against
     what its client does with the dialect's reference stream."""
-    outcomes = {n: verdict(record, n, o) for n, o in capture["clients"].items()}
+    outcomes = {n: verdict(record, n, o, capture) for n, o in capture["clients"].items()}
     broke = ("differs", "raised")
     if any(v in broke for n, v in outcomes.items() if n != "hand-written"):
         return "error"
     if any(v != "ok" for v in outcomes.values()):
+        return "warning"
+    # A budget cut is a warning in every dialect (Record::severity_of: the
+    # dialect's budget-cut rule reports it).
+    f = expected_finish(capture)
+    if f is not None and any(finish_is(f, b) for b in BUDGET_CUTS):
         return "warning"
     return "below"
 

@@ -367,6 +367,48 @@ pub struct TextDiff {
     pub label: String,
     /// Runs of (`equal` | `delete` | `insert`, text).
     pub ops: Vec<(&'static str, String)>,
+    /// Set when either text ran past what sselint keeps
+    /// ([`crate::model::assembly::MAX_TEXT_BYTES`]): the runs cover only
+    /// the kept bytes; the texts were compared whole, by length and hash.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<TextCut>,
+}
+
+/// How much of two texts a [`TextDiff`] shows, when not all (bytes).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct TextCut {
+    /// A's whole text.
+    pub a_bytes: u64,
+    /// B's whole text.
+    pub b_bytes: u64,
+    /// A's bytes the runs show (its first ones).
+    pub a_shown_bytes: u64,
+    /// B's bytes the runs show.
+    pub b_shown_bytes: u64,
+}
+
+impl TextCut {
+    /// The cut of texts `a` and `b`, when either was not kept whole.
+    pub fn of(a: &crate::model::assembly::Text, b: &crate::model::assembly::Text) -> Option<Self> {
+        (a.dropped > 0 || b.dropped > 0).then(|| TextCut {
+            a_bytes: a.received(),
+            b_bytes: b.received(),
+            a_shown_bytes: a.kept.len() as u64,
+            b_shown_bytes: b.kept.len() as u64,
+        })
+    }
+
+    /// What the cut means, for people: `the texts (A 1150003 bytes, B
+    /// 1150003) run past the first 1 MiB that sselint keeps of each: they
+    /// were compared whole, by length and hash, and the words above are
+    /// their first 1048576 and 1048576 bytes`.
+    pub fn describe(&self) -> String {
+        let kept = crate::model::assembly::MAX_TEXT_BYTES >> 20;
+        format!(
+            "the texts (A {} bytes, B {}) run past the first {kept} MiB that sselint keeps of each: they were compared whole, by length and hash, and the words above are their first {} and {} bytes",
+            self.a_bytes, self.b_bytes, self.a_shown_bytes, self.b_shown_bytes
+        )
+    }
 }
 
 /// The comparison.
@@ -668,19 +710,26 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
     for i in &indices {
         let ca = ra.answer.choices.get(i);
         let cb = rb.answer.choices.get(i);
-        let text = |c: Option<&crate::model::assembly::Choice>| {
-            c.map(|c| c.text.kept.clone()).unwrap_or_default()
-        };
-        let (ta, tb) = (text(ca), text(cb));
+        let empty = crate::model::assembly::Text::default();
+        let (xa, xb) = (
+            ca.map_or(&empty, |c| &c.text),
+            cb.map_or(&empty, |c| &c.text),
+        );
+        let (ta, tb) = (xa.kept.clone(), xb.kept.clone());
         let u = unit(*i);
-        if !opts.ignore_text && ta != tb {
+        if !opts.ignore_text && !xa.same(xb) {
+            let cut = TextCut::of(xa, xb);
             push(
                 &mut diffs,
                 Section::Answer,
                 format!("{u} text"),
                 ta.clone(),
                 tb.clone(),
-                "text",
+                if cut.is_some() {
+                    "text (past sselint's 1 MiB per text: compared by length and hash; the first bytes are shown)"
+                } else {
+                    "text"
+                },
             );
             let d = similar::TextDiff::from_words(ta.as_str(), tb.as_str());
             let mut ops: Vec<(&'static str, String)> = Vec::new();
@@ -699,13 +748,29 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                 choice: *i,
                 label: format!("{u} text"),
                 ops,
+                cut,
             });
-            reasons.push(format!("{u}'s text differs"));
+            reasons.push(match cut.filter(|_| ta == tb) {
+                Some(c) => format!(
+                    "{u}'s text differs past the first {} MiB (A {} bytes, B {}; compared by length and hash)",
+                    crate::model::assembly::MAX_TEXT_BYTES >> 20,
+                    c.a_bytes,
+                    c.b_bytes
+                ),
+                None => format!("{u}'s text differs"),
+            });
         }
         let refusal = |c: Option<&crate::model::assembly::Choice>| {
             c.and_then(|c| c.refusal.as_ref().map(|r| r.kept.clone()))
         };
-        if !opts.ignore_text && refusal(ca) != refusal(cb) {
+        let refusals_differ = match (
+            ca.and_then(|c| c.refusal.as_ref()),
+            cb.and_then(|c| c.refusal.as_ref()),
+        ) {
+            (Some(x), Some(y)) => !x.same(y),
+            (x, y) => x.is_some() != y.is_some(),
+        };
+        if !opts.ignore_text && refusals_differ {
             push(
                 &mut diffs,
                 Section::Answer,
@@ -720,7 +785,11 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                 .map(|c| c.reasoning.kept.clone())
         };
         let (qa, qb) = (reasoning(ca), reasoning(cb));
-        if qa.is_some() != qb.is_some() || (!opts.ignore_text && qa != qb) {
+        let reasoning_differs = match (ca, cb) {
+            (Some(x), Some(y)) => !x.reasoning.same(&y.reasoning),
+            _ => qa != qb,
+        };
+        if qa.is_some() != qb.is_some() || (!opts.ignore_text && reasoning_differs) {
             push(
                 &mut diffs,
                 Section::Answer,

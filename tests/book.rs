@@ -3,7 +3,7 @@
 //! `SUMMARY.md`, and no link between its pages, or to a file of the
 //! repository, is broken.
 //!
-//! `SSELINT_BLESS=1 cargo test --test book` writes the generated pages
+//! `SSELINT_BLESS=1 cargo test --test suite book::` writes the generated pages
 //! (`docs/rules/NAME.md`, one page per dialect's rules, and the rule list
 //! in `SUMMARY.md`) instead of comparing them. `.ci/run` also builds the
 //! book with mdBook, which checks what these tests do not (its markup).
@@ -14,7 +14,7 @@ use sselint::lint::{catalogue, Rule};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const START: &str = "<!-- rules:start (written by `SSELINT_BLESS=1 cargo test --test book`) -->";
+const START: &str = "<!-- rules:start (written by `SSELINT_BLESS=1 cargo test --test suite book::`) -->";
 const END: &str = "<!-- rules:end -->";
 
 fn docs() -> PathBuf {
@@ -132,7 +132,7 @@ fn generated_pages_are_what_sselint_rule_writes() {
     }
     assert!(
         stale.is_empty(),
-        "stale book pages, write them with `SSELINT_BLESS=1 cargo test --test book`: {stale:?}"
+        "stale book pages, write them with `SSELINT_BLESS=1 cargo test --test suite book::`: {stale:?}"
     );
 }
 

@@ -565,6 +565,19 @@ fn a_rule_footer_says_what_sselint_reports_when_it_keeps_another_severity() {
     // No note where sselint reports what the policy gives (MS101).
     let out = sselint(&["rule", "MS101"]);
     assert!(!out.contains("sselint reports"), "{out}");
+    // Where every client read a budget cut as sent, the footer says why
+    // the policy still gives a warning (issue 41: a budget cut is a
+    // warning in every dialect).
+    let out = sselint(&["rule", "gemini-max-tokens"]);
+    let footers: Vec<&str> = out.lines().filter(|l| l.starts_with("fails ")).collect();
+    assert_eq!(footers.len(), 1, "{out}");
+    assert!(
+        footers[0].ends_with(
+            "all 3 clients read it as meant; the policy gives warning (a budget cut is a warning in every dialect)"
+        ),
+        "{}",
+        footers[0]
+    );
 }
 
 #[test]

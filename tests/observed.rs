@@ -5,7 +5,9 @@
 mod common;
 use common::{awaits_clients, file_dialect, lint_example, lint_file, not_run, root};
 use sselint::capture::Options;
-use sselint::lint::observed::{derived_severity, record};
+use sselint::lint::observed::{
+    derived_severity, derived_severity_of, designed_exception, record, Verdict, BUDGET_CUT_RULES,
+};
 use sselint::lint::{catalogue, Severity};
 use std::path::{Path, PathBuf};
 
@@ -275,7 +277,7 @@ fn severities_follow_what_the_clients_did() {
             let obs = rec
                 .example(r, i + 1)
                 .unwrap_or_else(|| panic!("{}#{}: no observations", r.file, i + 1));
-            let want = derived_severity(obs);
+            let want = derived_severity_of(r.name, obs);
             let found = lint_example(&ex.capture, ex.request.as_deref(), ex.max_event_bytes);
             let got: Vec<Severity> = found
                 .iter()
@@ -300,6 +302,110 @@ fn severities_follow_what_the_clients_did() {
         "severities that do not follow rules/observed.json (change the check's level, or give the rule a severity_basis):\n{}",
         wrong.join("\n")
     );
+}
+
+#[test]
+fn a_designed_exception_is_read_as_a_faithful_reading() {
+    // openai-python's stream helpers raise on purpose to report the finish
+    // the server sent (`LengthFinishReasonError` on `length`,
+    // `ContentFilterFinishReasonError` on `content_filter`, "Didn't
+    // receive a `response.completed` event." on `response.incomplete`):
+    // the policy reads those raises as `diverges`, a warning. Without the
+    // classification these captures would be errors (the raise alone).
+    let rec = record();
+    let mut designed = Vec::new();
+    for (id, cap) in &rec.captures {
+        for (n, o) in &cap.clients {
+            if designed_exception(cap, o) {
+                assert_eq!(o.verdict, Verdict::Raised, "{id}: {n}");
+                assert_eq!(rec.verdict(cap, n, o), Verdict::Diverges, "{id}: {n}");
+                designed.push((id.as_str(), n.as_str()));
+            }
+        }
+    }
+    for (id, client) in [
+        ("rules/chat/finish-length.toml#1", "openai-python-stream"),
+        ("rules/chat/empty-answer.toml#4", "openai-python-stream"),
+        (
+            "rules/responses/responses-incomplete.toml#1",
+            "openai-python-responses-stream",
+        ),
+    ] {
+        assert!(
+            designed.contains(&(id, client)),
+            "{id}: {client} no longer raises a designed exception: {designed:?}"
+        );
+        // That raise is the capture's only break: a warning, not an error.
+        assert_eq!(
+            derived_severity(&rec.captures[id]),
+            Severity::Warning,
+            "{id}"
+        );
+    }
+    // The same raise on a stream that simply stops is no designed exception:
+    // the Responses helper's "Didn't receive a `response.completed`" on a
+    // cut stream still counts as a raise.
+    let cut = rec
+        .captures
+        .iter()
+        .filter(|(_, c)| {
+            c.clients.values().any(|o| {
+                o.verdict == Verdict::Raised
+                    && o.detail
+                        .as_deref()
+                        .is_some_and(|d| d.contains("response.completed"))
+            })
+        })
+        .filter(|(_, c)| !sselint::lint::observed::budget_cut(c))
+        .count();
+    assert!(cut > 0, "no cut Responses stream where the helper raises");
+    for (id, c) in &rec.captures {
+        for (n, o) in &c.clients {
+            if o.verdict == Verdict::Raised && !designed_exception(c, o) {
+                assert_ne!(rec.verdict(c, n, o), Verdict::Diverges, "{id}: {n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_budget_cut_is_a_warning_in_every_dialect() {
+    // Each dialect's budget-cut rule warns on its plain cut example, whether
+    // a stream helper raises on it by design (Chat, Responses) or every
+    // client reads it as sent (Messages, Gemini).
+    let mut seen = Vec::new();
+    for name in BUDGET_CUT_RULES {
+        let r = catalogue()
+            .get(name)
+            .unwrap_or_else(|| panic!("{name}: no such rule"));
+        assert_eq!(r.severity, Severity::Warning, "{name}");
+        let ex = &r.examples()[0];
+        assert!(!ex.valid, "{name}: its first example passes");
+        let obs = record()
+            .example(r, 1)
+            .unwrap_or_else(|| panic!("{name}#1: no observations"));
+        assert!(
+            sselint::lint::observed::budget_cut(obs),
+            "{name}#1: {:?}",
+            obs.expected
+        );
+        assert_eq!(
+            derived_severity_of(name, obs),
+            Severity::Warning,
+            "{name}#1"
+        );
+        let got: Vec<Severity> =
+            lint_example(&ex.capture, ex.request.as_deref(), ex.max_event_bytes)
+                .iter()
+                .filter(|d| d.rule == *name)
+                .map(|d| d.severity)
+                .collect();
+        assert_eq!(got, [Severity::Warning], "{name}#1");
+        seen.push(r.dialect.map(|d| d.name()));
+    }
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 4, "one budget-cut rule per dialect: {seen:?}");
 }
 
 #[test]

@@ -343,9 +343,10 @@ fn cut_after_text(dir: &std::path::Path, name: &str) -> bool {
 /// characters, they are not JSON, and `tool-call-arguments` must say so;
 /// when they happen to parse, it must not), the JSON-mode answer
 /// (`probe-json-invalid` exactly when it does not parse), and whether an
-/// answer ran into the token budget after some text (`finish-length`, an
-/// error, as openai-python's stream helper raises on it: the scenario
-/// fails; the `length` scenario asks for that cut, so not there).
+/// answer ran into the token budget after some text (`finish-length`, a
+/// warning, as a budget cut is in every dialect: listed, though the
+/// scenario does not fail for it; the `length` scenario asks for that cut,
+/// so not there).
 fn llama_by_text(dir: &std::path::Path, want: &mut Card) {
     let args: String = deltas(dir, "tool")
         .iter()
@@ -366,7 +367,6 @@ fn llama_by_text(dir: &std::path::Path, want: &mut Card) {
             _ => {}
         }
         if name != "length" && cut_after_text(dir, name) {
-            *verdict = FAIL.to_string();
             rules.push("finish-length".to_string());
             rules.sort();
         }

@@ -998,3 +998,67 @@ fn a_url_given_to_a_file_command_is_named_with_its_key_masked() {
         assert!(err.contains("sselint check"), "{args:?}: {err}");
     }
 }
+
+/// Found by the trial of issue 40 (finding 2): a secret value with no
+/// digit was kept (`password: CorrectHorseBattery`, `x-api-key: abc…`,
+/// `token=abc…`, `Authorization: Basic dXNlcjpwYXNz`), and `session`,
+/// `SESSION=` and `session_id=` were never masked, though the docs list
+/// "session". Each is masked now, by `redact` and in every report, while
+/// the prose around them and a count's name (`total_tokens`) stay.
+#[test]
+fn secret_values_without_digits_and_session_ids_are_masked() {
+    let dir = scratch("no-digit-secrets");
+    let values = [
+        "CorrectHorseBattery",
+        "abcdefghijklmnop",
+        "qrstuvwxyzabcdef",
+        "dXNlcjpwYXNz",
+        "sessionvalueupper",
+        "sessionidvalue",
+        "jsonsessionvalue",
+    ];
+    let message = format!(
+        "Rejected: password: {}, x-api-key: {}, token={}, Authorization: Basic {}, SESSION={}; session_id={}, total_tokens: unlimited",
+        values[0], values[1], values[2], values[3], values[4], values[5]
+    );
+    let body = format!(
+        "data: {{\"error\":{{\"message\":\"{message}\",\"session\":\"{}\"}}}}\n\n",
+        values[6]
+    );
+    let input = dir.join("err.sse");
+    std::fs::write(&input, &body).unwrap();
+    let out = dir.join("out.sse");
+    let o = Command::new(cargo_bin("sselint"))
+        .arg("redact")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let saved = std::fs::read_to_string(&out).unwrap();
+    for v in values {
+        assert!(!saved.contains(v), "{v} kept: {saved}");
+    }
+    // The words around them stay: only the values go.
+    assert!(saved.contains("Rejected: password: [REDACTED]"), "{saved}");
+    assert!(saved.contains("Authorization: Basic [REDACTED]"), "{saved}");
+    assert!(saved.contains("total_tokens: unlimited"), "{saved}");
+    for args in [
+        &["check", "-v"][..],
+        &["check", "--format", "json"],
+        &["inspect"],
+    ] {
+        let o = Command::new(cargo_bin("sselint"))
+            .args(args)
+            .arg(&input)
+            .output()
+            .unwrap();
+        let what = args.join(" ");
+        assert_ran(&what, &o, &[0, 1]);
+        let text = String::from_utf8_lossy(&o.stdout);
+        for v in values {
+            assert!(!text.contains(v), "{v} leaked in {what}: {text}");
+        }
+    }
+}

@@ -152,7 +152,7 @@ const WHEEL_DATA: &[(&str, &[&str])] = &[
 
 #[test]
 fn the_wheel_ships_the_man_page_and_completions_this_binary_writes() {
-    // `SSELINT_BLESS=1 cargo test --test shipping` writes them.
+    // `SSELINT_BLESS=1 cargo test --test suite shipping::` writes them.
     let bless = std::env::var_os("SSELINT_BLESS").is_some_and(|v| v == "1");
     let dir = root().join("python/sselint.data");
     let mut stale = Vec::new();
@@ -171,7 +171,7 @@ fn the_wheel_ships_the_man_page_and_completions_this_binary_writes() {
     }
     assert!(
         stale.is_empty(),
-        "stale wheel data, write it with `SSELINT_BLESS=1 cargo test --test shipping`: {stale:?}"
+        "stale wheel data, write it with `SSELINT_BLESS=1 cargo test --test suite shipping::`: {stale:?}"
     );
     let pyproject = std::fs::read_to_string(root().join("pyproject.toml")).unwrap();
     assert!(pyproject.contains("data = \"python/sselint.data\""));

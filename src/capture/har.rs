@@ -327,22 +327,8 @@ fn entry_stream(
             Vec::new()
         }
     };
-    if body.len() == FIREFOX_BODY_LIMIT {
-        super::note_truncation(
-            &stream.evidence,
-            format!(
-                "the HAR body is exactly 1 MiB (content.size says {size}), Firefox's default response body limit (devtools.netmonitor.responseBodyLimit): the browser cut it"
-            ),
-        );
-    } else if size > 0 && (body.len() as i64) < size && !body.is_empty() {
-        super::note_truncation(
-            &stream.evidence,
-            format!(
-                "the HAR body holds {} bytes but content.size says {size}: the capture tool cut it",
-                body.len()
-            ),
-        );
-    }
+    // The body as stored (a browser stores it decoded, at most its limit).
+    let stored = body.len();
     browser_error(entry, &stream.evidence);
     let mut decoded = false;
     if super::decode::is_gzip(&body) {
@@ -381,6 +367,25 @@ fn entry_stream(
             .notes
             .push(format!("body decoded from {}", enc.name()));
         decoded = true;
+    }
+    // content.size is the decoded length (HAR 1.2): a body stored as
+    // received, gzip and all, is measured once decoded.
+    if stored == FIREFOX_BODY_LIMIT {
+        super::note_truncation(
+            &stream.evidence,
+            format!(
+                "the HAR body is exactly 1 MiB (content.size says {size}), Firefox's default response body limit (devtools.netmonitor.responseBodyLimit): the browser cut it"
+            ),
+        );
+    } else if size > 0 && (body.len() as i64) < size && !body.is_empty() {
+        super::note_truncation(
+            &stream.evidence,
+            format!(
+                "the HAR body holds {} bytes{} but content.size says {size}: the capture tool cut it",
+                body.len(),
+                if decoded { " once decoded" } else { "" }
+            ),
+        );
     }
     let status = status_of(entry);
     let headers = headers_of(entry.pointer("/response/headers"));

@@ -409,8 +409,10 @@ fn mask_shape<'t>(text: &'t str, prefix: &str, min: usize) -> Cow<'t, str> {
 /// name or a bare secret word (`x-api-key: abc…`, `api_key=abc…`,
 /// `Authorization: Basic …` quoted in an error message; not `… input
 /// tokens: cached …`). A value runs to the next white space, quote, `,`,
-/// `;`, `&` or `\\`; it is masked when it looks like a key: 8 characters
-/// or more, letters and digits (not `… total_tokens: clients …`).
+/// `;`, `&` or `\\`; it is masked after `Bearer ` or `Basic `, and
+/// otherwise when it is 8 characters or more with a letter, digits or
+/// none (`password: CorrectHorseBattery`), but a count's name (`…tokens`)
+/// needs a digit too (not `… total_tokens: clients …`).
 fn mask_secret_pairs(text: &str) -> Cow<'_, str> {
     if !text.contains([':', '=']) {
         return Cow::Borrowed(text);
@@ -440,6 +442,9 @@ fn mask_secret_pairs(text: &str) -> Cow<'_, str> {
         };
         let name = &text[start..if quoted { i - 1 } else { i }];
         let mut v = i + 1;
+        // The value follows `Bearer ` or `Basic `: a credential whatever
+        // its letters (Basic's base64 of `user:pass` may have no digit).
+        let mut after_scheme = false;
         if b[i] == b':' {
             while v < b.len() && b[v] == b' ' {
                 v += 1;
@@ -454,6 +459,7 @@ fn mask_secret_pairs(text: &str) -> Cow<'_, str> {
                 && b.get(word_end) == Some(&b' ')
             {
                 v = word_end + 1;
+                after_scheme = true;
             }
         }
         // A JSON string value: masked inside its quotes.
@@ -478,6 +484,7 @@ fn mask_secret_pairs(text: &str) -> Cow<'_, str> {
                 "token",
                 "secret",
                 "cookie",
+                "session",
             ]
             .iter()
             .any(|n| name.eq_ignore_ascii_case(n));
@@ -494,17 +501,34 @@ fn mask_secret_pairs(text: &str) -> Cow<'_, str> {
                 "passwd",
                 "authorization",
                 "cookie",
+                "session",
             ]
             .iter()
             .any(|w| n.contains(w))
         };
+        // What the value must look like: after a scheme, any token; else
+        // 8 characters or more with a letter (a number alone is a count),
+        // and a digit too where the name is a count's or a kind's
+        // (`total_tokens: unlimited`, `"token_type":"cache_write"`); a
+        // password, key, token or session id needs none (`password:
+        // CorrectHorseBattery`).
+        let value = &b[v..end];
+        let lower = name.to_ascii_lowercase();
+        let counts = ["tokens", "type", "count", "limit"]
+            .iter()
+            .any(|w| lower.ends_with(w));
+        let shaped = if after_scheme {
+            value.len() >= 4
+        } else {
+            value.len() >= 8
+                && value.iter().any(u8::is_ascii_alphabetic)
+                && (!counts || value.iter().any(u8::is_ascii_digit))
+        };
         if compound
             && credential
             && is_secret_header(name)
-            && end - v >= 8
-            && b[v..end].iter().any(u8::is_ascii_digit)
-            && b[v..end].iter().any(u8::is_ascii_alphabetic)
-            && &text[v..end] != REDACTED
+            && shaped
+            && !text[v..end].starts_with(REDACTED)
         {
             out.push_str(&text[last..v]);
             out.push_str(REDACTED);

@@ -88,6 +88,11 @@ impl Linter<'_> {
         if let Some((loc, index, _)) = &self.first_unknown {
             c.skipped(self.unknown_events, loc.clone(), *index);
         }
+        // Events too large to read came before any checker (the first
+        // event, say): it hears of them as of those that come later.
+        for _ in 0..self.oversized {
+            c.rejected(None);
+        }
         self.checker = Some(c);
     }
 

@@ -158,16 +158,26 @@ impl Record {
             .filter(|o| o.verdict != Verdict::Ok)
     }
 
-    /// The outcome's verdict judged against what the same client does with
-    /// its dialect's reference stream: a field the client already reports
-    /// otherwise there (LangChain's Messages usage, `input_tokens: 0` on
-    /// every stream whose `message_delta` lacks it) is how that client
-    /// reads every stream, not what this shape does, so it does not count.
-    /// What is left decides: another text, tool calls or finish, or an agent
-    /// app that sent the same conversation again (`retried`), is `differs`; usage or the refusal alone is `diverges`; nothing is `ok`.
-    /// A raise counts unless the client raises the same way on the
-    /// reference stream.
-    pub fn verdict(&self, client: &str, o: &Outcome) -> Verdict {
+    /// The verdict of `client`'s outcome `o` on capture `c`, judged as the
+    /// policy reads it:
+    /// - a designed exception (`designed_exception`: a raise that reports
+    ///   the very finish the server sent, such as `LengthFinishReasonError`
+    ///   on a `length` finish) is a faithful reading: `diverges`, not
+    ///   `raised`;
+    /// - otherwise the outcome is judged against what the same client does
+    ///   with its dialect's reference stream: a field the client already
+    ///   reports otherwise there (LangChain's Messages usage,
+    ///   `input_tokens: 0` on every stream whose `message_delta` lacks it)
+    ///   is how that client reads every stream, not what this shape does,
+    ///   so it does not count. What is left decides: another text, tool
+    ///   calls or finish, or an agent app that sent the same conversation
+    ///   again (`retried`), is `differs`; usage or the refusal alone is
+    ///   `diverges`; nothing is `ok`. A raise counts unless the client
+    ///   raises the same way on the reference stream.
+    pub fn verdict(&self, c: &Capture, client: &str, o: &Outcome) -> Verdict {
+        if o.verdict == Verdict::Raised && designed_exception(c, o) {
+            return Verdict::Diverges;
+        }
         let Some(base) = self.baseline(client) else {
             return o.verdict;
         };
@@ -205,16 +215,18 @@ impl Record {
     }
 
     /// The severity the policy gives a capture from what its clients (those
-    /// of its dialect) did, each judged against what it does with the
-    /// dialect's reference stream (`Record::verdict`):
+    /// of its dialect) did, each judged as `Record::verdict` judges it
+    /// (against what it does with the dialect's reference stream; a
+    /// designed exception is a faithful reading):
     /// - error: a mainstream client raised, or ended with another text, tool
     ///   calls or finish_reason (a Responses status, a Messages stop_reason);
     /// - warning: only the hand-written parser broke, or clients diverge on
-    ///   usage or the refusal;
+    ///   usage or the refusal, or a client raised a designed exception that
+    ///   reports the finish the server sent;
     /// - info: every client got the answer the server meant, or did with
     ///   this capture what it does with the reference stream.
     pub fn severity(&self, c: &Capture) -> Severity {
-        let v = |n: &str, o: &Outcome| self.verdict(n, o);
+        let v = |n: &str, o: &Outcome| self.verdict(c, n, o);
         let broke = |n: &str, o: &Outcome| matches!(v(n, o), Verdict::Differs | Verdict::Raised);
         if c.clients
             .iter()
@@ -227,6 +239,91 @@ impl Record {
             Severity::Info
         }
     }
+
+    /// The severity the policy gives rule `rule`'s finding on capture `c`:
+    /// `Record::severity`, and at least a warning where `rule` is a
+    /// dialect's budget-cut rule (`BUDGET_CUT_RULES`) and the server's
+    /// finish says the token budget cut the answer (`budget_cut`): the
+    /// user sees a cut answer whichever client reads it, and the SDKs that
+    /// raise on it raise by design (a warning), so the cut is a warning in
+    /// every dialect. An error stays an error (a cut inside a tool call's
+    /// input, where clients end with other tool calls).
+    pub fn severity_of(&self, rule: &str, c: &Capture) -> Severity {
+        let s = self.severity(c);
+        if BUDGET_CUT_RULES.contains(&rule) && budget_cut(c) {
+            s.max(Severity::Warning)
+        } else {
+            s
+        }
+    }
+}
+
+/// Exceptions that an SDK raises on purpose to report the finish the
+/// server sent: (the finish, as the record's `expected.finish_reason` gives
+/// it, or its first word before `:`; the start of the raise's detail, as
+/// the record gives it). Such a raise reads the stream right: the
+/// application learns the answer was cut or filtered because the server
+/// said so.
+/// - openai-python's Chat stream helper raises `LengthFinishReasonError`
+///   on `length` and `ContentFilterFinishReasonError` on `content_filter`
+///   (`openai/lib/_parsing/_completions.py`);
+/// - openai-python's Responses stream helper raises "Didn't receive a
+///   `response.completed` event." on a response that ended with the
+///   documented `response.incomplete`; the same raise on a stream that
+///   simply stops (no finish) is not designed, and counts.
+pub const DESIGNED_EXCEPTIONS: &[(&str, &str)] = &[
+    ("length", "LengthFinishReasonError:"),
+    ("content_filter", "ContentFilterFinishReasonError:"),
+    (
+        "incomplete",
+        "RuntimeError: Didn't receive a `response.completed` event.",
+    ),
+];
+
+/// The finish the server meant for a capture (`expected.finish_reason`),
+/// if it sent one.
+fn expected_finish(c: &Capture) -> Option<&str> {
+    c.expected.get("finish_reason").and_then(|f| f.as_str())
+}
+
+/// Whether `f` is `finish` or starts with `finish:` (a Responses status
+/// may carry its reason: `incomplete: max_output_tokens`).
+fn finish_is(f: &str, finish: &str) -> bool {
+    f == finish
+        || f.strip_prefix(finish)
+            .is_some_and(|rest| rest.starts_with(':'))
+}
+
+/// Whether outcome `o` on capture `c` is a raise of `DESIGNED_EXCEPTIONS`
+/// for the finish the server sent.
+pub fn designed_exception(c: &Capture, o: &Outcome) -> bool {
+    let (Some(f), Some(d)) = (expected_finish(c), o.detail.as_deref()) else {
+        return false;
+    };
+    o.verdict == Verdict::Raised
+        && DESIGNED_EXCEPTIONS
+            .iter()
+            .any(|(finish, raise)| finish_is(f, finish) && d.starts_with(raise))
+}
+
+/// The rules that report an answer cut by the token budget, one per
+/// dialect: Chat's `length`, the Responses `incomplete` status, the
+/// Messages `max_tokens` stop_reason, Gemini's `MAX_TOKENS`.
+pub const BUDGET_CUT_RULES: &[&str] = &[
+    "finish-length",
+    "responses-incomplete",
+    "messages-max-tokens",
+    "gemini-max-tokens",
+];
+
+/// The finishes that say the token budget cut the answer, as the record's
+/// `expected.finish_reason` gives them (a Responses `incomplete` status
+/// does not say its reason there; `responses-incomplete` reports both).
+const BUDGET_CUTS: &[&str] = &["length", "incomplete", "max_tokens", "MAX_TOKENS"];
+
+/// Whether the server's finish for capture `c` says the budget cut it.
+pub fn budget_cut(c: &Capture) -> bool {
+    expected_finish(c).is_some_and(|f| BUDGET_CUTS.iter().any(|b| finish_is(f, b)))
 }
 
 /// The severity policy, as `sselint rules` prints it under its table and
@@ -237,12 +334,13 @@ pub const SEVERITY_POLICY: &str = "\
 Severities follow what the clients of the harness did with each shape (rules/observed.json; `sselint rule NAME` shows the table): \
 error when a mainstream client raised or ended with another text, tool calls or finish than the server meant; \
 warning when clients differ visibly without losing data; info when every client read the answer as meant. \
+A designed exception is a faithful reading, not a break: a stream helper that raises on purpose to report the very finish the server sent (a `length` or `content_filter` finish, a `response.incomplete` ending) counts as differing visibly, a warning. \
 The same consequence gets the same level in every dialect, the consequence being what the clients did: \
-an answer cut by the token budget is an error where a stream helper raises on it (Chat `finish-length`, Responses `responses-incomplete` ended by `response.incomplete`) \
-and info where every client reads it as sent (Messages `messages-max-tokens`, Gemini `gemini-max-tokens`), an error again where the cut falls inside a tool call's input; \
+an answer cut by the token budget is a warning in every dialect (Chat `finish-length`, Responses `responses-incomplete`, Messages `messages-max-tokens`, Gemini `gemini-max-tokens`), an error where clients end with other tool calls because the cut fell inside a tool call's input (Messages); \
 an event whose loss changes the answer is an error wherever it is lost (an unterminated last event, a text delta after the end of its part or block); \
 a refusal is a warning wherever clients hand it over in different places (Chat `refusal`, Responses `responses-refusal`); \
 a field or event type a client reads past is info. \
+A loss the record cannot show is an error all the same: a cut answer with no finish, a tool call with no name, tool arguments that are not JSON (the loss shows against the answer the server meant, or in the application that runs the call). \
 Where one rule's shapes differ in consequence, each occurrence gets the level of its own shape \
 (content after a finish is info when clients read on, an error after a premature finish; a `message` in a streamed choice is an error on its first chunk, info on a later one that repeats the text; a capture its tool cut, `capture-truncated`, is an error when the cut came before the finish, info when the whole ending was saved). \
 Rules that replaying cannot judge say why in their severity basis.";
@@ -251,6 +349,12 @@ Rules that replaying cannot judge say why in their severity basis.";
 /// (`Record::severity` on `record()`).
 pub fn derived_severity(c: &Capture) -> Severity {
     record().severity(c)
+}
+
+/// The severity the policy gives rule `rule`'s finding on a capture of the
+/// committed record (`Record::severity_of` on `record()`).
+pub fn derived_severity_of(rule: &str, c: &Capture) -> Severity {
+    record().severity_of(rule, c)
 }
 
 /// One line on what the clients did with a capture, for notes:
@@ -275,8 +379,14 @@ impl Record {
         let mut bad = Vec::new();
         let mut as_reference = Vec::new();
         for (n, o) in c.clients.iter().filter(|(_, o)| o.verdict != Verdict::Ok) {
-            if self.verdict(n, o) == Verdict::Ok {
+            let v = self.verdict(c, n, o);
+            if v == Verdict::Ok {
                 as_reference.push(format!("{n} {}", what(o)));
+            } else if designed_exception(c, o) {
+                bad.push(format!(
+                    "{n} {} (by design: it reports the finish sent)",
+                    what(o)
+                ));
             } else {
                 bad.push(format!("{n} {}", what(o)));
             }
@@ -407,5 +517,58 @@ mod tests {
         assert_eq!(rec.severity(&rec.captures["finish"]), Severity::Error);
         // m1 reads the reference stream as meant: its usage counts.
         assert_eq!(rec.severity(&rec.captures["other"]), Severity::Warning);
+    }
+
+    #[test]
+    fn a_designed_exception_for_the_finish_sent_is_a_warning_and_no_other_raise_is() {
+        let rec: Record = serde_json::from_str(
+            r#"{
+            "clients": [
+                {"name": "raw", "dialect": "chat", "how": "", "version": ""},
+                {"name": "helper", "dialect": "chat", "how": "", "version": ""},
+                {"name": "r", "dialect": "responses", "how": "", "version": ""}
+            ],
+            "captures": {
+                "length": {"expected": {"finish_reason": "length"}, "clients": {
+                    "raw": {"verdict": "ok"},
+                    "helper": {"verdict": "raised", "detail": "LengthFinishReasonError: Could not parse"}}},
+                "filtered": {"expected": {"finish_reason": "content_filter"}, "clients": {
+                    "raw": {"verdict": "ok"},
+                    "helper": {"verdict": "raised", "detail": "ContentFilterFinishReasonError: x"}}},
+                "stop": {"expected": {"finish_reason": "stop"}, "clients": {
+                    "raw": {"verdict": "ok"},
+                    "helper": {"verdict": "raised", "detail": "LengthFinishReasonError: Could not parse"}}},
+                "incomplete": {"expected": {"finish_reason": "incomplete"}, "clients": {
+                    "r": {"verdict": "raised", "detail": "RuntimeError: Didn't receive a `response.completed` event."}}},
+                "cut": {"expected": {"finish_reason": null}, "clients": {
+                    "r": {"verdict": "raised", "detail": "RuntimeError: Didn't receive a `response.completed` event."}}},
+                "other-raise": {"expected": {"finish_reason": "length"}, "clients": {
+                    "raw": {"verdict": "raised", "detail": "TypeError: x"}}},
+                "read": {"expected": {"finish_reason": "MAX_TOKENS"}, "clients": {
+                    "raw": {"verdict": "ok"}}}
+            }
+        }"#,
+        )
+        .unwrap();
+        let sev = |id: &str| rec.severity(&rec.captures[id]);
+        // The raise reports the finish the server sent: a faithful reading.
+        assert_eq!(sev("length"), Severity::Warning);
+        assert_eq!(sev("filtered"), Severity::Warning);
+        assert_eq!(sev("incomplete"), Severity::Warning);
+        assert!(rec
+            .summary(&rec.captures["length"])
+            .contains("helper raised LengthFinishReasonError (by design"));
+        // The same raise on another finish, or another raise, still counts.
+        assert_eq!(sev("stop"), Severity::Error);
+        assert_eq!(sev("cut"), Severity::Error);
+        assert_eq!(sev("other-raise"), Severity::Error);
+        // Every client read the cut as sent: info for the capture, a
+        // warning for the budget-cut rule's finding, which reports the cut.
+        assert_eq!(sev("read"), Severity::Info);
+        let of = |rule: &str, id: &str| rec.severity_of(rule, &rec.captures[id]);
+        assert_eq!(of("gemini-max-tokens", "read"), Severity::Warning);
+        assert_eq!(of("gemini-schema", "read"), Severity::Info);
+        assert_eq!(of("finish-length", "other-raise"), Severity::Error);
+        assert_eq!(of("finish-length", "stop"), Severity::Error);
     }
 }

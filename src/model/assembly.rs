@@ -72,29 +72,151 @@ impl ToolCall {
     }
 }
 
-/// Text capped at [`MAX_TEXT_BYTES`].
+/// A hash of a byte string that two can be joined by: the digest of `a`
+/// then `b` follows from the digests of each (a polynomial hash modulo the
+/// prime 2^61 − 1, with the length). It stands for text past what is kept,
+/// so two answers of any length compare in bounded memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Digest {
+    /// Bytes hashed.
+    pub len: u64,
+    hash: u64,
+}
+
+/// The modulus of [`Digest`]: the Mersenne prime 2^61 − 1.
+const DIGEST_MOD: u64 = (1 << 61) - 1;
+/// The base of [`Digest`]'s polynomial (any constant below the modulus).
+const DIGEST_BASE: u64 = 0x1f_3d5b_79a1_c3e5;
+
+/// `a · b mod 2^61 − 1` for `a, b` below the modulus, by folding (no
+/// division: 2^61 ≡ 1).
+fn mul_mod(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    let folded = ((p as u64) & DIGEST_MOD) + ((p >> 61) as u64);
+    reduce(folded)
+}
+
+/// `x mod 2^61 − 1` for `x` below 2^63.
+fn reduce(x: u64) -> u64 {
+    let x = (x & DIGEST_MOD) + (x >> 61);
+    if x >= DIGEST_MOD {
+        x - DIGEST_MOD
+    } else {
+        x
+    }
+}
+
+fn pow_mod(mut base: u64, mut exp: u64) -> u64 {
+    let mut acc = 1;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            acc = mul_mod(acc, base);
+        }
+        base = mul_mod(base, base);
+        exp >>= 1;
+    }
+    acc
+}
+
+impl Digest {
+    /// The digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Digest {
+        let mut d = Digest::default();
+        d.push(bytes);
+        d
+    }
+
+    /// Appends `bytes`.
+    pub fn push(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.hash = reduce(mul_mod(self.hash, DIGEST_BASE) + u64::from(*b) + 1);
+        }
+        self.len += bytes.len() as u64;
+    }
+
+    /// Appends the bytes `next` stands for.
+    pub fn join(&mut self, next: Digest) {
+        let shifted = mul_mod(self.hash, pow_mod(DIGEST_BASE, next.len));
+        self.hash = reduce(shifted + next.hash);
+        self.len += next.len;
+    }
+}
+
+/// Text capped at [`MAX_TEXT_BYTES`]: the first bytes kept, the rest
+/// counted and hashed ([`Digest`]), so two texts of any length compare
+/// ([`Text::same`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Text {
-    /// The text kept.
+    /// The text kept: a prefix of what was received.
     pub kept: String,
-    /// Bytes received past the cap.
+    /// Bytes received past the cap (or past a shared budget).
     pub dropped: u64,
+    /// The bytes dropped, hashed.
+    tail: Digest,
 }
 
 impl Text {
-    /// Appends `s`, keeping at most [`MAX_TEXT_BYTES`].
+    /// Appends `s`, keeping at most [`MAX_TEXT_BYTES`]; once anything was
+    /// dropped, everything after it is too.
     pub fn push(&mut self, s: &str) {
-        if self.kept.len() + s.len() <= MAX_TEXT_BYTES {
+        if self.dropped == 0 && self.kept.len() + s.len() <= MAX_TEXT_BYTES {
             self.kept.push_str(s);
             return;
         }
-        let room = MAX_TEXT_BYTES - self.kept.len();
+        let room = if self.dropped == 0 {
+            MAX_TEXT_BYTES - self.kept.len()
+        } else {
+            0
+        };
         let mut cut = room.min(s.len());
         while !s.is_char_boundary(cut) {
             cut -= 1;
         }
         self.kept.push_str(&s[..cut]);
-        self.dropped += (s.len() - cut) as u64;
+        self.drop_bytes(&s.as_bytes()[cut..]);
+    }
+
+    /// Counts and hashes `bytes` as received but not kept (a dialect's own
+    /// budget ran out).
+    pub fn drop_bytes(&mut self, bytes: &[u8]) {
+        self.tail.push(bytes);
+        self.dropped += bytes.len() as u64;
+    }
+
+    /// Appends a text whose first bytes are `kept` and whose bytes past
+    /// them are `rest` (another [`Text`], or a dialect's own capped text).
+    pub fn push_parts(&mut self, kept: &str, rest: Digest) {
+        self.push(kept);
+        if rest.len > 0 {
+            self.tail.join(rest);
+            self.dropped += rest.len;
+        }
+    }
+
+    /// Appends another text, what it dropped included.
+    pub fn push_text(&mut self, other: &Text) {
+        self.push_parts(&other.kept, other.tail);
+    }
+
+    /// Bytes received.
+    pub fn received(&self) -> u64 {
+        self.kept.len() as u64 + self.dropped
+    }
+
+    /// Whether both received the same text: compared byte for byte when
+    /// both were kept whole, else by length and hash.
+    pub fn same(&self, other: &Text) -> bool {
+        if self.dropped == 0 && other.dropped == 0 {
+            return self.kept == other.kept;
+        }
+        self.whole() == other.whole()
+    }
+
+    /// The digest of the whole text received.
+    fn whole(&self) -> Digest {
+        let mut d = Digest::of(self.kept.as_bytes());
+        d.join(self.tail);
+        d
     }
 
     /// Whether nothing was received.
@@ -301,5 +423,51 @@ fn apply_content_part(c: &mut Choice, part: &Value) {
             _ => {}
         },
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_digest_joins_as_the_bytes_do() {
+        let mut d = Digest::of(b"hello ");
+        d.join(Digest::of(b"world"));
+        assert_eq!(d, Digest::of(b"hello world"));
+        assert_ne!(d, Digest::of(b"hello World"));
+        let mut e = Digest::default();
+        e.join(Digest::of(b"x"));
+        assert_eq!(e, Digest::of(b"x"));
+    }
+
+    #[test]
+    fn texts_past_the_cap_compare_by_length_and_hash() {
+        let long = "ab ".repeat(MAX_TEXT_BYTES / 3 + 100);
+        let (mut a, mut b, mut c) = (Text::default(), Text::default(), Text::default());
+        for piece in long.as_bytes().chunks(1000) {
+            a.push(std::str::from_utf8(piece).unwrap());
+        }
+        b.push(&long);
+        c.push(&long[..long.len() - 1]);
+        c.push("X");
+        assert_eq!(a.kept.len(), MAX_TEXT_BYTES);
+        assert!(a.dropped > 0);
+        assert!(a.same(&b));
+        assert!(!a.same(&c));
+        // Joined from pieces that each kept their own part, the same.
+        let mut first = Text::default();
+        first.push(&long[..10]);
+        let mut rest = Text::default();
+        rest.push(&long[10..]);
+        let mut joined = Text::default();
+        joined.push_text(&first);
+        joined.push_text(&rest);
+        assert!(joined.same(&a));
+        // Nothing kept after a byte was dropped: a short push stays out.
+        let mut d = b.clone();
+        d.push("z");
+        assert_eq!(d.kept, b.kept);
+        assert!(!d.same(&b));
     }
 }

@@ -42,18 +42,9 @@ pub enum Payload {
 pub struct InvalidJson(serde_json::Error);
 
 impl InvalidJson {
-    /// serde_json's message, without its position.
+    /// serde_json's message, without its position ([`json_error`]).
     pub fn message(&self) -> String {
-        let msg = self.0.to_string();
-        let message = match msg.find(" at line ") {
-            Some(i) => msg[..i].to_string(),
-            None => msg,
-        };
-        if message.contains("recursion limit") {
-            format!("nested deeper than {MAX_JSON_DEPTH} levels (the limit)")
-        } else {
-            message
-        }
+        json_error(&self.0)
     }
 
     /// The byte offset in `data` (the event's data this came from) where
@@ -66,6 +57,29 @@ impl InvalidJson {
 /// Deepest JSON nesting read: 127 levels (serde_json's recursion limit);
 /// deeper data is `invalid-json`, never a stack overflow.
 pub const MAX_JSON_DEPTH: usize = 127;
+
+/// Whether a JSON parse error is serde_json's recursion limit
+/// ([`MAX_JSON_DEPTH`]), not a fault of the JSON.
+pub fn too_deep(e: &serde_json::Error) -> bool {
+    e.to_string().contains("recursion limit")
+}
+
+/// What a JSON parse error says, for a finding: serde_json's message
+/// without its position; past [`MAX_JSON_DEPTH`], that the limit is
+/// sselint's, not JSON's (Python's `json` and Node's `JSON.parse` read
+/// deeper nesting), so the finding does not pass for the server's fault.
+pub fn json_error(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    let message = match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    if too_deep(e) {
+        format!("nested deeper than {MAX_JSON_DEPTH} levels, sselint's limit: the JSON may be valid (Python's json and Node's JSON.parse read deeper nesting), so sselint could not check it")
+    } else {
+        message
+    }
+}
 
 /// Classifies an event's data.
 pub fn decode(data: &str) -> Payload {

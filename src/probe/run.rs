@@ -954,6 +954,7 @@ fn lint(t: &Target, name: &str, file: &crate::pipeline::FileResult) -> Vec<Findi
             "responses-incomplete",
             "finish-length",
             "messages-max-tokens",
+            "gemini-max-tokens",
         ];
         out.retain(|f| !BUDGET_CUT.contains(&f.rule.as_str()));
     }

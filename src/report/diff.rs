@@ -23,6 +23,11 @@ fn side_name(s: &Side) -> String {
 /// past `max` characters (a long answer) is shortened, and the cell says by
 /// how much and where the whole value is.
 fn cell_text(s: &str, max: usize) -> String {
+    cell_text_of(s, max, "--format json has them all")
+}
+
+/// [`cell_text`], saying where the rest is (`where`).
+fn cell_text_of(s: &str, max: usize, rest: &str) -> String {
     // Stream text reaches the terminal: escape controls and bidi marks.
     let esc = crate::lint::printable(&s.replace('\n', "\\n"));
     let n = esc.chars().count();
@@ -30,10 +35,7 @@ fn cell_text(s: &str, max: usize) -> String {
         esc
     } else {
         let mut t: String = esc.chars().take(max).collect();
-        t.push_str(&format!(
-            " [… {} more characters; --format json has them all]",
-            n - max
-        ));
+        t.push_str(&format!(" [… {} more characters; {rest}]", n - max));
         t
     }
 }
@@ -110,14 +112,24 @@ pub fn human(
     // CI logs) rows stay whole on one line each.
     t.set_header(["section", "item", "A", "B", "note"]);
     for d in &c.differences {
-        let mut bcell = Cell::new(cell_text(&d.b, 500));
+        // A text past what sselint keeps: the JSON has the kept part only.
+        let rest = if c
+            .text_diffs
+            .iter()
+            .any(|t| t.label == d.item && t.cut.is_some())
+        {
+            "--format json has the first 1 MiB"
+        } else {
+            "--format json has them all"
+        };
+        let mut bcell = Cell::new(cell_text_of(&d.b, 500, rest));
         if color {
             bcell = bcell.fg(Color::Yellow);
         }
         t.add_row(vec![
             Cell::new(d.section.name()),
             Cell::new(cell_text(&d.item, 500)),
-            Cell::new(cell_text(&d.a, 500)),
+            Cell::new(cell_text_of(&d.a, 500, rest)),
             bcell,
             Cell::new(cell_text(&d.class, 500)),
         ]);
@@ -138,6 +150,9 @@ pub fn human(
             }
         }
         writeln!(out, "  {line}")?;
+        if let Some(cut) = &td.cut {
+            writeln!(out, "  ({})", cut.describe())?;
+        }
     }
     if !c.diagnostics.both.is_empty() {
         let both: Vec<String> = c

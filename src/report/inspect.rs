@@ -328,10 +328,21 @@ impl Inspected {
             .values()
             .map(|c| {
                 // Masked as in every report: the text may quote a key.
-                json!({"index": c.index, "text": crate::capture::redact_keys(&c.text.kept),
+                let mut choice = json!({"index": c.index, "text": crate::capture::redact_keys(&c.text.kept),
                     "refusal": c.refusal.as_ref().map(|r| crate::capture::redact_keys(&r.kept)),
                     "reasoning": (!c.reasoning.is_empty()).then(|| crate::capture::redact_keys(&c.reasoning.kept)),
-                    "finish_reason": c.finish_reason, "tool_calls": c.tool_calls.values().collect::<Vec<_>>()})
+                    "finish_reason": c.finish_reason, "tool_calls": c.tool_calls.values().collect::<Vec<_>>()});
+                // What the texts above leave out (past sselint's 1 MiB per
+                // text), as `check --format json` counts it.
+                let omitted = [
+                    ("text_omitted_bytes", c.text.dropped),
+                    ("refusal_omitted_bytes", c.refusal.as_ref().map_or(0, |r| r.dropped)),
+                    ("reasoning_omitted_bytes", c.reasoning.dropped),
+                ];
+                for (name, n) in omitted.into_iter().filter(|(_, n)| *n > 0) {
+                    choice[name] = n.into();
+                }
+                choice
             })
             .collect();
             serde_json::to_writer(
@@ -425,14 +436,20 @@ impl Inspected {
                 if !c.reasoning.is_empty() {
                     writeln!(
                         out,
-                        "  {}: {}",
+                        "  {}: {}{}",
                         terms.reasoning,
-                        printable_text(&c.reasoning.kept)
+                        printable_text(&c.reasoning.kept),
+                        not_kept(&c.reasoning)
                     )?;
                 }
-                writeln!(out, "  text: {}", printable_text(&c.text.kept))?;
+                writeln!(
+                    out,
+                    "  text: {}{}",
+                    printable_text(&c.text.kept),
+                    not_kept(&c.text)
+                )?;
                 if let Some(r) = &c.refusal {
-                    writeln!(out, "  refusal: {}", printable_text(&r.kept))?;
+                    writeln!(out, "  refusal: {}{}", printable_text(&r.kept), not_kept(r))?;
                 }
                 for tc in c.tool_calls.values() {
                     let args = serde_json::from_str::<Value>(&tc.arguments)
@@ -475,4 +492,17 @@ impl Inspected {
         }
         Ok(())
     }
+}
+
+/// What a text shown in full leaves out: ` [… 104857 more bytes not kept:
+/// sselint keeps the first 1 MiB of each text]`, or nothing.
+fn not_kept(t: &crate::model::assembly::Text) -> String {
+    if t.dropped == 0 {
+        return String::new();
+    }
+    format!(
+        " [… {} more bytes not kept: sselint keeps the first {} MiB of each text]",
+        t.dropped,
+        crate::model::assembly::MAX_TEXT_BYTES >> 20
+    )
 }

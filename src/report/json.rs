@@ -97,6 +97,12 @@ pub(crate) struct Choice<'a> {
     /// Bytes of text past the kept limit.
     #[serde(skip_serializing_if = "is_zero")]
     pub(crate) text_omitted_bytes: u64,
+    /// Bytes of the refusal past the kept limit.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) refusal_omitted_bytes: u64,
+    /// Bytes of the reasoning past the kept limit.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) reasoning_omitted_bytes: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -132,6 +138,8 @@ fn stream(s: &StreamResult) -> Stream<'_> {
                 finish_reason: c.finish_reason.as_deref(),
                 tool_calls: c.tool_calls.values().collect(),
                 text_omitted_bytes: c.text.dropped,
+                refusal_omitted_bytes: c.refusal.as_ref().map_or(0, |r| r.dropped),
+                reasoning_omitted_bytes: c.reasoning.dropped,
             })
             .collect(),
         empty_answer: s.answer.empty.as_deref(),

@@ -214,7 +214,14 @@ fn write_observed(out: &mut dyn Write, r: &Rule, md: bool) -> io::Result<()> {
     for (k, cap) in &examples {
         let ex = &r.examples()[k - 1];
         if !ex.valid {
-            let derived = observed::derived_severity(cap);
+            let derived = observed::derived_severity_of(r.name, cap);
+            // Where the budget-cut floor, not the clients, set the level,
+            // the line says so (every client may have read the cut).
+            let floor = if derived > observed::derived_severity(cap) {
+                " (a budget cut is a warning in every dialect)"
+            } else {
+                ""
+            };
             // Where sselint keeps another severity (a severity basis the
             // replays cannot show), the line says so rather than leave
             // the policy's word as the last.
@@ -233,7 +240,7 @@ fn write_observed(out: &mut dyn Write, r: &Rule, md: bool) -> io::Result<()> {
             let bullet = if md { "- " } else { "" };
             writeln!(
                 out,
-                "{bullet}fails {k} ({}): {}; the policy gives {derived}{kept}",
+                "{bullet}fails {k} ({}): {}; the policy gives {derived}{floor}{kept}",
                 ex.note,
                 observed::summary(cap),
             )?;

@@ -221,18 +221,33 @@ impl Drop for Replay {
     }
 }
 
-/// A fresh scratch directory for one test (per process and name), removed
-/// when the value is dropped, so repeated runs leave nothing in the temp dir.
-/// It derefs to the directory's `Path`.
+/// A fresh, empty scratch directory for one test, removed when the value
+/// is dropped, so repeated runs leave nothing in the temp dir. It derefs to
+/// the directory's `Path`.
 pub struct Scratch(PathBuf);
 
 impl Scratch {
-    /// `$TMPDIR/sselint-NAME-PID`, emptied if it was left behind.
+    /// `$TMPDIR/sselint-NAME-PID-N`, the first N whose directory this call
+    /// creates. Test files run concurrently in one process, and two of them
+    /// may choose the same NAME (each file has its own copy of this module,
+    /// so a counter alone would not tell them apart): creating the directory
+    /// claims it, and a directory that already exists, another test's or one
+    /// left behind, is never touched.
+    ///
+    /// # Panics
+    /// When the temp dir cannot be written.
     pub fn new(name: &str) -> Self {
-        let d = std::env::temp_dir().join(format!("sselint-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let tmp = std::env::temp_dir();
+        loop {
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let d = tmp.join(format!("sselint-{name}-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&d) {
+                Ok(()) => return Scratch(d),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => panic!("creating {}: {e}", d.display()),
+            }
+        }
     }
 }
 
@@ -510,4 +525,41 @@ pub fn sselint(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// How deep the long property and mutation runs go, from the environment
+/// variable `SSELINT_TEST_DEPTH`: unset (or `default`), a sample that keeps
+/// `cargo test` on a fresh clone within minutes; `full`, every mutation and
+/// every property case, as `.ci/run` sets it.
+///
+/// # Panics
+/// On any other value, naming the variable and the values it takes.
+pub fn full_depth() -> bool {
+    match std::env::var("SSELINT_TEST_DEPTH").as_deref() {
+        Err(_) | Ok("" | "default") => false,
+        Ok("full") => true,
+        Ok(other) => panic!("SSELINT_TEST_DEPTH={other:?}: it takes `full` or `default`"),
+    }
+}
+
+/// Proptest cases: `default` at the default depth, `full` at full depth
+/// ([`full_depth`]).
+pub fn cases(default: u32, full: u32) -> u32 {
+    if full_depth() {
+        full
+    } else {
+        default
+    }
+}
+
+/// At full depth ([`full_depth`]) all of `items`; at the default depth
+/// about `default` of them, evenly spaced from the first, so every part of
+/// an ordered corpus (each field's mutations follow one another) keeps
+/// some. Deterministic: a failure repeats on the next run.
+pub fn sample<T>(items: Vec<T>, default: usize) -> Vec<T> {
+    if full_depth() || items.len() <= default {
+        return items;
+    }
+    let step = items.len().div_ceil(default.max(1));
+    items.into_iter().step_by(step).collect()
 }

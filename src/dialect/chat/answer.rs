@@ -86,8 +86,11 @@ impl Checker {
         let blank = c.text.kept.trim().is_empty() && c.text.dropped == 0;
         let refused = c.refusal.as_ref().is_some_and(|r| !r.is_empty());
         if !blank && c.finish_reason.as_deref() == Some("length") && !out.muted("finish-length") {
-            // Observed (rules/observed.json): a stream helper raises on a
-            // cut answer, so the rule's level (error) follows it.
+            // Observed (rules/observed.json): one stream helper raises on a
+            // cut answer by design (a designed exception, which the policy
+            // reads as a faithful reading), the raw loops read it as sent:
+            // the rule's level (warning), as a budget cut is in every
+            // dialect.
             let chars = c.text.kept.chars().count() as u64 + c.text.dropped;
             let loc = self
                 .chat
@@ -97,7 +100,7 @@ impl Checker {
                 .unwrap_or_else(|| out.at_end());
             out.report(Finding::new(
                 crate::lint::rule::FINISH_LENGTH,
-                format!("choice 0 ended with finish_reason length after {chars} characters of text: the token budget ran out, so the answer is cut there (a stream helper that refuses a cut answer raises on it)"),
+                format!("choice 0 ended with finish_reason length after {chars} characters of text: the token budget ran out, so the answer is cut there (a stream helper raises on it by design, reporting this finish; raw loops read the text as sent)"),
                 loc,
             ));
         }
@@ -149,7 +152,9 @@ impl Checker {
                 "finish_reason is content_filter: the provider's filter withheld the answer"
                     .to_string(),
                 "content_filter".to_string(),
-                Severity::Error,
+                // A stream helper raises on it by design (a designed
+                // exception: observed.rs's DESIGNED_EXCEPTIONS): a warning.
+                Severity::Warning,
                 finish_loc,
                 None,
             )
@@ -169,7 +174,7 @@ impl Checker {
                     format!("reasoning only, finish {finish_name}")
                 },
                 if finish.as_deref() == Some("length") {
-                    Severity::Error
+                    Severity::Warning
                 } else {
                     Severity::Info
                 },
@@ -180,7 +185,7 @@ impl Checker {
             (
                 format!("finish_reason is length before any text{max_tokens}"),
                 "length before any text".to_string(),
-                Severity::Error,
+                Severity::Warning,
                 finish_loc,
                 None,
             )

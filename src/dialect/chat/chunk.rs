@@ -624,7 +624,9 @@ impl Checker {
                 }
             }
             _ => {
-                if first {
+                // An event not read may have been the choice's first, role
+                // and all: its finding is the cause.
+                if first && self.chat.unread == 0 {
                     let loc = out.at_pointer(&format!("{base}/delta"), false);
                     out.report(
                         Finding::new(

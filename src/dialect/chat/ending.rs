@@ -336,6 +336,18 @@ impl Checker {
                 loc,
             ));
         }
+        // A stream that carried an error and then stopped unfinished
+        // failed, as a Responses, Messages or Gemini stream that ends on
+        // an error does: the same consequence, the same ending (`diff`
+        // across dialects compares it). The findings above were judged on
+        // what the chunks alone said. (A body that is one JSON error and
+        // no stream stays `empty`: `body-not-sse` describes it.)
+        let ending = match ending {
+            Ending::CutOff | Ending::Empty if self.error_events > 0 && end.sse_lines > 0 => {
+                Ending::Failed
+            }
+            e => e,
+        };
         (std::mem::take(&mut self.answer), ending)
     }
 

@@ -82,7 +82,10 @@ impl Checker {
                 self.answer.done = true;
                 self.chat.done = true;
             }
-            Payload::Invalid(invalid) => out.invalid_json(&invalid),
+            Payload::Invalid(invalid) => {
+                self.chat.unread += 1;
+                out.invalid_json(&invalid);
+            }
             Payload::Json(v) => self.check_json(out, index, &v),
             Payload::LoneSurrogates(v) => {
                 let at = data.find("\\ud").or_else(|| data.find("\\uD")).unwrap_or(0);

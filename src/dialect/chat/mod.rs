@@ -108,6 +108,10 @@ impl super::Checker for Checker {
         self.skipped |= events > 0;
     }
 
+    fn rejected(&mut self, _index: Option<u64>) {
+        self.chat.unread += 1;
+    }
+
     fn setup(&mut self, settings: &Settings, request: Option<&RequestOptions>) {
         self.profile = settings.profile;
         self.typed = settings.typed;
@@ -174,6 +178,9 @@ struct ChatState {
     /// finish_reason values outside OpenAI's set.
     odd_finish_reasons: Vec<String>,
     choice_message_reported: bool,
+    /// Events not read (not JSON, too large): one may have held what a
+    /// later chunk seems to lack (the first delta's `role`).
+    unread: u64,
     /// `error-null` was reported (once per stream).
     error_null_reported: bool,
     /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys

@@ -291,7 +291,12 @@ impl Checker {
                             Finding::new(
                                 crate::lint::rule::TOOL_CALL_ARGUMENTS,
                                 format!(
-                                    "the assembled arguments of tool call {ti} ({name}) are not valid JSON ({e}): {:?}",
+                                    "the assembled arguments of tool call {ti} ({name}) are not valid JSON ({}): {:?}",
+                                    if crate::model::too_deep(&e) {
+                                        crate::model::json_error(&e)
+                                    } else {
+                                        e.to_string()
+                                    },
                                     shorten(&tc.arguments, 120)
                                 ),
                                 loc,

@@ -420,7 +420,7 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::MESSAGES_START_REPEATED,
                     format!(
-                        "a second `message_start` {ended}: one stream carries one message, so clients either fail on the event order or keep only one message's content"
+                        "a second `message_start` {ended}: one stream carries one message: one stream helper of the record raises on the event order, the other clients read on (the table)"
                     ),
                     loc,
                 )
@@ -441,8 +441,8 @@ impl Checker {
         }
         let Some(m) = v.get("message").and_then(Value::as_object) else {
             let msg = match v.get("message") {
-                None => "`message_start` has no `message` object: clients build the message from it, so they fail on this stream".to_string(),
-                Some(x) => format!("`message_start.message` is a {}, not an object: clients build the message from it, so they fail on this stream", json_type(x)),
+                None => "`message_start` has no `message` object: the stream helpers build the final message from it, which they cannot do without one".to_string(),
+                Some(x) => format!("`message_start.message` is a {}, not an object: the stream helpers build the final message from it, which they cannot do with this", json_type(x)),
             };
             self.schema(out, ev, "/message", Severity::Error, msg);
             return;
@@ -487,7 +487,7 @@ impl Checker {
                     ev,
                     "/message/content",
                     Severity::Error,
-                    format!("`message.content` is {what}, not the empty array `[]`: clients append the streamed blocks to it, so they fail on this stream"),
+                    format!("`message.content` is {what}, not the empty array `[]`: the stream helpers append the streamed blocks to it and raise on this stream, while raw loops read on (the table)"),
                 );
             }
         }
@@ -552,7 +552,7 @@ impl Checker {
                     out,
                     Finding::new(
                         crate::lint::rule::MESSAGES_USAGE_MISSING,
-                        format!("`message_start` has {what}, not an object: clients copy the usage into the message and update it at `message_delta`, so they fail on this stream"),
+                        format!("`message_start` has {what}, not an object: the stream helpers copy the usage into the message and update it at `message_delta`, so they raise on this stream, as one more SDK of the record does; raw loops read on (the table)"),
                         loc,
                     )
                     .event(ev.index)
@@ -583,7 +583,7 @@ impl Checker {
                 ev,
                 "/content_block",
                 Severity::Error,
-                format!("`content_block` is {what}, not an object: clients add it to the message's content, so they fail on this stream"),
+                format!("`content_block` is {what}, not an object: the stream helpers add it to the message's content, which they cannot do with this"),
             );
         } else if kind.is_empty() {
             self.schema(
@@ -870,7 +870,7 @@ impl Checker {
                 out,
                 Finding::new(
                     crate::lint::rule::MESSAGES_BLOCK_NOT_OPEN,
-                    format!("{what} for index {index}, which no `content_block_start` opened: clients keep blocks by index and there is no block {index}, so they fail on it or lose what it carries"),
+                    format!("{what} for index {index}, which no `content_block_start` opened: clients keep blocks by index and there is no block {index}: the stream helpers and one more SDK of the record raise on it, and the raw loops lose what it carries (the table)"),
                     loc,
                 )
                 .event(ev.index)
@@ -1211,7 +1211,14 @@ impl Checker {
                     "a JSON {}, not an object (tool input is always an object)",
                     json_type(&other)
                 )),
-                Err(e) => Some(format!("text that is not JSON ({e})")),
+                Err(e) => Some(format!(
+                    "text that is not JSON ({})",
+                    if crate::model::too_deep(&e) {
+                        crate::model::json_error(&e)
+                    } else {
+                        e.to_string()
+                    }
+                )),
             };
             if let Some(problem) = problem {
                 let name = name
@@ -1301,10 +1308,11 @@ impl Checker {
                         self.last = format!("stop_reason {r:?}");
                         // Observed (rules/observed.json): every client
                         // ends with the text and the stop reason as sent
-                        // (info), unless the budget ran out inside a
-                        // tool_use block's input: then the clients end with
-                        // different tool calls (a partial parse, none, or
-                        // the raw prefix), an error.
+                        // (a warning, as a budget cut is in every dialect),
+                        // unless the budget ran out inside a tool_use
+                        // block's input: then the stream helpers and two
+                        // more SDKs end with different tool calls (a
+                        // partial parse, or none), an error.
                         if r == "max_tokens" && !self.stop_reason_after_stop {
                             let loc = out.at_pointer("/delta/stop_reason", false);
                             let cut_call = self
@@ -1314,7 +1322,7 @@ impl Checker {
                             let f = match cut_call {
                                 Some((i, _)) => Finding::new(
                                     crate::lint::rule::MESSAGES_MAX_TOKENS,
-                                    format!("`stop_reason` is max_tokens while tool_use block {i} is still open: the budget ran out inside the call's input, and clients end with different tool calls (the table)"),
+                                    format!("`stop_reason` is max_tokens while tool_use block {i} is still open: the budget ran out inside the call's input: the stream helpers and two more SDKs end with different tool calls, raw loops keep the cut input (the table)"),
                                     loc,
                                 )
                                 .level(Severity::Error),
@@ -1433,7 +1441,7 @@ impl Checker {
                     out,
                     Finding::new(
                         crate::lint::rule::MESSAGES_USAGE_MISSING,
-                        format!("`message_delta` has {what}, not an object with `output_tokens`: clients update the message's usage from it, so they fail on this stream"),
+                        format!("`message_delta` has {what}, not an object with `output_tokens`: the stream helpers update the message's usage from it and raise on this stream, as one more SDK of the record does; raw loops read on (the table)"),
                         loc,
                     )
                     .event(ev.index)
@@ -1696,7 +1704,7 @@ impl super::Checker for Checker {
                         Finding::new(
                             crate::lint::rule::MESSAGES_CUT_OFF,
                             format!(
-                                "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`{unread}{}: {} had streamed{open}; nothing says the answer is complete, and clients show it as if it were, or fail",
+                                "the stream ended after {} event(s) with neither a `stop_reason` nor `message_stop`{unread}{}: {} had streamed{open}; nothing says the answer is complete: one stream helper of the record raises, and the other clients show the answer as if it were whole (the table)",
                                 end.events,
                                 end.broke(),
                                 streamed.describe()
@@ -1768,7 +1776,7 @@ impl super::Checker for Checker {
                             if end.events == 0 {
                                 "the stream has no events: no `message_start`, so clients see no message at all".to_string()
                             } else {
-                                format!("no `message_start` in {} event(s): clients see no message at all", end.events)
+                                format!("no `message_start` in {} event(s): the stream helpers have no message to build and raise (the table), while raw loops read on", end.events)
                             },
                             loc,
                         ),
@@ -1920,7 +1928,7 @@ impl Checker {
         } else if matches!(ev.name, "ping" | "message") && type_kept {
             // Observed: a `ping` (or unnamed) event is skipped whatever its
             // data; an unknown name is read by its data's type.
-            Some(format!("clients skip events named `{name}`, so this `{shown}` and what it carries are lost"))
+            Some(format!("clients that dispatch on the event name skip events named `{name}`, so this `{shown}` and what it carries are lost to them (the table)"))
         } else if type_kept && !fields::DISPATCHED.contains(&ev.name) {
             // Observed (samples/bad/messages-event-mismatch.sse): the SDKs
             // read an unknown name by its data's type; an agent app that
@@ -1961,7 +1969,7 @@ impl Checker {
             } else {
                 (
                     format!(
-                        "{} event(s) have no `event:` line (the first is a `{}`): clients drop unnamed events, which loses nothing here, but every Messages event is named",
+                        "{} event(s) have no `event:` line (the first is a `{}`): clients that dispatch on the event name drop unnamed events, which loses nothing here, but every Messages event is named",
                         self.unnamed, f.what
                     ),
                     Severity::Info,

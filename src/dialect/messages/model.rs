@@ -159,7 +159,7 @@ impl Budget {
     pub fn push(&mut self, t: &mut Text, s: &str) {
         let kept = self.take(s);
         t.push(kept);
-        t.dropped += (s.len() - kept.len()) as u64;
+        t.drop_bytes(&s.as_bytes()[kept.len()..]);
     }
 
     /// Appends `s` to `to` within the budget; returns the bytes dropped.
@@ -232,8 +232,8 @@ pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
         .map(|i| &blocks[i])
         .chain(std::iter::once(overflow))
     {
-        c.text.push(&b.text.kept);
-        c.reasoning.push(&b.thinking.kept);
+        c.text.push_text(&b.text);
+        c.reasoning.push_text(&b.thinking);
         if b.is_tool() {
             let index = c.tool_calls.len() as u64;
             let server = b.kind != CLIENT_TOOL;

@@ -1411,8 +1411,7 @@ impl Checker {
                 let why = if a.kept.trim().is_empty() {
                     "they are empty".to_string()
                 } else {
-                    let m = e.to_string();
-                    let m = m.split(" at line ").next().unwrap_or(&m).to_string();
+                    let m = crate::model::json_error(&e);
                     format!("{m}: {:?}", super::text::shorten(&a.kept, 80))
                 };
                 let at = it

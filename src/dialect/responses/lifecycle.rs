@@ -304,16 +304,17 @@ impl Checker {
             let chars = self.streamed_chars();
             report!(
                 out,
-                // Observed (rules/observed.json): a stream helper that
-                // waits for `response.completed` raises on a
-                // `response.incomplete` ending (an error); a
-                // `response.completed` whose status is incomplete is read
-                // as sent by every client (info).
+                // A budget cut is a warning in every dialect (the severity
+                // policy): a stream helper that waits for
+                // `response.completed` raises on a `response.incomplete`
+                // ending by design (rules/observed.json; a designed
+                // exception), and every client reads a
+                // `response.completed` whose status is incomplete as sent.
                 if ty == "response.incomplete" {
                     Finding::new(
                         crate::lint::rule::RESPONSES_INCOMPLETE,
                         format!(
-                            "the response ended incomplete ({why}) after {chars} characters of text: the answer stops there, and a stream helper that waits for `response.completed` raises (the table)"
+                            "the response ended incomplete ({why}) after {chars} characters of text: the answer stops there; a stream helper that waits for `response.completed` raises on it by design, and raw loops read the text as sent (the table)"
                         ),
                         out.at_pointer("/response/incomplete_details", false),
                     )
@@ -326,7 +327,6 @@ impl Checker {
                         ),
                         out.at_pointer("/response/incomplete_details", false),
                     )
-                    .level(Severity::Info)
                 }
                 .event(ev.index)
                 .help("raise `max_output_tokens` (reasoning models spend part of it before the answer), or shorten the task"),
@@ -741,7 +741,7 @@ impl Checker {
             let mut f = Finding::new(
                 crate::lint::rule::RESPONSES_CUT_OFF,
                 format!(
-                    "the stream {} with no terminal event (`response.completed`, `response.incomplete` or `response.failed`) {how}: the answer is incomplete, and clients either raise or return the partial response as if it were whole",
+                    "the stream {} with no terminal event (`response.completed`, `response.incomplete` or `response.failed`) {how}: the answer is incomplete: a stream helper of the record raises, and other clients return the partial response as if it were whole (the table)",
                     if done { "sent `[DONE]` and closed" } else { "closed" }
                 ),
                 out.at_end(),

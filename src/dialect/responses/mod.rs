@@ -130,9 +130,14 @@ impl Part {
     /// The part's text for the answer: its deltas, or, with none, the last
     /// full value.
     pub fn text(&self) -> &str {
+        &self.answer().kept
+    }
+
+    /// The text for the answer, with what was not kept of it.
+    pub fn answer(&self) -> &Acc {
         match (&self.settled, self.deltas) {
-            (Some(s), 0) => &s.kept,
-            _ => &self.streamed.kept,
+            (Some(s), 0) => s,
+            _ => &self.streamed,
         }
     }
 
@@ -411,13 +416,13 @@ impl Checker {
             match it.kind.as_str() {
                 "reasoning" => {
                     for p in it.parts.values() {
-                        c.reasoning.push(p.text());
+                        c.reasoning.push_parts(p.text(), p.answer().rest);
                     }
                     for (k, p) in it.summary.values().enumerate() {
                         if k > 0 || !c.reasoning.is_empty() {
                             c.reasoning.push("\n\n");
                         }
-                        c.reasoning.push(p.text());
+                        c.reasoning.push_parts(p.text(), p.answer().rest);
                     }
                 }
                 "function_call" | "custom_tool_call" => {
@@ -450,10 +455,12 @@ impl Checker {
                     for p in it.parts.values() {
                         match p.kind.as_str() {
                             "refusal" => {
-                                c.refusal.get_or_insert_with(Text::default).push(p.text());
+                                c.refusal
+                                    .get_or_insert_with(Text::default)
+                                    .push_parts(p.text(), p.answer().rest);
                             }
-                            "reasoning_text" => c.reasoning.push(p.text()),
-                            _ => c.text.push(p.text()),
+                            "reasoning_text" => c.reasoning.push_parts(p.text(), p.answer().rest),
+                            _ => c.text.push_parts(p.text(), p.answer().rest),
                         }
                     }
                 }

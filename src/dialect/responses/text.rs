@@ -18,6 +18,8 @@ impl Default for Budget {
     }
 }
 
+use crate::model::assembly::Digest;
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
@@ -30,6 +32,9 @@ pub struct Acc {
     /// Bytes received.
     pub len: u64,
     hash: u64,
+    /// The bytes received past those kept, for the answer
+    /// ([`crate::model::assembly::Text::push_parts`]).
+    pub rest: Digest,
 }
 
 impl Default for Acc {
@@ -38,6 +43,7 @@ impl Default for Acc {
             kept: String::new(),
             len: 0,
             hash: FNV_OFFSET,
+            rest: Digest::default(),
         }
     }
 }
@@ -60,6 +66,7 @@ impl Acc {
         let whole = self.is_whole();
         self.len += s.len() as u64;
         if !whole {
+            self.rest.push(s.as_bytes());
             return;
         }
         let mut cut = s.len().min(budget.0);
@@ -67,6 +74,7 @@ impl Acc {
             cut -= 1;
         }
         self.kept.push_str(&s[..cut]);
+        self.rest.push(&s.as_bytes()[cut..]);
         budget.0 -= cut;
     }
 

@@ -42,6 +42,9 @@ struct OpView {
 struct TextDiffView {
     choice: u64,
     ops: Vec<OpView>,
+    /// What the runs leave out, when the texts ran past what sselint
+    /// keeps (`TextCut::describe`).
+    cut: Option<String>,
 }
 
 struct ToolSide {
@@ -219,6 +222,7 @@ fn page(a: &Side, b: &Side, c: &Comparison) -> DiffPage {
                         text: printable_text(text),
                     })
                     .collect(),
+                cut: t.cut.map(|c| c.describe()),
             })
             .collect(),
         tools: tool_rows(a, b),

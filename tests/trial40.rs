@@ -1,0 +1,365 @@
+//! Found by the trial of issue 40 (its findings 1–16): each was a failing
+//! test first, then the fix.
+
+mod common;
+use common::*;
+
+/// A sample's events (blank-line separated blocks), and the blank line
+/// that separates them (`\n\n`, or Gemini's `\r\n\r\n`).
+fn blocks(sample: &str) -> (Vec<String>, &'static str) {
+    let text = std::fs::read_to_string(root().join("samples").join(sample))
+        .unwrap_or_else(|e| panic!("{sample}: {e}"));
+    let sep = if text.contains("\r\n\r\n") {
+        "\r\n\r\n"
+    } else {
+        "\n\n"
+    };
+    let bs = text
+        .split(sep)
+        .filter(|b| !b.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    (bs, sep)
+}
+
+/// `block` with the first non-empty string value after `key` (`"content":"`
+/// with its quote) replaced by `value` (which needs no escaping); `None`
+/// when it has none.
+fn set_value(block: &str, key: &str, value: &str) -> Option<String> {
+    let at = block.find(key)? + key.len();
+    let end = at + block[at..].find('"')?;
+    (end > at).then(|| format!("{}{value}{}", &block[..at], &block[end..]))
+}
+
+/// Words `w0 w1 …` of about `bytes` bytes, the last one `last`.
+fn long_text(bytes: usize, last: &str) -> String {
+    let mut s = String::new();
+    let mut k = 0;
+    while s.len() < bytes {
+        s.push_str(&format!("w{k} "));
+        k += 1;
+    }
+    s.push_str(last);
+    s
+}
+
+/// A good sample whose answer is `text`: its text deltas (found by `key`,
+/// empty ones left alone) carry `text` in as many pieces, and `whole`, the
+/// sample's full answer where events repeat it (Responses), becomes `text`.
+fn with_answer(sample: &str, key: &str, whole: Option<&str>, text: &str) -> Vec<u8> {
+    let (bs, sep) = blocks(sample);
+    let n = bs
+        .iter()
+        .filter(|b| set_value(b, key, "x").is_some())
+        .count();
+    assert!(
+        n > 1,
+        "{sample}: no text deltas under {key}: {n} of {}",
+        bs.len()
+    );
+    let step = text.len().div_ceil(n);
+    let mut k = 0;
+    let mut out = String::new();
+    for b in bs {
+        let mut b = match set_value(&b, key, "x") {
+            Some(_) => {
+                let piece = &text[(k * step).min(text.len())..((k + 1) * step).min(text.len())];
+                k += 1;
+                set_value(&b, key, piece).unwrap()
+            }
+            None => b,
+        };
+        if let Some(w) = whole {
+            b = b.replace(w, text);
+        }
+        out.push_str(&b);
+        out.push_str(sep);
+    }
+    out.into_bytes()
+}
+
+/// Each dialect's good sample: the key of its text deltas, and the full
+/// answer where events repeat it.
+const LONG: &[(&str, &str, Option<&str>)] = &[
+    ("good/openai-basic.sse", "\"content\":\"", None),
+    (
+        "good/responses-basic.sse",
+        "\"delta\":\"",
+        Some("Low tide comes about six hours after high tide."),
+    ),
+    ("good/messages-basic.sse", "\"text\":\"", None),
+    ("good/gemini-basic.sse", "\"text\": \"", None),
+];
+
+#[test]
+fn finding_1_diff_compares_answers_past_the_first_mib() {
+    let dir = scratch("trial40-long-diff");
+    for (sample, key, whole) in LONG {
+        let a = dir.join("a.sse");
+        let b = dir.join("b.sse");
+        let same = dir.join("same.sse");
+        // 1.1 MB answers that differ only in their last word.
+        std::fs::write(
+            &a,
+            with_answer(sample, key, *whole, &long_text(1_150_000, "end")),
+        )
+        .unwrap();
+        std::fs::write(
+            &same,
+            with_answer(sample, key, *whole, &long_text(1_150_000, "end")),
+        )
+        .unwrap();
+        std::fs::write(
+            &b,
+            with_answer(sample, key, *whole, &long_text(1_150_000, "END")),
+        )
+        .unwrap();
+        let (code, out, err) = sselint(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(code, Some(1), "{sample}: {out}{err}");
+        assert!(out.contains("text differs"), "{sample}: {out}");
+        // The report says where the shown text stops.
+        assert!(out.contains("past the first 1 MiB"), "{sample}: {out}");
+        let (code, out, err) = sselint(&["diff", a.to_str().unwrap(), same.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{sample}: {out}{err}");
+        // JSON: the text diff says the texts were compared past what it shows.
+        let (_, out, _) = sselint(&[
+            "diff",
+            "--format",
+            "json",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let td = &v["text_diffs"][0];
+        let whole = long_text(1_150_000, "end").len();
+        assert_eq!(td["a_bytes"].as_u64(), Some(whole as u64), "{sample}: {td}");
+        assert!(
+            td["a_shown_bytes"].as_u64().unwrap() <= 1 << 20,
+            "{sample}: {td}"
+        );
+        // HTML: the word diff says the same under it.
+        let (_, out, _) = sselint(&[
+            "diff",
+            "--format",
+            "html",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ]);
+        assert!(
+            out.contains("compared whole, by length and hash"),
+            "{sample}"
+        );
+    }
+}
+
+#[test]
+fn finding_1_a_shortened_answer_says_so_in_every_report() {
+    let dir = scratch("trial40-long-reports");
+    for (sample, key, whole) in LONG {
+        let a = dir.join("a.sse");
+        std::fs::write(
+            &a,
+            with_answer(sample, key, *whole, &long_text(1_150_000, "end")),
+        )
+        .unwrap();
+        let a = a.to_str().unwrap();
+        // inspect: the text stops at 1 MiB and says so.
+        let (_, out, _) = sselint(&["inspect", a]);
+        assert!(
+            out.contains("more bytes not kept"),
+            "{sample}: {}",
+            &out[out.len().saturating_sub(600)..]
+        );
+        // inspect --format jsonl: the stream record counts them.
+        let (_, out, _) = sselint(&["inspect", "--format", "jsonl", a]);
+        let stream = out
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| v["type"] == "stream")
+            .unwrap();
+        let omitted = stream["choices"][0]["text_omitted_bytes"]
+            .as_u64()
+            .unwrap_or(0);
+        assert!(
+            omitted > 0,
+            "{sample}: {}",
+            stream["choices"][0]["text_omitted_bytes"]
+        );
+        // check --format json: the same count.
+        let (_, out, _) = sselint(&["check", "--format", "json", a]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["files"][0]["streams"][0]["choices"][0]["text_omitted_bytes"].as_u64(),
+            Some(omitted),
+            "{sample}"
+        );
+    }
+}
+/// The `ending` of a file's first stream in `check --format json`.
+fn ending_of(path: &str) -> String {
+    let (_, out, err) = sselint(&["check", "--format", "json", path]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    v["files"][0]["streams"][0]["ending"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn finding_4_a_mid_stream_error_ends_every_dialect_as_failed() {
+    for sample in [
+        "error-event",
+        "messages-error-event",
+        "gemini-error-event",
+        "responses-error-event",
+    ] {
+        let p = root().join(format!("samples/bad/{sample}.sse"));
+        assert_eq!(ending_of(p.to_str().unwrap()), "failed", "{sample}");
+    }
+    // Across dialects, the same error on both sides is no ending apart.
+    let a = root().join("samples/bad/error-event.sse");
+    let b = root().join("samples/bad/messages-error-event.sse");
+    let (code, out, err) = sselint(&[
+        "diff",
+        "--ignore-text",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(!out.contains("ending differs"), "{out}{err}");
+    assert!(!out.contains("cut-off"), "{out}{err}");
+    assert_eq!(code, Some(0), "{out}{err}");
+}
+
+#[test]
+fn finding_6_an_event_not_read_is_not_also_a_missing_role() {
+    let dir = scratch("trial40-skipped-role");
+    let first = format!(
+        "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"{}\"}},\"finish_reason\":null}}]}}\n\n",
+        "x".repeat(4000)
+    );
+    let rest = [
+        chat_chunk(" more", "null"),
+        chat_chunk("", "\"stop\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let p = dir.join("big.sse");
+    std::fs::write(&p, format!("{first}{rest}")).unwrap();
+    let (_, out, _) = sselint(&[
+        "check",
+        "--max-event-bytes",
+        "1024",
+        "--format",
+        "json",
+        p.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"event-too-large"), "{rules:?}");
+    assert!(!rules.contains(&"missing-role"), "{rules:?}");
+    // The same for an event that is not JSON: it may have held the role.
+    let broken = first.replacen("}]}", "}]", 1);
+    std::fs::write(&p, format!("{broken}{rest}")).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"invalid-json"), "{rules:?}");
+    assert!(!rules.contains(&"missing-role"), "{rules:?}");
+}
+
+#[test]
+fn finding_7_a_gzipped_base64_har_body_is_measured_decoded() {
+    use std::io::Write as _;
+    let body = std::fs::read(root().join("samples/good/openai-basic.sse")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&body).unwrap();
+    let packed = gz.finish().unwrap();
+    assert!(packed.len() < body.len());
+    use base64::Engine as _;
+    let text = base64::engine::general_purpose::STANDARD.encode(&packed);
+    // content.size is the decoded length (HAR 1.2), the stored text the
+    // bytes as received.
+    let har = one_entry_har(
+        serde_json::json!({"size": body.len(), "encoding": "base64", "text": text}),
+        &[("Content-Encoding", "gzip")],
+    );
+    let dir = scratch("trial40-gzip-har");
+    let p = dir.join("gz.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let (code, out, err) = sselint(&["check", p.to_str().unwrap()]);
+    assert!(!out.contains("capture-truncated"), "{out}{err}");
+    assert_eq!(code, Some(0), "{out}{err}");
+    // A body cut short is still found: its decoded length falls short.
+    let cut = one_entry_har(
+        serde_json::json!({"size": body.len() + 100, "encoding": "base64", "text": base64::engine::general_purpose::STANDARD.encode(&packed)}),
+        &[("Content-Encoding", "gzip")],
+    );
+    std::fs::write(&p, cut.to_string()).unwrap();
+    let (_, out, _) = sselint(&["check", p.to_str().unwrap()]);
+    assert!(out.contains("capture-truncated"), "{out}");
+}
+
+#[test]
+fn finding_9_a_character_cut_by_the_end_is_the_cut_not_invalid_utf8() {
+    let dir = scratch("trial40-cut-char");
+    let mut body = chat_chunk("Hello", "null").into_bytes();
+    body.extend_from_slice(b"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3");
+    let p = dir.join("cut.sse");
+    std::fs::write(&p, &body).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"cut-off"), "{rules:?}");
+    assert!(!rules.contains(&"invalid-utf8"), "{rules:?}");
+    // A bad byte that is not the cut still is one.
+    let mut bad = chat_chunk("Hello", "null").into_bytes();
+    bad.extend_from_slice(b"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3 x");
+    std::fs::write(&p, &bad).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    assert!(out.contains("\"invalid-utf8\""), "{out}");
+}
+
+#[test]
+fn finding_5_json_past_sselints_depth_limit_is_said_to_be_sselints_limit() {
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let dir = scratch("trial40-deep");
+    let p = dir.join("deep.sse");
+    // A chunk too deep to read, and tool arguments too deep to check.
+    let body = [
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"content\":\"\"}},\"logprobs\":{deep},\"finish_reason\":null}}]}}\n\n"),
+        format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"tool_calls\":[{{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{\\\"a\\\":{deep}}}\"}}}}]}},\"finish_reason\":null}}]}}\n\n"),
+        chat_chunk("", "\"tool_calls\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    std::fs::write(&p, body).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let diags = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .clone();
+    for rule in ["invalid-json", "tool-call-arguments"] {
+        let d = diags
+            .iter()
+            .find(|d| d["rule"] == rule)
+            .unwrap_or_else(|| panic!("no {rule}: {diags:?}"));
+        let m = d["message"].as_str().unwrap();
+        assert!(m.contains("sselint's limit"), "{rule}: {m}");
+    }
+}
