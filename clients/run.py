@@ -475,6 +475,34 @@ def run_clients(runtime, jobs, tmp):
     return json.loads(out.stdout)
 
 
+def retry_gateway_timeouts(jobs, results, tmp):
+    """Run again, once, in a fresh gateway process, each gateway call that hit
+    its time bound (gateway_clients.py's HARD_LIMIT_S), and keep the second
+    outcome. LiteLLM 1.106.12's `anthropic/` provider was seen to wait
+    forever, now and then, on a Messages stream the replay had sent whole and
+    closed, and not on the next run of the same capture: its own hang, not
+    what the stream's shape does to it. A call that hits the bound again is
+    kept as it is (`raised`, Timeout): a hang that reproduces counts."""
+    again = []
+    for job in jobs:
+        names = [
+            n for n, out in results.get(job["id"], {}).items()
+            if isinstance(out, dict) and (out.get("error") or {}).get("type") == "Timeout"
+        ]
+        if names:
+            again.append({**job, "clients": names})
+    if not again:
+        return
+    retry_dir = Path(tmp) / "gateway-retry"
+    retry_dir.mkdir(exist_ok=True)
+    redo = run_clients("gateway", again, retry_dir)
+    for job in again:
+        for n in job["clients"]:
+            got = redo.get(job["id"], {}).get(n)
+            if got is not None:
+                results[job["id"]][n] = got
+
+
 def versions():
     """Pinned versions, read from what is installed."""
     v = {}
@@ -582,6 +610,8 @@ def observe(sselint, only=None, agents_subset=None):
                         if not GATEWAY_PYTHON.exists():
                             mine = []
                     results[rt] = run_clients(rt, mine, tmp) if mine else {}
+                    if rt == "gateway" and mine:
+                        retry_gateway_timeouts(mine, results[rt], tmp)
 
                 threads = [threading.Thread(target=go, args=(rt,)) for rt in runtimes]
                 for t in threads:
