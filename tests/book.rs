@@ -14,7 +14,8 @@ use sselint::lint::{catalogue, Rule};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const START: &str = "<!-- rules:start (written by `SSELINT_BLESS=1 cargo test --test suite book::`) -->";
+const START: &str =
+    "<!-- rules:start (written by `SSELINT_BLESS=1 cargo test --test suite book::`) -->";
 const END: &str = "<!-- rules:end -->";
 
 fn docs() -> PathBuf {

@@ -125,7 +125,8 @@ fn every_sample_frames_the_same_whole_and_byte_by_byte() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // SSELINT_TEST_DEPTH=full (.ci/run) runs 64 cases, the default 16.
+    #![proptest_config(ProptestConfig::with_cases(cases(16, 64)))]
 
     #[test]
     fn every_sample_frames_the_same_at_random_splits(seed in any::<u64>(), n in 1usize..12) {

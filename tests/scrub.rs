@@ -361,7 +361,8 @@ fn messages(text: &str, thinking: &str, query: &str, city: &str) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    // SSELINT_TEST_DEPTH=full (.ci/run) runs 48 cases, the default 12.
+    #![proptest_config(ProptestConfig::with_cases(common::cases(12, 48)))]
 
     #[test]
     fn scrub_text_leaves_no_prose_of_a_random_capture(

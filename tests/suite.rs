@@ -1,8 +1,8 @@
 //! Every integration test, in one test binary: each file beside this one
 //! is a module of it (`cargo test --test suite diff::` runs tests/diff.rs).
 //! One binary links the library once, where a binary per file linked it
-//! 48 times; its tests run on
-//! the harness's threads together, not one file after another.
+//! 48 times (docs/development.md, "Tests"); its tests run on the
+//! harness's threads together, not one file after another.
 //!
 //! Each module is named with `#[path]`, though the file sits beside this
 //! one: a module read through `#[path]` finds its own `mod common;` in
@@ -10,6 +10,11 @@
 //! the same in the suite as it did alone. A new file in tests/ needs its
 //! line here (Cargo.toml's `autotests = false`); `every_test_file_is_in_the_suite`
 //! fails until it has one.
+
+// Each file keeps its own `mod common;`, so tests/common is loaded once
+// per file (what each file's binary did before); and build_script.rs
+// names its module of build.rs after itself. Neither is a fault here.
+#![allow(clippy::duplicate_mod, clippy::module_inception)]
 
 #[path = "book.rs"]
 mod book;
