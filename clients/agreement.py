@@ -127,6 +127,7 @@ DESIGNED_EXCEPTIONS = (
     ("length", "LengthFinishReasonError:"),
     ("content_filter", "ContentFilterFinishReasonError:"),
     ("incomplete", "RuntimeError: Didn't receive a `response.completed` event."),
+    ("incomplete", "CodexError: Incomplete response returned, reason:"),
 )
 
 # Finishes that say the token budget cut the answer (observed.rs's BUDGET_CUTS).

@@ -146,7 +146,20 @@ def main():
         jobs = json.load(f)
     out = {}
     for job in jobs:
-        out[job["id"]] = {name: run_one(CLIENTS[name], job) for name in job["clients"] if name in CLIENTS}
+        mine = out.setdefault(job["id"], {})
+        for name in job["clients"]:
+            if name not in CLIENTS:
+                continue
+            mine[name] = run_one(CLIENTS[name], job)
+            if mine[name].get("error", {}).get("type") == "Timeout":
+                # The call left hanging holds LiteLLM's locks: the calls
+                # after it in this process wait on them (seen: every one
+                # of them timed out). Stop here; run.py goes on with the
+                # rest in a fresh process.
+                break
+        else:
+            continue
+        break
     json.dump(out, sys.stdout)
     sys.stdout.flush()
     # A call left hanging keeps its thread: end without waiting for it.

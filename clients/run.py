@@ -475,32 +475,50 @@ def run_clients(runtime, jobs, tmp):
     return json.loads(out.stdout)
 
 
-def retry_gateway_timeouts(jobs, results, tmp):
-    """Run again, once, in a fresh gateway process, each gateway call that hit
-    its time bound (gateway_clients.py's HARD_LIMIT_S), and keep the second
-    outcome. LiteLLM 1.106.12's `anthropic/` provider was seen to wait
-    forever, now and then, on a Messages stream the replay had sent whole and
-    closed, and not on the next run of the same capture: its own hang, not
-    what the stream's shape does to it. A call that hits the bound again is
-    kept as it is (`raised`, Timeout): a hang that reproduces counts."""
-    again = []
+def run_gateway(jobs, tmp):
+    """The gateway's outcomes for `jobs`, as run_clients gives them, each
+    call that hit its time bound (gateway_clients.py's HARD_LIMIT_S) run
+    once more in a fresh process, the second outcome kept.
+
+    LiteLLM 1.106.12 was seen, now and then, to wait forever on a Messages
+    stream the replay had sent whole and closed, and not on the next run of
+    the same capture; the thread left waiting holds LiteLLM's locks, so that
+    every call after it in the same process waited too. That is LiteLLM's
+    own hang, not what a stream's shape does to it. gateway_clients.py stops
+    at a call that timed out; this goes on with the rest in a fresh process,
+    then runs each timed-out call again, alone in a fresh process. A call
+    that hits the bound again is kept as it is (`raised`, Timeout): a hang
+    that reproduces counts as any raise."""
+    gateway = {n for n, (rt, _, _) in CLIENTS.items() if rt == "gateway"}
+
+    def run_all(todo, tag):
+        results, n = {}, 0
+        while todo:
+            d = Path(tmp) / f"gateway-{tag}-{n}"
+            d.mkdir(exist_ok=True)
+            n += 1
+            got = run_clients("gateway", todo, d)
+            for k, v in got.items():
+                results.setdefault(k, {}).update(v)
+            left = []
+            for j in todo:
+                names = [c for c in j["clients"] if c in gateway and c not in results.get(j["id"], {})]
+                if names:
+                    left.append({**j, "clients": names})
+            if len(left) == sum(1 for j in todo if any(c in gateway for c in j["clients"])) and not got:
+                sys.exit("clients/run.py: the gateway ran no call")
+            todo = left
+        return results
+
+    results = run_all(jobs, "first")
     for job in jobs:
-        names = [
-            n for n, out in results.get(job["id"], {}).items()
-            if isinstance(out, dict) and (out.get("error") or {}).get("type") == "Timeout"
-        ]
-        if names:
-            again.append({**job, "clients": names})
-    if not again:
-        return
-    retry_dir = Path(tmp) / "gateway-retry"
-    retry_dir.mkdir(exist_ok=True)
-    redo = run_clients("gateway", again, retry_dir)
-    for job in again:
-        for n in job["clients"]:
-            got = redo.get(job["id"], {}).get(n)
-            if got is not None:
-                results[job["id"]][n] = got
+        for name, out in list(results.get(job["id"], {}).items()):
+            if isinstance(out, dict) and (out.get("error") or {}).get("type") == "Timeout":
+                again = run_all([{**job, "clients": [name]}], f"retry-{len(os.listdir(tmp))}")
+                got = again.get(job["id"], {}).get(name)
+                if got is not None:
+                    results[job["id"]][name] = got
+    return results
 
 
 def versions():
@@ -609,9 +627,10 @@ def observe(sselint, only=None, agents_subset=None):
                         mine = [j for j in jobs if any(CLIENTS[n][0] == "gateway" for n in j["clients"])]
                         if not GATEWAY_PYTHON.exists():
                             mine = []
-                    results[rt] = run_clients(rt, mine, tmp) if mine else {}
-                    if rt == "gateway" and mine:
-                        retry_gateway_timeouts(mine, results[rt], tmp)
+                    if rt == "gateway":
+                        results[rt] = run_gateway(mine, tmp) if mine else {}
+                    else:
+                        results[rt] = run_clients(rt, mine, tmp) if mine else {}
 
                 threads = [threading.Thread(target=go, args=(rt,)) for rt in runtimes]
                 for t in threads:

@@ -270,13 +270,21 @@ impl Record {
 /// - openai-python's Responses stream helper raises "Didn't receive a
 ///   `response.completed` event." on a response that ended with the
 ///   documented `response.incomplete`; the same raise on a stream that
-///   simply stops (no finish) is not designed, and counts.
+///   simply stops (no finish) is not designed, and counts;
+/// - Codex CLI ends its turn with "Incomplete response returned, reason:
+///   …" on a response that ended with `response.incomplete`, naming the
+///   reason the server sent (clients/agent_clients.py records it as
+///   `CodexError`).
 pub const DESIGNED_EXCEPTIONS: &[(&str, &str)] = &[
     ("length", "LengthFinishReasonError:"),
     ("content_filter", "ContentFilterFinishReasonError:"),
     (
         "incomplete",
         "RuntimeError: Didn't receive a `response.completed` event.",
+    ),
+    (
+        "incomplete",
+        "CodexError: Incomplete response returned, reason:",
     ),
 ];
 

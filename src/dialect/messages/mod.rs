@@ -1740,24 +1740,25 @@ impl super::Checker for Checker {
                     } else {
                         "no `message_delta` carried a `stop_reason` (it stayed null)".to_string()
                     };
-                    // Observed (rules/observed.json): with no
-                    // `message_delta` at all, the output usage is missing
-                    // too and the clients report it differently (a
-                    // warning); a null stop reason alone is read alike.
+                    // Observed (rules/observed.json): the SDKs report no
+                    // stop reason, but the gateway (LiteLLM) hands on
+                    // `stop`, the finish of an answer that ended: error.
+                    // With no `message_delta` at all, the output usage is
+                    // missing too.
                     let f = if self.message_deltas == 0 {
                         Finding::new(
                             crate::lint::rule::MESSAGES_STOP_REASON,
-                            format!("{why}{unread}: clients report no stop reason, and with no `message_delta` no final usage either, which the clients of the record report differently (the table)"),
+                            format!("{why}{unread}: the SDKs report no stop reason, a gateway of the record hands on `stop` as if the answer had ended, and with no `message_delta` there is no final usage either (the table)"),
                             loc,
                         )
-                        .level(Severity::Warning)
                     } else {
                         Finding::new(
                             crate::lint::rule::MESSAGES_STOP_REASON,
-                            format!("{why}{unread}: clients report no stop reason, so a finished answer cannot be told from one cut by the token limit or a tool call"),
+                            format!("{why}{unread}: the SDKs report no stop reason and a gateway of the record hands on `stop`, so a finished answer cannot be told from one cut by the token limit or a tool call (the table)"),
                             loc,
                         )
-                    };
+                    }
+                    .level(Severity::Error);
                     emit(
                         out,
                         f.event(ev)
