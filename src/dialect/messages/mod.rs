@@ -107,6 +107,9 @@ pub struct Checker {
     /// A `message_delta` later carried `input_tokens` > 0.
     input_corrected: u64,
     last_output_tokens: Option<u64>,
+    /// Whether `last_output_tokens` came from a `message_delta` (not from
+    /// `message_start`).
+    output_from_delta: bool,
     usage_decrease_reported: bool,
     stop_reason: Option<String>,
     message_deltas: u64,
@@ -1394,23 +1397,29 @@ impl Checker {
                             if !self.usage_decrease_reported {
                                 self.usage_decrease_reported = true;
                                 let loc = out.at_pointer("/usage/output_tokens", false);
+                                // Observed (this rule's example #1): after
+                                // an earlier `message_delta` the clients
+                                // report different counts (LiteLLM keeps the
+                                // first); below `message_start`'s count
+                                // alone, every client reports the delta's
+                                // (samples/bad/messages-usage-decreasing.sse).
+                                let (msg, level) = if self.output_from_delta {
+                                    (format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and the SDKs keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total, while a client that keeps the first `message_delta`'s usage reports {prev}"), Severity::Warning)
+                                } else {
+                                    (format!("`usage.output_tokens` goes down from {prev} in `message_start` to {n}: usage is cumulative and the clients of the record report {n}, so the count is lower than the one the message started with"), Severity::Info)
+                                };
                                 emit(
                                     out,
-                                    Finding::new(
-                                        crate::lint::rule::MESSAGES_USAGE_DECREASING,
-                                        format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and the SDKs keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total, while a client that keeps the first `message_delta`'s usage reports {prev}"),
-                                        loc,
-                                    )
+                                    Finding::new(crate::lint::rule::MESSAGES_USAGE_DECREASING, msg, loc)
                                     .event(ev.index)
-                                    // Observed (this rule's example #1): the
-                                    // clients report different counts.
-                                    .level(Severity::Warning)
+                                    .level(level)
                                     .pointer("/usage/output_tokens")
                                     .help("send the running total in every `message_delta.usage`, never the tokens since the last event"),
                                 );
                             }
                         }
                         self.last_output_tokens = Some(n);
+                        self.output_from_delta = true;
                     }
                     None => {
                         let loc = out.at_pointer("/usage", false);
