@@ -68,7 +68,6 @@ APART = {
     "samples/good/messages-server-tool.sse": "a limit of translating into Chat: a call the server ran itself (`server_tool_use`) has no Chat form, and LiteLLM hands it on as a call for the application to run; the stream is Anthropic's own",
     "samples/providers/gemini-usage-only-chunk.sse": "a fault of the gateway on a shape Google's servers send: LiteLLM hands on `stop` for the `MAX_TOKENS` finish when a usage-only chunk follows it",
     "clients/corpus/gemini/call-without-args.sse": "a fault of the gateway on a shape the API sends: LiteLLM raises (`KeyError: 'args'`) on a `functionCall` without `args`, which Gemini leaves out for a function that takes none; the SDKs read it",
-    "rules/messages/messages-usage-decreasing.toml#1": "the gateway's reading, the same on the valid running totals (#2): LiteLLM takes the usage of the first `message_delta` and none of the later ones",
     "rules/messages/messages-usage-decreasing.toml#2": "the gateway's reading of a valid stream (running totals): LiteLLM takes the usage of the first `message_delta` and none of the later ones",
     "clients/corpus/gemini/malformed-function-call.sse": "a designed exception: Gemini CLI reports the `MALFORMED_FUNCTION_CALL` finish the server sent as an error and asks again; the SDKs read the finish as sent",
 }
