@@ -128,7 +128,8 @@ impl Observer for ShapeRecorder {
             .lines
             .iter()
             .filter(|l| l.kind == LineKind::Comment)
-            .count() as u64;
+            .count() as u64
+            + block.skipped_comments.lines;
         self.shape.comments += comments;
         let Some(d) = &block.dispatch else {
             return;

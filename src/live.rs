@@ -12,6 +12,7 @@
 //! The network read runs on its own thread so that Ctrl-C, a `--timeout` or
 //! a dropped connection all end with the bytes received so far.
 
+use crate::capture::spool::{Spool, Spooled};
 use crate::capture::{self, header, Header, Read_};
 use serde_json::{json, Value};
 use std::io::Read;
@@ -193,8 +194,39 @@ pub fn record(
 pub fn record_watching(
     req: &Request,
     stop: &AtomicBool,
+    on_head: impl FnMut(&[Header]),
+    on_read: impl FnMut(&[u8], f64),
+) -> Result<Recording, String> {
+    record_into(req, stop, on_head, on_read, None)
+}
+
+/// [`record`], the body kept as it arrives in a [`Spool`] (memory, then a
+/// temporary file past [`crate::capture::spool::MEM_BYTES`]) instead of
+/// [`Recording::body`], which stays empty; the key sent is masked in it
+/// too. Write the HAR with [`Recording::write_har`].
+///
+/// # Errors
+/// As [`record`]; or the temporary file could not be written.
+pub fn record_spooled(
+    req: &Request,
+    stop: &AtomicBool,
+    on_read: impl FnMut(&[u8], f64),
+) -> Result<(Recording, Spooled), String> {
+    let mut spool = Spool::default();
+    let mut rec = record_into(req, stop, |_| {}, on_read, Some(&mut spool))?;
+    let mut body = spool.finish()?;
+    if let Some(k) = req.api_key.as_deref() {
+        body = mask_echoed_key_spooled(&mut rec, body, k)?;
+    }
+    Ok((rec, body))
+}
+
+fn record_into(
+    req: &Request,
+    stop: &AtomicBool,
     mut on_head: impl FnMut(&[Header]),
     mut on_read: impl FnMut(&[u8], f64),
+    mut spool: Option<&mut Spool>,
 ) -> Result<Recording, String> {
     let body = prepare_body(req.body.clone(), req.include_usage, req.dialect)?;
     let body_text = serde_json::to_string(&body).map_err(|e| e.to_string())?;
@@ -271,7 +303,9 @@ pub fn record_watching(
     }
     let started = SystemTime::now();
     let t0 = Instant::now();
-    let (tx, rx) = mpsc::channel::<Msg>();
+    // Bounded: a reader faster than the linting waits (64 reads of at most
+    // 64 KiB in flight), so memory does not grow with the stream.
+    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
     let payload = body_text.clone();
     std::thread::spawn(move || {
         let resp = match builder.send(payload.as_bytes()) {
@@ -345,6 +379,7 @@ pub fn record_watching(
         decoded: None,
     };
     let mut got_head = false;
+    let mut body_len = 0u64;
     let mut last_activity = Instant::now();
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -382,11 +417,15 @@ pub fn record_watching(
             Ok(Msg::Bytes(b, at)) => {
                 let t = ms(at);
                 rec.reads.push(Read_ {
-                    offset: rec.body.len() as u64,
+                    offset: body_len,
                     ms: t,
                 });
                 on_read(&b, t);
-                rec.body.extend_from_slice(&b);
+                body_len += b.len() as u64;
+                match spool.as_deref_mut() {
+                    Some(s) => s.extend(&b),
+                    None => rec.body.extend_from_slice(&b),
+                }
             }
             Ok(Msg::End) => break,
             Ok(Msg::Error(e)) => {
@@ -448,6 +487,76 @@ fn mask_echoed_key(rec: &mut Recording, key: &str) {
         }
         rec.body = body;
     }
+    for h in &mut rec.headers {
+        if h.value.contains(key) {
+            h.value = h.value.replace(key, capture::REDACTED);
+        }
+    }
+}
+
+/// [`mask_echoed_key`] for a body kept in a [`Spooled`]: read through once
+/// into a new one, the key replaced wherever it occurs (also across two
+/// reads), the reads' offsets moved to match.
+fn mask_echoed_key_spooled(
+    rec: &mut Recording,
+    body: Spooled,
+    key: &str,
+) -> Result<Spooled, String> {
+    let k = key.as_bytes();
+    if k.len() >= 8 {
+        let mut r = body.reader();
+        let mut out = Spool::default();
+        let mut starts: Vec<u64> = Vec::new();
+        // Bytes read and not yet written: the start of a key may sit at
+        // their end. `base` is the body offset of the first of them.
+        let mut pending: Vec<u8> = Vec::new();
+        let mut base = 0u64;
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match r.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(format!("reading the recorded body back: {e}")),
+            };
+            pending.extend_from_slice(&buf[..n]);
+            let mut last = 0;
+            for at in memchr::memmem::find_iter(&pending, k) {
+                out.extend(&pending[last..at]);
+                out.extend(capture::REDACTED.as_bytes());
+                starts.push(base + at as u64);
+                last = at + k.len();
+            }
+            // Keep what could be the start of a key still to come.
+            let keep_from = if n == 0 {
+                pending.len()
+            } else {
+                last.max(pending.len().saturating_sub(k.len() - 1))
+            };
+            out.extend(&pending[last..keep_from]);
+            pending.drain(..keep_from);
+            base += keep_from as u64;
+            if n == 0 {
+                break;
+            }
+        }
+        if !starts.is_empty() {
+            let masked = out.finish()?;
+            let shrink = k.len() as i64 - capture::REDACTED.len() as i64;
+            let len = masked.len() as i64;
+            for r in &mut rec.reads {
+                let before = starts.iter().filter(|&&at| at < r.offset).count() as i64;
+                r.offset = (r.offset as i64 - before * shrink).clamp(0, len) as u64;
+            }
+            mask_echoed_key_headers(rec, key);
+            return Ok(masked);
+        }
+    }
+    mask_echoed_key_headers(rec, key);
+    Ok(body)
+}
+
+/// The headers' part of [`mask_echoed_key`].
+fn mask_echoed_key_headers(rec: &mut Recording, key: &str) {
     for h in &mut rec.headers {
         if h.value.contains(key) {
             h.value = h.value.replace(key, capture::REDACTED);
@@ -546,8 +655,45 @@ impl Recording {
                 )
             }
         };
+        self.har_with(text, encoding, self.body.len() as u64)
+    }
+
+    /// Writes the HAR of [`Recording::to_har`] (pretty-printed, as
+    /// `serde_json::to_writer_pretty` writes it) with `body` as the
+    /// response body, read from it as it is written: the same bytes,
+    /// without ever holding the body (the recording's own
+    /// [`Recording::body`] is not used).
+    ///
+    /// # Errors
+    /// Reading `body` or writing `out`.
+    pub fn write_har(&self, body: &Spooled, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let utf8 = is_utf8(body.reader())?;
+        let encoding = (!utf8).then_some("base64");
+        // A placeholder where the text goes, written around.
+        const HOLE: &str = "\u{1}sselint-body\u{1}";
+        let doc = self.har_with(HOLE.to_string(), encoding, body.len());
+        let text = serde_json::to_vec_pretty(&doc)?;
+        let hole = serde_json::to_vec(HOLE)?;
+        let Some(at) = memchr::memmem::find(&text, &hole) else {
+            return Err(std::io::Error::other("the HAR has no place for the body"));
+        };
+        out.write_all(&text[..at])?;
+        out.write_all(b"\"")?;
+        let mut r = body.reader();
+        if utf8 {
+            write_escaped(&mut r, out)?;
+        } else {
+            write_base64(&mut r, out)?;
+        }
+        out.write_all(b"\"")?;
+        out.write_all(&text[at + hole.len()..])
+    }
+
+    /// The HAR document around a body given as its `text` (and its
+    /// `encoding`) and its length in bytes.
+    fn har_with(&self, text: String, encoding: Option<&str>, size: u64) -> Value {
         let mime = capture::find_header(&self.headers, "content-type").unwrap_or("");
-        let mut content = json!({"size": self.body.len(), "mimeType": mime, "text": text});
+        let mut content = json!({"size": size, "mimeType": mime, "text": text});
         if let Some(e) = encoding {
             content["encoding"] = json!(e);
         }
@@ -579,7 +725,7 @@ impl Recording {
                         "content": content,
                         "redirectURL": "",
                         "headersSize": -1,
-                        "bodySize": self.body.len()
+                        "bodySize": size
                     },
                     "cache": {},
                     "timings": {"send": 0, "wait": self.wait_ms, "receive": receive},
@@ -597,9 +743,175 @@ impl Recording {
     }
 }
 
+/// Whether what `r` reads is UTF-8 throughout.
+fn is_utf8(mut r: impl Read) -> std::io::Result<bool> {
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut carry = 0;
+    loop {
+        let n = match r.read(&mut buf[carry..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let end = carry + n;
+        match std::str::from_utf8(&buf[..end]) {
+            Ok(_) => carry = 0,
+            // A character cut at the end of the read: its bytes go first
+            // into the next one.
+            Err(e) if e.error_len().is_none() && n > 0 => {
+                let v = e.valid_up_to();
+                buf.copy_within(v..end, 0);
+                carry = end - v;
+            }
+            Err(_) => return Ok(false),
+        }
+        if n == 0 {
+            return Ok(carry == 0);
+        }
+    }
+}
+
+/// Writes the UTF-8 text `r` reads as the inside of a JSON string, escaped
+/// as `serde_json` escapes it (the quotes left out).
+fn write_escaped(r: &mut impl Read, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut carry = 0;
+    let mut esc = Vec::with_capacity(buf.len() + 64);
+    loop {
+        let n = match r.read(&mut buf[carry..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let end = carry + n;
+        let valid = match std::str::from_utf8(&buf[..end]) {
+            Ok(_) => end,
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+        };
+        let text = std::str::from_utf8(&buf[..valid]).unwrap_or_default();
+        esc.clear();
+        serde_json::to_writer(&mut esc, text)?;
+        out.write_all(&esc[1..esc.len() - 1])?;
+        buf.copy_within(valid..end, 0);
+        carry = end - valid;
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Writes what `r` reads in standard base64 with padding, as one
+/// `encode` of the whole would.
+fn write_base64(r: &mut impl Read, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    use base64::Engine;
+    // A multiple of 3 bytes at a time: the pieces' encodings join up.
+    let mut buf = vec![0u8; 3 * 64 * 1024];
+    loop {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match r.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if filled > 0 {
+            let piece = base64::engine::general_purpose::STANDARD.encode(&buf[..filled]);
+            out.write_all(piece.as_bytes())?;
+        }
+        if filled < buf.len() {
+            return Ok(());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn recording(body: &[u8]) -> Recording {
+        Recording {
+            request: capture::Request {
+                method: "POST".into(),
+                url: "http://127.0.0.1:1/v1/chat/completions".into(),
+                headers: vec![header("Content-Type", "application/json")],
+                body: Some("{\"stream\":true}".into()),
+            },
+            status: 200,
+            reason: "OK".into(),
+            version: "HTTP/1.1".into(),
+            headers: vec![
+                header("content-type", "text/event-stream"),
+                header("x-echo", "key sk-abcdefghijkl"),
+            ],
+            body: body.to_vec(),
+            reads: vec![
+                Read_ { offset: 0, ms: 1.0 },
+                Read_ {
+                    offset: 20,
+                    ms: 2.0,
+                },
+                Read_ {
+                    offset: body.len() as u64,
+                    ms: 3.0,
+                },
+            ],
+            started: SystemTime::UNIX_EPOCH,
+            wait_ms: 1.0,
+            total_ms: 3.0,
+            stop: Stop::Complete,
+            decoded: None,
+        }
+    }
+
+    /// The HAR written from a spooled body is the one `to_har` gives, byte
+    /// for byte: text with every kind of escape, and base64.
+    #[test]
+    fn a_har_written_from_a_spool_is_the_har_of_the_body() {
+        let long: Vec<u8> = "data: {\"x\":\"é\u{1}\\\t\"}\r\n\n"
+            .repeat(40_000)
+            .into_bytes();
+        let mut bad = long.clone();
+        bad.push(0xFF);
+        for body in [&b""[..], b"data: [DONE]\n\n", &long, &bad, b"\xFF\x00ab"] {
+            let rec = recording(body);
+            let want = serde_json::to_vec_pretty(&rec.to_har()).unwrap();
+            for spooled in [Spooled::Mem(body.to_vec()), {
+                let mut s = Spool::default();
+                s.extend(body);
+                s.finish().unwrap()
+            }] {
+                let mut without = rec.clone();
+                without.body.clear();
+                let mut got = Vec::new();
+                without.write_har(&spooled, &mut got).unwrap();
+                assert!(got == want, "{} bytes", body.len());
+            }
+        }
+    }
+
+    /// The key masked in a spooled body as in one held whole, where it
+    /// straddles two reads too.
+    #[test]
+    fn the_key_is_masked_in_a_spooled_body_as_in_a_held_one() {
+        let key = "sk-abcdefghijkl";
+        let mut body = b"data: one sk-abcdefghijkl two\n\n".to_vec();
+        body.extend(std::iter::repeat_n(b'x', 256 * 1024 - 5 - body.len()));
+        body.extend_from_slice(b"sk-abcdefghijkl and\n\n");
+        let mut held = recording(&body);
+        mask_echoed_key(&mut held, key);
+        let mut spooled = recording(b"");
+        spooled.reads = recording(&body).reads;
+        let masked = mask_echoed_key_spooled(&mut spooled, Spooled::Mem(body), key).unwrap();
+        let mut got = Vec::new();
+        masked.reader().read_to_end(&mut got).unwrap();
+        assert!(got == held.body);
+        assert_eq!(spooled.headers, held.headers);
+        let offsets = |r: &Recording| r.reads.iter().map(|x| x.offset).collect::<Vec<_>>();
+        assert_eq!(offsets(&spooled), offsets(&held));
+    }
 
     #[test]
     fn stream_options_are_chats_alone() {

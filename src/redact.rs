@@ -84,27 +84,57 @@ pub fn is_plain_body(body: &[u8]) -> bool {
 /// As [`is_plain_body`], for a body given in pieces that end at line
 /// ends.
 pub fn is_plain_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> bool {
-    let mut first = true;
-    for l in pieces
-        .into_iter()
-        .flat_map(|p| p.split(|b| *b == b'\n' || *b == b'\r'))
-    {
-        let t = l.trim_ascii_start();
-        if t.is_empty() || is_curl_v_line(l) {
-            continue;
-        }
-        if first && (t.starts_with(b"{") || t.starts_with(b"[")) {
-            return false;
-        }
-        first = false;
-        if [&b"data"[..], b"event", b"id", b"retry", b""]
-            .iter()
-            .any(|f| l.strip_prefix(*f).is_some_and(|r| r.starts_with(b":")))
-        {
+    let mut scan = PlainScan::default();
+    for p in pieces {
+        if scan.piece(p) == Some(false) {
             return false;
         }
     }
-    !first
+    scan.finish()
+}
+
+/// [`is_plain_body`] a piece at a time: [`PlainScan::piece`] says `false`
+/// as soon as a line shows the body is not plain text; [`PlainScan::finish`]
+/// gives the answer for the whole body.
+#[derive(Debug)]
+struct PlainScan {
+    /// No line but blank or `curl -v` ones yet.
+    first: bool,
+}
+
+impl Default for PlainScan {
+    fn default() -> Self {
+        PlainScan { first: true }
+    }
+}
+
+impl PlainScan {
+    /// Reads the lines of `piece` (which ends at a line end, or the body's
+    /// end); `Some(false)` once the body is known not to be plain.
+    fn piece(&mut self, piece: &[u8]) -> Option<bool> {
+        for l in piece.split(|b| *b == b'\n' || *b == b'\r') {
+            let t = l.trim_ascii_start();
+            if t.is_empty() || is_curl_v_line(l) {
+                continue;
+            }
+            if self.first && (t.starts_with(b"{") || t.starts_with(b"[")) {
+                return Some(false);
+            }
+            self.first = false;
+            if [&b"data"[..], b"event", b"id", b"retry", b""]
+                .iter()
+                .any(|f| l.strip_prefix(*f).is_some_and(|r| r.starts_with(b":")))
+            {
+                return Some(false);
+            }
+        }
+        None
+    }
+
+    /// Whether the body read is plain text.
+    fn finish(&self) -> bool {
+        !self.first
+    }
 }
 
 /// Whether a data value is (a piece of) JSON: it opens as JSON
@@ -671,7 +701,8 @@ impl Scrubber {
         if set {
             self.plain_body = Some(is_plain_body(body));
         }
-        let out = self.body_lines(body);
+        let mut out = Vec::with_capacity(body.len());
+        self.body_lines(body, &mut out);
         if set {
             self.plain_body = None;
         }
@@ -685,8 +716,9 @@ impl Scrubber {
         self
     }
 
-    fn body_lines(&mut self, body: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(body.len());
+    /// Scrubs the lines of `body` into `out` ([`Scrubber::body`] once it
+    /// knows whether the body is plain text).
+    fn body_lines(&mut self, body: &[u8], out: &mut Vec<u8>) {
         let mut rest = body;
         while !rest.is_empty() {
             let end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
@@ -699,7 +731,7 @@ impl Scrubber {
                     out.extend_from_slice(line);
                 }
             } else {
-                self.line(line, &mut out);
+                self.line(line, out);
             }
             // Copy the terminator(s) as they are.
             let term = tail
@@ -711,7 +743,6 @@ impl Scrubber {
             out.extend_from_slice(&tail[..term]);
             rest = &tail[term..];
         }
-        out
     }
 
     /// Scrubs one line of a body (valid UTF-8, no terminator) into `out`.
@@ -845,65 +876,143 @@ fn tool_names(v: &Value, key: Option<&str>, tool: bool, out: &mut BTreeSet<Strin
 /// A redacted copy of a raw body or a curl dump: secret headers, `Bearer`
 /// tokens and `sk-` keys on every line; with a scrubber, the text of every
 /// `data` line too. Line terminators and invalid UTF-8 stay as they are.
+/// [`raw_to`] does the same from a reader to a writer.
 pub fn raw(bytes: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let done = raw_to(&mut std::io::Cursor::new(bytes), &mut out, scrub);
+    debug_assert!(done.is_ok(), "reading and writing memory cannot fail");
+    out
+}
+
+/// [`raw`] as a stream: reads `input` a line at a time and writes the copy
+/// to `out` as it goes, so memory holds a line, not the capture (with a
+/// scrubber, also a `curl -i` dump's header blocks, and the body's first
+/// lines until one shows it is not plain text: all of a plain-text body).
+///
+/// # Errors
+/// Reading `input` or writing `out`.
+pub fn raw_to(
+    input: &mut impl std::io::BufRead,
+    out: &mut (impl std::io::Write + ?Sized),
+    scrub: Option<&mut Scrubber>,
+) -> std::io::Result<()> {
     // Keys and secret pairs are masked first, so that the scrubber, which
     // leaves `[REDACTED]` as it is, never turns a key into a look-alike
     // (a fresh-user trial: the letter-keeping mode mapped `sk-proj-…` to
     // `fo-qhje-…` with the same mapping as the prose around it).
-    let masked = mask_lines(bytes);
-    match scrub {
-        Some(s) => {
-            // A `curl -i` dump: its header blocks stay as they are.
-            let at = curl_i_body_start(&masked);
-            let mut out = masked[..at].to_vec();
-            out.extend_from_slice(&s.body(&masked[at..]));
-            out
+    let mut piece = Vec::new();
+    let mut masked = Vec::new();
+    let mut next = |masked: &mut Vec<u8>| -> std::io::Result<bool> {
+        piece.clear();
+        masked.clear();
+        if input.read_until(b'\n', &mut piece)? == 0 {
+            return Ok(false);
         }
-        None => masked,
-    }
+        mask_piece(&piece, masked);
+        Ok(true)
+    };
+    let Some(s) = scrub else {
+        while next(&mut masked)? {
+            out.write_all(&masked)?;
+        }
+        return Ok(());
+    };
+    // A `curl -i` dump: its header blocks stay as they are.
+    let mut held = Vec::new();
+    let mut more = true;
+    let at = loop {
+        if let Some(at) = curl_i_body_start(&held, !more) {
+            break at;
+        }
+        more = next(&mut masked)?;
+        held.extend_from_slice(&masked);
+    };
+    out.write_all(&held[..at])?;
+    held.drain(..at);
+    // The body's lines are held until one shows whether it is plain text.
+    let given = s.plain_body;
+    let plain = match given {
+        Some(p) => p,
+        None => {
+            let mut scan = PlainScan::default();
+            let mut decided = scan.piece(&held);
+            while decided.is_none() && more {
+                more = next(&mut masked)?;
+                held.extend_from_slice(&masked);
+                decided = scan.piece(&masked);
+            }
+            decided.unwrap_or(scan.finish())
+        }
+    };
+    s.plain_body = Some(plain);
+    let result = (|| {
+        let mut lines = Vec::new();
+        s.body_lines(&held, &mut lines);
+        out.write_all(&lines)?;
+        while more && next(&mut masked)? {
+            lines.clear();
+            s.body_lines(&masked, &mut lines);
+            out.write_all(&lines)?;
+        }
+        Ok(())
+    })();
+    s.plain_body = given;
+    result
 }
 
 /// Every line of `bytes` with its keys and secret `NAME: value` pairs
-/// masked ([`capture::redact_line`]); invalid UTF-8 stays as it is.
+/// masked ([`mask_piece`]).
 fn mask_lines(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     for piece in bytes.split_inclusive(|b| *b == b'\n') {
-        match std::str::from_utf8(piece) {
-            Ok(text) => {
-                let (line, end) = match text.find(['\r', '\n']) {
-                    Some(i) => text.split_at(i),
-                    None => (text, ""),
-                };
-                out.extend_from_slice(capture::redact_line(line).as_bytes());
-                out.extend_from_slice(end.as_bytes());
-            }
-            // Masked around its invalid bytes, which stay as they are.
-            Err(_) => match held_bytes(piece, |t| capture::redact_line(t).into_bytes()) {
-                Some(held) => out.extend_from_slice(&held),
-                None => out.extend_from_slice(piece),
-            },
-        }
+        mask_piece(piece, &mut out);
     }
     out
 }
 
+/// One line of a capture (up to and with its LF) with its keys and secret
+/// `NAME: value` pairs masked ([`capture::redact_line`]), appended to
+/// `out`; invalid UTF-8 stays as it is.
+fn mask_piece(piece: &[u8], out: &mut Vec<u8>) {
+    match std::str::from_utf8(piece) {
+        Ok(text) => {
+            let (line, end) = match text.find(['\r', '\n']) {
+                Some(i) => text.split_at(i),
+                None => (text, ""),
+            };
+            out.extend_from_slice(capture::redact_line(line).as_bytes());
+            out.extend_from_slice(end.as_bytes());
+        }
+        // Masked around its invalid bytes, which stay as they are.
+        Err(_) => match held_bytes(piece, |t| capture::redact_line(t).into_bytes()) {
+            Some(held) => out.extend_from_slice(&held),
+            None => out.extend_from_slice(piece),
+        },
+    }
+}
+
 /// Where the body of a `curl -i` dump starts: after its header blocks
 /// (`HTTP/…` status line to blank line, an interim `100 Continue` block
-/// included); 0 for anything else.
-fn curl_i_body_start(bytes: &[u8]) -> usize {
+/// included); 0 for anything else. `bytes` is the dump's start, whole
+/// lines; `None` while more of it is needed to tell (`all`: it is the
+/// whole dump).
+fn curl_i_body_start(bytes: &[u8], all: bool) -> Option<usize> {
     let mut at = 0;
-    while bytes[at..].starts_with(b"HTTP/") {
+    loop {
         let rest = &bytes[at..];
+        if !rest.starts_with(b"HTTP/") {
+            let maybe = rest.len() < 5 && b"HTTP/".starts_with(rest);
+            return (all || !maybe).then_some(at);
+        }
         let end = [&b"\r\n\r\n"[..], b"\n\n"]
             .iter()
             .filter_map(|sep| memchr::memmem::find(rest, sep).map(|i| i + sep.len()))
             .min();
         match end {
             Some(e) => at += e,
-            None => return bytes.len(),
+            None => return all.then_some(bytes.len()),
         }
     }
-    at
 }
 
 /// Whether a line is one of `curl -v`'s own (`* `, `> `, `< `, `{ [`,

@@ -19,6 +19,7 @@
 //! It is for testing clients (and sselint's own `record`); it is not a
 //! general web server.
 
+use crate::capture::spool::{Spool, Spooled};
 use crate::capture::{self, Body, Timing};
 use crate::dialect::{self, Dialect, Sniffed};
 use crate::sse::{Block, Parser};
@@ -42,8 +43,10 @@ pub struct Replay {
     pub reason: String,
     /// Headers to send (hop-by-hop and framing headers removed).
     pub headers: Vec<(String, String)>,
-    /// The body (decoded, de-chunked).
-    pub body: Vec<u8>,
+    /// The body (decoded, de-chunked): in memory, or past
+    /// [`capture::spool::MEM_BYTES`] in a temporary file, read a segment at
+    /// a time as it is served.
+    pub body: Spooled,
     /// Timing from the capture, if any.
     pub timing: Option<Timing>,
     /// The stream's dialect, as told from the capture (`None`: no known
@@ -116,12 +119,19 @@ impl Replay {
             return Err(format!("{path}: no stream to replay"));
         };
         let body = match stream.body {
-            Body::Bytes(b) => b,
+            Body::Bytes(b) => Spooled::Mem(b),
             Body::Reader(mut r) => {
-                let mut v = Vec::new();
-                r.read_to_end(&mut v)
-                    .map_err(|e| format!("{path}: {}", capture::io_message(&e)))?;
-                v
+                let mut spool = Spool::default();
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    match r.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => spool.extend(&buf[..n]),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(format!("{path}: {}", capture::io_message(&e))),
+                    }
+                }
+                spool.finish().map_err(|e| format!("{path}: {e}"))?
             }
         };
         let (status, reason, mut headers) = match &stream.http {
@@ -200,7 +210,7 @@ impl Replay {
     /// The body as (wait in ms before, bytes) segments, following the
     /// capture's timing, or `opts`' delays at event boundaries.
     pub fn schedule(&self, opts: &Options) -> Vec<(u64, std::ops::Range<usize>)> {
-        let len = self.body.len();
+        let len = self.body.len() as usize;
         let mut cuts: Vec<(usize, f64)> = Vec::new(); // (start offset, absolute ms)
         let overridden = opts.delay_ms.is_some() || opts.first_delay_ms.is_some();
         match (&self.timing, overridden) {
@@ -249,10 +259,10 @@ impl Replay {
 
 /// The dialect of the first event that names one (its `event:` name or
 /// its data's shape, as the linter settles it), if any.
-fn sniff_body(body: &[u8]) -> Option<Dialect> {
-    let mut found = None;
+fn sniff_body(body: &Spooled) -> Option<Dialect> {
+    let found = std::cell::Cell::new(None);
     let mut sink = |b: &Block<'_>| {
-        if found.is_some() {
+        if found.get().is_some() {
             return;
         }
         let Some(d) = &b.dispatch else {
@@ -260,13 +270,38 @@ fn sniff_body(body: &[u8]) -> Option<Dialect> {
         };
         let json = crate::model::json_object(d.data);
         if let Sniffed::Dialect(x) = dialect::sniff_event(d.event_type, json.as_ref()) {
-            found = Some(x);
+            found.set(Some(x));
         }
     };
     let mut p = Parser::new();
-    p.feed(body, &mut sink);
+    let _ = feed(body, &mut p, &mut sink, || found.get().is_some());
     p.finish(&mut sink);
-    found
+    found.get()
+}
+
+/// Feeds `body` to `p` a piece at a time, until `done` says enough.
+fn feed(
+    body: &Spooled,
+    p: &mut Parser,
+    sink: &mut impl crate::sse::Sink,
+    mut done: impl FnMut() -> bool,
+) -> io::Result<()> {
+    match body {
+        Spooled::Mem(b) => p.feed(b, sink),
+        Spooled::File(..) => {
+            let mut r = body.reader();
+            let mut buf = vec![0u8; 64 * 1024];
+            while !done() {
+                match r.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => p.feed(&buf[..n], sink),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether the HAR at `p` holds exactly one entry.
@@ -285,7 +320,22 @@ fn has_one_entry(p: &std::path::Path) -> bool {
 /// The dialect and shape of a body that holds no event but is one JSON
 /// value an API answers with ([`dialect::sniff_body`]), or the start of
 /// one ([`dialect::sniff_cut_body`]).
-fn body_shape(body: &[u8]) -> Option<(Dialect, String)> {
+fn body_shape(body: &Spooled) -> Option<(Dialect, String)> {
+    let body: std::borrow::Cow<[u8]> = match body {
+        Spooled::Mem(b) => b.as_slice().into(),
+        // Past the memory limit: its first bytes tell whether it can be
+        // one JSON value at all, before the whole of it is read.
+        Spooled::File(..) => {
+            let head = body.head(4096);
+            let t = head.trim_ascii_start();
+            if !matches!(t.first(), Some(b'[' | b'{')) || t.starts_with(b"data:") {
+                return None;
+            }
+            let mut all = Vec::new();
+            body.reader().read_to_end(&mut all).ok()?;
+            all.into()
+        }
+    };
     let head = body.trim_ascii_start();
     if !matches!(head.first(), Some(b'[' | b'{')) || head.starts_with(b"data:") {
         return None;
@@ -336,7 +386,7 @@ fn unstreamed(r: &Replay) -> Result<Option<Replay>, (u16, String)> {
         }
     };
     let mut p = Parser::new();
-    p.feed(&r.body, &mut sink);
+    let _ = feed(&r.body, &mut p, &mut sink, || false);
     p.finish(&mut sink);
     let d = r.served();
     let refs: Vec<&str> = datas.iter().map(String::as_str).collect();
@@ -359,7 +409,7 @@ fn unstreamed(r: &Replay) -> Result<Option<Replay>, (u16, String)> {
         status: r.status,
         reason: r.reason.clone(),
         headers,
-        body: body.into_bytes(),
+        body: Spooled::Mem(body.into_bytes()),
         timing: None,
         dialect: r.dialect,
     }))
@@ -384,7 +434,7 @@ pub fn not_found_body(served: Dialect, method: &str, path: &str) -> String {
 }
 
 /// End offsets of every block (after its blank line), in order.
-fn event_ends(body: &[u8]) -> Vec<usize> {
+fn event_ends(body: &Spooled) -> Vec<usize> {
     let mut ends = Vec::new();
     let mut p = Parser::new();
     let mut sink = |b: &Block<'_>| {
@@ -392,7 +442,7 @@ fn event_ends(body: &[u8]) -> Vec<usize> {
             ends.push(b.end_offset as usize);
         }
     };
-    p.feed(body, &mut sink);
+    let _ = feed(body, &mut p, &mut sink, || false);
     p.finish(&mut sink);
     ends
 }
@@ -557,11 +607,7 @@ fn handle_connection(
     // A keep-alive ends its lines as the stream's events do (Gemini's
     // servers, and some others, end every line with CRLF), so that it adds
     // a comment, not a second line-ending convention.
-    let crlf = replay
-        .body
-        .iter()
-        .position(|b| *b == b'\n')
-        .is_some_and(|i| i > 0 && replay.body[i - 1] == b'\r');
+    let crlf = first_line_end_is_crlf(&replay.body);
     let keepalive: &[u8] = if crlf {
         b": keep-alive\r\n\r\n"
     } else {
@@ -576,7 +622,8 @@ fn handle_connection(
             keepalive,
             stop,
         )?;
-        let seg = &replay.body[range];
+        let seg = replay.body.range(range)?;
+        let seg = &seg[..];
         let step = opts.split_bytes.unwrap_or(seg.len()).max(1);
         for piece in seg.chunks(step) {
             let piece = match opts.cut_after_bytes {
@@ -599,6 +646,30 @@ fn handle_connection(
     sock.flush()?;
     let _ = sock.shutdown(std::net::Shutdown::Write);
     Ok(true)
+}
+
+/// Whether the body's first line ends with CRLF.
+fn first_line_end_is_crlf(body: &Spooled) -> bool {
+    if let Spooled::Mem(b) = body {
+        return b
+            .iter()
+            .position(|x| *x == b'\n')
+            .is_some_and(|i| i > 0 && b[i - 1] == b'\r');
+    }
+    let mut r = body.reader();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut prev = None;
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => n,
+        };
+        if let Some(i) = buf[..n].iter().position(|b| *b == b'\n') {
+            let before = if i > 0 { Some(buf[i - 1]) } else { prev };
+            return before == Some(b'\r');
+        }
+        prev = Some(buf[n - 1]);
+    }
 }
 
 fn write_chunk(sock: &mut TcpStream, bytes: &[u8]) -> io::Result<()> {
@@ -771,7 +842,7 @@ impl ScenarioSet {
                                 "Content-Type".to_string(),
                                 "application/json".to_string(),
                             )],
-                            body: body.clone(),
+                            body: Spooled::Mem(body.clone()),
                             timing: None,
                             dialect: Some(d),
                         },

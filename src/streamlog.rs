@@ -295,6 +295,7 @@ impl Observer for StreamLog {
                 .map(|l| String::from_utf8_lossy(block.bytes(l)).into_owned())
                 .collect::<Vec<_>>()
                 .join("\n")
+                + &block.skipped_note()
         };
         let (label, kinds, adds, data, event_type) = if let Some(d) = &block.dispatch {
             let mut kinds: Vec<String> = linter.event_kind.iter().map(|k| k.to_string()).collect();

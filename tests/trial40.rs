@@ -363,3 +363,103 @@ fn finding_5_json_past_sselints_depth_limit_is_said_to_be_sselints_limit() {
         assert!(m.contains("sselint's limit"), "{rule}: {m}");
     }
 }
+
+/// The first diagnostic of `rule` in `check --format json` of `path`.
+fn diagnostic(path: &std::path::Path, args: &[&str], rule: &str) -> serde_json::Value {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    all.push(path.to_str().unwrap());
+    let (_, out, err) = sselint(&all);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == rule)
+        .cloned()
+        .unwrap_or_else(|| panic!("no {rule}: {out}"))
+}
+
+#[test]
+fn finding_10_a_chat_stream_cut_mid_event_points_where_it_stopped() {
+    let dir = scratch("trial40-cut-mid-event");
+    for (sample, rule) in [
+        ("cut-off", "cut-off"),
+        ("messages-cut-off", "messages-cut-off"),
+    ] {
+        let body = std::fs::read(root().join(format!("samples/bad/{sample}.sse"))).unwrap();
+        // Cut 30 bytes before the end: inside the last event's data line.
+        let cut = &body[..body.len() - 30];
+        let p = dir.join(format!("{sample}.sse"));
+        std::fs::write(&p, cut).unwrap();
+        let d = diagnostic(&p, &[], rule);
+        let last_line = cut.rsplit(|b| *b == b'\n').next().unwrap();
+        assert_eq!(d["byte_len"], 1, "{sample}: {d}");
+        assert_eq!(d["column"], last_line.len(), "{sample}: {d}");
+        assert_eq!(d["byte_offset"], cut.len() - 1, "{sample}: {d}");
+    }
+}
+
+#[test]
+fn finding_12_multiline_data_is_said_once_for_the_stream() {
+    let dir = scratch("trial40-multiline");
+    // Three chunks, each with its JSON on two `data` lines.
+    let split = |c: String| c.replacen(",\"choices\"", "\ndata: ,\"choices\"", 1);
+    let body = [
+        split(chat_chunk("Hello", "null")),
+        split(chat_chunk(" there", "null")),
+        split(chat_chunk("", "\"stop\"")),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let p = dir.join("multi.sse");
+    std::fs::write(&p, body).unwrap();
+    let (_, out, err) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let found: Vec<&serde_json::Value> = v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "multiline-data")
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let m = found[0]["message"].as_str().unwrap();
+    assert!(m.contains("3 events"), "{m}");
+    // It points at the first such event.
+    assert_eq!(found[0]["line"], 2, "{m}");
+}
+
+#[test]
+fn finding_16_a_gemini_stream_read_under_gemini_api_is_not_told_it_fits() {
+    let body = std::fs::read_to_string(root().join("samples/good/gemini-basic.sse")).unwrap();
+    let mut har = one_entry_har(serde_json::json!({"size": body.len(), "text": body}), &[]);
+    har["log"]["entries"][0]["request"]["url"] = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse".into();
+    let dir = scratch("trial40-gemini-hint");
+    let p = dir.join("g.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    // The default profile reads a Gemini stream as gemini-api does.
+    let (code, out, err) = sselint(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("ending: complete"), "{out}{err}");
+    assert!(!out.contains("looks like"), "{out}{err}");
+}
+
+#[test]
+fn finding_16_a_capture_cut_after_a_whole_data_line_is_not_also_unterminated() {
+    let (bs, _) = blocks("good/openai-basic.sse");
+    let whole = std::fs::read_to_string(root().join("samples/good/openai-basic.sse")).unwrap();
+    // Three events, then the fourth's `data` line whole but no blank line.
+    let cut = format!("{}\n\n{}\n", bs[..3].join("\n\n"), bs[3]);
+    let har = one_entry_har(serde_json::json!({"size": whole.len(), "text": cut}), &[]);
+    let dir = scratch("trial40-cut-har");
+    let p = dir.join("cut.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let (_, out, err) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    assert!(out.contains("\"capture-truncated\""), "{out}{err}");
+    assert!(!out.contains("\"unterminated-event\""), "{out}{err}");
+    // The same bytes as a whole capture: the server left the event open.
+    let sse = dir.join("cut.sse");
+    std::fs::write(&sse, &cut).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", sse.to_str().unwrap()]);
+    assert!(out.contains("\"unterminated-event\""), "{out}");
+}

@@ -10,6 +10,7 @@
 //! `size` > 0, text shorter than `size`, a body exactly at Firefox's 1 MiB
 //! cap. Our own `record` writes `_sselint.reads`, a time per network read.
 
+use super::spool::{Spool, Spooled};
 use super::{har_pos, HarText};
 use super::{
     header, Body, Capture, Http, InputError, InputFormat, Origin, Read_, Request, Stream, Timing,
@@ -46,22 +47,29 @@ pub fn read(
     if bom {
         std::io::BufRead::consume(&mut reader, 3);
     }
-    // Learn where each entry's content.text starts while parsing, so
-    // findings in its body can point into the file.
-    // Only when a renderer uses it (`Options::har_positions`): the
-    // tracking reader hands serde one byte per call.
+    // The document is parsed from the reader a byte at a time, and each
+    // entry's content.text is decoded as it goes by, into memory or, past
+    // 8 MiB, a temporary file (`spool`): the parser skips the string, so
+    // a 100 MB body is never held. The tracker also learns where each text
+    // starts, so findings in its body can point into the file.
     let track = Rc::new(RefCell::new(har_pos::Track::new(if bom { 3 } else { 0 })));
-    let parsed = if opts.har_positions {
+    let parsed = {
         let mut de =
             serde_json::Deserializer::from_reader(har_pos::Tracking::new(reader, track.clone()));
         har_pos::Doc::new(track.clone())
             .deserialize(&mut de)
             .and_then(|v| de.end().map(|()| v))
-    } else {
-        serde_json::from_reader::<_, Value>(reader)
     };
-    let text_at: std::collections::HashMap<usize, HarText> =
+    // Positions only when a renderer uses them (`Options::har_positions`).
+    let text_at: std::collections::HashMap<usize, HarText> = if opts.har_positions {
         std::mem::take(&mut track.borrow_mut().found)
+            .into_iter()
+            .collect()
+    } else {
+        std::collections::HashMap::new()
+    };
+    let mut texts: std::collections::HashMap<usize, har_pos::Text> =
+        std::mem::take(&mut track.borrow_mut().texts)
             .into_iter()
             .collect();
     let mut doc: Value = parsed.map_err(|e| {
@@ -74,6 +82,22 @@ pub fn read(
             },
         )
     })?;
+    // A string serde_json would refuse (not UTF-8, a lone surrogate) makes
+    // the document unreadable, as it did when the parser read it.
+    let mut bad: Vec<_> = texts
+        .iter()
+        .filter_map(|(i, t)| match t {
+            har_pos::Text::Str(Err(why)) => Some((*i, why.clone())),
+            _ => None,
+        })
+        .collect();
+    bad.sort();
+    if let Some((i, why)) = bad.into_iter().next() {
+        return Err(InputError::new(
+            name,
+            format!("not a HAR file: the JSON does not parse (entry {i}'s content.text: {why})"),
+        ));
+    }
     let entries = doc
         .get_mut("log")
         .ok_or_else(|| InputError::new(name, "not a HAR file: no top-level `log` object"))?
@@ -112,10 +136,7 @@ pub fn read(
         }
         let chat = is_chat_completion(entry);
         let (method, url) = (method.to_string(), super::redact_url(url));
-        // Move the body text out of the document instead of copying it.
-        let text = entry
-            .pointer_mut("/response/content/text")
-            .map(std::mem::take);
+        let text = texts.remove(&i);
         streams.push((
             chat,
             entry_stream(
@@ -253,10 +274,94 @@ fn is_sse_entry(entry: &Value) -> bool {
         == Some(true)
 }
 
+/// An entry's body while it is read: bytes in memory, or a spooled file
+/// and the reader that decodes it (gzip, deflate, br) as it is read.
+enum EntryBody {
+    Mem(Vec<u8>),
+    Spooled(
+        Spooled,
+        Option<super::decode::Encoding>,
+        super::Evidence,
+        u64,
+    ),
+}
+
+impl EntryBody {
+    /// Whether the (decoded) body holds a terminal event ([`stream_ended`]).
+    fn ended(&self) -> bool {
+        match self {
+            EntryBody::Mem(b) => stream_ended(&b[..]),
+            // Read apart from the body's own reader: what a decoder
+            // notes here is not evidence (the lint's read notes it).
+            EntryBody::Spooled(..) => match self.reader(Default::default()) {
+                Some(r) => stream_ended(std::io::BufReader::new(r)),
+                None => false,
+            },
+        }
+    }
+
+    fn reader(&self, evidence: super::Evidence) -> Option<Box<dyn Read + Send>> {
+        match self {
+            EntryBody::Mem(_) => None,
+            EntryBody::Spooled(s, None, ..) => Some(s.reader()),
+            EntryBody::Spooled(s, Some(enc), _, limit) => {
+                Some(super::decode::decoder(*enc, s.reader(), evidence, *limit))
+            }
+        }
+    }
+
+    fn into_body(self) -> Body {
+        match self {
+            EntryBody::Mem(b) => Body::Bytes(b),
+            EntryBody::Spooled(_, _, ref evidence, _) => {
+                let evidence = evidence.clone();
+                Body::Reader(
+                    self.reader(evidence)
+                        .unwrap_or_else(|| Box::new(std::io::empty())),
+                )
+            }
+        }
+    }
+}
+
+/// The lenient base64 engine: exporters wrap lines and drop padding.
+fn lenient_base64() -> base64::engine::GeneralPurpose {
+    base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+    )
+}
+
+/// Decodes a spooled base64 text into a new spool, white space skipped.
+fn decode_base64(text: &Spooled) -> Result<Spooled, String> {
+    let clean = std::io::BufReader::new(text.reader())
+        .bytes()
+        .map_while(Result::ok)
+        .filter(|b| !b.is_ascii_whitespace());
+    let mut spool = Spool::default();
+    // 64 Ki characters at a time (whole quanta of 4; the last piece,
+    // padded or not, is the rest).
+    let engine = lenient_base64();
+    let mut quanta = Vec::with_capacity(64 * 1024);
+    let mut out = Vec::with_capacity(48 * 1024);
+    let mut clean = clean.peekable();
+    while clean.peek().is_some() {
+        quanta.clear();
+        quanta.extend(clean.by_ref().take(64 * 1024));
+        out.clear();
+        engine
+            .decode_vec(&quanta, &mut out)
+            .map_err(|e| e.to_string())?;
+        spool.extend(&out);
+    }
+    spool.finish()
+}
+
 fn entry_stream(
     i: usize,
     entry: &Value,
-    text: Option<Value>,
+    text: Option<har_pos::Text>,
     text_at: Option<HarText>,
     method: &str,
     url: &str,
@@ -272,9 +377,10 @@ fn entry_stream(
         .and_then(|c| c.get("encoding"))
         .and_then(Value::as_str);
     // The body maps onto the string only when it is the string as it is.
-    let as_is = matches!(&text, Some(Value::String(_))) && encoding != Some("base64");
-    let mut body: Vec<u8> = match text {
-        None | Some(Value::Null) => {
+    let as_is = matches!(&text, Some(har_pos::Text::Str(_))) && encoding != Some("base64");
+    let empty = Spooled::Mem(Vec::new());
+    let body: Spooled = match text {
+        None | Some(har_pos::Text::Null) => {
             if size > 0 {
                 super::note_truncation(
                     &stream.evidence,
@@ -286,103 +392,121 @@ fn entry_stream(
                     "the HAR entry has no response body text (content.text is absent): the capture tool did not keep it",
                 );
             }
-            Vec::new()
+            empty
         }
-        Some(Value::String(s)) => match encoding {
-            Some("base64") => {
-                // Exporters wrap lines and drop padding: read both.
-                let clean: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-                let lenient = base64::engine::GeneralPurpose::new(
-                    &base64::alphabet::STANDARD,
-                    base64::engine::GeneralPurposeConfig::new()
-                        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
-                );
-                match lenient.decode(&clean) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        super::note_truncation(
-                            &stream.evidence,
-                            format!("content.text is not valid base64 ({e}); the body could not be read"),
-                        );
-                        Vec::new()
+        Some(har_pos::Text::Str(s)) => {
+            // `read` returned the errors before.
+            let s = s.unwrap_or(empty);
+            match encoding {
+                Some("base64") => {
+                    let decoded = match &s {
+                        Spooled::Mem(text) => {
+                            let clean: Vec<u8> = text
+                                .iter()
+                                .copied()
+                                .filter(|b| !b.is_ascii_whitespace())
+                                .collect();
+                            lenient_base64()
+                                .decode(&clean)
+                                .map(Spooled::Mem)
+                                .map_err(|e| e.to_string())
+                        }
+                        Spooled::File(..) => decode_base64(&s),
+                    };
+                    match decoded {
+                        Ok(b) => b,
+                        Err(e) => {
+                            super::note_truncation(
+                                &stream.evidence,
+                                format!("content.text is not valid base64 ({e}); the body could not be read"),
+                            );
+                            Spooled::Mem(Vec::new())
+                        }
                     }
                 }
+                Some(other) if !other.is_empty() => {
+                    stream.notes.push(format!(
+                        "unknown content.encoding {other:?}; the text was taken as it is"
+                    ));
+                    s
+                }
+                _ => s,
             }
-            Some(other) if !other.is_empty() => {
-                stream.notes.push(format!(
-                    "unknown content.encoding {other:?}; the text was taken as it is"
-                ));
-                s.as_bytes().to_vec()
-            }
-            _ => s.into_bytes(),
-        },
-        Some(other) => {
+        }
+        Some(har_pos::Text::Other(kind)) => {
             super::note_truncation(
                 &stream.evidence,
-                format!(
-                    "content.text is a JSON {} where a string belongs; the body could not be read",
-                    json_type(&other)
-                ),
+                format!("content.text is a JSON {kind} where a string belongs; the body could not be read"),
             );
-            Vec::new()
+            Spooled::Mem(Vec::new())
         }
     };
     // The body as stored (a browser stores it decoded, at most its limit).
     let stored = body.len();
     browser_error(entry, &stream.evidence);
     let mut decoded = false;
-    if super::decode::is_gzip(&body) {
+    let head = body.head(16);
+    let encoded = if super::decode::is_gzip(&head) {
         // Some exporters store the still-encoded bytes.
-        let mut plain = Vec::new();
-        let mut r = super::decode::decoder(
-            super::decode::Encoding::Gzip,
-            Box::new(std::io::Cursor::new(std::mem::take(&mut body))),
-            stream.evidence.clone(),
-            max_decoded,
-        );
-        let _ = r.read_to_end(&mut plain);
-        body = plain;
         stream.notes.push("body decoded from gzip".to_string());
-        decoded = true;
+        Some(super::decode::Encoding::Gzip)
     } else if let Some(enc) = super::find_header(
         &headers_of(entry.pointer("/response/headers")),
         "content-encoding",
     )
     .and_then(super::decode::Encoding::from_header)
     .filter(|e| *e != super::decode::Encoding::Gzip)
-    .filter(|e| super::decode::starts_encoded(*e, &body))
+    .filter(|e| super::decode::starts_encoded(*e, &head))
     {
         // A deflate or br body stored as received (as `probe` saves one);
         // one a browser stored decoded does not decode and stays as it is.
-        let mut plain = Vec::new();
-        let mut r = super::decode::decoder(
-            enc,
-            Box::new(std::io::Cursor::new(std::mem::take(&mut body))),
-            stream.evidence.clone(),
-            max_decoded,
-        );
-        let _ = r.read_to_end(&mut plain);
-        body = plain;
         stream
             .notes
             .push(format!("body decoded from {}", enc.name()));
-        decoded = true;
-    }
+        Some(enc)
+    } else {
+        None
+    };
+    let body = match (body, encoded) {
+        (Spooled::Mem(b), None) => EntryBody::Mem(b),
+        (Spooled::Mem(b), Some(enc)) => {
+            decoded = true;
+            let mut plain = Vec::new();
+            let mut r = super::decode::decoder(
+                enc,
+                Box::new(std::io::Cursor::new(b)),
+                stream.evidence.clone(),
+                max_decoded,
+            );
+            let _ = r.read_to_end(&mut plain);
+            EntryBody::Mem(plain)
+        }
+        (s, enc) => {
+            decoded = enc.is_some();
+            EntryBody::Spooled(s, enc, stream.evidence.clone(), max_decoded)
+        }
+    };
     // content.size is the decoded length (HAR 1.2): a body stored as
-    // received, gzip and all, is measured once decoded.
-    if stored == FIREFOX_BODY_LIMIT {
+    // received, gzip and all, is measured once decoded. A compressed body
+    // too large to keep in memory is decoded as it is read, so its decoded
+    // length is not known here: only the Firefox limit is checked then.
+    let measured = match &body {
+        EntryBody::Mem(b) => Some(b.len() as u64),
+        EntryBody::Spooled(_, None, ..) => Some(stored),
+        EntryBody::Spooled(_, Some(_), ..) => None,
+    };
+    if stored == FIREFOX_BODY_LIMIT as u64 {
         super::note_truncation(
             &stream.evidence,
             format!(
                 "the HAR body is exactly 1 MiB (content.size says {size}), Firefox's default response body limit (devtools.netmonitor.responseBodyLimit): the browser cut it"
             ),
         );
-    } else if size > 0 && (body.len() as i64) < size && !body.is_empty() {
+    } else if let Some(len) = measured.filter(|&len| size > 0 && (len as i64) < size && len > 0) {
         super::note_truncation(
             &stream.evidence,
             format!(
-                "the HAR body holds {} bytes{} but content.size says {size}: the capture tool cut it",
-                body.len(),
+                "the HAR body holds {len} bytes{} but content.size says {size}: the capture tool cut it",
                 if decoded { " once decoded" } else { "" }
             ),
         );
@@ -434,7 +558,7 @@ fn entry_stream(
         ),
         // The hang-up may come after the whole stream (its first read
         // held it all): no truncation then.
-        Some("hung-up") if stream_ended(&body) => stream.notes.push(
+        Some("hung-up") if body.ended() => stream.notes.push(
             "the recorder hung up on purpose after the stream's terminal event (sselint probe's disconnect scenario)"
                 .to_string(),
         ),
@@ -469,7 +593,7 @@ fn entry_stream(
             ..t
         }),
     };
-    stream.body = Body::Bytes(body);
+    stream.body = body.into_body();
     stream
 }
 
@@ -477,15 +601,15 @@ fn entry_stream(
 /// Chat's `data: [DONE]`, a Responses `response.completed`,
 /// `response.failed` or `response.incomplete`, a Messages `message_stop`
 /// (by its `event:` field or its data's `type`).
-fn stream_ended(body: &[u8]) -> bool {
+fn stream_ended(body: impl std::io::BufRead) -> bool {
     const TERMINAL: [&str; 4] = [
         "response.completed",
         "response.failed",
         "response.incomplete",
         "message_stop",
     ];
-    body.split(|b| *b == b'\n').any(|line| {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+    body.split(b'\n').map_while(Result::ok).any(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
         let Ok(line) = std::str::from_utf8(line) else {
             return false;
         };
@@ -514,17 +638,6 @@ fn status_of(entry: &Value) -> u64 {
         Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
         Some(Value::String(s)) => s.trim().parse().unwrap_or(0),
         _ => 0,
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -12,6 +12,7 @@
 //! `\uXXXX` for a character that needs none); up to there the body maps onto
 //! the file, character by character.
 
+use super::spool::{Spool, Spooled};
 use super::{FilePos, HarText};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -31,6 +32,92 @@ pub struct Track {
     state: State,
     /// `(entry index, where its text value is)`, in document order.
     pub found: Vec<(usize, HarText)>,
+    /// `(entry index, its text value)`, in document order: a string is
+    /// decoded into a [`Spool`] as the parser reads it (the parser itself
+    /// skips the string and never holds it).
+    pub texts: Vec<(usize, Text)>,
+    /// The string being decoded.
+    out: Decoded,
+}
+
+/// An entry's `content.text`, as the tracker read it.
+#[derive(Debug)]
+pub enum Text {
+    /// `null`.
+    Null,
+    /// A string, decoded; `Err` says why it cannot be read (not UTF-8, a
+    /// lone surrogate escape, the temporary file).
+    Str(Result<Spooled, String>),
+    /// Another JSON type: its name (`number`, `boolean`, `object`, `array`).
+    Other(&'static str),
+}
+
+/// The string being decoded, and the check that it is UTF-8.
+#[derive(Debug, Default)]
+struct Decoded {
+    spool: Spool,
+    /// Continuation bytes the current character still needs, and the
+    /// range the next one must be in.
+    need: u8,
+    lo: u8,
+    hi: u8,
+    bad: Option<&'static str>,
+}
+
+impl Decoded {
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.spool.push(b);
+        if self.need == 0 && b < 0x80 {
+            return;
+        }
+        self.multibyte(b);
+    }
+
+    /// The UTF-8 check of a byte that is not ASCII or continues a
+    /// character.
+    fn multibyte(&mut self, b: u8) {
+        if self.need > 0 {
+            if b < self.lo || b > self.hi {
+                self.bad.get_or_insert("it is not UTF-8");
+            }
+            self.need -= 1;
+            (self.lo, self.hi) = (0x80, 0xBF);
+            return;
+        }
+        (self.need, self.lo, self.hi) = match b {
+            0x00..=0x7F => return,
+            0xC2..=0xDF => (1, 0x80, 0xBF),
+            0xE0 => (2, 0xA0, 0xBF),
+            0xED => (2, 0x80, 0x9F),
+            0xE1..=0xEF => (2, 0x80, 0xBF),
+            0xF0 => (3, 0x90, 0xBF),
+            0xF1..=0xF3 => (3, 0x80, 0xBF),
+            0xF4 => (3, 0x80, 0x8F),
+            _ => {
+                self.bad.get_or_insert("it is not UTF-8");
+                return;
+            }
+        };
+    }
+
+    fn char(&mut self, c: char) {
+        let mut buf = [0u8; 4];
+        for &b in c.encode_utf8(&mut buf).as_bytes() {
+            self.byte(b);
+        }
+    }
+
+    fn finish(&mut self) -> Result<Spooled, String> {
+        let d = std::mem::take(self);
+        if d.need > 0 {
+            return Err("the string is not UTF-8".to_string());
+        }
+        if let Some(why) = d.bad {
+            return Err(format!("the string cannot be read: {why}"));
+        }
+        d.spool.finish()
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -88,8 +175,8 @@ impl Track {
         self.state = State::Idle;
     }
 
+    #[inline]
     fn byte(&mut self, b: u8) {
-        let at = self.pos;
         self.pos += 1;
         if b == b'\n' {
             self.line += 1;
@@ -100,6 +187,28 @@ impl Track {
         if b & 0xC0 != 0x80 {
             self.col += 1;
         }
+        // The common cases, inline: outside any text, and a plain byte of
+        // a text (the parser hands them over one call each).
+        match &mut self.state {
+            State::Idle => return,
+            State::Str {
+                body,
+                esc: Esc::None,
+                ..
+            } if b != b'\\' && b != b'"' => {
+                *body += 1;
+                self.out.byte(b);
+                return;
+            }
+            _ => {}
+        }
+        self.step(b);
+    }
+
+    /// What byte `b`, at `self.pos - 1`, does to the state.
+    fn step(&mut self, b: u8) {
+        let at = self.pos - 1;
+        let mut again = false;
         match &mut self.state {
             State::Idle => {}
             State::Armed(i) => {
@@ -122,6 +231,14 @@ impl Track {
                 } else {
                     // Not a string: the body is not read from it.
                     self.found.push((*i, HarText { start, mapped: 0 }));
+                    let text = match b {
+                        b'n' => Text::Null,
+                        b't' | b'f' => Text::Other("boolean"),
+                        b'{' => Text::Other("object"),
+                        b'[' => Text::Other("array"),
+                        _ => Text::Other("number"),
+                    };
+                    self.texts.push((*i, text));
                     self.state = State::Idle;
                 }
             }
@@ -135,6 +252,7 @@ impl Track {
                 let unusual = |mapped: &mut Option<u64>, at: u64| {
                     mapped.get_or_insert(at);
                 };
+                let out = &mut self.out;
                 match *esc {
                     Esc::None => match b {
                         b'\\' => *esc = Esc::Backslash,
@@ -143,15 +261,29 @@ impl Track {
                                 start: *start,
                                 mapped: mapped.unwrap_or(*body),
                             };
-                            self.found.push((*entry, t));
+                            let entry = *entry;
+                            self.found.push((entry, t));
+                            let text = self.out.finish();
+                            self.texts.push((entry, Text::Str(text)));
                             self.state = State::Idle;
                         }
-                        _ => *body += 1,
+                        _ => {
+                            *body += 1;
+                            out.byte(b);
+                        }
                     },
                     Esc::Backslash => match b {
                         b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {
                             *body += 1;
                             *esc = Esc::None;
+                            out.byte(match b {
+                                b'b' => 0x08,
+                                b'f' => 0x0C,
+                                b'n' => b'\n',
+                                b'r' => b'\r',
+                                b't' => b'\t',
+                                _ => b,
+                            });
                         }
                         b'u' => {
                             *esc = Esc::Hex {
@@ -165,6 +297,7 @@ impl Track {
                             unusual(mapped, *body);
                             *body += 1;
                             *esc = Esc::None;
+                            out.byte(b);
                         }
                     },
                     Esc::Hex { n, cp, hi } => {
@@ -177,10 +310,19 @@ impl Track {
                         *esc = Esc::None;
                         match (hi, cp) {
                             (None, 0xD800..=0xDBFF) => *esc = Esc::WantLow(cp),
-                            (Some(_), _) => {
+                            (Some(hi), _) => {
                                 // A surrogate pair: one character of 4 bytes.
                                 unusual(mapped, *body);
                                 *body += 4;
+                                let pair = (0xDC00..=0xDFFF).contains(&cp).then(|| {
+                                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (cp - 0xDC00))
+                                });
+                                match pair.flatten() {
+                                    Some(c) => out.char(c),
+                                    None => {
+                                        out.bad.get_or_insert("a lone surrogate escape");
+                                    }
+                                }
                             }
                             (None, _) => {
                                 let short = matches!(cp, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D);
@@ -188,6 +330,12 @@ impl Track {
                                     unusual(mapped, *body);
                                 }
                                 *body += char::from_u32(cp).map_or(3, |c| c.len_utf8() as u64);
+                                match char::from_u32(cp) {
+                                    Some(c) => out.char(c),
+                                    None => {
+                                        out.bad.get_or_insert("a lone surrogate escape");
+                                    }
+                                }
                             }
                         }
                     }
@@ -195,9 +343,12 @@ impl Track {
                         if b == b'\\' {
                             *esc = Esc::WantLowU(hi);
                         } else {
-                            // A lone surrogate: the parser refuses it.
+                            // A lone surrogate: the body cannot be read;
+                            // the byte is read again as any other.
+                            out.bad.get_or_insert("a lone surrogate escape");
                             unusual(mapped, *body);
                             *esc = Esc::None;
+                            again = true;
                         }
                     }
                     Esc::WantLowU(hi) => {
@@ -209,11 +360,15 @@ impl Track {
                                 hi: Some(hi),
                             }
                         } else {
+                            out.bad.get_or_insert("a lone surrogate escape");
                             Esc::None
                         };
                     }
                 }
             }
+        }
+        if again {
+            self.step(b);
         }
     }
 }
@@ -234,9 +389,18 @@ impl<R: BufRead> Tracking<R> {
 }
 
 impl<R: BufRead> Read for Tracking<R> {
+    #[inline]
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let avail = self.inner.fill_buf()?;
         let n = avail.len().min(buf.len());
+        if n == 1 {
+            // The parser's usual request: no copy call for one byte.
+            let b = avail[0];
+            buf[0] = b;
+            self.track.borrow_mut().byte(b);
+            self.inner.consume(1);
+            return Ok(1);
+        }
         buf[..n].copy_from_slice(&avail[..n]);
         let mut t = self.track.borrow_mut();
         for &b in &buf[..n] {
@@ -260,7 +424,8 @@ enum Path {
 }
 
 /// A seed that builds a [`Value`] and arms the tracker at each entry's
-/// `response.content.text`.
+/// `response.content.text`, which it leaves out of the value: the tracker
+/// keeps it ([`Track::texts`]).
 pub struct Doc {
     track: Rc<RefCell<Track>>,
     path: Path,
@@ -352,10 +517,13 @@ impl<'de> Visitor<'de> for Doc {
                     let Path::Content(i) = self.path else {
                         unreachable!()
                     };
+                    // The parser skips the string; the tracker decodes it
+                    // as it goes by ([`Track::texts`]).
                     self.track.borrow_mut().arm(i);
-                    let v = map.next_value::<Value>();
+                    let v = map.next_value::<serde::de::IgnoredAny>();
                     self.track.borrow_mut().disarm();
-                    v?
+                    v?;
+                    continue;
                 }
                 None => map.next_value::<Value>()?,
             };
@@ -408,19 +576,86 @@ mod tests {
     use super::*;
 
     fn parse(json: &str) -> (Value, Vec<(usize, HarText)>) {
+        let (v, found, _) = parse_texts(json);
+        (v, found)
+    }
+
+    /// The document, where each text is, and each text.
+    type Parsed = (Value, Vec<(usize, HarText)>, Vec<(usize, Text)>);
+
+    fn parse_texts(json: &str) -> Parsed {
         let track = Rc::new(RefCell::new(Track::new(0)));
         let r = Tracking::new(io::BufReader::new(json.as_bytes()), track.clone());
         let mut de = serde_json::Deserializer::from_reader(r);
         let v = Doc::new(track.clone()).deserialize(&mut de).unwrap();
         let found = std::mem::take(&mut track.borrow_mut().found);
-        (v, found)
+        let texts = std::mem::take(&mut track.borrow_mut().texts);
+        (v, found, texts)
+    }
+
+    fn entry(text: &str) -> String {
+        format!(
+            r#"{{"log": {{"entries": [{{"response": {{"content": {{"text": {text}, "size": 1}}}}}}]}}}}"#
+        )
+    }
+
+    /// The decoded text of each entry, as `serde_json` reads the string.
+    #[test]
+    fn decodes_each_text_as_the_json_string_reads() {
+        let strings = [
+            r#""plain""#,
+            r#""a\n\"é\u0001x\/y\\ \b\f\r\t""#,
+            r#""\ud83d\ude00 \u00e9\u20ac""#,
+            r#""""#,
+        ];
+        for s in strings {
+            let (_, _, texts) = parse_texts(&entry(s));
+            let want: String = serde_json::from_str(s).unwrap();
+            match &texts[..] {
+                [(0, Text::Str(Ok(Spooled::Mem(b))))] => assert_eq!(b, want.as_bytes(), "{s}"),
+                other => panic!("{s}: {other:?}"),
+            }
+        }
+        let kinds = [
+            ("42", "number"),
+            ("true", "boolean"),
+            ("[1]", "array"),
+            ("{}", "object"),
+        ];
+        for (v, kind) in kinds {
+            match &parse_texts(&entry(v)).2[..] {
+                [(0, Text::Other(k))] => assert_eq!(*k, kind),
+                other => panic!("{v}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            &parse_texts(&entry("null")).2[..],
+            [(0, Text::Null)]
+        ));
+        // A lone surrogate, which serde_json refuses in a string.
+        let (v, _, texts) = parse_texts(&entry(r#""a\ud800b""#));
+        assert!(matches!(&texts[..], [(0, Text::Str(Err(_)))]));
+        assert_eq!(
+            v.pointer("/log/entries/0/response/content/size"),
+            Some(&Value::from(1))
+        );
     }
 
     #[test]
     fn finds_each_text_value_and_how_far_it_maps() {
         let json = "{\"log\": {\"entries\": [\n {\"response\": {\"content\": {\"size\": 1, \"text\" :\n  \"a\\n\\\"é\\u0001x\\/y\"}}},\n {\"response\": {\"content\": {\"text\": null}}},\n {\"text\": \"no\"}]}}";
         let (v, found) = parse(json);
-        let expect: Value = serde_json::from_str(json).unwrap();
+        let mut expect: Value = serde_json::from_str(json).unwrap();
+        // The entries' texts are the tracker's, not the document's.
+        for e in 0..2 {
+            let c = format!("/log/entries/{e}/response/content");
+            expect
+                .pointer_mut(&c)
+                .unwrap()
+                .as_object_mut()
+                .unwrap()
+                .remove("text");
+        }
         assert_eq!(v, expect);
         assert_eq!(found.len(), 2);
         let (i, t) = found[0];

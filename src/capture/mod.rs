@@ -17,6 +17,7 @@ pub mod har_pos;
 pub mod jsonl;
 pub mod meter;
 pub mod raw;
+pub mod spool;
 
 use std::borrow::Cow;
 use std::fmt;

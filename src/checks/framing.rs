@@ -182,6 +182,12 @@ impl Linter<'_> {
                 }
             }
         }
+        // Comments the parser counted without keeping them: none is the
+        // stream's first with its line end or invalid bytes (those are kept).
+        let skipped = block.skipped_comments;
+        self.sse_lines += skipped.lines;
+        self.comment_lines += skipped.lines;
+        self.invalid_utf8_reported += skipped.invalid_utf8;
     }
 
     /// Holds `unknown-sse-field` findings until the body shows it is SSE at
@@ -254,17 +260,14 @@ impl Linter<'_> {
                     .help("end every event with a blank line (`\\n\\n`)"),
                 );
             } else {
-                let f = Finding::new(
-                    crate::lint::rule::MULTILINE_DATA,
-                    format!(
-                        "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
-                        data_lines.len()
-                    ),
-                    loc,
-                )
-                .event(index);
-                let f = self.read_as_dialect(f, FramingShape::MultilineData);
-                self.report(f);
+                // Said once for the stream, at its end (as `data-no-space`).
+                self.multiline_events += 1;
+                self.multiline_most = self.multiline_most.max(data_lines.len());
+                if self.first_multiline.is_none() {
+                    let data = block.data.unwrap_or_default();
+                    let hash = crate::lint::fnv1a(&[data.as_bytes()]).to_le_bytes();
+                    self.first_multiline = Some((loc, index, hash));
+                }
             }
         }
         separator
@@ -299,16 +302,18 @@ impl Linter<'_> {
             // An event with data: the spec discards it, so the stream ends
             // without it and sselint does not assemble it; its loss is an
             // error (in the record, the clients lost the finish or raised).
+            // Said at the stream's end, unless the capture cut it there.
             Payload::Json(_) | Payload::LoneSurrogates(_) => {
-                self.report(
-                    Finding::new(
-                        crate::lint::rule::UNTERMINATED_EVENT,
-                        "the last event is not followed by a blank line: the spec discards it at end of stream, so the stream ends without what it carries",
-                        loc,
-                    )
-                    .level(Severity::Error)
-                    .help("end the last event with a blank line too"),
-                );
+                let mut f = Finding::new(
+                    crate::lint::rule::UNTERMINATED_EVENT,
+                    "the last event is not followed by a blank line: the spec discards it at end of stream, so the stream ends without what it carries",
+                    loc,
+                )
+                .level(Severity::Error)
+                .help("end the last event with a blank line too");
+                let data_hash = crate::lint::fnv1a(&[data.as_bytes()]).to_le_bytes();
+                f.fingerprint = crate::lint::fnv1a(&[f.rule.as_bytes(), b"", &data_hash]);
+                self.tail_unterminated = Some(f);
             }
             _ => {
                 // A stream that ended inside its first event: no whole
@@ -446,6 +451,24 @@ impl Linter<'_> {
             .help("write `data: ` with one space, as OpenAI does");
             let f = self.read_as_dialect(f, FramingShape::DataNoSpace);
             self.report(f);
+        }
+        if let Some((loc, index, data_hash)) = self.first_multiline.take() {
+            let message = if self.multiline_events == 1 {
+                format!(
+                    "the event's data spans {} `data` lines (joined with LF); legal, but clients that handle each `data:` line on its own break",
+                    self.multiline_most
+                )
+            } else {
+                format!(
+                    "{} events spread their data over several `data` lines (up to {}, joined with LF); legal, but clients that handle each `data:` line on its own break",
+                    self.multiline_events, self.multiline_most
+                )
+            };
+            let mut f = Finding::new(crate::lint::rule::MULTILINE_DATA, message, loc).event(index);
+            f = self.read_as_dialect(f, FramingShape::MultilineData);
+            // Fingerprinted by the first such event's data, as before.
+            f.fingerprint = crate::lint::fnv1a(&[f.rule.as_bytes(), b"", &data_hash]);
+            self.out.push(f);
         }
         if self.comment_lines > 0 {
             let loc = self.first_comment.clone().unwrap_or_default();

@@ -67,6 +67,13 @@ pub struct Linter<'s> {
     data_lines: u64,
     no_space_lines: u64,
     first_no_space: Option<Location>,
+    /// Events whose data spans several `data` lines (`multiline-data`,
+    /// said once at the end): how many, the most lines one had, and the
+    /// first (its second `data` line, its event index, its data's hash,
+    /// which fingerprints the finding as it did when said per event).
+    multiline_events: u64,
+    multiline_most: usize,
+    first_multiline: Option<(Location, Option<u64>, [u8; 8])>,
     first_cr: Option<Location>,
     first_crlf: Option<Location>,
     first_lf: Option<Location>,
@@ -89,6 +96,11 @@ pub struct Linter<'s> {
     /// The first line of the tail (an unterminated block) when it holds no
     /// complete event.
     tail_loc: Option<Location>,
+    /// `unterminated-event` for a tail that holds data, held until the
+    /// stream's end says whether the capture cut it (then it is the cut,
+    /// `capture-truncated`, not the server's), fingerprinted by the
+    /// tail's data as when said at once.
+    tail_unterminated: Option<Finding>,
     /// Events whose data was not JSON.
     invalid_payloads: u64,
     /// Events past the size limit (`event-too-large`).
@@ -164,6 +176,9 @@ impl<'s> Linter<'s> {
             data_lines: 0,
             no_space_lines: 0,
             first_no_space: None,
+            multiline_events: 0,
+            multiline_most: 0,
+            first_multiline: None,
             first_cr: None,
             first_crlf: None,
             first_lf: None,
@@ -177,6 +192,7 @@ impl<'s> Linter<'s> {
             block_named: false,
             block_id: None,
             tail_loc: None,
+            tail_unterminated: None,
             invalid_payloads: 0,
             oversized: 0,
             separator_errors: 0,
@@ -330,6 +346,11 @@ impl<'s> Linter<'s> {
     /// Ends the stream: the whole-stream rules (transport, framing counts,
     /// ending, usage, tool-call arguments).
     pub fn finish(mut self, framing: &Framing, evidence: &[Truncation]) -> Report<'s> {
+        if let Some(f) = self.tail_unterminated.take() {
+            if !evidence.iter().any(|t| t.by_capture) {
+                self.out.push(f);
+            }
+        }
         // A stream whose events named no dialect: the request path's.
         self.settle_from_path();
         self.finish_framing(framing);

@@ -112,14 +112,24 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         return super::write_report(output.as_deref(), &buf);
     }
     let color = a.color.enabled() && output.is_none();
-    // With -o the report is built in memory and written atomically.
-    let mut buffer: Vec<u8> = Vec::new();
+    // With -o the report is written as it goes to a temporary file that
+    // replaces the target whole once done (`output::Streamed`).
+    let mut file = match output.as_deref().map(sselint::output::Streamed::create) {
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => {
+            let p = output.as_deref().unwrap_or(std::path::Path::new("-"));
+            eprintln!("sselint: error: writing the report {}: {e}", p.display());
+            return Ok(ExitCode::from(2));
+        }
+        None => None,
+    };
     let mut stdout;
-    let out: &mut dyn Write = if output.is_some() {
-        &mut buffer
-    } else {
-        stdout = BufWriter::new(std::io::stdout().lock());
-        &mut stdout
+    let out: &mut dyn Write = match file.as_mut() {
+        Some(f) => f,
+        None => {
+            stdout = BufWriter::new(std::io::stdout().lock());
+            &mut stdout
+        }
     };
     for stream in cap.streams {
         let label = stream.label.clone();
@@ -140,8 +150,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .context("writing the report")?;
     }
     out.flush().context("writing the report")?;
-    match output {
-        Some(p) => super::write_report(Some(&p), &buffer),
-        None => Ok(ExitCode::SUCCESS),
+    if let (Some(f), Some(p)) = (file, output) {
+        if let Err(e) = f.commit() {
+            eprintln!("sselint: error: writing the report {}: {e}", p.display());
+            return Ok(ExitCode::from(2));
+        }
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -157,14 +157,15 @@ pub(super) fn interrupted() -> Arc<AtomicBool> {
 }
 
 /// Records `url` to `out` (atomically). With `live`, findings are printed
-/// as they happen and a status line runs on a terminal.
+/// as they happen and a status line runs on a terminal. Gives the
+/// recording and the length of the body saved (its bytes are in the file).
 pub fn record_to(
     url: &str,
     args: &LiveArgs,
     out: &Path,
     live: bool,
     settings: &Settings,
-) -> anyhow::Result<Recording> {
+) -> anyhow::Result<(Recording, u64)> {
     let req = args.request(url, settings.dialect)?;
     let stop = interrupted();
     let mut parser = Parser::new();
@@ -176,7 +177,7 @@ pub fn record_to(
     let status = live && std::io::stderr().is_terminal();
     let mut shown = 0usize;
     let mut bytes = 0usize;
-    let rec = live::record(&req, &stop, |chunk, ms| {
+    let (rec, body) = live::record_spooled(&req, &stop, |chunk, ms| {
         bytes += chunk.len();
         linter.observe_bytes(chunk);
         parser.feed(chunk, &mut linter);
@@ -211,10 +212,13 @@ pub fn record_to(
     if status {
         eprint!("\r\x1b[2K");
     }
-    let har = serde_json::to_vec_pretty(&rec.to_har())?;
-    sselint::output::write_atomic(out, &har)
+    // Written from the spooled body as it is read: the HAR is never held.
+    let mut file = sselint::output::Streamed::create(out)
         .with_context(|| format!("writing {}", out.display()))?;
-    Ok(rec)
+    rec.write_har(&body, &mut file)
+        .and_then(|()| file.commit())
+        .with_context(|| format!("writing {}", out.display()))?;
+    Ok((rec, body.len()))
 }
 
 /// Record a live stream to HAR, linting it as it arrives.
@@ -275,7 +279,7 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    let rec = match record_to(&a.url, &a.live, &out, true, &settings) {
+    let (rec, body_len) = match record_to(&a.url, &a.live, &out, true, &settings) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("sselint: error: {e:#}");
@@ -286,7 +290,7 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
         std::io::stdout(),
         "saved {} ({} bytes in {} reads, HTTP {}, {:.1} s, stopped: {})",
         out.display(),
-        rec.body.len(),
+        body_len,
         rec.reads.len(),
         rec.status,
         rec.total_ms / 1000.0,

@@ -3,7 +3,8 @@
 use anyhow::Context as _;
 use sselint::capture::{self, InputFormat};
 use sselint::redact::{self, Scrubber};
-use std::path::PathBuf;
+use std::io::{BufReader, BufWriter, Read as _, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Write a shareable copy of a capture: secrets removed and, with
@@ -73,24 +74,30 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.output.display()
         ));
     }
-    let bytes = match std::fs::read(&a.input) {
+    // The file's start tells what it is; a raw body or curl dump is then
+    // copied a line at a time, a HAR (JSON) read whole.
+    let head = match read_head(&a.input) {
         Ok(b) => b,
         Err(e) => return fail(capture::unreadable(&a.input.to_string_lossy(), &e).to_string()),
     };
-    if let Some(which) = capture::utf16(&bytes) {
+    if let Some(which) = capture::utf16(&head) {
         // Not read as a capture, it would be copied as it is, keys and all.
         return fail(format!(
             "{}: the file is {which} (PowerShell's `>` writes UTF-16): an event stream is UTF-8; save it as UTF-8, then redact it",
             a.input.display()
         ));
     }
+    let format = capture::detect(&head);
     {
         // A trace dump holds every byte twice (hex and ASCII columns), so
         // it cannot be redacted line by line.
         let opts = capture::Options::default();
-        if let Ok(cap) =
-            capture::from_reader("in", Box::new(std::io::Cursor::new(bytes.clone())), &opts)
-        {
+        let opened = std::fs::File::open(&a.input)
+            .map_err(|e| capture::unreadable(&a.input.to_string_lossy(), &e).to_string())
+            .and_then(|f| {
+                capture::from_reader("in", Box::new(f), &opts).map_err(|e| e.to_string())
+            });
+        if let Ok(cap) = opened {
             if cap.detail.contains("trace") {
                 return fail(format!(
                     "{}: redact cannot rewrite a curl trace dump (its hex column holds every byte); capture with `curl -N`, `curl -i` or as HAR",
@@ -105,7 +112,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             // raw body or curl dump: a key in it (an error message quoting
             // it) would stay in the copy. A HAR's is decoded and written
             // back decoded (`redact::har`).
-            let encoded_raw = !matches!(capture::detect(&bytes), InputFormat::Har) && compressed;
+            let encoded_raw = !matches!(format, InputFormat::Har) && compressed;
             if encoded_raw {
                 return fail(format!(
                     "{}: the body is compressed (Content-Encoding), so redact cannot see the secrets in it; capture it uncompressed (curl without --compressed or an Accept-Encoding header), or save it as HAR, whose text the browser stores decoded",
@@ -121,57 +128,51 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .to_string_lossy()
         .to_ascii_lowercase()
         .ends_with(".har")
-        && !matches!(capture::detect(&bytes), InputFormat::Har)
+        && !matches!(format, InputFormat::Har)
     {
         if let Err(e) = capture::open(&a.input.to_string_lossy(), &capture::Options::default()) {
             return fail(e.to_string());
         }
     }
-    let rewrite = |scrubber: Option<Scrubber>| -> Result<Vec<u8>, String> {
-        let mut scrubber = scrubber;
-        Ok(match capture::detect(&bytes) {
-            InputFormat::Har => {
-                let mut doc: serde_json::Value = serde_json::from_slice(&bytes)
-                    .map_err(|e| format!("not a HAR file: the JSON does not parse ({e})"))?;
-                redact::har(&mut doc, scrubber.as_mut())?;
-                let mut v = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
-                v.push(b'\n');
-                v
-            }
-            InputFormat::Sse | InputFormat::Curl => redact::raw(&bytes, scrubber.as_mut()),
-        })
+    let to = if to_stdout {
+        None
+    } else {
+        Some(a.output.as_path())
     };
     // The text is scrubbed flat (every letter x) unless that changes the
     // findings (a delta that differs from the done text by one letter, a
     // delta repeating the previous one); then through a letter permutation,
     // which keeps those relations and which the note warns about.
     let mut patterns_kept = None;
-    let out = match rewrite(a.scrub_text.then(Scrubber::flat)) {
-        Ok(flat) if a.scrub_text => {
-            let changed = finding_changes(&bytes, &flat);
-            if changed.is_empty() {
-                flat
-            } else {
-                patterns_kept = Some(changed);
-                match rewrite(Some(Scrubber::random())) {
-                    Ok(o) => o,
-                    Err(e) => return fail(format!("{}: {e}", a.input.display())),
-                }
+    if !a.scrub_text {
+        if let Err(e) = rewrite(&a.input, format, None, to)? {
+            return fail(format!("{}: {e}", a.input.display()));
+        }
+    } else {
+        // The flat copy goes to a scratch file first, to be linted.
+        let scratch = Scratch::next_to(to);
+        if let Err(e) = rewrite(&a.input, format, Some(Scrubber::flat()), Some(&scratch.0))? {
+            return fail(format!("{}: {e}", a.input.display()));
+        }
+        let changed = finding_changes(&a.input, &scratch.0);
+        if changed.is_empty() {
+            copy_out(&scratch.0, to)?;
+        } else {
+            drop(scratch);
+            patterns_kept = Some(changed);
+            if let Err(e) = rewrite(&a.input, format, Some(Scrubber::random()), to)? {
+                return fail(format!("{}: {e}", a.input.display()));
             }
         }
-        Ok(o) => o,
-        Err(e) => return fail(format!("{}: {e}", a.input.display())),
-    };
+    }
     if let Some(changed) = &patterns_kept {
         eprintln!(
             "sselint: note: the text keeps its letter patterns (each letter always becomes the same other letter, which frequency analysis can read: read the copy before sharing it), because with every letter as x the findings change: {changed}"
         );
     }
     if to_stdout {
-        return super::write_report(None, &out);
+        return Ok(ExitCode::SUCCESS);
     }
-    sselint::output::write_atomic(&a.output, &out)
-        .with_context(|| format!("writing {}", a.output.display()))?;
     let note = format!(
         "wrote {} (secrets redacted{})\n",
         a.output.display(),
@@ -184,14 +185,134 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     super::write_report(None, note.as_bytes())
 }
 
+/// The first [`capture::SNIFF_BYTES`] of the file at `p`.
+fn read_head(p: &Path) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::new();
+    std::fs::File::open(p)?
+        .take(capture::SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Writes the redacted copy of `input` to `to` (atomically: a regular file
+/// appears only whole; `None` is standard output). A HAR is read, rewritten
+/// and written whole; a raw body or curl dump a line at a time
+/// ([`redact::raw_to`]). The inner `Err` is what is wrong with the input;
+/// the outer one an error writing.
+fn rewrite(
+    input: &Path,
+    format: InputFormat,
+    scrubber: Option<Scrubber>,
+    to: Option<&Path>,
+) -> anyhow::Result<Result<(), String>> {
+    let mut scrubber = scrubber;
+    let written = |e: std::io::Error| match to {
+        Some(p) => anyhow::Error::new(e).context(format!("writing {}", p.display())),
+        None => anyhow::Error::new(e).context("writing the copy"),
+    };
+    let mut file = match to {
+        Some(p) => Some(sselint::output::Streamed::create(p).map_err(written)?),
+        None => None,
+    };
+    let stdout = std::io::stdout();
+    let mut std_out = BufWriter::new(stdout.lock());
+    let out: &mut dyn Write = match file.as_mut() {
+        Some(f) => f,
+        None => &mut std_out,
+    };
+    let done = match format {
+        InputFormat::Har => {
+            let bytes = match std::fs::read(input) {
+                Ok(b) => b,
+                Err(e) => return Ok(Err(capture::io_message(&e))),
+            };
+            let mut doc: serde_json::Value = match serde_json::from_slice(&bytes) {
+                Ok(d) => d,
+                Err(e) => {
+                    return Ok(Err(format!(
+                        "not a HAR file: the JSON does not parse ({e})"
+                    )))
+                }
+            };
+            drop(bytes);
+            if let Err(e) = redact::har(&mut doc, scrubber.as_mut()) {
+                return Ok(Err(e));
+            }
+            serde_json::to_writer_pretty(&mut *out, &doc)
+                .map_err(std::io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+        }
+        InputFormat::Sse | InputFormat::Curl => {
+            let f = match std::fs::File::open(input) {
+                Ok(f) => f,
+                Err(e) => return Ok(Err(capture::io_message(&e))),
+            };
+            let mut reader = BufReader::with_capacity(1 << 16, f);
+            redact::raw_to(&mut reader, out, scrubber.as_mut())
+        }
+    };
+    match done.and_then(|()| out.flush()) {
+        Err(e) if to.is_none() && e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(written(e)),
+        Ok(()) => {}
+    }
+    if let Some(f) = file {
+        f.commit().map_err(written)?;
+    }
+    Ok(Ok(()))
+}
+
+/// Copies the file at `from` to `to` (atomically; `None`: standard output).
+fn copy_out(from: &Path, to: Option<&Path>) -> anyhow::Result<()> {
+    let mut input = std::fs::File::open(from).context("reading the scrubbed copy")?;
+    match to {
+        Some(p) => {
+            let mut f = sselint::output::Streamed::create(p)
+                .with_context(|| format!("writing {}", p.display()))?;
+            std::io::copy(&mut input, &mut f)
+                .and_then(|_| f.commit())
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            match std::io::copy(&mut input, &mut out).and_then(|_| out.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => return Err(e).context("writing the copy"),
+                Ok(()) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A scratch file, removed when dropped: the flat copy while it is linted,
+/// next to the output (in the temporary directory for standard output).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn next_to(to: Option<&Path>) -> Self {
+        let dir = to
+            .and_then(Path::parent)
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(std::env::temp_dir, Path::to_path_buf);
+        Scratch(dir.join(format!(".sselint-redact-{}.flat.tmp", std::process::id())))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// The (rule, severity) pairs whose finding counts differ between two
 /// versions of a capture, as `rule (severity) N → M`, comma-separated;
 /// empty when they agree (or neither reads as a capture).
-fn finding_changes(before: &[u8], after: &[u8]) -> String {
-    let counts = |b: &[u8]| {
+fn finding_changes(before: &Path, after: &Path) -> String {
+    let counts = |p: &Path| {
         let cap = capture::from_reader(
             "redact",
-            Box::new(std::io::Cursor::new(b.to_vec())),
+            Box::new(std::fs::File::open(p).ok()?),
             &capture::Options::default(),
         )
         .ok()?;

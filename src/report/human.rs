@@ -351,7 +351,9 @@ impl Render for Human {
                 if let Some(g) = s
                     .provider
                     .as_ref()
-                    .filter(|g| g.profile != run.profile && !g.also.contains(&run.profile))
+                    // Against the profile the stream was read under: a
+                    // Gemini stream under the default is read as gemini-api.
+                    .filter(|g| g.profile != s.profile && !g.also.iter().any(|a| a == s.profile))
                 {
                     let mut names = vec![g.provider.clone()];
                     let mut flags = vec![format!("`--profile {}`", g.profile)];

@@ -194,11 +194,14 @@ impl Observer for Recorder<'_> {
                 .iter()
                 .map(|l| String::from_utf8_lossy(block.bytes(l)).into_owned())
                 .collect();
-            self.emit(
-                json!({"type": "comment", "line": line, "byte_offset": offset,
-                "text": crate::capture::redact_keys(&text.join("\n")), "diagnostics": diags}),
-            );
-            ("·".to_string(), "comment".to_string(), text.join(" "))
+            let mut record = json!({"type": "comment", "line": line, "byte_offset": offset,
+                "text": crate::capture::redact_keys(&text.join("\n")), "diagnostics": diags});
+            let shown = text.join(" ") + &block.skipped_note();
+            if block.skipped_comments.lines > 0 {
+                record["skipped_comments"] = json!(block.skipped_comments.lines);
+            }
+            self.emit(record);
+            ("·".to_string(), "comment".to_string(), shown)
         } else {
             let text: Vec<String> = block
                 .lines
@@ -209,9 +212,17 @@ impl Observer for Recorder<'_> {
                 .iter()
                 .map(|t| crate::capture::redact_keys(t))
                 .collect();
-            self.emit(json!({"type": "block", "line": line, "byte_offset": offset,
-                "lines": masked, "diagnostics": diags}));
-            ("·".to_string(), "no data".to_string(), text.join(" "))
+            let mut record = json!({"type": "block", "line": line, "byte_offset": offset,
+                "lines": masked, "diagnostics": diags});
+            if block.skipped_comments.lines > 0 {
+                record["skipped_comments"] = json!(block.skipped_comments.lines);
+            }
+            self.emit(record);
+            (
+                "·".to_string(),
+                "no data".to_string(),
+                text.join(" ") + &block.skipped_note(),
+            )
         };
         if self.jsonl.is_none() {
             let time = self

@@ -108,7 +108,27 @@ pub struct Block<'a> {
     /// Bytes of the block not kept because it grew past the parser's limit
     /// ([`Parser::with_limit`]); when non-zero nothing is dispatched.
     pub dropped: u64,
+    /// Comment lines of the block counted but not kept: past the first
+    /// [`KEPT_LINES`] lines of a block, a comment line is kept only while
+    /// it is the block's last line, or when it is the block's first line
+    /// with its kind of line end or with invalid UTF-8 (what the framing
+    /// rules point at), so that a run of millions of comments in one block
+    /// (no blank line between them) costs no memory.
+    pub skipped_comments: Skipped,
 }
+
+/// Comment lines a block counted without keeping them ([`Block::skipped_comments`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Skipped {
+    /// How many.
+    pub lines: u64,
+    /// How many of them hold bytes that are not UTF-8.
+    pub invalid_utf8: u64,
+}
+
+/// Lines of one block kept before further comment lines are only counted
+/// ([`Block::skipped_comments`]).
+pub const KEPT_LINES: usize = 1024;
 
 impl<'a> Block<'a> {
     /// The content bytes of `line` (terminator excluded).
@@ -155,6 +175,16 @@ impl<'a> Block<'a> {
                 }
             }
             LineKind::Field { colon: None } => b.len(),
+        }
+    }
+
+    /// What a report row adds for the comment lines this block counted
+    /// without keeping them ([`Block::skipped_comments`]): ` … and N more
+    /// comment lines, counted, not kept`, or nothing.
+    pub fn skipped_note(&self) -> String {
+        match self.skipped_comments.lines {
+            0 => String::new(),
+            n => format!(" … and {n} more comment lines, counted, not kept"),
         }
     }
 
@@ -253,6 +283,15 @@ pub struct Parser {
     id_buffer: Option<String>,
     retry: Option<u64>,
     framing: Framing,
+    /// Comment lines of the current block counted, not kept.
+    skipped: Skipped,
+    /// The block's last line is a comment past [`KEPT_LINES`] that the
+    /// next comment line may replace (it is counted in `skipped` then).
+    replaceable: bool,
+    /// Line ends (LF, CRLF, CR, none) seen on the current block's lines,
+    /// and whether one of them held invalid UTF-8.
+    ends_seen: [bool; 4],
+    invalid_seen: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -430,7 +469,7 @@ impl Parser {
                 colon: memchr::memchr(b':', content),
             }
         };
-        let line = Line {
+        let mut line = Line {
             start,
             len,
             offset: self.cur_offset.min(self.offset - terminator),
@@ -438,10 +477,43 @@ impl Parser {
             end,
             kind,
         };
+        if kind == LineKind::Comment {
+            self.keep_comment(&mut line);
+        } else {
+            // (Its bytes are not validated here: the hot path. A comment
+            // after it with invalid UTF-8 is kept, which is only more.)
+            self.replaceable = false;
+            self.ends_seen[end_index(end)] = true;
+        }
         self.lines.push(line);
         self.process_field(&line);
         self.cur_has_bytes = false;
         self.line_no += 1;
+    }
+
+    /// Before the comment `line` is pushed: past [`KEPT_LINES`], the
+    /// block's last line, a comment nothing needs kept, is counted and
+    /// its bytes given back (`line` moves down over them); `line` itself
+    /// becomes replaceable unless it is the block's first with its line
+    /// end or with invalid UTF-8.
+    fn keep_comment(&mut self, line: &mut Line) {
+        let end = end_index(line.end);
+        let invalid = std::str::from_utf8(&self.raw[line.start..line.start + line.len]).is_err();
+        if self.replaceable {
+            if let Some(prev) = self.lines.pop() {
+                self.skipped.lines += 1;
+                let prev_bytes = &self.raw[prev.start..prev.start + prev.len];
+                if std::str::from_utf8(prev_bytes).is_err() {
+                    self.skipped.invalid_utf8 += 1;
+                }
+                self.raw.drain(prev.start..line.start);
+                line.start = prev.start;
+            }
+        }
+        let needed = !self.ends_seen[end] || (invalid && !self.invalid_seen);
+        self.ends_seen[end] = true;
+        self.invalid_seen |= invalid;
+        self.replaceable = !needed && self.lines.len() >= KEPT_LINES;
     }
 
     /// The spec's "process the field" step.
@@ -547,6 +619,7 @@ impl Parser {
                 terminated,
                 end_offset,
                 dropped,
+                skipped_comments: self.skipped,
             };
             sink.block(&block);
             if terminated && has_data && dropped == 0 {
@@ -561,6 +634,10 @@ impl Parser {
         self.raw.clear();
         self.lines.clear();
         self.cur_start = 0;
+        self.skipped = Skipped::default();
+        self.replaceable = false;
+        self.ends_seen = [false; 4];
+        self.invalid_seen = false;
     }
 
     /// Ends the stream: a pending CR ends its line; bytes after the last blank
@@ -588,6 +665,16 @@ impl Parser {
             self.dispatch(false, end, sink);
         }
         self.framing
+    }
+}
+
+/// The index of a line end in [`Parser`]'s `ends_seen`.
+fn end_index(end: LineEnd) -> usize {
+    match end {
+        LineEnd::Lf => 0,
+        LineEnd::CrLf => 1,
+        LineEnd::Cr => 2,
+        LineEnd::Eof => 3,
     }
 }
 

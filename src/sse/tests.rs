@@ -157,3 +157,59 @@ fn lines_carry_offsets_and_line_numbers() {
         ]
     );
 }
+
+#[test]
+fn a_long_run_of_comments_is_counted_not_kept() {
+    // 100 000 comments in one block, one of them with a CR and one with
+    // invalid UTF-8 past the kept lines, then a data line.
+    let n = 100_000;
+    let mut body = Vec::new();
+    for i in 0..n {
+        match i {
+            50_000 => body.extend_from_slice(b": cr\r"),
+            60_000 => body.extend_from_slice(b": \xFF\n"),
+            _ => body.extend_from_slice(b":\n"),
+        }
+    }
+    body.extend_from_slice(b": last\ndata: x\n\n");
+    let mut seen = Vec::new();
+    parse_all(&body, &mut |b: &Block<'_>| {
+        let texts: Vec<Vec<u8>> = b.lines.iter().map(|l| b.bytes(l).to_vec()).collect();
+        seen.push((b.lines.len(), b.skipped_comments, texts, b.lines.to_vec()));
+    });
+    assert_eq!(seen.len(), 1);
+    let (kept, skipped, texts, lines) = &seen[0];
+    // The first KEPT_LINES, the CR line, the invalid line, the last comment and the data line.
+    assert_eq!(*kept, KEPT_LINES + 4);
+    assert_eq!(skipped.lines, (n + 2 - kept) as u64);
+    assert_eq!(skipped.invalid_utf8, 0);
+    assert_eq!(texts[KEPT_LINES], b": cr");
+    assert_eq!(lines[KEPT_LINES].line, 50_001);
+    assert_eq!(texts[KEPT_LINES + 1], b": \xFF");
+    assert_eq!(texts[KEPT_LINES + 2], b": last");
+    assert_eq!(lines[KEPT_LINES + 2].line, n as u64 + 1);
+    assert_eq!(texts[KEPT_LINES + 3], b"data: x");
+}
+
+#[test]
+fn skipped_comments_with_invalid_utf8_are_counted() {
+    let mut body = Vec::new();
+    for _ in 0..KEPT_LINES + 10 {
+        body.extend_from_slice(b": \xFF\n");
+    }
+    body.extend_from_slice(b"\n");
+    let mut seen = Vec::new();
+    parse_all(&body, &mut |b: &Block<'_>| {
+        seen.push((b.lines.len(), b.skipped_comments));
+    });
+    assert_eq!(
+        seen,
+        [(
+            KEPT_LINES + 1,
+            Skipped {
+                lines: 9,
+                invalid_utf8: 9
+            }
+        )]
+    );
+}

@@ -1,0 +1,239 @@
+//! A body too large to hold, kept on disk: bytes are appended in memory up
+//! to [`MEM_BYTES`], then go to an unnamed temporary file (created in the
+//! system's temporary directory and unlinked at once, so nothing is left
+//! behind whatever happens) and are read back with positional reads, as
+//! many times as needed, each reader independent of the others.
+//!
+//! A HAR's `content.text` is decoded into one while the document is
+//! parsed (`har_pos`), so a 100 MB body costs a file, not 100 MB of memory.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+/// Bytes kept in memory before the body moves to a file (8 MiB).
+pub const MEM_BYTES: usize = 8 * 1024 * 1024;
+
+/// Bytes written to the file at a time once it is on disk.
+const CHUNK: usize = 256 * 1024;
+
+/// A body being written: in memory until [`MEM_BYTES`], then on disk.
+#[derive(Debug, Default)]
+pub struct Spool {
+    mem: Vec<u8>,
+    file: Option<File>,
+    /// Bytes written to the file.
+    on_disk: u64,
+    error: Option<String>,
+}
+
+/// A finished body: bytes in memory, or a file and its length.
+#[derive(Debug, Clone)]
+pub enum Spooled {
+    /// The whole body.
+    Mem(Vec<u8>),
+    /// An unlinked temporary file holding `len` bytes.
+    File(Arc<File>, u64),
+}
+
+impl Spool {
+    /// Appends one byte.
+    #[inline]
+    pub fn push(&mut self, b: u8) {
+        self.mem.push(b);
+        if self.mem.len() >= CHUNK && (self.file.is_some() || self.mem.len() >= MEM_BYTES) {
+            self.flush();
+        }
+    }
+
+    /// Appends bytes.
+    pub fn extend(&mut self, b: &[u8]) {
+        for &x in b {
+            self.push(x);
+        }
+    }
+
+    /// Moves what is in memory to the file (creating it).
+    fn flush(&mut self) {
+        if self.error.is_some() {
+            self.mem.clear();
+            return;
+        }
+        if self.file.is_none() {
+            match anonymous_file() {
+                Ok(f) => self.file = Some(f),
+                Err(e) => {
+                    self.error = Some(format!(
+                        "cannot keep the body in a temporary file ({e}); it is larger than {MEM_BYTES} bytes"
+                    ));
+                    self.mem = Vec::new();
+                    return;
+                }
+            }
+        }
+        if let Some(f) = self.file.as_mut() {
+            match f.write_all(&self.mem) {
+                Ok(()) => self.on_disk += self.mem.len() as u64,
+                Err(e) => {
+                    self.error = Some(format!("cannot write the body to a temporary file ({e})"))
+                }
+            }
+        }
+        self.mem.clear();
+    }
+
+    /// The body written; `Err` when the temporary file could not be
+    /// written.
+    ///
+    /// # Errors
+    /// Creating or writing the temporary file.
+    pub fn finish(mut self) -> Result<Spooled, String> {
+        if self.file.is_none() {
+            return Ok(Spooled::Mem(self.mem));
+        }
+        if !self.mem.is_empty() {
+            self.flush();
+        }
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let file = self.file.take().expect("on disk");
+        Ok(Spooled::File(Arc::new(file), self.on_disk))
+    }
+}
+
+impl Spooled {
+    /// The body's length in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            Spooled::Mem(b) => b.len() as u64,
+            Spooled::File(_, n) => *n,
+        }
+    }
+
+    /// Whether the body is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A reader of the whole body from its start, independent of any other.
+    pub fn reader(&self) -> Box<dyn Read + Send> {
+        match self {
+            Spooled::Mem(b) => Box::new(io::Cursor::new(b.clone())),
+            Spooled::File(f, n) => Box::new(At {
+                file: f.clone(),
+                pos: 0,
+                end: *n,
+            }),
+        }
+    }
+
+    /// The bytes in `range` (which must lie within the body).
+    ///
+    /// # Errors
+    /// Reading the file.
+    pub fn range(&self, range: std::ops::Range<usize>) -> io::Result<std::borrow::Cow<'_, [u8]>> {
+        match self {
+            Spooled::Mem(b) => Ok(b[range].into()),
+            Spooled::File(f, _) => {
+                let mut v = vec![0u8; range.len()];
+                let mut done = 0;
+                while done < v.len() {
+                    match read_at(f, &mut v[done..], (range.start + done) as u64) {
+                        Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                        Ok(n) => done += n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(v.into())
+            }
+        }
+    }
+
+    /// The first `n` bytes (fewer when the body is shorter).
+    pub fn head(&self, n: usize) -> Vec<u8> {
+        match self {
+            Spooled::Mem(b) => b[..n.min(b.len())].to_vec(),
+            Spooled::File(..) => {
+                let mut v = Vec::with_capacity(n);
+                let _ = self.reader().take(n as u64).read_to_end(&mut v);
+                v
+            }
+        }
+    }
+}
+
+/// Reads a file from `pos` to `end` by positional reads.
+struct At {
+    file: Arc<File>,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for At {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let want = buf
+            .len()
+            .min((self.end - self.pos).min(usize::MAX as u64) as usize);
+        if want == 0 {
+            return Ok(0);
+        }
+        let n = read_at(&self.file, &mut buf[..want], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, at)
+}
+
+/// A new file in the temporary directory, already unlinked where the
+/// system allows it (elsewhere removed at exit is not promised).
+fn anonymous_file() -> io::Result<File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        ".sselint-body-{}-{}.tmp",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    let _ = std::fs::remove_file(&path);
+    Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_body_stays_in_memory_and_a_large_one_reads_back_whole() {
+        let mut s = Spool::default();
+        s.extend(b"hello");
+        assert!(matches!(s.finish(), Ok(Spooled::Mem(b)) if b == b"hello"));
+        let mut s = Spool::default();
+        let body: Vec<u8> = (0..MEM_BYTES + 1000).map(|i| (i % 251) as u8).collect();
+        s.extend(&body);
+        let done = s.finish().unwrap();
+        assert!(matches!(done, Spooled::File(..)));
+        assert_eq!(done.len(), body.len() as u64);
+        for _ in 0..2 {
+            let mut back = Vec::new();
+            done.reader().read_to_end(&mut back).unwrap();
+            assert!(back == body);
+        }
+        assert_eq!(done.head(3), &body[..3]);
+    }
+}
