@@ -60,6 +60,16 @@ DIALECTS = run.DIALECTS
 # says why (each reason is the one the report prints).
 APART = {
     "samples/bad/tool-call-arguments.sse": "the arguments are not JSON and every client passes them on as sent: the application fails when it decodes them, after the stream",
+    # Designed exceptions (issue 41's ruling): an app that raises on purpose
+    # to report the very finish the server sent has read the stream right.
+    "clients/corpus/gemini/safety-no-content.sse": "a designed exception: Gemini CLI reports the `SAFETY` finish the server sent as an error (\"blocked due to safety settings\") and asks again; the SDKs read the finish as sent",
+    # A gateway's own faults on shapes the APIs send, which no rule of a
+    # stream can call a fault of the stream.
+    "samples/good/messages-server-tool.sse": "a limit of translating into Chat: a call the server ran itself (`server_tool_use`) has no Chat form, and LiteLLM hands it on as a call for the application to run; the stream is Anthropic's own",
+    "samples/providers/gemini-usage-only-chunk.sse": "a fault of the gateway on a shape Google's servers send: LiteLLM hands on `stop` for the `MAX_TOKENS` finish when a usage-only chunk follows it",
+    "clients/corpus/gemini/call-without-args.sse": "a fault of the gateway on a shape the API sends: LiteLLM raises (`KeyError: 'args'`) on a `functionCall` without `args`, which Gemini leaves out for a function that takes none; the SDKs read it",
+    "rules/messages/messages-usage-decreasing.toml#2": "the gateway's reading of a valid stream (running totals): LiteLLM takes the usage of the first `message_delta` and none of the later ones",
+    "clients/corpus/gemini/malformed-function-call.sse": "a designed exception: Gemini CLI reports the `MALFORMED_FUNCTION_CALL` finish the server sent as an error and asks again; the SDKs read the finish as sent",
 }
 
 REFERENCE = {
@@ -70,8 +80,44 @@ REFERENCE = {
 }
 
 
+# The client families of the breakdown, in its order: the SDKs (with the
+# hand-written parser), the agent apps, the gateways.
+FAMILIES = ("sdk", "agent", "gateway")
+
+
+def family(client):
+    """A record client's family: as the record says (run.py writes it), else
+    as run.py's table has it, else an SDK (a record of before families)."""
+    return client.get("family") or run.FAMILY.get(client["name"], "sdk")
+
+
+def family_report(rows):
+    """Per family and dialect: the captures where sselint's highest
+    severity is the level that family's clients alone give."""
+    lines = ["per client family (sselint's level against the level that family's clients alone give):"]
+    for f in FAMILIES:
+        cells, agree, total = [], 0, 0
+        for d in DIALECTS:
+            mine = [r for r in rows if r["dialect"] == d and f in r["families"]]
+            if not mine:
+                continue
+            ok = sum(1 for r in mine if r["families"][f] == r["sselint"])
+            cells.append(f"{d} {ok}/{len(mine)}")
+            agree += ok
+            total += len(mine)
+        if total:
+            lines.append(f"  {f}: {agree}/{total} ({', '.join(cells)})")
+    return "\n".join(lines)
+
+
 def fields(detail):
     return [p.split(" ")[0] for p in (detail or "").split("; ") if p.split(" ")[0]]
+
+
+# The fields of an outcome's detail whose difference is a break (as
+# src/lint/observed.rs's Record::verdict has them): another text, tool
+# calls or finish, or an agent app that sent the conversation again.
+BREAKS = ("text", "tool_calls", "finish_reason", "retried")
 
 
 # Raises an SDK makes on purpose to report the finish the server sent
@@ -80,6 +126,7 @@ DESIGNED_EXCEPTIONS = (
     ("length", "LengthFinishReasonError:"),
     ("content_filter", "ContentFilterFinishReasonError:"),
     ("incomplete", "RuntimeError: Didn't receive a `response.completed` event."),
+    ("incomplete", "CodexError: Incomplete response returned, reason:"),
 )
 
 # Finishes that say the token budget cut the answer (observed.rs's BUDGET_CUTS).
@@ -122,7 +169,7 @@ def verdict(record, name, o, capture=None):
         return "ok" if same else "raised"
     own = fields(base.get("detail"))
     left = [f for f in fields(o.get("detail")) if f not in own]
-    if any(f in ("text", "tool_calls", "finish_reason") for f in left):
+    if any(f in BREAKS for f in left):
         return "differs"
     return "diverges" if left else "ok"
 
@@ -240,6 +287,7 @@ def sselint_level(sselint, path, dialect, extras):
 
 def measure(record, sselint):
     dialect_of = {c["name"]: c["dialect"] for c in record["clients"]}
+    family_of = {c["name"]: family(c) for c in record["clients"]}
     extras = example_extras()
     with tempfile.TemporaryDirectory(prefix="sselint-agreement-") as tmp:
         items = {cid: (p, d) for cid, p, d in run.corpus(tmp)}
@@ -252,10 +300,16 @@ def measure(record, sselint):
             path, d = items[cid]
             level, rules, err = sselint_level(sselint, path, d, extras.get(cid))
             dialect = dialect_of[next(iter(cap["clients"]))] if cap["clients"] else "chat"
+            fam = {}
+            for f in FAMILIES:
+                mine = {n: o for n, o in cap["clients"].items() if family_of.get(n) == f}
+                if mine:
+                    fam[f] = client_level({**cap, "clients": mine}, record)
             return {
                 "id": cid,
                 "dialect": dialect,
                 "clients": client_level(cap, record),
+                "families": fam,
                 "sselint": level,
                 "rules": rules,
                 "check_error": err,
@@ -309,6 +363,7 @@ def report(rows, missing):
         f"all: {total_agree}/{len(rows)} captures agree; "
         f"{len(rows) - total_agree - total_apart} disagree, {total_apart} disagree by design"
     )
+    lines.append(family_report(rows))
     if missing:
         lines.append(f"not in the corpus any more (skipped): {', '.join(missing)}")
     return "\n".join(lines)

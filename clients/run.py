@@ -19,14 +19,22 @@ reconstruction, `check --format json`):
   with its messages.stream() helper, the Vercel AI SDK (@ai-sdk/anthropic),
   LangChain (ChatAnthropic);
 - Google Gemini (streamGenerateContent): google-genai (Python) and
-  @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google).
+  @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google);
+- the agent apps (clients/agent_clients.py): Claude Code (Messages), Codex
+  CLI (Responses), Gemini CLI (Gemini);
+- the gateway (clients/gateway_clients.py): LiteLLM as a library, reading
+  Chat, Messages and Gemini and handing on Chat chunks.
 
     clients/run.py                 regenerate rules/observed.json
     clients/run.py --check         fail (exit 1) when a fresh run differs
     clients/run.py --only NAME     only captures whose id contains NAME; prints
+    clients/run.py --check --agents-subset   the agent apps on clients/agents-subset.txt only (CI)
+    clients/run.py --check --no-agents       no agent app (their recorded outcomes stand)
 
-Needs clients/.venv (pip install -r clients/requirements.txt) and
-clients/node_modules (npm ci in clients/); see clients/README.md.
+Needs clients/.venv (pip install -r clients/requirements.txt),
+clients/node_modules (npm ci in clients/), clients/agents/node_modules (npm
+ci in clients/agents/) and clients/.venv-litellm (pip install -r
+clients/requirements-litellm.txt); see clients/README.md.
 """
 
 import argparse
@@ -69,7 +77,28 @@ CLIENTS = {
     "google-genai": ("python", "gemini", "google-genai: iterate models.generate_content_stream() (automatic function calling off): each chunk's text and function_calls, candidate 0's thought text, the last finishReason and usageMetadata"),
     "google-genai-js": ("node", "gemini", "@google/genai: for await over models.generateContentStream(), collected as google-genai"),
     "vercel-ai-google": ("node", "gemini", "Vercel AI SDK: streamText() with @ai-sdk/google, fullStream"),
+    # The agent apps (clients/agent_clients.py), each run as its user runs it.
+    "claude-code": ("agent", "messages", "Claude Code: claude -p hi --output-format stream-json, no tools, one turn; its assistant messages and result event"),
+    "codex": ("agent", "responses", "Codex CLI: codex exec --json --ephemeral -s read-only hi, a model provider with wire_api responses; its agent_message items, turn usage, and the function_call items of its follow-up request"),
+    # The gateway (clients/gateway_clients.py): LiteLLM as a library, each
+    # dialect read through its provider and handed on as Chat chunks.
+    "litellm-chat": ("gateway", "chat", "LiteLLM: litellm.completion(model='openai/…', stream=True), the Chat chunks it yields"),
+    "litellm-messages": ("gateway", "messages", "LiteLLM: litellm.completion(model='anthropic/…', stream=True), the Messages stream translated into Chat chunks"),
+    "litellm-gemini": ("gateway", "gemini", "LiteLLM: litellm.completion(model='gemini/…', stream=True), the Gemini stream translated into Chat chunks"),
+    "gemini-cli": ("agent", "gemini", "Gemini CLI: gemini -p hi -m gemini-2.5-flash --skip-trust -o stream-json, Gemini API key auth, its tools excluded; its assistant message deltas, result stats, and the functionCall parts of its follow-up request"),
 }
+# Each client's family, for agreement.py's breakdown: the SDKs (and the
+# hand-written parser), the agent apps, the gateways.
+FAMILY = {name: {"agent": "agent", "gateway": "gateway"}.get(rt, "sdk") for name, (rt, _, _) in CLIENTS.items()}
+# The captures the agent apps read under --agents-subset (CI): one per line
+# of clients/agents-subset.txt; the rest keep their recorded outcomes.
+AGENTS_SUBSET = CLIENTS_DIR / "agents-subset.txt"
+# The gateway's venv (clients/requirements-litellm.txt): without it the
+# gateway's recorded outcomes stand (tests/clients.rs says SKIPPED).
+GATEWAY_PYTHON = CLIENTS_DIR / ".venv-litellm" / "bin" / "python"
+# The committed record: the outcomes a run that leaves some clients out
+# keeps for them.
+RECORDED = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {"clients": [], "captures": {}}
 DIALECTS = ("chat", "responses", "messages", "gemini")
 # Each dialect's title, as sselint's messages name it (src/vocab.rs).
 TITLES = {
@@ -100,6 +129,47 @@ for _name in clients_of("messages"):
 # Gemini has no refusal field; candidate 0's thought parts are its reasoning.
 for _name in clients_of("gemini"):
     COMPARED[_name] = ("text", "reasoning", "tool_calls", "finish_reason", "usage")
+# What each agent app shows (clients/README.md): Claude Code's stream-json
+# gives the text and tool_use blocks, the stop_reason and usage.
+COMPARED["claude-code"] = ("text", "tool_calls", "finish_reason", "usage")
+# Codex CLI shows the text and usage (no status); its function calls are
+# read from its follow-up request.
+COMPARED["codex"] = ("text", "tool_calls", "usage")
+# The usage counts a client shows, where it shows fewer than its dialect's.
+CLIENT_USAGE_KEYS = {"codex": ("input_tokens", "output_tokens")}
+# LiteLLM hands on Chat chunks: the text, the tool calls, Chat's
+# finish_reason (compared through GATEWAY_FINISH) and Chat's usage counts
+# (compared through GATEWAY_USAGE).
+for _name in ("litellm-chat", "litellm-messages", "litellm-gemini"):
+    COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
+# The finish a gateway hands on for each dialect's own, as Chat names it
+# (the mapping OpenAI-compatible gateways document: a budget cut is
+# `length`, a tool call `tool_calls`, a filter `content_filter`). A finish
+# the table does not name is compared as sent.
+GATEWAY_FINISH = {
+    "messages": {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls", "refusal": "content_filter"},
+    "gemini": {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter", "BLOCKLIST": "content_filter", "SPII": "content_filter"},
+}
+# Chat's documented finish reasons.
+CHAT_FINISHES = ("stop", "length", "tool_calls", "content_filter", "function_call")
+# A dialect's usage counts in Chat's terms, as a gateway hands them on
+# (Chat's own meaning: `prompt_tokens` counts the cached input, and
+# `completion_tokens` the reasoning): each Chat count against the sum of
+# the dialect's counts it stands for.
+GATEWAY_USAGE = {
+    "messages": {
+        "prompt_tokens": ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"),
+        "completion_tokens": ("output_tokens",),
+    },
+    "gemini": {
+        "prompt_tokens": ("promptTokenCount",),
+        "completion_tokens": ("candidatesTokenCount", "thoughtsTokenCount"),
+        "total_tokens": ("totalTokenCount",),
+    },
+}
+# Gemini CLI shows the text and its stats' token counts (no finishReason,
+# no thoughts); its function calls are read from its follow-up request.
+COMPARED["gemini-cli"] = ("text", "tool_calls", "usage")
 # The usage counts compared, by dialect (each API's own names).
 USAGE_KEYS = {
     "chat": ("prompt_tokens", "completion_tokens", "total_tokens"),
@@ -198,6 +268,8 @@ def expected_answer(sselint, path, dialect):
         ],
         "finish_reason": finish,
         "usage": {k: usage.get(k) for k in USAGE_KEYS[dialect or "chat"]} if isinstance(usage, dict) else None,
+        # Every count, for a gateway's Chat counts that add several up.
+        "usage_all": usage if isinstance(usage, dict) else None,
         "http_status": (stream.get("http") or {}).get("status"),
         "path_dialect": path_dialect(stream),
     }
@@ -250,8 +322,13 @@ PORT = re.compile(r"(127\.0\.0\.1|localhost):\d+")
 ADDR = re.compile(r"0x[0-9a-f]{6,}")
 
 
+# A run of 10 digits or more: a timestamp in an id an app made up
+# (Gemini CLI's `generic_tool_1796613117087_1`).
+STAMP = re.compile(r"\d{10,}")
+
+
 def scrub(s):
-    return ADDR.sub("0x…", PORT.sub(r"\1:PORT", s))
+    return STAMP.sub("…", ADDR.sub("0x…", PORT.sub(r"\1:PORT", s)))
 
 
 def json_or_text(s):
@@ -276,10 +353,19 @@ def compare(name, exp, got):
     are its finish_reason, usage is compared on the dialect's counts."""
     if got is None:
         return {"verdict": "raised", "detail": "no result (client crashed or timed out)"}
+    retried = got.get("retries") or 0
     if "error" in got:
         e = got["error"]
-        return {"verdict": "raised", "detail": scrub(f"{e['type']}: {e['message']}")}
+        more = f"; retried {retried}x" if retried else ""
+        if retried and e["type"] == "Timeout":
+            # How many retries fit in the time bound depends on the load.
+            more = "; retried"
+        return with_requests({"verdict": "raised", "detail": scrub(f"{e['type']}: {e['message']}") + more}, got)
     diffs, minor = [], []
+    if retried:
+        # An agent app that sent the same conversation again: the user
+        # waits, or sees the answer twice.
+        diffs.append(f"retried {retried}x")
     fields = COMPARED[name]
     got_text = got.get("text") or ""
     if "text" in fields and got_text != exp["text"]:
@@ -293,7 +379,21 @@ def compare(name, exp, got):
     if "reasoning" in fields and (got.get("reasoning") or None) != (exp.get("reasoning") or None):
         # Thought text lost or changed: the answer the user reads is intact.
         minor.append(f"reasoning {short(got.get('reasoning'))}")
-    if "finish_reason" in fields and got.get("finish_reason") != exp["finish_reason"]:
+    want_finish = exp["finish_reason"]
+    gateway_of = exp["dialect"] if CLIENTS[name][0] == "gateway" else None
+    if gateway_of in GATEWAY_FINISH and want_finish in GATEWAY_FINISH[gateway_of]:
+        want_finish = GATEWAY_FINISH[gateway_of][want_finish]
+        if want_finish == "stop" and exp["tool_calls"]:
+            want_finish = "tool_calls"
+    elif want_finish is not None and (gateway_of in GATEWAY_FINISH or gateway_of == "chat" and want_finish not in CHAT_FINISHES):
+        # A finish with no Chat counterpart (a value outside the dialect's
+        # documented set, or one Chat has no word for): a gateway must pick
+        # one of Chat's, and which it picks is not compared.
+        want_finish = got.get("finish_reason")
+    # An agent app that went on after the replayed turn shows no finish of
+    # it: its outcome has no `finish_reason` key, and the finish is not
+    # compared.
+    if "finish_reason" in fields and "finish_reason" in got and got.get("finish_reason") != want_finish:
         diffs.append(f"finish_reason {short(got.get('finish_reason'))}")
     if "tool_calls" in fields:
         want = [(t["id"] or None, t["name"] or None, json_or_text(t["arguments"])) for t in exp["tool_calls"]]
@@ -307,10 +407,25 @@ def compare(name, exp, got):
             have.append((tid, t.get("name") or None, json_or_text(t.get("arguments"))))
         if have != want:
             diffs.append("tool_calls " + short([list(h) for h in have], 120))
-    if "usage" in fields and exp["usage"] is not None:
+    # An agent app that went on after a tool call (its follow-up request,
+    # which the relay refuses) shows no usage of the replayed turn: its
+    # outcome has no `usage` key, and usage is not compared.
+    if "usage" in fields and exp["usage"] is not None and "usage" in got:
         u = got.get("usage")
-        u = {k: u.get(k) for k in USAGE_KEYS[exp["dialect"] or "chat"]} if isinstance(u, dict) else u
-        want = exp["usage"]
+        keys = CLIENT_USAGE_KEYS.get(name, USAGE_KEYS[exp["dialect"] or "chat"])
+        if gateway_of in GATEWAY_USAGE:
+            # Chat's counts against the sums of the dialect's, by the table.
+            table = GATEWAY_USAGE[gateway_of]
+            full = exp.get("usage_all") or {}
+            want = {}
+            for k, parts in table.items():
+                vals = [full.get(x) for x in parts]
+                nums = [v for v in vals if isinstance(v, int)]
+                want[k] = sum(nums) if nums else None
+            u = {k: u.get(k) for k in table} if isinstance(u, dict) else u
+        else:
+            u = {k: u.get(k) for k in keys} if isinstance(u, dict) else u
+            want = {k: exp["usage"].get(k) for k in keys}
         if exp["dialect"] == "gemini" and isinstance(u, dict) and isinstance(want, dict):
             # Gemini's JSON leaves a zero count out (proto3's JSON mapping
             # omits default values): a chunk with no candidatesTokenCount
@@ -322,10 +437,18 @@ def compare(name, exp, got):
         if u != want:
             minor.append(f"usage {short(u)}")
     if diffs:
-        return {"verdict": "differs", "detail": scrub("; ".join(diffs + minor))}
+        return with_requests({"verdict": "differs", "detail": scrub("; ".join(diffs + minor))}, got)
     if minor:
-        return {"verdict": "diverges", "detail": scrub("; ".join(minor))}
-    return {"verdict": "ok"}
+        return with_requests({"verdict": "diverges", "detail": scrub("; ".join(minor))}, got)
+    return with_requests({"verdict": "ok"}, got)
+
+
+def with_requests(outcome, got):
+    """An agent app's outcome with the number of requests it sent to the
+    streaming endpoint (counted at the relay in front of the replay)."""
+    if "requests" in got:
+        outcome["requests"] = got["requests"]
+    return outcome
 
 
 def run_clients(runtime, jobs, tmp):
@@ -333,6 +456,10 @@ def run_clients(runtime, jobs, tmp):
     jobs_file.write_text(json.dumps(jobs), encoding="utf-8")
     if runtime == "python":
         cmd = [sys.executable, str(CLIENTS_DIR / "py_clients.py"), str(jobs_file)]
+    elif runtime == "agent":
+        cmd = [sys.executable, str(CLIENTS_DIR / "agent_clients.py"), str(jobs_file)]
+    elif runtime == "gateway":
+        cmd = [str(CLIENTS_DIR / ".venv-litellm" / "bin" / "python"), str(CLIENTS_DIR / "gateway_clients.py"), str(jobs_file)]
     else:
         cmd = [str(CLIENTS_DIR / "node_modules" / ".bin" / "node"), str(CLIENTS_DIR / "node_clients.mjs"), str(jobs_file)]
     env = dict(os.environ, NO_PROXY="*", no_proxy="*")
@@ -346,6 +473,52 @@ def run_clients(runtime, jobs, tmp):
     if out.returncode != 0:
         sys.exit(f"clients/run.py: the {runtime} clients failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
     return json.loads(out.stdout)
+
+
+def run_gateway(jobs, tmp):
+    """The gateway's outcomes for `jobs`, as run_clients gives them, each
+    call that hit its time bound (gateway_clients.py's HARD_LIMIT_S) run
+    once more in a fresh process, the second outcome kept.
+
+    LiteLLM 1.106.12 was seen, now and then, to wait forever on a Messages
+    stream the replay had sent whole and closed, and not on the next run of
+    the same capture; the thread left waiting holds LiteLLM's locks, so that
+    every call after it in the same process waited too. That is LiteLLM's
+    own hang, not what a stream's shape does to it. gateway_clients.py stops
+    at a call that timed out; this goes on with the rest in a fresh process,
+    then runs each timed-out call again, alone in a fresh process. A call
+    that hits the bound again is kept as it is (`raised`, Timeout): a hang
+    that reproduces counts as any raise."""
+    gateway = {n for n, (rt, _, _) in CLIENTS.items() if rt == "gateway"}
+
+    def run_all(todo, tag):
+        results, n = {}, 0
+        while todo:
+            d = Path(tmp) / f"gateway-{tag}-{n}"
+            d.mkdir(exist_ok=True)
+            n += 1
+            got = run_clients("gateway", todo, d)
+            for k, v in got.items():
+                results.setdefault(k, {}).update(v)
+            left = []
+            for j in todo:
+                names = [c for c in j["clients"] if c in gateway and c not in results.get(j["id"], {})]
+                if names:
+                    left.append({**j, "clients": names})
+            if len(left) == sum(1 for j in todo if any(c in gateway for c in j["clients"])) and not got:
+                sys.exit("clients/run.py: the gateway ran no call")
+            todo = left
+        return results
+
+    results = run_all(jobs, "first")
+    for job in jobs:
+        for name, out in list(results.get(job["id"], {}).items()):
+            if isinstance(out, dict) and (out.get("error") or {}).get("type") == "Timeout":
+                again = run_all([{**job, "clients": [name]}], f"retry-{len(os.listdir(tmp))}")
+                got = again.get(job["id"], {}).get(name)
+                if got is not None:
+                    results[job["id"]][name] = got
+    return results
 
 
 def versions():
@@ -381,10 +554,26 @@ def versions():
     v["google-genai"] = f"google-genai {pyv['google-genai']}"
     v["google-genai-js"] = f"@google/genai {nodev.get('@google/genai')} (Node {nodev.get('node')})"
     v["vercel-ai-google"] = f"ai {nodev.get('ai')}, @ai-sdk/google {nodev.get('@ai-sdk/google')}"
+    agents = json.loads((CLIENTS_DIR / "agents" / "package-lock.json").read_text())["packages"]
+    agentv = {k.split("node_modules/")[-1]: e.get("version") for k, e in agents.items() if k.startswith("node_modules/")}
+    v["claude-code"] = f"@anthropic-ai/claude-code {agentv.get('@anthropic-ai/claude-code')}"
+    v["codex"] = f"@openai/codex {agentv.get('@openai/codex')}"
+    if GATEWAY_PYTHON.exists():
+        gw = subprocess.run([str(GATEWAY_PYTHON), "-c", "import importlib.metadata as m; print(m.version('litellm'))"], capture_output=True, text=True)
+        lite = f"litellm {gw.stdout.strip()}"
+    else:
+        lite = next((c["version"] for c in RECORDED.get("clients", []) if c["name"] == "litellm-chat"), "litellm (not installed)")
+    for _n in ("litellm-chat", "litellm-messages", "litellm-gemini"):
+        v[_n] = lite
+    v["gemini-cli"] = f"@google/gemini-cli {agentv.get('@google/gemini-cli')} (Node {nodev.get('node')})"
     return v
 
 
-def observe(sselint, only=None):
+def observe(sselint, only=None, agents_subset=None):
+    """The record of a fresh run. With `agents_subset` (a set of capture
+    ids), the agent apps read only those captures; on the others their
+    outcomes are carried over from the committed record."""
+    old = RECORDED
     with tempfile.TemporaryDirectory(prefix="sselint-harness-") as tmp:
         items = [it for it in corpus(tmp) if only is None or only in it[0]]
         expected = {}
@@ -423,29 +612,55 @@ def observe(sselint, only=None):
                     if key in replays.urls
                 ]
                 results = {}
+                runtimes = ("python", "node", "agent", "gateway")
 
                 def go(rt):
-                    results[rt] = run_clients(rt, jobs, tmp)
+                    mine = jobs
+                    if rt == "agent":
+                        # The agent apps read what --agents-subset leaves them.
+                        mine = [
+                            j for j in jobs
+                            if agents_subset is None or j["id"].removeprefix(PATH_JOB) in agents_subset
+                        ]
+                        mine = [j for j in mine if any(CLIENTS[n][0] == "agent" for n in j["clients"])]
+                    elif rt == "gateway":
+                        mine = [j for j in jobs if any(CLIENTS[n][0] == "gateway" for n in j["clients"])]
+                        if not GATEWAY_PYTHON.exists():
+                            mine = []
+                    if rt == "gateway":
+                        results[rt] = run_gateway(mine, tmp) if mine else {}
+                    else:
+                        results[rt] = run_clients(rt, mine, tmp) if mine else {}
 
-                threads = [threading.Thread(target=go, args=(rt,)) for rt in ("python", "node")]
+                threads = [threading.Thread(target=go, args=(rt,)) for rt in runtimes]
                 for t in threads:
                     t.start()
                 for t in threads:
                     t.join()
-                if set(results) != {"python", "node"}:
+                if set(results) != set(runtimes):
                     sys.exit("clients/run.py: a client runtime failed")
             finally:
                 replays.close()
             for job in jobs:
                 key = job["id"]
                 cid = key.removeprefix(PATH_JOB)
-                got = {**results["python"].get(key, {}), **results["node"].get(key, {})}
+                got = {**results["python"].get(key, {}), **results["node"].get(key, {}), **results["agent"].get(key, {}), **results["gateway"].get(key, {})}
                 exp = expected[cid]
                 cap = captures.setdefault(
                     cid,
                     {"expected": {k: exp[k] for k in ("text", "tool_calls", "finish_reason")}, "clients": {}},
                 )
-                outcomes = {name: compare(name, exp, got.get(name)) for name in job["clients"]}
+                outcomes = {}
+                for name in job["clients"]:
+                    skip = CLIENTS[name][0] == "agent" and agents_subset is not None and cid not in agents_subset
+                    skip |= CLIENTS[name][0] == "gateway" and not GATEWAY_PYTHON.exists()
+                    if skip:
+                        # Not run this time: what the record holds.
+                        kept = old["captures"].get(cid, {}).get("clients", {}).get(name)
+                        if kept is not None:
+                            outcomes[name] = kept
+                        continue
+                    outcomes[name] = compare(name, exp, got.get(name))
                 if key == cid:
                     # The body's own clients first: the capture's dialect is
                     # its first client's (agreement.py, counts()).
@@ -456,7 +671,7 @@ def observe(sselint, only=None):
         return {
             "about": "What real clients did with each capture of the corpus, replayed by `sselint replay`. Regenerate with clients/run.py; see clients/README.md.",
             "clients": [
-                {"name": name, "dialect": dialect, "how": how, "version": v[name]}
+                {"name": name, "dialect": dialect, "family": FAMILY[name], "how": how, "version": v[name]}
                 for name, (_, dialect, how) in CLIENTS.items()
             ],
             "captures": captures,
@@ -480,10 +695,26 @@ def main():
     ap.add_argument("--sselint", default=str(ROOT / "target" / "debug" / "sselint"), help="the sselint binary")
     ap.add_argument("--check", action="store_true", help="compare a fresh run with rules/observed.json")
     ap.add_argument("--only", help="only captures whose id contains this; prints the observations")
+    ap.add_argument(
+        "--agents-subset",
+        nargs="?",
+        const=str(AGENTS_SUBSET),
+        metavar="FILE",
+        help="run the agent apps on the captures of FILE only (default clients/agents-subset.txt, CI); elsewhere keep their recorded outcomes",
+    )
+    ap.add_argument("--no-agents", action="store_true", help="run no agent app; keep their recorded outcomes")
     args = ap.parse_args()
     if not Path(args.sselint).exists():
         sys.exit(f"clients/run.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
-    record = observe(args.sselint, args.only)
+    subset = None
+    if args.agents_subset:
+        # A line is a capture id and, after a space, why it is there;
+        # lines that start with `#` are comments.
+        lines = Path(args.agents_subset).read_text(encoding="utf-8").splitlines()
+        subset = {l.split()[0] for l in lines if l.strip() and not l.startswith("#")}
+    if args.no_agents:
+        subset = set()
+    record = observe(args.sselint, args.only, subset)
     if args.only and not record["captures"]:
         sys.exit(f"clients/run.py: no capture id contains {args.only!r} (ids look like rules/chat/NAME.toml#K or samples/…)")
     text = json.dumps(record, indent=1, ensure_ascii=False, sort_keys=False) + "\n"

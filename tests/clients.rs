@@ -4,7 +4,7 @@
 //! differently fails here with the diff to review.
 //!
 //! It needs `clients/.venv` and `clients/node_modules` (`.ci/run` installs
-//! both). Without them it says plainly that it did not run; with `CI=true`
+//! both), and for the agent apps `clients/agents/node_modules`. Without them it says plainly that it did not run; with `CI=true`
 //! their absence is a failure.
 
 mod common;
@@ -38,13 +38,41 @@ fn real_clients_still_do_what_rules_observed_json_records() {
         common::not_run("the client harness", &msg);
         return;
     }
-    let out = Command::new(&python)
-        .arg(root().join("clients/run.py"))
+    // The agent apps (clients/agents/) run on the fixed subset of
+    // clients/agents-subset.txt; `clients/run.py` without `--check`
+    // refreshes their whole record. Without them installed, their recorded
+    // outcomes stand and the test says so.
+    let agents = root().join("clients/agents/node_modules/.bin/claude");
+    let mut cmd = Command::new(&python);
+    cmd.arg(root().join("clients/run.py"))
         .arg("--check")
         .arg("--sselint")
-        .arg(cargo_bin("sselint"))
-        .output()
-        .expect("clients/run.py runs");
+        .arg(cargo_bin("sselint"));
+    if agents.exists() {
+        cmd.arg("--agents-subset");
+    } else {
+        common::not_run(
+            "the client harness's agent apps",
+            &format!(
+                "they did not run: it needs {} (install: cd clients/agents && npm ci); the SDKs ran",
+                agents.display()
+            ),
+        );
+        cmd.arg("--no-agents");
+    }
+    // The gateway (LiteLLM) runs from its own venv; without it, its
+    // recorded outcomes stand (clients/run.py leaves it out).
+    let gateway = root().join("clients/.venv-litellm/bin/python");
+    if !gateway.exists() {
+        common::not_run(
+            "the client harness's gateway",
+            &format!(
+                "it did not run: it needs {} (install: python3 -m venv clients/.venv-litellm && clients/.venv-litellm/bin/pip install -r clients/requirements-litellm.txt)",
+                gateway.display()
+            ),
+        );
+    }
+    let out = cmd.output().expect("clients/run.py runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -418,16 +418,16 @@ impl Linter<'_> {
                 self.first_lf.clone()
             }
             .unwrap_or_default();
-            self.report(
-                Finding::new(
-                    crate::lint::rule::LINE_ENDINGS,
-                    format!(
-                        "line endings are mixed ({} LF, {} CRLF); a parser that splits on `\\n` alone keeps a stray CR in some values (the observed SDKs split on both)",
-                        framing.lf, framing.crlf
-                    ),
-                    loc,
+            let f = Finding::new(
+                crate::lint::rule::LINE_ENDINGS,
+                format!(
+                    "line endings are mixed ({} LF, {} CRLF); a parser that splits on `\\n` alone keeps a stray CR in some values (the observed SDKs split on both)",
+                    framing.lf, framing.crlf
                 ),
+                loc,
             );
+            let f = self.read_as_dialect(f, FramingShape::Mixed);
+            self.report(f);
         } else if framing.crlf > 0 {
             let loc = self.first_crlf.clone().unwrap_or_default();
             let f = Finding::new(

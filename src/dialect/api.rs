@@ -144,6 +144,8 @@ pub enum FramingShape {
     LoneCr,
     /// Every line ended by CRLF (`line-endings`).
     CrLf,
+    /// Lines ended by LF and by CRLF in one stream (`line-endings`).
+    Mixed,
 }
 
 /// What a dialect's clients make of one occurrence of a shared framing

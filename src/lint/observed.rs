@@ -170,7 +170,8 @@ impl Record {
     ///   `input_tokens: 0` on every stream whose `message_delta` lacks it)
     ///   is how that client reads every stream, not what this shape does,
     ///   so it does not count. What is left decides: another text, tool
-    ///   calls or finish is `differs`; usage or the refusal alone is
+    ///   calls or finish, or an agent app that sent the same conversation
+    ///   again (`retried`), is `differs`; usage or the refusal alone is
     ///   `diverges`; nothing is `ok`. A raise counts unless the client
     ///   raises the same way on the reference stream.
     pub fn verdict(&self, c: &Capture, client: &str, o: &Outcome) -> Verdict {
@@ -201,7 +202,7 @@ impl Record {
                     .collect();
                 if left
                     .iter()
-                    .any(|f| matches!(*f, "text" | "tool_calls" | "finish_reason"))
+                    .any(|f| matches!(*f, "text" | "tool_calls" | "finish_reason" | "retried"))
                 {
                     Verdict::Differs
                 } else if left.is_empty() {
@@ -269,13 +270,21 @@ impl Record {
 /// - openai-python's Responses stream helper raises "Didn't receive a
 ///   `response.completed` event." on a response that ended with the
 ///   documented `response.incomplete`; the same raise on a stream that
-///   simply stops (no finish) is not designed, and counts.
+///   simply stops (no finish) is not designed, and counts;
+/// - Codex CLI ends its turn with "Incomplete response returned, reason:
+///   …" on a response that ended with `response.incomplete`, naming the
+///   reason the server sent (clients/agent_clients.py records it as
+///   `CodexError`).
 pub const DESIGNED_EXCEPTIONS: &[(&str, &str)] = &[
     ("length", "LengthFinishReasonError:"),
     ("content_filter", "ContentFilterFinishReasonError:"),
     (
         "incomplete",
         "RuntimeError: Didn't receive a `response.completed` event.",
+    ),
+    (
+        "incomplete",
+        "CodexError: Incomplete response returned, reason:",
     ),
 ];
 

@@ -508,6 +508,12 @@ impl crate::dialect::Api for Api {
             FramingShape::LoneCr => {
                 "in a Gemini stream that is an error: clients that end lines at LF alone lose the events these lines end"
             }
+            FramingShape::Mixed => {
+                // Observed (clients/corpus/gemini/crlf-lines-lf-blank.sse):
+                // an agent app raised ("Incomplete JSON segment") and sent
+                // the request again.
+                "in a Gemini stream that is an error: a client that ends events at a blank line in the stream's own line ending runs events together and raises"
+            }
             FramingShape::CrLf => return None,
         };
         Some(FramingReading { level: Error, why })

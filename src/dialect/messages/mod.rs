@@ -107,6 +107,9 @@ pub struct Checker {
     /// A `message_delta` later carried `input_tokens` > 0.
     input_corrected: u64,
     last_output_tokens: Option<u64>,
+    /// Whether `last_output_tokens` came from a `message_delta` (not from
+    /// `message_start`).
+    output_from_delta: bool,
     usage_decrease_reported: bool,
     stop_reason: Option<String>,
     message_deltas: u64,
@@ -120,6 +123,9 @@ pub struct Checker {
     /// A `message_delta` with a stop reason after `message_stop`: a client
     /// that adds up every `message_delta` ends with the stop reason twice.
     stop_reason_after_stop: bool,
+    /// A second `message_stop`: a client that takes each one as a finished
+    /// message reports the usage twice.
+    stop_again: bool,
     errored: bool,
     unnamed: u64,
     unnamed_drops: bool,
@@ -1270,13 +1276,16 @@ impl Checker {
             Finding::new(
                 crate::lint::rule::MESSAGES_BLOCK_UNSTOPPED,
                 format!(
-                    "block {i} (`{}`) never got its `content_block_stop` before `{}`: clients read the block anyway, but code that finishes a block at its stop (shows it, parses tool input) never does",
+                    "block {i} (`{}`) never got its `content_block_stop` before `{}`: the SDKs read the block anyway, but a client that takes a block at its stop (to show it, to parse tool input) shows nothing of it",
                     shorten(&kind, 40),
                     if ev.name == "message_stop" || self.message_deltas == 0 { "message_stop" } else { "message_delta" }
                 ),
                 loc,
             )
             .event(ev.index)
+            // Observed (this rule's example #1): an agent app that takes
+            // each block at its stop showed no text.
+            .level(Severity::Error)
             .help("send `content_block_stop` for every block before `message_delta`"),
         );
     }
@@ -1388,20 +1397,29 @@ impl Checker {
                             if !self.usage_decrease_reported {
                                 self.usage_decrease_reported = true;
                                 let loc = out.at_pointer("/usage/output_tokens", false);
+                                // Observed (this rule's example #1): after
+                                // an earlier `message_delta` the clients
+                                // report different counts (LiteLLM keeps the
+                                // first); below `message_start`'s count
+                                // alone, every client reports the delta's
+                                // (samples/bad/messages-usage-decreasing.sse).
+                                let (msg, level) = if self.output_from_delta {
+                                    (format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and the SDKs keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total, while a client that keeps the first `message_delta`'s usage reports {prev}"), Severity::Warning)
+                                } else {
+                                    (format!("`usage.output_tokens` goes down from {prev} in `message_start` to {n}: usage is cumulative and the clients of the record report {n}, so the count is lower than the one the message started with"), Severity::Info)
+                                };
                                 emit(
                                     out,
-                                    Finding::new(
-                                        crate::lint::rule::MESSAGES_USAGE_DECREASING,
-                                        format!("`usage.output_tokens` goes down from {prev} to {n}: usage in `message_delta` is cumulative and clients keep the latest value, so a count that restarts is reported (and billed) as {n}, not the total"),
-                                        loc,
-                                    )
+                                    Finding::new(crate::lint::rule::MESSAGES_USAGE_DECREASING, msg, loc)
                                     .event(ev.index)
+                                    .level(level)
                                     .pointer("/usage/output_tokens")
                                     .help("send the running total in every `message_delta.usage`, never the tokens since the last event"),
                                 );
                             }
                         }
                         self.last_output_tokens = Some(n);
+                        self.output_from_delta = true;
                     }
                     None => {
                         let loc = out.at_pointer("/usage", false);
@@ -1546,17 +1564,22 @@ impl super::Checker for Checker {
         if ev.index.is_some() {
             self.check_name(out, ev, data_type, ty);
         }
+        // Observed (messages-schema's example without it): the SDKs fill
+        // the type in from the event name, while an agent app that
+        // dispatches on the data's `type` drops the event (and its text or
+        // stop reason).
         if data_type.is_none() && !ty.is_empty() {
             self.schema(
                 out,
                 ev,
                 "/type",
-                Severity::Info,
-                format!("the data has no `type` (the event name says `{}`): clients fill it in from the name, but the two are meant to agree", shorten(ty, 40)),
+                Severity::Error,
+                format!("the data has no `type` (the event name says `{}`): a client that dispatches on the data's `type` drops the event, and what it carries is lost", shorten(ty, 40)),
             );
         }
         if self.stopped && !matches!(ty, "ping" | "message_start" | "error") {
             self.after_stop += 1;
+            self.stop_again |= ty == "message_stop";
             self.stop_reason_after_stop |= ty == "message_delta"
                 && o.get("delta")
                     .and_then(|d| d.get("stop_reason"))
@@ -1630,6 +1653,13 @@ impl super::Checker for Checker {
                 (
                     "; one of them a `message_delta` with a stop reason again, so a client that adds up every `message_delta` ends with the stop reason twice",
                     Severity::Error,
+                )
+            } else if self.stop_again {
+                // Observed (samples/bad/messages-after-stop.sse): an agent
+                // app reported the usage twice.
+                (
+                    "; one of them a second `message_stop`, so a client that takes each `message_stop` as a finished message reports the usage twice",
+                    Severity::Warning,
                 )
             } else {
                 (
@@ -1719,24 +1749,25 @@ impl super::Checker for Checker {
                     } else {
                         "no `message_delta` carried a `stop_reason` (it stayed null)".to_string()
                     };
-                    // Observed (rules/observed.json): with no
-                    // `message_delta` at all, the output usage is missing
-                    // too and the clients report it differently (a
-                    // warning); a null stop reason alone is read alike.
+                    // Observed (rules/observed.json): the SDKs report no
+                    // stop reason, but the gateway (LiteLLM) hands on
+                    // `stop`, the finish of an answer that ended: error.
+                    // With no `message_delta` at all, the output usage is
+                    // missing too.
                     let f = if self.message_deltas == 0 {
                         Finding::new(
                             crate::lint::rule::MESSAGES_STOP_REASON,
-                            format!("{why}{unread}: clients report no stop reason, and with no `message_delta` no final usage either, which the clients of the record report differently (the table)"),
+                            format!("{why}{unread}: the SDKs report no stop reason, a gateway of the record hands on `stop` as if the answer had ended, and with no `message_delta` there is no final usage either (the table)"),
                             loc,
                         )
-                        .level(Severity::Warning)
                     } else {
                         Finding::new(
                             crate::lint::rule::MESSAGES_STOP_REASON,
-                            format!("{why}{unread}: clients report no stop reason, so a finished answer cannot be told from one cut by the token limit or a tool call"),
+                            format!("{why}{unread}: the SDKs report no stop reason and a gateway of the record hands on `stop`, so a finished answer cannot be told from one cut by the token limit or a tool call (the table)"),
                             loc,
                         )
-                    };
+                    }
+                    .level(Severity::Error);
                     emit(
                         out,
                         f.event(ev)
@@ -1908,6 +1939,11 @@ impl Checker {
             // Observed: a `ping` (or unnamed) event is skipped whatever its
             // data; an unknown name is read by its data's type.
             Some(format!("clients that dispatch on the event name skip events named `{name}`, so this `{shown}` and what it carries are lost to them (the table)"))
+        } else if type_kept && !fields::DISPATCHED.contains(&ev.name) {
+            // Observed (samples/bad/messages-event-mismatch.sse): the SDKs
+            // read an unknown name by its data's type; an agent app that
+            // dispatches on the name skipped it.
+            Some(format!("the SDKs read it by its data's type, but a client that dispatches on the event name skips a name it does not know, so this `{shown}` and what it carries are lost"))
         } else {
             None
         };

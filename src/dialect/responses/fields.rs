@@ -294,7 +294,10 @@ impl Checker {
         let needs: &[(&str, Kind, Need)] = match t {
             "message" => &[
                 ("id", Kind::Str, Need::Walked),
-                ("role", Kind::Str, Need::Shape),
+                // Observed (responses-missing-field's example without
+                // it): an agent app that files messages by role drops the
+                // message's text.
+                ("role", Kind::Str, Need::Walked),
                 ("content", Kind::Arr, Need::Shape),
                 ("status", Kind::Str, Need::Leaf),
             ],
@@ -328,6 +331,7 @@ impl Checker {
                 ("id", _) => "clients that keep items by id (and check that they are unique and not empty) raise",
                 ("call_id", _) => "the tool's result cannot be sent back without it, and strict clients raise",
                 ("name", _) => "the client cannot tell which tool to run",
+                ("role", _) => "a client that files the output's messages by role drops this message's text",
                 ("status", _) => "the observed clients read on, but typed clients in other languages reject the item (diegosouzapw/OmniRoute#13964)",
                 _ => consequence(*need),
             };

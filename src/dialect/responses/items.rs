@@ -1231,10 +1231,15 @@ impl Checker {
             let mut open_items = 0u64;
             let mut open_parts = 0u64;
             let mut open_texts = 0u64;
+            // A message item never done: an agent app that takes each
+            // message from its `response.output_item.done` shows no text
+            // (observed: this rule's example #1).
+            let mut open_message = false;
             let mut first: Option<(super::At, String)> = None;
             for it in self.items.iter().filter(|i| i.added && !i.from_output) {
                 if !it.done {
                     open_items += 1;
+                    open_message |= it.kind == "message";
                     if first.is_none() {
                         if let Some(at) = &it.at {
                             first = Some((
@@ -1319,12 +1324,18 @@ impl Checker {
                     Finding::new(
                         crate::lint::rule::RESPONSES_NOT_DONE,
                         format!(
-                            "{what} before the response ended ({}): clients that act on done events (to show a finished message, to run a tool call) never do",
-                            counts.join(", ")
+                            "{what} before the response ended ({}): clients that act on done events (to show a finished message, to run a tool call) never do{}",
+                            counts.join(", "),
+                            if open_message {
+                                "; a client that takes each message from its `response.output_item.done` shows no text"
+                            } else {
+                                ""
+                            }
                         ),
                         loc,
                     )
                     .event(index)
+                    .level(if open_message { Severity::Error } else { Severity::Info })
                     .help("close everything you open: every `.added` gets its `.done`, every streamed text its `.done` event, before the terminal event"),
                 );
             }

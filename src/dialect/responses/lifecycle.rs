@@ -164,7 +164,7 @@ impl Checker {
             Finding::new(
                 crate::lint::rule::RESPONSES_DONE_MARKER,
                 format!(
-                    "{shown:?} is meant as the end sentinel but is not exactly `[DONE]`: clients compare the string, then fail to parse it as JSON"
+                    "{shown:?} is meant as the end sentinel but is not exactly `[DONE]`: the SDKs compare the string, then fail to parse it as JSON (the table)"
                 ),
                 out.at_event(),
             )
@@ -684,7 +684,7 @@ impl Checker {
                     Finding::new(
                         crate::lint::rule::RESPONSES_DONE_MARKER,
                         format!(
-                            "`[DONE]` comes before `{}`{}: clients stop reading at `[DONE]`, so they never see the terminal event, its status or its usage",
+                            "`[DONE]` comes before `{}`{}: the SDKs stop reading at `[DONE]`, so they never see the terminal event, its status or its usage (the table)",
                             t.ty,
                             t.at.1.map_or(String::new(), |i| format!(" (event {i})"))
                         ),
