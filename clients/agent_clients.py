@@ -460,10 +460,129 @@ def gemini_cli(job, relay, home, work):
     return shown
 
 
+# ---- opencode ------------------------------------------------------------
+
+# The AI SDK provider package opencode is given for each dialect (each is
+# bundled in its binary; none is installed at run time) and the base URL
+# each takes (all three include the version).
+OPENCODE_PROVIDERS = {
+    "chat": "@ai-sdk/openai-compatible",
+    "messages": "@ai-sdk/anthropic",
+    "responses": "@ai-sdk/openai",
+}
+OPENCODE_PLUGIN = CLIENTS_DIR / "agents" / "node_modules" / "@opencode-ai" / "plugin"
+
+
+def opencode_version():
+    lock = json.loads((CLIENTS_DIR / "agents" / "package-lock.json").read_text(encoding="utf-8"))
+    return lock["packages"]["node_modules/opencode-ai"]["version"]
+
+
+def opencode_usage(dialect, tokens):
+    """opencode's step tokens ({input, output, reasoning, cache: {read,
+    write}, total}) in the dialect's own counts: its `input` leaves the
+    cache reads and writes out, its `output` the reasoning."""
+    if not isinstance(tokens, dict):
+        return None
+    cache = tokens.get("cache") or {}
+    inp, out = tokens.get("input") or 0, tokens.get("output") or 0
+    read, write, reasoning = cache.get("read") or 0, cache.get("write") or 0, tokens.get("reasoning") or 0
+    if dialect == "messages":
+        return {"input_tokens": inp, "output_tokens": out}
+    prompt, completion = inp + read + write, out + reasoning
+    if dialect == "chat":
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": tokens.get("total", prompt + completion)}
+    return {"input_tokens": prompt, "output_tokens": completion, "total_tokens": tokens.get("total", prompt + completion)}
+
+
+def opencode(dialect):
+    def run(job, relay, home, work):
+        """`opencode run hi --format json --pure --title hi`, a provider of
+        opencode.json (`npm` the dialect's AI SDK package, `baseURL` the
+        relay's `/v1`, one model), every tool permission denied, models.dev
+        fetch, autoupdate, sharing and LSP downloads off. `--title` names
+        the session, so it sends no title request of its own; `--pure`
+        loads no plugin. Its config directory is pre-seeded with the pinned
+        `@opencode-ai/plugin` (package.json, package-lock.json and
+        node_modules), so the install it runs there at start finds it in
+        place and asks no registry. Its JSON lines: `text` parts,
+        `tool_use` parts (`callID`, `tool`, `state.input`: a call of a tool
+        it does not have ends in error, nothing runs), `step_finish`
+        (`tokens`) and `error`; the replayed turn is the first step's
+        message."""
+        conf = home / ".config" / "opencode"
+        (conf / "node_modules" / "@opencode-ai").mkdir(parents=True, exist_ok=True)
+        (conf / "node_modules" / "@opencode-ai" / "plugin").symlink_to(OPENCODE_PLUGIN)
+        version = opencode_version()
+        (conf / "package.json").write_text(json.dumps({"dependencies": {"@opencode-ai/plugin": version}}), encoding="utf-8")
+        (conf / "package-lock.json").write_text(
+            json.dumps({"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": version}}}}),
+            encoding="utf-8",
+        )
+        (conf / "opencode.json").write_text(
+            json.dumps(
+                {
+                    "autoupdate": False,
+                    "share": "disabled",
+                    "provider": {
+                        "replay": {
+                            "npm": OPENCODE_PROVIDERS[dialect],
+                            "name": "replay",
+                            "options": {"baseURL": f"{relay.origin}/v1", "apiKey": "sk-harness", "timeout": (TIMEOUT_S - 10) * 1000},
+                            "models": {"m": {"name": "m"}},
+                        }
+                    },
+                    "model": "replay/m",
+                    "small_model": "replay/m",
+                    "permission": {"*": "deny"},
+                }
+            ),
+            encoding="utf-8",
+        )
+        env = contained_env(home)
+        for flag in ("MODELS_FETCH", "AUTOUPDATE", "SHARE", "DEFAULT_PLUGINS", "LSP_DOWNLOAD", "PROJECT_CONFIG", "CLAUDE_CODE", "EXTERNAL_SKILLS"):
+            env[f"OPENCODE_DISABLE_{flag}"] = "1"
+        cmd = [str(AGENTS_BIN / "opencode"), "run", PROMPT, "--format", "json", "--pure", "--title", PROMPT]
+        code, out, err = run_app(cmd, env, work)
+        if code is None:
+            return failure("Timeout", f"no end after {TIMEOUT_S} s")
+        events = json_lines(out)
+        _, _, follow, _ = relay.counts()
+        first = next((e.get("part", {}).get("messageID") for e in events if e.get("type") == "step_start"), None)
+        text, calls, tokens = "", [], None
+        for e in events:
+            part = e.get("part") or {}
+            if part.get("messageID") != first:
+                continue
+            if e.get("type") == "text":
+                text += part.get("text") or ""
+            elif e.get("type") == "tool_use":
+                state = part.get("state") or {}
+                calls.append({"id": part.get("callID"), "name": part.get("tool"), "arguments": json.dumps(state.get("input"))})
+            elif e.get("type") == "step_finish" and tokens is None:
+                tokens = part.get("tokens")
+        error = next((e for e in events if e.get("type") == "error"), None)
+        if not follow and (error is not None or first is None):
+            why = (error or {}).get("error") or {}
+            msg = (why.get("data") or {}).get("message") or why.get("name") if isinstance(why, dict) else str(why)
+            if not msg:
+                msg = f"exit {code}: " + ((err.strip().splitlines() or ["no output"])[-1])
+            return failure("OpencodeError", msg)
+        shown = {"text": text, "tool_calls": calls}
+        if not follow:
+            shown["usage"] = opencode_usage(dialect, tokens)
+        return shown
+
+    return run
+
+
 CLIENTS = {
     "claude-code": ("messages", claude_code),
     "codex": ("responses", codex),
     "gemini-cli": ("gemini", gemini_cli),
+    "opencode-chat": ("chat", opencode("chat")),
+    "opencode-messages": ("messages", opencode("messages")),
+    "opencode-responses": ("responses", opencode("responses")),
 }
 
 

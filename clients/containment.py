@@ -7,12 +7,19 @@ clients/agent_clients.py) and /dev.
 
     clients/containment.py                        each app on its dialect's reference stream and tool call
     clients/containment.py CAPTURE DIALECT ...    each app of DIALECT on these captures
+    clients/containment.py --ci                   each app once per dialect it speaks (CI_SET)
+
+SSELINT_BIN names the sselint to replay with (default target/debug/sselint).
 
 Needs strace, a built sselint (target/debug/sselint) and the installed apps.
-Prints every breach and exits 1 when there is one.
+Prints every breach and exits 1 when there is one, or when an app gave no
+outcome (it did not run, so its trace proves nothing).
+tests/clients.rs runs it on one tool call of each dialect (CI_SET): each
+app once per dialect it speaks, each going on to its follow-up request.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -32,15 +39,25 @@ DEFAULT = [
     ("samples/good/gemini-function-calls.sse", "gemini"),
     ("samples/good/openai-tool-calls.sse", "chat"),
 ]
+# The fixed set tests/clients.rs passes: a tool call of each dialect.
+CI_SET = [
+    ("samples/good/openai-tool-calls.sse", "chat"),
+    ("samples/good/responses-function-call.sse", "responses"),
+    ("samples/good/messages-tool-use.sse", "messages"),
+    ("samples/good/gemini-function-calls.sse", "gemini"),
+]
 CONNECT = re.compile(r'connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\((\d+)\), (?:sin_addr=inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)")')
 WRITE = re.compile(r'\b(?:openat|open|creat)\((?:AT_FDCWD, )?"([^"]+)", ([A-Z_|]+)')
 PATHOP = re.compile(r'\b(?:mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir|symlink|link)\((?:AT_FDCWD|\d+)?,? ?"([^"]+)"')
 
 
 def main():
-    sselint = str(ROOT / "target" / "debug" / "sselint")
-    pairs = DEFAULT if len(sys.argv) < 3 else list(zip(sys.argv[1::2], sys.argv[2::2]))
-    breaches = []
+    sselint = os.environ.get("SSELINT_BIN") or str(ROOT / "target" / "debug" / "sselint")
+    if sys.argv[1:] == ["--ci"]:
+        pairs = CI_SET
+    else:
+        pairs = DEFAULT if len(sys.argv) < 3 else list(zip(sys.argv[1::2], sys.argv[2::2]))
+    breaches, not_run, runs = [], [], 0
     tmp = Path(tempfile.gettempdir())
     for capture, dialect in pairs:
         rt_clients = [(n, rt) for n, (rt, d, _) in run.CLIENTS.items() if d == dialect and rt in ("agent", "gateway")]
@@ -66,6 +83,9 @@ def main():
                         capture_output=True, text=True, cwd=run.CLIENTS_DIR,
                     )
                     outcome = json.loads(out.stdout or "{}").get("c", {}).get(name)
+                    runs += 1
+                    if outcome is None or (outcome.get("error") or {}).get("type") == "HarnessError":
+                        not_run.append(f"{name} on {capture}: no outcome ({(out.stderr or json.dumps(outcome)).strip()[-300:]})")
                     connects, writes = 0, 0
                     for line in trace.read_text(errors="replace").splitlines():
                         m = CONNECT.search(line)
@@ -107,8 +127,10 @@ def main():
             p.wait()
     for b in breaches:
         print("BREACH", b)
-    print(f"clients/containment.py: {len(breaches)} breach(es)")
-    return 1 if breaches else 0
+    for n in not_run:
+        print("NOT RUN", n)
+    print(f"clients/containment.py: {runs} runs, {len(breaches)} breach(es), {len(not_run)} without an outcome")
+    return 1 if breaches or not_run else 0
 
 
 if __name__ == "__main__":

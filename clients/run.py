@@ -86,6 +86,9 @@ CLIENTS = {
     "litellm-messages": ("gateway", "messages", "LiteLLM: litellm.completion(model='anthropic/…', stream=True), the Messages stream translated into Chat chunks"),
     "litellm-gemini": ("gateway", "gemini", "LiteLLM: litellm.completion(model='gemini/…', stream=True), the Gemini stream translated into Chat chunks"),
     "gemini-cli": ("agent", "gemini", "Gemini CLI: gemini -p hi -m gemini-2.5-flash --skip-trust -o stream-json, Gemini API key auth, its tools excluded; its assistant message deltas, result stats, and the functionCall parts of its follow-up request"),
+    "opencode-chat": ("agent", "chat", "opencode: opencode run hi --format json --pure --title hi, a provider with @ai-sdk/openai-compatible, every tool denied; the first step's text and tool parts and its tokens"),
+    "opencode-responses": ("agent", "responses", "opencode: opencode run hi --format json --pure --title hi, a provider with @ai-sdk/openai (Responses), every tool denied; the first step's text and tool parts and its tokens"),
+    "opencode-messages": ("agent", "messages", "opencode: opencode run hi --format json --pure --title hi, a provider with @ai-sdk/anthropic, every tool denied; the first step's text and tool parts and its tokens"),
 }
 # Each client's family, for agreement.py's breakdown: the SDKs (and the
 # hand-written parser), the agent apps, the gateways.
@@ -170,6 +173,13 @@ GATEWAY_USAGE = {
 # Gemini CLI shows the text and its stats' token counts (no finishReason,
 # no thoughts); its function calls are read from its follow-up request.
 COMPARED["gemini-cli"] = ("text", "tool_calls", "usage")
+# opencode shows the text, the tool calls (its tool parts: a call of a tool
+# it lacks ends in error, nothing runs) and each step's tokens; its finish
+# is the AI SDK's own word for it (`stop`, `tool-calls`, `length`), which
+# does not tell the dialect's apart (`end_turn` from `stop_sequence`), so it
+# is not compared.
+for _name in ("opencode-chat", "opencode-responses", "opencode-messages"):
+    COMPARED[_name] = ("text", "tool_calls", "usage")
 # The usage counts compared, by dialect (each API's own names).
 USAGE_KEYS = {
     "chat": ("prompt_tokens", "completion_tokens", "total_tokens"),
@@ -566,6 +576,8 @@ def versions():
     for _n in ("litellm-chat", "litellm-messages", "litellm-gemini"):
         v[_n] = lite
     v["gemini-cli"] = f"@google/gemini-cli {agentv.get('@google/gemini-cli')} (Node {nodev.get('node')})"
+    for _n in ("opencode-chat", "opencode-responses", "opencode-messages"):
+        v[_n] = f"opencode-ai {agentv.get('opencode-ai')}"
     return v
 
 

@@ -85,3 +85,71 @@ fn real_clients_still_do_what_rules_observed_json_records() {
     );
     say(stdout.trim());
 }
+
+/// The agent apps and the gateway stay contained (clients/README.md): each
+/// app once per dialect it speaks, on that dialect's tool call, run under
+/// `strace -f` by clients/containment.py, which fails on any connect beyond
+/// 127.0.0.1, any file written outside the run's temporary HOME, and any
+/// app that gave no outcome. It needs strace (`.ci/run` installs it), the
+/// agent apps and the gateway's venv; without them it says SKIPPED, and
+/// with `CI=true` their absence fails.
+#[test]
+fn agent_apps_and_gateway_reach_nothing_beyond_loopback_and_their_home() {
+    let python = root().join("clients/.venv/bin/python");
+    let strace = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("strace"))
+            .find(|p| p.is_file())
+    });
+    let mut missing: Vec<String> = [
+        (
+            root().join("clients/agents/node_modules/.bin/opencode"),
+            "cd clients/agents && npm ci",
+        ),
+        (root().join("clients/node_modules/.bin/node"), "cd clients && npm ci"),
+        (
+            root().join("clients/.venv-litellm/bin/python"),
+            "python3 -m venv clients/.venv-litellm && clients/.venv-litellm/bin/pip install -r clients/requirements-litellm.txt",
+        ),
+        (
+            python.clone(),
+            "python3 -m venv clients/.venv && clients/.venv/bin/pip install -r clients/requirements.txt",
+        ),
+    ]
+    .iter()
+    .filter(|(p, _)| !p.exists())
+    .map(|(p, how)| format!("{} (install: {how})", p.display()))
+    .collect();
+    if strace.is_none() {
+        missing.push("strace on PATH (install: apt-get install strace)".into());
+    }
+    if !missing.is_empty() {
+        common::not_run(
+            "the containment check of the agent apps",
+            &format!(
+                "it did not run: it needs {} (.ci/run installs them)",
+                missing.join(" and ")
+            ),
+        );
+        return;
+    }
+    // containment.py replays with the sselint this test was built with.
+    let out = Command::new(&python)
+        .arg(root().join("clients/containment.py"))
+        .arg("--ci")
+        .env("SSELINT_BIN", cargo_bin("sselint"))
+        .output()
+        .expect("clients/containment.py runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "an agent app or the gateway was not contained, or did not run:\n{stdout}\n{stderr}"
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(" 0 breach(es), 0 without an outcome") && !last.contains(" 0 runs"),
+        "clients/containment.py said no verdict:\n{stdout}"
+    );
+    say(last);
+}
