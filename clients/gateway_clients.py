@@ -30,21 +30,11 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["LITELLM_TELEMETRY"] = "False"
 
 import litellm  # noqa: E402
+from sdk_common import MESSAGES, TIMEOUT_S, failure  # noqa: E402
 
 litellm.telemetry = False
 litellm.suppress_debug_info = True
 litellm.num_retries = 0
-
-MESSAGES = [{"role": "user", "content": "hi"}]
-TIMEOUT_S = 15.0
-
-
-def first_line(s):
-    return str(s).split("\n")[0][:300]
-
-
-def failure(e):
-    return {"error": {"type": type(e).__name__, "message": first_line(e)}}
 
 
 def tools_of(job):

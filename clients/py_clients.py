@@ -20,18 +20,9 @@ import warnings
 warnings.filterwarnings("ignore")
 
 import openai  # noqa: E402
+from sdk_common import MESSAGES, TIMEOUT_S, failure  # noqa: E402
 
 MODEL = "gpt-4o-mini"
-MESSAGES = [{"role": "user", "content": "hi"}]
-TIMEOUT_S = 15.0
-
-
-def first_line(s):
-    return str(s).split("\n")[0][:300]
-
-
-def failure(e):
-    return {"error": {"type": type(e).__name__, "message": first_line(e)}}
 
 
 def client(base_url):
