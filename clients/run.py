@@ -199,6 +199,12 @@ MEANT = {}
 MEANT_FILES = {
     "samples/bad/cumulative-content.sse": "A rainbow has seven colours.",
     "tests/cases/31-snapshot-deltas.sse": "Fix the typo in line 3",
+    # The `*-repeated-answer` samples: the last delta repeats the whole
+    # answer, which the server meant once.
+    "samples/bad/repeated-answer.sse": "Tea steeps best just below boiling.",
+    "samples/bad/responses-repeated-answer.sse": "Owls turn their heads, not their eyes.",
+    "samples/bad/messages-repeated-answer.sse": "Glass is a liquid only in folklore.",
+    "samples/bad/gemini-repeated-answer.sse": "Bees dance to show the hive where flowers are.",
 }
 
 CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log"}

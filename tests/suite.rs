@@ -88,6 +88,8 @@ mod python;
 mod reading;
 #[path = "real_servers.rs"]
 mod real_servers;
+#[path = "repeated_answer.rs"]
+mod repeated_answer;
 #[path = "responses.rs"]
 mod responses;
 #[path = "rule_examples.rs"]

@@ -219,6 +219,24 @@ impl Text {
         d
     }
 
+    /// Whether `piece` is the whole text received so far, once more: a
+    /// delta about to be appended that repeats all the answer before it
+    /// (the `*-repeated-answer` rules). Compared only when the lengths
+    /// agree (a piece of another length costs nothing), byte for byte when
+    /// both are kept whole, else by [`Text::same`]'s hash. An empty piece
+    /// repeats nothing.
+    pub fn is_repeated_by(&self, piece: &str) -> bool {
+        if piece.is_empty() || self.received() != piece.len() as u64 {
+            return false;
+        }
+        if self.dropped == 0 {
+            return self.kept == piece;
+        }
+        let mut whole = Text::default();
+        whole.push(piece);
+        whole.same(self)
+    }
+
     /// Whether nothing was received.
     pub fn is_empty(&self) -> bool {
         self.kept.is_empty() && self.dropped == 0
@@ -469,5 +487,29 @@ mod tests {
         d.push("z");
         assert_eq!(d.kept, b.kept);
         assert!(!d.same(&b));
+    }
+
+    #[test]
+    fn a_piece_repeats_the_text_only_when_it_is_all_of_it() {
+        let mut t = Text::default();
+        assert!(!t.is_repeated_by(""));
+        t.push("Rain forms");
+        t.push(" when vapour condenses.");
+        assert!(t.is_repeated_by("Rain forms when vapour condenses."));
+        assert!(!t.is_repeated_by("Rain forms when vapour condenses!"));
+        assert!(!t.is_repeated_by(" when vapour condenses."));
+        assert!(!t.is_repeated_by(""));
+        // Past the cap, by length and hash.
+        let long = "ab ".repeat(MAX_TEXT_BYTES / 3 + 100);
+        let mut big = Text::default();
+        for piece in long.as_bytes().chunks(1000) {
+            big.push(std::str::from_utf8(piece).unwrap());
+        }
+        assert!(big.dropped > 0);
+        assert!(big.is_repeated_by(&long));
+        let mut other = long.clone();
+        other.pop();
+        other.push('X');
+        assert!(!big.is_repeated_by(&other));
     }
 }

@@ -546,21 +546,34 @@ impl Checker {
         }
     }
 
-    /// A non-empty `content` delta `s` of choice `idx`: the
-    /// `cumulative-content` bookkeeping (each delta repeating the text so
-    /// far). `pointer` gives the content's JSON pointer, built only for a
-    /// finding.
+    /// A non-empty `content` delta `s` of choice `idx`, before it is
+    /// appended to the choice's text: the `cumulative-content` bookkeeping
+    /// (each delta repeating the text so far) and the `repeated-answer`
+    /// one (this delta, the third or later, repeating all the text before
+    /// it; a later delta clears it). `pointer` gives the content's JSON
+    /// pointer, built only for a finding.
     pub(super) fn track_content(
         &mut self,
         out: &mut dyn Out,
         index: Option<u64>,
         idx: u64,
-        pointer: impl FnOnce() -> String,
+        pointer: impl Fn() -> String,
         s: &str,
     ) {
         out.kind("content");
+        let repeats = self
+            .answer
+            .choices
+            .get(&idx)
+            .is_some_and(|c| c.text.is_repeated_by(s));
         let t = self.chat.choices.entry(idx).or_default();
         t.content_deltas += 1;
+        t.repeat_loc = None;
+        if repeats && t.content_deltas >= 3 {
+            let loc = out.at_pointer(&pointer(), false);
+            self.chat.choices.entry(idx).or_default().repeat_loc = Some((loc, index));
+        }
+        let t = self.chat.choices.entry(idx).or_default();
         if !t.last_content.is_empty()
             && s.len() > t.last_content.len()
             && s.starts_with(t.last_content.as_str())

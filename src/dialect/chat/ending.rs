@@ -3,9 +3,9 @@
 //! that is one JSON error, `data-after-done`, the ending (`empty-stream`,
 //! `cut-off`, `missing-done`, `missing-finish-reason`, the undispatched
 //! tail's `unterminated-event`), the sequence rules (`choice-index` drift,
-//! `role-repeated`, `cumulative-content`), tool calls, `empty-answer` and
-//! `usage-missing`. The transport rules before them are shared
-//! (`checks::ending`); what they know of the transfer comes through
+//! `role-repeated`, `cumulative-content`, `repeated-answer`), tool calls,
+//! `empty-answer` and `usage-missing`. The transport rules before them are
+//! shared (`checks::ending`); what they know of the transfer comes through
 //! [`crate::dialect::Out::transport`].
 //!
 //! One root cause gives one diagnostic: capture damage replaces `cut-off`;
@@ -316,6 +316,22 @@ impl Checker {
                 Finding::new(
                     crate::lint::rule::CUMULATIVE_CONTENT,
                     format!("choice {i}'s content deltas repeat the text so far instead of adding to it: clients that append deltas show the text many times over"),
+                    loc,
+                )
+                .event(ev),
+            );
+        }
+        let repeated: Vec<(u64, Location, Option<u64>)> = self
+            .chat
+            .choices
+            .iter()
+            .filter_map(|(i, t)| t.repeat_loc.clone().map(|(l, e)| (*i, l, e)))
+            .collect();
+        for (i, loc, ev) in repeated {
+            out.report(
+                Finding::new(
+                    crate::lint::rule::REPEATED_ANSWER,
+                    format!("choice {i}'s last content delta repeats the whole text of the deltas before it: clients that append deltas show the answer twice"),
                     loc,
                 )
                 .event(ev),

@@ -213,6 +213,9 @@ struct ChoiceTrack {
     /// Content deltas that start with the one before and are longer.
     cumulative: u64,
     cumulative_loc: Option<(Location, Option<u64>)>,
+    /// Where the last content delta, the third or later, repeated all the
+    /// text before it (`repeated-answer`); cleared by any later one.
+    repeat_loc: Option<(Location, Option<u64>)>,
     finished: bool,
     finish_loc: Option<Location>,
     repeated_reported: bool,

@@ -368,6 +368,16 @@ impl Checker {
                         .push(format!("[0] thought {:?}", shorten(text, 30)));
                 }
             } else {
+                if !text.is_empty() {
+                    let repeats = c.text.is_repeated_by(text);
+                    c.text_parts += 1;
+                    c.repeat_at = (repeats && c.text_parts >= 3).then(|| {
+                        (
+                            out.at_pointer("/candidates/0/content/parts/0/text", false),
+                            ev.index,
+                        )
+                    });
+                }
                 c.text.push(text);
                 if !text.is_empty() {
                     kind = Some("content");

@@ -97,6 +97,11 @@ struct Candidate {
     /// Chunks with parts after the finishReason, and the first.
     after_finish: u64,
     first_after: Option<At>,
+    /// Non-empty text parts (not thoughts).
+    text_parts: u64,
+    /// Where the last text part, the third or later, repeated all the text
+    /// before it (`gemini-repeated-answer`); cleared by any later one.
+    repeat_at: Option<At>,
     parts: u64,
     thoughts: u64,
     signatures: u64,
@@ -654,6 +659,12 @@ impl Checker {
                     }
                 }
                 Some(s) => {
+                    if !s.is_empty() {
+                        let repeats = cand.text.is_repeated_by(s);
+                        cand.text_parts += 1;
+                        cand.repeat_at = (repeats && cand.text_parts >= 3)
+                            .then(|| (out.at_pointer(&format!("{at}/text"), false), ev.index));
+                    }
                     cand.text.push(s);
                     if !s.is_empty() {
                         kinds.push("content");
@@ -1097,6 +1108,20 @@ impl super::Checker for Checker {
         } else {
             Ending::CutOff
         };
+        for (i, c) in &self.candidates {
+            if let Some((loc, ev)) = c.repeat_at.clone() {
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_REPEATED_ANSWER,
+                        format!("candidate {i}'s last text part repeats the whole text of the parts before it: clients that append each chunk's text show the answer twice"),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send only the new text in each chunk"),
+                );
+            }
+        }
         if let Some(((loc, ev), name)) = self.first_named.take() {
             emit(
                 out,

@@ -1026,6 +1026,12 @@ impl Checker {
         match (dtype, value) {
             ("text_delta", Some(t)) => {
                 out.kind("content");
+                if !t.is_empty() {
+                    let repeats = b.text.is_repeated_by(t);
+                    b.text_deltas += 1;
+                    b.repeat_at = (repeats && b.text_deltas >= 3)
+                        .then(|| (out.at_pointer("/delta/text", false), ev.index));
+                }
                 budget.push(&mut b.text, t);
                 if summary {
                     last = format!("text {:?}", shorten(t, 60));
@@ -1681,6 +1687,23 @@ impl super::Checker for Checker {
                 .level(level)
                 .help("send nothing after `message_stop` but the end of the response"),
             );
+        }
+        for b in &self.blocks {
+            if let Some((loc, ev)) = b.repeat_at.clone() {
+                emit(
+                    out,
+                    Finding::new(
+                        crate::lint::rule::MESSAGES_REPEATED_ANSWER,
+                        format!(
+                            "block {}'s last `text_delta` repeats the whole text of the deltas before it: clients that append each `text_delta` show the text twice",
+                            b.index
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send only the new text in each `text_delta`"),
+                );
+            }
         }
         let streamed = model::streamed(&self.blocks, &self.overflow);
         // A lost event may have been the stop reason or `message_stop`:

@@ -72,6 +72,12 @@ pub struct Block {
     pub start_input: Option<String>,
     /// Still open (no `content_block_stop` yet).
     pub open: bool,
+    /// Non-empty `text_delta`s received.
+    pub text_deltas: u64,
+    /// Where the last non-empty `text_delta`, the third or later, repeated
+    /// all the block's text before it, and its event (the
+    /// `messages-repeated-answer` rule); a later one clears it.
+    pub repeat_at: Option<(crate::lint::Location, Option<u64>)>,
     /// Never started: its first delta or stop came with no
     /// `content_block_start` (`messages-block-not-open`).
     pub implicit: bool,

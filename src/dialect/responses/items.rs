@@ -1054,6 +1054,12 @@ impl Checker {
                 p.kind = part_kind.to_string();
             }
             p.deltas += 1;
+            if part_kind == "output_text" && !delta.is_empty() {
+                let repeats = p.streamed.is_repeated_by(delta);
+                p.text_deltas += 1;
+                p.repeat_at = (repeats && p.text_deltas >= 3)
+                    .then(|| Box::new((out.at_pointer("/delta", false), ev.index)));
+            }
             p.streamed.push(delta, budget);
             if p.at.is_none() {
                 p.at = Some(Box::new((out.at_event(), ev.index)));
@@ -1217,6 +1223,28 @@ impl Checker {
                     );
                 }
                 report!(out, f);
+            }
+        }
+        // `responses-repeated-answer`: a part's last delta that repeats all
+        // its text before it (the `.done` event's whole text is not a delta).
+        for it in &self.items {
+            for (ci, p) in &it.parts {
+                if let Some(at) = &p.repeat_at {
+                    let (loc, ev) = (**at).clone();
+                    report!(
+                        out,
+                        Finding::new(
+                            crate::lint::rule::RESPONSES_REPEATED_ANSWER,
+                            format!(
+                                "the last `response.output_text.delta` of output_index {} content_index {ci} repeats the whole text of the deltas before it: clients that append deltas show the text twice, while the `.done` event and the final output hold it once",
+                                it.output_index
+                            ),
+                            loc,
+                        )
+                        .event(ev)
+                        .help("send only the new text in each `response.output_text.delta`"),
+                    );
+                }
             }
         }
         // A response that ended normally; an incomplete one may leave its

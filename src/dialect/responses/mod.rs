@@ -124,6 +124,12 @@ pub struct Part {
     pending: Option<Box<(crate::lint::Finding, (u64, u64))>>,
     /// Where it was announced or first streamed.
     at: Option<Box<At>>,
+    /// Non-empty `output_text` deltas received.
+    text_deltas: u64,
+    /// Where the last non-empty `output_text` delta, the third or later,
+    /// repeated all the part's text before it (`responses-repeated-answer`);
+    /// a later one clears it.
+    repeat_at: Option<Box<At>>,
 }
 
 impl Part {

@@ -108,6 +108,26 @@ impl Acc {
         !(self.is_whole() && other.is_whole()) || self.kept == other.kept
     }
 
+    /// Whether `piece` is the whole text received so far, once more: a
+    /// delta about to be appended that repeats all the text before it
+    /// (`responses-repeated-answer`). Compared only when the lengths agree,
+    /// byte for byte when all of it was kept, else by length and hash. An
+    /// empty piece repeats nothing.
+    pub fn is_repeated_by(&self, piece: &str) -> bool {
+        if piece.is_empty() || self.len != piece.len() as u64 {
+            return false;
+        }
+        if self.is_whole() {
+            return self.kept == piece;
+        }
+        let mut hash = FNV_OFFSET;
+        for b in piece.as_bytes() {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(FNV_PRIME);
+        }
+        hash == self.hash
+    }
+
     /// The length and hash: two texts with the same fingerprint are the
     /// same text.
     pub fn fingerprint(&self) -> (u64, u64) {
