@@ -452,6 +452,13 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         format!("POST {}{}", served.base(), served.endpoint())
     };
+    if let Some(k) = a.keepalive_ms.filter(|k| *k > 0) {
+        if !replay.waits_longer_than(k, &serve_options(&a)) {
+            eprintln!(
+                "sselint: note: --keepalive-ms {k} sends `: keep-alive` comments only while replay waits between events, for waits longer than {k} ms, and this capture has none (no timing of its own, or shorter gaps): add --delay-ms or --first-delay-ms to make such waits"
+            );
+        }
+    }
     let _ = writeln!(
         std::io::stdout(),
         "sselint replay: serving {} ({what}) on {base} ({paths}); Ctrl-C stops",
