@@ -18,7 +18,27 @@ use serde_json::{json, Value};
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
+
+/// The error for a `-H` with no `:` (`record`, `probe`). The header is not
+/// shown: it may be `Authorization Bearer sk-…` with the colon forgotten.
+pub const NO_COLON: &str =
+    "-H takes `Name: value`; one -H has no `:` (it is not shown here, as it may hold a key)";
+
+/// The Ctrl-C flag, installed once per process (`ctrlc` takes one
+/// handler): set when Ctrl-C is pressed; `record`, `probe` and `minimize`
+/// read it to stop with what they have.
+pub fn interrupted() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+        flag
+    })
+    .clone()
+}
 
 /// How long a live read may wait for the next bytes: 5 minutes.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);

@@ -47,10 +47,12 @@ pub struct StreamResult {
     pub counts: (u64, u64, u64),
     /// Body → file positions.
     pub origin: Origin,
-    /// HAR: the file position of each finding's body byte offset (and of
-    /// its span's end) where the body maps onto the entry's `content.text`
-    /// string (see [`Origin::har_text`]).
-    pub har_positions: BTreeMap<u64, FilePos>,
+    /// The file position of each finding's body byte offset (and of its
+    /// span's end, by its byte) where the body is not a contiguous part of
+    /// the file but maps onto it: a HAR body that is the entry's
+    /// `content.text` string as it is (see [`Origin::har_text`]), or a
+    /// `curl -v` body with curl's lines left out ([`capture::Shifts`]).
+    pub file_positions: BTreeMap<u64, FilePos>,
     /// Timing, if the capture had it.
     pub timing: Option<Timing>,
     /// Framing counts.
@@ -195,8 +197,8 @@ pub fn lint_stream_with(
         .unwrap_or_default();
     let forced_hint = tee.linter.forced_hint.take().filter(|h| !h.is_empty());
     let report = tee.linter.finish(&framing, &evidence);
-    let har_positions = match (stream.origin.har_text, kept) {
-        (Some(t), Some(body)) if t.mapped > 0 => capture::har_pos::map_offsets(
+    let file_positions = match (stream.origin.har_text, kept, &stream.shifts) {
+        (Some(t), Some(body), _) if t.mapped > 0 => capture::har_pos::map_offsets(
             &body,
             &t,
             report.out.diagnostics.iter().flat_map(|d| {
@@ -204,6 +206,7 @@ pub fn lint_stream_with(
                 [l.byte_offset, l.byte_offset + l.byte_len]
             }),
         ),
+        (None, _, Some(shifts)) => shifted_positions(shifts, &report.out.diagnostics),
         _ => BTreeMap::new(),
     };
     let mut notes = stream.notes;
@@ -229,7 +232,7 @@ pub fn lint_stream_with(
         omitted_suppressed: Vec::new(),
         counts: report.out.counts,
         origin: stream.origin,
-        har_positions,
+        file_positions,
         timing: stream.timing,
         framing,
         read_error,
@@ -297,6 +300,30 @@ impl StreamResult {
         }
         m
     }
+}
+
+/// The file positions of `diagnostics` in a body with lines left out
+/// (`curl -v`): each span's start, and its end (by its byte alone).
+fn shifted_positions(
+    shifts: &capture::Shifts,
+    diagnostics: &[crate::lint::Diagnostic],
+) -> BTreeMap<u64, FilePos> {
+    let Ok(shifts) = shifts.lock() else {
+        return BTreeMap::new();
+    };
+    let full = shifts.len() >= capture::MAX_SHIFTS;
+    let at = |end: bool| {
+        diagnostics.iter().map(move |d| {
+            let l = &d.location;
+            let byte = l.byte_offset + if end { l.byte_len } else { 0 };
+            (byte, l.line, l.column)
+        })
+    };
+    // The starts last: a span's end that is another's start takes the
+    // start's line and column.
+    let mut out = capture::shifted(&shifts, full, at(true));
+    out.extend(capture::shifted(&shifts, full, at(false)));
+    out
 }
 
 /// Lints every stream of an opened capture.

@@ -190,6 +190,26 @@ struct ArgsState {
     after_digit: bool,
 }
 
+/// Whether `c` is punctuation or a space in Unicode's terms (general
+/// category P or Z): scrubbing keeps it, as it keeps ASCII punctuation, so
+/// only letters, digits and symbols turn into placeholders.
+fn is_punctuation_or_space(c: char) -> bool {
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    matches!(
+        get_general_category(c),
+        G::ConnectorPunctuation
+            | G::DashPunctuation
+            | G::OpenPunctuation
+            | G::ClosePunctuation
+            | G::InitialPunctuation
+            | G::FinalPunctuation
+            | G::OtherPunctuation
+            | G::SpaceSeparator
+            | G::LineSeparator
+            | G::ParagraphSeparator
+    )
+}
+
 /// The JSON literals whose letters stay in arguments.
 const LITERALS: [&[u8]; 3] = [b"true", b"false", b"null"];
 
@@ -204,7 +224,7 @@ impl ArgsState {
             self.word_len = 0;
             return match c {
                 '1'..='9' => '1',
-                c if c.is_ascii() => c,
+                c if c.is_ascii() || is_punctuation_or_space(c) => c,
                 c => match c.len_utf8() {
                     2 => 'ß',
                     3 => '中',
@@ -322,6 +342,8 @@ impl Scrubber {
             '\u{feff}' => c,
             // A stand-in for an invalid byte (see `held_bytes`).
             c if (HELD_BYTE..HELD_BYTE + 0x100).contains(&u32::from(c)) => c,
+            // Punctuation and spaces stay, as ASCII's do ("—", "“", "。").
+            c if is_punctuation_or_space(c) => c,
             c => match c.len_utf8() {
                 2 => 'ß',
                 3 => '中',

@@ -207,6 +207,13 @@ impl Replay {
         self.dialect.unwrap_or(dialect::DEFAULT)
     }
 
+    /// Whether some wait of its schedule under `opts` is longer than `ms`
+    /// milliseconds: `--keepalive-ms` sends its comments only during such
+    /// waits.
+    pub fn waits_longer_than(&self, ms: u64, opts: &Options) -> bool {
+        self.schedule(opts).iter().any(|(wait, _)| *wait > ms)
+    }
+
     /// The body as (wait in ms before, bytes) segments, following the
     /// capture's timing, or `opts`' delays at event boundaries.
     pub fn schedule(&self, opts: &Options) -> Vec<(u64, std::ops::Range<usize>)> {

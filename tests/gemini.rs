@@ -68,7 +68,7 @@ const WANT: &[Want] = &[
         file: "providers/gemini-code-execution.sse",
         text: "The sum of 1 to 10 is 55.",
         reasoning: "",
-        calls: &["PYTHON(print(sum(range(1, 11))))"],
+        calls: &["codeExecution(print(sum(range(1, 11))))"],
         finish: Some("STOP"),
         ending: Ending::Complete,
     },

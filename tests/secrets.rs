@@ -71,6 +71,33 @@ fn scratch(name: &str) -> common::Scratch {
     common::Scratch::new(&format!("secrets-{name}"))
 }
 
+/// Runs `sselint ARGS… INPUT`: its output.
+fn run_on<I, S>(args: I, input: impl AsRef<std::ffi::OsStr>) -> std::process::Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new(cargo_bin("sselint"))
+        .args(args)
+        .arg(input)
+        .output()
+        .unwrap()
+}
+
+/// Runs `sselint redact [--scrub-text] INPUT -o OUT`: its output.
+fn redact(
+    input: impl AsRef<std::ffi::OsStr>,
+    out: impl AsRef<std::ffi::OsStr>,
+    scrub: bool,
+) -> std::process::Output {
+    let mut c = Command::new(cargo_bin("sselint"));
+    c.arg("redact");
+    if scrub {
+        c.arg("--scrub-text");
+    }
+    c.arg(input).arg("-o").arg(out).output().unwrap()
+}
+
 fn assert_clean(what: &str, text: &str) {
     for s in SECRETS {
         assert!(
@@ -119,11 +146,7 @@ fn no_format_of_any_command_prints_a_secret() {
         vec!["inspect".into(), "--format".into(), "jsonl".into()],
     ));
     for (what, args) in runs {
-        let out = Command::new(cargo_bin("sselint"))
-            .args(&args)
-            .arg(&har)
-            .output()
-            .unwrap();
+        let out = run_on(&args, &har);
         assert_ran(&what, &out, &[0, 1]);
         assert_clean(&what, &String::from_utf8_lossy(&out.stdout));
         assert_clean(&what, &String::from_utf8_lossy(&out.stderr));
@@ -149,11 +172,7 @@ fn no_format_of_any_command_prints_a_secret() {
     assert!(baseline.contains("\"findings\""), "{baseline}");
     assert_clean("baseline", &baseline);
     // A HAR with no SSE entry lists its entries: URLs redacted there too.
-    let out = Command::new(cargo_bin("sselint"))
-        .args(["check", "--url-match", "nothing-matches"])
-        .arg(&har)
-        .output()
-        .unwrap();
+    let out = run_on(["check", "--url-match", "nothing-matches"], &har);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("entries:"), "{stderr}");
@@ -173,11 +192,10 @@ fn a_curl_dump_read_as_sse_still_hides_its_headers() {
     let p = dir.join("dump.txt");
     std::fs::write(&p, dump).unwrap();
     for fmt in ["human", "json", "github"] {
-        let out = Command::new(cargo_bin("sselint"))
-            .args(["check", "-v", "--input-format", "sse", "--format", fmt])
-            .arg(&p)
-            .output()
-            .unwrap();
+        let out = run_on(
+            ["check", "-v", "--input-format", "sse", "--format", fmt],
+            &p,
+        );
         assert_ran(fmt, &out, &[0, 1]);
         assert_clean(fmt, &String::from_utf8_lossy(&out.stdout));
         assert_clean(fmt, &String::from_utf8_lossy(&out.stderr));
@@ -189,42 +207,20 @@ fn redact_writes_a_copy_without_secrets() {
     let dir = scratch("redact");
     let har = secret_har(&dir);
     let out = dir.join("shareable.har");
-    let st = Command::new(cargo_bin("sselint"))
-        .arg("redact")
-        .arg(&har)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .unwrap();
+    let st = redact(&har, &out, false).status;
     assert!(st.success());
     let text = std::fs::read_to_string(&out).unwrap();
     assert_clean("redact output", &text);
     // Never over the input, never over an existing file without --force.
-    let st = Command::new(cargo_bin("sselint"))
-        .arg("redact")
-        .arg(&har)
-        .arg("-o")
-        .arg(&har)
-        .status()
-        .unwrap();
+    let st = redact(&har, &har, false).status;
     assert_eq!(st.code(), Some(2));
-    let st = Command::new(cargo_bin("sselint"))
-        .arg("redact")
-        .arg(&har)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .unwrap();
+    let st = redact(&har, &out, false).status;
     assert_eq!(st.code(), Some(2));
 }
 
 /// (rule, severity) of every finding, sorted, and the ending.
 fn verdict(path: &std::path::Path) -> (Vec<(String, String)>, String, usize, bool) {
-    let out = Command::new(cargo_bin("sselint"))
-        .args(["check", "--format", "json", "--fail-on", "never"])
-        .arg(path)
-        .output()
-        .unwrap();
+    let out = run_on(["check", "--format", "json", "--fail-on", "never"], path);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     let mut rules = Vec::new();
     let mut ending = String::new();
@@ -272,13 +268,7 @@ fn a_scrubbed_capture_gets_the_same_findings_as_the_original() {
             .extension()
             .map_or("sse".to_string(), |e| e.to_string_lossy().into_owned());
         let out = dir.join(format!("s{i}.{ext}"));
-        let st = Command::new(cargo_bin("sselint"))
-            .args(["redact", "--scrub-text"])
-            .arg(input)
-            .arg("-o")
-            .arg(&out)
-            .status()
-            .unwrap();
+        let st = redact(input, &out, true).status;
         let unscrubbable = input.to_string_lossy().contains("trace")
             || input.extension().is_some_and(|e| e == "bin");
         if unscrubbable {
@@ -302,13 +292,7 @@ fn a_scrubbed_capture_gets_the_same_findings_as_the_original() {
 fn redact_refuses_a_trace_dump_whose_hex_column_holds_every_byte() {
     let dir = scratch("trace");
     let out = dir.join("t.txt");
-    let st = Command::new(cargo_bin("sselint"))
-        .arg("redact")
-        .arg(root().join("samples/curl/curl-trace.txt"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let st = redact(root().join("samples/curl/curl-trace.txt"), &out, false);
     assert_eq!(st.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&st.stderr).contains("trace dump"));
     assert!(!out.exists());
@@ -371,11 +355,7 @@ fn inspect_jsonl_masks_a_key_inside_the_event_data() {
     )
     .unwrap();
     for format in ["jsonl", "table"] {
-        let out = Command::new(cargo_bin("sselint"))
-            .args(["inspect", "--format", format])
-            .arg(&p)
-            .output()
-            .unwrap();
+        let out = run_on(["inspect", "--format", format], &p);
         let text = String::from_utf8_lossy(&out.stdout);
         // The table shortens the data; the JSONL record holds all of it.
         if format == "jsonl" {
@@ -397,11 +377,7 @@ fn inspect_jsonl_masks_keys_in_comments_event_names_ids_and_other_lines() {
         ": proxy note key=AIzaSyD-FAKEKEY1234567890abcdefghijklmn\n\nevent: sk-proj-EVENTSECRET12345\nid: sk-proj-IDSECRET123456789\ndata: {\"id\":\"1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\nxx: sk-proj-LINESECRET12345678\n\ndata: [DONE]\n\n",
     )
     .unwrap();
-    let out = Command::new(cargo_bin("sselint"))
-        .args(["inspect", "--format", "jsonl"])
-        .arg(&p)
-        .output()
-        .unwrap();
+    let out = run_on(["inspect", "--format", "jsonl"], &p);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("\"type\":\"comment\""), "{text}");
     for secret in ["AIzaSyD-FAKEKEY", "EVENTSECRET", "IDSECRET", "LINESECRET"] {
@@ -430,12 +406,7 @@ fn scrub_text_masks_keys_before_it_scrubs_and_in_a_har_s_comment_lines() {
         let p = dir.join(name);
         std::fs::write(&p, bytes).unwrap();
         let out = dir.join(format!("out-{name}"));
-        let run = Command::new(cargo_bin("sselint"))
-            .args(["redact", "--scrub-text", "-o"])
-            .arg(&out)
-            .arg(&p)
-            .output()
-            .unwrap();
+        let run = redact(&p, &out, true);
         assert_ran(name, &run, &[0]);
         let text = std::fs::read_to_string(&out).unwrap();
         assert!(
@@ -469,12 +440,7 @@ fn redact_masks_a_har_s_form_params_and_page_titles() {
     std::fs::write(&p, serde_json::to_vec(&har).unwrap()).unwrap();
     for scrub in [false, true] {
         let out = dir.join(format!("out-{scrub}.har"));
-        let mut cmd = Command::new(cargo_bin("sselint"));
-        cmd.args(["redact", "-o"]).arg(&out).arg(&p);
-        if scrub {
-            cmd.arg("--scrub-text");
-        }
-        let run = cmd.output().unwrap();
+        let run = redact(&p, &out, scrub);
         assert_ran("redact", &run, &[0]);
         let text = std::fs::read_to_string(&out).unwrap();
         for secret in ["PWSECRET555", "APIKEYSECRET666", "FAKEKEY"] {
@@ -536,13 +502,7 @@ fn values_of(body: &str, key: &str) -> Vec<String> {
 fn redact_scrubs_text_flat_unless_a_finding_needs_its_letters() {
     let dir = scratch("flat");
     let run = |input: &std::path::Path, out: &std::path::Path| {
-        let o = Command::new(cargo_bin("sselint"))
-            .args(["redact", "--scrub-text"])
-            .arg(input)
-            .arg("-o")
-            .arg(out)
-            .output()
-            .unwrap();
+        let o = redact(input, out, true);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
@@ -615,13 +575,7 @@ fn redact_scrubs_text_that_is_not_json() {
         let input = dir.join(name);
         std::fs::write(&input, body).unwrap();
         let out = dir.join(format!("out-{name}"));
-        let o = Command::new(cargo_bin("sselint"))
-            .args(["redact", "--scrub-text"])
-            .arg(&input)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .unwrap();
+        let o = redact(&input, &out, true);
         assert!(
             o.status.success(),
             "{name}: {}",
@@ -652,12 +606,7 @@ fn redact_scrubs_error_messages_and_masks_secret_pairs() {
         (false, &["SECRETVAL", "SECRET2"][..]),
     ] {
         let out = dir.join(format!("out-{scrub}.sse"));
-        let mut c = Command::new(cargo_bin("sselint"));
-        c.arg("redact");
-        if scrub {
-            c.arg("--scrub-text");
-        }
-        let o = c.arg(&input).arg("-o").arg(&out).output().unwrap();
+        let o = redact(&input, &out, scrub);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let text = std::fs::read_to_string(&out).unwrap();
         for w in words {
@@ -689,13 +638,7 @@ fn redact_masks_a_key_in_a_hars_response_text() {
     let input = dir.join("in.har");
     std::fs::write(&input, serde_json::to_vec(&h).unwrap()).unwrap();
     let out = dir.join("out.har");
-    let st = Command::new(cargo_bin("sselint"))
-        .arg("redact")
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .unwrap();
+    let st = redact(&input, &out, false).status;
     assert!(st.success());
     let saved = std::fs::read_to_string(&out).unwrap();
     assert!(!saved.contains("LEAKYKEY"), "{saved}");
@@ -738,13 +681,7 @@ fn redact_refuses_what_it_cannot_read_instead_of_copying_secrets() {
         let input = dir.join(name);
         std::fs::write(&input, &bytes).unwrap();
         let out = dir.join(format!("out-{name}"));
-        let o = Command::new(cargo_bin("sselint"))
-            .arg("redact")
-            .arg(&input)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .unwrap();
+        let o = redact(&input, &out, false);
         assert_eq!(o.status.code(), Some(2), "{name}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(says), "{name}: {err}");
@@ -823,12 +760,7 @@ fn redact_keeps_a_har_s_content_size_in_step_with_its_masked_body() {
         let input = dir.join(format!("{name}.har"));
         std::fs::write(&input, har.to_string()).unwrap();
         let copy = dir.join(format!("{name}.copy.har"));
-        let out = Command::new(cargo_bin("sselint"))
-            .args(["redact", "-o"])
-            .arg(&copy)
-            .arg(&input)
-            .output()
-            .unwrap();
+        let out = redact(&input, &copy, false);
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -836,11 +768,7 @@ fn redact_keeps_a_har_s_content_size_in_step_with_its_masked_body() {
             String::from_utf8_lossy(&out.stderr)
         );
         let rules = |p: &std::path::Path| -> (Option<i32>, Vec<String>) {
-            let out = Command::new(cargo_bin("sselint"))
-                .args(["check", "--format", "json"])
-                .arg(p)
-                .output()
-                .unwrap();
+            let out = run_on(["check", "--format", "json"], p);
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             let rules = v["files"][0]["streams"][0]["diagnostics"]
                 .as_array()
@@ -881,12 +809,7 @@ fn redact_masks_a_json_body_s_secret_members_and_keeps_the_document() {
     )
     .unwrap();
     let copy = dir.join("copy.json");
-    let out = Command::new(cargo_bin("sselint"))
-        .args(["redact", "-o"])
-        .arg(&copy)
-        .arg(&input)
-        .output()
-        .unwrap();
+    let out = redact(&input, &copy, false);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -950,11 +873,7 @@ fn a_bearer_token_of_any_shape_is_masked_in_every_format() {
             runs.push(vec!["inspect", "--format", fmt]);
         }
         for args in runs {
-            let out = Command::new(cargo_bin("sselint"))
-                .args(&args)
-                .arg(input)
-                .output()
-                .unwrap();
+            let out = run_on(&args, input);
             let what = format!("{} {}", args.join(" "), input.display());
             assert_ran(&what, &out, &[0, 1]);
             let text = format!(
@@ -1028,13 +947,7 @@ fn secret_values_without_digits_and_session_ids_are_masked() {
     let input = dir.join("err.sse");
     std::fs::write(&input, &body).unwrap();
     let out = dir.join("out.sse");
-    let o = Command::new(cargo_bin("sselint"))
-        .arg("redact")
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = redact(&input, &out, false);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let saved = std::fs::read_to_string(&out).unwrap();
     for v in values {
@@ -1049,11 +962,7 @@ fn secret_values_without_digits_and_session_ids_are_masked() {
         &["check", "--format", "json"],
         &["inspect"],
     ] {
-        let o = Command::new(cargo_bin("sselint"))
-            .args(args)
-            .arg(&input)
-            .output()
-            .unwrap();
+        let o = run_on(args, &input);
         let what = args.join(" ");
         assert_ran(&what, &o, &[0, 1]);
         let text = String::from_utf8_lossy(&o.stdout);

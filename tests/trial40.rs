@@ -245,36 +245,15 @@ fn finding_6_an_event_not_read_is_not_also_a_missing_role() {
     .concat();
     let p = dir.join("big.sse");
     std::fs::write(&p, format!("{first}{rest}")).unwrap();
-    let (_, out, _) = sselint(&[
-        "check",
-        "--max-event-bytes",
-        "1024",
-        "--format",
-        "json",
-        p.to_str().unwrap(),
-    ]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|d| d["rule"].as_str())
-        .collect();
-    assert!(rules.contains(&"event-too-large"), "{rules:?}");
-    assert!(!rules.contains(&"missing-role"), "{rules:?}");
+    let rules = rules_of(&p, &["--max-event-bytes", "1024"]);
+    assert!(rules.iter().any(|r| r == "event-too-large"), "{rules:?}");
+    assert!(!rules.iter().any(|r| r == "missing-role"), "{rules:?}");
     // The same for an event that is not JSON: it may have held the role.
     let broken = first.replacen("}]}", "}]", 1);
     std::fs::write(&p, format!("{broken}{rest}")).unwrap();
-    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|d| d["rule"].as_str())
-        .collect();
-    assert!(rules.contains(&"invalid-json"), "{rules:?}");
-    assert!(!rules.contains(&"missing-role"), "{rules:?}");
+    let rules = rules_of(&p, &[]);
+    assert!(rules.iter().any(|r| r == "invalid-json"), "{rules:?}");
+    assert!(!rules.iter().any(|r| r == "missing-role"), "{rules:?}");
 }
 
 #[test]
@@ -316,16 +295,9 @@ fn finding_9_a_character_cut_by_the_end_is_the_cut_not_invalid_utf8() {
     body.extend_from_slice(b"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3");
     let p = dir.join("cut.sse");
     std::fs::write(&p, &body).unwrap();
-    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let rules: Vec<&str> = v["files"][0]["streams"][0]["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|d| d["rule"].as_str())
-        .collect();
-    assert!(rules.contains(&"cut-off"), "{rules:?}");
-    assert!(!rules.contains(&"invalid-utf8"), "{rules:?}");
+    let rules = rules_of(&p, &[]);
+    assert!(rules.iter().any(|r| r == "cut-off"), "{rules:?}");
+    assert!(!rules.iter().any(|r| r == "invalid-utf8"), "{rules:?}");
     // A bad byte that is not the cut still is one.
     let mut bad = chat_chunk("Hello", "null").into_bytes();
     bad.extend_from_slice(b"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3 x");
@@ -462,4 +434,338 @@ fn finding_16_a_capture_cut_after_a_whole_data_line_is_not_also_unterminated() {
     std::fs::write(&sse, &cut).unwrap();
     let (_, out, _) = sselint(&["check", "--format", "json", sse.to_str().unwrap()]);
     assert!(out.contains("\"unterminated-event\""), "{out}");
+}
+
+/// The rules of the first stream of `path` in `check --format json ARGS`,
+/// in report order.
+fn rules_of(path: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    all.push(path.to_str().unwrap());
+    let (_, out, _) = sselint(&all);
+    rules_in(&out)
+}
+
+/// The rules of the first stream of the first file in `out`, the output of
+/// `check --format json`, in report order.
+fn rules_in(out: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    v["files"][0]["streams"][0]["diagnostics"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no diagnostics: {out}"))
+        .iter()
+        .filter_map(|d| d["rule"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// A `curl -v … 2>&1` dump of a Chat request: curl's lines (10 before the
+/// body), `body`, then `tail` (what curl wrote after it).
+fn curl_v_dump(body: &str, tail: &str) -> String {
+    [
+        "*   Trying 127.0.0.1:8080...\n",
+        "* Connected to 127.0.0.1 (127.0.0.1) port 8080\n",
+        "> POST /v1/chat/completions HTTP/1.1\n",
+        "> Host: 127.0.0.1:8080\n",
+        "> Content-Type: application/json\n",
+        ">\n",
+        "< HTTP/1.1 200 OK\n",
+        "< content-type: text/event-stream\n",
+        "<\n",
+        "{ [120 bytes data]\n",
+        body,
+        tail,
+    ]
+    .concat()
+}
+
+/// The `line=` and `col=` of the first `::error` annotation of `rule` in
+/// `check --format github` output.
+fn github_position(out: &str, rule: &str) -> (u64, Option<u64>) {
+    let l = out
+        .lines()
+        .find(|l| l.contains(&format!("title={rule} (")))
+        .unwrap_or_else(|| panic!("no {rule}: {out}"));
+    let field = |name: &str| -> Option<u64> {
+        l.split([',', ' ', ':'])
+            .find_map(|p| p.strip_prefix(name))
+            .and_then(|v| v.parse().ok())
+    };
+    (field("line=").unwrap_or(0), field("col="))
+}
+
+#[test]
+fn finding_8_curl_v_lines_after_a_broken_transfer_are_not_body_bytes() {
+    let first = chat_chunk("Hello", "null");
+    // The second event stops 60 bytes in; curl writes its info line and
+    // error right after the last byte, on the same line.
+    let second = chat_chunk(" there", "null");
+    let partial = &second[..60];
+    let body = format!("{first}{{ [99 bytes data]\n{partial}");
+    let dump = curl_v_dump(
+        &body,
+        "* transfer closed with outstanding read data remaining\n* Closing connection\ncurl: (18) transfer closed with outstanding read data remaining\n",
+    );
+    let dir = scratch("trial40-curl-v-cut");
+    let p = dir.join("cut.txt");
+    std::fs::write(&p, &dump).unwrap();
+    let d = diagnostic(&p, &[], "cut-off");
+    // The caret is on the last body byte, not past curl's words.
+    assert_eq!(d["column"], partial.len(), "{d}");
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let text = v["files"][0]["streams"][0]["choices"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert_eq!(text, "Hello", "{out}");
+    // GitHub and SARIF point at that line of the file: 10 curl lines, the
+    // first event (2 lines), a data marker, then the cut line.
+    let (code, out, err) = sselint(&["check", "--format", "github", p.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert_eq!(
+        github_position(&out, "cut-off"),
+        (14, Some(partial.len() as u64)),
+        "{out}"
+    );
+    let (_, out, _) = sselint(&["check", "--format", "sarif", p.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let cut = rules.iter().position(|r| r["name"] == "cut-off").unwrap();
+    let r = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleIndex"] == cut)
+        .unwrap_or_else(|| panic!("no cut-off: {out}"));
+    let region = &r["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 14, "{r:#}");
+}
+
+#[test]
+fn finding_8_github_points_at_the_file_line_of_any_curl_v_finding() {
+    // A whole stream with one bad event, curl's data markers between.
+    let body = [
+        chat_chunk("Hello", "null"),
+        "{ [80 bytes data]\n".to_string(),
+        "data: {not json}\n\n".to_string(),
+        "{ [80 bytes data]\n".to_string(),
+        chat_chunk("", "\"stop\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let dump = curl_v_dump(&body, "* Connection #0 to host 127.0.0.1 left intact\n");
+    let dir = scratch("trial40-curl-v-github");
+    let p = dir.join("v.txt");
+    std::fs::write(&p, &dump).unwrap();
+    let (_, out, err) = sselint(&["check", "--format", "github", p.to_str().unwrap()]);
+    // File line 14: 10 curl lines, 2 of the first event, a marker; the
+    // column is the body line's.
+    let column = diagnostic(&p, &[], "invalid-json")["column"].as_u64();
+    assert_eq!(
+        github_position(&out, "invalid-json"),
+        (14, column),
+        "{out}{err}"
+    );
+    // The finding before the first marker is on the first body line.
+    assert_eq!(github_position(&out, "missing-role").0, 11, "{out}{err}");
+}
+
+#[test]
+fn finding_11_server_side_calls_are_labelled_by_their_tool() {
+    let (_, out, _) = sselint(&[
+        "check",
+        "--format",
+        "json",
+        root()
+            .join("tests/fixtures/seam/responses-web-search.sse")
+            .to_str()
+            .unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let call = &v["files"][0]["streams"][0]["choices"][0]["tool_calls"][0];
+    assert_eq!(call["name"], "web_search", "{call}");
+    let (_, out, _) = sselint(&[
+        "check",
+        root()
+            .join("tests/fixtures/seam/responses-web-search.sse")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert!(out.contains("tool calls: web_search({"), "{out}");
+    let g = root().join("samples/providers/gemini-code-execution.sse");
+    let (_, out, _) = sselint(&["check", "--format", "json", g.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let call = &v["files"][0]["streams"][0]["choices"][0]["tool_calls"][0];
+    assert_eq!(call["name"], "codeExecution", "{call}");
+    let (_, out, _) = sselint(&["check", g.to_str().unwrap()]);
+    assert!(!out.contains("PYTHON("), "{out}");
+    assert!(out.contains("codeExecution("), "{out}");
+}
+
+#[test]
+fn finding_13_a_dialects_own_line_endings_are_no_difference_across_dialects() {
+    let a = root().join("samples/good/openai-basic.sse");
+    let b = root().join("samples/good/gemini-basic.sse");
+    let (_, out, err) = sselint(&[
+        "diff",
+        "--format",
+        "json",
+        "--ignore-text",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let items: Vec<&str> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["item"].as_str())
+        .collect();
+    assert!(!items.contains(&"line endings"), "{items:?}");
+    assert!(!items.contains(&"line-endings"), "{items:?}");
+    // A Chat stream with CRLF is not its dialect's own: still a difference.
+    let crlf = root().join("samples/good/crlf.sse");
+    let (_, out, _) = sselint(&[
+        "diff",
+        "--format",
+        "json",
+        "--ignore-text",
+        crlf.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(
+        out.contains("\"line endings\"") || out.contains("\"line-endings\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn finding_14_scrub_text_keeps_non_ascii_punctuation() {
+    let dir = scratch("trial40-scrub-punct");
+    let p = dir.join("p.sse");
+    let body = [
+        chat_chunk("Wait — “quoted” … done，好。", "null"),
+        chat_chunk("", "\"stop\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    std::fs::write(&p, body).unwrap();
+    let o = dir.join("o.sse");
+    let (code, out, err) = sselint(&[
+        "redact",
+        "--scrub-text",
+        p.to_str().unwrap(),
+        "-o",
+        o.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let copy = std::fs::read_to_string(&o).unwrap();
+    assert!(copy.contains("\"Xxxx — “xxxxxx” … xxxx，中。\""), "{copy}");
+}
+
+#[test]
+fn finding_16_an_event_over_the_limit_is_one_finding_not_one_per_line() {
+    let dir = scratch("trial40-big-multiline");
+    let lines: String = (0..200)
+        .map(|_| format!("data: {}\n", "x".repeat(500)))
+        .collect();
+    let body = [
+        chat_chunk("hi", "null"),
+        lines,
+        "\n".to_string(),
+        chat_chunk("", "\"stop\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let p = dir.join("big.sse");
+    std::fs::write(&p, body).unwrap();
+    let rules = rules_of(&p, &["--max-event-bytes", "1024"]);
+    assert!(rules.iter().any(|r| r == "event-too-large"), "{rules:?}");
+    assert!(!rules.iter().any(|r| r == "unknown-sse-field"), "{rules:?}");
+}
+
+#[test]
+fn finding_16_a_choice_index_past_n_is_one_finding_with_a_count() {
+    // n = 1, and every chunk numbers its choice 1.
+    let chunk = |c: &str, f: &str| chat_chunk(c, f).replace("\"index\":0", "\"index\":1");
+    let body = [
+        chunk("a", "null"),
+        chunk("b", "null"),
+        chunk("c", "null"),
+        chunk("", "\"stop\""),
+        "data: [DONE]\n\n".to_string(),
+    ]
+    .concat();
+    let mut har = one_entry_har(serde_json::json!({"size": body.len(), "text": body}), &[]);
+    har["log"]["entries"][0]["request"]["postData"] = serde_json::json!({
+        "mimeType": "application/json",
+        "text": "{\"model\":\"m\",\"stream\":true,\"n\":1,\"messages\":[]}"
+    });
+    let dir = scratch("trial40-n1");
+    let p = dir.join("n1.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let (_, out, _) = sselint(&["check", "--format", "json", p.to_str().unwrap()]);
+    let found: Vec<String> = rules_in(&out)
+        .into_iter()
+        .filter(|r| r == "choice-index")
+        .collect();
+    assert_eq!(found.len(), 1, "{out}");
+    let d = diagnostic(&p, &[], "choice-index");
+    let m = d["message"].as_str().unwrap();
+    assert!(m.contains("n = 1"), "{m}");
+    assert!(m.contains("4 chunks"), "{m}");
+}
+
+#[test]
+fn finding_16_an_unreadable_har_body_is_an_input_error_naming_the_entry() {
+    let dir = scratch("trial40-bad-base64");
+    let har = one_entry_har(
+        serde_json::json!({"size": 10, "encoding": "base64", "text": "@@@not base64@@@"}),
+        &[],
+    );
+    let p = dir.join("bad.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let (code, out, err) = sselint(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(err.contains("bad.har"), "{err}");
+    assert!(err.contains("entries[0]"), "{err}");
+    assert!(err.contains("not valid base64"), "{err}");
+    assert!(!out.contains("capture-truncated"), "{out}");
+}
+
+#[test]
+fn finding_16_replay_keepalive_with_no_wait_says_none_will_be_sent() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::{Command, Stdio};
+    let capture = root().join("samples/good/openai-basic.sse");
+    let run = |extra: &[&str]| -> String {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+            .arg("replay")
+            .arg(&capture)
+            .args(["--listen", "127.0.0.1:0", "--keepalive-ms", "100"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        err
+    };
+    let err = run(&[]);
+    assert!(err.contains("--keepalive-ms"), "{err}");
+    assert!(err.contains("--delay-ms"), "{err}");
+    // With waits long enough, no such note.
+    let err = run(&["--delay-ms", "300"]);
+    assert!(!err.contains("--keepalive-ms"), "{err}");
 }

@@ -138,7 +138,8 @@ pub fn read(
         .to_vec();
     // A BOM (a Windows editor, PowerShell's Out-File) before the status
     // line belongs to the file, not to the response.
-    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+    let bom = head.starts_with(&[0xEF, 0xBB, 0xBF]);
+    if bom {
         reader.consume(3);
         head.drain(..3);
     }
@@ -154,7 +155,7 @@ pub fn read(
     if is_status_line(t) {
         read_include(name, reader, max_decoded)
     } else {
-        read_verbose(name, reader, max_decoded)
+        read_verbose(name, reader, if bom { 3 } else { 0 }, max_decoded)
     }
 }
 
@@ -361,16 +362,20 @@ fn finish_body(
 }
 
 /// A `curl -v … 2>&1` dump: header lines from `< `, request line from `> `,
-/// the body with curl's own lines removed.
+/// the body with curl's own lines removed. `start` is the file offset of
+/// the reader's first byte (3 after a BOM).
 fn read_verbose(
     name: &str,
     mut r: BufReader<Box<dyn Read + Send>>,
+    start: u64,
     max_decoded: u64,
 ) -> Result<Capture, InputError> {
     let err = |e: io::Error| InputError::new(name, super::io_message(&e));
     let mut http: Option<Http> = None;
     let mut request = Request::default();
     let mut first_body_line = Vec::new();
+    // The file bytes and lines before the body.
+    let (mut before, mut lines_before) = (start, 0u64);
     while let Some(l) = next_line(&mut r).map_err(err)? {
         if let Some(rest) = l.strip_prefix(b"< ") {
             if is_status_line(rest) {
@@ -393,11 +398,13 @@ fn read_verbose(
             || l.starts_with(b"*")
             || l.starts_with(b"Note: ")
         {
-            continue;
+            // curl's: skipped.
         } else {
             first_body_line = l;
             break;
         }
+        before += l.len() as u64;
+        lines_before += u64::from(l.ends_with(b"\n"));
     }
     if let Some(h) = http.as_mut() {
         h.content_type = h.header("content-type").map(str::to_string);
@@ -407,8 +414,18 @@ fn read_verbose(
         request.url = format!("https://{host}{}", request.url);
     }
     let rest: Box<dyn Read + Send> = Box::new(Cursor::new(first_body_line).chain(r));
-    let filtered: Box<dyn Read + Send> = Box::new(VerboseFilter::new(rest));
-    finish_body(&mut stream, http.as_ref(), filtered, max_decoded);
+    let shifts: super::Shifts = Default::default();
+    if let Ok(mut v) = shifts.lock() {
+        v.push(super::Shift {
+            body: 0,
+            bytes: before,
+            lines: lines_before,
+        });
+    }
+    let filtered: Box<dyn Read + Send> = Box::new(VerboseFilter::new(rest, shifts.clone()));
+    if finish_body(&mut stream, http.as_ref(), filtered, max_decoded) {
+        stream.shifts = Some(shifts);
+    }
     stream.http = http;
     stream.request = (!request.method.is_empty()).then_some(request);
     Ok(Capture {
@@ -420,15 +437,27 @@ fn read_verbose(
 }
 
 /// Drops the lines curl `-v` writes to stderr (`* `, `> `, `< `, `{ [`,
-/// `} [`) from a merged dump, streaming.
+/// `} [`) from a merged dump, streaming, and the info line curl writes
+/// right after the last body bytes of a transfer that broke mid-line (`*
+/// transfer closed with outstanding read data remaining`); records where
+/// the body's bytes sit in the file ([`super::Shifts`]).
 struct VerboseFilter<R> {
     inner: R,
-    /// Bytes at the start of the current line not yet classified (≤ 3).
+    /// Bytes at the start of the current line not yet classified (≤ 3),
+    /// or of a possible curl info line inside a body line.
     held: Vec<u8>,
     state: LineState,
     out: Vec<u8>,
     pos: usize,
     eof: bool,
+    /// Body bytes given out so far.
+    body: u64,
+    /// File bytes and lines left out so far.
+    dropped: u64,
+    dropped_lines: u64,
+    /// `dropped` when the last shift was recorded.
+    recorded: u64,
+    shifts: super::Shifts,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -438,10 +467,54 @@ enum LineState {
     Drop,
     /// A bare marker line just ended with CR: an LF next belongs to it.
     AfterCr,
+    /// Inside a body line, `held` begins like one of curl's info lines
+    /// ([`MIDLINE_INFO`]).
+    MaybeInfo,
+}
+
+/// What curl's info lines say after `* ` when a transfer ends or breaks:
+/// written to stderr as it happens, they follow the last body bytes on
+/// the same line when the body stopped mid-line (curl's `lib/transfer.c`,
+/// `lib/http.c`, `lib/vtls/`, `lib/connect.c`).
+const MIDLINE_INFO: &[&[u8]] = &[
+    b"transfer closed with ",
+    b"Recv failure",
+    b"OpenSSL SSL_read",
+    b"Operation timed out",
+    b"HTTP/2 stream ",
+    b"Closing connection",
+    b"Connection #",
+    b"Connection died",
+    b"end of response with",
+    b"Failed writing",
+    b"Illegal or missing hexadecimal",
+    b"TLSv1.",
+];
+
+/// Whether `held` (starting with `*`) is one of curl's info lines:
+/// `None` while it could still become one.
+fn midline_info(held: &[u8]) -> Option<bool> {
+    let rest = match held {
+        [b'*'] => return None,
+        [b'*', b' ', rest @ ..] => rest,
+        _ => return Some(false),
+    };
+    let mut open = false;
+    for m in MIDLINE_INFO {
+        if rest.starts_with(m) {
+            return Some(true);
+        }
+        open |= m.starts_with(rest);
+    }
+    if open {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 impl<R: Read> VerboseFilter<R> {
-    fn new(inner: R) -> Self {
+    fn new(inner: R, shifts: super::Shifts) -> Self {
         VerboseFilter {
             inner,
             held: Vec::new(),
@@ -449,7 +522,41 @@ impl<R: Read> VerboseFilter<R> {
             out: Vec::new(),
             pos: 0,
             eof: false,
+            body: 0,
+            dropped: 0,
+            dropped_lines: 0,
+            recorded: 0,
+            shifts,
         }
+    }
+
+    /// Gives out body bytes, recording a shift first when bytes were left
+    /// out since the last one.
+    fn emit(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if self.dropped != self.recorded {
+            self.recorded = self.dropped;
+            if let Ok(mut v) = self.shifts.lock() {
+                let (bytes, lines) = v.first().map_or((0, 0), |s| (s.bytes, s.lines));
+                if v.len() < super::MAX_SHIFTS {
+                    v.push(super::Shift {
+                        body: self.body,
+                        bytes: bytes + self.dropped,
+                        lines: lines + self.dropped_lines,
+                    });
+                }
+            }
+        }
+        self.out.extend_from_slice(bytes);
+        self.body += bytes.len() as u64;
+    }
+
+    /// Leaves out `bytes` of the file.
+    fn drop_bytes(&mut self, bytes: &[u8]) {
+        self.dropped += bytes.len() as u64;
+        self.dropped_lines += bytes.iter().filter(|b| **b == b'\n').count() as u64;
     }
 
     fn classify(held: &[u8]) -> Option<LineState> {
@@ -465,42 +572,72 @@ impl<R: Read> VerboseFilter<R> {
     fn push(&mut self, bytes: &[u8]) {
         for &b in bytes {
             match self.state {
+                LineState::Keep if b == b'*' => {
+                    self.held.push(b);
+                    self.state = LineState::MaybeInfo;
+                }
                 LineState::Keep => {
-                    self.out.push(b);
+                    self.emit(&[b]);
                     if b == b'\n' {
                         self.state = LineState::Start;
+                    }
+                }
+                LineState::MaybeInfo => {
+                    self.held.push(b);
+                    let held = std::mem::take(&mut self.held);
+                    match midline_info(&held) {
+                        None => self.held = held,
+                        Some(true) => {
+                            self.drop_bytes(&held);
+                            self.state = LineState::Drop;
+                        }
+                        Some(false) => {
+                            self.emit(&held);
+                            self.state = if b == b'\n' {
+                                LineState::Start
+                            } else {
+                                LineState::Keep
+                            };
+                        }
                     }
                 }
                 LineState::Drop => {
+                    self.drop_bytes(&[b]);
                     if b == b'\n' {
                         self.state = LineState::Start;
                     }
                 }
-                LineState::AfterCr if b == b'\n' => self.state = LineState::Start,
+                LineState::AfterCr if b == b'\n' => {
+                    self.drop_bytes(&[b]);
+                    self.state = LineState::Start;
+                }
                 LineState::Start | LineState::AfterCr => {
                     self.state = LineState::Start;
                     if b == b'\n' || b == b'\r' {
+                        let held = std::mem::take(&mut self.held);
                         // The line ended before it could be classified: a
                         // bare `>`, `<` or `*` is curl's too (trailing
                         // space lost in a copy).
-                        if matches!(self.held.as_slice(), [b'>' | b'<' | b'*']) {
-                            self.held.clear();
+                        if matches!(held.as_slice(), [b'>' | b'<' | b'*']) {
+                            self.drop_bytes(&held);
+                            self.drop_bytes(&[b]);
                             // The LF of a CRLF goes with the dropped line.
                             if b == b'\r' {
                                 self.state = LineState::AfterCr;
                             }
                             continue;
                         }
-                        self.out.append(&mut self.held);
-                        self.out.push(b);
+                        self.emit(&held);
+                        self.emit(&[b]);
                         continue;
                     }
                     self.held.push(b);
                     if let Some(s) = Self::classify(&self.held) {
+                        let held = std::mem::take(&mut self.held);
                         if s == LineState::Keep {
-                            self.out.append(&mut self.held);
+                            self.emit(&held);
                         } else {
-                            self.held.clear();
+                            self.drop_bytes(&held);
                         }
                         self.state = s;
                     }
@@ -531,7 +668,7 @@ impl<R: Read> Read for VerboseFilter<R> {
             if n == 0 {
                 self.eof = true;
                 let held = std::mem::take(&mut self.held);
-                self.out.extend(held);
+                self.emit(&held);
             } else {
                 self.push(&tmp[..n]);
             }
@@ -889,9 +1026,10 @@ mod tests {
     #[test]
     fn bare_markers_inside_the_body_are_dropped_with_their_line_end() {
         let mut out = Vec::new();
-        VerboseFilter::new(Cursor::new(
-            b"data: a\n\n<\r\n>\n*\r\ndata: b\r\n\r\n".to_vec(),
-        ))
+        VerboseFilter::new(
+            Cursor::new(b"data: a\n\n<\r\n>\n*\r\ndata: b\r\n\r\n".to_vec()),
+            Default::default(),
+        )
         .read_to_end(&mut out)
         .unwrap();
         assert_eq!(out, b"data: a\n\ndata: b\r\n\r\n");

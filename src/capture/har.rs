@@ -137,18 +137,25 @@ pub fn read(
         let chat = is_chat_completion(entry);
         let (method, url) = (method.to_string(), super::redact_url(url));
         let text = texts.remove(&i);
-        streams.push((
-            chat,
-            entry_stream(
-                i,
-                entry,
-                text,
-                text_at.get(&i).copied(),
-                &method,
-                &url,
-                opts.decoded_limit(),
-            ),
-        ));
+        // A body that cannot be read is bad input, as a string that is not
+        // UTF-8 is: the file's error, naming the entry (`--entry` picks
+        // another).
+        let stream = entry_stream(
+            i,
+            entry,
+            text,
+            text_at.get(&i).copied(),
+            &method,
+            &url,
+            opts.decoded_limit(),
+        )
+        .map_err(|why| {
+            InputError::new(
+                name,
+                format!("entries[{i}] ({method} {url}): {why}; the body cannot be read"),
+            )
+        })?;
+        streams.push((chat, stream));
     }
     if streams.is_empty() {
         let why = match (&opts.entry, &opts.url_match) {
@@ -358,6 +365,11 @@ fn decode_base64(text: &Spooled) -> Result<Spooled, String> {
     spool.finish()
 }
 
+/// Entry `i`'s stream.
+///
+/// # Errors
+/// What makes its body unreadable: `content.text` that is not base64
+/// though `encoding` says so, or not a string.
 fn entry_stream(
     i: usize,
     entry: &Value,
@@ -366,7 +378,7 @@ fn entry_stream(
     method: &str,
     url: &str,
     max_decoded: u64,
-) -> Stream {
+) -> Result<Stream, String> {
     let content = entry.pointer("/response/content");
     let mut stream = Stream::new(format!("#{i} {method} {url}"), Body::Bytes(Vec::new()));
     let size = content
@@ -413,16 +425,7 @@ fn entry_stream(
                         }
                         Spooled::File(..) => decode_base64(&s),
                     };
-                    match decoded {
-                        Ok(b) => b,
-                        Err(e) => {
-                            super::note_truncation(
-                                &stream.evidence,
-                                format!("content.text is not valid base64 ({e}); the body could not be read"),
-                            );
-                            Spooled::Mem(Vec::new())
-                        }
-                    }
+                    decoded.map_err(|e| format!("content.text is not valid base64 ({e})"))?
                 }
                 Some(other) if !other.is_empty() => {
                     stream.notes.push(format!(
@@ -434,11 +437,9 @@ fn entry_stream(
             }
         }
         Some(har_pos::Text::Other(kind)) => {
-            super::note_truncation(
-                &stream.evidence,
-                format!("content.text is a JSON {kind} where a string belongs; the body could not be read"),
-            );
-            Spooled::Mem(Vec::new())
+            return Err(format!(
+                "content.text is a JSON {kind} where a string belongs"
+            ));
         }
     };
     // The body as stored (a browser stores it decoded, at most its limit).
@@ -594,7 +595,7 @@ fn entry_stream(
         }),
     };
     stream.body = body.into_body();
-    stream
+    Ok(stream)
 }
 
 /// Whether an SSE `body` holds a terminal event of one of the dialects:

@@ -780,6 +780,56 @@ pub struct HarText {
     pub mapped: u64,
 }
 
+/// Where a body read with lines left out of it (curl's own lines in a
+/// `curl -v` dump) sits in its file: each [`Shift`] holds from its body
+/// offset on, up to the next. Filled while the body is read; at most
+/// [`MAX_SHIFTS`] of them (past that, later positions stay body-relative).
+pub type Shifts = Arc<Mutex<Vec<Shift>>>;
+
+/// Most [`Shift`]s kept for one body (24 bytes each): a `curl -v` dump
+/// has one per run of curl lines, about one per read.
+pub const MAX_SHIFTS: usize = 1 << 16;
+
+/// From body offset `body` on, the file is `bytes` bytes and `lines` lines
+/// further on than the body (the lines before the body and those left out
+/// of it so far).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Shift {
+    /// Body byte offset where it starts to hold.
+    pub body: u64,
+    /// File bytes before that offset that are not body bytes.
+    pub bytes: u64,
+    /// File lines before that offset that are not body lines.
+    pub lines: u64,
+}
+
+/// The file positions of the body positions `at` (byte offset, 1-based
+/// line, column), under `shifts`; a position before the first shift, or
+/// past the last one when [`MAX_SHIFTS`] was reached, has none.
+pub fn shifted(
+    shifts: &[Shift],
+    full: bool,
+    at: impl Iterator<Item = (u64, u64, u64)>,
+) -> std::collections::BTreeMap<u64, FilePos> {
+    let mut out = std::collections::BTreeMap::new();
+    for (byte, line, column) in at {
+        let i = shifts.partition_point(|s| s.body <= byte);
+        if i == 0 || (full && i == shifts.len()) {
+            continue;
+        }
+        let s = shifts[i - 1];
+        out.insert(
+            byte,
+            FilePos {
+                byte: byte + s.bytes,
+                line: line + s.lines,
+                column,
+            },
+        );
+    }
+    out
+}
+
 /// One stream to lint.
 #[derive(Debug)]
 pub struct Stream {
@@ -801,6 +851,9 @@ pub struct Stream {
     pub notes: Vec<String>,
     /// Mapping of body positions to the file.
     pub origin: Origin,
+    /// A body read with lines left out (`curl -v`), contiguous otherwise:
+    /// where its positions sit in the file.
+    pub shifts: Option<Shifts>,
 }
 
 impl Stream {
@@ -815,6 +868,7 @@ impl Stream {
             evidence: Evidence::default(),
             notes: Vec::new(),
             origin: Origin::default(),
+            shifts: None,
         }
     }
 }

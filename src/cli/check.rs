@@ -7,7 +7,7 @@ use anyhow::{bail, Context as _};
 use clap::ValueEnum;
 use sselint::baseline::Baseline;
 use sselint::config::{self, Config};
-use sselint::lint::Settings;
+use sselint::lint::{verdict, FailOn, Settings};
 use sselint::pipeline::{self, FileResult};
 use sselint::report::html::Html;
 use sselint::report::{
@@ -120,32 +120,6 @@ enum Format {
 impl Format {
     fn parse(s: &str) -> Option<Self> {
         <Format as ValueEnum>::from_str(s, true).ok()
-    }
-}
-
-/// The `--fail-on` threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    /// Errors fail the run.
-    Error,
-    /// Warnings and errors.
-    Warning,
-    /// Any finding.
-    Info,
-    /// Never fail on findings.
-    Never,
-}
-
-impl FailOn {
-    /// The severity threshold (`None` = never).
-    pub fn threshold(self) -> Option<sselint::lint::Severity> {
-        use sselint::lint::Severity;
-        match self {
-            FailOn::Error => Some(Severity::Error),
-            FailOn::Warning => Some(Severity::Warning),
-            FailOn::Info => Some(Severity::Info),
-            FailOn::Never => None,
-        }
     }
 }
 
@@ -698,18 +672,6 @@ fn stream_jsonl(
 
 fn pipeline_error(path: String, message: String) -> FileResult {
     super::batch::failed(path, message)
-}
-
-/// The exit code of a run whose worst finding is `worst`: 1 when it
-/// reaches `fail_on` (`None`: never), else 0. `check` and `record` share it.
-pub fn verdict(
-    fail_on: Option<sselint::lint::Severity>,
-    worst: Option<sselint::lint::Severity>,
-) -> ExitCode {
-    match (fail_on, worst) {
-        (Some(t), Some(w)) if w >= t => ExitCode::from(1),
-        _ => ExitCode::SUCCESS,
-    }
 }
 
 /// `sselint init`: write a commented sselint.toml.

@@ -51,7 +51,7 @@ pub struct Args {
     /// A finding on B that A lacks makes the two incompatible from this
     /// severity on.
     #[arg(long, value_enum, default_value = "error")]
-    fail_on: super::check::FailOn,
+    fail_on: sselint::lint::FailOn,
     /// Provider profile for both sides.
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,

@@ -10,8 +10,7 @@ use sselint::sse::Parser;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Options of a live request (`record`, `check URL`).
@@ -63,7 +62,7 @@ impl LiveArgs {
         let mut headers = Vec::new();
         for h in &self.headers {
             let Some((n, v)) = h.split_once(':') else {
-                bail!(super::probe::NO_COLON);
+                bail!(live::NO_COLON);
             };
             headers.push((n.trim().to_string(), v.trim().to_string()));
         }
@@ -143,19 +142,6 @@ fn request_dialect(url: &str, body: &serde_json::Value) -> sselint::dialect::Dia
     }
 }
 
-/// The Ctrl-C flag, installed once per process (`ctrlc` takes one
-/// handler): `record` and `minimize` both read it.
-pub(super) fn interrupted() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = flag.clone();
-        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
-        flag
-    })
-    .clone()
-}
-
 /// Records `url` to `out` (atomically). With `live`, findings are printed
 /// as they happen and a status line runs on a terminal. Gives the
 /// recording and the length of the body saved (its bytes are in the file).
@@ -167,7 +153,7 @@ pub fn record_to(
     settings: &Settings,
 ) -> anyhow::Result<(Recording, u64)> {
     let req = args.request(url, settings.dialect)?;
-    let stop = interrupted();
+    let stop = live::interrupted();
     let mut parser = Parser::new();
     let ctx = Context {
         url: Some(url.to_string()),
@@ -254,7 +240,7 @@ pub struct RecordArgs {
     /// (`never`: exit 0 whenever something was recorded), as `check` of
     /// the saved capture would.
     #[arg(long, value_enum, default_value = "error")]
-    fail_on: super::check::FailOn,
+    fail_on: sselint::lint::FailOn,
 }
 
 pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
@@ -327,7 +313,7 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
     }
     // As `check URL` (and `check` of the saved file) with the same
     // `--fail-on`: a finding at or above it fails the run.
-    Ok(super::check::verdict(a.fail_on.threshold(), run.worst()))
+    Ok(sselint::lint::verdict(a.fail_on.threshold(), run.worst()))
 }
 
 /// Serve a capture as the endpoint of its API, with fault injection.
@@ -452,13 +438,20 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         format!("POST {}{}", served.base(), served.endpoint())
     };
+    if let Some(k) = a.keepalive_ms.filter(|k| *k > 0) {
+        if !replay.waits_longer_than(k, &serve_options(&a)) {
+            eprintln!(
+                "sselint: note: --keepalive-ms {k} sends `: keep-alive` comments only while replay waits between events, for waits longer than {k} ms, and this capture has none (no timing of its own, or shorter gaps): add --delay-ms or --first-delay-ms to make such waits"
+            );
+        }
+    }
     let _ = writeln!(
         std::io::stdout(),
         "sselint replay: serving {} ({what}) on {base} ({paths}); Ctrl-C stops",
         a.capture
     );
     let _ = std::io::stdout().flush();
-    let stop = interrupted();
+    let stop = live::interrupted();
     sselint::replay::serve(listener, Arc::new(replay), serve_options(&a), stop)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -512,7 +505,7 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
         served.join("; ")
     );
     let _ = std::io::stdout().flush();
-    let stop = interrupted();
+    let stop = live::interrupted();
     sselint::replay::serve_source(
         listener,
         Arc::new(sselint::replay::Source::Set(set)),

@@ -259,7 +259,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         settings,
         capture: a.input_args.options(),
     };
-    let stop = super::live::interrupted();
+    let stop = sselint::live::interrupted();
     let bar = (std::io::stderr().is_terminal() && bytes.len() >= 256 * 1024).then(|| {
         let pb = indicatif::ProgressBar::new(a.max_steps);
         pb.set_style(

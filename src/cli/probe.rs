@@ -13,10 +13,6 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The error for a `-H` with no `:`. The header is not shown: it may be
-/// `Authorization Bearer sk-…` with the colon forgotten.
-pub(super) const NO_COLON: &str =
-    "-H takes `Name: value`; one -H has no `:` (it is not shown here, as it may hold a key)";
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -187,7 +183,7 @@ pub struct Args {
     /// `warning`, `info`, or `never` (scenarios are judged at `error` on
     /// the card, and only one that could not run fails the run).
     #[arg(long, value_enum, default_value = "error")]
-    fail_on: super::check::FailOn,
+    fail_on: sselint::lint::FailOn,
     /// Provider profile the captures are linted under.
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,
@@ -430,7 +426,7 @@ fn headers(a: &Args) -> Result<Vec<(String, String)>, String> {
     let mut headers = Vec::new();
     for h in &a.headers {
         let Some((n, v)) = h.split_once(':') else {
-            return Err(NO_COLON.to_string());
+            return Err(sselint::live::NO_COLON.to_string());
         };
         let (n, v) = (n.trim(), v.trim());
         if n.is_empty() {
@@ -723,7 +719,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             return Ok(usage_error(&e));
         }
     }
-    let stop = super::live::interrupted();
+    let stop = sselint::live::interrupted();
     let mut cards = Vec::new();
     for (t, dir) in targets.iter().zip(&dirs) {
         cards.push(run_card(

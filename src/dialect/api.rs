@@ -357,6 +357,15 @@ pub trait Api: Sync + std::fmt::Debug {
         true
     }
 
+    /// The line ending this API's own servers send, as a cross-dialect
+    /// `diff` names a stream's line endings: `"LF"` (the default), or
+    /// `"CRLF"` where they end every line so (Google's Gemini servers). A
+    /// stream that ends its lines as its API does differs in nothing from
+    /// another dialect's that does the same.
+    fn line_ending(&self) -> &'static str {
+        "LF"
+    }
+
     /// How this API's clients read one occurrence of a shared framing
     /// rule: `None` (the default) keeps the rule's own level and message,
     /// as the rule's examples observed them; a dialect whose clients

@@ -63,6 +63,42 @@ impl fmt::Display for Severity {
     }
 }
 
+/// The `--fail-on` threshold of `check`, `diff`, `record` and `probe`: the
+/// least severity that fails a run (clap's values `error`, `warning`,
+/// `info`, `never`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Errors fail the run.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Any finding.
+    Info,
+    /// Never fail on findings.
+    Never,
+}
+
+impl FailOn {
+    /// The severity threshold (`None` = never).
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+}
+
+/// The exit code of a run whose worst finding is `worst`: 1 when it
+/// reaches `fail_on` (`None`: never), else 0. `check` and `record` share it.
+pub fn verdict(fail_on: Option<Severity>, worst: Option<Severity>) -> std::process::ExitCode {
+    match (fail_on, worst) {
+        (Some(t), Some(w)) if w >= t => std::process::ExitCode::from(1),
+        _ => std::process::ExitCode::SUCCESS,
+    }
+}
+
 /// Where a severity came from, for the human report's note.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "name")]

@@ -246,15 +246,20 @@ pub fn body_position(s: &StreamResult, d: &Diagnostic) -> String {
 
 /// Where a finding in a HAR body sits in the `.har` file, and the length
 /// of its span there: the exact bytes when the body maps onto the entry's
-/// `content.text` string, else the start of that value (no length).
-/// `None` when neither is known (not HAR, or a value the parser did not
-/// see).
+/// `content.text` string, else the start of that value (no length); in a
+/// `curl -v` dump, its line and column in the dump. `None` when neither is
+/// known (another input, or a value the parser did not see).
 pub fn file_region(s: &StreamResult, d: &Diagnostic) -> Option<(FilePos, Option<u64>)> {
-    let text = s.origin.har_text?;
     let l = &d.location;
-    match s.har_positions.get(&l.byte_offset) {
+    let Some(text) = s.origin.har_text else {
+        // A `curl -v` body, with curl's lines left out.
+        let p = s.file_positions.get(&l.byte_offset)?;
+        let end = s.file_positions.get(&(l.byte_offset + l.byte_len));
+        return Some((*p, end.map(|e| e.byte - p.byte)));
+    };
+    match s.file_positions.get(&l.byte_offset) {
         Some(p) => {
-            let end = s.har_positions.get(&(l.byte_offset + l.byte_len));
+            let end = s.file_positions.get(&(l.byte_offset + l.byte_len));
             Some((*p, end.map(|e| e.byte - p.byte)))
         }
         None => Some((text.start, None)),

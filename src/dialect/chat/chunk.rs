@@ -405,18 +405,17 @@ impl Checker {
             }
             if let Some(n) = self.request.as_ref().and_then(|r| r.n) {
                 if idx >= n.max(1) {
-                    let loc = out.at_pointer(&format!("{base}/index"), false);
-                    out.report(
-                        Finding::new(
-                            crate::lint::rule::CHOICE_INDEX,
-                            format!(
-                                "choice index {idx} but the request asked for n = {n} choice(s)"
-                            ),
-                            loc,
-                        )
-                        .event(index)
-                        .pointer(format!("{base}/index")),
-                    );
+                    // Said once per index at the end, with how many chunks
+                    // carried it (`finish_stream`).
+                    match self.chat.past_n.get_mut(&idx) {
+                        Some(seen) => seen.3 += 1,
+                        None => {
+                            let loc = out.at_pointer(&format!("{base}/index"), false);
+                            self.chat
+                                .past_n
+                                .insert(idx, (loc, index, format!("{base}/index"), 1));
+                        }
+                    }
                 }
             }
             if let Some(m) = choice

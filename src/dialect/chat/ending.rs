@@ -208,6 +208,27 @@ impl Checker {
                 ));
             }
         }
+        let n = self.request.as_ref().and_then(|r| r.n).unwrap_or(1);
+        for (idx, (loc, ev, pointer, chunks)) in std::mem::take(&mut self.chat.past_n) {
+            let on = if chunks > 1 {
+                format!(", on {chunks} chunks")
+            } else {
+                String::new()
+            };
+            out.report(
+                Finding::new(
+                    crate::lint::rule::CHOICE_INDEX,
+                    format!("choice index {idx} but the request asked for n = {n} choice(s){on}"),
+                    loc,
+                )
+                .event(ev)
+                .pointer(pointer),
+            );
+            // The same cause as a lone choice numbered `idx` throughout.
+            if self.chat.drift.last == Some(idx) && self.chat.drift.steps == 0 {
+                self.chat.drift.start_loc = None;
+            }
+        }
         if self.drift_detected() {
             if let Some((loc, ev)) = self.chat.drift.first_loc.clone() {
                 let last = self.chat.drift.last.unwrap_or(0);

@@ -183,6 +183,10 @@ struct ChatState {
     unread: u64,
     /// `error-null` was reported (once per stream).
     error_null_reported: bool,
+    /// Choice indices at or past the request's `n`: the first chunk's
+    /// place (location, event, pointer) and how many chunks carried it;
+    /// one `choice-index` each at the end.
+    past_n: BTreeMap<u64, (Location, Option<u64>, String, u64)>,
     /// Schema verdicts by chunk shape (see `chunk::shape_hash`); the keys
     /// are hashes already, so the map does not hash them again.
     schema_cache:

@@ -478,6 +478,11 @@ impl crate::dialect::Api for Api {
         })
     }
 
+    /// Google's servers end every line with CRLF (`data: {…}\r\n\r\n`).
+    fn line_ending(&self) -> &'static str {
+        "CRLF"
+    }
+
     /// Gemini's clients read a stream of `data: ` lines and blank lines
     /// only (rules/observed.json, clients/corpus/gemini/): a line that is
     /// not `data: …` (a comment, `data:` with no space, another field

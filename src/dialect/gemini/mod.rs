@@ -714,10 +714,10 @@ impl Checker {
                 index: n,
                 id: code.get("id").and_then(Value::as_str).map(str::to_string),
                 kind: Some("executableCode".to_string()),
-                name: code
-                    .get("language")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                // The call of the `codeExecution` tool (the request's
+                // `tools: [{"codeExecution": {}}]`); its `language`
+                // (`PYTHON`, the only one) names no tool.
+                name: Some("codeExecution".to_string()),
                 arguments: shorten(code.get("code").and_then(Value::as_str).unwrap_or(""), 4096),
                 server: true,
             });

@@ -450,7 +450,17 @@ impl Checker {
                         index,
                         id: it.id.clone(),
                         kind: Some(it.kind.clone()),
-                        name: it.name.clone(),
+                        // An `mcp_call` names its tool; the others are
+                        // named by their item type: `web_search_call` is
+                        // the `web_search` tool's call.
+                        name: it.name.clone().or_else(|| {
+                            Some(
+                                it.kind
+                                    .strip_suffix("_call")
+                                    .unwrap_or(&it.kind)
+                                    .to_string(),
+                            )
+                        }),
                         server: true,
                         ..ToolCall::default()
                     };
