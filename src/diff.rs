@@ -22,7 +22,7 @@
 
 use crate::capture::{self, Timing};
 use crate::checks::Linter;
-use crate::dialect::words::{self, Fault};
+use crate::dialect::words::{self, Fault, Words};
 use crate::lint::{Diagnostic, Settings, Severity};
 use crate::pipeline::{self, Observer, StreamResult};
 use crate::sse::{Block, LineKind};
@@ -672,57 +672,119 @@ fn json_diff(a: &Value, b: &Value, base: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Compares A (the reference) with B.
+/// What [`compare`] gathers as it goes through the two streams: the rows,
+/// the word diffs of the texts, why the streams are not compatible, and
+/// what it did not compare or weighed without counting.
+struct Gathered<'s> {
+    a: &'s Side,
+    b: &'s Side,
+    opts: Options,
+    /// The sides are of different dialects.
+    cross: bool,
+    /// Each side's words, and those the rows use: the dialect's own
+    /// within one (Gemini's `candidate 0`), across dialects the words the
+    /// rows have always used (`choice 0`), which name no side's events.
+    wa: &'static Words,
+    wb: &'static Words,
+    w: &'static Words,
+    diffs: Vec<Difference>,
+    text_diffs: Vec<TextDiff>,
+    reasons: Vec<String>,
+    not_applicable: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// Compares A (the reference) with B: the answer per choice (text, refusal,
+/// reasoning, finish, tool calls), usage, the stream's shape, the fields
+/// each side uses, the findings, and timing where both sides have it.
 pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
-    let mut diffs = Vec::new();
-    let mut text_diffs = Vec::new();
-    let mut reasons = Vec::new();
-    let (ra, rb) = (&a.result, &b.result);
-    let cross = ra.dialect != rb.dialect;
-    let mut not_applicable = Vec::new();
-    let mut notes = Vec::new();
-    // Rows in the dialect's own words (Gemini's `candidate 0`); across
-    // dialects, in the words the rows have always used (`choice 0`), which
-    // name no side's events.
-    let (wa, wb) = (words::of(ra.dialect), words::of(rb.dialect));
-    let w = if cross { words::of(None) } else { wa };
-    let unit = |i: u64| {
+    let mut g = Gathered::new(a, b, opts);
+    g.answers();
+    g.usage();
+    g.shape();
+    g.fields();
+    let diagnostics = g.findings();
+    g.timing();
+    g.into_comparison(diagnostics)
+}
+
+impl<'s> Gathered<'s> {
+    fn new(a: &'s Side, b: &'s Side, opts: Options) -> Self {
+        let cross = a.result.dialect != b.result.dialect;
+        let (wa, wb) = (words::of(a.result.dialect), words::of(b.result.dialect));
+        Gathered {
+            a,
+            b,
+            opts,
+            cross,
+            wa,
+            wb,
+            w: if cross { words::of(None) } else { wa },
+            diffs: Vec::new(),
+            text_diffs: Vec::new(),
+            reasons: Vec::new(),
+            not_applicable: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A row.
+    fn push(&mut self, section: Section, item: String, x: String, y: String, class: &str) {
+        self.diffs.push(Difference {
+            section,
+            item,
+            a: x,
+            b: y,
+            class: class.to_string(),
+        });
+    }
+
+    /// How rows name answer `i` (`choice 0`, `candidate 0`, or the
+    /// dialect's one answer).
+    fn unit(&self, i: u64) -> String {
+        let w = self.w;
         w.answer
             .map_or_else(|| format!("{} {i}", w.terms.choice), str::to_string)
-    };
-    let push =
-        |diffs: &mut Vec<Difference>, section, item: String, x: String, y: String, class: &str| {
-            diffs.push(Difference {
-                section,
-                item,
-                a: x,
-                b: y,
-                class: class.to_string(),
-            });
-        };
-    // 1. The answer, per choice.
-    let indices: BTreeSet<u64> = ra
-        .answer
-        .choices
-        .keys()
-        .chain(rb.answer.choices.keys())
-        .copied()
-        .collect();
-    for i in &indices {
-        let ca = ra.answer.choices.get(i);
-        let cb = rb.answer.choices.get(i);
+    }
+
+    /// The answer, per choice: its texts, its finish and its tool calls.
+    fn answers(&mut self) {
+        let (a, b) = (self.a, self.b);
+        let (ra, rb) = (&a.result, &b.result);
+        let indices: BTreeSet<u64> = ra
+            .answer
+            .choices
+            .keys()
+            .chain(rb.answer.choices.keys())
+            .copied()
+            .collect();
+        for i in indices {
+            let (ca, cb) = (ra.answer.choices.get(&i), rb.answer.choices.get(&i));
+            let u = self.unit(i);
+            self.texts(i, &u, ca, cb);
+            self.finish(&u, ca, cb);
+            self.tool_calls(&u, ca, cb);
+        }
+    }
+
+    /// Text, refusal and reasoning of answer `i` (`u` in rows).
+    fn texts(
+        &mut self,
+        i: u64,
+        u: &str,
+        ca: Option<&'s crate::model::assembly::Choice>,
+        cb: Option<&'s crate::model::assembly::Choice>,
+    ) {
+        let (opts, w, wa, wb) = (self.opts, self.w, self.wa, self.wb);
         let empty = crate::model::assembly::Text::default();
         let (xa, xb) = (
             ca.map_or(&empty, |c| &c.text),
             cb.map_or(&empty, |c| &c.text),
         );
         let (ta, tb) = (xa.kept.clone(), xb.kept.clone());
-        let u = unit(*i);
         if !opts.ignore_text && !xa.same(xb) {
             let cut = TextCut::of(xa, xb);
-            push(
-                &mut diffs,
-                Section::Answer,
+            self.push(Section::Answer,
                 format!("{u} text"),
                 ta.clone(),
                 tb.clone(),
@@ -745,13 +807,13 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     _ => ops.push((tag, ch.value().to_string())),
                 }
             }
-            text_diffs.push(TextDiff {
-                choice: *i,
+            self.text_diffs.push(TextDiff {
+                choice: i,
                 label: format!("{u} text"),
                 ops,
                 cut,
             });
-            reasons.push(match cut.filter(|_| ta == tb) {
+            self.reasons.push(match cut.filter(|_| ta == tb) {
                 Some(c) => format!(
                     "{u}'s text differs past the first {} MiB (A {} bytes, B {}; compared by length and hash)",
                     crate::model::assembly::MAX_TEXT_BYTES >> 20,
@@ -772,8 +834,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             (x, y) => x.is_some() != y.is_some(),
         };
         if !opts.ignore_text && refusals_differ {
-            push(
-                &mut diffs,
+            self.push(
                 Section::Answer,
                 format!("{u} refusal"),
                 opt(refusal(ca).as_deref()),
@@ -791,8 +852,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             _ => qa != qb,
         };
         if qa.is_some() != qb.is_some() || (!opts.ignore_text && reasoning_differs) {
-            push(
-                &mut diffs,
+            self.push(
                 Section::Answer,
                 format!("{u} {}", w.reasoning),
                 opt(qa.as_deref()),
@@ -804,9 +864,21 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                 },
             );
         }
+    }
+
+    /// The finish of answer `u`: across dialects, each side's own word
+    /// compared in one vocabulary.
+    fn finish(
+        &mut self,
+        u: &str,
+        ca: Option<&'s crate::model::assembly::Choice>,
+        cb: Option<&'s crate::model::assembly::Choice>,
+    ) {
+        let (a, b, w) = (self.a, self.b, self.w);
+        let (ra, rb) = (&a.result, &b.result);
         let fa = ca.and_then(|c| c.finish_reason.clone());
         let fb = cb.and_then(|c| c.finish_reason.clone());
-        if cross {
+        if self.cross {
             // Each side's own word, compared in one vocabulary.
             let class = |d, f: &Option<String>, c: Option<&crate::model::assembly::Choice>| {
                 f.as_deref()
@@ -818,8 +890,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     (Some(f), Some(k)) if f != k => format!("{f:?} (= {k})"),
                     _ => opt(f.as_deref()),
                 };
-                push(
-                    &mut diffs,
+                self.push(
                     Section::Answer,
                     format!("{u} finish"),
                     shown(&fa, &ka),
@@ -827,28 +898,36 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     "finish, mapped across dialects",
                 );
                 // Each side's own word, as the row shows it.
-                reasons.push(format!(
+                self.reasons.push(format!(
                     "{u} finishes with {} on A, {} on B",
                     shown(&fa, &ka),
                     shown(&fb, &kb)
                 ));
             }
         } else if fa != fb {
-            push(
-                &mut diffs,
+            self.push(
                 Section::Answer,
                 format!("{u} {}", w.finish),
                 opt(fa.as_deref()),
                 opt(fb.as_deref()),
                 w.finish,
             );
-            reasons.push(format!(
+            self.reasons.push(format!(
                 "{u} finishes with {} on A, {} on B",
                 opt(fa.as_deref()),
                 opt(fb.as_deref())
             ));
         }
-        // 2. Tool calls.
+    }
+
+    /// The tool calls of answer `u`.
+    fn tool_calls(
+        &mut self,
+        u: &str,
+        ca: Option<&'s crate::model::assembly::Choice>,
+        cb: Option<&'s crate::model::assembly::Choice>,
+    ) {
+        let (opts, w) = (self.opts, self.w);
         let empty = BTreeMap::new();
         let tca = ca.map_or(&empty, |c| &c.tool_calls);
         let tcb = cb.map_or(&empty, |c| &c.tool_calls);
@@ -862,19 +941,18 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
             match (x, y) {
                 (Some(x), Some(y)) => {
                     if x.name != y.name {
-                        push(
-                            &mut diffs,
+                        self.push(
                             Section::ToolCalls,
                             format!("{item} name"),
                             opt(x.name.as_deref()),
                             opt(y.name.as_deref()),
                             "name",
                         );
-                        reasons.push(format!("{item} calls a different function"));
+                        self.reasons
+                            .push(format!("{item} calls a different function"));
                     }
                     if x.id.is_some() != y.id.is_some() {
-                        push(
-                            &mut diffs,
+                        self.push(
                             Section::ToolCalls,
                             format!("{item} id"),
                             if x.id.is_some() { "present" } else { "absent" }.into(),
@@ -902,15 +980,14 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     // other arguments are another answer.
                     if differ && !opts.ignore_text {
                         let verb = if free { "differs" } else { "differ" };
-                        reasons.push(format!("{item}'s {what} {verb}"));
+                        self.reasons.push(format!("{item}'s {what} {verb}"));
                     }
                     match (pa, pb) {
                         (Ok(u), Ok(v)) if u == v => {}
                         (Ok(u), Ok(v)) => {
                             let mut out = Vec::new();
                             json_diff(&u, &v, "", &mut out);
-                            push(
-                                &mut diffs,
+                            self.push(
                                 Section::ToolCalls,
                                 format!("{item} arguments"),
                                 x.arguments.clone(),
@@ -919,8 +996,7 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                             );
                         }
                         _ if x.arguments != y.arguments => {
-                            push(
-                                &mut diffs,
+                            self.push(
                                 Section::ToolCalls,
                                 format!("{item} {what}"),
                                 x.arguments.clone(),
@@ -936,274 +1012,288 @@ pub fn compare(a: &Side, b: &Side, opts: Options) -> Comparison {
                     }
                 }
                 (Some(x), None) => {
-                    push(
-                        &mut diffs,
+                    self.push(
                         Section::ToolCalls,
                         item.clone(),
                         opt(x.name.as_deref()),
                         "(none)".into(),
                         "only in A",
                     );
-                    reasons.push(format!("{item} only on A"));
+                    self.reasons.push(format!("{item} only on A"));
                 }
                 (None, Some(y)) => {
-                    push(
-                        &mut diffs,
+                    self.push(
                         Section::ToolCalls,
                         item.clone(),
                         "(none)".into(),
                         opt(y.name.as_deref()),
                         "only in B",
                     );
-                    reasons.push(format!("{item} only on B"));
+                    self.reasons.push(format!("{item} only on B"));
                 }
                 (None, None) => {}
             }
         }
     }
-    let (ua, ub) = (
-        usage_text(ra.dialect, ra.answer.usage.as_ref()),
-        usage_text(rb.dialect, rb.answer.usage.as_ref()),
-    );
-    let has = |r: &StreamResult| r.answer.usage.is_some();
-    // `--ignore-text` drops the answer's text only: usage is compared.
-    if has(ra) != has(rb) || ua != ub {
-        let apart = [ra.dialect, rb.dialect]
-            .iter()
-            .any(|d| d.is_some_and(|d| d.api().cache_apart()));
-        let class = if cross && apart {
-            "usage, cached tokens counted in the input (Anthropic's: input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"
-        } else {
-            "usage"
-        };
-        push(&mut diffs, Section::Answer, "usage".into(), ua, ub, class);
-    }
-    // 3. Shape.
-    let (sa, sb) = (&a.shape, &b.shape);
-    if ra.ending != rb.ending {
-        push(
-            &mut diffs,
-            Section::Shape,
-            "ending".into(),
-            ra.ending.name().into(),
-            rb.ending.name().into(),
-            "ending",
+
+    /// Usage (`--ignore-text` drops the answer's text only: usage is
+    /// compared).
+    fn usage(&mut self) {
+        let (a, b) = (self.a, self.b);
+        let (ra, rb) = (&a.result, &b.result);
+        let (ua, ub) = (
+            usage_text(ra.dialect, ra.answer.usage.as_ref()),
+            usage_text(rb.dialect, rb.answer.usage.as_ref()),
         );
-        reasons.push(format!(
-            "the ending differs ({} vs {})",
-            ra.ending.name(),
-            rb.ending.name()
-        ));
-    }
-    if cross {
-        let name = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
-        // A sentinel end marker (`[DONE]`) is named among what is not
-        // compared; an end that is an event of its dialect is not.
-        let sentinel = [wa, wb].into_iter().find(|w| w.sentinel);
-        let lead = match sentinel {
-            Some(s) => format!("{} sequence, chunking, {},", s.event, s.end_marker),
-            None => format!("{} sequence, chunking,", wa.event),
-        };
-        not_applicable.push(format!(
-            "{lead} usage placement and fields: A is {}, B is {}, whose events and fields differ by design",
-            name(ra.dialect),
-            name(rb.dialect)
-        ));
-    }
-    if !cross && sa.done != sb.done {
-        push(
-            &mut diffs,
-            Section::Shape,
-            w.end_marker.into(),
-            yes(sa.done),
-            yes(sb.done),
-            "ending",
-        );
-    }
-    if !cross && sa.sequence_kinds() != sb.sequence_kinds() {
-        push(
-            &mut diffs,
-            Section::Shape,
-            format!("{} sequence", w.event),
-            sa.sequence_text(),
-            sb.sequence_text(),
-            &format!("{} kinds and order", w.event),
-        );
-    } else if !cross && sa.sequence != sb.sequence {
-        push(
-            &mut diffs,
-            Section::Shape,
-            "chunking".into(),
-            format!(
-                "{} ({} events, {:.1} chars per content {})",
-                sa.sequence_text(),
-                sa.events,
-                sa.avg_content(),
-                w.event
-            ),
-            format!(
-                "{} ({} events, {:.1} chars per content {})",
-                sb.sequence_text(),
-                sb.events,
-                sb.avg_content(),
-                w.event
-            ),
-            "chunking",
-        );
-    }
-    if !cross && sa.usage_placement() != sb.usage_placement() {
-        push(
-            &mut diffs,
-            Section::Shape,
-            "usage placement".into(),
-            sa.usage_placement(),
-            sb.usage_placement(),
-            "usage placement",
-        );
-    }
-    if (sa.comments > 0) != (sb.comments > 0) {
-        push(
-            &mut diffs,
-            Section::Shape,
-            "comments (keep-alives)".into(),
-            sa.comments.to_string(),
-            sb.comments.to_string(),
-            "framing",
-        );
-    }
-    let endings = |s: &StreamResult| {
-        let f = &s.framing;
-        let mut k = Vec::new();
-        if f.lf > 0 {
-            k.push("LF");
-        }
-        if f.crlf > 0 {
-            k.push("CRLF");
-        }
-        if f.cr > 0 {
-            k.push("CR");
-        }
-        k.join("+")
-    };
-    // Across dialects, each side ending its lines as its own API's servers
-    // do (Gemini's CRLF, the others' LF) is no difference.
-    let own = |s: &StreamResult| {
-        s.dialect
-            .is_some_and(|d| endings(s) == d.api().line_ending())
-    };
-    if endings(ra) != endings(rb) && !(cross && own(ra) && own(rb)) {
-        push(
-            &mut diffs,
-            Section::Shape,
-            "line endings".into(),
-            endings(ra),
-            endings(rb),
-            "framing",
-        );
-    }
-    let spacing = |s: &StreamResult| {
-        if s.diagnostics.iter().any(|d| d.rule == "data-no-space") {
-            "data:x"
-        } else {
-            "data: x"
-        }
-        .to_string()
-    };
-    if spacing(ra) != spacing(rb) {
-        push(
-            &mut diffs,
-            Section::Shape,
-            "data: spacing".into(),
-            spacing(ra),
-            spacing(rb),
-            "framing",
-        );
-    }
-    // 4. Fields.
-    let pointers: BTreeSet<&String> = sa.fields.keys().chain(sb.fields.keys()).collect();
-    for p in pointers.into_iter().filter(|_| !cross) {
-        let (x, y) = (sa.fields.get(p), sb.fields.get(p));
-        if x.is_some() != y.is_some() {
-            let kinds = |k: Option<&BTreeSet<String>>| {
-                k.map_or("—".to_string(), |k| {
-                    format!("in {}", k.iter().cloned().collect::<Vec<_>>().join(", "))
-                })
+        let has = |r: &StreamResult| r.answer.usage.is_some();
+        if has(ra) != has(rb) || ua != ub {
+            let apart = [ra.dialect, rb.dialect]
+                .iter()
+                .any(|d| d.is_some_and(|d| d.api().cache_apart()));
+            let class = if self.cross && apart {
+                "usage, cached tokens counted in the input (Anthropic's: input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"
+            } else {
+                "usage"
             };
-            push(
-                &mut diffs,
-                Section::Fields,
-                p.clone(),
-                kinds(x),
-                kinds(y),
-                &classify(p),
+            self.push(Section::Answer, "usage".into(), ua, ub, class);
+        }
+    }
+
+    /// The shape: ending, end marker, event sequence and chunking, usage
+    /// placement, comments, line endings, `data:` spacing.
+    fn shape(&mut self) {
+        let (a, b, w, wa, wb) = (self.a, self.b, self.w, self.wa, self.wb);
+        let (ra, rb) = (&a.result, &b.result);
+        let cross = self.cross;
+        let (sa, sb) = (&a.shape, &b.shape);
+        if ra.ending != rb.ending {
+            self.push(
+                Section::Shape,
+                "ending".into(),
+                ra.ending.name().into(),
+                rb.ending.name().into(),
+                "ending",
+            );
+            self.reasons.push(format!(
+                "the ending differs ({} vs {})",
+                ra.ending.name(),
+                rb.ending.name()
+            ));
+        }
+        if cross {
+            let name =
+                |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
+            // A sentinel end marker (`[DONE]`) is named among what is not
+            // compared; an end that is an event of its dialect is not.
+            let sentinel = [wa, wb].into_iter().find(|w| w.sentinel);
+            let lead = match sentinel {
+                Some(s) => format!("{} sequence, chunking, {},", s.event, s.end_marker),
+                None => format!("{} sequence, chunking,", wa.event),
+            };
+            self.not_applicable.push(format!(
+                "{lead} usage placement and fields: A is {}, B is {}, whose events and fields differ by design",
+                name(ra.dialect),
+                name(rb.dialect)
+            ));
+        }
+        if !cross && sa.done != sb.done {
+            self.push(
+                Section::Shape,
+                w.end_marker.into(),
+                yes(sa.done),
+                yes(sb.done),
+                "ending",
+            );
+        }
+        if !cross && sa.sequence_kinds() != sb.sequence_kinds() {
+            self.push(
+                Section::Shape,
+                format!("{} sequence", w.event),
+                sa.sequence_text(),
+                sb.sequence_text(),
+                &format!("{} kinds and order", w.event),
+            );
+        } else if !cross && sa.sequence != sb.sequence {
+            self.push(
+                Section::Shape,
+                "chunking".into(),
+                format!(
+                    "{} ({} events, {:.1} chars per content {})",
+                    sa.sequence_text(),
+                    sa.events,
+                    sa.avg_content(),
+                    w.event
+                ),
+                format!(
+                    "{} ({} events, {:.1} chars per content {})",
+                    sb.sequence_text(),
+                    sb.events,
+                    sb.avg_content(),
+                    w.event
+                ),
+                "chunking",
+            );
+        }
+        if !cross && sa.usage_placement() != sb.usage_placement() {
+            self.push(
+                Section::Shape,
+                "usage placement".into(),
+                sa.usage_placement(),
+                sb.usage_placement(),
+                "usage placement",
+            );
+        }
+        if (sa.comments > 0) != (sb.comments > 0) {
+            self.push(
+                Section::Shape,
+                "comments (keep-alives)".into(),
+                sa.comments.to_string(),
+                sb.comments.to_string(),
+                "framing",
+            );
+        }
+        if endings(ra) != endings(rb) && !(cross && own_endings(ra) && own_endings(rb)) {
+            self.push(
+                Section::Shape,
+                "line endings".into(),
+                endings(ra),
+                endings(rb),
+                "framing",
+            );
+        }
+        let spacing = |s: &StreamResult| {
+            if s.diagnostics.iter().any(|d| d.rule == "data-no-space") {
+                "data:x"
+            } else {
+                "data: x"
+            }
+            .to_string()
+        };
+        if spacing(ra) != spacing(rb) {
+            self.push(
+                Section::Shape,
+                "data: spacing".into(),
+                spacing(ra),
+                spacing(rb),
+                "framing",
             );
         }
     }
-    // 5. Diagnostics.
-    let (mut da, mut db) = (rules_of(ra), rules_of(rb));
-    if cross {
-        // A stream framed as its own API frames it has no `line-endings`
-        // fault to weigh against another dialect.
-        for (s, d) in [(ra, &mut da), (rb, &mut db)] {
-            if own(s) {
-                d.remove("line-endings");
+
+    /// The fields each side uses, by JSON pointer (within one dialect).
+    fn fields(&mut self) {
+        let (a, b) = (self.a, self.b);
+        let cross = self.cross;
+        let (sa, sb) = (&a.shape, &b.shape);
+        let pointers: BTreeSet<&String> = sa.fields.keys().chain(sb.fields.keys()).collect();
+        for p in pointers.into_iter().filter(|_| !cross) {
+            let (x, y) = (sa.fields.get(p), sb.fields.get(p));
+            if x.is_some() != y.is_some() {
+                let kinds = |k: Option<&BTreeSet<String>>| {
+                    k.map_or("—".to_string(), |k| {
+                        format!("in {}", k.iter().cloned().collect::<Vec<_>>().join(", "))
+                    })
+                };
+                self.push(Section::Fields, p.clone(), kinds(x), kinds(y), &classify(p));
             }
         }
     }
-    let dd = if cross {
-        let (fa, fb) = (finishes_of(ra), finishes_of(rb));
-        compare_findings_across(
-            &da,
-            &db,
-            ((ra.dialect, &fa), (rb.dialect, &fb)),
-            opts,
-            &mut diffs,
-            &mut reasons,
-            &mut notes,
-        )
-    } else {
-        compare_findings(&da, &db, opts, &mut diffs, &mut reasons)
-    };
-    // 6. Timing, where both sides have it.
-    let ms = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.0} ms"));
-    if sa.total_ms.is_some() && sb.total_ms.is_some() {
-        for (item, x, y) in [
-            (
-                "time to first content",
-                sa.first_content_ms,
-                sb.first_content_ms,
-            ),
-            ("total", sa.total_ms, sb.total_ms),
-            (
-                "largest gap",
-                sa.largest_gap_ms.map(|g| g.0),
-                sb.largest_gap_ms.map(|g| g.0),
-            ),
-        ] {
-            if ms(x) != ms(y) {
-                push(
-                    &mut diffs,
-                    Section::Timing,
-                    item.into(),
-                    ms(x),
-                    ms(y),
-                    "timing",
-                );
+
+    /// The findings, by rule (across dialects, by the fault they name).
+    fn findings(&mut self) -> DiagnosticsDiff {
+        let (a, b, opts) = (self.a, self.b, self.opts);
+        let (ra, rb) = (&a.result, &b.result);
+        let cross = self.cross;
+        let (mut da, mut db) = (rules_of(ra), rules_of(rb));
+        if cross {
+            // A stream framed as its own API frames it has no `line-endings`
+            // fault to weigh against another dialect.
+            for (s, d) in [(ra, &mut da), (rb, &mut db)] {
+                if own_endings(s) {
+                    d.remove("line-endings");
+                }
+            }
+        }
+        if cross {
+            let (fa, fb) = (finishes_of(ra), finishes_of(rb));
+            compare_findings_across(
+                &da,
+                &db,
+                ((ra.dialect, &fa), (rb.dialect, &fb)),
+                opts,
+                &mut self.diffs,
+                &mut self.reasons,
+                &mut self.notes,
+            )
+        } else {
+            compare_findings(&da, &db, opts, &mut self.diffs, &mut self.reasons)
+        }
+    }
+
+    /// Timing, where both sides have it.
+    fn timing(&mut self) {
+        let (a, b) = (self.a, self.b);
+        let (sa, sb) = (&a.shape, &b.shape);
+        let ms = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.0} ms"));
+        if sa.total_ms.is_some() && sb.total_ms.is_some() {
+            for (item, x, y) in [
+                (
+                    "time to first content",
+                    sa.first_content_ms,
+                    sb.first_content_ms,
+                ),
+                ("total", sa.total_ms, sb.total_ms),
+                (
+                    "largest gap",
+                    sa.largest_gap_ms.map(|g| g.0),
+                    sb.largest_gap_ms.map(|g| g.0),
+                ),
+            ] {
+                if ms(x) != ms(y) {
+                    self.push(Section::Timing, item.into(), ms(x), ms(y), "timing");
+                }
             }
         }
     }
-    diffs.sort_by_key(|d| d.section);
-    Comparison {
-        compatible: reasons.is_empty(),
-        differences: diffs,
-        text_diffs,
-        diagnostics: dd,
-        reasons,
-        dialects: (ra.dialect, rb.dialect),
-        not_applicable,
-        notes,
-        ignored_text: opts.ignore_text,
+
+    /// The comparison, its rows by section.
+    fn into_comparison(mut self, diagnostics: DiagnosticsDiff) -> Comparison {
+        self.diffs.sort_by_key(|d| d.section);
+        Comparison {
+            compatible: self.reasons.is_empty(),
+            differences: self.diffs,
+            text_diffs: self.text_diffs,
+            diagnostics,
+            reasons: self.reasons,
+            dialects: (self.a.result.dialect, self.b.result.dialect),
+            not_applicable: self.not_applicable,
+            notes: self.notes,
+            ignored_text: self.opts.ignore_text,
+        }
     }
+}
+
+/// The line endings of a stream, as rows name them (`LF`, `CRLF+CR`, …).
+fn endings(s: &StreamResult) -> String {
+    let f = &s.framing;
+    let mut k = Vec::new();
+    if f.lf > 0 {
+        k.push("LF");
+    }
+    if f.crlf > 0 {
+        k.push("CRLF");
+    }
+    if f.cr > 0 {
+        k.push("CR");
+    }
+    k.join("+")
+}
+
+/// Whether a stream ends its lines as its own API's servers do (Gemini's
+/// CRLF, the others' LF): across dialects, no difference.
+fn own_endings(s: &StreamResult) -> bool {
+    s.dialect
+        .is_some_and(|d| endings(s) == d.api().line_ending())
 }
 
 fn finding_row(rule: &str, v: (Severity, u64), on_a: bool, class: &str) -> Difference {

@@ -257,49 +257,15 @@ fn lint_all(
 }
 
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
-    let cfg = if a.no_config {
-        Config::empty()
-    } else {
-        let path = match &a.config {
-            Some(p) => Some(p.clone()),
-            None => Config::find(&std::env::current_dir().unwrap_or_default()),
-        };
-        match path {
-            Some(p) => match Config::load(&p) {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("sselint: error: bad configuration\n{}", e.message);
-                    return Ok(ExitCode::from(2));
-                }
-            },
-            None => Config::empty(),
-        }
+    let Some(cfg) = load_config(&a) else {
+        return Ok(ExitCode::from(2));
     };
     if let Some(p) = &a.profile {
         super::profile_settings(p)?;
     }
     let cli_select = resolve(&a.select)?;
     let cli_ignore = resolve(&a.ignore)?;
-    let mut reports = Vec::new();
-    for r in &a.reports {
-        let Some((fmt, file)) = r.split_once('=') else {
-            bail!("--report takes FORMAT=FILE (e.g. sarif=out.sarif), not {r:?}");
-        };
-        let Some(f) = Format::parse(fmt) else {
-            bail!(
-                "--report: unknown format {fmt:?}; use human, json, sarif, junit, github, html or jsonl"
-            );
-        };
-        if file.is_empty() {
-            bail!("--report {fmt}= needs a file name");
-        }
-        if file == "-" {
-            bail!(
-                "--report {fmt}=-: standard output carries the main report; use --format {fmt} for it (and -o FILE for the other)"
-            );
-        }
-        reports.push((f, PathBuf::from(file)));
-    }
+    let reports = extra_reports(&a.reports)?;
     if a.write_baseline
         .as_deref()
         .is_some_and(sselint::output::is_stdout)
@@ -329,60 +295,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .partition(|i| i.starts_with("http://") || i.starts_with("https://"));
     let logs = a.input.is_jsonl();
     if logs {
-        if !urls.is_empty() {
-            bail!("--input-format jsonl reads logs from files or -, not live URLs");
-        }
-        if opts.entry.is_some() || opts.url_match.is_some() {
-            bail!("--entry and --url-match pick entries of a HAR file; a log's records are all linted");
-        }
-        if a.format == Format::Html || reports.iter().any(|(f, _)| *f == Format::Html) {
-            bail!("--format html shows captures' events; for a log use --format jsonl (or json)");
-        }
-    }
-    if logs {
+        jsonl_fits(&a, &urls, &opts, &reports)?;
         // A record's body is the body itself, whatever it starts with.
         opts.input_format = Some(sselint::capture::InputFormat::Sse);
     }
-    let (files, walk_errors) = if paths.is_empty() {
-        (Vec::new(), Vec::new())
-    } else if logs {
-        let (files, errors) = super::batch::log_files(&paths);
-        let errors = errors
-            .into_iter()
-            .map(|e| sselint::capture::InputError::new(e.path, e.error.unwrap_or_default()))
-            .collect();
-        (files, errors)
-    } else {
-        expand_inputs(&paths)
-    };
+    let (files, walk_errors) = input_files(&paths, logs);
     if files.is_empty() && walk_errors.is_empty() && urls.is_empty() {
         bail!("no capture found in {}", a.inputs.join(", "));
     }
-    // A report written over a capture would destroy it. Each target is
-    // named as the user wrote it.
-    let fmt_name = |f: Format| {
-        f.to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_string())
-    };
-    let targets = a
-        .output
-        .iter()
-        .map(|p| ("-o ".to_string(), p))
-        .chain(
-            reports
-                .iter()
-                .map(|(f, p)| (format!("--report {}=", fmt_name(*f)), p)),
-        )
-        .chain(
-            a.write_baseline
-                .iter()
-                .map(|p| ("--write-baseline ".to_string(), p)),
-        );
-    for (flag, p) in targets {
-        if let Some(msg) = super::output_is_input(p, &files, &flag) {
-            eprintln!("sselint: error: {msg}");
-            return Ok(ExitCode::from(2));
-        }
+    // A report written over a capture would destroy it.
+    if let Some(msg) = output_over_input(&a, &reports, &files) {
+        eprintln!("sselint: error: {msg}");
+        return Ok(ExitCode::from(2));
     }
     let jobs = a
         .jobs
@@ -423,6 +347,167 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             streams: Vec::new(),
         })
         .collect();
+    results.extend(lint_urls(&urls, &a, &settings_for));
+    let logs_in = logs;
+    let record = a.format == Format::Html || reports.iter().any(|(f, _)| *f == Format::Html);
+    // Logs line up with results: none for the inputs read above.
+    let mut logs: Vec<Vec<StreamLog>> = results.iter().map(|_| Vec::new()).collect();
+    if logs_in {
+        super::batch::run(&files, true, jobs, &opts, &settings_for, &mut |r| {
+            results.push(r);
+            true
+        });
+        logs.resize_with(results.len(), Vec::new);
+    } else {
+        for (r, l) in lint_all(&files, jobs, &settings_for, &opts, record) {
+            results.push(r);
+            logs.push(l);
+        }
+    }
+    let mut run = Run {
+        files: results,
+        profile: a
+            .profile
+            .clone()
+            .or_else(|| cfg.profile.clone())
+            .unwrap_or_else(|| "openai".to_string()),
+        suppressed: 0,
+        fail_on,
+    };
+    if let (Some(b), Some(p)) = (&baseline, &a.baseline) {
+        run.suppressed = b.apply(&mut run.files, &config::parent_dir(p));
+    }
+    let write_errors = write_reports(&a, &run, &reports, &logs)?;
+    Ok(exit_code(
+        &a,
+        &run,
+        baseline.as_ref(),
+        &write_errors,
+        fail_on,
+    ))
+}
+
+/// The configuration in force: none with `--no-config`, `--config FILE`,
+/// else sselint.toml found upward from the working directory. `None` when
+/// it is bad (said on stderr: exit 2).
+fn load_config(a: &Args) -> Option<Config> {
+    Some(if a.no_config {
+        Config::empty()
+    } else {
+        let path = match &a.config {
+            Some(p) => Some(p.clone()),
+            None => Config::find(&std::env::current_dir().unwrap_or_default()),
+        };
+        match path {
+            Some(p) => match Config::load(&p) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("sselint: error: bad configuration\n{}", e.message);
+                    return None;
+                }
+            },
+            None => Config::empty(),
+        }
+    })
+}
+
+/// The `--report FORMAT=FILE` options, parsed.
+fn extra_reports(reports: &[String]) -> anyhow::Result<Vec<(Format, PathBuf)>> {
+    let mut out = Vec::new();
+    for r in reports {
+        let Some((fmt, file)) = r.split_once('=') else {
+            bail!("--report takes FORMAT=FILE (e.g. sarif=out.sarif), not {r:?}");
+        };
+        let Some(f) = Format::parse(fmt) else {
+            bail!(
+                "--report: unknown format {fmt:?}; use human, json, sarif, junit, github, html or jsonl"
+            );
+        };
+        if file.is_empty() {
+            bail!("--report {fmt}= needs a file name");
+        }
+        if file == "-" {
+            bail!(
+                "--report {fmt}=-: standard output carries the main report; use --format {fmt} for it (and -o FILE for the other)"
+            );
+        }
+        out.push((f, PathBuf::from(file)));
+    }
+    Ok(out)
+}
+
+/// A JSON Lines log is read from files or stdin, all its records, into
+/// any report but the HTML page.
+fn jsonl_fits(
+    a: &Args,
+    urls: &[String],
+    opts: &sselint::capture::Options,
+    reports: &[(Format, PathBuf)],
+) -> anyhow::Result<()> {
+    if !urls.is_empty() {
+        bail!("--input-format jsonl reads logs from files or -, not live URLs");
+    }
+    if opts.entry.is_some() || opts.url_match.is_some() {
+        bail!("--entry and --url-match pick entries of a HAR file; a log's records are all linted");
+    }
+    if a.format == Format::Html || reports.iter().any(|(f, _)| *f == Format::Html) {
+        bail!("--format html shows captures' events; for a log use --format jsonl (or json)");
+    }
+    Ok(())
+}
+
+/// The files to read under `paths` (directories walked; with `logs`, the
+/// log files), and the paths that could not be read.
+fn input_files(paths: &[String], logs: bool) -> (Vec<String>, Vec<sselint::capture::InputError>) {
+    if paths.is_empty() {
+        (Vec::new(), Vec::new())
+    } else if logs {
+        let (files, errors) = super::batch::log_files(paths);
+        let errors = errors
+            .into_iter()
+            .map(|e| sselint::capture::InputError::new(e.path, e.error.unwrap_or_default()))
+            .collect();
+        (files, errors)
+    } else {
+        expand_inputs(paths)
+    }
+}
+
+/// What is wrong when a report (`-o`, `--report`, `--write-baseline`)
+/// would be written over one of the input `files`.
+fn output_over_input(a: &Args, reports: &[(Format, PathBuf)], files: &[String]) -> Option<String> {
+    // Each target is named as the user wrote it.
+    let fmt_name = |f: Format| {
+        f.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    };
+    let targets = a
+        .output
+        .iter()
+        .map(|p| ("-o ".to_string(), p))
+        .chain(
+            reports
+                .iter()
+                .map(|(f, p)| (format!("--report {}=", fmt_name(*f)), p)),
+        )
+        .chain(
+            a.write_baseline
+                .iter()
+                .map(|p| ("--write-baseline ".to_string(), p)),
+        );
+    targets
+        .into_iter()
+        .find_map(|(flag, p)| super::output_is_input(p, files, &flag))
+}
+
+/// Records and lints each live URL (its result named by the URL, its key
+/// masked).
+fn lint_urls(
+    urls: &[String],
+    a: &Args,
+    settings_for: &dyn Fn(&str) -> Settings,
+) -> Vec<FileResult> {
+    let mut results = Vec::new();
     for (i, url) in urls.iter().enumerate() {
         let tmp = std::env::temp_dir().join(format!("sselint-live-{}-{i}.har", std::process::id()));
         let settings = settings_for(url);
@@ -466,45 +551,27 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let _ = std::fs::remove_file(&tmp);
         results.push(result);
     }
-    let logs_in = logs;
-    let record = a.format == Format::Html || reports.iter().any(|(f, _)| *f == Format::Html);
-    // Logs line up with results: none for the inputs read above.
-    let mut logs: Vec<Vec<StreamLog>> = results.iter().map(|_| Vec::new()).collect();
-    if logs_in {
-        super::batch::run(&files, true, jobs, &opts, &settings_for, &mut |r| {
-            results.push(r);
-            true
-        });
-        logs.resize_with(results.len(), Vec::new);
-    } else {
-        for (r, l) in lint_all(&files, jobs, &settings_for, &opts, record) {
-            results.push(r);
-            logs.push(l);
-        }
-    }
-    let mut run = Run {
-        files: results,
-        profile: a
-            .profile
-            .clone()
-            .or_else(|| cfg.profile.clone())
-            .unwrap_or_else(|| "openai".to_string()),
-        suppressed: 0,
-        fail_on,
-    };
-    if let (Some(b), Some(p)) = (&baseline, &a.baseline) {
-        run.suppressed = b.apply(&mut run.files, &config::parent_dir(p));
-    }
+    results
+}
+
+/// Writes the main report (stdout, or `-o`), then each `--report` and the
+/// `--write-baseline` file; gives what could not be written.
+fn write_reports(
+    a: &Args,
+    run: &Run,
+    reports: &[(Format, PathBuf)],
+    logs: &[Vec<StreamLog>],
+) -> anyhow::Result<Vec<String>> {
     let mut write_errors: Vec<String> = Vec::new();
     let color = a.color.enabled() && a.output.is_none();
     let on_stdout = a.output.as_deref().is_none_or(|p| p == Path::new("-"));
-    let main = renderer(a.format, &a, color, &logs, on_stdout);
+    let main = renderer(a.format, a, color, logs, on_stdout);
     // The main report first, so a failing --report never hides it; `-` is
     // stdout.
     match a.output.as_deref().filter(|p| *p != Path::new("-")) {
         Some(path) => {
             let mut buf = Vec::new();
-            main.render(&run, &mut buf)?;
+            main.render(run, &mut buf)?;
             if let Err(e) = sselint::output::write_atomic(path, &buf) {
                 write_errors.push(format!("writing the report {}: {e}", path.display()));
             }
@@ -512,7 +579,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         None => {
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());
-            let written = main.render(&run, &mut out).and_then(|()| out.flush());
+            let written = main.render(run, &mut out).and_then(|()| out.flush());
             match written {
                 // `sselint check … | head`: stop writing, keep the verdict.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
@@ -521,9 +588,9 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    for (fmt, path) in &reports {
+    for (fmt, path) in reports {
         let mut buf = Vec::new();
-        renderer(*fmt, &a, false, &logs, false).render(&run, &mut buf)?;
+        renderer(*fmt, a, false, logs, false).render(run, &mut buf)?;
         if let Err(e) = sselint::output::write_atomic(path, &buf) {
             write_errors.push(format!("writing the report {}: {e}", path.display()));
         }
@@ -534,14 +601,27 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             write_errors.push(format!("writing the baseline {}: {e}", p.display()));
         }
     }
-    if let Some(b) = &baseline {
+    Ok(write_errors)
+}
+
+/// The exit code, after what stderr must say: input and write errors are
+/// 2; recording a baseline accepts today's findings (0); else the
+/// `--fail-on` verdict.
+fn exit_code(
+    a: &Args,
+    run: &Run,
+    baseline: Option<&Baseline>,
+    write_errors: &[String],
+    fail_on: Option<sselint::lint::Severity>,
+) -> ExitCode {
+    if let Some(b) = baseline {
         if run.suppressed == 0 && !b.findings.is_empty() {
             eprintln!(
                 "sselint: note: the baseline matched no finding (its paths are relative to the baseline file's directory)"
             );
         }
     }
-    for e in &write_errors {
+    for e in write_errors {
         eprintln!("sselint: error: {e}");
     }
     if run.had_input_errors() {
@@ -554,16 +634,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 sselint::lint::printable_text(f.error.as_deref().unwrap_or(""))
             );
         }
-        return Ok(ExitCode::from(2));
+        return ExitCode::from(2);
     }
     if !write_errors.is_empty() {
-        return Ok(ExitCode::from(2));
+        return ExitCode::from(2);
     }
     if a.write_baseline.is_some() {
         // Recording a baseline accepts today's findings.
-        return Ok(ExitCode::SUCCESS);
+        return ExitCode::SUCCESS;
     }
-    Ok(verdict(fail_on, run.worst()))
+    verdict(fail_on, run.worst())
 }
 
 /// `check --format jsonl` with no other report: every result is written

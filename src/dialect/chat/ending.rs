@@ -33,14 +33,58 @@ impl Checker {
         // The shared framing reports `error:` lines as `error-event`: they
         // explain an empty or cut answer as error events do.
         self.error_events += end.error_fields;
-        // A body that is one JSON error object where a stream was expected
-        // (`body-not-sse`, shared, said so).
+        self.check_error_body(&end, status, body.as_ref(), body_start, out);
+        // How the transfer broke, when the capture says: a clause for the
+        // ending's messages.
+        let transport = if breaks.is_empty() {
+            String::new()
+        } else {
+            format!(" (the transfer broke: {})", breaks.join("; "))
+        };
+        let ending = self.answer.ending();
+        self.check_after_done(out);
+        self.check_ending(ending, &end, &transport, &breaks, &mut tail, out);
+        if ending != Ending::CutOff {
+            if let Some(loc) = tail {
+                out.report(Finding::new(
+                    crate::lint::rule::UNTERMINATED_EVENT,
+                    "bytes after the last blank line at the end of the stream: an incomplete event that every client discards",
+                    loc,
+                ));
+            }
+        }
+        self.check_choice_indices(out);
+        self.check_sequences(out);
+        self.finish_tool_calls(out, ending == Ending::CutOff || damaged);
+        self.check_empty_answer(out, ending);
+        self.check_usage_asked(ending, out);
+        // A stream that carried an error and then stopped unfinished
+        // failed, as a Responses, Messages or Gemini stream that ends on
+        // an error does: the same consequence, the same ending (`diff`
+        // across dialects compares it). The findings above were judged on
+        // what the chunks alone said. (A body that is one JSON error and
+        // no stream stays `empty`: `body-not-sse` describes it.)
+        let ending = match ending {
+            Ending::CutOff | Ending::Empty if self.error_events > 0 && end.sse_lines > 0 => {
+                Ending::Failed
+            }
+            e => e,
+        };
+        (std::mem::take(&mut self.answer), ending)
+    }
+
+    /// A body that is one JSON error object where a stream was expected
+    /// (`body-not-sse`, shared, said so): `error-event`.
+    fn check_error_body(
+        &mut self,
+        end: &StreamEnd,
+        status: Option<u16>,
+        body: Option<&serde_json::Value>,
+        body_start: Location,
+        out: &mut dyn Out,
+    ) {
         if end.sse_lines == 0 {
-            if let Some(err) = body
-                .as_ref()
-                .and_then(|v| v.get("error"))
-                .filter(|e| !e.is_null())
-            {
+            if let Some(err) = body.and_then(|v| v.get("error")).filter(|e| !e.is_null()) {
                 self.error_events += 1;
                 out.report(Finding::new(
                     crate::lint::rule::ERROR_EVENT,
@@ -53,14 +97,10 @@ impl Checker {
                 ));
             }
         }
-        // How the transfer broke, when the capture says: a clause for the
-        // ending's messages.
-        let transport = if breaks.is_empty() {
-            String::new()
-        } else {
-            format!(" (the transfer broke: {})", breaks.join("; "))
-        };
-        let ending = self.answer.ending();
+    }
+
+    /// `data-after-done`: `[DONE]` repeated (info), or data after it.
+    fn check_after_done(&mut self, out: &mut dyn Out) {
         if self.chat.after_done > 0 {
             let loc = self.chat.first_after_done.clone().unwrap_or_default();
             // Observed: every client stops at the first `[DONE]`; a repeated
@@ -87,6 +127,22 @@ impl Checker {
             };
             out.report(finding);
         }
+    }
+
+    /// How the stream ended, as a finding: `cut-off`, `empty-stream`,
+    /// `missing-done`, `missing-finish-reason` (none when the capture was
+    /// damaged, or an error explains it). `transport` is the clause saying
+    /// how the transfer broke; a cut inside the first event takes `tail`.
+    fn check_ending(
+        &mut self,
+        ending: Ending,
+        end: &StreamEnd,
+        transport: &str,
+        breaks: &[String],
+        tail: &mut Option<Location>,
+        out: &mut dyn Out,
+    ) {
+        let damaged = end.damaged;
         match ending {
             Ending::Empty if tail.is_some() && !damaged && self.error_events == 0 => {
                 // Cut inside the first event: nothing was dispatched.
@@ -199,15 +255,12 @@ impl Checker {
             }
             Ending::Complete | Ending::Failed => {}
         }
-        if ending != Ending::CutOff {
-            if let Some(loc) = tail {
-                out.report(Finding::new(
-                    crate::lint::rule::UNTERMINATED_EVENT,
-                    "bytes after the last blank line at the end of the stream: an incomplete event that every client discards",
-                    loc,
-                ));
-            }
-        }
+    }
+
+    /// `choice-index`: indices past the request's `n` (one finding per
+    /// index, with its chunk count), an index that drifts, a lone choice
+    /// numbered other than 0; and `multiple-choices`.
+    fn check_choice_indices(&mut self, out: &mut dyn Out) {
         let n = self.request.as_ref().and_then(|r| r.n).unwrap_or(1);
         for (idx, (loc, ev, pointer, chunks)) in std::mem::take(&mut self.chat.past_n) {
             let on = if chunks > 1 {
@@ -296,6 +349,11 @@ impl Checker {
             .help("ask for one choice (`n` = 1, the default) unless the application reads each choice by its `index`");
             out.report(if asked { f.level(Severity::Info) } else { f });
         }
+    }
+
+    /// Content after a finish (held until now: info), `role-repeated`,
+    /// `cumulative-content` and `repeated-answer`.
+    fn check_sequences(&mut self, out: &mut dyn Out) {
         // Content after a finish that never came again: info (the clients of
         // the record read on and keep it).
         let held: Vec<Finding> = (self.chat.choices.values_mut())
@@ -358,8 +416,11 @@ impl Checker {
                 .event(ev),
             );
         }
-        self.finish_tool_calls(out, ending == Ending::CutOff || damaged);
-        self.check_empty_answer(out, ending);
+    }
+
+    /// `usage-missing`: the request asked for usage and a stream that ended
+    /// (not cut) carried none.
+    fn check_usage_asked(&mut self, ending: Ending, out: &mut dyn Out) {
         let asked_usage = self.request.as_ref().is_some_and(|r| r.include_usage);
         if asked_usage
             && self.answer.usage.is_none()
@@ -375,19 +436,6 @@ impl Checker {
                 loc,
             ));
         }
-        // A stream that carried an error and then stopped unfinished
-        // failed, as a Responses, Messages or Gemini stream that ends on
-        // an error does: the same consequence, the same ending (`diff`
-        // across dialects compares it). The findings above were judged on
-        // what the chunks alone said. (A body that is one JSON error and
-        // no stream stays `empty`: `body-not-sse` describes it.)
-        let ending = match ending {
-            Ending::CutOff | Ending::Empty if self.error_events > 0 && end.sse_lines > 0 => {
-                Ending::Failed
-            }
-            e => e,
-        };
-        (std::mem::take(&mut self.answer), ending)
     }
 
     /// The index stayed or grew on every single-choice chunk, grew at least

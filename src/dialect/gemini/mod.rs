@@ -901,6 +901,330 @@ impl Checker {
             }
         }
     }
+
+    /// `gemini-repeated-answer`: a candidate whose last text part, the third
+    /// or later, repeats all the text of the parts before it.
+    fn check_repeated_answer(&self, out: &mut dyn Out) {
+        for (i, c) in &self.candidates {
+            if let Some((loc, ev)) = c.repeat_at.clone() {
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_REPEATED_ANSWER,
+                        format!("candidate {i}'s last text part repeats the whole text of the parts before it: clients that append each chunk's text show the answer twice"),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send only the new text in each chunk"),
+                );
+            }
+        }
+    }
+
+    /// The answer: each candidate's text, thoughts, finish and calls; a
+    /// blocked prompt as choice 0's finish (and its stand-in when no
+    /// candidate 0 came); why an answer is empty.
+    fn assemble_answer(&mut self) -> Answer {
+        for c in self.candidates.values_mut() {
+            c.close_streaming();
+        }
+        let mut answer = Answer {
+            usage: self.usage_value(),
+            done: self.done,
+            chunks_with_choices: self.with_candidates,
+            ..Answer::default()
+        };
+        for (i, c) in &self.candidates {
+            let ch = answer.choice(*i);
+            ch.text = c.text.clone();
+            ch.reasoning = c.reasoning.clone();
+            ch.finish_reason = c.finish.clone();
+            for (n, call) in c.calls.iter().enumerate() {
+                ch.tool_calls.insert(n as u64, call.clone());
+            }
+        }
+        if let Some((reason, _)) = &self.blocked {
+            let no_candidate = !self.candidates.contains_key(&0);
+            let ch = answer.choice(0);
+            if ch.finish_reason.is_none() {
+                ch.finish_reason = Some(format!("blockReason:{reason}"));
+            }
+            // No candidate 0 came: choice 0 is the blocked prompt.
+            if no_candidate {
+                ch.stands_for = Some(format!(
+                    "prompt blocked: `promptFeedback.blockReason` {}, no candidate",
+                    shorten(reason, 40)
+                ));
+            }
+            // A candidate that came anyway is the answer the clients show.
+            if self.candidates.get(&0).is_none_or(Candidate::is_blank) {
+                answer.empty = Some(format!("the prompt was blocked ({reason})"));
+            }
+        } else if let Some(c) = self.candidates.get(&0).filter(|c| c.is_blank()) {
+            if let Some(f) = c.finish.as_deref().filter(|f| *f != "STOP") {
+                answer.empty = Some(match &c.finish_message {
+                    Some(m) => format!("{f}: {m}"),
+                    None => f.to_string(),
+                });
+            }
+        }
+        answer
+    }
+
+    /// How the stream ended: failed on an error, complete once candidate 0
+    /// finished (or the prompt was blocked), else empty or cut off.
+    fn stream_ending(&self) -> Ending {
+        let finished =
+            self.candidates.get(&0).is_some_and(|c| c.finish.is_some()) || self.blocked.is_some();
+        if self.errored.is_some() {
+            Ending::Failed
+        } else if finished {
+            Ending::Complete
+        } else if self.events == 0 {
+            Ending::Empty
+        } else {
+            Ending::CutOff
+        }
+    }
+
+    /// `gemini-event-line`: events with an `event:` line, said once.
+    fn check_event_lines(&mut self, out: &mut dyn Out) {
+        if let Some(((loc, ev), name)) = self.first_named.take() {
+            emit(
+                out,
+                Finding::new(
+                    rule::GEMINI_EVENT_LINE,
+                    format!(
+                        "{} event(s) have an `event:` line (the first `event: {}`): a Gemini stream is `data:` lines only; clients that keep only blocks starting with `data:` lose these events whole, and clients that parse every other line as JSON raise",
+                        self.named,
+                        crate::lint::printable(&name)
+                    ),
+                    loc,
+                )
+                .event(ev)
+                .help("send each chunk as a `data: {…}` line and a blank line, with no `event:` line"),
+            );
+        }
+    }
+
+    /// `gemini-after-finish`: parts added to a candidate after its
+    /// `finishReason`.
+    fn check_after_finish(&self, out: &mut dyn Out) {
+        for (i, c) in &self.candidates {
+            if let Some((loc, ev)) = c.first_after.clone() {
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_AFTER_FINISH,
+                        format!(
+                            "candidate {i} had its `finishReason` ({}) and {} later chunk(s) still add parts to it: a reader that stops at the finishReason ends without them",
+                            crate::lint::printable(&shorten(c.finish.as_deref().unwrap_or(""), 40)),
+                            c.after_finish
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send the `finishReason` only on a candidate's last chunk"),
+                );
+            }
+        }
+    }
+
+    /// `gemini-prompt-blocked`: a blocked prompt with no candidate, or one
+    /// answered anyway.
+    fn check_prompt_blocked(&self, out: &mut dyn Out) {
+        if let Some((reason, (loc, ev))) = self.blocked.clone() {
+            if self.with_candidates == 0 {
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_PROMPT_BLOCKED,
+                        format!(
+                            "the prompt was blocked (`promptFeedback.blockReason` {}): no candidate came, so the answer is empty and no `finishReason` says why; clients that read only candidates show an empty answer",
+                            crate::lint::printable(&shorten(&reason, 40))
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("a blocked prompt is legitimate; a gateway that translates it must say so (a content-filter finish), not report an empty success"),
+                );
+            } else if self.candidates.get(&0).is_some_and(|c| !c.is_blank()) {
+                // Blocked, and answered anyway: the two say opposite things.
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_PROMPT_BLOCKED,
+                        format!(
+                            "the prompt is marked blocked (`promptFeedback.blockReason` {}), yet candidate 0 has an answer: clients that trust the block drop the candidates' text and report the block reason as the finish, the others show the text",
+                            crate::lint::printable(&shorten(&reason, 40))
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send `promptFeedback.blockReason` only when the prompt was blocked and no candidate answers"),
+                );
+            }
+        }
+    }
+
+    /// `gemini-max-tokens` and `gemini-finish-reason`: a candidate that
+    /// stopped at the token limit, or for another reason than `STOP`.
+    fn check_finishes(&self, out: &mut dyn Out) {
+        for (i, c) in &self.candidates {
+            let Some(f) = c.finish.as_deref() else {
+                continue;
+            };
+            let Some((loc, ev)) = c.finish_at.clone() else {
+                continue;
+            };
+            let upper = f.to_ascii_uppercase();
+            if upper == "MAX_TOKENS" {
+                let what = if c.text.is_empty() && !c.reasoning.is_empty() {
+                    "the budget went on thoughts, and no answer text came".to_string()
+                } else {
+                    format!(
+                        "{} byte(s) of answer text came",
+                        c.text.kept.len() as u64 + c.text.dropped
+                    )
+                };
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_MAX_TOKENS,
+                        format!("candidate {i} stopped at the token limit (`MAX_TOKENS`): {what}; the answer is cut"),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("raise `generationConfig.maxOutputTokens` (thinking tokens count against it), or lower the thinking budget"),
+                );
+            } else if upper != "STOP" && FINISH_REASONS.contains(&upper.as_str()) {
+                let empty = if c.is_blank() {
+                    ", and the candidate has no text and no call"
+                } else {
+                    ""
+                };
+                let why = c
+                    .finish_message
+                    .as_deref()
+                    .map(|m| format!(" (`finishMessage`: {})", crate::lint::printable(m)))
+                    .unwrap_or_default();
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_FINISH_REASON,
+                        format!("candidate {i} ended with `{upper}`{why}{empty}: the model did not finish its answer"),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("SAFETY, RECITATION and the other filters' reasons mean a filter stopped the output; MALFORMED_FUNCTION_CALL means the model's call was invalid: show the user why, or retry"),
+                );
+            }
+        }
+    }
+
+    /// `gemini-usage-decreasing` and `gemini-usage-total`, unless the stream
+    /// failed.
+    fn check_usage(&mut self, ending: Ending, out: &mut dyn Out) {
+        // The final candidatesTokenCount below an earlier chunk's.
+        if let (Some((last, (loc, ev))), Some((peak, _))) =
+            (self.last_candidates.clone(), &self.peak_candidates)
+        {
+            if last < *peak && ending != Ending::Failed {
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_USAGE_DECREASING,
+                        format!(
+                            "the last chunk's `candidatesTokenCount` is {last}, below an earlier chunk's {peak}: the running counts are estimates, and a client that keeps the highest count bills {peak}"
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("only the last chunk's usage is the bill; if a gateway adds usage up or keeps the maximum, make it keep the last"),
+                );
+            }
+        }
+        if let Some((total, sum, (loc, ev))) = self.usage_short.take() {
+            if ending != Ending::Failed {
+                emit(
+                    out,
+                    Finding::new(
+                        rule::GEMINI_USAGE_TOTAL,
+                        format!(
+                            "the last chunk's `totalTokenCount` is {total}, below the sum of its parts ({sum}: the prompt, candidates, thoughts and tool-use prompt counts): clients that read the total and clients that add up the parts report different usage"
+                        ),
+                        loc,
+                    )
+                    .event(ev)
+                    .help("send `totalTokenCount` as `promptTokenCount` + `candidatesTokenCount` + `thoughtsTokenCount` + `toolUsePromptTokenCount`"),
+                );
+            }
+        }
+    }
+
+    /// `gemini-cut-off`: no chunk at all (or cut inside the first), or no
+    /// `finishReason` for candidate 0 before the end; an unread event or a
+    /// damaged capture explains it instead.
+    fn check_cut_off(&self, ending: Ending, end: &StreamEnd<'_>, out: &mut dyn Out) {
+        let unread = if end.unread() > 0 {
+            format!(
+                " ({} event(s) could not be read, and one of them may have been it)",
+                end.unread()
+            )
+        } else {
+            String::new()
+        };
+        // An event that could not be read (not JSON, too large) may have
+        // been the chunk: its finding is the cause.
+        if ending == Ending::Empty && !end.damaged && !end.not_sse && end.unread() == 0 {
+            // Cut inside its first chunk (the tail holds its start), or
+            // no chunk at all.
+            let (what, loc) = match out.transport().tail {
+                Some(tail) => ("the stream ended inside its first chunk", tail),
+                None => ("no chunk of the stream was read", out.at_end()),
+            };
+            emit(
+                out,
+                Finding::new(
+                    rule::GEMINI_CUT_OFF,
+                    format!(
+                        "{what}{}: no candidate, no `finishReason`, so there is no answer",
+                        end.broke()
+                    ),
+                    loc,
+                )
+                .help("when generation fails, answer with a non-2xx status and Google's JSON error body"),
+            );
+        }
+        if ending == Ending::CutOff && !end.damaged && !end.not_sse {
+            let said = self
+                .candidates
+                .get(&0)
+                .map_or("no candidate 0".to_string(), |c| {
+                    let mut bits = Vec::new();
+                    let text = c.text.kept.len() as u64 + c.text.dropped;
+                    bits.push(format!("{text} byte(s) of text"));
+                    if !c.calls.is_empty() {
+                        bits.push(format!("{} call(s)", c.calls.len()));
+                    }
+                    bits.join(" and ")
+                });
+            let loc = out.at_end();
+            emit(
+                out,
+                Finding::new(
+                    rule::GEMINI_CUT_OFF,
+                    format!(
+                        "the stream ended after {} event(s) with no `finishReason` for candidate 0{unread}{}: {said} had come; nothing says the answer is complete",
+                        end.events,
+                        end.broke()
+                    ),
+                    loc,
+                )
+                .help("find what closed the connection early (a proxy timeout, a crash); a whole answer's last chunk carries its `finishReason`, a failed one is an `error` chunk or a non-2xx status"),
+            );
+        }
+    }
 }
 
 impl super::Checker for Checker {
@@ -1054,283 +1378,15 @@ impl super::Checker for Checker {
     }
 
     fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
-        for c in self.candidates.values_mut() {
-            c.close_streaming();
-        }
-        let mut answer = Answer {
-            usage: self.usage_value(),
-            done: self.done,
-            chunks_with_choices: self.with_candidates,
-            ..Answer::default()
-        };
-        for (i, c) in &self.candidates {
-            let ch = answer.choice(*i);
-            ch.text = c.text.clone();
-            ch.reasoning = c.reasoning.clone();
-            ch.finish_reason = c.finish.clone();
-            for (n, call) in c.calls.iter().enumerate() {
-                ch.tool_calls.insert(n as u64, call.clone());
-            }
-        }
-        if let Some((reason, _)) = &self.blocked {
-            let no_candidate = !self.candidates.contains_key(&0);
-            let ch = answer.choice(0);
-            if ch.finish_reason.is_none() {
-                ch.finish_reason = Some(format!("blockReason:{reason}"));
-            }
-            // No candidate 0 came: choice 0 is the blocked prompt.
-            if no_candidate {
-                ch.stands_for = Some(format!(
-                    "prompt blocked: `promptFeedback.blockReason` {}, no candidate",
-                    shorten(reason, 40)
-                ));
-            }
-            // A candidate that came anyway is the answer the clients show.
-            if self.candidates.get(&0).is_none_or(Candidate::is_blank) {
-                answer.empty = Some(format!("the prompt was blocked ({reason})"));
-            }
-        } else if let Some(c) = self.candidates.get(&0).filter(|c| c.is_blank()) {
-            if let Some(f) = c.finish.as_deref().filter(|f| *f != "STOP") {
-                answer.empty = Some(match &c.finish_message {
-                    Some(m) => format!("{f}: {m}"),
-                    None => f.to_string(),
-                });
-            }
-        }
-        let finished =
-            self.candidates.get(&0).is_some_and(|c| c.finish.is_some()) || self.blocked.is_some();
-        let ending = if self.errored.is_some() {
-            Ending::Failed
-        } else if finished {
-            Ending::Complete
-        } else if self.events == 0 {
-            Ending::Empty
-        } else {
-            Ending::CutOff
-        };
-        for (i, c) in &self.candidates {
-            if let Some((loc, ev)) = c.repeat_at.clone() {
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_REPEATED_ANSWER,
-                        format!("candidate {i}'s last text part repeats the whole text of the parts before it: clients that append each chunk's text show the answer twice"),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("send only the new text in each chunk"),
-                );
-            }
-        }
-        if let Some(((loc, ev), name)) = self.first_named.take() {
-            emit(
-                out,
-                Finding::new(
-                    rule::GEMINI_EVENT_LINE,
-                    format!(
-                        "{} event(s) have an `event:` line (the first `event: {}`): a Gemini stream is `data:` lines only; clients that keep only blocks starting with `data:` lose these events whole, and clients that parse every other line as JSON raise",
-                        self.named,
-                        crate::lint::printable(&name)
-                    ),
-                    loc,
-                )
-                .event(ev)
-                .help("send each chunk as a `data: {…}` line and a blank line, with no `event:` line"),
-            );
-        }
-        for (i, c) in &self.candidates {
-            if let Some((loc, ev)) = c.first_after.clone() {
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_AFTER_FINISH,
-                        format!(
-                            "candidate {i} had its `finishReason` ({}) and {} later chunk(s) still add parts to it: a reader that stops at the finishReason ends without them",
-                            crate::lint::printable(&shorten(c.finish.as_deref().unwrap_or(""), 40)),
-                            c.after_finish
-                        ),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("send the `finishReason` only on a candidate's last chunk"),
-                );
-            }
-        }
-        if let Some((reason, (loc, ev))) = self.blocked.clone() {
-            if self.with_candidates == 0 {
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_PROMPT_BLOCKED,
-                        format!(
-                            "the prompt was blocked (`promptFeedback.blockReason` {}): no candidate came, so the answer is empty and no `finishReason` says why; clients that read only candidates show an empty answer",
-                            crate::lint::printable(&shorten(&reason, 40))
-                        ),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("a blocked prompt is legitimate; a gateway that translates it must say so (a content-filter finish), not report an empty success"),
-                );
-            } else if self.candidates.get(&0).is_some_and(|c| !c.is_blank()) {
-                // Blocked, and answered anyway: the two say opposite things.
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_PROMPT_BLOCKED,
-                        format!(
-                            "the prompt is marked blocked (`promptFeedback.blockReason` {}), yet candidate 0 has an answer: clients that trust the block drop the candidates' text and report the block reason as the finish, the others show the text",
-                            crate::lint::printable(&shorten(&reason, 40))
-                        ),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("send `promptFeedback.blockReason` only when the prompt was blocked and no candidate answers"),
-                );
-            }
-        }
-        for (i, c) in &self.candidates {
-            let Some(f) = c.finish.as_deref() else {
-                continue;
-            };
-            let Some((loc, ev)) = c.finish_at.clone() else {
-                continue;
-            };
-            let upper = f.to_ascii_uppercase();
-            if upper == "MAX_TOKENS" {
-                let what = if c.text.is_empty() && !c.reasoning.is_empty() {
-                    "the budget went on thoughts, and no answer text came".to_string()
-                } else {
-                    format!(
-                        "{} byte(s) of answer text came",
-                        c.text.kept.len() as u64 + c.text.dropped
-                    )
-                };
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_MAX_TOKENS,
-                        format!("candidate {i} stopped at the token limit (`MAX_TOKENS`): {what}; the answer is cut"),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("raise `generationConfig.maxOutputTokens` (thinking tokens count against it), or lower the thinking budget"),
-                );
-            } else if upper != "STOP" && FINISH_REASONS.contains(&upper.as_str()) {
-                let empty = if c.is_blank() {
-                    ", and the candidate has no text and no call"
-                } else {
-                    ""
-                };
-                let why = c
-                    .finish_message
-                    .as_deref()
-                    .map(|m| format!(" (`finishMessage`: {})", crate::lint::printable(m)))
-                    .unwrap_or_default();
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_FINISH_REASON,
-                        format!("candidate {i} ended with `{upper}`{why}{empty}: the model did not finish its answer"),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("SAFETY, RECITATION and the other filters' reasons mean a filter stopped the output; MALFORMED_FUNCTION_CALL means the model's call was invalid: show the user why, or retry"),
-                );
-            }
-        }
-        // The final candidatesTokenCount below an earlier chunk's.
-        if let (Some((last, (loc, ev))), Some((peak, _))) =
-            (self.last_candidates.clone(), &self.peak_candidates)
-        {
-            if last < *peak && ending != Ending::Failed {
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_USAGE_DECREASING,
-                        format!(
-                            "the last chunk's `candidatesTokenCount` is {last}, below an earlier chunk's {peak}: the running counts are estimates, and a client that keeps the highest count bills {peak}"
-                        ),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("only the last chunk's usage is the bill; if a gateway adds usage up or keeps the maximum, make it keep the last"),
-                );
-            }
-        }
-        if let Some((total, sum, (loc, ev))) = self.usage_short.take() {
-            if ending != Ending::Failed {
-                emit(
-                    out,
-                    Finding::new(
-                        rule::GEMINI_USAGE_TOTAL,
-                        format!(
-                            "the last chunk's `totalTokenCount` is {total}, below the sum of its parts ({sum}: the prompt, candidates, thoughts and tool-use prompt counts): clients that read the total and clients that add up the parts report different usage"
-                        ),
-                        loc,
-                    )
-                    .event(ev)
-                    .help("send `totalTokenCount` as `promptTokenCount` + `candidatesTokenCount` + `thoughtsTokenCount` + `toolUsePromptTokenCount`"),
-                );
-            }
-        }
-        let unread = if end.unread() > 0 {
-            format!(
-                " ({} event(s) could not be read, and one of them may have been it)",
-                end.unread()
-            )
-        } else {
-            String::new()
-        };
-        // An event that could not be read (not JSON, too large) may have
-        // been the chunk: its finding is the cause.
-        if ending == Ending::Empty && !end.damaged && !end.not_sse && end.unread() == 0 {
-            // Cut inside its first chunk (the tail holds its start), or
-            // no chunk at all.
-            let (what, loc) = match out.transport().tail {
-                Some(tail) => ("the stream ended inside its first chunk", tail),
-                None => ("no chunk of the stream was read", out.at_end()),
-            };
-            emit(
-                out,
-                Finding::new(
-                    rule::GEMINI_CUT_OFF,
-                    format!(
-                        "{what}{}: no candidate, no `finishReason`, so there is no answer",
-                        end.broke()
-                    ),
-                    loc,
-                )
-                .help("when generation fails, answer with a non-2xx status and Google's JSON error body"),
-            );
-        }
-        if ending == Ending::CutOff && !end.damaged && !end.not_sse {
-            let said = self
-                .candidates
-                .get(&0)
-                .map_or("no candidate 0".to_string(), |c| {
-                    let mut bits = Vec::new();
-                    let text = c.text.kept.len() as u64 + c.text.dropped;
-                    bits.push(format!("{text} byte(s) of text"));
-                    if !c.calls.is_empty() {
-                        bits.push(format!("{} call(s)", c.calls.len()));
-                    }
-                    bits.join(" and ")
-                });
-            let loc = out.at_end();
-            emit(
-                out,
-                Finding::new(
-                    rule::GEMINI_CUT_OFF,
-                    format!(
-                        "the stream ended after {} event(s) with no `finishReason` for candidate 0{unread}{}: {said} had come; nothing says the answer is complete",
-                        end.events,
-                        end.broke()
-                    ),
-                    loc,
-                )
-                .help("find what closed the connection early (a proxy timeout, a crash); a whole answer's last chunk carries its `finishReason`, a failed one is an `error` chunk or a non-2xx status"),
-            );
-        }
+        let answer = self.assemble_answer();
+        let ending = self.stream_ending();
+        self.check_repeated_answer(out);
+        self.check_event_lines(out);
+        self.check_after_finish(out);
+        self.check_prompt_blocked(out);
+        self.check_finishes(out);
+        self.check_usage(ending, out);
+        self.check_cut_off(ending, &end, out);
         (answer, ending)
     }
 
