@@ -127,6 +127,7 @@ DESIGNED_EXCEPTIONS = (
     ("content_filter", "ContentFilterFinishReasonError:"),
     ("incomplete", "RuntimeError: Didn't receive a `response.completed` event."),
     ("incomplete", "CodexError: Incomplete response returned, reason:"),
+    ("content_filter", "OpencodeError: The response was blocked by the provider's content filter"),
 )
 
 # Finishes that say the token budget cut the answer (observed.rs's BUDGET_CUTS).

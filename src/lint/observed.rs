@@ -274,7 +274,11 @@ impl Record {
 /// - Codex CLI ends its turn with "Incomplete response returned, reason:
 ///   …" on a response that ended with `response.incomplete`, naming the
 ///   reason the server sent (clients/agent_clients.py records it as
-///   `CodexError`).
+///   `CodexError`);
+/// - opencode ends its step with a `ContentFilterError`, "The response was
+///   blocked by the provider's content filter", when the AI SDK reports the
+///   finish `content-filter` (Chat's `content_filter`); clients/agent_clients.py
+///   records it as `OpencodeError`.
 pub const DESIGNED_EXCEPTIONS: &[(&str, &str)] = &[
     ("length", "LengthFinishReasonError:"),
     ("content_filter", "ContentFilterFinishReasonError:"),
@@ -285,6 +289,10 @@ pub const DESIGNED_EXCEPTIONS: &[(&str, &str)] = &[
     (
         "incomplete",
         "CodexError: Incomplete response returned, reason:",
+    ),
+    (
+        "content_filter",
+        "OpencodeError: The response was blocked by the provider's content filter",
     ),
 ];
 
@@ -543,6 +551,12 @@ mod tests {
                 "filtered": {"expected": {"finish_reason": "content_filter"}, "clients": {
                     "raw": {"verdict": "ok"},
                     "helper": {"verdict": "raised", "detail": "ContentFilterFinishReasonError: x"}}},
+                "filtered-agent": {"expected": {"finish_reason": "content_filter"}, "clients": {
+                    "raw": {"verdict": "ok"},
+                    "helper": {"verdict": "raised", "detail": "OpencodeError: The response was blocked by the provider's content filter"}}},
+                "agent-stop": {"expected": {"finish_reason": "stop"}, "clients": {
+                    "raw": {"verdict": "ok"},
+                    "helper": {"verdict": "raised", "detail": "OpencodeError: The response was blocked by the provider's content filter"}}},
                 "stop": {"expected": {"finish_reason": "stop"}, "clients": {
                     "raw": {"verdict": "ok"},
                     "helper": {"verdict": "raised", "detail": "LengthFinishReasonError: Could not parse"}}},
@@ -563,11 +577,13 @@ mod tests {
         assert_eq!(sev("length"), Severity::Warning);
         assert_eq!(sev("filtered"), Severity::Warning);
         assert_eq!(sev("incomplete"), Severity::Warning);
+        assert_eq!(sev("filtered-agent"), Severity::Warning);
         assert!(rec
             .summary(&rec.captures["length"])
             .contains("helper raised LengthFinishReasonError (by design"));
         // The same raise on another finish, or another raise, still counts.
         assert_eq!(sev("stop"), Severity::Error);
+        assert_eq!(sev("agent-stop"), Severity::Error);
         assert_eq!(sev("cut"), Severity::Error);
         assert_eq!(sev("other-raise"), Severity::Error);
         // Every client read the cut as sent: info for the capture, a
