@@ -164,9 +164,9 @@ impl Replay {
                         }
                     }
                 }
-                spool.finish().map_err(|reason| LoadError::Read {
+                spool.finish().map_err(|e| LoadError::Read {
                     path: path.to_string(),
-                    reason,
+                    reason: e.to_string(),
                 })?
             }
         };

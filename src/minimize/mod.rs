@@ -828,7 +828,7 @@ pub fn minimize(
                 c.remove("compression");
             }
             let mut wrap = serde_json::json!({"log": {"entries": [entry]}});
-            redact::har(&mut wrap, None).map_err(err)?;
+            redact::har(&mut wrap, None).map_err(|e| err(e.to_string()))?;
             let entry = wrap["log"]["entries"][0].take();
             shells.push((
                 Shell::Har(HarShell {
