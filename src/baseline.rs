@@ -65,6 +65,37 @@ fn stream_key(path: &str, label: &str, file_key: &str) -> String {
     }
 }
 
+/// Why a baseline file could not be loaded ([`Baseline::load`]); the
+/// message names the file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{}: {message}", path.display())]
+    Unreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the system said ([`crate::capture::io_message`]).
+        message: String,
+    },
+    /// Not JSON, or not a baseline's shape.
+    #[error("{}: not an sselint baseline ({reason})", path.display())]
+    NotBaseline {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the JSON parser said.
+        reason: serde_json::Error,
+    },
+    /// A baseline of another format version.
+    #[error("{}: baseline version {found} is not {VERSION}", path.display())]
+    Version {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its `version`.
+        found: u32,
+    },
+}
+
 impl Baseline {
     /// Records every finding of `files`, their paths relative to `base` (the
     /// baseline file's directory).
@@ -103,18 +134,22 @@ impl Baseline {
     /// Reads a baseline file.
     ///
     /// # Errors
-    /// Unreadable, not JSON, or another version: a message naming the file.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: {}", path.display(), crate::capture::io_message(&e)))?;
-        let b: Baseline = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not an sselint baseline ({e})", path.display()))?;
+    /// Unreadable, not JSON, or another version ([`LoadError`], whose
+    /// message names the file).
+    pub fn load(path: &Path) -> Result<Self, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::Unreadable {
+            path: path.to_path_buf(),
+            message: crate::capture::io_message(&e),
+        })?;
+        let b: Baseline = serde_json::from_str(&text).map_err(|e| LoadError::NotBaseline {
+            path: path.to_path_buf(),
+            reason: e,
+        })?;
         if b.version != VERSION {
-            return Err(format!(
-                "{}: baseline version {} is not {VERSION}",
-                path.display(),
-                b.version
-            ));
+            return Err(LoadError::Version {
+                path: path.to_path_buf(),
+                found: b.version,
+            });
         }
         Ok(b)
     }

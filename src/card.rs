@@ -302,7 +302,7 @@ pub fn compare_cards(a: &Card, b: &Card, settings: &crate::lint::Settings) -> Ve
                         d.differences = c.differences;
                         d.differences.retain(|x| !timing_noise(x));
                     }
-                    (Err(e), _) | (_, Err(e)) => d.note = Some(e),
+                    (Err(e), _) | (_, Err(e)) => d.note = Some(e.to_string()),
                 }
             }
             _ => {

@@ -130,13 +130,37 @@ fn snippet_error(path: &Path, text: &str, span: Range<usize>, msg: &str) -> Conf
     }
 }
 
+/// A rule name, code, group or dialect that names no rule
+/// ([`resolve_rules`]), with the nearest rule name when one is near.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown rule {item:?}{} (`sselint rules` lists names, codes and groups)", suggestion.map(|n| format!("; did you mean `{n}`?")).unwrap_or_default())]
+pub struct UnknownRule {
+    /// The item as given.
+    pub item: String,
+    /// The rule name it is nearest to.
+    pub suggestion: Option<&'static str>,
+}
+
+/// A profile name that names none of `rules/profiles/`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown profile {name:?}; known profiles: {}", known().join(", "))]
+pub struct UnknownProfile {
+    /// The name as given.
+    pub name: String,
+}
+
+/// The profiles' names, in catalogue order.
+fn known() -> Vec<&'static str> {
+    profiles().iter().map(|p| p.name.as_str()).collect()
+}
+
 /// Resolves rule names, codes, code prefixes, groups and dialects (`chat`,
 /// `responses`, `messages`: that dialect's own rules); an unknown one is an
 /// error with a suggestion.
 ///
 /// # Errors
-/// The first unknown item, as text.
-pub fn resolve_rules(items: &[&str]) -> Result<Vec<&'static str>, String> {
+/// The first unknown item ([`UnknownRule`]).
+pub fn resolve_rules(items: &[&str]) -> Result<Vec<&'static str>, UnknownRule> {
     let cat = catalogue();
     let mut out = Vec::new();
     for item in items.iter().filter(|i| !i.is_empty()) {
@@ -151,13 +175,10 @@ pub fn resolve_rules(items: &[&str]) -> Result<Vec<&'static str>, String> {
         } else if !cat.by_prefix(item).is_empty() {
             out.extend(cat.by_prefix(item).iter().map(|r| r.name));
         } else {
-            let hint = cat
-                .suggest(item)
-                .map(|n| format!("; did you mean `{n}`?"))
-                .unwrap_or_default();
-            return Err(format!(
-                "unknown rule {item:?}{hint} (`sselint rules` lists names, codes and groups)"
-            ));
+            return Err(UnknownRule {
+                item: item.to_string(),
+                suggestion: cat.suggest(item),
+            });
         }
     }
     Ok(out)
@@ -195,15 +216,13 @@ pub fn parse_fail_on(s: &str) -> Option<FailOn> {
     }
 }
 
-fn check_profile(name: &str) -> Result<(), String> {
+fn check_profile(name: &str) -> Result<(), UnknownProfile> {
     if profile(name).is_some() {
         Ok(())
     } else {
-        let names: Vec<&str> = profiles().iter().map(|p| p.name.as_str()).collect();
-        Err(format!(
-            "unknown profile {name:?}; known profiles: {}",
-            names.join(", ")
-        ))
+        Err(UnknownProfile {
+            name: name.to_string(),
+        })
     }
 }
 
@@ -257,7 +276,7 @@ impl Config {
         let mut c = Config::empty();
         c.path = Some(path.to_path_buf());
         if let Some(p) = &file.profile {
-            check_profile(p.get_ref()).map_err(|m| err(p, m))?;
+            check_profile(p.get_ref()).map_err(|m| err(p, m.to_string()))?;
             c.profile = Some(p.get_ref().clone());
         }
         if let Some(f) = &file.fail_on {
@@ -274,7 +293,9 @@ impl Config {
         let rules_of = |items: &[Spanned<String>]| -> Result<Vec<&'static str>, ConfigError> {
             let mut out = Vec::new();
             for s in items {
-                out.extend(resolve_rules(&[s.get_ref().as_str()]).map_err(|m| err(s, m))?);
+                out.extend(
+                    resolve_rules(&[s.get_ref().as_str()]).map_err(|m| err(s, m.to_string()))?,
+                );
             }
             Ok(out)
         };
@@ -349,7 +370,7 @@ impl Config {
                             return Err(bad("`ignore` must be an array of rule names".to_string()))
                         }
                     };
-                    (prof, resolve_rules(&names).map_err(bad)?)
+                    (prof, resolve_rules(&names).map_err(|m| bad(m.to_string()))?)
                 }
                 _ => {
                     return Err(bad(
@@ -359,7 +380,7 @@ impl Config {
                 }
             };
             if let Some(p) = &prof {
-                check_profile(p).map_err(bad)?;
+                check_profile(p).map_err(|m| bad(m.to_string()))?;
             }
             c.per_path.push((matcher, prof, ignore));
         }

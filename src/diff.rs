@@ -197,12 +197,41 @@ pub struct Side {
     pub timeline: Option<crate::streamlog::Timeline>,
 }
 
+/// Why a side of a diff could not be read ([`read_side`]); the message
+/// names the input.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SideError {
+    /// The input could not be read as a capture.
+    #[error(transparent)]
+    Input(#[from] capture::InputError),
+    /// It holds several streams (their labels) and none was picked.
+    #[error("{path}: holds {} SSE streams; pick one as {path}#N (the entry index):\n{}", labels.len(), labels.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n"))]
+    Streams {
+        /// The input, without its `#N`.
+        path: String,
+        /// Each stream's label.
+        labels: Vec<String>,
+    },
+    /// It holds no stream.
+    #[error("{path}: no stream")]
+    NoStream {
+        /// The input, without its `#N`.
+        path: String,
+    },
+}
+
 /// Reads one side: `PATH` or `PATH#N` (HAR entry N). A capture with
 /// several SSE streams needs an entry.
 ///
 /// # Errors
-/// The input cannot be read, or holds several streams and none was picked.
-pub fn read_side(spec: &str, opts: &capture::Options, settings: &Settings) -> Result<Side, String> {
+/// The input cannot be read, or holds several streams and none was picked
+/// ([`SideError`]).
+pub fn read_side(
+    spec: &str,
+    opts: &capture::Options,
+    settings: &Settings,
+) -> Result<Side, SideError> {
     read_side_with(spec, opts, settings, false)
 }
 
@@ -216,25 +245,22 @@ pub fn read_side_with(
     opts: &capture::Options,
     settings: &Settings,
     timeline: bool,
-) -> Result<Side, String> {
+) -> Result<Side, SideError> {
     // `PATH#N` is read by `capture::open`, as in every command.
-    let cap = capture::open(spec, opts).map_err(|e| e.to_string())?;
+    let cap = capture::open(spec, opts)?;
     let path = capture::entry_spec(spec).map_or(spec, |(p, _)| p);
     let detail = cap.detail;
     let n = cap.streams.len();
     if n != 1 {
-        let labels: Vec<String> = cap
-            .streams
-            .iter()
-            .map(|s| format!("  {}", s.label))
-            .collect();
-        return Err(format!(
-            "{path}: holds {n} SSE streams; pick one as {path}#N (the entry index):\n{}",
-            labels.join("\n")
-        ));
+        return Err(SideError::Streams {
+            path: path.to_string(),
+            labels: cap.streams.iter().map(|s| s.label.clone()).collect(),
+        });
     }
     let Some(stream) = cap.streams.into_iter().next() else {
-        return Err(format!("{path}: no stream"));
+        return Err(SideError::NoStream {
+            path: path.to_string(),
+        });
     };
     let url = stream.request.as_ref().map(|r| capture::redact_url(&r.url));
     let mut rec = ShapeRecorder {

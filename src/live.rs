@@ -12,7 +12,7 @@
 //! The network read runs on its own thread so that Ctrl-C, a `--timeout` or
 //! a dropped connection all end with the bytes received so far.
 
-use crate::capture::spool::{Spool, Spooled};
+use crate::capture::spool::{Spool, SpoolError, Spooled};
 use crate::capture::{self, header, Header, Read_};
 use serde_json::{json, Value};
 use std::io::Read;
@@ -150,6 +150,68 @@ pub struct Recording {
     pub decoded: Option<&'static str>,
 }
 
+/// Why nothing was recorded ([`record`], [`record_watching`],
+/// [`record_spooled`]): no response head came, or the body could not be
+/// kept. The URL is shown redacted ([`capture::redact_url`]): its query or
+/// user part may hold a key.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The request body is not a JSON object.
+    #[error(transparent)]
+    Body(#[from] NotAnObject),
+    /// The request body could not be written as JSON.
+    #[error(transparent)]
+    Json(serde_json::Error),
+    /// The request failed before a response head came (what went wrong).
+    #[error("{url}: {message}")]
+    Failed {
+        /// The URL, redacted.
+        url: String,
+        /// What the HTTP client said.
+        message: String,
+    },
+    /// Ctrl-C came before the response.
+    #[error("{url}: interrupted before the response came")]
+    Interrupted {
+        /// The URL, redacted.
+        url: String,
+    },
+    /// `--timeout` (seconds) passed before the response came.
+    #[error("{url}: no response within --timeout {seconds} s")]
+    TimedOut {
+        /// The URL, redacted.
+        url: String,
+        /// The time-out, in seconds.
+        seconds: f64,
+    },
+    /// `--read-timeout` (seconds) passed before the response came.
+    #[error("{url}: no response within --read-timeout {seconds} s")]
+    ReadTimedOut {
+        /// The URL, redacted.
+        url: String,
+        /// The time-out, in seconds.
+        seconds: f64,
+    },
+    /// The connection ended with no response.
+    #[error("{url}: no response")]
+    NoResponse {
+        /// The URL, redacted.
+        url: String,
+    },
+    /// The body could not be kept in its temporary file.
+    #[error(transparent)]
+    Spool(#[from] SpoolError),
+    /// The kept body could not be read back to mask the key in it.
+    #[error("reading the recorded body back: {0}")]
+    ReadBack(std::io::Error),
+}
+
+/// A request body that is not a JSON object ([`prepare_body`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the request body is not a JSON object")]
+pub struct NotAnObject;
+
 /// The request body as sent: `stream: true` forced, then what the
 /// dialect's API adds ([`crate::dialect::Api::prepare`]: for Chat, usage
 /// asked for unless told not to; `stream_options` is Chat's alone, the
@@ -157,14 +219,14 @@ pub struct Recording {
 /// anyway).
 ///
 /// # Errors
-/// The body is not a JSON object.
+/// The body is not a JSON object ([`NotAnObject`]).
 pub fn prepare_body(
     mut body: Value,
     include_usage: bool,
     dialect: crate::dialect::Dialect,
-) -> Result<Value, String> {
+) -> Result<Value, NotAnObject> {
     let Some(obj) = body.as_object_mut() else {
-        return Err("the request body is not a JSON object".to_string());
+        return Err(NotAnObject);
     };
     obj.insert("stream".into(), Value::Bool(true));
     dialect.api().prepare(obj, include_usage);
@@ -197,7 +259,7 @@ pub fn record(
     req: &Request,
     stop: &AtomicBool,
     on_read: impl FnMut(&[u8], f64),
-) -> Result<Recording, String> {
+) -> Result<Recording, RecordError> {
     let mut rec = record_watching(req, stop, |_| {}, on_read)?;
     if let Some(k) = req.api_key.as_deref() {
         mask_echoed_key(&mut rec, k);
@@ -216,7 +278,7 @@ pub fn record_watching(
     stop: &AtomicBool,
     on_head: impl FnMut(&[Header]),
     on_read: impl FnMut(&[u8], f64),
-) -> Result<Recording, String> {
+) -> Result<Recording, RecordError> {
     record_into(req, stop, on_head, on_read, None)
 }
 
@@ -231,7 +293,7 @@ pub fn record_spooled(
     req: &Request,
     stop: &AtomicBool,
     on_read: impl FnMut(&[u8], f64),
-) -> Result<(Recording, Spooled), String> {
+) -> Result<(Recording, Spooled), RecordError> {
     let mut spool = Spool::default();
     let mut rec = record_into(req, stop, |_| {}, on_read, Some(&mut spool))?;
     let mut body = spool.finish()?;
@@ -247,9 +309,9 @@ fn record_into(
     mut on_head: impl FnMut(&[Header]),
     mut on_read: impl FnMut(&[u8], f64),
     mut spool: Option<&mut Spool>,
-) -> Result<Recording, String> {
+) -> Result<Recording, RecordError> {
     let body = prepare_body(req.body.clone(), req.include_usage, req.dialect)?;
-    let body_text = serde_json::to_string(&body).map_err(|e| e.to_string())?;
+    let body_text = serde_json::to_string(&body).map_err(RecordError::Json)?;
     let mut tls = ureq::tls::TlsConfig::builder();
     if req.insecure {
         tls = tls.disable_verification(true);
@@ -450,7 +512,10 @@ fn record_into(
             Ok(Msg::End) => break,
             Ok(Msg::Error(e)) => {
                 if !got_head {
-                    return Err(format!("{}: {e}", capture::redact_url(&req.url)));
+                    return Err(RecordError::Failed {
+                        url: capture::redact_url(&req.url),
+                        message: e,
+                    });
                 }
                 rec.stop = Stop::ConnectionError(e);
                 break;
@@ -462,19 +527,18 @@ fn record_into(
     // Errors name the URL redacted: its query or user part may hold a key.
     let shown = capture::redact_url(&req.url);
     if !got_head {
+        let url = shown;
         return Err(match rec.stop {
-            Stop::Interrupted => format!("{}: interrupted before the response came", shown),
-            Stop::TimedOut => format!(
-                "{}: no response within --timeout {} s",
-                shown,
-                req.timeout.map_or(0.0, |t| t.as_secs_f64())
-            ),
-            Stop::ReadTimedOut => format!(
-                "{}: no response within --read-timeout {} s",
-                shown,
-                req.read_timeout.as_secs_f64()
-            ),
-            _ => format!("{}: no response", shown),
+            Stop::Interrupted => RecordError::Interrupted { url },
+            Stop::TimedOut => RecordError::TimedOut {
+                url,
+                seconds: req.timeout.map_or(0.0, |t| t.as_secs_f64()),
+            },
+            Stop::ReadTimedOut => RecordError::ReadTimedOut {
+                url,
+                seconds: req.read_timeout.as_secs_f64(),
+            },
+            _ => RecordError::NoResponse { url },
         });
     }
     rec.total_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -521,7 +585,7 @@ fn mask_echoed_key_spooled(
     rec: &mut Recording,
     body: Spooled,
     key: &str,
-) -> Result<Spooled, String> {
+) -> Result<Spooled, RecordError> {
     let k = key.as_bytes();
     if k.len() >= 8 {
         let mut r = body.reader();
@@ -536,7 +600,7 @@ fn mask_echoed_key_spooled(
             let n = match r.read(&mut buf) {
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(format!("reading the recorded body back: {e}")),
+                Err(e) => return Err(RecordError::ReadBack(e)),
             };
             pending.extend_from_slice(&buf[..n]);
             let mut last = 0;

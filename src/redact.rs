@@ -1117,17 +1117,38 @@ fn mask_strings(v: &mut Value) {
     }
 }
 
+/// Why a HAR document could not be redacted ([`har`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HarError {
+    /// Not a HAR: its `log.entries` is not an array.
+    #[error("not a HAR file: `log.entries` is not an array")]
+    NotHar,
+    /// A response body stored compressed (its encoding's name) that does
+    /// not decode whole, or decodes past `limit_mib` MiB
+    /// ([`capture::decode::MAX_DECODED_BYTES`]): its copy could not be made
+    /// safe.
+    #[error("a response body stored {encoding}-compressed does not decode whole (or decodes past {limit_mib} MiB), so its keys and text cannot be masked; no copy written")]
+    Undecodable {
+        /// `gzip`, `deflate` or `br`.
+        encoding: &'static str,
+        /// The limit, in MiB.
+        limit_mib: u64,
+    },
+}
+
 /// A redacted copy of a HAR document (see the module docs).
 ///
 /// # Errors
-/// Not a HAR (`log.entries` missing).
-pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> {
+/// Not a HAR (`log.entries` missing), or a compressed body that does not
+/// decode whole ([`HarError`]).
+pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), HarError> {
     if doc
         .pointer("/log/entries")
         .and_then(Value::as_array)
         .is_none()
     {
-        return Err("not a HAR file: `log.entries` is not an array".into());
+        return Err(HarError::NotHar);
     }
     let mut scrub = scrub;
     if let Some(s) = scrub.as_deref() {
@@ -1148,7 +1169,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
     let entries = doc
         .pointer_mut("/log/entries")
         .and_then(Value::as_array_mut)
-        .ok_or("not a HAR file: `log.entries` is not an array")?;
+        .ok_or(HarError::NotHar)?;
     for e in entries {
         for side in ["request", "response"] {
             redact_headers(e.pointer_mut(&format!("/{side}/headers")));
@@ -1270,7 +1291,7 @@ fn rewrite_messages(entry: &mut Value, mut f: impl FnMut(&str) -> String) {
 fn rewrite_response_text(
     entry: &mut Value,
     f: impl FnOnce(&[u8]) -> Vec<u8>,
-) -> Result<(), String> {
+) -> Result<(), HarError> {
     use base64::Engine;
     use capture::decode::{self, Encoding};
     let base64 = entry
@@ -1320,11 +1341,10 @@ fn rewrite_response_text(
             let read = std::io::Read::read_to_end(&mut r, &mut plain);
             let damaged = evidence.lock().map(|e| !e.is_empty()).unwrap_or(true);
             if read.is_err() || damaged {
-                return Err(format!(
-                    "a response body stored {}-compressed does not decode whole (or decodes past {} MiB), so its keys and text cannot be masked; no copy written",
-                    enc.name(),
-                    limit / (1024 * 1024)
-                ));
+                return Err(HarError::Undecodable {
+                    encoding: enc.name(),
+                    limit_mib: limit / (1024 * 1024),
+                });
             }
             plain
         }

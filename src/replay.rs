@@ -87,6 +87,38 @@ const DROPPED_HEADERS: &[&str] = &[
     "date",
 ];
 
+/// Why a capture could not be served ([`Replay::load`]); the message names
+/// it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The capture could not be read.
+    #[error(transparent)]
+    Input(#[from] capture::InputError),
+    /// It holds several event streams (their labels) and none was picked.
+    #[error("{path}: the capture holds {} event streams; serve one with --entry N:\n{}", labels.len(), labels.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n"))]
+    Streams {
+        /// The capture.
+        path: String,
+        /// Each stream's label.
+        labels: Vec<String>,
+    },
+    /// It holds no stream.
+    #[error("{path}: no stream to replay")]
+    NoStream {
+        /// The capture.
+        path: String,
+    },
+    /// Its body could not be read whole.
+    #[error("{path}: {reason}")]
+    Read {
+        /// The capture.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
 impl Replay {
     /// Loads the stream of a capture (`opts` picks a HAR entry);
     /// `dialect` (`--dialect`) overrides the one told from the capture.
@@ -94,29 +126,25 @@ impl Replay {
     /// # Errors
     /// The capture cannot be read, holds no stream, or holds several (a
     /// HAR with more than one event stream and no `--entry`): the message
-    /// lists them.
+    /// lists them ([`LoadError`]).
     pub fn load(
         path: &str,
         opts: &capture::Options,
         dialect: Option<Dialect>,
-    ) -> Result<Self, String> {
-        let cap = capture::open(path, opts).map_err(|e| e.to_string())?;
+    ) -> Result<Self, LoadError> {
+        let cap = capture::open(path, opts)?;
         if cap.streams.len() > 1 {
             // Serving the first would answer with a stream the user may not
             // have meant, and say nothing: name them and let them pick.
-            let labels: Vec<String> = cap
-                .streams
-                .iter()
-                .map(|s| format!("  {}", s.label))
-                .collect();
-            return Err(format!(
-                "{path}: the capture holds {} event streams; serve one with --entry N:\n{}",
-                cap.streams.len(),
-                labels.join("\n")
-            ));
+            return Err(LoadError::Streams {
+                path: path.to_string(),
+                labels: cap.streams.iter().map(|s| s.label.clone()).collect(),
+            });
         }
         let Some(stream) = cap.streams.into_iter().next() else {
-            return Err(format!("{path}: no stream to replay"));
+            return Err(LoadError::NoStream {
+                path: path.to_string(),
+            });
         };
         let body = match stream.body {
             Body::Bytes(b) => Spooled::Mem(b),
@@ -128,10 +156,18 @@ impl Replay {
                         Ok(0) => break,
                         Ok(n) => spool.extend(&buf[..n]),
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(format!("{path}: {}", capture::io_message(&e))),
+                        Err(e) => {
+                            return Err(LoadError::Read {
+                                path: path.to_string(),
+                                reason: capture::io_message(&e),
+                            })
+                        }
                     }
                 }
-                spool.finish().map_err(|e| format!("{path}: {e}"))?
+                spool.finish().map_err(|e| LoadError::Read {
+                    path: path.to_string(),
+                    reason: e.to_string(),
+                })?
             }
         };
         let (status, reason, mut headers) = match &stream.http {
@@ -772,14 +808,68 @@ pub fn error_body(d: Dialect, kind: &str, message: &str) -> String {
     d.api().error_body(kind, message)
 }
 
+/// Why a scenario directory could not be served ([`ScenarioSet::load`]);
+/// the message names the file or directory.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetError {
+    /// A directory or file that could not be read.
+    #[error("{path}: {reason}")]
+    Unreadable {
+        /// It, as shown.
+        path: String,
+        /// What the system said.
+        reason: io::Error,
+    },
+    /// A `.json` error answer that is not JSON.
+    #[error("{path}: an error answer must be JSON: {reason}")]
+    NotJson {
+        /// The file, as shown.
+        path: String,
+        /// What the JSON parser said.
+        reason: serde_json::Error,
+    },
+    /// A capture that could not be loaded.
+    #[error(transparent)]
+    Capture(#[from] LoadError),
+    /// A file whose name is none of its dialect's scenarios.
+    #[error("{path}: `{name}` is no {} scenario; the file names it takes: {}", dialect.title(), known.join(", "))]
+    NoScenario {
+        /// The file, as shown.
+        path: String,
+        /// The scenario it names.
+        name: String,
+        /// Its dialect.
+        dialect: Dialect,
+        /// The names the dialect's scenarios take.
+        known: Vec<&'static str>,
+    },
+    /// A second capture for one scenario.
+    #[error("{path}: a second capture for the {} scenario `{name}`", dialect.title())]
+    Twice {
+        /// The file, as shown.
+        path: String,
+        /// The scenario.
+        name: String,
+        /// Its dialect.
+        dialect: Dialect,
+    },
+    /// No capture at all.
+    #[error("{dir}: no captures; put files named by scenario in it (plain.sse, tool.har, invalid.json, …), or in {}/", dialect::names("/, "))]
+    Empty {
+        /// The directory.
+        dir: String,
+    },
+}
+
 impl ScenarioSet {
     /// Loads the captures of `dir`.
     ///
     /// # Errors
     /// `dir` cannot be read, a capture in it cannot be read, a `.json`
     /// error body is not JSON, a file's name is no scenario of its
-    /// dialect, or it holds no capture at all.
-    pub fn load(dir: &str, opts: &capture::Options) -> Result<Self, String> {
+    /// dialect, or it holds no capture at all ([`SetError`]).
+    pub fn load(dir: &str, opts: &capture::Options) -> Result<Self, SetError> {
         let mut set = ScenarioSet {
             dir: dir.to_string(),
             ..Default::default()
@@ -793,10 +883,9 @@ impl ScenarioSet {
             }
         }
         if set.entries.is_empty() {
-            return Err(format!(
-                "{dir}: no captures; put files named by scenario in it (plain.sse, tool.har, invalid.json, …), or in {}/",
-                dialect::names("/, ")
-            ));
+            return Err(SetError::Empty {
+                dir: dir.to_string(),
+            });
         }
         Ok(set)
     }
@@ -806,8 +895,11 @@ impl ScenarioSet {
         dir: &std::path::Path,
         dialect: Option<Dialect>,
         opts: &capture::Options,
-    ) -> Result<(), String> {
-        let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    ) -> Result<(), SetError> {
+        let rd = std::fs::read_dir(dir).map_err(|e| SetError::Unreadable {
+            path: dir.display().to_string(),
+            reason: e,
+        })?;
         let mut files: Vec<_> = rd
             .flatten()
             .map(|e| e.path())
@@ -830,9 +922,16 @@ impl ScenarioSet {
                     }
                     _ => (stem, 400),
                 };
-                let body = std::fs::read(&p).map_err(|e| format!("{shown}: {e}"))?;
-                serde_json::from_slice::<serde_json::Value>(&body)
-                    .map_err(|e| format!("{shown}: an error answer must be JSON: {e}"))?;
+                let body = std::fs::read(&p).map_err(|e| SetError::Unreadable {
+                    path: shown.clone(),
+                    reason: e,
+                })?;
+                serde_json::from_slice::<serde_json::Value>(&body).map_err(|e| {
+                    SetError::NotJson {
+                        path: shown.clone(),
+                        reason: e,
+                    }
+                })?;
                 let targets: Vec<Dialect> = match dialect {
                     Some(d) => vec![d],
                     None => dialect::ALL.to_vec(),
@@ -867,14 +966,12 @@ impl ScenarioSet {
                         entry: Some(0),
                         ..opts.clone()
                     };
-                    let r = Replay::load(&shown, &one, dialect).map_err(|_| e.clone())?;
-                    if !(200..300).contains(&r.status) && has_one_entry(&p) {
-                        r
-                    } else {
-                        return Err(e);
+                    match Replay::load(&shown, &one, dialect) {
+                        Ok(r) if !(200..300).contains(&r.status) && has_one_entry(&p) => r,
+                        _ => return Err(e.into()),
                     }
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             };
             let d = r.served();
             self.insert(d, stem, &shown, r)?;
@@ -882,7 +979,7 @@ impl ScenarioSet {
         Ok(())
     }
 
-    fn insert(&mut self, d: Dialect, name: &str, shown: &str, r: Replay) -> Result<(), String> {
+    fn insert(&mut self, d: Dialect, name: &str, shown: &str, r: Replay) -> Result<(), SetError> {
         // Every name a probe run saves: its scenarios, and both of the
         // disconnect's captures.
         let known: Vec<&str> = crate::probe::scenarios(d)
@@ -896,17 +993,19 @@ impl ScenarioSet {
             )
             .collect();
         if !known.contains(&name) {
-            return Err(format!(
-                "{shown}: `{name}` is no {} scenario; the file names it takes: {}",
-                d.title(),
-                known.join(", ")
-            ));
+            return Err(SetError::NoScenario {
+                path: shown.to_string(),
+                name: name.to_string(),
+                dialect: d,
+                known,
+            });
         }
         if self.entries.contains_key(&(d, name.to_string())) {
-            return Err(format!(
-                "{shown}: a second capture for the {} scenario `{name}`",
-                d.title()
-            ));
+            return Err(SetError::Twice {
+                path: shown.to_string(),
+                name: name.to_string(),
+                dialect: d,
+            });
         }
         self.entries.insert((d, name.to_string()), r);
         Ok(())

@@ -152,8 +152,9 @@ fn replay_serves_a_directory_probe_wrote_with_its_disconnect_captures() {
     // A name that is no scenario is still refused, and the list the
     // message gives names the disconnect's captures.
     std::fs::write(dir.join("bogus.sse"), &capture).unwrap();
-    let e =
-        sselint::replay::ScenarioSet::load(dir.to_str().unwrap(), &Options::default()).unwrap_err();
+    let e = sselint::replay::ScenarioSet::load(dir.to_str().unwrap(), &Options::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("disconnect, disconnect-dropped"), "{e}");
 }
 

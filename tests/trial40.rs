@@ -446,6 +446,13 @@ fn rules_of(path: &std::path::Path, args: &[&str]) -> Vec<String> {
     rules_in(&out)
 }
 
+/// What `sselint ARGS` prints on stdout, read as JSON (a panic with its
+/// stderr when it is not).
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let (_, out, err) = sselint(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+}
+
 /// The rules of the first stream of the first file in `out`, the output of
 /// `check --format json`, in report order.
 fn rules_in(out: &str) -> Vec<String> {
@@ -571,29 +578,14 @@ fn finding_8_github_points_at_the_file_line_of_any_curl_v_finding() {
 
 #[test]
 fn finding_11_server_side_calls_are_labelled_by_their_tool() {
-    let (_, out, _) = sselint(&[
-        "check",
-        "--format",
-        "json",
-        root()
-            .join("tests/fixtures/seam/responses-web-search.sse")
-            .to_str()
-            .unwrap(),
-    ]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let web = root().join("tests/fixtures/seam/responses-web-search.sse");
+    let v = json_of(&["check", "--format", "json", web.to_str().unwrap()]);
     let call = &v["files"][0]["streams"][0]["choices"][0]["tool_calls"][0];
     assert_eq!(call["name"], "web_search", "{call}");
-    let (_, out, _) = sselint(&[
-        "check",
-        root()
-            .join("tests/fixtures/seam/responses-web-search.sse")
-            .to_str()
-            .unwrap(),
-    ]);
+    let (_, out, _) = sselint(&["check", web.to_str().unwrap()]);
     assert!(out.contains("tool calls: web_search({"), "{out}");
     let g = root().join("samples/providers/gemini-code-execution.sse");
-    let (_, out, _) = sselint(&["check", "--format", "json", g.to_str().unwrap()]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = json_of(&["check", "--format", "json", g.to_str().unwrap()]);
     let call = &v["files"][0]["streams"][0]["choices"][0]["tool_calls"][0];
     assert_eq!(call["name"], "codeExecution", "{call}");
     let (_, out, _) = sselint(&["check", g.to_str().unwrap()]);
@@ -605,15 +597,18 @@ fn finding_11_server_side_calls_are_labelled_by_their_tool() {
 fn finding_13_a_dialects_own_line_endings_are_no_difference_across_dialects() {
     let a = root().join("samples/good/openai-basic.sse");
     let b = root().join("samples/good/gemini-basic.sse");
-    let (_, out, err) = sselint(&[
-        "diff",
-        "--format",
-        "json",
-        "--ignore-text",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-    ]);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let diff = |a: &std::path::Path| {
+        json_of(&[
+            "diff",
+            "--format",
+            "json",
+            "--ignore-text",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ])
+        .to_string()
+    };
+    let v: serde_json::Value = serde_json::from_str(&diff(&a)).unwrap();
     let items: Vec<&str> = v["differences"]
         .as_array()
         .unwrap()
@@ -624,14 +619,7 @@ fn finding_13_a_dialects_own_line_endings_are_no_difference_across_dialects() {
     assert!(!items.contains(&"line-endings"), "{items:?}");
     // A Chat stream with CRLF is not its dialect's own: still a difference.
     let crlf = root().join("samples/good/crlf.sse");
-    let (_, out, _) = sselint(&[
-        "diff",
-        "--format",
-        "json",
-        "--ignore-text",
-        crlf.to_str().unwrap(),
-        b.to_str().unwrap(),
-    ]);
+    let out = diff(&crlf);
     assert!(
         out.contains("\"line endings\"") || out.contains("\"line-endings\""),
         "{out}"
@@ -734,33 +722,11 @@ fn finding_16_an_unreadable_har_body_is_an_input_error_naming_the_entry() {
 
 #[test]
 fn finding_16_replay_keepalive_with_no_wait_says_none_will_be_sent() {
-    use std::io::{BufRead, BufReader, Read};
-    use std::process::{Command, Stdio};
     let capture = root().join("samples/good/openai-basic.sse");
     let run = |extra: &[&str]| -> String {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
-            .arg("replay")
-            .arg(&capture)
-            .args(["--listen", "127.0.0.1:0", "--keepalive-ms", "100"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let _ = child.kill();
-        let _ = child.wait();
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        err
+        let mut args = vec!["--keepalive-ms", "100"];
+        args.extend_from_slice(extra);
+        Replay::start_to(&capture, &args, std::process::Stdio::piped()).stop()
     };
     let err = run(&[]);
     assert!(err.contains("--keepalive-ms"), "{err}");
@@ -768,4 +734,81 @@ fn finding_16_replay_keepalive_with_no_wait_says_none_will_be_sent() {
     // With waits long enough, no such note.
     let err = run(&["--delay-ms", "300"]);
     assert!(!err.contains("--keepalive-ms"), "{err}");
+}
+
+/// The JSON report of `check --no-config` of `p`: its first stream and its
+/// file's input format.
+fn first_stream(p: &std::path::Path) -> (serde_json::Value, serde_json::Value) {
+    let v = json_of(&[
+        "check",
+        "--no-config",
+        "--format",
+        "json",
+        p.to_str().unwrap(),
+    ]);
+    let f = &v["files"][0];
+    (f["streams"][0].clone(), f["input_format"].clone())
+}
+
+#[test]
+fn finding_3_minimize_of_a_curl_v_dump_with_the_meter_before_it_is_a_curl_dump() {
+    // `curl -v … 2>&1` of a short stream, as curl 7.88 wrote it: the
+    // meter's two header lines, its first row glued to `*   Trying`, the
+    // body whole (no row landed in it), the last row after it.
+    let header = "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n                                 Dload  Upload   Total   Spent    Left  Speed\n";
+    let first_row =
+        "\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0";
+    let last_row =
+        "\r100  3327    0  3246  100    81   103k   2639 --:--:-- --:--:-- --:--:--  108k\n";
+    let body = format!(
+        "{}data: {{\"id\":\"c\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"x\"}}\n\n{}data: [DONE]\n\n",
+        chat_chunk("Hello", "null"),
+        chat_chunk("", "\"stop\""),
+    );
+    let dump = format!(
+        "{header}{first_row}{}",
+        curl_v_dump(&body, &format!("{last_row}* Closing connection 0\n"))
+    );
+    let dir = scratch("trial40-minimize-meter");
+    let p = dir.join("v.txt");
+    std::fs::write(&p, &dump).unwrap();
+    let (before, format) = first_stream(&p);
+    assert_eq!(format, "curl", "{before:#}");
+    assert_eq!(before["http"]["status"], 200, "{before:#}");
+    let min = dir.join("v.min.txt");
+    let (code, out, err) = sselint(&[
+        "minimize",
+        "--no-config",
+        "-o",
+        min.to_str().unwrap(),
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (after, format) = first_stream(&min);
+    let written = std::fs::read_to_string(&min).unwrap();
+    // Still a curl -v dump: its status, its request line, and no finding
+    // about a line of curl's meter.
+    assert_eq!(format, "curl", "{written}");
+    assert_eq!(after["http"]["status"], 200, "{written}\n{after:#}");
+    assert!(written.contains("> POST /v1/chat/completions"), "{written}");
+    let rules = |s: &serde_json::Value| -> Vec<String> {
+        let mut r: Vec<String> = s["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].to_string())
+            .collect();
+        r.sort();
+        r
+    };
+    assert!(
+        rules(&before).contains(&"\"invalid-json\"".to_string()),
+        "{before:#}"
+    );
+    assert!(
+        !rules(&after).contains(&"\"unknown-sse-field\"".to_string()),
+        "{written}\n{after:#}"
+    );
+    // The meter is no part of the reproducer: neither of its header lines.
+    assert!(!written.contains("% Total"), "{written}");
 }

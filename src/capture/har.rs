@@ -362,7 +362,7 @@ fn decode_base64(text: &Spooled) -> Result<Spooled, String> {
             .map_err(|e| e.to_string())?;
         spool.extend(&out);
     }
-    spool.finish()
+    spool.finish().map_err(|e| e.to_string())
 }
 
 /// Entry `i`'s stream.

@@ -116,7 +116,7 @@ impl Decoded {
         if let Some(why) = d.bad {
             return Err(format!("the string cannot be read: {why}"));
         }
-        d.spool.finish()
+        d.spool.finish().map_err(|e| e.to_string())
     }
 }
 

@@ -83,30 +83,47 @@ struct Raw<'a> {
     body_base64: Option<Cow<'a, str>>,
 }
 
+/// What is wrong with a line of a JSON Lines log as a whole
+/// ([`parse_line`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LineError {
+    /// Bytes that are not UTF-8.
+    #[error(
+        "the line is not valid UTF-8 (a JSON Lines log is UTF-8; put a binary body in body_base64)"
+    )]
+    NotUtf8,
+    /// Not a JSON object at all.
+    #[error("not a JSON object with id, status, headers, path and body")]
+    NotObject,
+    /// A JSON text that is not the record's object (what serde said).
+    #[error("not a JSON object with id, status, headers, path and body: {0}")]
+    Fields(serde_json::Error),
+    /// `id` of another JSON type than string or number (its type).
+    #[error("\"id\" is a JSON {0}; give a string or a number")]
+    Id(&'static str),
+}
+
 /// Parses one line of a JSON Lines log (without its line break).
 ///
 /// # Errors
 /// A sentence saying what is wrong with the line as a whole (not JSON, not
 /// an object, a field of the wrong type); a missing or undecodable body is
 /// no error here but the record's `body` error.
-pub fn parse_line(line: &[u8]) -> Result<Record, String> {
+pub fn parse_line(line: &[u8]) -> Result<Record, LineError> {
     // serde would take a JSON array for the record's fields in order.
     if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(if std::str::from_utf8(line).is_err() {
-            "the line is not valid UTF-8 (a JSON Lines log is UTF-8; put a binary body in body_base64)".to_string()
+            LineError::NotUtf8
         } else {
-            "not a JSON object with id, status, headers, path and body".to_string()
+            LineError::NotObject
         });
     }
     let raw: Raw<'_> = serde_json::from_slice(line).map_err(|e| {
         if std::str::from_utf8(line).is_err() {
-            "the line is not valid UTF-8 (a JSON Lines log is UTF-8; put a binary body in body_base64)"
-                .to_string()
+            LineError::NotUtf8
         } else {
-            format!(
-                "not a JSON object with id, status, headers, path and body: {}",
-                e
-            )
+            LineError::Fields(e)
         }
     })?;
     let id = match raw.id {
@@ -114,14 +131,11 @@ pub fn parse_line(line: &[u8]) -> Result<Record, String> {
         Some(serde_json::Value::String(s)) => Some(s),
         Some(v @ serde_json::Value::Number(_)) => Some(v.to_string()),
         Some(v) => {
-            return Err(format!(
-                "\"id\" is a JSON {}; give a string or a number",
-                match v {
-                    serde_json::Value::Bool(_) => "boolean",
-                    serde_json::Value::Array(_) => "array",
-                    _ => "object",
-                }
-            ))
+            return Err(LineError::Id(match v {
+                serde_json::Value::Bool(_) => "boolean",
+                serde_json::Value::Array(_) => "array",
+                _ => "object",
+            }))
         }
     };
     // Past the id, what is wrong is the record's error, under its id.

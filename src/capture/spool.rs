@@ -24,7 +24,19 @@ pub struct Spool {
     file: Option<File>,
     /// Bytes written to the file.
     on_disk: u64,
-    error: Option<String>,
+    error: Option<SpoolError>,
+}
+
+/// Why a body past [`MEM_BYTES`] could not be kept ([`Spool::finish`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpoolError {
+    /// The temporary file could not be made (what the system said).
+    #[error("cannot keep the body in a temporary file ({0}); it is larger than {MEM_BYTES} bytes")]
+    Create(io::Error),
+    /// Writing to it failed (what the system said).
+    #[error("cannot write the body to a temporary file ({0})")]
+    Write(io::Error),
 }
 
 /// A finished body: bytes in memory, or a file and its length.
@@ -63,9 +75,7 @@ impl Spool {
             match anonymous_file() {
                 Ok(f) => self.file = Some(f),
                 Err(e) => {
-                    self.error = Some(format!(
-                        "cannot keep the body in a temporary file ({e}); it is larger than {MEM_BYTES} bytes"
-                    ));
+                    self.error = Some(SpoolError::Create(e));
                     self.mem = Vec::new();
                     return;
                 }
@@ -74,9 +84,7 @@ impl Spool {
         if let Some(f) = self.file.as_mut() {
             match f.write_all(&self.mem) {
                 Ok(()) => self.on_disk += self.mem.len() as u64,
-                Err(e) => {
-                    self.error = Some(format!("cannot write the body to a temporary file ({e})"))
-                }
+                Err(e) => self.error = Some(SpoolError::Write(e)),
             }
         }
         self.mem.clear();
@@ -86,8 +94,8 @@ impl Spool {
     /// written.
     ///
     /// # Errors
-    /// Creating or writing the temporary file.
-    pub fn finish(mut self) -> Result<Spooled, String> {
+    /// Creating or writing the temporary file ([`SpoolError`]).
+    pub fn finish(mut self) -> Result<Spooled, SpoolError> {
         if self.file.is_none() {
             return Ok(Spooled::Mem(self.mem));
         }

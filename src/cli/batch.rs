@@ -226,7 +226,7 @@ pub fn lint_record(
 ) -> FileResult {
     let fallback = record_name(log, line);
     match jsonl::parse_line(bytes) {
-        Err(m) => failed(fallback, m),
+        Err(m) => failed(fallback, m.to_string()),
         Ok(rec) => {
             // A row is named by its record's id, and its `read_error` is
             // the one `lint_many` and `lint_arrow` give the same row

@@ -236,7 +236,7 @@ fn rewrite(
             };
             drop(bytes);
             if let Err(e) = redact::har(&mut doc, scrubber.as_mut()) {
-                return Ok(Err(e));
+                return Ok(Err(e.to_string()));
             }
             serde_json::to_writer_pretty(&mut *out, &doc)
                 .map_err(std::io::Error::from)

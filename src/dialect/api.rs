@@ -159,6 +159,23 @@ pub struct FramingReading {
     pub why: &'static str,
 }
 
+/// Why a stream has no unstreamed shape ([`Api::unstreamed`]): the shape
+/// an API answers in without its stream query is a JSON array of the
+/// stream's events (Gemini's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NoUnstreamed {
+    /// The API has none: it streams at every request.
+    #[error("this API has no unstreamed shape")]
+    NoShape,
+    /// The capture holds no event.
+    #[error("the capture holds no event to give as a JSON array")]
+    NoEvent,
+    /// Event `.0` (counted from 0) is not a JSON object.
+    #[error("event {0} of the capture is not a JSON object (the API never sends one such), so the stream has no JSON-array shape")]
+    NotAnObject(usize),
+}
+
 /// One dialect's API (see the module docs). Every method is the dialect's
 /// own answer; nothing outside its folder branches on which one it is.
 pub trait Api: Sync + std::fmt::Debug {
@@ -208,9 +225,9 @@ pub trait Api: Sync + std::fmt::Debug {
     /// The answer to a request without [`Api::stream_query`], made from a
     /// stream whose events carry `datas`: `(content type, body)` in the
     /// shape the API gives then (Gemini's JSON array). `Err`: why this
-    /// stream has no such shape (an event that is not a JSON object).
-    fn unstreamed(&self, _datas: &[&str]) -> Result<(String, String), String> {
-        Err("this API has no unstreamed shape".to_string())
+    /// stream has no such shape ([`NoUnstreamed`]).
+    fn unstreamed(&self, _datas: &[&str]) -> Result<(String, String), NoUnstreamed> {
+        Err(NoUnstreamed::NoShape)
     }
 
     /// What the request body gains before it is sent (`stream: true` is

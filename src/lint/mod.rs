@@ -357,25 +357,33 @@ pub fn default_profile() -> &'static Profile {
     })
 }
 
+/// A binary built without its rule catalogue or its default profile
+/// ([`check_embedded`]): the message says what is missing and how to get a
+/// working binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("this sselint binary was built with {missing} (rules/ was empty or missing when it was built); rebuild it from a checkout that has rules/ (cargo build --release)")]
+pub struct EmbeddedError {
+    /// What it lacks: `no rule catalogue`, or `no \`openai\` profile`.
+    pub missing: &'static str,
+}
+
 /// Whether this binary holds its rule catalogue and its default profile.
 ///
 /// # Errors
-/// A message saying what is missing and how to get a working binary.
-pub fn check_embedded() -> Result<(), String> {
+/// [`EmbeddedError`] naming what is missing.
+pub fn check_embedded() -> Result<(), EmbeddedError> {
     embedded_problem(catalogue().rules().count(), profile("openai").is_some())
 }
 
 /// What is wrong with an embedded catalogue of `rules` rules, with or
 /// without the `openai` profile.
-fn embedded_problem(rules: usize, has_openai: bool) -> Result<(), String> {
+fn embedded_problem(rules: usize, has_openai: bool) -> Result<(), EmbeddedError> {
     let missing = match (rules, has_openai) {
         (0, _) => "no rule catalogue",
         (_, false) => "no `openai` profile",
         _ => return Ok(()),
     };
-    Err(format!(
-        "this sselint binary was built with {missing} (rules/ was empty or missing when it was built); rebuild it from a checkout that has rules/ (cargo build --release)"
-    ))
+    Err(EmbeddedError { missing })
 }
 
 impl Default for Settings {
@@ -627,12 +635,12 @@ mod tests {
 
     #[test]
     fn a_binary_without_its_catalogue_or_profile_says_so_instead_of_panicking() {
-        let e = embedded_problem(0, true).unwrap_err();
+        let e = embedded_problem(0, true).unwrap_err().to_string();
         assert!(
             e.contains("no rule catalogue") && e.contains("rebuild"),
             "{e}"
         );
-        let e = embedded_problem(57, false).unwrap_err();
+        let e = embedded_problem(57, false).unwrap_err().to_string();
         assert!(e.contains("no `openai` profile"), "{e}");
         assert!(embedded_problem(57, true).is_ok());
         assert!(check_embedded().is_ok());

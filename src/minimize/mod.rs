@@ -828,7 +828,7 @@ pub fn minimize(
                 c.remove("compression");
             }
             let mut wrap = serde_json::json!({"log": {"entries": [entry]}});
-            redact::har(&mut wrap, None).map_err(err)?;
+            redact::har(&mut wrap, None).map_err(|e| err(e.to_string()))?;
             let entry = wrap["log"]["entries"][0].take();
             shells.push((
                 Shell::Har(HarShell {
@@ -846,14 +846,15 @@ pub fn minimize(
             // The bytes around the body as they were first (curl's error
             // line is a finding's evidence: `--input-format sse` on a curl
             // dump), the body alone if that loses a finding.
-            let around = (!gzip && !body.is_empty() && body.as_slice() != input)
-                .then(|| memchr::memmem::find(input, &body))
+            let dump = unmetered(input);
+            let around = (!gzip && !body.is_empty() && body.as_slice() != &*dump)
+                .then(|| memchr::memmem::find(&dump, &body))
                 .flatten();
             if let Some(p) = around {
                 shells.push((
                     Shell::Bytes(ByteShell {
-                        prefix: shell::lines(&redact::raw(&input[..p], None)),
-                        suffix: redact::raw(&input[p + body.len()..], None),
+                        prefix: shell::lines(&redact::raw(&dump[..p], None)),
+                        suffix: redact::raw(&dump[p + body.len()..], None),
                         ..ByteShell::default()
                     }),
                     None,
@@ -870,6 +871,8 @@ pub fn minimize(
         }
         InputFormat::Curl => {
             out_ext = "txt";
+            let dump = unmetered(input);
+            let input = &*dump;
             let gzip = stream_notes
                 .iter()
                 .any(|n| n.contains("decoded from Content-Encoding: gzip"));
@@ -1447,6 +1450,22 @@ fn makes_it_stream(name: &str) -> bool {
         .iter()
         .filter_map(|d| d.api().stream_query())
         .any(|(k, _)| k == name)
+}
+
+/// `input` without curl's progress meter, when it holds one: the lines
+/// around the body are the dump's, not the meter's. Built from the file as
+/// it is, a shell kept the meter's first header line (never dropped, as the
+/// first line) and lost its second, so the output no longer read as a curl
+/// dump (issue 40, finding 3).
+fn unmetered(input: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::io::Read;
+    if !capture::meter::present(input) {
+        return std::borrow::Cow::Borrowed(input);
+    }
+    let mut out = Vec::with_capacity(input.len());
+    // Reading from a slice cannot fail.
+    let _ = capture::meter::MeterFilter::new(input).read_to_end(&mut out);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Lines of a curl dump's head that make it that dump, never dropped: the

@@ -580,7 +580,7 @@ fn bounded_record(
         );
         done.store(true, Ordering::Relaxed);
         let too_large = too_large.load(Ordering::SeqCst);
-        rec.map(|mut r| {
+        rec.map_err(|e| e.to_string()).map(|mut r| {
             // The probe's own cut, not the user's Ctrl-C.
             if too_large && r.stop == Stop::Interrupted {
                 r.stop = Stop::SizeLimit;

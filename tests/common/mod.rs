@@ -176,6 +176,12 @@ pub struct Replay {
 impl Replay {
     /// Serves `capture` with the extra `replay` options.
     pub fn start(capture: &Path, extra: &[&str]) -> Self {
+        Self::start_to(capture, extra, std::process::Stdio::null())
+    }
+
+    /// [`Replay::start`], its stderr going to `stderr` (`Stdio::piped()`
+    /// for [`Replay::stop`] to read it).
+    pub fn start_to(capture: &Path, extra: &[&str], stderr: std::process::Stdio) -> Self {
         use std::io::{BufRead, BufReader};
         use std::process::{Command, Stdio};
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
@@ -184,7 +190,7 @@ impl Replay {
             .args(["--listen", "127.0.0.1:0"])
             .args(extra)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let mut line = String::new();
@@ -211,6 +217,21 @@ impl Replay {
             addr,
             line,
         }
+    }
+}
+
+impl Replay {
+    /// Stops the server and returns what it wrote to stderr (empty unless
+    /// started with a piped stderr, [`Replay::start_to`]).
+    pub fn stop(mut self) -> String {
+        use std::io::Read;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut err = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            e.read_to_string(&mut err).unwrap();
+        }
+        err
     }
 }
 

@@ -6,9 +6,9 @@
 //! read the shared SSE framing (every line but `data: ` breaks one).
 
 use crate::dialect::api::{
-    sc, weather_params, Auth, FramingReading, FramingShape, Scenario, UsageCounts, DISCONNECT,
-    INVALID, JSON_PROMPT, LENGTH_TOKENS, LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS,
-    STOP_SEQUENCE, TOOL_PROMPT,
+    sc, weather_params, Auth, FramingReading, FramingShape, NoUnstreamed, Scenario, UsageCounts,
+    DISCONNECT, INVALID, JSON_PROMPT, LENGTH_TOKENS, LONG_PROMPT, LONG_TOKENS, PROMPT,
+    SHORT_TOKENS, STOP_SEQUENCE, TOOL_PROMPT,
 };
 use serde_json::{json, Map, Value};
 
@@ -238,16 +238,14 @@ impl crate::dialect::Api for Api {
     /// The JSON array `streamGenerateContent` sends without `?alt=sse`
     /// (reference §1.3): `[{…}\n,\r\n{…}\n]`, each element a chunk
     /// pretty-printed with 2-space indentation, keys in their order.
-    fn unstreamed(&self, datas: &[&str]) -> Result<(String, String), String> {
+    fn unstreamed(&self, datas: &[&str]) -> Result<(String, String), NoUnstreamed> {
         if datas.is_empty() {
-            return Err("the capture holds no event to give as a JSON array".to_string());
+            return Err(NoUnstreamed::NoEvent);
         }
         let mut elements = Vec::new();
         for (i, d) in datas.iter().enumerate() {
             if !serde_json::from_str::<Value>(d).is_ok_and(|v| v.is_object()) {
-                return Err(format!(
-                    "event {i} of the capture is not a JSON object (the API never sends one such), so the stream has no JSON-array shape"
-                ));
+                return Err(NoUnstreamed::NotAnObject(i));
             }
             elements.push(pretty(d));
         }
@@ -522,5 +520,29 @@ impl crate::dialect::Api for Api {
             FramingShape::CrLf => return None,
         };
         Some(FramingReading { level: Error, why })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Dialect;
+
+    #[test]
+    fn a_stream_without_a_json_array_shape_says_why() {
+        let api = Dialect::parse("gemini").unwrap().api();
+        let e = api.unstreamed(&[]).unwrap_err();
+        assert_eq!(e, NoUnstreamed::NoEvent);
+        assert_eq!(
+            e.to_string(),
+            "the capture holds no event to give as a JSON array"
+        );
+        let e = api.unstreamed(&["{}", "[1]"]).unwrap_err();
+        assert_eq!(e, NoUnstreamed::NotAnObject(1));
+        assert!(
+            e.to_string()
+                .starts_with("event 1 of the capture is not a JSON object"),
+            "{e}"
+        );
     }
 }
