@@ -97,7 +97,7 @@ pub fn is_plain_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> bool {
 /// as soon as a line shows the body is not plain text; [`PlainScan::finish`]
 /// gives the answer for the whole body.
 #[derive(Debug)]
-struct PlainScan {
+pub struct PlainScan {
     /// No line but blank or `curl -v` ones yet.
     first: bool,
 }
@@ -111,7 +111,7 @@ impl Default for PlainScan {
 impl PlainScan {
     /// Reads the lines of `piece` (which ends at a line end, or the body's
     /// end); `Some(false)` once the body is known not to be plain.
-    fn piece(&mut self, piece: &[u8]) -> Option<bool> {
+    pub fn piece(&mut self, piece: &[u8]) -> Option<bool> {
         for l in piece.split(|b| *b == b'\n' || *b == b'\r') {
             let t = l.trim_ascii_start();
             if t.is_empty() || is_curl_v_line(l) {
@@ -132,7 +132,7 @@ impl PlainScan {
     }
 
     /// Whether the body read is plain text.
-    fn finish(&self) -> bool {
+    pub fn finish(&self) -> bool {
         !self.first
     }
 }
