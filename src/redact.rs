@@ -34,6 +34,9 @@ use crate::dialect::words::Words;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
+mod har_stream;
+pub use har_stream::{har_to, HarError};
+
 /// Whether `key` is in the list `list` gives of some dialect's words.
 fn in_any(key: &str, list: impl Fn(&Words) -> &'static [&'static str]) -> bool {
     crate::dialect::ALL
@@ -896,6 +899,18 @@ pub fn raw_to(
     out: &mut (impl std::io::Write + ?Sized),
     scrub: Option<&mut Scrubber>,
 ) -> std::io::Result<()> {
+    masked_to(input, out, scrub, true)
+}
+
+/// [`raw_to`]; a `curl -i` dump's header blocks are kept as they are only
+/// when `curl_head` (a HAR's body has none: it is scrubbed as
+/// [`Scrubber::body`] scrubs it).
+fn masked_to(
+    input: &mut impl std::io::BufRead,
+    out: &mut (impl std::io::Write + ?Sized),
+    scrub: Option<&mut Scrubber>,
+    curl_head: bool,
+) -> std::io::Result<()> {
     // Keys and secret pairs are masked first, so that the scrubber, which
     // leaves `[REDACTED]` as it is, never turns a key into a look-alike
     // (a fresh-user trial: the letter-keeping mode mapped `sk-proj-…` to
@@ -921,6 +936,9 @@ pub fn raw_to(
     let mut held = Vec::new();
     let mut more = true;
     let at = loop {
+        if !curl_head {
+            break 0;
+        }
         if let Some(at) = curl_i_body_start(&held, !more) {
             break at;
         }
@@ -1100,6 +1118,44 @@ fn mask_strings(v: &mut Value) {
 /// # Errors
 /// Not a HAR (`log.entries` missing).
 pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> {
+    har_with(doc, scrub, &mut InDocument)
+}
+
+/// Where each HAR entry's `response.content.text` is while the document
+/// is redacted: in the entry ([`InDocument`]), or aside, decoded from the
+/// file as it was read (`Aside`, [`har_to`]).
+trait Bodies {
+    /// Rewrites entry `i`'s text (and `content.size`) through `how`, as
+    /// [`rewrite_response_text`] does.
+    fn rewrite(&mut self, i: usize, entry: &mut Value, how: How<'_>) -> Result<(), String>;
+}
+
+/// How a response body is rewritten.
+enum How<'a> {
+    /// Keys and secret pairs masked ([`raw`]).
+    Mask,
+    /// Masked, then its text scrubbed ([`Scrubber::body`]).
+    Scrub(&'a mut Scrubber),
+}
+
+/// The texts are in the document.
+struct InDocument;
+
+impl Bodies for InDocument {
+    fn rewrite(&mut self, _: usize, entry: &mut Value, how: How<'_>) -> Result<(), String> {
+        match how {
+            How::Mask => rewrite_response_text(entry, |b| raw(b, None)),
+            How::Scrub(s) => rewrite_response_text(entry, |b| s.body(&mask_lines(b))),
+        }
+    }
+}
+
+/// [`har`], the texts where `bodies` keeps them.
+fn har_with(
+    doc: &mut Value,
+    scrub: Option<&mut Scrubber>,
+    bodies: &mut dyn Bodies,
+) -> Result<(), String> {
     if doc
         .pointer("/log/entries")
         .and_then(Value::as_array)
@@ -1127,7 +1183,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
         .pointer_mut("/log/entries")
         .and_then(Value::as_array_mut)
         .ok_or("not a HAR file: `log.entries` is not an array")?;
-    for e in entries {
+    for (i, e) in entries.iter_mut().enumerate() {
         for side in ["request", "response"] {
             redact_headers(e.pointer_mut(&format!("/{side}/headers")));
             if let Some(c) = e.pointer_mut(&format!("/{side}/cookies")) {
@@ -1205,7 +1261,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
         if scrub.is_none() {
             // Without --scrub-text the answer stays, but keys and secret
             // `NAME: value` pairs in it are masked, as in a raw body.
-            rewrite_response_text(e, |b| raw(b, None))?;
+            bodies.rewrite(i, e, How::Mask)?;
             rewrite_messages(e, capture::redact_keys);
         }
         if let Some(s) = scrub.as_deref_mut() {
@@ -1213,7 +1269,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
             // Keys masked first, as in a raw body ([`raw`]): comment
             // lines and other fields are not scrubbed, and the scrubber
             // keeps `[REDACTED]` as it is.
-            rewrite_response_text(e, |b| s.body(&mask_lines(b)))?;
+            bodies.rewrite(i, e, How::Scrub(s))?;
             rewrite_messages(e, |d| s.data_value(&capture::redact_keys(d)));
         }
     }
@@ -1251,22 +1307,7 @@ fn rewrite_response_text(
 ) -> Result<(), String> {
     use base64::Engine;
     use capture::decode::{self, Encoding};
-    let base64 = entry
-        .pointer("/response/content/encoding")
-        .and_then(Value::as_str)
-        == Some("base64");
-    let named = entry
-        .pointer("/response/headers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find(|h| {
-            h["name"]
-                .as_str()
-                .is_some_and(|n| n.eq_ignore_ascii_case("content-encoding"))
-        })
-        .and_then(|h| h["value"].as_str())
-        .and_then(Encoding::from_header);
+    let (base64, named) = stored_as(entry);
     let Some(Value::String(t)) = entry.pointer_mut("/response/content/text") else {
         return Ok(());
     };
@@ -1298,11 +1339,7 @@ fn rewrite_response_text(
             let read = std::io::Read::read_to_end(&mut r, &mut plain);
             let damaged = evidence.lock().map(|e| !e.is_empty()).unwrap_or(true);
             if read.is_err() || damaged {
-                return Err(format!(
-                    "a response body stored {}-compressed does not decode whole (or decodes past {} MiB), so its keys and text cannot be masked; no copy written",
-                    enc.name(),
-                    limit / (1024 * 1024)
-                ));
+                return Err(undecodable(enc));
             }
             plain
         }
@@ -1315,9 +1352,14 @@ fn rewrite_response_text(
     } else {
         String::from_utf8_lossy(&out).into_owned()
     };
-    // `content.size` follows the body by as much as masking changed it, so
-    // a whole body stays whole and one cut short stays as short (a masked
-    // key is shorter: the copy must not look truncated).
+    follow_size(entry, grew);
+    Ok(())
+}
+
+/// `content.size` follows the body by as much as masking changed it
+/// (`grew`), so a whole body stays whole and one cut short stays as short
+/// (a masked key is shorter: the copy must not look truncated).
+fn follow_size(entry: &mut Value, grew: i64) {
     if grew != 0 {
         if let Some(size) = entry.pointer_mut("/response/content/size") {
             if let Some(n) = size.as_i64().filter(|n| *n >= 0) {
@@ -1325,7 +1367,37 @@ fn rewrite_response_text(
             }
         }
     }
-    Ok(())
+}
+
+/// How an entry's response text is stored: base64 or not, and the
+/// `Content-Encoding` its headers name.
+fn stored_as(entry: &Value) -> (bool, Option<capture::decode::Encoding>) {
+    let base64 = entry
+        .pointer("/response/content/encoding")
+        .and_then(Value::as_str)
+        == Some("base64");
+    let named = entry
+        .pointer("/response/headers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|h| {
+            h["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("content-encoding"))
+        })
+        .and_then(|h| h["value"].as_str())
+        .and_then(capture::decode::Encoding::from_header);
+    (base64, named)
+}
+
+/// The error of a compressed body that cannot be made safe.
+fn undecodable(enc: capture::decode::Encoding) -> String {
+    format!(
+        "a response body stored {}-compressed does not decode whole (or decodes past {} MiB), so its keys and text cannot be masked; no copy written",
+        enc.name(),
+        capture::decode::MAX_DECODED_BYTES / (1024 * 1024)
+    )
 }
 
 #[cfg(test)]
