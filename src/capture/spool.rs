@@ -36,10 +36,24 @@ pub enum Spooled {
     File(Arc<File>, u64),
 }
 
+/// Makes room in `mem` for `more` bytes, doubling its capacity as a `Vec`
+/// does but never past [`MEM_BYTES`]: a doubling from just under it would
+/// hold nearly twice the bytes meant to be kept in memory.
+pub(crate) fn reserve_capped(mem: &mut Vec<u8>, more: usize) {
+    let need = mem.len() + more;
+    if need > mem.capacity() {
+        let to = (mem.capacity() * 2).max(need).min(MEM_BYTES.max(need));
+        mem.reserve_exact(to - mem.len());
+    }
+}
+
 impl Spool {
     /// Appends one byte.
     #[inline]
     pub fn push(&mut self, b: u8) {
+        if self.mem.len() == self.mem.capacity() {
+            reserve_capped(&mut self.mem, 1);
+        }
         self.mem.push(b);
         if self.mem.len() >= CHUNK && (self.file.is_some() || self.mem.len() >= MEM_BYTES) {
             self.spill();
@@ -55,6 +69,7 @@ impl Spool {
                 MEM_BYTES
             };
             let n = b.len().min(limit.saturating_sub(self.mem.len()).max(1));
+            reserve_capped(&mut self.mem, n);
             self.mem.extend_from_slice(&b[..n]);
             b = &b[n..];
             if self.mem.len() >= limit {

@@ -562,22 +562,50 @@ impl BlockEnds {
     /// Where a body of `len` bytes is cut into units: each unit's range
     /// runs from the end of the previous one to just past its blank line;
     /// the rest (the tail, trailing blank lines) is the last unit. With
-    /// each, the index of the event it dispatched.
-    fn cuts(mut self, len: u64) -> Vec<(u64, u64, Option<u64>)> {
+    /// each, the index of the event it dispatched. Made as they are taken:
+    /// no second list beside the blocks' ends.
+    fn cuts(mut self, len: u64) -> Cuts {
         let _ = self.parser.finish(&mut self.ends);
-        let mut cuts = Vec::new();
-        let mut start = 0u64;
-        for (end, d) in self.ends.0 {
-            let end = end.min(len);
-            if end > start {
-                cuts.push((start, end, d));
-                start = end;
+        Cuts {
+            ends: self.ends.0.into_iter(),
+            start: 0,
+            len,
+            done: false,
+        }
+    }
+}
+
+/// [`BlockEnds::cuts`], as they are taken.
+struct Cuts {
+    ends: std::vec::IntoIter<(u64, Option<u64>)>,
+    start: u64,
+    len: u64,
+    done: bool,
+}
+
+impl Iterator for Cuts {
+    type Item = (u64, u64, Option<u64>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        for (end, d) in self.ends.by_ref() {
+            let end = end.min(self.len);
+            if end > self.start {
+                let cut = (self.start, end, d);
+                self.start = end;
+                return Some(cut);
             }
         }
-        if start < len {
-            cuts.push((start, len, None));
-        }
-        cuts
+        self.done = true;
+        (self.start < self.len).then_some((self.start, self.len, None))
+    }
+
+    /// At most one a block, and the tail.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let most = if self.done { 0 } else { self.ends.len() + 1 };
+        (0, Some(most))
     }
 }
 
@@ -593,8 +621,9 @@ fn read_units(
     std::io::copy(&mut body.reader(), &mut ends)?;
     let cuts = ends.cuts(body.len());
     let mut reader = std::io::BufReader::with_capacity(1 << 20, body.reader());
-    let mut units = Vec::with_capacity(cuts.len());
-    let mut dispatch = Vec::with_capacity(cuts.len());
+    let most = cuts.size_hint().1.unwrap_or(0);
+    let mut units = Vec::with_capacity(most);
+    let mut dispatch = Vec::with_capacity(most);
     let mut buf = Vec::new();
     for (start, end, d) in cuts {
         buf.resize((end - start) as usize, 0);
@@ -616,9 +645,15 @@ fn dispatch_of(st: &State, heap: &Heap, max_event_bytes: usize) -> Vec<Option<u6
     if heap.write_all(pieces, &mut ends, &mut |_| Ok(())).is_err() {
         return vec![None; st.units.len()];
     }
-    let cuts = ends.cuts(len as u64);
-    if cuts.len() == st.units.len() {
-        cuts.into_iter().map(|(_, _, d)| d).collect()
+    let mut dispatch: Vec<Option<u64>> = Vec::with_capacity(st.units.len());
+    for (_, _, d) in ends.cuts(len as u64) {
+        if dispatch.len() == st.units.len() {
+            return vec![None; st.units.len()];
+        }
+        dispatch.push(d);
+    }
+    if dispatch.len() == st.units.len() {
+        dispatch
     } else {
         vec![None; st.units.len()]
     }
