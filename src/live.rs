@@ -739,43 +739,102 @@ impl Recording {
                 )
             }
         };
-        self.har_with(text, encoding, self.body.len() as u64)
+        self.har_with(text, encoding, self.body.len() as u64, None)
     }
 
     /// Writes the HAR of [`Recording::to_har`] (pretty-printed, as
     /// `serde_json::to_writer_pretty` writes it) with `body` as the
     /// response body, read from it as it is written: the same bytes,
     /// without ever holding the body (the recording's own
-    /// [`Recording::body`] is not used).
+    /// [`Recording::body`] is not used), nor the reads' records as JSON
+    /// (each is written as it is made).
     ///
     /// # Errors
     /// Reading `body` or writing `out`.
     pub fn write_har(&self, body: &Spooled, out: &mut impl std::io::Write) -> std::io::Result<()> {
         let utf8 = is_utf8(body.reader())?;
         let encoding = (!utf8).then_some("base64");
-        // A placeholder where the text goes, written around.
+        // Placeholders where the text and the reads go, written around.
         const HOLE: &str = "\u{1}sselint-body\u{1}";
-        let doc = self.har_with(HOLE.to_string(), encoding, body.len());
+        const READS: &str = "\u{1}sselint-reads\u{1}";
+        let doc = self.har_with(HOLE.to_string(), encoding, body.len(), Some(READS));
         let text = serde_json::to_vec_pretty(&doc)?;
-        let hole = serde_json::to_vec(HOLE)?;
-        let Some(at) = memchr::memmem::find(&text, &hole) else {
-            return Err(std::io::Error::other("the HAR has no place for the body"));
+        let (hole, reads) = (serde_json::to_vec(HOLE)?, serde_json::to_vec(READS)?);
+        let find = |what: &[u8]| {
+            memchr::memmem::find(&text, what)
+                .ok_or_else(|| std::io::Error::other("the HAR has no place for the body"))
         };
-        out.write_all(&text[..at])?;
-        out.write_all(b"\"")?;
-        let mut r = body.reader();
-        if utf8 {
-            write_escaped(&mut r, out)?;
-        } else {
-            write_base64(&mut r, out)?;
+        // In the document's order (the keys are sorted: `_sselint` first).
+        let mut places = [(find(&hole)?, true), (find(&reads)?, false)];
+        places.sort_unstable();
+        let mut from = 0;
+        for (at, is_body) in places {
+            out.write_all(&text[from..at])?;
+            if is_body {
+                out.write_all(b"\"")?;
+                let mut r = body.reader();
+                if utf8 {
+                    write_escaped(&mut r, out)?;
+                } else {
+                    write_base64(&mut r, out)?;
+                }
+                out.write_all(b"\"")?;
+                from = at + hole.len();
+            } else {
+                // The indentation of the line `"reads":` is on.
+                let line = text[..at]
+                    .iter()
+                    .rposition(|b| *b == b'\n')
+                    .map_or(0, |i| i + 1);
+                let indent = text[line..].iter().take_while(|b| **b == b' ').count();
+                self.write_reads(indent, out)?;
+                from = at + reads.len();
+            }
         }
-        out.write_all(b"\"")?;
-        out.write_all(&text[at + hole.len()..])
+        out.write_all(&text[from..])
+    }
+
+    /// Writes the reads' records as `serde_json::to_writer_pretty` writes
+    /// the array at a line indented `indent` spaces: one record at a time.
+    fn write_reads(&self, indent: usize, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        if self.reads.is_empty() {
+            return out.write_all(b"[]");
+        }
+        let pad = " ".repeat(indent + 2);
+        let (mut buf, mut item) = (Vec::with_capacity(64 * 1024 + 256), Vec::new());
+        buf.push(b'[');
+        for (i, r) in self.reads.iter().enumerate() {
+            item.clear();
+            serde_json::to_writer_pretty(&mut item, &json!({"offset": r.offset, "ms": r.ms}))?;
+            buf.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+            for (j, line) in item.split(|b| *b == b'\n').enumerate() {
+                if j > 0 {
+                    buf.push(b'\n');
+                }
+                buf.extend_from_slice(pad.as_bytes());
+                buf.extend_from_slice(line);
+            }
+            if buf.len() >= 64 * 1024 {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        buf.push(b'\n');
+        buf.extend_from_slice(&pad.as_bytes()[2..]);
+        buf.push(b']');
+        out.write_all(&buf)
     }
 
     /// The HAR document around a body given as its `text` (and its
-    /// `encoding`) and its length in bytes.
-    fn har_with(&self, text: String, encoding: Option<&str>, size: u64) -> Value {
+    /// `encoding`) and its length in bytes; with `reads`, that string
+    /// stands where the reads' records go.
+    fn har_with(
+        &self,
+        text: String,
+        encoding: Option<&str>,
+        size: u64,
+        reads: Option<&str>,
+    ) -> Value {
         let mime = capture::find_header(&self.headers, "content-type").unwrap_or("");
         let mut content = json!({"size": size, "mimeType": mime, "text": text});
         if let Some(e) = encoding {
@@ -814,7 +873,10 @@ impl Recording {
                     "cache": {},
                     "timings": {"send": 0, "wait": self.wait_ms, "receive": receive},
                     "_sselint": {
-                        "reads": self.reads.iter().map(|r| json!({"offset": r.offset, "ms": r.ms})).collect::<Vec<_>>(),
+                        "reads": match reads {
+                            Some(hole) => json!(hole),
+                            None => json!(self.reads.iter().map(|r| json!({"offset": r.offset, "ms": r.ms})).collect::<Vec<_>>()),
+                        },
                         "stopped": self.stop.name()
                     }
                 }]
@@ -957,8 +1019,20 @@ mod tests {
             .into_bytes();
         let mut bad = long.clone();
         bad.push(0xFF);
-        for body in [&b""[..], b"data: [DONE]\n\n", &long, &bad, b"\xFF\x00ab"] {
-            let rec = recording(body);
+        for (n, body) in [&b""[..], b"data: [DONE]\n\n", &long, &bad, b"\xFF\x00ab"]
+            .into_iter()
+            .enumerate()
+        {
+            let mut rec = recording(body);
+            // No reads; reads of odd times.
+            match n {
+                0 => rec.reads.clear(),
+                2 => rec.reads.push(Read_ {
+                    offset: 7,
+                    ms: 1_234.567_890_123,
+                }),
+                _ => {}
+            }
             let want = serde_json::to_vec_pretty(&rec.to_har()).unwrap();
             for spooled in [Spooled::Mem(body.to_vec()), {
                 let mut s = Spool::default();

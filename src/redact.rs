@@ -34,6 +34,9 @@ use crate::dialect::words::Words;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
+mod har_stream;
+pub use har_stream::{har_to, CopyError};
+
 /// Whether `key` is in the list `list` gives of some dialect's words.
 fn in_any(key: &str, list: impl Fn(&Words) -> &'static [&'static str]) -> bool {
     crate::dialect::ALL
@@ -97,7 +100,7 @@ pub fn is_plain_pieces<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> bool {
 /// as soon as a line shows the body is not plain text; [`PlainScan::finish`]
 /// gives the answer for the whole body.
 #[derive(Debug)]
-struct PlainScan {
+pub struct PlainScan {
     /// No line but blank or `curl -v` ones yet.
     first: bool,
 }
@@ -111,7 +114,7 @@ impl Default for PlainScan {
 impl PlainScan {
     /// Reads the lines of `piece` (which ends at a line end, or the body's
     /// end); `Some(false)` once the body is known not to be plain.
-    fn piece(&mut self, piece: &[u8]) -> Option<bool> {
+    pub fn piece(&mut self, piece: &[u8]) -> Option<bool> {
         for l in piece.split(|b| *b == b'\n' || *b == b'\r') {
             let t = l.trim_ascii_start();
             if t.is_empty() || is_curl_v_line(l) {
@@ -132,7 +135,7 @@ impl PlainScan {
     }
 
     /// Whether the body read is plain text.
-    fn finish(&self) -> bool {
+    pub fn finish(&self) -> bool {
         !self.first
     }
 }
@@ -918,6 +921,18 @@ pub fn raw_to(
     out: &mut (impl std::io::Write + ?Sized),
     scrub: Option<&mut Scrubber>,
 ) -> std::io::Result<()> {
+    masked_to(input, out, scrub, true)
+}
+
+/// [`raw_to`]; a `curl -i` dump's header blocks are kept as they are only
+/// when `curl_head` (a HAR's body has none: it is scrubbed as
+/// [`Scrubber::body`] scrubs it).
+fn masked_to(
+    input: &mut impl std::io::BufRead,
+    out: &mut (impl std::io::Write + ?Sized),
+    scrub: Option<&mut Scrubber>,
+    curl_head: bool,
+) -> std::io::Result<()> {
     // Keys and secret pairs are masked first, so that the scrubber, which
     // leaves `[REDACTED]` as it is, never turns a key into a look-alike
     // (a fresh-user trial: the letter-keeping mode mapped `sk-proj-…` to
@@ -943,6 +958,9 @@ pub fn raw_to(
     let mut held = Vec::new();
     let mut more = true;
     let at = loop {
+        if !curl_head {
+            break 0;
+        }
         if let Some(at) = curl_i_body_start(&held, !more) {
             break at;
         }
@@ -1118,7 +1136,7 @@ fn mask_strings(v: &mut Value) {
 }
 
 /// Why a HAR document could not be redacted ([`har`]).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HarError {
     /// Not a HAR: its `log.entries` is not an array.
@@ -1135,6 +1153,14 @@ pub enum HarError {
         /// The limit, in MiB.
         limit_mib: u64,
     },
+    /// A body could not be kept aside while the document was redacted as
+    /// a stream ([`har_to`]): reading or writing its temporary file failed
+    /// (what the system said).
+    #[error("{0}")]
+    Aside(String),
+    /// A body past the memory bound could not be kept in a temporary file.
+    #[error(transparent)]
+    Spool(#[from] capture::spool::SpoolError),
 }
 
 /// A redacted copy of a HAR document (see the module docs).
@@ -1143,6 +1169,44 @@ pub enum HarError {
 /// Not a HAR (`log.entries` missing), or a compressed body that does not
 /// decode whole ([`HarError`]).
 pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), HarError> {
+    har_with(doc, scrub, &mut InDocument)
+}
+
+/// Where each HAR entry's `response.content.text` is while the document
+/// is redacted: in the entry ([`InDocument`]), or aside, decoded from the
+/// file as it was read (`Aside`, [`har_to`]).
+trait Bodies {
+    /// Rewrites entry `i`'s text (and `content.size`) through `how`, as
+    /// [`rewrite_response_text`] does.
+    fn rewrite(&mut self, i: usize, entry: &mut Value, how: How<'_>) -> Result<(), HarError>;
+}
+
+/// How a response body is rewritten.
+enum How<'a> {
+    /// Keys and secret pairs masked ([`raw`]).
+    Mask,
+    /// Masked, then its text scrubbed ([`Scrubber::body`]).
+    Scrub(&'a mut Scrubber),
+}
+
+/// The texts are in the document.
+struct InDocument;
+
+impl Bodies for InDocument {
+    fn rewrite(&mut self, _: usize, entry: &mut Value, how: How<'_>) -> Result<(), HarError> {
+        match how {
+            How::Mask => rewrite_response_text(entry, |b| raw(b, None)),
+            How::Scrub(s) => rewrite_response_text(entry, |b| s.body(&mask_lines(b))),
+        }
+    }
+}
+
+/// [`har`], the texts where `bodies` keeps them.
+fn har_with(
+    doc: &mut Value,
+    scrub: Option<&mut Scrubber>,
+    bodies: &mut dyn Bodies,
+) -> Result<(), HarError> {
     if doc
         .pointer("/log/entries")
         .and_then(Value::as_array)
@@ -1170,7 +1234,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), HarError
         .pointer_mut("/log/entries")
         .and_then(Value::as_array_mut)
         .ok_or(HarError::NotHar)?;
-    for e in entries {
+    for (i, e) in entries.iter_mut().enumerate() {
         for side in ["request", "response"] {
             redact_headers(e.pointer_mut(&format!("/{side}/headers")));
             if let Some(c) = e.pointer_mut(&format!("/{side}/cookies")) {
@@ -1248,7 +1312,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), HarError
         if scrub.is_none() {
             // Without --scrub-text the answer stays, but keys and secret
             // `NAME: value` pairs in it are masked, as in a raw body.
-            rewrite_response_text(e, |b| raw(b, None))?;
+            bodies.rewrite(i, e, How::Mask)?;
             rewrite_messages(e, capture::redact_keys);
         }
         if let Some(s) = scrub.as_deref_mut() {
@@ -1256,7 +1320,7 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), HarError
             // Keys masked first, as in a raw body ([`raw`]): comment
             // lines and other fields are not scrubbed, and the scrubber
             // keeps `[REDACTED]` as it is.
-            rewrite_response_text(e, |b| s.body(&mask_lines(b)))?;
+            bodies.rewrite(i, e, How::Scrub(s))?;
             rewrite_messages(e, |d| s.data_value(&capture::redact_keys(d)));
         }
     }
@@ -1294,22 +1358,7 @@ fn rewrite_response_text(
 ) -> Result<(), HarError> {
     use base64::Engine;
     use capture::decode::{self, Encoding};
-    let base64 = entry
-        .pointer("/response/content/encoding")
-        .and_then(Value::as_str)
-        == Some("base64");
-    let named = entry
-        .pointer("/response/headers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find(|h| {
-            h["name"]
-                .as_str()
-                .is_some_and(|n| n.eq_ignore_ascii_case("content-encoding"))
-        })
-        .and_then(|h| h["value"].as_str())
-        .and_then(Encoding::from_header);
+    let (base64, named) = stored_as(entry);
     let Some(Value::String(t)) = entry.pointer_mut("/response/content/text") else {
         return Ok(());
     };
@@ -1341,10 +1390,7 @@ fn rewrite_response_text(
             let read = std::io::Read::read_to_end(&mut r, &mut plain);
             let damaged = evidence.lock().map(|e| !e.is_empty()).unwrap_or(true);
             if read.is_err() || damaged {
-                return Err(HarError::Undecodable {
-                    encoding: enc.name(),
-                    limit_mib: limit / (1024 * 1024),
-                });
+                return Err(undecodable(enc));
             }
             plain
         }
@@ -1357,9 +1403,14 @@ fn rewrite_response_text(
     } else {
         String::from_utf8_lossy(&out).into_owned()
     };
-    // `content.size` follows the body by as much as masking changed it, so
-    // a whole body stays whole and one cut short stays as short (a masked
-    // key is shorter: the copy must not look truncated).
+    follow_size(entry, grew);
+    Ok(())
+}
+
+/// `content.size` follows the body by as much as masking changed it
+/// (`grew`), so a whole body stays whole and one cut short stays as short
+/// (a masked key is shorter: the copy must not look truncated).
+fn follow_size(entry: &mut Value, grew: i64) {
     if grew != 0 {
         if let Some(size) = entry.pointer_mut("/response/content/size") {
             if let Some(n) = size.as_i64().filter(|n| *n >= 0) {
@@ -1367,7 +1418,36 @@ fn rewrite_response_text(
             }
         }
     }
-    Ok(())
+}
+
+/// How an entry's response text is stored: base64 or not, and the
+/// `Content-Encoding` its headers name.
+fn stored_as(entry: &Value) -> (bool, Option<capture::decode::Encoding>) {
+    let base64 = entry
+        .pointer("/response/content/encoding")
+        .and_then(Value::as_str)
+        == Some("base64");
+    let named = entry
+        .pointer("/response/headers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|h| {
+            h["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("content-encoding"))
+        })
+        .and_then(|h| h["value"].as_str())
+        .and_then(capture::decode::Encoding::from_header);
+    (base64, named)
+}
+
+/// The error of a compressed body that cannot be made safe.
+fn undecodable(enc: capture::decode::Encoding) -> HarError {
+    HarError::Undecodable {
+        encoding: enc.name(),
+        limit_mib: capture::decode::MAX_DECODED_BYTES / (1024 * 1024),
+    }
 }
 
 #[cfg(test)]

@@ -251,52 +251,168 @@ impl Replay {
     }
 
     /// The body as (wait in ms before, bytes) segments, following the
-    /// capture's timing, or `opts`' delays at event boundaries.
+    /// capture's timing, or `opts`' delays at event boundaries: the
+    /// [`Replay::segments`] collected.
     pub fn schedule(&self, opts: &Options) -> Vec<(u64, std::ops::Range<usize>)> {
+        self.segments(opts).collect()
+    }
+
+    /// [`Replay::schedule`] as it goes: the event boundaries are found as
+    /// the body is read (a few at a time), so a capture of a million
+    /// events is served without a list of them. Only a capture's own
+    /// per-read times (`_sselint.reads`, held with the capture) are
+    /// sorted first.
+    pub fn segments<'a>(
+        &'a self,
+        opts: &Options,
+    ) -> impl Iterator<Item = (u64, std::ops::Range<usize>)> + 'a {
         let len = self.body.len() as usize;
-        let mut cuts: Vec<(usize, f64)> = Vec::new(); // (start offset, absolute ms)
         let overridden = opts.delay_ms.is_some() || opts.first_delay_ms.is_some();
-        match (&self.timing, overridden) {
+        // (start offset, absolute ms), by offset.
+        let cuts: Box<dyn Iterator<Item = (usize, f64)> + 'a> = match (&self.timing, overridden) {
             (Some(Timing::Reads(reads)), false) => {
-                for r in reads {
-                    cuts.push(((r.offset as usize).min(len), r.ms));
-                }
+                let mut cuts: Vec<(usize, f64)> = reads
+                    .iter()
+                    .map(|r| ((r.offset as usize).min(len), r.ms))
+                    .collect();
+                cuts.sort_by_key(|c| c.0);
+                Box::new(cuts.into_iter())
             }
-            (Some(Timing::Events(times)), false) => {
-                let ends = event_ends(&self.body);
-                cuts.push((0, times.first().copied().unwrap_or(0.0)));
-                for (i, end) in ends.iter().enumerate() {
-                    if let Some(t) = times.get(i + 1) {
-                        cuts.push((*end, *t));
-                    }
-                }
-            }
+            (Some(Timing::Events(times)), false) => Box::new(
+                std::iter::once((0, times.first().copied().unwrap_or(0.0))).chain(
+                    EventEnds::new(&self.body)
+                        .zip(times.iter().skip(1))
+                        .map(|(end, t)| (end, *t)),
+                ),
+            ),
             _ => {
                 let first = opts.first_delay_ms.unwrap_or(0) as f64;
                 let step = opts.delay_ms.unwrap_or(0) as f64;
-                cuts.push((0, first));
-                for (i, end) in event_ends(&self.body).iter().enumerate() {
-                    cuts.push((*end, first + step * (i as f64 + 1.0)));
-                }
+                Box::new(
+                    std::iter::once((0, first)).chain(
+                        EventEnds::new(&self.body)
+                            .enumerate()
+                            .map(move |(i, end)| (end, first + step * (i as f64 + 1.0))),
+                    ),
+                )
+            }
+        };
+        segments(cuts, len)
+    }
+}
+
+/// The (wait in ms, byte range) segments that `cuts` (start offset and
+/// absolute ms, in offset order) make of a body of `len` bytes: a cut at
+/// an offset already cut is dropped, the first segment starts at 0, an
+/// empty one is skipped, and a wait is the time past the latest so far.
+fn segments(
+    cuts: impl Iterator<Item = (usize, f64)>,
+    len: usize,
+) -> impl Iterator<Item = (u64, std::ops::Range<usize>)> {
+    let mut last = None;
+    let deduped = cuts.filter(move |c| {
+        let new = last != Some(c.0);
+        last = Some(c.0);
+        new
+    });
+    let mut cuts = deduped.peekable();
+    let head = match cuts.peek() {
+        Some(c) if c.0 == 0 => None,
+        _ => Some((0, 0.0)),
+    };
+    let mut cuts = head.into_iter().chain(cuts).peekable();
+    let mut prev_ms: f64 = 0.0;
+    std::iter::from_fn(move || loop {
+        let (start, ms) = cuts.next()?;
+        let end = cuts.peek().map_or(len, |c| c.0);
+        if end <= start {
+            continue;
+        }
+        let wait = (ms - prev_ms).max(0.0);
+        prev_ms = prev_ms.max(ms);
+        return Some((wait.round() as u64, start..end));
+    })
+}
+
+/// End offsets of every block (after its blank line) of a body, in order,
+/// found as it is read: 64 KiB at a time through the SSE parser.
+struct EventEnds<'a> {
+    body: &'a Spooled,
+    /// The body's reader once on disk; bytes fed so far when in memory.
+    reader: Option<Box<dyn Read + Send>>,
+    fed: usize,
+    parser: Option<Parser>,
+    ends: std::collections::VecDeque<usize>,
+    buf: Vec<u8>,
+}
+
+impl<'a> EventEnds<'a> {
+    fn new(body: &'a Spooled) -> Self {
+        EventEnds {
+            body,
+            reader: None,
+            fed: 0,
+            parser: Some(Parser::new()),
+            ends: std::collections::VecDeque::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// Feeds the parser the next 64 KiB; at the end, finishes it. False
+    /// once nothing is left.
+    fn refill(&mut self) -> bool {
+        const STEP: usize = 64 * 1024;
+        let Some(p) = self.parser.as_mut() else {
+            return false;
+        };
+        let ends = &mut self.ends;
+        let mut sink = |b: &Block<'_>| {
+            if b.terminated {
+                ends.push_back(b.end_offset as usize);
+            }
+        };
+        let n = match self.body {
+            Spooled::Mem(b) => {
+                let piece = &b[self.fed..(self.fed + STEP).min(b.len())];
+                self.fed += piece.len();
+                p.feed(piece, &mut sink);
+                piece.len()
+            }
+            Spooled::File(..) => {
+                let r = self.reader.get_or_insert_with(|| self.body.reader());
+                self.buf.resize(STEP, 0);
+                let n = loop {
+                    match r.read(&mut self.buf) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        // An unreadable rest ends the events here.
+                        r => break r.unwrap_or(0),
+                    }
+                };
+                p.feed(&self.buf[..n], &mut sink);
+                n
+            }
+        };
+        if n == 0 {
+            if let Some(p) = self.parser.take() {
+                p.finish(&mut sink);
             }
         }
-        cuts.sort_by_key(|c| c.0);
-        cuts.dedup_by_key(|c| c.0);
-        if cuts.first().is_none_or(|c| c.0 != 0) {
-            cuts.insert(0, (0, 0.0));
-        }
-        let mut out = Vec::new();
-        let mut prev_ms = 0.0;
-        for (i, (start, ms)) in cuts.iter().enumerate() {
-            let end = cuts.get(i + 1).map_or(len, |c| c.0);
-            if end <= *start {
-                continue;
+        true
+    }
+}
+
+impl Iterator for EventEnds<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if let Some(e) = self.ends.pop_front() {
+                return Some(e);
             }
-            let wait = (ms - prev_ms).max(0.0);
-            prev_ms = prev_ms.max(*ms);
-            out.push((wait.round() as u64, *start..end));
+            if !self.refill() {
+                return None;
+            }
         }
-        out
     }
 }
 
@@ -476,20 +592,6 @@ pub fn not_found_body(served: Dialect, method: &str, path: &str) -> String {
     api.error_body(api.not_found_kind(), &message)
 }
 
-/// End offsets of every block (after its blank line), in order.
-fn event_ends(body: &Spooled) -> Vec<usize> {
-    let mut ends = Vec::new();
-    let mut p = Parser::new();
-    let mut sink = |b: &Block<'_>| {
-        if b.terminated {
-            ends.push(b.end_offset as usize);
-        }
-    };
-    let _ = feed(body, &mut p, &mut sink, || false);
-    p.finish(&mut sink);
-    ends
-}
-
 fn reason_phrase(status: u16) -> &'static str {
     match status {
         200 => "OK",
@@ -656,7 +758,7 @@ fn handle_connection(
     } else {
         b": keep-alive\n\n"
     };
-    for (wait, range) in replay.schedule(opts) {
+    for (wait, range) in replay.segments(opts) {
         wait_with_keepalives(
             &mut sock,
             wait,
@@ -1089,5 +1191,83 @@ impl ScenarioSet {
                 ),
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::Read_;
+
+    fn replay(body: &[u8], timing: Option<Timing>) -> Replay {
+        Replay {
+            status: 200,
+            reason: "OK".into(),
+            headers: Vec::new(),
+            body: Spooled::Mem(body.to_vec()),
+            timing,
+            dialect: None,
+        }
+    }
+
+    const BODY: &[u8] = b"data: a\n\ndata: b\r\n\r\ndata: c";
+
+    #[test]
+    fn delays_cut_the_body_at_each_event_end() {
+        let opts = Options {
+            delay_ms: Some(10),
+            first_delay_ms: Some(5),
+            ..Options::default()
+        };
+        assert_eq!(
+            replay(BODY, None).schedule(&opts),
+            vec![(5, 0..9), (10, 9..20), (10, 20..27)]
+        );
+    }
+
+    #[test]
+    fn event_times_wait_from_one_to_the_next() {
+        let r = replay(BODY, Some(Timing::Events(vec![100.0, 150.0, 400.0])));
+        assert_eq!(
+            r.schedule(&Options::default()),
+            vec![(100, 0..9), (50, 9..20), (250, 20..27)]
+        );
+    }
+
+    #[test]
+    fn reads_are_sorted_by_offset_the_first_at_an_offset_kept() {
+        let read = |offset, ms| Read_ { offset, ms };
+        let reads = vec![read(5, 30.0), read(0, 10.0), read(5, 40.0), read(100, 50.0)];
+        let r = replay(BODY, Some(Timing::Reads(reads)));
+        assert_eq!(
+            r.schedule(&Options::default()),
+            vec![(10, 0..5), (20, 5..27)]
+        );
+    }
+
+    #[test]
+    fn a_body_on_disk_is_cut_as_the_same_body_in_memory() {
+        // Events across the 64 KiB reads, a CRLF pair split by one.
+        let mut body = Vec::new();
+        let mut i = 0;
+        while body.len() < 300_000 {
+            body.extend_from_slice(format!("data: {}\r\n\r\n", "x".repeat(i % 97)).as_bytes());
+            i += 1;
+        }
+        body.extend_from_slice(b"data: cut");
+        let mut f = crate::capture::spool::anonymous_file().unwrap();
+        f.write_all(&body).unwrap();
+        let on_disk = Replay {
+            body: Spooled::File(Arc::new(f), body.len() as u64),
+            ..replay(b"", None)
+        };
+        let opts = Options {
+            delay_ms: Some(1),
+            ..Options::default()
+        };
+        let mem = replay(&body, None).schedule(&opts);
+        assert_eq!(mem.len(), i + 1);
+        assert_eq!(mem.last(), Some(&(1, body.len() - 9..body.len())));
+        assert_eq!(on_disk.schedule(&opts), mem);
     }
 }

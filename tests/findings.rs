@@ -277,7 +277,7 @@ fn text_stream(deltas: &[&str], done: &str) -> Vec<u8> {
 
 #[test]
 fn a_mismatch_past_the_kept_text_budget_shows_no_false_empty_value() {
-    // 5 MB of deltas (past the 4 MiB kept per stream); the done text is
+    // 5 MB of deltas (past the 2 MiB kept per stream); the done text is
     // one character short. The done value was not kept at all: it must
     // not show as "".
     let piece = "abcdefghij".repeat(100_000);

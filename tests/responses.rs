@@ -530,7 +530,7 @@ fn a_hundred_thousand_items_stay_bounded_and_say_so() {
 
 #[test]
 fn text_past_the_kept_budget_is_still_compared_and_capped_in_the_answer() {
-    // 6 MiB of deltas (past the 4 MiB kept per stream), and a done text
+    // 6 MiB of deltas (past the 2 MiB kept per stream), and a done text
     // whose last character differs: the mismatch is found by length and
     // hash; the answer keeps at most MAX_TEXT_BYTES.
     let piece = "abcdefghij".repeat(100_000); // 1 MB

@@ -38,66 +38,13 @@ pub fn read(
     reader: Box<dyn Read + Send>,
     opts: &super::Options,
 ) -> Result<Capture, InputError> {
-    // Parse from the reader: the file is never held whole beside the
-    // document (a 200 MB HAR peaks near twice its size, not three times).
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
-    let head = std::io::BufRead::fill_buf(&mut reader)
-        .map_err(|e| InputError::new(name, super::io_message(&e)))?;
-    let bom = head.starts_with(&[0xEF, 0xBB, 0xBF]);
-    if bom {
-        std::io::BufRead::consume(&mut reader, 3);
-    }
-    // The document is parsed from the reader a byte at a time, and each
-    // entry's content.text is decoded as it goes by, into memory or, past
-    // 8 MiB, a temporary file (`spool`): the parser skips the string, so
-    // a 100 MB body is never held. The tracker also learns where each text
-    // starts, so findings in its body can point into the file.
-    let track = Rc::new(RefCell::new(har_pos::Track::new(if bom { 3 } else { 0 })));
-    let parsed = {
-        let mut de =
-            serde_json::Deserializer::from_reader(har_pos::Tracking::new(reader, track.clone()));
-        har_pos::Doc::new(track.clone())
-            .deserialize(&mut de)
-            .and_then(|v| de.end().map(|()| v))
-    };
+    let (mut doc, mut texts, found) = parse(name, reader)?;
     // Positions only when a renderer uses them (`Options::har_positions`).
     let text_at: std::collections::HashMap<usize, HarText> = if opts.har_positions {
-        std::mem::take(&mut track.borrow_mut().found)
-            .into_iter()
-            .collect()
+        found.into_iter().collect()
     } else {
         std::collections::HashMap::new()
     };
-    let mut texts: std::collections::HashMap<usize, har_pos::Text> =
-        std::mem::take(&mut track.borrow_mut().texts)
-            .into_iter()
-            .collect();
-    let mut doc: Value = parsed.map_err(|e| {
-        InputError::new(
-            name,
-            if e.is_io() {
-                format!("cannot read the file ({e})")
-            } else {
-                format!("not a HAR file: the JSON does not parse ({e})")
-            },
-        )
-    })?;
-    // A string serde_json would refuse (not UTF-8, a lone surrogate) makes
-    // the document unreadable, as it did when the parser read it.
-    let mut bad: Vec<_> = texts
-        .iter()
-        .filter_map(|(i, t)| match t {
-            har_pos::Text::Str(Err(why)) => Some((*i, why.clone())),
-            _ => None,
-        })
-        .collect();
-    bad.sort();
-    if let Some((i, why)) = bad.into_iter().next() {
-        return Err(InputError::new(
-            name,
-            format!("not a HAR file: the JSON does not parse (entry {i}'s content.text: {why})"),
-        ));
-    }
     let entries = doc
         .get_mut("log")
         .ok_or_else(|| InputError::new(name, "not a HAR file: no top-level `log` object"))?
@@ -196,6 +143,116 @@ pub fn read(
         detail: "har",
         streams,
     })
+}
+
+/// A HAR document parsed, without its entries' `content.text` (the
+/// tracker's: decoded, by entry index), and where each text sits.
+type Parsed = (
+    Value,
+    std::collections::HashMap<usize, har_pos::Text>,
+    Vec<(usize, HarText)>,
+);
+
+/// Parses a HAR document from `reader` (see [`read`]), each entry's
+/// `content.text` decoded aside as it goes by.
+fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError> {
+    // Parse from the reader: the file is never held whole beside the
+    // document (a 200 MB HAR peaks near twice its size, not three times).
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
+    let head = std::io::BufRead::fill_buf(&mut reader)
+        .map_err(|e| InputError::new(name, super::io_message(&e)))?;
+    let bom = head.starts_with(&[0xEF, 0xBB, 0xBF]);
+    if bom {
+        std::io::BufRead::consume(&mut reader, 3);
+    }
+    // The document is parsed from the reader a byte at a time, and each
+    // entry's content.text is decoded as it goes by, into memory or, past
+    // 8 MiB, a temporary file (`spool`): the parser skips the string, so
+    // a 100 MB body is never held. The tracker also learns where each text
+    // starts, so findings in its body can point into the file.
+    let track = Rc::new(RefCell::new(har_pos::Track::new(if bom { 3 } else { 0 })));
+    let parsed = {
+        let mut de =
+            serde_json::Deserializer::from_reader(har_pos::Tracking::new(reader, track.clone()));
+        har_pos::Doc::new(track.clone())
+            .deserialize(&mut de)
+            .and_then(|v| de.end().map(|()| v))
+    };
+    let found = std::mem::take(&mut track.borrow_mut().found);
+    let texts: std::collections::HashMap<usize, har_pos::Text> =
+        std::mem::take(&mut track.borrow_mut().texts)
+            .into_iter()
+            .collect();
+    let doc: Value = parsed.map_err(|e| {
+        InputError::new(
+            name,
+            if e.is_io() {
+                format!("cannot read the file ({e})")
+            } else {
+                format!("not a HAR file: the JSON does not parse ({e})")
+            },
+        )
+    })?;
+    // A string serde_json would refuse (not UTF-8, a lone surrogate) makes
+    // the document unreadable, as it did when the parser read it.
+    let mut bad: Vec<_> = texts
+        .iter()
+        .filter_map(|(i, t)| match t {
+            har_pos::Text::Str(Err(why)) => Some((*i, why.clone())),
+            _ => None,
+        })
+        .collect();
+    bad.sort();
+    if let Some((i, why)) = bad.into_iter().next() {
+        return Err(InputError::new(
+            name,
+            format!("not a HAR file: the JSON does not parse (entry {i}'s content.text: {why})"),
+        ));
+    }
+    Ok((doc, texts, found))
+}
+
+/// A HAR document without its entries' `content.text`, and each text as
+/// the tracker read it, by entry index (a string decoded into memory up to
+/// 8 MiB, then a temporary file): `redact` rewrites a HAR from these.
+///
+/// # Errors
+/// As [`read`]: the file cannot be read, is not JSON, or holds a text
+/// that is not UTF-8.
+pub fn texts(
+    name: &str,
+    reader: Box<dyn Read + Send>,
+) -> Result<(Value, std::collections::HashMap<usize, har_pos::Text>), InputError> {
+    let (doc, texts, _) = parse(name, reader)?;
+    Ok((doc, texts))
+}
+
+/// The document of a HAR file, each entry's `content.text` left as `""`
+/// when it was a string and `null` otherwise (its bytes are not kept: a
+/// body of any size costs no memory). `minimize` takes an entry from it.
+///
+/// # Errors
+/// As [`read`]: the file cannot be read, is not JSON, or holds a text
+/// that is not UTF-8.
+pub fn document(name: &str, reader: Box<dyn Read + Send>) -> Result<Value, InputError> {
+    let (mut doc, texts, _) = parse(name, reader)?;
+    if let Some(entries) = doc
+        .pointer_mut("/log/entries")
+        .and_then(Value::as_array_mut)
+    {
+        for (i, e) in entries.iter_mut().enumerate() {
+            if let Some(Value::Object(c)) = e.pointer_mut("/response/content") {
+                let text = match texts.get(&i) {
+                    Some(har_pos::Text::Str(_)) => Value::String(String::new()),
+                    _ => Value::Null,
+                };
+                if texts.contains_key(&i) {
+                    c.insert("text".to_string(), text);
+                }
+            }
+        }
+    }
+    Ok(doc)
 }
 
 fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {

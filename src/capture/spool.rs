@@ -48,25 +48,50 @@ pub enum Spooled {
     File(Arc<File>, u64),
 }
 
+/// Makes room in `mem` for `more` bytes, doubling its capacity as a `Vec`
+/// does but never past [`MEM_BYTES`]: a doubling from just under it would
+/// hold nearly twice the bytes meant to be kept in memory.
+pub(crate) fn reserve_capped(mem: &mut Vec<u8>, more: usize) {
+    let need = mem.len() + more;
+    if need > mem.capacity() {
+        let to = (mem.capacity() * 2).max(need).min(MEM_BYTES.max(need));
+        mem.reserve_exact(to - mem.len());
+    }
+}
+
 impl Spool {
     /// Appends one byte.
     #[inline]
     pub fn push(&mut self, b: u8) {
+        if self.mem.len() == self.mem.capacity() {
+            reserve_capped(&mut self.mem, 1);
+        }
         self.mem.push(b);
         if self.mem.len() >= CHUNK && (self.file.is_some() || self.mem.len() >= MEM_BYTES) {
-            self.flush();
+            self.spill();
         }
     }
 
     /// Appends bytes.
-    pub fn extend(&mut self, b: &[u8]) {
-        for &x in b {
-            self.push(x);
+    pub fn extend(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            let limit = if self.file.is_some() {
+                CHUNK
+            } else {
+                MEM_BYTES
+            };
+            let n = b.len().min(limit.saturating_sub(self.mem.len()).max(1));
+            reserve_capped(&mut self.mem, n);
+            self.mem.extend_from_slice(&b[..n]);
+            b = &b[n..];
+            if self.mem.len() >= limit {
+                self.spill();
+            }
         }
     }
 
     /// Moves what is in memory to the file (creating it).
-    fn flush(&mut self) {
+    fn spill(&mut self) {
         if self.error.is_some() {
             self.mem.clear();
             return;
@@ -100,7 +125,7 @@ impl Spool {
             return Ok(Spooled::Mem(self.mem));
         }
         if !self.mem.is_empty() {
-            self.flush();
+            self.spill();
         }
         if let Some(e) = self.error {
             return Err(e);
@@ -110,7 +135,27 @@ impl Spool {
     }
 }
 
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.extend(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 impl Spooled {
+    /// A reader of the whole body from its start, taking the body (no
+    /// copy of a body in memory).
+    pub fn into_reader(self) -> Box<dyn Read + Send> {
+        match self {
+            Spooled::Mem(b) => Box::new(io::Cursor::new(b)),
+            f @ Spooled::File(..) => f.reader(),
+        }
+    }
+
     /// The body's length in bytes.
     pub fn len(&self) -> u64 {
         match self {
@@ -194,18 +239,18 @@ impl Read for At {
 }
 
 #[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+pub(crate) fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(f, buf, at)
 }
 
 #[cfg(windows)]
-fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+pub(crate) fn read_at(f: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(f, buf, at)
 }
 
 /// A new file in the temporary directory, already unlinked where the
 /// system allows it (elsewhere removed at exit is not promised).
-fn anonymous_file() -> io::Result<File> {
+pub(crate) fn anonymous_file() -> io::Result<File> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     let path = std::env::temp_dir().join(format!(

@@ -193,10 +193,36 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
             "{shown}: is not a regular file, so there is no place next to it for the output; name one with -o OUT"
         ));
     }
-    let bytes = match std::fs::read(&a.input) {
-        Ok(b) => b,
-        Err(e) => return fail(capture::unreadable(&shown, &e).to_string()),
+    // The capture is read as a stream (memory stays flat); here only its
+    // head, for the output's name, and its size, for the progress bar. A
+    // device or FIFO can be read once: it is held whole.
+    let read_head = |p: &Path| -> std::io::Result<Vec<u8>> {
+        let mut head = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::fs::File::open(p)?, 64 * 1024),
+            &mut head,
+        )?;
+        Ok(head)
     };
+    let held = if std::fs::metadata(&a.input).is_ok_and(|m| m.is_file()) {
+        None
+    } else {
+        match std::fs::read(&a.input) {
+            Ok(b) => Some(b),
+            Err(e) => return fail(capture::unreadable(&shown, &e).to_string()),
+        }
+    };
+    let head = match &held {
+        Some(b) => b[..b.len().min(64 * 1024)].to_vec(),
+        None => match read_head(&a.input) {
+            Ok(b) => b,
+            Err(e) => return fail(capture::unreadable(&shown, &e).to_string()),
+        },
+    };
+    let size = held.as_ref().map_or_else(
+        || std::fs::metadata(&a.input).map_or(0, |m| m.len()),
+        |b| b.len() as u64,
+    );
     if a.output.as_deref().is_some_and(sselint::output::is_stdout) {
         return fail(
             "-o -: minimize writes a capture file and prints its report on stdout; give a file name (or -o /dev/stdout: the report then goes to stderr)"
@@ -206,7 +232,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
     let out = a
         .output
         .clone()
-        .unwrap_or_else(|| default_output(&a.input, &bytes));
+        .unwrap_or_else(|| default_output(&a.input, &head));
     // Only a regular file is replaced; a device or FIFO is written through.
     let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
     let same =
@@ -260,7 +286,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         capture: a.input_args.options(),
     };
     let stop = sselint::live::interrupted();
-    let bar = (std::io::stderr().is_terminal() && bytes.len() >= 256 * 1024).then(|| {
+    let bar = (std::io::stderr().is_terminal() && size >= 256 * 1024).then(|| {
         let pb = indicatif::ProgressBar::new(a.max_steps);
         pb.set_style(
             indicatif::ProgressStyle::with_template(
@@ -283,7 +309,11 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let started = std::time::Instant::now();
-    let result = minimize::minimize(&shown, &bytes, &opts, &stop, &mut on_progress);
+    let input = match &held {
+        Some(b) => minimize::Input::Bytes(b),
+        None => minimize::Input::File(&a.input),
+    };
+    let result = minimize::minimize_input(&shown, input, &opts, &stop, &mut on_progress);
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }

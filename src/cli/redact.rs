@@ -3,7 +3,7 @@
 use anyhow::Context as _;
 use sselint::capture::{self, InputFormat};
 use sselint::redact::{self, Scrubber};
-use std::io::{BufReader, BufWriter, Read as _, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -222,25 +222,14 @@ fn rewrite(
     };
     let done = match format {
         InputFormat::Har => {
-            let bytes = match std::fs::read(input) {
-                Ok(b) => b,
-                Err(e) => return Ok(Err(capture::io_message(&e))),
+            let open = || -> std::io::Result<Box<dyn Read + Send>> {
+                Ok(Box::new(std::fs::File::open(input)?))
             };
-            let mut doc: serde_json::Value = match serde_json::from_slice(&bytes) {
-                Ok(d) => d,
-                Err(e) => {
-                    return Ok(Err(format!(
-                        "not a HAR file: the JSON does not parse ({e})"
-                    )))
-                }
-            };
-            drop(bytes);
-            if let Err(e) = redact::har(&mut doc, scrubber.as_mut()) {
-                return Ok(Err(e.to_string()));
+            match redact::har_to(&open, out, scrubber.as_mut()) {
+                Ok(()) => Ok(()),
+                Err(redact::CopyError::Input(e)) => return Ok(Err(e)),
+                Err(redact::CopyError::Write(e)) => Err(e),
             }
-            serde_json::to_writer_pretty(&mut *out, &doc)
-                .map_err(std::io::Error::from)
-                .and_then(|()| out.write_all(b"\n"))
         }
         InputFormat::Sse | InputFormat::Curl => {
             let f = match std::fs::File::open(input) {

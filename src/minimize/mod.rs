@@ -33,12 +33,22 @@
 //! and a note says so. Both are their own fixed points, so minimizing the
 //! output again changes nothing.
 //!
+//! Memory stays flat whatever the capture's size ([`minimize_input`] on a
+//! file): the body is read as a stream, each unit's bytes go to a [`heap`]
+//! (memory up to 8 MiB, then a temporary file) and a unit is a few words;
+//! a candidate is rendered into a spool and linted from it as a file is.
+//! Only a curl dump, and a raw body that is not the whole file, are read
+//! whole (their head and tail are found in the file's bytes).
+//!
 //! Nothing here prints: progress goes to a callback.
 
+mod around;
 pub mod ddmin;
+pub mod heap;
 pub mod reduce;
 pub mod shell;
 
+use crate::capture::spool::{Spool, Spooled};
 use crate::capture::{self, Body, InputError, InputFormat, Timing};
 use crate::dialect::Dialect;
 use crate::lint::{Diagnostic, Settings, Severity};
@@ -46,11 +56,13 @@ use crate::pipeline::{self, NoObserver};
 use crate::redact::{self, Scrubber};
 use crate::sse::{Block, Parser, Sink};
 use ddmin::Verdict;
+use heap::Heap;
 use reduce::Guard;
 use serde_json::Value;
-use shell::{ByteShell, HarShell, Shell, Unit};
+use shell::{HarShell, Shell, Unit};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read as _;
+use std::io::Read;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The default budget of re-lints.
@@ -291,13 +303,10 @@ fn same_faults(
 struct Oracle<'a> {
     settings: &'a Settings,
     read: capture::Options,
+    heap: &'a Heap,
     format: InputFormat,
     detail: &'static str,
-    dialect: Option<Dialect>,
-    chosen: Vec<Pair>,
-    /// The input's message shapes of the chosen findings.
-    want: BTreeMap<Pair, BTreeSet<String>>,
-    allowed: BTreeSet<Pair>,
+    goal: Goal,
     relints: u64,
     max_steps: u64,
     stop: &'a AtomicBool,
@@ -307,9 +316,9 @@ struct Oracle<'a> {
 }
 
 impl Oracle<'_> {
-    fn lint(&mut self, bytes: Vec<u8>) -> Option<Observed> {
+    fn lint(&mut self, shell: &Shell, units: &[&Unit]) -> Option<Observed> {
         self.relints += 1;
-        lint_bytes(bytes, &self.read, self.settings)
+        lint_units(shell, units, self.heap, &self.read, self.settings)
     }
 
     /// Whether the run must stop (Ctrl-C, or the budget spent); sets
@@ -325,23 +334,15 @@ impl Oracle<'_> {
 
     /// A look at the current best (where its findings are), counted in
     /// the budget; `None` when the run must stop.
-    fn look(&mut self, bytes: Vec<u8>) -> Option<Observed> {
+    fn look(&mut self, st: &State) -> Option<Observed> {
         if self.must_stop() {
             return None;
         }
-        self.lint(bytes)
+        self.lint(&st.shell, &st.refs())
     }
 
     fn accepts(&self, o: &Observed) -> bool {
-        o.streams == 1
-            && o.format == self.format
-            && o.detail == self.detail
-            && o.dialect == self.dialect
-            && self.chosen.iter().all(|p| o.counts.contains_key(p))
-            && same_faults(&self.chosen, &self.want, &o.shapes)
-            && o.counts.keys().all(|p| {
-                p.1 < Severity::Warning || self.allowed.contains(p) || self.chosen.contains(p)
-            })
+        o.format == self.format && o.detail == self.detail && self.goal.passes(o)
     }
 
     /// Tests one candidate; `None` when the budget is spent or the run
@@ -350,9 +351,8 @@ impl Oracle<'_> {
         if self.must_stop() {
             return None;
         }
-        let bytes = shell::render(shell, units);
-        let len = bytes.len();
-        let ok = self.lint(bytes).is_some_and(|o| self.accepts(&o));
+        let len = units.iter().map(|u| u.bytes.len()).sum();
+        let ok = self.lint(shell, units).is_some_and(|o| self.accepts(&o));
         let p = Progress {
             relints: self.relints,
             max_steps: self.max_steps,
@@ -365,10 +365,133 @@ impl Oracle<'_> {
     }
 }
 
-/// Lints a file's bytes (taken, not copied: a candidate can be as large
-/// as the input); `None` when they do not read as a capture.
-fn lint_bytes(bytes: Vec<u8>, read: &capture::Options, settings: &Settings) -> Option<Observed> {
-    let cap = capture::from_reader("minimize", Box::new(std::io::Cursor::new(bytes)), read).ok()?;
+/// What a candidate must keep: the chosen findings with the input's
+/// message shapes, in the input's dialect, and no finding at warning or
+/// above that the input did not have.
+#[derive(Debug)]
+struct Goal {
+    dialect: Option<Dialect>,
+    chosen: Vec<Pair>,
+    /// The input's message shapes of the chosen findings.
+    want: BTreeMap<Pair, BTreeSet<String>>,
+    /// Every finding of the input.
+    allowed: BTreeSet<Pair>,
+}
+
+impl Goal {
+    fn of(p: &Picked) -> Goal {
+        Goal {
+            dialect: p.first.dialect,
+            chosen: p.chosen.clone(),
+            want: shapes_of(&p.first.diagnostics)
+                .into_iter()
+                .filter(|(pair, _)| p.chosen.contains(pair))
+                .collect(),
+            allowed: p.before.keys().copied().collect(),
+        }
+    }
+
+    fn passes(&self, o: &Observed) -> bool {
+        o.streams == 1
+            && o.dialect == self.dialect
+            && self.chosen.iter().all(|p| o.counts.contains_key(p))
+            && same_faults(&self.chosen, &self.want, &o.shapes)
+            && o.counts
+                .keys()
+                .all(|p| p.1 < Severity::Warning || self.allowed.contains(p))
+    }
+
+    /// What a candidate's lint `o` lost of the chosen findings, or added
+    /// at warning or above, as the report names them.
+    fn lost(&self, o: &Observed) -> Vec<String> {
+        let chosen = &self.chosen;
+        chosen
+            .iter()
+            .filter(|p| !o.counts.contains_key(p))
+            .map(|(r, s)| format!("{r} ({s})"))
+            .chain(
+                chosen
+                    .iter()
+                    .filter(|p| {
+                        o.counts.contains_key(p)
+                            && !same_faults(std::slice::from_ref(p), &self.want, &o.shapes)
+                    })
+                    .map(|(r, s)| format!("{r} ({s}) with another message")),
+            )
+            .chain(
+                o.counts
+                    .keys()
+                    .filter(|p| p.1 >= Severity::Warning && !self.allowed.contains(p))
+                    .map(|(r, s)| format!("new {r} ({s})")),
+            )
+            .collect()
+    }
+}
+
+/// The file `units` in `shell` make, written aside (memory up to 8 MiB,
+/// then a temporary file).
+fn rendered(shell: &Shell, units: &[&Unit], heap: &Heap) -> Option<Spooled> {
+    let mut out = Spool::default();
+    shell::render(shell, heap, units, &mut out).ok()?;
+    out.finish().ok()
+}
+
+/// Whether two states make the same file.
+fn same_file(a: &State, b: &State, heap: &Heap) -> bool {
+    let (Some(x), Some(y)) = (
+        rendered(&a.shell, &a.refs(), heap),
+        rendered(&b.shell, &b.refs(), heap),
+    ) else {
+        return false;
+    };
+    if x.len() != y.len() {
+        return false;
+    }
+    let (mut x, mut y) = (x.into_reader(), y.into_reader());
+    let (mut bx, mut by) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let n = read_full(&mut x, &mut bx);
+        if n != read_full(&mut y, &mut by) || bx[..n] != by[..n] {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+    }
+}
+
+/// Reads until `buf` is full or the reader ends; the bytes read.
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    n
+}
+
+/// Lints the file `units` in `shell` make, as a file is read; `None` when
+/// it does not read as a capture.
+fn lint_units(
+    shell: &Shell,
+    units: &[&Unit],
+    heap: &Heap,
+    read: &capture::Options,
+    settings: &Settings,
+) -> Option<Observed> {
+    lint_reader(rendered(shell, units, heap)?.into_reader(), read, settings)
+}
+
+/// Lints a file's bytes from `reader`; `None` when they do not read as a
+/// capture.
+fn lint_reader(
+    reader: Box<dyn Read + Send>,
+    read: &capture::Options,
+    settings: &Settings,
+) -> Option<Observed> {
+    let cap = capture::from_reader("minimize", reader, read).ok()?;
     let (format, detail, streams) = (cap.input_format, cap.detail, cap.streams.len());
     let r = pipeline::lint_capture(cap, settings, &mut NoObserver);
     let s = r.streams.into_iter().next()?;
@@ -396,46 +519,144 @@ impl State {
     fn refs(&self) -> Vec<&Unit> {
         self.units.iter().collect()
     }
+}
 
-    fn render(&self) -> Vec<u8> {
-        shell::render(&self.shell, &self.refs())
+/// Feeds the bytes written to it to an SSE parser, which notes where each
+/// block ends: (the offset just past its blank line, the index of the
+/// event it dispatched).
+struct BlockEnds {
+    parser: Parser,
+    ends: Ends,
+}
+
+struct Ends(Vec<(u64, Option<u64>)>);
+
+impl Sink for Ends {
+    fn block(&mut self, b: &Block<'_>) {
+        if b.terminated {
+            self.0
+                .push((b.end_offset, b.dispatch.as_ref().map(|d| d.index)));
+        }
     }
 }
 
-/// Splits a body into its SSE blocks: each block's bytes run from the end
-/// of the previous one to just past its blank line; the rest (the tail,
-/// trailing blank lines) is the last unit. Returns the units and, for
-/// each, the index of the event it dispatched.
-fn split_units(body: &[u8], max_event_bytes: usize) -> (Vec<Unit>, Vec<Option<u64>>) {
-    struct Ends(Vec<(u64, Option<u64>)>);
-    impl Sink for Ends {
-        fn block(&mut self, b: &Block<'_>) {
-            if b.terminated {
-                self.0
-                    .push((b.end_offset, b.dispatch.as_ref().map(|d| d.index)));
+impl std::io::Write for BlockEnds {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.parser.feed(buf, &mut self.ends);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl BlockEnds {
+    fn new(max_event_bytes: usize) -> Self {
+        BlockEnds {
+            parser: Parser::with_limit(max_event_bytes),
+            ends: Ends(Vec::new()),
+        }
+    }
+
+    /// Where a body of `len` bytes is cut into units: each unit's range
+    /// runs from the end of the previous one to just past its blank line;
+    /// the rest (the tail, trailing blank lines) is the last unit. With
+    /// each, the index of the event it dispatched. Made as they are taken:
+    /// no second list beside the blocks' ends.
+    fn cuts(mut self, len: u64) -> Cuts {
+        let _ = self.parser.finish(&mut self.ends);
+        Cuts {
+            ends: self.ends.0.into_iter(),
+            start: 0,
+            len,
+            done: false,
+        }
+    }
+}
+
+/// [`BlockEnds::cuts`], as they are taken.
+struct Cuts {
+    ends: std::vec::IntoIter<(u64, Option<u64>)>,
+    start: u64,
+    len: u64,
+    done: bool,
+}
+
+impl Iterator for Cuts {
+    type Item = (u64, u64, Option<u64>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        for (end, d) in self.ends.by_ref() {
+            let end = end.min(self.len);
+            if end > self.start {
+                let cut = (self.start, end, d);
+                self.start = end;
+                return Some(cut);
             }
         }
+        self.done = true;
+        (self.start < self.len).then_some((self.start, self.len, None))
     }
-    let mut ends = Ends(Vec::new());
-    let mut p = Parser::with_limit(max_event_bytes);
-    p.feed(body, &mut ends);
-    let _ = p.finish(&mut ends);
-    let mut units = Vec::new();
-    let mut dispatch = Vec::new();
-    let mut start = 0usize;
-    for (end, d) in ends.0 {
-        let end = (end as usize).min(body.len());
-        if end > start {
-            units.push(Unit::new(body[start..end].to_vec()));
-            dispatch.push(d);
-            start = end;
+
+    /// At most one a block, and the tail.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let most = if self.done { 0 } else { self.ends.len() + 1 };
+        (0, Some(most))
+    }
+}
+
+/// Splits a body into its SSE blocks ([`BlockEnds::cuts`]), each redacted
+/// as `redact` does (secrets never reach a candidate) into the heap.
+/// Returns the units and, for each, the index of the event it dispatched.
+fn read_units(
+    body: &Spooled,
+    max_event_bytes: usize,
+    heap: &Heap,
+) -> std::io::Result<(Vec<Unit>, Vec<Option<u64>>)> {
+    let mut ends = BlockEnds::new(max_event_bytes);
+    std::io::copy(&mut body.reader(), &mut ends)?;
+    let cuts = ends.cuts(body.len());
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, body.reader());
+    let most = cuts.size_hint().1.unwrap_or(0);
+    let mut units = Vec::with_capacity(most);
+    let mut dispatch = Vec::with_capacity(most);
+    let mut buf = Vec::new();
+    for (start, end, d) in cuts {
+        buf.resize((end - start) as usize, 0);
+        reader.read_exact(&mut buf)?;
+        units.push(Unit::new(heap.put(&redact::raw(&buf, None))));
+        dispatch.push(d);
+    }
+    if let Some(e) = heap.error() {
+        return Err(std::io::Error::other(e));
+    }
+    Ok((units, dispatch))
+}
+
+/// Each unit's dispatched event index in the current state.
+fn dispatch_of(st: &State, heap: &Heap, max_event_bytes: usize) -> Vec<Option<u64>> {
+    let mut ends = BlockEnds::new(max_event_bytes);
+    let pieces = st.units.iter().map(|u| u.bytes);
+    let len: usize = st.units.iter().map(|u| u.bytes.len()).sum();
+    if heap.write_all(pieces, &mut ends, &mut |_| Ok(())).is_err() {
+        return vec![None; st.units.len()];
+    }
+    let mut dispatch: Vec<Option<u64>> = Vec::with_capacity(st.units.len());
+    for (_, _, d) in ends.cuts(len as u64) {
+        if dispatch.len() == st.units.len() {
+            return vec![None; st.units.len()];
         }
+        dispatch.push(d);
     }
-    if start < body.len() {
-        units.push(Unit::new(body[start..].to_vec()));
-        dispatch.push(None);
+    if dispatch.len() == st.units.len() {
+        dispatch
+    } else {
+        vec![None; st.units.len()]
     }
-    (units, dispatch)
 }
 
 /// The byte range of the value of a block's only `data` line, when the
@@ -493,15 +714,32 @@ fn shift_scrubber() -> Scrubber {
     Scrubber::with_tables(l, l, d).keeping_unquoted()
 }
 
-/// Letters and digits that the scrubber would change, in order.
-fn text_chars(before: &[u8], after: &[u8], out: &mut Vec<u8>) {
-    if before.len() != after.len() {
-        return;
-    }
-    for (a, b) in before.iter().zip(after) {
-        if a != b && a.is_ascii_alphanumeric() {
-            out.push(*a);
+/// The letters and digits of the text, each once, in the order first met
+/// (all that [`canonical_table`] reads of them).
+#[derive(Default)]
+struct Seen {
+    order: Vec<u8>,
+    /// One bit per ASCII byte met.
+    met: u128,
+}
+
+impl Seen {
+    /// Notes the letters and digits that the scrubber changed from
+    /// `before` to `after`.
+    fn changed(&mut self, before: &[u8], after: &[u8]) {
+        if before.len() != after.len() {
+            return;
         }
+        for (a, b) in before.iter().zip(after) {
+            if a != b && a.is_ascii_alphanumeric() && self.met & (1 << a) == 0 {
+                self.met |= 1 << a;
+                self.order.push(*a);
+            }
+        }
+    }
+
+    fn of(&self, keep: fn(&u8) -> bool) -> Vec<u8> {
+        self.order.iter().copied().filter(keep).collect()
     }
 }
 
@@ -520,48 +758,33 @@ enum Scrub {
 
 /// Scrubs the state's text (`how`): the body's data lines, the HAR
 /// messages' data and the request's prompt.
-fn scrub(st: &State, how: Scrub) -> State {
+fn scrub(st: &State, how: Scrub, heap: &Heap) -> State {
     if how == Scrub::Flat {
-        return scrub_with(st, Scrubber::flat());
+        return scrub_with(st, Scrubber::flat(), heap);
     }
     // Where the text is: what a scrubber that moves every letter changes.
-    let mut seen = Vec::new();
+    let mut seen = Seen::default();
     let mut probe = shift_scrubber();
     for u in &st.units {
-        text_chars(&u.bytes, &probe.body(&u.bytes), &mut seen);
+        let b = heap.get(u.bytes);
+        seen.changed(&b, &probe.body(&b));
     }
     for u in &st.units {
-        if let Some(d) = u.message.as_ref().and_then(|m| m.get("data")?.as_str()) {
-            text_chars(d.as_bytes(), probe.data_value(d).as_bytes(), &mut seen);
+        if let Some(d) = u.message().and_then(|m| m.get("data")?.as_str()) {
+            seen.changed(d.as_bytes(), probe.data_value(d).as_bytes());
         }
     }
-    let request = har_request(st);
-    if let Some(r) = &request {
+    if let Some(r) = har_request(st) {
         let mut moved = r.clone();
         probe.request(&mut moved);
-        text_chars(
-            r.to_string().as_bytes(),
-            moved.to_string().as_bytes(),
-            &mut seen,
-        );
+        seen.changed(r.to_string().as_bytes(), moved.to_string().as_bytes());
     }
-    let lower: Vec<u8> = seen
-        .iter()
-        .copied()
-        .filter(u8::is_ascii_lowercase)
-        .collect();
-    let upper: Vec<u8> = seen
-        .iter()
-        .copied()
-        .filter(u8::is_ascii_uppercase)
-        .collect();
-    let digits: Vec<u8> = seen.iter().copied().filter(u8::is_ascii_digit).collect();
     let s = Scrubber::with_tables(
-        canonical_table::<26>(&lower, b'a'),
-        canonical_table::<26>(&upper, b'A'),
-        canonical_table::<10>(&digits, b'0'),
+        canonical_table::<26>(&seen.of(u8::is_ascii_lowercase), b'a'),
+        canonical_table::<26>(&seen.of(u8::is_ascii_uppercase), b'A'),
+        canonical_table::<10>(&seen.of(u8::is_ascii_digit), b'0'),
     );
-    scrub_with(st, s)
+    scrub_with(st, s, heap)
 }
 
 /// The request body of a HAR shell, parsed (`None` for a raw body or a
@@ -577,27 +800,36 @@ fn har_request(st: &State) -> Option<Value> {
     }
 }
 
-/// The state with its text put through `s`.
-fn scrub_with(st: &State, s: Scrubber) -> State {
+/// Whether the units' body is plain text ([`redact::is_plain_body`]),
+/// told from all of it (a piece alone may look like neither SSE nor JSON).
+fn plain_body(units: &[Unit], heap: &Heap) -> bool {
+    let mut scan = redact::PlainScan::default();
+    for u in units {
+        if scan.piece(&heap.get(u.bytes)) == Some(false) {
+            return false;
+        }
+    }
+    scan.finish()
+}
+
+/// The state with its text put through `s`, the scrubbed units added to
+/// the heap.
+fn scrub_with(st: &State, s: Scrubber, heap: &Heap) -> State {
     let request = har_request(st);
-    // Whether the body is plain text is told from all of it (a piece
-    // alone may look like neither SSE nor JSON).
-    let plain = redact::is_plain_pieces(st.units.iter().map(|u| u.bytes.as_slice()));
-    let mut s = s.with_plain_body(plain);
+    let mut s = s.with_plain_body(plain_body(&st.units, heap));
     let mut out = State {
         shell: st.shell.clone(),
         units: st
             .units
             .iter()
             .map(|u| Unit {
-                bytes: s.body(&u.bytes),
-                message: u.message.clone(),
-                reads: u.reads.clone(),
+                bytes: heap.put(&s.body(&heap.get(u.bytes))),
+                timing: u.timing.clone(),
             })
             .collect(),
     };
     for u in &mut out.units {
-        if let Some(m) = u.message.as_mut() {
+        if let Some(m) = u.timing.as_mut().and_then(|t| t.message.as_mut()) {
             if let Some(Value::String(d)) = m.get_mut("data") {
                 *d = s.data_value(d);
             }
@@ -612,38 +844,95 @@ fn scrub_with(st: &State, s: Scrubber) -> State {
     out
 }
 
-/// What a candidate's lint `o` lost of the input's chosen findings, or
-/// added at warning or above, as the report names them.
-fn lost_of(
-    chosen: &[Pair],
-    want: &BTreeMap<Pair, BTreeSet<String>>,
-    allowed: &BTreeSet<Pair>,
-    o: &Observed,
-) -> Vec<String> {
-    chosen
-        .iter()
-        .filter(|p| !o.counts.contains_key(p))
-        .map(|(r, s)| format!("{r} ({s})"))
-        .chain(
-            chosen
-                .iter()
-                .filter(|p| {
-                    o.counts.contains_key(p)
-                        && !same_faults(std::slice::from_ref(p), want, &o.shapes)
-                })
-                .map(|(r, s)| format!("{r} ({s}) with another message")),
-        )
-        .chain(
-            o.counts
-                .keys()
-                .filter(|p| p.1 >= Severity::Warning && !allowed.contains(p))
-                .map(|(r, s)| format!("new {r} ({s})")),
-        )
-        .collect()
-}
-
 /// An error of `minimize`, naming the input.
 pub type Error = InputError;
+
+/// Where the capture to minimize is: bytes in memory, or a file (read as
+/// a stream, so a capture of any size is minimized in flat memory; a curl
+/// dump, and a raw body that is not the whole file, are read whole).
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    /// The file's bytes.
+    Bytes(&'a [u8]),
+    /// The file.
+    File(&'a Path),
+}
+
+impl Input<'_> {
+    fn reader(&self) -> std::io::Result<Box<dyn Read + Send>> {
+        Ok(match self {
+            Input::Bytes(b) => Box::new(std::io::Cursor::new(b.to_vec())),
+            Input::File(p) => Box::new(std::fs::File::open(p)?),
+        })
+    }
+
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(match self {
+            Input::Bytes(b) => b.len() as u64,
+            Input::File(p) => std::fs::metadata(p)?.len(),
+        })
+    }
+
+    /// The first `n` bytes (fewer in a shorter file).
+    fn head(&self, n: usize) -> std::io::Result<Vec<u8>> {
+        let mut v = Vec::new();
+        self.reader()?.take(n as u64).read_to_end(&mut v)?;
+        Ok(v)
+    }
+
+    /// The whole file, in memory.
+    fn whole(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        Ok(match self {
+            Input::Bytes(b) => (*b).into(),
+            Input::File(p) => std::fs::read(p)?.into(),
+        })
+    }
+
+    /// Whether the file holds exactly `body`'s bytes (read side by side).
+    fn same_as(&self, body: &Spooled) -> std::io::Result<bool> {
+        if self.len()? != body.len() {
+            return Ok(false);
+        }
+        let (mut a, mut b) = (self.reader()?, body.reader());
+        let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+        loop {
+            let n = read_full(&mut a, &mut ba);
+            if n != read_full(&mut b, &mut bb) || ba[..n] != bb[..n] {
+                return Ok(false);
+            }
+            if n == 0 {
+                return Ok(true);
+            }
+        }
+    }
+}
+
+/// What reading left of the picked stream, beside its body.
+struct StreamMeta {
+    label: String,
+    http: Option<capture::Http>,
+    request: Option<capture::Request>,
+    timing: Option<Timing>,
+    notes: Vec<String>,
+    origin: capture::Origin,
+}
+
+/// The stream to minimize: the first with the findings asked for.
+struct Picked {
+    format: InputFormat,
+    detail: &'static str,
+    /// Event streams in the input.
+    streams: usize,
+    /// The body, as sselint read it.
+    body: Spooled,
+    stream: StreamMeta,
+    /// Its lint.
+    first: pipeline::StreamResult,
+    /// Its findings: (rule, severity) → count.
+    before: BTreeMap<Pair, u64>,
+    /// The findings to keep.
+    chosen: Vec<Pair>,
+}
 
 /// Minimizes the capture in `input` (read from `path`), as the module docs
 /// say. `stop` ends the run early with the best result so far (Ctrl-C);
@@ -659,473 +948,63 @@ pub fn minimize(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Outcome, Error> {
+    minimize_input(path, Input::Bytes(input), opts, stop, progress)
+}
+
+/// As [`minimize`], the capture read from a file, as a stream: memory
+/// stays flat whatever its size (the units' bytes are kept in a temporary
+/// file past 8 MiB; see [`heap`]).
+///
+/// # Errors
+/// As [`minimize`]; and the file cannot be read.
+pub fn minimize_input(
+    path: &str,
+    input: Input<'_>,
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Outcome, Error> {
     let err = |m: String| InputError::new(path, m);
-    let cap = capture::from_reader(path, Box::new(std::io::Cursor::new(input.to_vec())), &{
-        let mut o = opts.capture.clone();
-        if o.input_format.is_none() && path.to_ascii_lowercase().ends_with(".har") {
-            o.input_format = Some(InputFormat::Har);
-        }
-        o
-    })?;
-    let (format, detail) = (cap.input_format, cap.detail);
-    let n_streams = cap.streams.len();
+    let io = |e: std::io::Error| err(capture::io_message(&e));
+    let picked = pick(path, &input, opts)?;
+    let heap = Heap::default();
+    let (mut units, dispatch) =
+        read_units(&picked.body, opts.settings.max_event_bytes, &heap).map_err(io)?;
+    let shells = around::shells(path, &input, &picked, &mut units, &dispatch)?;
+    let goal = Goal::of(&picked);
+    let read = candidate_options(opts, picked.format);
+    let (st, o, note) = match first_candidate(shells.list, units, &heap, &goal, &read, opts) {
+        Ok(start) => start,
+        Err(lost) => return Err(err(cannot_minimize(&picked, &goal, &lost, &read, opts))),
+    };
     let mut notes = Vec::new();
-    // Read each stream's body, lint it, and take the first that has the
-    // findings asked for.
-    let mut picked = None;
-    let mut listing = Vec::new();
-    for mut s in cap.streams {
-        let body = match std::mem::replace(&mut s.body, Body::Bytes(Vec::new())) {
-            Body::Bytes(b) => b,
-            Body::Reader(mut r) => {
-                let mut b = Vec::new();
-                r.read_to_end(&mut b)
-                    .map_err(|e| err(capture::io_message(&e)))?;
-                b
-            }
-        };
-        let meta = (
-            s.label.clone(),
-            s.http.clone(),
-            s.request.clone(),
-            s.timing.clone(),
-            s.notes.clone(),
-            s.origin,
-        );
-        s.body = Body::Bytes(body.clone());
-        let r = pipeline::lint_stream(s, &opts.settings, &mut NoObserver);
-        let counts = r.finding_counts();
-        let chosen: Vec<Pair> = if opts.rules.is_empty() {
-            counts
-                .keys()
-                .filter(|p| p.1 >= Severity::Warning)
-                .copied()
-                .collect()
-        } else {
-            counts
-                .keys()
-                .filter(|p| opts.rules.contains(&p.0))
-                .copied()
-                .collect()
-        };
-        listing.push(format!(
-            "  {}: {}",
-            r.label,
-            if counts.is_empty() {
-                "no findings".to_string()
-            } else {
-                counts
-                    .iter()
-                    .map(|((rule, sev), n)| format!("{rule} ({sev}) ×{n}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        ));
-        if picked.is_none() && !chosen.is_empty() {
-            picked = Some((body, meta, r, counts, chosen));
-        }
-    }
-    let Some((body, meta, first, before, chosen)) = picked else {
-        let what = if opts.rules.is_empty() {
-            "no finding at warning or above (name one with --rule to keep an info finding)"
-                .to_string()
-        } else {
-            format!("no finding of {}", opts.rules.join(", "))
-        };
-        return Err(err(format!(
-            "nothing to minimize: {what}; findings:\n{}",
-            listing.join("\n")
-        )));
-    };
-    if let Some(missing) = opts
-        .rules
-        .iter()
-        .find(|r| !chosen.iter().any(|p| p.0 == **r))
-    {
-        return Err(err(format!(
-            "nothing to minimize for {missing}: the stream has no such finding; findings:\n{}",
-            listing.join("\n")
-        )));
-    }
-    let (label, http, request, timing, stream_notes, origin) = meta;
-    if n_streams > 1 {
+    if picked.streams > 1 {
         notes.push(format!(
-            "the input has {n_streams} event streams; minimized {label}, the first with the findings asked for (pick another with --entry N)"
+            "the input has {} event streams; minimized {}, the first with the findings asked for (pick another with --entry N)",
+            picked.streams, picked.stream.label
         ));
     }
-    let (mut units, dispatch) = split_units(&body, opts.settings.max_event_bytes);
-    // Secrets never reach a candidate.
-    for u in &mut units {
-        u.bytes = redact::raw(&u.bytes, None);
-    }
-    let mut shells: Vec<(Shell, Option<String>)> = Vec::new();
-    let mut out_ext = "sse";
-    match format {
-        InputFormat::Har => {
-            out_ext = "har";
-            let doc: Value = serde_json::from_slice(
-                input.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(input),
-            )
-            .map_err(|e| err(format!("not a HAR file: the JSON does not parse ({e})")))?;
-            let i = origin.har_entry.unwrap_or(0);
-            let mut entry = doc
-                .pointer(&format!("/log/entries/{i}"))
-                .cloned()
-                .ok_or_else(|| err(format!("HAR entry {i} is missing")))?;
-            let size = entry
-                .pointer("/response/content/size")
-                .and_then(Value::as_i64)
-                .unwrap_or(-1);
-            let text_len = entry
-                .pointer("/response/content/text")
-                .and_then(Value::as_str)
-                .map(|_| body.len() as i64);
-            let size_extra = match text_len {
-                Some(n) if size > n => size - n,
-                _ => 0,
-            };
-            let base64 = entry
-                .pointer("/response/content/encoding")
-                .and_then(Value::as_str)
-                == Some("base64");
-            // Timing goes with the units.
-            if let Some(msgs) = entry.get("_eventSourceMessages").and_then(Value::as_array) {
-                for (u, d) in units.iter_mut().zip(&dispatch) {
-                    if let Some(m) = d.and_then(|d| msgs.get(d as usize)) {
-                        let mut m = m.clone();
-                        if let Some(Value::String(t)) = m.get_mut("data") {
-                            *t = capture::redact_keys(t);
-                        }
-                        u.message = Some(m);
-                    }
-                }
-            }
-            if let Some(Timing::Reads(reads)) = &timing {
-                let mut at = 0u64;
-                for u in &mut units {
-                    let end = at + u.bytes.len() as u64;
-                    let covering = reads.iter().rev().find(|r| r.offset <= at);
-                    if let Some(c) = covering.filter(|c| c.offset < at) {
-                        u.reads.push((0, c.ms));
-                    }
-                    for r in reads.iter().filter(|r| r.offset >= at && r.offset < end) {
-                        u.reads.push((r.offset - at, r.ms));
-                    }
-                    at = end;
-                }
-            }
-            let messages = entry.get("_eventSourceMessages").is_some();
-            let reads = matches!(timing, Some(Timing::Reads(_)));
-            if let Some(m) = entry.as_object_mut() {
-                m.remove("_eventSourceMessages");
-                m.remove("pageref");
-            }
-            if let Some(Value::Object(s)) = entry.get_mut("_sselint") {
-                s.remove("reads");
-            }
-            if let Some(Value::Object(c)) = entry.pointer_mut("/response/content") {
-                c.remove("text");
-                c.remove("compression");
-            }
-            let mut wrap = serde_json::json!({"log": {"entries": [entry]}});
-            redact::har(&mut wrap, None).map_err(|e| err(e.to_string()))?;
-            let entry = wrap["log"]["entries"][0].take();
-            shells.push((
-                Shell::Har(HarShell {
-                    entry,
-                    base64,
-                    size_extra,
-                    messages,
-                    reads,
-                }),
-                None,
-            ));
-        }
-        InputFormat::Sse => {
-            let gzip = crate::capture::decode::is_gzip(input);
-            // The bytes around the body as they were first (curl's error
-            // line is a finding's evidence: `--input-format sse` on a curl
-            // dump), the body alone if that loses a finding.
-            let dump = unmetered(input);
-            let around = (!gzip && !body.is_empty() && body.as_slice() != &*dump)
-                .then(|| memchr::memmem::find(&dump, &body))
-                .flatten();
-            if let Some(p) = around {
-                shells.push((
-                    Shell::Bytes(ByteShell {
-                        prefix: shell::lines(&redact::raw(&dump[..p], None)),
-                        suffix: redact::raw(&dump[p + body.len()..], None),
-                        ..ByteShell::default()
-                    }),
-                    None,
-                ));
-            }
-            shells.push((
-                Shell::Bytes(ByteShell {
-                    gzip,
-                    gzip_cut: gzip && shell::gzip_is_cut(input),
-                    ..ByteShell::default()
-                }),
-                (body.as_slice() != input && !gzip).then(|| "the output holds the body as sselint read it (curl's progress meter and other bytes around it left out)".to_string()),
-            ));
-        }
-        InputFormat::Curl => {
-            out_ext = "txt";
-            let dump = unmetered(input);
-            let input = &*dump;
-            let gzip = stream_notes
-                .iter()
-                .any(|n| n.contains("decoded from Content-Encoding: gzip"));
-            let other_encoding =
-                !gzip && stream_notes.iter().any(|n| n.contains("body decoded from"));
-            let same = |prefix: &[u8], rest: &[u8], chunked: Option<bool>| ByteShell {
-                prefix: shell::lines(&redact::raw(prefix, None)),
-                suffix: redact::raw(rest, None),
-                gzip,
-                gzip_cut: false,
-                chunked,
-                chunk_cut: false,
-            };
-            if detail == "curl -i" && !other_encoding {
-                if let Some(h) = shell::curl_i_header_end(input) {
-                    let rest = &input[h..];
-                    let chunked = stream_notes
-                        .iter()
-                        .any(|n| n.contains("chunked transfer framing removed"));
-                    if chunked {
-                        let (end, last) = shell::chunked_end(rest);
-                        let cut = end == usize::MAX;
-                        let mut sh = same(&input[..h], &rest[end.min(rest.len())..], Some(last));
-                        sh.chunk_cut = cut;
-                        shells.push((Shell::Bytes(sh), None));
-                    } else if gzip {
-                        let mut sh = same(&input[..h], &[], None);
-                        sh.gzip_cut = shell::gzip_is_cut(rest);
-                        shells.push((Shell::Bytes(sh), None));
-                    } else if rest.starts_with(&body) {
-                        shells.push((
-                            Shell::Bytes(same(&input[..h], &rest[body.len()..], None)),
-                            None,
-                        ));
-                    }
-                }
-            }
-            if detail == "curl -v" && !gzip && !other_encoding && !body.is_empty() {
-                if let Some(p) = memchr::memmem::find(input, &body) {
-                    shells.push((
-                        Shell::Bytes(same(&input[..p], &input[p + body.len()..], None)),
-                        None,
-                    ));
-                }
-            }
-            // Else: a dump written anew from what was read.
-            let mut prefix = Vec::new();
-            let http = http.clone().unwrap_or_default();
-            let status = format!(
-                "{} {} {}",
-                if http.version.is_empty() {
-                    "HTTP/1.1"
-                } else {
-                    &http.version
-                },
-                http.status,
-                http.reason
-            );
-            let keep = |n: &str| {
-                !["transfer-encoding", "content-encoding", "content-length"]
-                    .iter()
-                    .any(|x| n.eq_ignore_ascii_case(x))
-            };
-            let verbose = request.as_ref().is_some_and(|r| !r.method.is_empty());
-            if let Some(r) = request.as_ref().filter(|_| verbose) {
-                let (host, path) = match r.url.split_once("://") {
-                    Some((_, rest)) => match rest.find('/') {
-                        Some(i) => (&rest[..i], &rest[i..]),
-                        None => (rest, "/"),
-                    },
-                    None => ("", r.url.as_str()),
-                };
-                // The request went out in the response's HTTP version.
-                let version = if http.version.is_empty() {
-                    "HTTP/1.1"
-                } else {
-                    &http.version
-                };
-                prefix.push(format!("> {} {path} {version}\r\n", r.method));
-                if !host.is_empty() {
-                    prefix.push(format!("> Host: {host}\r\n"));
-                }
-                for h in r
-                    .headers
-                    .iter()
-                    .filter(|h| !h.name.eq_ignore_ascii_case("host"))
-                {
-                    prefix.push(format!("> {}: {}\r\n", h.name, h.value));
-                }
-                prefix.push(">\r\n".to_string());
-                prefix.push(format!("< {}\r\n", status.trim_end()));
-                for h in http.headers.iter().filter(|h| keep(&h.name)) {
-                    prefix.push(format!("< {}: {}\r\n", h.name, h.value));
-                }
-                prefix.push("<\r\n".to_string());
-            } else {
-                prefix.push(format!("{}\r\n", status.trim_end()));
-                for h in http.headers.iter().filter(|h| keep(&h.name)) {
-                    prefix.push(format!("{}: {}\r\n", h.name, h.value));
-                }
-                prefix.push("\r\n".to_string());
-            }
-            let kind = if verbose { "curl -v" } else { "curl -i" };
-            shells.push((
-                Shell::Bytes(ByteShell {
-                    prefix: prefix
-                        .iter()
-                        .map(|l| redact::raw(l.as_bytes(), None))
-                        .collect(),
-                    ..ByteShell::default()
-                }),
-                Some(format!(
-                    "the input is a {detail} dump; the output is a {kind} dump written anew from what sselint read (the body decoded, no transfer framing{})",
-                    if detail.contains("trace") { ", the trace's timing left out" } else { "" }
-                )),
-            ));
-        }
-    }
-    let size_before = Size {
-        events: first.events,
-        bytes: input.len() as u64,
-    };
-    let allowed: BTreeSet<Pair> = before.keys().copied().collect();
-    let want: BTreeMap<Pair, BTreeSet<String>> = shapes_of(&first.diagnostics)
-        .into_iter()
-        .filter(|(p, _)| chosen.contains(p))
-        .collect();
-    let mut read = opts.capture.clone();
-    read.entry = None;
-    read.url_match = None;
-    if format == InputFormat::Har {
-        read.input_format = Some(InputFormat::Har);
-    }
-    let passes = |o: &Observed| {
-        o.streams == 1
-            && o.dialect == first.dialect
-            && chosen.iter().all(|p| o.counts.contains_key(p))
-            && same_faults(&chosen, &want, &o.shapes)
-            && o.counts
-                .keys()
-                .all(|p| p.1 < Severity::Warning || allowed.contains(p))
-    };
-    // The first shell that carries the findings, text scrubbed: flat
-    // when the findings survive it, else with the canonical mapping.
-    let mut start = None;
-    let mut lost = Vec::new();
-    // The body is in the units now.
-    let body_len = body.len();
-    drop(body);
-    'shells: for (sh, note) in shells {
-        let plain = State {
-            shell: sh,
-            units: std::mem::take(&mut units),
-        };
-        let tries: &[Option<Scrub>] = if opts.keep_text {
-            &[None]
-        } else {
-            &[Some(Scrub::Flat), Some(Scrub::Canonical)]
-        };
-        for how in tries {
-            let scrubbed = how.map(|h| scrub(&plain, h));
-            let st = scrubbed.as_ref().unwrap_or(&plain);
-            let Some(o) = lint_bytes(st.render(), &read, &opts.settings) else {
-                continue;
-            };
-            if passes(&o) {
-                start = Some((scrubbed.unwrap_or(plain), o, note));
-                break 'shells;
-            }
-            lost = lost_of(&chosen, &want, &allowed, &o);
-        }
-        units = plain.units;
-    }
-    let Some((mut st, o, note)) = start else {
-        // The true causes first: a timing finding the output cannot hold,
-        // an entry that is no event stream.
-        let cat = crate::lint::catalogue();
-        let timing_rules: Vec<&str> = chosen
-            .iter()
-            .map(|p| p.0)
-            .filter(|r| cat.rules().any(|x| x.name == *r && x.group == "timing"))
-            .collect();
-        if format != InputFormat::Har && !timing_rules.is_empty() && timing.is_some() {
-            return Err(err(format!(
-                "cannot minimize {}: it needs the capture's timing, and the output (a {} file) cannot hold it{}; record the stream with `sselint record` (a HAR with per-read times) to minimize a timing finding",
-                timing_rules.join(", "),
-                if format == InputFormat::Curl { "curl dump" } else { "raw body" },
-                if detail.contains("trace") {
-                    " (a trace is written back as a curl -v dump, without its times)"
-                } else {
-                    ""
-                }
-            )));
-        }
-        let content_type = http
-            .as_ref()
-            .and_then(|h| h.content_type.clone())
-            .unwrap_or_default();
-        if !content_type.is_empty() && !content_type.contains("event-stream") {
-            return Err(err(format!(
-                "cannot minimize {label}: it is not an event stream (Content-Type: {content_type}); pick a streamed entry with --entry N",
-            )));
-        }
-        // A body cut where --max-decoded-bytes stopped the decoding: the
-        // copy holds only the bytes read, which decode whole.
-        let cut_by_limit = first
-            .diagnostics
-            .iter()
-            .any(|d| d.rule == "capture-truncated" && d.message.contains("(--max-decoded-bytes)"));
-        if cut_by_limit && chosen.iter().any(|p| p.0 == "capture-truncated") {
-            return Err(err(format!(
-                "cannot minimize: the body decodes to more than --max-decoded-bytes {} and was read only that far, so any copy written from what was read decodes whole and loses capture-truncated; minimize without --max-decoded-bytes (or with a larger one), or keep other findings with --rule",
-                read.decoded_limit()
-            )));
-        }
-        let why = if lost.is_empty() {
-            "the copy does not read as the same capture".to_string()
-        } else {
-            lost.join(", ")
-        };
-        return Err(err(format!(
-            "cannot minimize: a redacted{} copy already differs ({why}){}",
-            if opts.keep_text {
-                ""
-            } else {
-                ", text-scrubbed"
-            },
-            if opts.keep_text {
-                ""
-            } else {
-                "; --keep-text leaves the text as it is"
-            }
-        )));
-    };
     notes.extend(note);
     // A body cut at exactly Firefox's limit: its size is the evidence of
     // capture-truncated, so no byte of it can go (each cut would make it
     // another claim, "holds N bytes but content.size says M").
-    let body_fixed = format == InputFormat::Har
-        && body_len == capture::har::FIREFOX_BODY_LIMIT
-        && chosen.iter().any(|p| p.0 == "capture-truncated");
+    let body_fixed = picked.format == InputFormat::Har
+        && picked.body.len() == capture::har::FIREFOX_BODY_LIMIT as u64
+        && goal.chosen.iter().any(|p| p.0 == "capture-truncated");
     if body_fixed {
         notes.push("capture-truncated's evidence is the body's exact size (1 MiB, Firefox's response body limit), so the body is kept whole; only the HAR entry around it was cut".to_string());
     }
+    let size_before = Size {
+        events: picked.first.events,
+        bytes: input.len().map_err(io)?,
+    };
     let mut oracle = Oracle {
         settings: &opts.settings,
         read,
+        heap: &heap,
         format: o.format,
         detail: o.detail,
-        dialect: first.dialect,
-        chosen: chosen.clone(),
-        want,
-        allowed,
+        goal,
         relints: 0,
         max_steps: opts.max_steps,
         stop,
@@ -1133,82 +1012,17 @@ pub fn minimize(
         progress,
         pass: "events",
     };
-    let format_name = match o.format {
-        InputFormat::Har => "har".to_string(),
-        _ => o.detail.to_string(),
-    };
-    // Rounds until nothing changes.
-    loop {
-        let mut changed = false;
-        if !body_fixed {
-            changed |= events_pass(&mut oracle, &mut st);
-            if oracle.stopped.is_none() {
-                changed |= inside_pass(&mut oracle, &mut st);
-            }
-        }
-        if oracle.stopped.is_none() {
-            changed |= shell_pass(&mut oracle, &mut st);
-        }
-        if oracle.stopped.is_none() && !opts.keep_text {
-            // Cuts may have taken away what needed the letter mapping (the
-            // flat scrub is tried again), and change which letter comes
-            // first (the text is mapped anew).
-            let now = st.render();
-            for how in [Scrub::Flat, Scrub::Canonical] {
-                let again = scrub(&st, how);
-                if again.render() == now {
-                    break;
-                }
-                oracle.pass = "text";
-                match oracle.test(&again.shell, &again.refs()) {
-                    Some(true) => {
-                        st = again;
-                        changed = true;
-                        break;
-                    }
-                    Some(false) => {}
-                    None => break,
-                }
-            }
-        }
-        if !changed || oracle.stopped.is_some() {
-            break;
-        }
-    }
+    let st = rounds(&mut oracle, st, body_fixed, opts.keep_text);
     if !opts.keep_text {
-        // Say when the text kept its letter patterns, and for what (one
-        // more lint, not counted: no candidate).
-        let flat = scrub(&st, Scrub::Flat);
-        if flat.render() != st.render() {
-            let why = lint_bytes(flat.render(), &oracle.read, &opts.settings)
-                .map(|o| lost_of(&oracle.chosen, &oracle.want, &oracle.allowed, &o))
-                .unwrap_or_default();
-            notes.push(format!(
-                "the text keeps its letter patterns (each letter always replaced by the same one, which frequency analysis can read; read it before sharing): with every letter as x, {}",
-                if why.is_empty() {
-                    "the copy no longer reads as the same capture".to_string()
-                } else {
-                    format!("the input's findings change ({})", why.join(", "))
-                }
-            ));
-        }
+        notes.extend(letters_note(&oracle, &st, &opts.settings));
     }
-    let mut output = shell::render_final(&st.shell, &st.refs());
-    // A HAR is written indented, unless that makes it larger than the
-    // input (a run stopped early, before it cut much): then compact, so
-    // the output is never the larger (and minimizing it again, compact
-    // again, gives the same bytes).
-    if matches!(st.shell, Shell::Har(_)) && output.len() as u64 > size_before.bytes {
-        if let Ok(doc) = serde_json::from_slice::<Value>(&output) {
-            let mut compact = serde_json::to_vec(&doc).unwrap_or_default();
-            compact.push(b'\n');
-            if compact.len() < output.len() {
-                output = compact;
-            }
-        }
-    }
+    let output = final_output(&st, &heap, size_before.bytes);
     // The final check (not counted: it is no candidate).
-    let last = lint_bytes(output.clone(), &oracle.read, &opts.settings);
+    let last = lint_reader(
+        Box::new(std::io::Cursor::new(output.clone())),
+        &oracle.read,
+        &opts.settings,
+    );
     let (after, events_after) = last.map(|o| (o.counts, o.events)).unwrap_or_default();
     Ok(Outcome {
         size_after: Size {
@@ -1216,18 +1030,334 @@ pub fn minimize(
             bytes: output.len() as u64,
         },
         output,
-        label,
-        format: format_name,
-        extension: out_ext,
-        dialect: first.dialect,
-        chosen,
-        before,
+        label: picked.stream.label,
+        format: match o.format {
+            InputFormat::Har => "har".to_string(),
+            _ => o.detail.to_string(),
+        },
+        extension: shells.extension,
+        dialect: picked.first.dialect,
+        chosen: oracle.goal.chosen,
+        before: picked.before,
         after,
         size_before,
         relints: oracle.relints,
         stopped: oracle.stopped,
         notes,
     })
+}
+
+/// How the input is read: the options given, a `.har` file read as HAR.
+fn input_options(path: &str, opts: &Options) -> capture::Options {
+    let mut o = opts.capture.clone();
+    if o.input_format.is_none() && path.to_ascii_lowercase().ends_with(".har") {
+        o.input_format = Some(InputFormat::Har);
+    }
+    o
+}
+
+/// How a candidate is read: as the input was, but a one-entry file.
+fn candidate_options(opts: &Options, format: InputFormat) -> capture::Options {
+    let mut read = opts.capture.clone();
+    read.entry = None;
+    read.url_match = None;
+    if format == InputFormat::Har {
+        read.input_format = Some(InputFormat::Har);
+    }
+    read
+}
+
+/// Reads each stream of the input, lints it, and takes the first that has
+/// the findings asked for (its body spooled: memory up to 8 MiB, then a
+/// temporary file).
+fn pick(path: &str, input: &Input<'_>, opts: &Options) -> Result<Picked, Error> {
+    let err = |m: String| InputError::new(path, m);
+    let io = |e: std::io::Error| err(capture::io_message(&e));
+    let cap = capture::from_reader(
+        path,
+        input.reader().map_err(io)?,
+        &input_options(path, opts),
+    )?;
+    let (format, detail, streams) = (cap.input_format, cap.detail, cap.streams.len());
+    let mut picked = None;
+    let mut listing = Vec::new();
+    for mut s in cap.streams {
+        let mut spool = Spool::default();
+        match std::mem::replace(&mut s.body, Body::Bytes(Vec::new())) {
+            Body::Bytes(b) => spool.extend(&b),
+            Body::Reader(mut r) => {
+                std::io::copy(&mut r, &mut spool).map_err(io)?;
+            }
+        }
+        let body = spool.finish().map_err(|e| err(e.to_string()))?;
+        let stream = StreamMeta {
+            label: s.label.clone(),
+            http: s.http.clone(),
+            request: s.request.clone(),
+            timing: s.timing.clone(),
+            notes: s.notes.clone(),
+            origin: s.origin,
+        };
+        // A body in memory is lent whole, as a capture's own would be.
+        s.body = match &body {
+            Spooled::Mem(b) => Body::Bytes(b.clone()),
+            f @ Spooled::File(..) => Body::Reader(f.reader()),
+        };
+        let r = pipeline::lint_stream(s, &opts.settings, &mut NoObserver);
+        let before = r.finding_counts();
+        let chosen = chosen_of(&before, &opts.rules);
+        listing.push(format!("  {}: {}", r.label, findings_line(&before)));
+        if picked.is_none() && !chosen.is_empty() {
+            picked = Some(Picked {
+                format,
+                detail,
+                streams,
+                body,
+                stream,
+                first: r,
+                before,
+                chosen,
+            });
+        }
+    }
+    let listing = listing.join("\n");
+    let Some(p) = picked else {
+        let what = if opts.rules.is_empty() {
+            "no finding at warning or above (name one with --rule to keep an info finding)"
+                .to_string()
+        } else {
+            format!("no finding of {}", opts.rules.join(", "))
+        };
+        return Err(err(format!(
+            "nothing to minimize: {what}; findings:\n{listing}"
+        )));
+    };
+    if let Some(missing) = opts
+        .rules
+        .iter()
+        .find(|r| !p.chosen.iter().any(|c| c.0 == **r))
+    {
+        return Err(err(format!(
+            "nothing to minimize for {missing}: the stream has no such finding; findings:\n{listing}"
+        )));
+    }
+    Ok(p)
+}
+
+/// The findings to keep: those of the rules named, or every one at
+/// warning or above.
+fn chosen_of(counts: &BTreeMap<Pair, u64>, rules: &[&'static str]) -> Vec<Pair> {
+    counts
+        .keys()
+        .filter(|p| {
+            if rules.is_empty() {
+                p.1 >= Severity::Warning
+            } else {
+                rules.contains(&p.0)
+            }
+        })
+        .copied()
+        .collect()
+}
+
+/// A stream's findings in a line: `rule (severity) ×N, …`.
+fn findings_line(counts: &BTreeMap<Pair, u64>) -> String {
+    if counts.is_empty() {
+        return "no findings".to_string();
+    }
+    counts
+        .iter()
+        .map(|((rule, sev), n)| format!("{rule} ({sev}) ×{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The first shell that carries the findings, text scrubbed: flat when
+/// the findings survive it, else with the canonical mapping (as it is
+/// with `keep_text`). `Err` holds what the last copy lost.
+fn first_candidate(
+    shells: Vec<(Shell, Option<String>)>,
+    mut units: Vec<Unit>,
+    heap: &Heap,
+    goal: &Goal,
+    read: &capture::Options,
+    opts: &Options,
+) -> Result<(State, Observed, Option<String>), Vec<String>> {
+    let mut lost = Vec::new();
+    let tries: &[Option<Scrub>] = if opts.keep_text {
+        &[None]
+    } else {
+        &[Some(Scrub::Flat), Some(Scrub::Canonical)]
+    };
+    for (shell, note) in shells {
+        let plain = State {
+            shell,
+            units: std::mem::take(&mut units),
+        };
+        for how in tries {
+            let scrubbed = how.map(|h| scrub(&plain, h, heap));
+            let st = scrubbed.as_ref().unwrap_or(&plain);
+            let Some(o) = lint_units(&st.shell, &st.refs(), heap, read, &opts.settings) else {
+                continue;
+            };
+            if goal.passes(&o) {
+                return Ok((scrubbed.unwrap_or(plain), o, note));
+            }
+            lost = goal.lost(&o);
+        }
+        units = plain.units;
+    }
+    Err(lost)
+}
+
+/// Why no copy carries the findings: the true causes first (a timing
+/// finding the output cannot hold, an entry that is no event stream, a
+/// body cut by `--max-decoded-bytes`), else what the copy `lost`.
+fn cannot_minimize(
+    p: &Picked,
+    goal: &Goal,
+    lost: &[String],
+    read: &capture::Options,
+    opts: &Options,
+) -> String {
+    let cat = crate::lint::catalogue();
+    let timing_rules: Vec<&str> = goal
+        .chosen
+        .iter()
+        .map(|p| p.0)
+        .filter(|r| cat.rules().any(|x| x.name == *r && x.group == "timing"))
+        .collect();
+    if p.format != InputFormat::Har && !timing_rules.is_empty() && p.stream.timing.is_some() {
+        return format!(
+            "cannot minimize {}: it needs the capture's timing, and the output (a {} file) cannot hold it{}; record the stream with `sselint record` (a HAR with per-read times) to minimize a timing finding",
+            timing_rules.join(", "),
+            if p.format == InputFormat::Curl { "curl dump" } else { "raw body" },
+            if p.detail.contains("trace") {
+                " (a trace is written back as a curl -v dump, without its times)"
+            } else {
+                ""
+            }
+        );
+    }
+    let content_type = p
+        .stream
+        .http
+        .as_ref()
+        .and_then(|h| h.content_type.clone())
+        .unwrap_or_default();
+    if !content_type.is_empty() && !content_type.contains("event-stream") {
+        return format!(
+            "cannot minimize {}: it is not an event stream (Content-Type: {content_type}); pick a streamed entry with --entry N",
+            p.stream.label
+        );
+    }
+    // A body cut where --max-decoded-bytes stopped the decoding: the copy
+    // holds only the bytes read, which decode whole.
+    let cut_by_limit = p
+        .first
+        .diagnostics
+        .iter()
+        .any(|d| d.rule == "capture-truncated" && d.message.contains("(--max-decoded-bytes)"));
+    if cut_by_limit && goal.chosen.iter().any(|p| p.0 == "capture-truncated") {
+        return format!(
+            "cannot minimize: the body decodes to more than --max-decoded-bytes {} and was read only that far, so any copy written from what was read decodes whole and loses capture-truncated; minimize without --max-decoded-bytes (or with a larger one), or keep other findings with --rule",
+            read.decoded_limit()
+        );
+    }
+    let why = if lost.is_empty() {
+        "the copy does not read as the same capture".to_string()
+    } else {
+        lost.join(", ")
+    };
+    let (scrubbed, hint) = if opts.keep_text {
+        ("", "")
+    } else {
+        (", text-scrubbed", "; --keep-text leaves the text as it is")
+    };
+    format!("cannot minimize: a redacted{scrubbed} copy already differs ({why}){hint}")
+}
+
+/// The passes, in rounds until one changes nothing or the run must stop.
+fn rounds(oracle: &mut Oracle<'_>, mut st: State, body_fixed: bool, keep_text: bool) -> State {
+    loop {
+        let mut changed = false;
+        if !body_fixed {
+            changed |= events_pass(oracle, &mut st);
+            if oracle.stopped.is_none() {
+                changed |= inside_pass(oracle, &mut st);
+            }
+        }
+        if oracle.stopped.is_none() {
+            changed |= shell_pass(oracle, &mut st);
+        }
+        if oracle.stopped.is_none() && !keep_text {
+            changed |= text_pass(oracle, &mut st);
+        }
+        if !changed || oracle.stopped.is_some() {
+            return st;
+        }
+    }
+}
+
+/// The text scrubbed anew: cuts may have taken away what needed the
+/// letter mapping (the flat scrub is tried again), and change which letter
+/// comes first (the text is mapped anew).
+fn text_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
+    for how in [Scrub::Flat, Scrub::Canonical] {
+        let again = scrub(st, how, oracle.heap);
+        if same_file(&again, st, oracle.heap) {
+            return false;
+        }
+        oracle.pass = "text";
+        match oracle.test(&again.shell, &again.refs()) {
+            Some(true) => {
+                *st = again;
+                return true;
+            }
+            Some(false) => {}
+            None => return false,
+        }
+    }
+    false
+}
+
+/// The note that the text kept its letter patterns, and for what (one
+/// more lint, not counted: no candidate); none when it is flat.
+fn letters_note(oracle: &Oracle<'_>, st: &State, settings: &Settings) -> Option<String> {
+    let heap = oracle.heap;
+    let flat = scrub(st, Scrub::Flat, heap);
+    if same_file(&flat, st, heap) {
+        return None;
+    }
+    let why = lint_units(&flat.shell, &flat.refs(), heap, &oracle.read, settings)
+        .map(|o| oracle.goal.lost(&o))
+        .unwrap_or_default();
+    Some(format!(
+        "the text keeps its letter patterns (each letter always replaced by the same one, which frequency analysis can read; read it before sharing): with every letter as x, {}",
+        if why.is_empty() {
+            "the copy no longer reads as the same capture".to_string()
+        } else {
+            format!("the input's findings change ({})", why.join(", "))
+        }
+    ))
+}
+
+/// The output file's bytes. A HAR is written indented, unless that makes
+/// it larger than the input (`input_bytes`: a run stopped early, before it
+/// cut much): then compact, so the output is never the larger (and
+/// minimizing it again, compact again, gives the same bytes).
+fn final_output(st: &State, heap: &Heap, input_bytes: u64) -> Vec<u8> {
+    let output = shell::render_final(&st.shell, heap, &st.refs());
+    if matches!(st.shell, Shell::Har(_)) && output.len() as u64 > input_bytes {
+        if let Ok(doc) = serde_json::from_slice::<Value>(&output) {
+            let mut compact = serde_json::to_vec(&doc).unwrap_or_default();
+            compact.push(b'\n');
+            if compact.len() < output.len() {
+                return compact;
+            }
+        }
+    }
+    output
 }
 
 /// The units holding the findings in `o` (by event index, else by byte
@@ -1271,20 +1401,6 @@ fn locate(
     (anchors, framing)
 }
 
-/// Each unit's dispatched event index in the current state.
-fn dispatch_of(st: &State, max_event_bytes: usize) -> Vec<Option<u64>> {
-    let mut body = Vec::new();
-    for u in &st.units {
-        body.extend_from_slice(&u.bytes);
-    }
-    let (units, d) = split_units(&body, max_event_bytes);
-    if units.len() == st.units.len() {
-        d
-    } else {
-        vec![None; st.units.len()]
-    }
-}
-
 /// Pass 1: cut blocks (see the module docs).
 fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     oracle.pass = "events";
@@ -1295,9 +1411,9 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     let mut cur: Vec<usize> = (0..n).collect();
     if n > 16 {
         // One look at where the findings are, then windows around them.
-        if let Some(o) = oracle.look(st.render()) {
-            let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
-            let (anchors, _) = locate(&o, st, &dispatch, &oracle.chosen);
+        if let Some(o) = oracle.look(st) {
+            let dispatch = dispatch_of(st, oracle.heap, oracle.settings.max_event_bytes);
+            let (anchors, _) = locate(&o, st, &dispatch, &oracle.goal.chosen);
             for r in [1usize, 4, 16, 64] {
                 let mut keep = BTreeSet::new();
                 for a in anchors.iter().copied().chain([0, n - 1]) {
@@ -1342,75 +1458,84 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
 /// Pass 2: inside each event's JSON (see the module docs).
 fn inside_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     oracle.pass = "inside events";
-    let Some(o) = oracle.look(st.render()) else {
+    let Some(o) = oracle.look(st) else {
         return false;
     };
-    let dispatch = dispatch_of(st, oracle.settings.max_event_bytes);
-    let (_, framing) = locate(&o, st, &dispatch, &oracle.chosen);
+    let dispatch = dispatch_of(st, oracle.heap, oracle.settings.max_event_bytes);
+    let (_, framing) = locate(&o, st, &dispatch, &oracle.goal.chosen);
     let mut changed = false;
     for ui in 0..st.units.len() {
         if framing.contains(&ui) {
             continue;
         }
-        let Some((vs, ve)) = data_value_range(&st.units[ui].bytes) else {
-            continue;
-        };
-        let orig = st.units[ui].bytes.clone();
-        let Some(mut v) = std::str::from_utf8(&orig[vs..ve])
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(t).ok())
-            .filter(|v| v.is_object() || v.is_array())
-        else {
-            continue;
-        };
-        let with = |v: &Value| {
-            let mut b = orig[..vs].to_vec();
-            b.extend_from_slice(v.to_string().as_bytes());
-            b.extend_from_slice(&orig[ve..]);
-            b
-        };
-        // Re-serializing alone must be harmless, or nothing here can change.
-        let plain = with(&v);
-        if plain != orig {
-            st.units[ui].bytes = plain;
-            if oracle.test(&st.shell, &st.refs()) != Some(true) {
-                st.units[ui].bytes = orig;
-                if oracle.stopped.is_some() {
-                    return changed;
-                }
-                continue;
-            }
-        }
-        let shell = st.shell.clone();
-        let mut units = st.units.clone();
-        // What the dialect reads an event by (Messages' `type`, Responses'
-        // `type` and `sequence_number`) stays; what is inside may go.
-        let kept = oracle.dialect.map_or(&[][..], |d| d.words().kept);
-        // Its identifiers (Gemini's `modelVersion`, `responseId`) stay whole.
-        let ids = oracle.dialect.map_or(&[][..], |d| d.words().identifiers);
-        let guard = |ptr: &str| {
-            let key = ptr.rsplit('/').next().unwrap_or("");
-            if kept.contains(&key) {
-                Guard::Keep
-            } else {
-                Guard::Free
-            }
-        };
-        let r = reduce::reduce(&mut v, &guard, Some(ids), &mut |cand: &Value| {
-            units[ui].bytes = with(cand);
-            let refs: Vec<&Unit> = units.iter().collect();
-            oracle.test(&shell, &refs)
-        });
-        let now = with(&v);
-        if now != orig {
-            st.units[ui].bytes = now;
-            changed = true;
-        }
-        if r.is_none() {
-            return changed;
+        let (c, go_on) = reduce_event(oracle, st, ui);
+        changed |= c;
+        if !go_on {
+            break;
         }
     }
     changed
+}
+
+/// Cuts inside unit `ui`'s one data value, when it is a JSON object or
+/// array: only that value is re-serialized. Returns whether the unit
+/// changed, and whether the run goes on.
+fn reduce_event(oracle: &mut Oracle<'_>, st: &mut State, ui: usize) -> (bool, bool) {
+    let heap = oracle.heap;
+    let orig_piece = st.units[ui].bytes;
+    let orig = heap.get(orig_piece).into_owned();
+    let Some((vs, ve)) = data_value_range(&orig) else {
+        return (false, true);
+    };
+    let Some(mut v) = std::str::from_utf8(&orig[vs..ve])
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .filter(|v| v.is_object() || v.is_array())
+    else {
+        return (false, true);
+    };
+    let with = |v: &Value| {
+        let mut b = orig[..vs].to_vec();
+        b.extend_from_slice(v.to_string().as_bytes());
+        b.extend_from_slice(&orig[ve..]);
+        b
+    };
+    // Re-serializing alone must be harmless, or nothing here can change.
+    let plain = with(&v);
+    if plain != orig {
+        st.units[ui].bytes = heap.put(&plain);
+        if oracle.test(&st.shell, &st.refs()) != Some(true) {
+            st.units[ui].bytes = orig_piece;
+            return (false, oracle.stopped.is_none());
+        }
+    }
+    let shell = st.shell.clone();
+    let mut units = st.units.clone();
+    // What the dialect reads an event by (Messages' `type`, Responses'
+    // `type` and `sequence_number`) stays; what is inside may go.
+    let words = oracle.goal.dialect.map(|d| d.words());
+    let kept = words.map_or(&[][..], |w| w.kept);
+    // Its identifiers (Gemini's `modelVersion`, `responseId`) stay whole.
+    let ids = words.map_or(&[][..], |w| w.identifiers);
+    let guard = |ptr: &str| {
+        let key = ptr.rsplit('/').next().unwrap_or("");
+        if kept.contains(&key) {
+            Guard::Keep
+        } else {
+            Guard::Free
+        }
+    };
+    let r = reduce::reduce(&mut v, &guard, Some(ids), &mut |cand: &Value| {
+        units[ui].bytes = heap.put(&with(cand));
+        let refs: Vec<&Unit> = units.iter().collect();
+        oracle.test(&shell, &refs)
+    });
+    let now = with(&v);
+    let changed = now != orig;
+    if changed {
+        st.units[ui].bytes = heap.put(&now);
+    }
+    (changed, r.is_some())
 }
 
 /// What HAR 1.2 requires of an entry: these stay (what is inside them may
@@ -1643,10 +1768,19 @@ mod tests {
     #[test]
     fn units_cover_the_body_exactly() {
         let body = b": hi\n\ndata: 1\n\n\ndata: 2\r\rtail";
-        let (units, d) = split_units(body, 1 << 20);
-        let joined: Vec<u8> = units.iter().flat_map(|u| u.bytes.clone()).collect();
+        let heap = Heap::default();
+        let (units, d) = read_units(&Spooled::Mem(body.to_vec()), 1 << 20, &heap).unwrap();
+        let joined: Vec<u8> = units
+            .iter()
+            .flat_map(|u| heap.get(u.bytes).to_vec())
+            .collect();
         assert_eq!(joined, body);
         assert_eq!(d, vec![None, Some(0), Some(1), None]);
+        let st = State {
+            shell: Shell::Bytes(shell::ByteShell::default()),
+            units,
+        };
+        assert_eq!(dispatch_of(&st, &heap, 1 << 20), d);
     }
 
     #[test]

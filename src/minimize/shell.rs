@@ -3,20 +3,29 @@
 //! before it, curl's own lines after it, chunked framing and gzip where the
 //! input had them), or a one-entry HAR.
 //!
-//! A body is a list of [`Unit`]s: the bytes of one SSE block each (a
-//! dispatched event, a comment-only keep-alive, the tail), with the HAR
-//! timing that belongs to it. Rendering joins the units and wraps them; the
-//! output of [`render`] is exactly what `minimize` writes.
+//! A body is a list of [`Unit`]s: one SSE block each (a dispatched event, a
+//! comment-only keep-alive, the tail), its bytes in the run's [`Heap`], with
+//! the HAR timing that belongs to it. Rendering joins the units and wraps
+//! them, as it goes, into a writer; the output of [`render`] is exactly what
+//! `minimize` writes.
 
-use base64::Engine as _;
+use super::heap::{Heap, Piece};
 use serde_json::{json, Value};
-use std::io::Write as _;
+use std::io::{self, Write};
 
 /// One block of a body, with what a HAR knows of its timing.
 #[derive(Debug, Clone)]
 pub struct Unit {
-    /// The block's bytes, line terminators and blank line included.
-    pub bytes: Vec<u8>,
+    /// Where the block's bytes are (line terminators and blank line
+    /// included).
+    pub bytes: Piece,
+    /// What a HAR knows of it, when it knows anything.
+    pub timing: Option<Box<UnitTiming>>,
+}
+
+/// A HAR's timing of one block.
+#[derive(Debug, Clone, Default)]
+pub struct UnitTiming {
     /// The `_eventSourceMessages` record of the event this block
     /// dispatched (Chrome's per-event time).
     pub message: Option<Value>,
@@ -28,12 +37,26 @@ pub struct Unit {
 
 impl Unit {
     /// A unit of bare bytes.
-    pub fn new(bytes: Vec<u8>) -> Self {
+    pub fn new(bytes: Piece) -> Self {
         Unit {
             bytes,
-            message: None,
-            reads: Vec::new(),
+            timing: None,
         }
+    }
+
+    /// Its `_eventSourceMessages` record.
+    pub fn message(&self) -> Option<&Value> {
+        self.timing.as_ref()?.message.as_ref()
+    }
+
+    /// Its `_sselint.reads` records.
+    pub fn reads(&self) -> &[(u64, f64)] {
+        self.timing.as_ref().map_or(&[], |t| &t.reads)
+    }
+
+    /// Its timing, made when it has none.
+    pub fn timing_mut(&mut self) -> &mut UnitTiming {
+        self.timing.get_or_insert_with(Box::default)
     }
 }
 
@@ -87,113 +110,219 @@ pub struct HarShell {
     pub reads: bool,
 }
 
-/// The output file for `units` inside `shell`, a gzip body compressed
-/// fast (for candidates: the level changes the bytes, never what they
-/// decode to).
-pub fn render(shell: &Shell, units: &[&Unit]) -> Vec<u8> {
-    render_at(shell, units, flate2::Compression::fast())
+/// Writes the file for `units` inside `shell` to `out`, a gzip body
+/// compressed fast (for candidates: the level changes the bytes, never
+/// what they decode to).
+///
+/// # Errors
+/// Writing to `out`.
+pub fn render(shell: &Shell, heap: &Heap, units: &[&Unit], out: &mut dyn Write) -> io::Result<()> {
+    render_at(shell, heap, units, out, flate2::Compression::fast())
 }
 
-/// The file written: as [`render`], a gzip body compressed best.
-pub fn render_final(shell: &Shell, units: &[&Unit]) -> Vec<u8> {
-    render_at(shell, units, flate2::Compression::best())
+/// The file written: as [`render`], a gzip body compressed best, in
+/// memory (the output is the minimized capture).
+pub fn render_final(shell: &Shell, heap: &Heap, units: &[&Unit]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let done = render_at(shell, heap, units, &mut out, flate2::Compression::best());
+    debug_assert!(done.is_ok(), "writing to memory cannot fail");
+    out
 }
 
-fn render_at(shell: &Shell, units: &[&Unit], level: flate2::Compression) -> Vec<u8> {
-    let total: usize = units.iter().map(|u| u.bytes.len()).sum();
-    let mut body = Vec::with_capacity(total);
-    for u in units {
-        body.extend_from_slice(&u.bytes);
-    }
+fn render_at(
+    shell: &Shell,
+    heap: &Heap,
+    units: &[&Unit],
+    out: &mut dyn Write,
+    level: flate2::Compression,
+) -> io::Result<()> {
     match shell {
-        Shell::Bytes(s) => {
-            if s.gzip {
-                let mut enc = flate2::write::GzEncoder::new(Vec::new(), level);
-                let _ = enc.write_all(&body);
-                body = if s.gzip_cut {
-                    let _ = enc.flush();
-                    enc.get_ref().clone()
-                } else {
-                    enc.finish().unwrap_or_default()
-                };
-            }
-            let mut out = Vec::with_capacity(body.len() + 256);
-            for l in &s.prefix {
-                out.extend_from_slice(l);
-            }
-            match s.chunked {
-                Some(last) => {
-                    if s.chunk_cut && !body.is_empty() {
-                        out.extend_from_slice(format!("{:x}\r\n", body.len() + 1).as_bytes());
-                        out.extend_from_slice(&body);
-                    } else if !body.is_empty() {
-                        out.extend_from_slice(format!("{:x}\r\n", body.len()).as_bytes());
-                        out.extend_from_slice(&body);
-                        out.extend_from_slice(b"\r\n");
-                    }
-                    if last {
-                        out.extend_from_slice(b"0\r\n\r\n");
-                    }
-                }
-                None => out.extend_from_slice(&body),
-            }
-            out.extend_from_slice(&s.suffix);
-            out
-        }
-        Shell::Har(h) => {
-            let mut e = h.entry.clone();
-            if !e.get("response").is_some_and(Value::is_object) {
-                e["response"] = json!({});
-            }
-            if !e["response"].get("content").is_some_and(Value::is_object) {
-                e["response"]["content"] = json!({});
-            }
-            let size = body.len() as i64 + h.size_extra;
-            let c = &mut e["response"]["content"];
-            match (h.base64, std::str::from_utf8(&body)) {
-                (false, Ok(text)) => {
-                    c["text"] = Value::String(text.to_string());
-                    if let Some(m) = c.as_object_mut() {
-                        m.remove("encoding");
-                    }
-                }
-                _ => {
-                    let b64 = base64::engine::general_purpose::STANDARD.encode(&body);
-                    c["text"] = Value::String(b64);
-                    c["encoding"] = Value::String("base64".to_string());
-                }
-            }
-            c["size"] = Value::from(size);
-            if h.messages {
-                let msgs: Vec<Value> = units.iter().filter_map(|u| u.message.clone()).collect();
-                e["_eventSourceMessages"] = Value::Array(msgs);
-            }
-            if h.reads {
-                let mut reads = Vec::new();
-                let mut at = 0u64;
-                for u in units {
-                    for (off, ms) in &u.reads {
-                        reads.push(json!({"offset": at + off, "ms": ms}));
-                    }
-                    at += u.bytes.len() as u64;
-                }
-                if !e.get("_sselint").is_some_and(Value::is_object) {
-                    e["_sselint"] = json!({});
-                }
-                e["_sselint"]["reads"] = Value::Array(reads);
-            }
-            let doc = json!({
-                "log": {
-                    "version": "1.2",
-                    "creator": {"name": "sselint minimize", "version": env!("CARGO_PKG_VERSION")},
-                    "entries": [e],
-                }
-            });
-            let mut v = serde_json::to_vec_pretty(&doc).unwrap_or_default();
-            v.push(b'\n');
-            v
+        Shell::Bytes(s) => render_bytes(s, heap, units, out, level),
+        Shell::Har(h) => render_har(h, heap, units, out),
+    }
+}
+
+/// The units' bytes, joined, to `out`.
+fn write_body(heap: &Heap, units: &[&Unit], out: &mut dyn Write) -> io::Result<()> {
+    heap.write_all(units.iter().map(|u| u.bytes), out, &mut |_| Ok(()))
+}
+
+/// Lets writes through until it is closed, then drops them: a gzip stream
+/// left unfinished is flushed, then its encoder dropped without a trailer.
+struct Gate<'a> {
+    out: &'a mut dyn Write,
+    open: bool,
+}
+
+impl Write for Gate<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.open {
+            self.out.write(buf)
+        } else {
+            Ok(buf.len())
         }
     }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// The body gzip-compressed (left unfinished when `cut`) to `out`.
+fn write_gzip(
+    heap: &Heap,
+    units: &[&Unit],
+    out: &mut dyn Write,
+    cut: bool,
+    level: flate2::Compression,
+) -> io::Result<()> {
+    let mut enc = flate2::write::GzEncoder::new(Gate { out, open: true }, level);
+    write_body(heap, units, &mut enc)?;
+    if cut {
+        enc.flush()?;
+        enc.get_mut().open = false;
+        Ok(())
+    } else {
+        enc.finish().map(|_| ())
+    }
+}
+
+fn render_bytes(
+    s: &ByteShell,
+    heap: &Heap,
+    units: &[&Unit],
+    out: &mut dyn Write,
+    level: flate2::Compression,
+) -> io::Result<()> {
+    for l in &s.prefix {
+        out.write_all(l)?;
+    }
+    match s.chunked {
+        None if s.gzip => write_gzip(heap, units, out, s.gzip_cut, level)?,
+        None => write_body(heap, units, out)?,
+        Some(last) => {
+            // The chunk's size comes first: a compressed body is
+            // compressed aside, then copied.
+            let mut aside = crate::capture::spool::Spool::default();
+            let len = if s.gzip {
+                write_gzip(heap, units, &mut aside, s.gzip_cut, level)?;
+                None
+            } else {
+                Some(units.iter().map(|u| u.bytes.len()).sum::<usize>())
+            };
+            let aside = aside.finish().map_err(io::Error::other)?;
+            let len = len.unwrap_or(aside.len() as usize);
+            if len > 0 {
+                let size = if s.chunk_cut { len + 1 } else { len };
+                write!(out, "{size:x}\r\n")?;
+                if s.gzip {
+                    io::copy(&mut aside.into_reader(), out)?;
+                } else {
+                    write_body(heap, units, out)?;
+                }
+                if !s.chunk_cut {
+                    out.write_all(b"\r\n")?;
+                }
+            }
+            if last {
+                out.write_all(b"0\r\n\r\n")?;
+            }
+        }
+    }
+    out.write_all(&s.suffix)
+}
+
+/// What stands for the body's text in the serialized entry until the body
+/// is written in its place (a NUL is never in a string of a redacted
+/// entry: serde_json writes it `\u0000`, and the marker is searched for
+/// with its quotes).
+const TEXT_MARK: &str = "\u{0}sselint:content.text\u{0}";
+
+/// Whether the units' bytes, joined, are UTF-8 (each unit ends at a line
+/// end, so no character is cut between two).
+fn body_is_utf8(heap: &Heap, units: &[&Unit]) -> bool {
+    let mut ok = true;
+    let _ = heap.write_all(units.iter().map(|u| u.bytes), &mut io::sink(), &mut |b| {
+        ok &= std::str::from_utf8(b).is_ok();
+        Ok(())
+    });
+    ok
+}
+
+fn render_har(h: &HarShell, heap: &Heap, units: &[&Unit], out: &mut dyn Write) -> io::Result<()> {
+    let mut e = h.entry.clone();
+    if !e.get("response").is_some_and(Value::is_object) {
+        e["response"] = json!({});
+    }
+    if !e["response"].get("content").is_some_and(Value::is_object) {
+        e["response"]["content"] = json!({});
+    }
+    let body_len: usize = units.iter().map(|u| u.bytes.len()).sum();
+    let size = body_len as i64 + h.size_extra;
+    let text = !h.base64 && body_is_utf8(heap, units);
+    let c = &mut e["response"]["content"];
+    c["text"] = Value::String(TEXT_MARK.to_string());
+    if text {
+        if let Some(m) = c.as_object_mut() {
+            m.remove("encoding");
+        }
+    } else {
+        c["encoding"] = Value::String("base64".to_string());
+    }
+    c["size"] = Value::from(size);
+    if h.messages {
+        let msgs: Vec<Value> = units.iter().filter_map(|u| u.message().cloned()).collect();
+        e["_eventSourceMessages"] = Value::Array(msgs);
+    }
+    if h.reads {
+        let mut reads = Vec::new();
+        let mut at = 0u64;
+        for u in units {
+            for (off, ms) in u.reads() {
+                reads.push(json!({"offset": at + off, "ms": ms}));
+            }
+            at += u.bytes.len() as u64;
+        }
+        if !e.get("_sselint").is_some_and(Value::is_object) {
+            e["_sselint"] = json!({});
+        }
+        e["_sselint"]["reads"] = Value::Array(reads);
+    }
+    let doc = json!({
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "sselint minimize", "version": env!("CARGO_PKG_VERSION")},
+            "entries": [e],
+        }
+    });
+    let mut v = serde_json::to_vec_pretty(&doc).map_err(io::Error::other)?;
+    v.push(b'\n');
+    let mark = serde_json::to_vec(TEXT_MARK).map_err(io::Error::other)?;
+    let Some(at) = memchr::memmem::find(&v, &mark) else {
+        return Err(io::Error::other(
+            "the body's place in the HAR entry is lost",
+        ));
+    };
+    out.write_all(&v[..at])?;
+    out.write_all(b"\"")?;
+    if text {
+        // Each piece is whole characters: escaped alone, as the whole
+        // string would be.
+        heap.write_all(units.iter().map(|u| u.bytes), &mut io::sink(), &mut |b| {
+            let s = std::str::from_utf8(b).map_err(io::Error::other)?;
+            let q = serde_json::to_vec(s).map_err(io::Error::other)?;
+            out.write_all(&q[1..q.len() - 1])
+        })?;
+    } else {
+        let mut enc = base64::write::EncoderWriter::new(
+            &mut *out,
+            &base64::engine::general_purpose::STANDARD,
+        );
+        write_body(heap, units, &mut enc)?;
+        enc.finish()?;
+    }
+    out.write_all(b"\"")?;
+    out.write_all(&v[at + mark.len()..])
 }
 
 /// Whether `b` is a gzip stream that ends before its end (decoding it

@@ -40,7 +40,7 @@ use super::compact::{self, Text};
 use super::{Event, Out, StreamEnd};
 use crate::lint::{Finding, Location, Severity};
 use crate::model::assembly::{Answer, Ending};
-use model::{Block, Budget};
+use model::{Block, Budget, Pool};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -739,7 +739,7 @@ impl Checker {
         match kind {
             "text" => {
                 if let Some(t) = o.get("text").and_then(Value::as_str) {
-                    self.budget.push(&mut b.text, t);
+                    self.budget.push(Pool::Text, &mut b.text, t);
                 } else {
                     self.schema(
                         out,
@@ -753,7 +753,7 @@ impl Checker {
             }
             "thinking" => {
                 if let Some(t) = o.get("thinking").and_then(Value::as_str) {
-                    self.budget.push(&mut b.thinking, t);
+                    self.budget.push(Pool::Thinking, &mut b.thinking, t);
                 } else {
                     self.schema(out, ev, "/content_block/thinking", Severity::Warning, "a `thinking` block's `thinking` is missing or not a string (it starts as \"\")".into());
                 }
@@ -1032,14 +1032,14 @@ impl Checker {
                     b.repeat_at = (repeats && b.text_deltas >= 3)
                         .then(|| (out.at_pointer("/delta/text", false), ev.index));
                 }
-                budget.push(&mut b.text, t);
+                budget.push(Pool::Text, &mut b.text, t);
                 if summary {
                     last = format!("text {:?}", shorten(t, 60));
                 }
             }
             ("thinking_delta", Some(t)) => {
                 out.kind("reasoning");
-                budget.push(&mut b.thinking, t);
+                budget.push(Pool::Thinking, &mut b.thinking, t);
                 if signed {
                     note = Some(format!("a `thinking_delta` on index {index} after the block's `signature_delta`: the signature comes last and covers the thinking before it, so this block, sent back on a later turn, may fail verification"));
                 }

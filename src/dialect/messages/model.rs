@@ -12,8 +12,9 @@
 //! Memory is bounded: at most [`MAX_BLOCKS`] blocks are kept per stream
 //! (later ones are counted, their text still joins the answer through an
 //! overflow block), and all kept text, thinking, tool input and signatures
-//! together hold at most [`MAX_STORED_BYTES`]; the rest is counted as
-//! dropped.
+//! together hold at most [`MAX_STORED_BYTES`], text and thinking at most
+//! [`MAX_TEXT_BYTES`] each (what the answer keeps of them); the rest is
+//! counted as dropped.
 
 use crate::model::assembly::{Answer, Text, ToolCall, MAX_TEXT_BYTES};
 
@@ -135,18 +136,34 @@ impl Block {
     }
 }
 
-/// The byte budget shared by every block of a stream.
+/// The byte budget shared by every block of a stream: [`MAX_STORED_BYTES`]
+/// in all, of which text and thinking each take at most
+/// [`MAX_TEXT_BYTES`] across the blocks, what the answer keeps of each
+/// (blocks arrive in `index` order, so the text kept is the answer's).
 #[derive(Debug, Clone)]
 pub struct Budget {
     left: usize,
+    text_left: usize,
+    thinking_left: usize,
 }
 
 impl Default for Budget {
     fn default() -> Self {
         Budget {
             left: MAX_STORED_BYTES,
+            text_left: MAX_TEXT_BYTES,
+            thinking_left: MAX_TEXT_BYTES,
         }
     }
+}
+
+/// What a text pushed into a block is: its pool within the [`Budget`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    /// `text` (a `text_delta`, a start's `text`).
+    Text,
+    /// `thinking` (a `thinking_delta`, a start's `thinking`).
+    Thinking,
 }
 
 impl Budget {
@@ -161,9 +178,20 @@ impl Budget {
         &s[..cut]
     }
 
-    /// Appends `s` to `t` within the budget (the rest counts as dropped).
-    pub fn push(&mut self, t: &mut Text, s: &str) {
-        let kept = self.take(s);
+    /// Appends `s` to `t` within the budget and the pool's own share (the
+    /// rest counts as dropped).
+    pub fn push(&mut self, pool: Pool, t: &mut Text, s: &str) {
+        let share = match pool {
+            Pool::Text => &mut self.text_left,
+            Pool::Thinking => &mut self.thinking_left,
+        };
+        let mut cut = s.len().min(*share).min(self.left);
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        *share -= cut;
+        self.left -= cut;
+        let kept = &s[..cut];
         t.push(kept);
         t.drop_bytes(&s.as_bytes()[kept.len()..]);
     }
@@ -268,15 +296,42 @@ mod tests {
 
     #[test]
     fn the_budget_cuts_on_a_char_boundary_and_counts_the_rest() {
-        let mut b = Budget { left: 5 };
+        let mut b = Budget {
+            left: 5,
+            ..Budget::default()
+        };
         let mut t = Text::default();
-        b.push(&mut t, "héllo");
+        b.push(Pool::Text, &mut t, "héllo");
         // "hé" is 3 bytes, "hél" 4, "héll" 5.
         assert_eq!(t.kept, "héll");
         assert_eq!(t.dropped, 1);
-        b.push(&mut t, "more");
+        b.push(Pool::Text, &mut t, "more");
         assert_eq!(t.kept, "héll");
         assert_eq!(t.dropped, 5);
+    }
+
+    #[test]
+    fn text_and_thinking_each_keep_what_the_answer_keeps() {
+        let mut b = Budget::default();
+        let (mut t, mut u, mut r) = (Text::default(), Text::default(), Text::default());
+        let mib = "ab".repeat(MAX_TEXT_BYTES / 2);
+        b.push(Pool::Text, &mut t, &mib[..MAX_TEXT_BYTES - 1]);
+        // A second block's text past the share: its two-byte character
+        // does not fit the one byte left.
+        b.push(Pool::Text, &mut u, "éx");
+        assert_eq!((t.dropped, u.kept.as_str(), u.dropped), (0, "", 3));
+        // Thinking has its own share.
+        b.push(Pool::Thinking, &mut r, &mib);
+        assert_eq!((r.kept.len(), r.dropped), (MAX_TEXT_BYTES, 0));
+        // The answer joins them as it would have the whole texts.
+        let mut whole = Text::default();
+        whole.push(&mib[..MAX_TEXT_BYTES - 1]);
+        whole.push("éx");
+        let mut joined = Text::default();
+        joined.push_text(&t);
+        joined.push_text(&u);
+        assert!(joined.same(&whole));
+        assert_eq!(joined.kept, whole.kept);
     }
 
     #[test]

@@ -263,40 +263,37 @@ impl Checker {
         // Its deltas are over: the room their text grew into goes.
         p.streamed.shrink();
         let new = Acc::of(value, budget);
-        let reference = match (&p.settled, p.deltas) {
+        let reference = match (p.settled(), p.deltas) {
             (Some(s), _) => Some((s, p.settled_by)),
             (None, 0) => None,
             (None, _) => Some((&p.streamed, "the deltas joined")),
         };
-        if let Some((r, by)) = reference {
-            if !r.same(&new) && !p.mismatch {
-                p.mismatch = true;
-                let what = match which {
-                    Which::Args => "arguments".to_string(),
-                    Which::Summary => format!("summary part {key}"),
-                    Which::Content => format!("content part {key}"),
-                };
-                let msg = format!(
-                    "{layer} for output_index {index}'s {what} differs from {by}: {}",
-                    describe_difference(r, &new)
-                );
-                // Judged at the end: what matters is whether the final
-                // value differs from what the deltas (or the earlier value)
-                // gave.
-                let f = Finding::new(
-                    crate::lint::rule::RESPONSES_DELTA_MISMATCH,
-                    msg,
-                    out.at_pointer(pointer, false),
-                )
-                .event(ev.index)
-                .pointer(pointer)
-                .help("build each `.done` value from exactly the deltas sent before it");
-                p.pending = Some(Box::new((f, r.fingerprint())));
-            }
+        let differs = reference
+            .filter(|(r, _)| !r.same(&new) && !p.mismatch)
+            .map(|(r, by)| (by, describe_difference(r, &new), r.fingerprint()));
+        if let Some((by, difference, reference)) = differs {
+            p.mismatch = true;
+            let what = match which {
+                Which::Args => "arguments".to_string(),
+                Which::Summary => format!("summary part {key}"),
+                Which::Content => format!("content part {key}"),
+            };
+            let msg = format!(
+                "{layer} for output_index {index}'s {what} differs from {by}: {difference}"
+            );
+            // Judged at the end: what matters is whether the final value
+            // differs from what the deltas (or the earlier value) gave.
+            let f = Finding::new(
+                crate::lint::rule::RESPONSES_DELTA_MISMATCH,
+                msg,
+                out.at_pointer(pointer, false),
+            )
+            .event(ev.index)
+            .pointer(pointer)
+            .help("build each `.done` value from exactly the deltas sent before it");
+            p.pending = Some(Box::new((f, reference)));
         }
-        if let Some(old) = p.settled.replace(new) {
-            old.release(budget);
-        }
+        p.settle_value(new, budget);
         p.settled_by = layer;
         if p.at.is_none() {
             p.at = Some(Box::new((out.at_event(), ev.index)));
@@ -1053,14 +1050,13 @@ impl Checker {
             if p.kind.is_empty() {
                 p.kind = part_kind.to_string();
             }
-            p.deltas += 1;
             if part_kind == "output_text" && !delta.is_empty() {
                 let repeats = p.streamed.is_repeated_by(delta);
                 p.text_deltas += 1;
                 p.repeat_at = (repeats && p.text_deltas >= 3)
                     .then(|| Box::new((out.at_pointer("/delta", false), ev.index)));
             }
-            p.streamed.push(delta, budget);
+            p.push_delta(delta, budget);
             if p.at.is_none() {
                 p.at = Some(Box::new((out.at_event(), ev.index)));
             }
@@ -1383,7 +1379,7 @@ impl Checker {
                 _ => Vec::new(),
             };
             for (p, what) in parts {
-                let whole = p.settled.as_ref().is_some_and(|s| !s.is_empty());
+                let whole = p.settled().is_some_and(|s| !s.is_empty());
                 if p.deltas == 0 && whole {
                     only_done += 1;
                     if first_only.is_none() {

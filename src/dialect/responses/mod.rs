@@ -21,7 +21,8 @@
 //! full value a `.done` event gave; a function call's arguments likewise.
 //! Text is kept within one budget per stream ([`text::MAX_KEPT_BYTES`]);
 //! past it, text is counted and hashed, so deltas and `.done` values are
-//! still compared.
+//! still compared. A `.done` value that is the deltas joined is not kept
+//! twice.
 //!
 //! The answer is choice 0 of [`Answer`]:
 //! - text: the `output_text` parts of every `message` item, in
@@ -110,8 +111,8 @@ pub struct Part {
     pub deltas: u64,
     /// The deltas joined.
     pub streamed: Acc,
-    /// The last full value a `.done` event gave.
-    pub settled: Option<Acc>,
+    /// The last full value a `.done` event gave ([`Part::settled`]).
+    settled: Option<Settled>,
     /// Which event gave it (for messages).
     settled_by: &'static str,
     /// A `responses-delta-mismatch` was found for it.
@@ -132,6 +133,17 @@ pub struct Part {
     repeat_at: Option<Box<At>>,
 }
 
+/// A full value a `.done` event gave.
+#[derive(Debug, Clone)]
+enum Settled {
+    /// A value of its own.
+    Own(Acc),
+    /// The deltas joined, the very same text: held once, in
+    /// [`Part::streamed`] (the usual case, and half the text a stream
+    /// would keep otherwise). A later delta copies it out first.
+    Deltas,
+}
+
 impl Part {
     /// The part's text for the answer: its deltas, or, with none, the last
     /// full value.
@@ -141,15 +153,52 @@ impl Part {
 
     /// The text for the answer, with what was not kept of it.
     pub fn answer(&self) -> &Acc {
-        match (&self.settled, self.deltas) {
+        match (self.settled(), self.deltas) {
             (Some(s), 0) => s,
             _ => &self.streamed,
         }
     }
 
+    /// The last full value a `.done` event gave.
+    pub fn settled(&self) -> Option<&Acc> {
+        match &self.settled {
+            Some(Settled::Own(a)) => Some(a),
+            Some(Settled::Deltas) => Some(&self.streamed),
+            None => None,
+        }
+    }
+
     /// The latest full text known: the last `.done` value, else the deltas.
     fn latest(&self) -> &Acc {
-        self.settled.as_ref().unwrap_or(&self.streamed)
+        self.settled().unwrap_or(&self.streamed)
+    }
+
+    /// Appends a delta to the text streamed; a full value that was the
+    /// deltas joined is first given a copy of its own (within `budget`,
+    /// as far as it lasts), since it no longer is.
+    fn push_delta(&mut self, delta: &str, budget: &mut Budget) {
+        if let Some(Settled::Deltas) = self.settled {
+            let copy = self.streamed.clone();
+            budget.0 = budget.0.saturating_sub(copy.kept.len());
+            self.settled = Some(Settled::Own(copy));
+        }
+        self.deltas += 1;
+        self.streamed.push(delta, budget);
+    }
+
+    /// Records `new` as the full value, giving the room of the one it
+    /// replaces back to `budget`; a value that is the deltas joined keeps
+    /// no copy.
+    fn settle_value(&mut self, new: Acc, budget: &mut Budget) {
+        let new = if self.deltas > 0 && new == self.streamed {
+            new.release(budget);
+            Settled::Deltas
+        } else {
+            Settled::Own(new)
+        };
+        if let Some(Settled::Own(old)) = self.settled.replace(new) {
+            old.release(budget);
+        }
     }
 }
 
@@ -649,5 +698,35 @@ impl super::Checker for Checker {
                 "an event of a format not recognised at that point".to_string(),
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_done_value_that_is_the_deltas_is_kept_once_and_copied_out_by_a_later_delta() {
+        let mut budget = Budget(100);
+        let mut p = Part::default();
+        p.push_delta("Hello", &mut budget);
+        p.push_delta(" world", &mut budget);
+        assert_eq!(budget.0, 89);
+        let done = Acc::of("Hello world", &mut budget);
+        p.settle_value(done, &mut budget);
+        // Held once: its room went back.
+        assert_eq!(budget.0, 89);
+        assert_eq!(p.settled().map(|a| a.kept.as_str()), Some("Hello world"));
+        // A delta after it: the value stays what the done event said.
+        p.push_delta("!", &mut budget);
+        assert_eq!(p.streamed.kept, "Hello world!");
+        assert_eq!(p.settled().map(|a| a.kept.as_str()), Some("Hello world"));
+        assert!(!p.latest().same(&p.streamed));
+        assert_eq!(budget.0, 100 - 12 - 11);
+        // A value of its own is kept, and gives its room back when replaced.
+        let other = Acc::of("Hi", &mut budget);
+        p.settle_value(other, &mut budget);
+        assert_eq!(p.latest().kept, "Hi");
+        assert_eq!(budget.0, 100 - 12 - 2);
     }
 }

@@ -8,9 +8,11 @@
 pub struct Budget(pub usize);
 
 /// Most text bytes one Responses stream keeps (deltas and the full values
-/// of `.done` events together). Past it text is counted and hashed, not
-/// stored.
-pub const MAX_KEPT_BYTES: usize = 4 << 20;
+/// of `.done` events that differ from them, together): room for what the
+/// answer keeps of its text and of its reasoning
+/// ([`crate::model::assembly::MAX_TEXT_BYTES`] each). Past it text is
+/// counted and hashed, not stored.
+pub const MAX_KEPT_BYTES: usize = 2 * crate::model::assembly::MAX_TEXT_BYTES;
 
 impl Default for Budget {
     fn default() -> Self {
