@@ -169,6 +169,13 @@ pub trait Api: Sync + std::fmt::Debug {
         "/v1"
     }
 
+    /// The transport this API's streams ride on ([`crate::transport`]):
+    /// server-sent events unless the API says otherwise (Ollama's native
+    /// API streams NDJSON lines).
+    fn transport(&self) -> crate::transport::Transport {
+        crate::transport::Transport::Sse
+    }
+
     /// How the key is sent.
     fn auth(&self) -> Auth;
 

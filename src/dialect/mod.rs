@@ -128,6 +128,15 @@ impl Dialect {
     }
 }
 
+/// The dialects whose streams ride on transport `t` ([`Api::transport`]),
+/// in [`ALL`]'s order.
+pub fn riding_on(t: crate::transport::Transport) -> Vec<Dialect> {
+    ALL.iter()
+        .copied()
+        .filter(|d| d.api().transport() == t)
+        .collect()
+}
+
 /// The dialect whose streaming endpoint `path` (no query) is
 /// ([`Dialect::streams_at`]), if any.
 pub fn endpoint_of(path: &str) -> Option<Dialect> {
