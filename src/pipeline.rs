@@ -142,7 +142,7 @@ const SNIFF_BYTES: usize = 64 * 1024;
 
 /// What settles a stream's transport besides its first bytes.
 struct TransportHints {
-    /// `--dialect`'s transport.
+    /// `--dialect`'s transport (the one its API rides on).
     forced: Option<Transport>,
     /// The transport the Content-Type names.
     media: Option<Transport>,
@@ -166,13 +166,19 @@ impl TransportHints {
         }
     }
 
-    /// The transport: `--dialect`'s, the Content-Type's, a path's that
-    /// is not SSE, what the first bytes show, else SSE.
+    /// The transport: the Content-Type's, what the first bytes show (SSE
+    /// field lines, or another transport's first message), a path's that
+    /// is not SSE, `--dialect`'s, else SSE. `--dialect` names what the
+    /// messages mean, not how they arrive: an event stream read as
+    /// another transport's dialect is still framed as SSE, and its events
+    /// go to that dialect's checker.
     fn settle(&self, head: &[u8]) -> Transport {
-        self.forced
-            .or(self.media)
+        let bytes = Transport::of_bytes(head)
+            .or_else(|| crate::capture::raw::looks_like_sse(head).then_some(Transport::Sse));
+        self.media
+            .or(bytes)
             .or(self.path.filter(|t| *t != Transport::Sse))
-            .or_else(|| Transport::of_bytes(head))
+            .or(self.forced)
             .unwrap_or(Transport::Sse)
     }
 }

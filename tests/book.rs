@@ -36,6 +36,8 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
         "responses" => "OpenAI Responses",
         "messages" => "Anthropic Messages",
         "gemini" => "Google Gemini",
+        "ollama" => "Ollama (native API)",
+        "bedrock-converse" => "Amazon Bedrock ConverseStream",
         other => panic!("a rule folder the book does not know: {other}"),
     };
     (
@@ -44,6 +46,8 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
             "chat" => "chat",
             "responses" => "responses",
             "gemini" => "gemini",
+            "ollama" => "ollama",
+            "bedrock-converse" => "bedrock-converse",
             _ => "messages",
         },
         title,
@@ -64,7 +68,15 @@ fn generated() -> BTreeMap<String, String> {
         let (f, title) = folder(r);
         by_folder.entry(f).or_insert((title, Vec::new())).1.push(r);
     }
-    let order = ["transport", "chat", "responses", "messages", "gemini"];
+    let order = [
+        "transport",
+        "chat",
+        "responses",
+        "messages",
+        "gemini",
+        "ollama",
+        "bedrock-converse",
+    ];
     let mut summary = String::new();
     for f in order {
         let Some((title, rules)) = by_folder.get(f) else {

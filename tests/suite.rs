@@ -72,6 +72,8 @@ mod live;
 mod live_timeouts;
 #[path = "messages.rs"]
 mod messages;
+#[path = "ollama.rs"]
+mod ollama;
 #[path = "minimize.rs"]
 mod minimize;
 #[path = "observed.rs"]

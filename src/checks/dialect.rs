@@ -438,6 +438,9 @@ impl Out for Sink<'_, '_, '_> {
 
     fn at_event(&self) -> Location {
         if let Some(m) = self.message {
+            if let Some(f) = m.fault {
+                return self.linter.fault_loc(f);
+            }
             return self.linter.message_loc(m, 0, m.data.len());
         }
         match self.block {
@@ -533,5 +536,13 @@ impl Out for Sink<'_, '_, '_> {
 
     fn transport(&self) -> Transport {
         self.transport.clone().unwrap_or_default()
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.message?
+            .headers
+            .iter()
+            .find(|h| h.name == name)
+            .map(|h| h.value.as_str())
     }
 }

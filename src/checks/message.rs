@@ -45,12 +45,11 @@ impl<'s> Linter<'s> {
         if let Some(f) = self.fields_seen.as_mut() {
             f.clear();
         }
-        if self.checker.is_none() {
-            let d = self.dialect.or(self.path_dialect());
-            let d = d.or(crate::dialect::riding_on(self.transport).first().copied());
-            self.settle(d.unwrap_or(crate::dialect::DEFAULT));
-        }
-        if m.oversized {
+        if !self.route_message(m) {
+            self.kind("unknown");
+        } else if let Some(f) = m.fault {
+            self.fault_event(m, f);
+        } else if m.oversized {
             self.report_oversized_message(m);
         } else {
             self.message_event(m);
@@ -69,6 +68,67 @@ impl<'s> Linter<'s> {
         self.fingerprint_event(first, m.data);
     }
 
+    /// Settles the stream's dialect at its first message: `--dialect`'s,
+    /// the request path's, or the one dialect riding on the transport.
+    /// Returns false when none reads it (no dialect rides on the
+    /// transport yet): the message is then of no known dialect, and the
+    /// stream ends with `unknown-format`.
+    fn route_message(&mut self, m: &Message<'_>) -> bool {
+        if self.checker.is_some() {
+            return true;
+        }
+        let d = self.dialect.or(self.path_dialect());
+        let d = d.or(crate::dialect::riding_on(self.transport).first().copied());
+        match d {
+            Some(d) => {
+                self.settle(d);
+                true
+            }
+            None => {
+                self.unknown_events += 1;
+                if self.first_unknown.is_none() {
+                    let what = format!(
+                        "{}s of {} (`{}`), which no dialect of sselint reads yet",
+                        self.transport.message(),
+                        self.transport.media_type(),
+                        crate::lint::printable(&crate::model::shorten(m.name, 40))
+                    );
+                    let loc = self.message_loc(m, 0, m.data.len());
+                    self.first_unknown = Some((loc, Some(m.index), what));
+                }
+                false
+            }
+        }
+    }
+
+    /// A message its transport could not read whole: its checker says
+    /// what that costs ([`crate::dialect::Checker::fault`]), at the bytes
+    /// at fault.
+    fn fault_event(&mut self, m: &Message<'_>, f: &crate::transport::Fault) {
+        self.kind("invalid");
+        self.invalid_payloads += 1;
+        let Some(mut checker) = self.checker.take() else {
+            return;
+        };
+        checker.fault(Some(m.index), &f.what, &mut self.out_for(m));
+        checker.rejected(Some(m.index));
+        self.checker = Some(checker);
+    }
+
+    /// The bytes a transport's fault names (a CRC, the last byte of a cut
+    /// frame): binary, so its column is its offset and no line is shown.
+    pub(super) fn fault_loc(&self, f: &crate::transport::Fault) -> Location {
+        let mut l = Location {
+            byte_offset: f.at,
+            byte_len: f.len.max(1),
+            line: 1,
+            column: f.at + 1,
+            source: None,
+        };
+        self.to_file(&mut l);
+        l
+    }
+
     /// Keeps the message as the last line seen, where whole-stream
     /// findings point.
     fn note_last(&mut self, m: &Message<'_>) {
@@ -79,7 +139,7 @@ impl<'s> Linter<'s> {
         }
         self.last_line.0.clear();
         self.last_line.0.extend_from_slice(&bytes[cut..]);
-        self.last_line.1 = m.offset + cut as u64;
+        self.last_line.1 = m.data_offset + cut as u64;
         self.last_line.2 = m.line;
         self.last_line_dropped_chars = m.data[..cut].chars().count() as u64;
     }
@@ -147,7 +207,7 @@ impl<'s> Linter<'s> {
         } else {
             (0, bytes.len())
         };
-        let mut l = Location::in_line(bytes, m.offset, m.line, start, end);
+        let mut l = Location::in_line(bytes, m.data_offset, m.line, start, end);
         self.to_file(&mut l);
         l
     }

@@ -230,8 +230,9 @@ pub struct RecordArgs {
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
-    /// `responses`, `messages`, `gemini`): how the key is sent and how the
-    /// stream is read.
+    /// `responses`, `messages`, `gemini`, `ollama`): how the key is sent
+    /// and how the stream is read (`ollama` is saved as it comes, but the
+    /// lint while it arrives reads SSE only: check the saved HAR).
     #[arg(long, value_enum)]
     dialect: Option<super::DialectArg>,
     #[command(flatten)]
@@ -399,8 +400,8 @@ pub struct ReplayArgs {
     #[arg(long)]
     any_path: bool,
     /// Serve the capture as this dialect's endpoint (`chat`,
-    /// `responses`, `messages`, `gemini`); told from the capture by
-    /// default.
+    /// `responses`, `messages`, `gemini`, `ollama`; `ollama`'s NDJSON is
+    /// not served yet); told from the capture by default.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Serve one request, then exit.

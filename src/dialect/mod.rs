@@ -34,6 +34,7 @@ pub mod chat;
 pub(crate) mod compact;
 pub mod gemini;
 pub mod messages;
+pub mod ollama;
 pub mod responses;
 pub mod words;
 
@@ -55,6 +56,7 @@ impl Dialect {
             Dialect::Responses => &responses::api::Api,
             Dialect::Messages => &messages::api::Api,
             Dialect::Gemini => &gemini::api::Api,
+            Dialect::Ollama => &ollama::api::Api,
         }
     }
 
@@ -66,6 +68,7 @@ impl Dialect {
             Dialect::Responses => &responses::words::WORDS,
             Dialect::Messages => &messages::words::WORDS,
             Dialect::Gemini => &gemini::words::WORDS,
+            Dialect::Ollama => &ollama::words::WORDS,
         }
     }
 
@@ -77,6 +80,7 @@ impl Dialect {
             Dialect::Responses => Some(Box::new(responses::Checker::default())),
             Dialect::Messages => Some(Box::new(messages::Checker::default())),
             Dialect::Gemini => Some(Box::new(gemini::Checker::default())),
+            Dialect::Ollama => Some(Box::new(ollama::Checker::default())),
         }
     }
 }
@@ -419,6 +423,12 @@ pub trait Out {
     fn transport(&self) -> Transport {
         Transport::default()
     }
+    /// The value of the current message's header `name`, on a transport
+    /// whose messages have headers (an event-stream frame's
+    /// `:message-type`, `:exception-type`); `None` otherwise.
+    fn header(&self, _name: &str) -> Option<&str> {
+        None
+    }
 }
 
 /// What the shared stage knows of how the transfer went, for a checker's
@@ -588,6 +598,12 @@ pub trait Checker: std::fmt::Debug {
     /// gap in the numbering, a block never opened) as findings of their
     /// own: that finding is the cause.
     fn rejected(&mut self, _index: Option<u64>) {}
+    /// A message its transport could not read whole (an event-stream
+    /// frame that fails its CRC, a cut frame): `what` says why, and
+    /// [`Out::at_event`] points at the bytes at fault. Only a dialect on
+    /// such a transport hears of one; its rule for it is its own, since
+    /// what the fault costs depends on its clients. Nothing by default.
+    fn fault(&mut self, _index: Option<u64>, _what: &str, _out: &mut dyn Out) {}
 }
 
 pub use crate::model::assembly::Ending;

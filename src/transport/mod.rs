@@ -15,13 +15,16 @@
 //!   [`crate::sse`], which feeds the linter block by block (the linter's
 //!   SSE framing rules need the lines of a block, not only its data);
 //! - [`ndjson`]: `application/x-ndjson`, one JSON text a line (Ollama's
-//!   native API).
+//!   native API);
+//! - [`eventstream`]: `application/vnd.amazon.eventstream`, AWS's binary
+//!   frames with their CRCs (Amazon Bedrock's streams).
 //!
 //! What a transport does not know: JSON beyond telling itself from
 //! another by a body's first bytes, dialects, rules. A dialect says which
 //! transport it rides on (`Api::transport`); the pipeline settles a
 //! stream's transport before its first byte is framed.
 
+pub mod eventstream;
 pub mod ndjson;
 pub mod sse;
 
@@ -34,10 +37,12 @@ pub enum Transport {
     Sse,
     /// Newline-delimited JSON (`application/x-ndjson`).
     Ndjson,
+    /// AWS event-stream frames (`application/vnd.amazon.eventstream`).
+    EventStream,
 }
 
 /// Every transport, in the order reports list them.
-pub const ALL: &[Transport] = &[Transport::Sse, Transport::Ndjson];
+pub const ALL: &[Transport] = &[Transport::Sse, Transport::Ndjson, Transport::EventStream];
 
 impl Transport {
     /// Its short name (`sse`, `ndjson`), for reports.
@@ -45,6 +50,7 @@ impl Transport {
         match self {
             Transport::Sse => sse::NAME,
             Transport::Ndjson => ndjson::NAME,
+            Transport::EventStream => eventstream::NAME,
         }
     }
 
@@ -53,6 +59,7 @@ impl Transport {
         match self {
             Transport::Sse => sse::MEDIA_TYPE,
             Transport::Ndjson => ndjson::MEDIA_TYPE,
+            Transport::EventStream => eventstream::MEDIA_TYPE,
         }
     }
 
@@ -61,6 +68,7 @@ impl Transport {
         match self {
             Transport::Sse => sse::MESSAGE,
             Transport::Ndjson => ndjson::MESSAGE,
+            Transport::EventStream => eventstream::MESSAGE,
         }
     }
 
@@ -71,6 +79,7 @@ impl Transport {
         match self {
             Transport::Sse => None,
             Transport::Ndjson => Some(Box::new(ndjson::Framer::with_limit(limit))),
+            Transport::EventStream => Some(Box::new(eventstream::Framer::with_limit(limit))),
         }
     }
 
@@ -87,10 +96,14 @@ impl Transport {
     }
 
     /// The transport a body's first bytes show, when they show one that
-    /// is not SSE (SSE is what a body is read as otherwise): NDJSON when
-    /// its first line is a JSON object of the shape [`ndjson::looks_like`]
-    /// names.
+    /// is not SSE (SSE is what a body is read as otherwise): an AWS
+    /// event-stream frame whose prelude holds ([`eventstream::looks_like`]),
+    /// or NDJSON when its first line is a JSON object of the shape
+    /// [`ndjson::looks_like`] names.
     pub fn of_bytes(head: &[u8]) -> Option<Transport> {
+        if eventstream::looks_like(head) {
+            return Some(Transport::EventStream);
+        }
         ndjson::looks_like(head).then_some(Transport::Ndjson)
     }
 }
@@ -109,7 +122,7 @@ pub struct Message<'a> {
     pub index: u64,
     /// Byte offset in the body of the message's first byte.
     pub offset: u64,
-    /// Its length in bytes, terminator included.
+    /// Its length in bytes, terminator (or CRCs) included.
     pub len: u64,
     /// 1-based line of its first byte in the body (text transports; 1 for
     /// a binary one).
@@ -134,6 +147,40 @@ pub struct Message<'a> {
     /// Whether the message was larger than the framer's limit: `data` is
     /// then only its start.
     pub oversized: bool,
+    /// Body offset of `data`'s first byte where `data` is verbatim (a
+    /// frame's payload starts after its prelude and headers; a line at
+    /// its own start).
+    pub data_offset: u64,
+    /// The message's headers, where the transport has them (an
+    /// event-stream frame's `:event-type`, `:message-type`, …); each
+    /// value as text.
+    pub headers: &'a [Header],
+    /// Why the transport could not read the message whole (a frame that
+    /// fails its CRC, a cut frame): `data` is then not handed to a
+    /// dialect.
+    pub fault: Option<&'a Fault>,
+}
+
+/// One header of a message, its value as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The header's name (`:event-type`).
+    pub name: String,
+    /// Its value: a string as it is; a number, boolean or timestamp (ms)
+    /// as written in decimal; bytes and UUIDs in hex.
+    pub value: String,
+}
+
+/// Where and why a transport could not read a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    /// Body offset of the first byte at fault (a CRC, the last byte of a
+    /// cut frame).
+    pub at: u64,
+    /// Bytes at fault from there.
+    pub len: u64,
+    /// What is wrong, as a sentence.
+    pub what: String,
 }
 
 impl Message<'_> {

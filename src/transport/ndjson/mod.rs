@@ -81,6 +81,9 @@ impl Framer {
             terminated,
             time_ms: None,
             oversized: self.dropped > 0,
+            data_offset: self.offset,
+            headers: &[],
+            fault: None,
         });
         self.index += 1;
         self.offset += len;
