@@ -29,6 +29,7 @@ pub const TEMPLATE: &str = r#"# sselint configuration. Command-line flags win ov
 #   Messages:         anthropic, bedrock, vertex-anthropic, litellm-messages, ...
 #   Gemini:           gemini-api, vertex-gemini
 #   Ollama:           ollama-native
+#   Bedrock Converse: bedrock-converse
 # A profile knows the fields of its own dialect only: under `groq`, a
 # Messages stream's extension fields are still reported.
 profile = "openai"

@@ -10,7 +10,7 @@
 
 /// One of the stream formats sselint knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Dialect {
     /// OpenAI Chat Completions (`POST /v1/chat/completions`).
     Chat,
@@ -25,6 +25,10 @@ pub enum Dialect {
     /// Ollama's native API (`POST /api/chat`, `/api/generate`), whose
     /// streams are NDJSON lines, not server-sent events.
     Ollama,
+    /// Amazon Bedrock's `ConverseStream` (`POST
+    /// /model/MODEL/converse-stream`), whose streams are AWS event-stream
+    /// frames.
+    BedrockConverse,
 }
 
 /// Every dialect, in the order reports list them.
@@ -34,6 +38,7 @@ pub const ALL: &[Dialect] = &[
     Dialect::Messages,
     Dialect::Gemini,
     Dialect::Ollama,
+    Dialect::BedrockConverse,
 ];
 
 /// The dialect a stream is read as until an event, the request path or
@@ -51,6 +56,7 @@ impl Dialect {
             Dialect::Messages => "messages",
             Dialect::Gemini => "gemini",
             Dialect::Ollama => "ollama",
+            Dialect::BedrockConverse => "bedrock-converse",
         }
     }
 
@@ -62,6 +68,7 @@ impl Dialect {
             Dialect::Messages => "Anthropic Messages",
             Dialect::Gemini => "Google Gemini",
             Dialect::Ollama => "Ollama",
+            Dialect::BedrockConverse => "Amazon Bedrock ConverseStream",
         }
     }
 
@@ -84,6 +91,7 @@ impl Dialect {
             Dialect::Messages => "samples/good/messages-basic.sse",
             Dialect::Gemini => "samples/good/gemini-basic.sse",
             Dialect::Ollama => "samples/good/ollama-chat.ndjson",
+            Dialect::BedrockConverse => "samples/good/bedrock-converse.bin",
         }
     }
 
@@ -103,6 +111,7 @@ impl Dialect {
             Dialect::Messages => "/messages",
             Dialect::Gemini => "/models/{model}:streamGenerateContent",
             Dialect::Ollama => "/api/chat",
+            Dialect::BedrockConverse => "/model/{model}/converse-stream",
         }
     }
 }
@@ -113,7 +122,7 @@ impl Dialect {
         match self {
             Dialect::Chat | Dialect::Responses | Dialect::Messages => "/v1",
             Dialect::Gemini => "/v1beta",
-            Dialect::Ollama => "",
+            Dialect::Ollama | Dialect::BedrockConverse => "",
         }
     }
 
@@ -145,7 +154,7 @@ impl Dialect {
         match self {
             Dialect::Chat | Dialect::Responses | Dialect::Messages => false,
             // Ollama streams unless the request says `"stream": false`.
-            Dialect::Gemini | Dialect::Ollama => true,
+            Dialect::Gemini | Dialect::Ollama | Dialect::BedrockConverse => true,
         }
     }
 

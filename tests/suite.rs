@@ -16,6 +16,8 @@
 // names its module of build.rs after itself. Neither is a fault here.
 #![allow(clippy::duplicate_mod, clippy::module_inception)]
 
+#[path = "bedrock_converse.rs"]
+mod bedrock_converse;
 #[path = "book.rs"]
 mod book;
 #[path = "build_script.rs"]

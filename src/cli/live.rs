@@ -230,9 +230,11 @@ pub struct RecordArgs {
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
-    /// `responses`, `messages`, `gemini`, `ollama`): how the key is sent
-    /// and how the stream is read (`ollama` is saved as it comes, but the
-    /// lint while it arrives reads SSE only: check the saved HAR).
+    /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`):
+    /// how the key is sent and how the stream is read (`ollama` and
+    /// `bedrock-converse` are saved as they come, but the lint while it
+    /// arrives reads SSE only: check the saved HAR; Bedrock's SigV4
+    /// signing is not done, a Bedrock API key is sent as a Bearer token).
     #[arg(long, value_enum)]
     dialect: Option<super::DialectArg>,
     #[command(flatten)]
@@ -400,8 +402,9 @@ pub struct ReplayArgs {
     #[arg(long)]
     any_path: bool,
     /// Serve the capture as this dialect's endpoint (`chat`,
-    /// `responses`, `messages`, `gemini`, `ollama`; `ollama`'s NDJSON is
-    /// not served yet); told from the capture by default.
+    /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`;
+    /// NDJSON and event-stream frames are not served yet); told from the
+    /// capture by default.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Serve one request, then exit.

@@ -149,8 +149,10 @@ pub struct InputArgs {
     /// The stream format: told from the request path (HAR, curl -v,
     /// record) and the events by default; `chat` (Chat Completions),
     /// `responses` (OpenAI Responses), `messages` (Anthropic Messages),
-    /// `gemini` (Google Gemini's streamGenerateContent) or `ollama`
-    /// (Ollama's native API, NDJSON) reads every stream as that one.
+    /// `gemini` (Google Gemini's streamGenerateContent), `ollama`
+    /// (Ollama's native API, NDJSON) or `bedrock-converse` (Amazon
+    /// Bedrock's ConverseStream, AWS event-stream frames) reads every
+    /// stream as that one.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: DialectArg,
 }

@@ -146,8 +146,9 @@ pub struct Args {
     /// hop-by-hop headers are refused (usage error).
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
-    /// The API: `chat` (default), `responses`, `messages`, `gemini` or
-    /// `ollama`; a URL ending in the API's path names it.
+    /// The API: `chat` (default), `responses`, `messages`, `gemini`,
+    /// `ollama` or `bedrock-converse`; a URL ending in the API's path
+    /// names it.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Run only these scenarios (comma-separated).

@@ -30,6 +30,7 @@
 //! ([`sniff_partial`]).
 
 pub mod api;
+pub mod bedrock_converse;
 pub mod chat;
 pub(crate) mod compact;
 pub mod gemini;
@@ -57,6 +58,7 @@ impl Dialect {
             Dialect::Messages => &messages::api::Api,
             Dialect::Gemini => &gemini::api::Api,
             Dialect::Ollama => &ollama::api::Api,
+            Dialect::BedrockConverse => &bedrock_converse::api::Api,
         }
     }
 
@@ -69,6 +71,7 @@ impl Dialect {
             Dialect::Messages => &messages::words::WORDS,
             Dialect::Gemini => &gemini::words::WORDS,
             Dialect::Ollama => &ollama::words::WORDS,
+            Dialect::BedrockConverse => &bedrock_converse::words::WORDS,
         }
     }
 
@@ -81,6 +84,7 @@ impl Dialect {
             Dialect::Messages => Some(Box::new(messages::Checker::default())),
             Dialect::Gemini => Some(Box::new(gemini::Checker::default())),
             Dialect::Ollama => Some(Box::new(ollama::Checker::default())),
+            Dialect::BedrockConverse => Some(Box::new(bedrock_converse::Checker::default())),
         }
     }
 }

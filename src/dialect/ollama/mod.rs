@@ -200,8 +200,8 @@ impl Checker {
                 Finding::new(
                     rule::OLLAMA_ERROR_LINE,
                     format!(
-                        "an error line under the HTTP status already sent: {}; the answer so far is not the answer, and no `done: true` line follows",
-                        printable_shorten(&text, 160)
+                        "an error line under the HTTP status already sent: {:?}; the answer so far is not the answer, and no `done: true` line follows",
+                        shorten(&text, 160)
                     ),
                     loc,
                 )
