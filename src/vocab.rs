@@ -29,6 +29,11 @@ pub enum Dialect {
     /// /model/MODEL/converse-stream`), whose streams are AWS event-stream
     /// frames.
     BedrockConverse,
+    /// Amazon Bedrock's `InvokeModelWithResponseStream` (`POST
+    /// /model/MODEL/invoke-with-response-stream`): AWS event-stream frames
+    /// whose `chunk`s wrap the model's own events (Claude's: Anthropic
+    /// Messages) in base64.
+    BedrockInvoke,
 }
 
 /// Every dialect, in the order reports list them.
@@ -39,6 +44,7 @@ pub const ALL: &[Dialect] = &[
     Dialect::Gemini,
     Dialect::Ollama,
     Dialect::BedrockConverse,
+    Dialect::BedrockInvoke,
 ];
 
 /// The dialect a stream is read as until an event, the request path or
@@ -57,6 +63,7 @@ impl Dialect {
             Dialect::Gemini => "gemini",
             Dialect::Ollama => "ollama",
             Dialect::BedrockConverse => "bedrock-converse",
+            Dialect::BedrockInvoke => "bedrock-invoke",
         }
     }
 
@@ -69,6 +76,7 @@ impl Dialect {
             Dialect::Gemini => "Google Gemini",
             Dialect::Ollama => "Ollama",
             Dialect::BedrockConverse => "Amazon Bedrock ConverseStream",
+            Dialect::BedrockInvoke => "Amazon Bedrock InvokeModelWithResponseStream",
         }
     }
 
@@ -92,6 +100,7 @@ impl Dialect {
             Dialect::Gemini => "samples/good/gemini-basic.sse",
             Dialect::Ollama => "samples/good/ollama-chat.ndjson",
             Dialect::BedrockConverse => "samples/good/bedrock-converse.bin",
+            Dialect::BedrockInvoke => "samples/good/bedrock-invoke.bin",
         }
     }
 
@@ -112,6 +121,7 @@ impl Dialect {
             Dialect::Gemini => "/models/{model}:streamGenerateContent",
             Dialect::Ollama => "/api/chat",
             Dialect::BedrockConverse => "/model/{model}/converse-stream",
+            Dialect::BedrockInvoke => "/model/{model}/invoke-with-response-stream",
         }
     }
 }
@@ -122,7 +132,7 @@ impl Dialect {
         match self {
             Dialect::Chat | Dialect::Responses | Dialect::Messages => "/v1",
             Dialect::Gemini => "/v1beta",
-            Dialect::Ollama | Dialect::BedrockConverse => "",
+            Dialect::Ollama | Dialect::BedrockConverse | Dialect::BedrockInvoke => "",
         }
     }
 
@@ -154,7 +164,10 @@ impl Dialect {
         match self {
             Dialect::Chat | Dialect::Responses | Dialect::Messages => false,
             // Ollama streams unless the request says `"stream": false`.
-            Dialect::Gemini | Dialect::Ollama | Dialect::BedrockConverse => true,
+            Dialect::Gemini
+            | Dialect::Ollama
+            | Dialect::BedrockConverse
+            | Dialect::BedrockInvoke => true,
         }
     }
 

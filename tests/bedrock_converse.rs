@@ -7,41 +7,21 @@
 
 mod common;
 use common::*;
-use sselint::capture::{self, Options};
 use sselint::dialect::Dialect;
 use sselint::lint::Settings;
 use sselint::model::assembly::Ending;
-use sselint::pipeline::{lint_capture, NoObserver, StreamResult};
+use sselint::pipeline::StreamResult;
 use sselint::transport::eventstream::encode;
-use std::io::Read;
 
 fn converse() -> Dialect {
     Dialect::parse("bedrock-converse").unwrap()
 }
 
-fn lint_in_reads(bytes: &[u8], step: usize) -> StreamResult {
-    struct Trickle(Vec<u8>, usize, usize);
-    impl Read for Trickle {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = (self.0.len() - self.1).min(self.2).min(buf.len());
-            buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
-            self.1 += n;
-            Ok(n)
-        }
-    }
-    let step = if step == 0 { bytes.len().max(1) } else { step };
-    let cap = capture::from_reader(
-        "stream",
-        Box::new(Trickle(bytes.to_vec(), 0, step)),
-        &Options::default(),
-    )
-    .expect("reads as a capture");
-    let mut res = lint_capture(cap, &Settings::default(), &mut NoObserver);
-    assert_eq!(res.streams.len(), 1);
-    res.streams.remove(0)
+pub(crate) fn lint_in_reads(bytes: &[u8], step: usize) -> StreamResult {
+    lint_stream_in_reads(bytes, step, &Settings::default())
 }
 
-fn lint(bytes: &[u8]) -> StreamResult {
+pub(crate) fn lint(bytes: &[u8]) -> StreamResult {
     lint_in_reads(bytes, 0)
 }
 
@@ -56,7 +36,7 @@ fn ev(ty: &str, json: &str) -> Vec<u8> {
     )
 }
 
-fn rules(s: &StreamResult) -> Vec<&'static str> {
+pub(crate) fn rules(s: &StreamResult) -> Vec<&'static str> {
     s.diagnostics.iter().map(|d| d.rule).collect()
 }
 
@@ -171,8 +151,9 @@ fn a_stream_without_message_stop_is_cut_off() {
     );
 }
 
-#[test]
-fn the_verdict_does_not_depend_on_how_the_bytes_arrive() {
+/// Each sample's findings (rule and byte), ending and text are the same
+/// read whole and in reads of each of `steps` bytes.
+pub(crate) fn assert_same_verdict_in_reads(samples: &[&str], steps: &[usize]) {
     let verdict = |s: &StreamResult| {
         let found: Vec<(String, u64)> = s
             .diagnostics
@@ -185,34 +166,46 @@ fn the_verdict_does_not_depend_on_how_the_bytes_arrive() {
             s.answer.choices.get(&0).map(|c| c.text.kept.clone()),
         )
     };
-    for name in [
-        "good/bedrock-converse.bin",
-        "bad/converse-frame.bin",
-        "bad/converse-exception.bin",
-        "bad/converse-tool-input.bin",
-    ] {
+    for name in samples {
         let body = std::fs::read(root().join("samples").join(name)).unwrap();
         let whole = verdict(&lint(&body));
-        for step in [1, 5, 13, 100] {
+        for step in steps {
             assert_eq!(
                 whole,
-                verdict(&lint_in_reads(&body, step)),
+                verdict(&lint_in_reads(&body, *step)),
                 "{name} in reads of {step}"
             );
         }
     }
 }
 
-#[test]
-fn inspect_shows_each_frame_with_its_event_type() {
-    let path = root().join("samples/good/bedrock-converse.bin");
+/// The `message` records `inspect --format jsonl` writes for `sample`.
+pub(crate) fn inspected_messages(sample: &str) -> Vec<serde_json::Value> {
+    let path = root().join("samples").join(sample);
     let (code, out, err) = sselint(&["inspect", "--format", "jsonl", path.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
-    let frames: Vec<serde_json::Value> = out
-        .lines()
+    out.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|v| v["type"] == "message")
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_verdict_does_not_depend_on_how_the_bytes_arrive() {
+    assert_same_verdict_in_reads(
+        &[
+            "good/bedrock-converse.bin",
+            "bad/converse-frame.bin",
+            "bad/converse-exception.bin",
+            "bad/converse-tool-input.bin",
+        ],
+        &[1, 5, 13, 100],
+    );
+}
+
+#[test]
+fn inspect_shows_each_frame_with_its_event_type() {
+    let frames = inspected_messages("good/bedrock-converse.bin");
     assert_eq!(frames.len(), 13);
     assert!(frames.iter().all(|f| f["transport"] == "eventstream"));
     assert_eq!(frames[0]["name"], "messageStart");
@@ -223,7 +216,7 @@ fn inspect_shows_each_frame_with_its_event_type() {
 
 /// `body` as `curl --trace` writes what it received: a header record,
 /// then the body in data records of at most 400 bytes, 16 a line in hex.
-fn curl_trace(head: &str, body: &[u8]) -> String {
+pub(crate) fn curl_trace(head: &str, body: &[u8]) -> String {
     let mut t = String::from(
         "== Info: Connected to bedrock-runtime.us-east-1.amazonaws.com (203.0.113.7) port 443\n",
     );
@@ -303,21 +296,9 @@ fn a_har_entry_a_gateway_log_and_a_curl_trace_read_as_the_raw_body() {
     // A gateway's log names the path and says the body is JSON: the path
     // and the bytes still say ConverseStream, and the content type is the
     // finding.
-    let log = dir.join("gateway.jsonl");
     let rec = serde_json::json!({"id": "r1", "status": 200, "headers": {"content-type": "application/json"}, "path": "/model/anthropic.claude-sonnet-4-5%3A0/converse-stream", "body_base64": b64});
-    std::fs::write(&log, format!("{rec}\n")).unwrap();
-    let (code, out, err) = sselint(&[
-        "check",
-        "--no-config",
-        "--input-format",
-        "jsonl",
-        "--format",
-        "json",
-        log.to_str().unwrap(),
-    ]);
-    assert_eq!(code, Some(0), "{out}{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let stream = &v["files"][0]["streams"][0];
+    let (code, stream, out) = check_gateway_record(&dir, &rec);
+    assert_eq!(code, Some(0), "{out}");
     assert_eq!(stream["dialect"], "bedrock-converse", "{out}");
     assert_eq!(stream["ending"], "complete", "{out}");
     assert_eq!(stream["choices"][0]["tool_calls"][0]["name"], "get_weather");

@@ -38,6 +38,7 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
         "gemini" => "Google Gemini",
         "ollama" => "Ollama (native API)",
         "bedrock-converse" => "Amazon Bedrock ConverseStream",
+        "bedrock-invoke" => "Amazon Bedrock InvokeModelWithResponseStream",
         other => panic!("a rule folder the book does not know: {other}"),
     };
     (
@@ -48,6 +49,7 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
             "gemini" => "gemini",
             "ollama" => "ollama",
             "bedrock-converse" => "bedrock-converse",
+            "bedrock-invoke" => "bedrock-invoke",
             _ => "messages",
         },
         title,
@@ -76,6 +78,7 @@ fn generated() -> BTreeMap<String, String> {
         "gemini",
         "ollama",
         "bedrock-converse",
+        "bedrock-invoke",
     ];
     let mut summary = String::new();
     for f in order {

@@ -6,39 +6,17 @@
 
 mod common;
 use common::*;
-use sselint::capture::{self, Options};
 use sselint::dialect::Dialect;
 use sselint::lint::{Diagnostic, Settings};
 use sselint::model::assembly::Ending;
-use sselint::pipeline::{lint_capture, NoObserver, StreamResult};
-use std::io::Read;
+use sselint::pipeline::StreamResult;
 
 fn ollama() -> Dialect {
     Dialect::parse("ollama").unwrap()
 }
 
-/// The one stream of a capture read from `bytes` in reads of `step`
-/// bytes (0: all at once), under `settings`.
 fn lint_bytes_with(bytes: &[u8], step: usize, settings: &Settings) -> StreamResult {
-    struct Trickle(Vec<u8>, usize, usize);
-    impl Read for Trickle {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = (self.0.len() - self.1).min(self.2).min(buf.len());
-            buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
-            self.1 += n;
-            Ok(n)
-        }
-    }
-    let step = if step == 0 { bytes.len().max(1) } else { step };
-    let cap = capture::from_reader(
-        "stream",
-        Box::new(Trickle(bytes.to_vec(), 0, step)),
-        &Options::default(),
-    )
-    .expect("reads as a capture");
-    let mut res = lint_capture(cap, settings, &mut NoObserver);
-    assert_eq!(res.streams.len(), 1);
-    res.streams.remove(0)
+    lint_stream_in_reads(bytes, step, settings)
 }
 
 fn lint_bytes(bytes: &[u8]) -> StreamResult {
@@ -296,21 +274,9 @@ fn a_har_entry_an_ndjson_dump_and_a_gateway_log_read_the_same() {
         h.answer.choices[&0].tool_calls[&0].name.as_deref(),
         Some("get_weather")
     );
-    let log = dir.join("gateway.jsonl");
     let rec = serde_json::json!({"id": "r1", "status": 200, "headers": {"content-type": "application/x-ndjson"}, "path": "/api/chat", "body_base64": b64});
-    std::fs::write(&log, format!("{rec}\n")).unwrap();
-    let (code, out, err) = sselint(&[
-        "check",
-        "--no-config",
-        "--input-format",
-        "jsonl",
-        "--format",
-        "json",
-        log.to_str().unwrap(),
-    ]);
-    assert_eq!(code, Some(0), "{out}{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let stream = &v["files"][0]["streams"][0];
+    let (code, stream, out) = check_gateway_record(&dir, &rec);
+    assert_eq!(code, Some(0), "{out}");
     assert_eq!(stream["ending"], "complete", "{out}");
     assert_eq!(stream["choices"][0]["tool_calls"][0]["name"], "get_weather");
     assert!(text.ends_with('\n'));

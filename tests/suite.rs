@@ -18,6 +18,8 @@
 
 #[path = "bedrock_converse.rs"]
 mod bedrock_converse;
+#[path = "bedrock_invoke.rs"]
+mod bedrock_invoke;
 #[path = "book.rs"]
 mod book;
 #[path = "build_script.rs"]

@@ -69,7 +69,9 @@ impl<'s> Linter<'s> {
     }
 
     /// Settles the stream's dialect at its first message: `--dialect`'s,
-    /// the request path's, or the one dialect riding on the transport.
+    /// the request path's, the one its type shows (a frame's
+    /// `:event-type`: ConverseStream's `messageStart`, Invoke's `chunk`),
+    /// or the first dialect riding on the transport.
     /// Returns false when none reads it (no dialect rides on the
     /// transport yet): the message is then of no known dialect, and the
     /// stream ends with `unknown-format`.
@@ -78,7 +80,9 @@ impl<'s> Linter<'s> {
             return true;
         }
         let d = self.dialect.or(self.path_dialect());
-        let d = d.or(crate::dialect::riding_on(self.transport).first().copied());
+        let d = d
+            .or(crate::dialect::of_message(self.transport, m.name))
+            .or(crate::dialect::riding_on(self.transport).first().copied());
         match d {
             Some(d) => {
                 self.settle(d);

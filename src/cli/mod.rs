@@ -150,9 +150,10 @@ pub struct InputArgs {
     /// record) and the events by default; `chat` (Chat Completions),
     /// `responses` (OpenAI Responses), `messages` (Anthropic Messages),
     /// `gemini` (Google Gemini's streamGenerateContent), `ollama`
-    /// (Ollama's native API, NDJSON) or `bedrock-converse` (Amazon
-    /// Bedrock's ConverseStream, AWS event-stream frames) reads every
-    /// stream as that one.
+    /// (Ollama's native API, NDJSON), `bedrock-converse` (Amazon
+    /// Bedrock's ConverseStream, AWS event-stream frames) or
+    /// `bedrock-invoke` (Bedrock's InvokeModelWithResponseStream, Claude's
+    /// events in base64 chunks) reads every stream as that one.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: DialectArg,
 }

@@ -31,6 +31,7 @@
 
 pub mod api;
 pub mod bedrock_converse;
+pub mod bedrock_invoke;
 pub mod chat;
 pub(crate) mod compact;
 pub mod gemini;
@@ -59,6 +60,7 @@ impl Dialect {
             Dialect::Gemini => &gemini::api::Api,
             Dialect::Ollama => &ollama::api::Api,
             Dialect::BedrockConverse => &bedrock_converse::api::Api,
+            Dialect::BedrockInvoke => &bedrock_invoke::api::Api,
         }
     }
 
@@ -72,6 +74,7 @@ impl Dialect {
             Dialect::Gemini => &gemini::words::WORDS,
             Dialect::Ollama => &ollama::words::WORDS,
             Dialect::BedrockConverse => &bedrock_converse::words::WORDS,
+            Dialect::BedrockInvoke => &bedrock_invoke::words::WORDS,
         }
     }
 
@@ -85,6 +88,7 @@ impl Dialect {
             Dialect::Gemini => Some(Box::new(gemini::Checker::default())),
             Dialect::Ollama => Some(Box::new(ollama::Checker::default())),
             Dialect::BedrockConverse => Some(Box::new(bedrock_converse::Checker::default())),
+            Dialect::BedrockInvoke => Some(Box::new(bedrock_invoke::Checker::default())),
         }
     }
 }
@@ -143,6 +147,14 @@ pub fn riding_on(t: crate::transport::Transport) -> Vec<Dialect> {
         .copied()
         .filter(|d| d.api().transport() == t)
         .collect()
+}
+
+/// The dialect riding on transport `t` whose streams a message of type
+/// `name` shows ([`Api::message_types`]: a frame's `:event-type`), if any.
+pub fn of_message(t: crate::transport::Transport, name: &str) -> Option<Dialect> {
+    riding_on(t)
+        .into_iter()
+        .find(|d| d.api().message_types().contains(&name))
 }
 
 /// The dialect whose streaming endpoint `path` (no query) is

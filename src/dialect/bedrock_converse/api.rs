@@ -46,6 +46,17 @@ impl crate::dialect::Api for Api {
         crate::transport::Transport::EventStream
     }
 
+    fn message_types(&self) -> &'static [&'static str] {
+        &[
+            "messageStart",
+            "contentBlockStart",
+            "contentBlockDelta",
+            "contentBlockStop",
+            "messageStop",
+            "metadata",
+        ]
+    }
+
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",
@@ -98,18 +109,12 @@ impl crate::dialect::Api for Api {
         if o.get("toolConfig").is_some() {
             return Some("tool");
         }
-        // The budget is `inferenceConfig.maxTokens`, not a top-level key
-        // (the probe's bounds: a length test at 16 at most, a long answer
-        // at 200 at least).
-        match o
-            .get("inferenceConfig")
-            .and_then(|c| c.get("maxTokens"))
-            .and_then(Value::as_u64)
-        {
-            Some(n) if n <= 16 => Some("length"),
-            Some(n) if n >= 200 => Some("long"),
-            _ => None,
-        }
+        // The budget is `inferenceConfig.maxTokens`, not a top-level key.
+        crate::dialect::api::budget_scenario(
+            o.get("inferenceConfig")
+                .and_then(|c| c.get("maxTokens"))
+                .and_then(Value::as_u64),
+        )
     }
 
     fn budget_keys(&self) -> &'static [&'static str] {
@@ -128,16 +133,13 @@ impl crate::dialect::Api for Api {
         "max_tokens"
     }
 
-    /// `end_turn` and `stop_sequence` are `stop`; `max_tokens` and
-    /// `model_context_window_exceeded` are `length`; `tool_use` is
-    /// `tool_calls`; a guardrail or filter is `content_filter`.
-    fn finish_class(&self, f: &str, finish: &str, _has_tool_calls: bool) -> String {
+    /// A guardrail or filter is `content_filter`; the rest are named as
+    /// in Anthropic Messages (`end_turn`, `stop_sequence`, `max_tokens`,
+    /// `model_context_window_exceeded`, `tool_use`), and classed as there.
+    fn finish_class(&self, f: &str, finish: &str, has_tool_calls: bool) -> String {
         match f {
-            "end_turn" | "stop_sequence" => "stop".to_string(),
-            "max_tokens" | "model_context_window_exceeded" => "length".to_string(),
-            "tool_use" => "tool_calls".to_string(),
             "guardrail_intervened" | "content_filtered" => "content_filter".to_string(),
-            _ => finish.to_string(),
+            _ => crate::dialect::messages::api::Api.finish_class(f, finish, has_tool_calls),
         }
     }
 

@@ -288,19 +288,29 @@ impl Checker {
 /// could not read: `what` says why, at the bytes at fault. Shared by
 /// ConverseStream and Invoke, whose frames fail alike.
 pub(crate) fn report_fault(rule: RuleId, index: Option<u64>, what: &str, out: &mut dyn Out) {
+    report_at_frame(
+        rule,
+        index,
+        format!("a frame of the event stream cannot be read: {what}"),
+        "send each event as one whole frame with both CRCs; a gateway must not write other bytes (an SSE line, a log message) into an event-stream body",
+        out,
+    );
+}
+
+/// `rule` at the current frame (its payload, or the bytes at fault),
+/// unless it is off.
+fn report_at_frame(
+    rule: RuleId,
+    index: Option<u64>,
+    message: String,
+    help: &str,
+    out: &mut dyn Out,
+) {
     if out.muted(rule.name()) {
         return;
     }
     let loc = out.at_event();
-    out.report(
-        Finding::new(
-            rule,
-            format!("a frame of the event stream cannot be read: {what}"),
-            loc,
-        )
-        .event(index)
-        .help("send each event as one whole frame with both CRCs; a gateway must not write other bytes (an SSE line, a log message) into an event-stream body"),
-    );
+    out.report(Finding::new(rule, message, loc).event(index).help(help));
 }
 
 /// An `exception` or `error` frame of a Bedrock stream: its
@@ -346,23 +356,21 @@ impl Exception {
 
     /// `rule` (a Bedrock dialect's exception rule) at the frame's payload.
     pub fn report(&self, rule: RuleId, index: Option<u64>, out: &mut dyn Out) {
-        if out.muted(rule.name()) {
-            return;
-        }
-        let loc = out.at_event();
-        out.report(
-            Finding::new(
-                rule,
-                format!(
-                    "an {} frame `{}` under the HTTP status already sent: {}; the answer so far is not the answer",
-                    self.kind,
-                    shown(&self.name),
-                    if self.text.is_empty() { "(no message)".to_string() } else { format!("{:?}", shorten(&self.text, 160)) }
-                ),
-                loc,
-            )
-            .event(index)
-            .help("find the cause (throttling, a model error) in the service's logs; a gateway must pass the exception on as one, not end the stream as if it were complete"),
+        let said = if self.text.is_empty() {
+            "(no message)".to_string()
+        } else {
+            format!("{:?}", shorten(&self.text, 160))
+        };
+        report_at_frame(
+            rule,
+            index,
+            format!(
+                "an {} frame `{}` under the HTTP status already sent: {said}; the answer so far is not the answer",
+                self.kind,
+                shown(&self.name),
+            ),
+            "find the cause (throttling, a model error) in the service's logs; a gateway must pass the exception on as one, not end the stream as if it were complete",
+            out,
         );
     }
 }

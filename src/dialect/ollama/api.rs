@@ -127,14 +127,11 @@ impl crate::dialect::Api for Api {
             return Some("stop");
         }
         // The budget is `options.num_predict`, not a top-level key.
-        match options
-            .and_then(|p| p.get("num_predict"))
-            .and_then(Value::as_u64)
-        {
-            Some(n) if n <= 16 => Some("length"),
-            Some(n) if n >= 200 => Some("long"),
-            _ => None,
-        }
+        crate::dialect::api::budget_scenario(
+            options
+                .and_then(|p| p.get("num_predict"))
+                .and_then(Value::as_u64),
+        )
     }
 
     fn budget_keys(&self) -> &'static [&'static str] {
