@@ -28,6 +28,9 @@ pub const TEMPLATE: &str = r#"# sselint configuration. Command-line flags win ov
 #   Responses:        openai-responses, azure-responses, openrouter-responses, ...
 #   Messages:         anthropic, bedrock, vertex-anthropic, litellm-messages, ...
 #   Gemini:           gemini-api, vertex-gemini
+#   Ollama:           ollama-native
+#   Bedrock Converse: bedrock-converse
+#   Bedrock Invoke:   bedrock-invoke
 # A profile knows the fields of its own dialect only: under `groq`, a
 # Messages stream's extension fields are still reported.
 profile = "openai"

@@ -16,6 +16,9 @@
 //!   (body bytes, HTTP metadata, the request, timings);
 //! - [`sse`] frames a body exactly as the WHATWG event-stream algorithm
 //!   does, keeping byte offsets and line numbers;
+//! - [`transport`] names the ways a stream's messages arrive (SSE, NDJSON
+//!   lines), each a folder, and frames the ones that are not SSE into
+//!   messages with their spans;
 //! - [`checks`] holds the linter one stream goes through: the transport,
 //!   framing and timing rules every dialect shares (`rules/transport/`),
 //!   and the settling of the stream's dialect;
@@ -46,6 +49,7 @@
 pub mod output;
 pub mod vocab;
 pub mod sse;
+pub mod transport;
 pub mod capture;
 pub mod model;
 pub mod lint;

@@ -11,6 +11,7 @@ use crate::dialect::chat::RequestOptions;
 use crate::lint::{Diagnostic, Settings};
 use crate::model::assembly::{Answer, Ending};
 use crate::sse::{Block, Framing, Parser, Sink};
+use crate::transport::{self, Message, Transport};
 use std::collections::BTreeMap;
 use std::io::Read;
 
@@ -93,6 +94,10 @@ pub struct FileResult {
 pub trait Observer {
     /// One block and its new findings; `linter` is the state after it.
     fn block(&mut self, block: &Block<'_>, new: &[Diagnostic], linter: &Linter<'_>);
+    /// One message of a transport other than SSE ([`crate::transport`])
+    /// and its new findings; `linter` is the state after it. Nothing by
+    /// default.
+    fn message(&mut self, _message: &Message<'_>, _new: &[Diagnostic], _linter: &Linter<'_>) {}
 }
 
 /// An observer that does nothing (for `check`).
@@ -113,6 +118,134 @@ impl<O: Observer> Sink for Tee<'_, '_, O> {
         self.linter.block(block);
         let new = &self.linter.out.diagnostics[before..];
         self.observer.block(block, new, &self.linter);
+    }
+}
+
+impl<O: Observer> transport::Sink for Tee<'_, '_, O> {
+    fn message(&mut self, message: &Message<'_>) {
+        let before = self.linter.out.diagnostics.len();
+        self.linter.read_message(message);
+        let new = &self.linter.out.diagnostics[before..];
+        self.observer.message(message, new, &self.linter);
+    }
+}
+
+/// How a body is being framed: not yet (its first bytes are held until
+/// they show the transport: a whole first line, or [`SNIFF_BYTES`]), by
+/// the SSE parser, or by another transport's framer.
+enum Reading {
+    Undecided(Vec<u8>),
+    Sse(Box<Parser>),
+    Framed(Box<dyn transport::Framer>),
+}
+
+/// Most bytes held before a body's transport is settled.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// What settles a stream's transport besides its first bytes.
+struct TransportHints {
+    /// `--dialect`'s transport (the one its API rides on).
+    forced: Option<Transport>,
+    /// The transport the Content-Type names.
+    media: Option<Transport>,
+    /// The transport of the dialect the request path names.
+    path: Option<Transport>,
+}
+
+impl TransportHints {
+    fn of(stream: &Stream, settings: &Settings) -> Self {
+        let url = stream.request.as_ref().map(|r| r.url.as_str());
+        TransportHints {
+            forced: settings.dialect.map(|d| d.api().transport()),
+            media: stream
+                .http
+                .as_ref()
+                .and_then(|h| h.content_type.as_deref())
+                .and_then(Transport::of_media_type),
+            path: url
+                .and_then(crate::dialect::sniff_url)
+                .map(|d| d.api().transport()),
+        }
+    }
+
+    /// The transport: the Content-Type's, what the first bytes show (SSE
+    /// field lines, or another transport's first message), a path's that
+    /// is not SSE, `--dialect`'s, else SSE. `--dialect` names what the
+    /// messages mean, not how they arrive: an event stream read as
+    /// another transport's dialect is still framed as SSE, and its events
+    /// go to that dialect's checker.
+    fn settle(&self, head: &[u8]) -> Transport {
+        let bytes = Transport::of_bytes(head)
+            .or_else(|| crate::capture::raw::looks_like_sse(head).then_some(Transport::Sse));
+        self.media
+            .or(bytes)
+            .or(self.path.filter(|t| *t != Transport::Sse))
+            .or(self.forced)
+            .unwrap_or(Transport::Sse)
+    }
+}
+
+impl Reading {
+    /// Frames `bytes`, settling the transport first when they complete
+    /// what it is told by.
+    fn feed<O: Observer>(
+        &mut self,
+        bytes: &[u8],
+        tee: &mut Tee<'_, '_, O>,
+        hints: &TransportHints,
+        limit: usize,
+    ) {
+        match self {
+            Reading::Undecided(held) => {
+                held.extend_from_slice(bytes);
+                if held.len() >= SNIFF_BYTES || memchr::memchr(b'\n', held).is_some() {
+                    self.decide(tee, hints, limit);
+                }
+            }
+            Reading::Sse(p) => p.feed(bytes, tee),
+            Reading::Framed(f) => f.feed(bytes, tee),
+        }
+    }
+
+    /// Settles the transport on the bytes held, and frames them.
+    fn decide<O: Observer>(
+        &mut self,
+        tee: &mut Tee<'_, '_, O>,
+        hints: &TransportHints,
+        limit: usize,
+    ) {
+        let Reading::Undecided(held) = self else {
+            return;
+        };
+        let held = std::mem::take(held);
+        let t = hints.settle(&held);
+        tee.linter.set_transport(t);
+        *self = match t.framer(limit) {
+            Some(f) => Reading::Framed(f),
+            None => Reading::Sse(Box::new(Parser::with_limit(limit))),
+        };
+        if !held.is_empty() {
+            self.feed(&held, tee, hints, limit);
+        }
+    }
+
+    /// The end of the body: the SSE framing counts (none on another
+    /// transport).
+    fn finish<O: Observer>(
+        mut self,
+        tee: &mut Tee<'_, '_, O>,
+        hints: &TransportHints,
+        limit: usize,
+    ) -> Framing {
+        self.decide(tee, hints, limit);
+        match self {
+            Reading::Sse(p) => p.finish(tee),
+            Reading::Framed(mut f) => {
+                f.finish(tee);
+                Framing::default()
+            }
+            Reading::Undecided(_) => Framing::default(),
+        }
     }
 }
 
@@ -159,7 +292,9 @@ pub fn lint_stream_with(
     }
     linter.summaries = extras.summaries;
     let mut tee = Tee { linter, observer };
-    let mut parser = Parser::with_limit(settings.max_event_bytes);
+    let hints = TransportHints::of(&stream, settings);
+    let limit = settings.max_event_bytes;
+    let mut reading = Reading::Undecided(Vec::new());
     let mut read_error = None;
     // A HAR body is kept until its findings are mapped into the file.
     let mut kept = None;
@@ -167,7 +302,7 @@ pub fn lint_stream_with(
         Body::Bytes(bytes) => {
             for part in bytes.chunks(READ_BYTES) {
                 tee.linter.observe_bytes(part);
-                parser.feed(part, &mut tee);
+                reading.feed(part, &mut tee, &hints, limit);
             }
             kept = Some(bytes);
         }
@@ -178,7 +313,7 @@ pub fn lint_stream_with(
                     Ok(0) => break,
                     Ok(n) => {
                         tee.linter.observe_bytes(&buf[..n]);
-                        parser.feed(&buf[..n], &mut tee);
+                        reading.feed(&buf[..n], &mut tee, &hints, limit);
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
@@ -189,7 +324,7 @@ pub fn lint_stream_with(
             }
         }
     }
-    let framing = parser.finish(&mut tee);
+    let framing = reading.finish(&mut tee, &hints, limit);
     let evidence: Vec<_> = stream
         .evidence
         .lock()

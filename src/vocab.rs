@@ -10,7 +10,7 @@
 
 /// One of the stream formats sselint knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Dialect {
     /// OpenAI Chat Completions (`POST /v1/chat/completions`).
     Chat,
@@ -22,6 +22,18 @@ pub enum Dialect {
     /// /v1beta/models/MODEL:streamGenerateContent?alt=sse`, Vertex AI's
     /// `…/publishers/google/models/MODEL:streamGenerateContent`).
     Gemini,
+    /// Ollama's native API (`POST /api/chat`, `/api/generate`), whose
+    /// streams are NDJSON lines, not server-sent events.
+    Ollama,
+    /// Amazon Bedrock's `ConverseStream` (`POST
+    /// /model/MODEL/converse-stream`), whose streams are AWS event-stream
+    /// frames.
+    BedrockConverse,
+    /// Amazon Bedrock's `InvokeModelWithResponseStream` (`POST
+    /// /model/MODEL/invoke-with-response-stream`): AWS event-stream frames
+    /// whose `chunk`s wrap the model's own events (Claude's: Anthropic
+    /// Messages) in base64.
+    BedrockInvoke,
 }
 
 /// Every dialect, in the order reports list them.
@@ -30,6 +42,9 @@ pub const ALL: &[Dialect] = &[
     Dialect::Responses,
     Dialect::Messages,
     Dialect::Gemini,
+    Dialect::Ollama,
+    Dialect::BedrockConverse,
+    Dialect::BedrockInvoke,
 ];
 
 /// The dialect a stream is read as until an event, the request path or
@@ -46,6 +61,9 @@ impl Dialect {
             Dialect::Responses => "responses",
             Dialect::Messages => "messages",
             Dialect::Gemini => "gemini",
+            Dialect::Ollama => "ollama",
+            Dialect::BedrockConverse => "bedrock-converse",
+            Dialect::BedrockInvoke => "bedrock-invoke",
         }
     }
 
@@ -56,6 +74,9 @@ impl Dialect {
             Dialect::Responses => "OpenAI Responses",
             Dialect::Messages => "Anthropic Messages",
             Dialect::Gemini => "Google Gemini",
+            Dialect::Ollama => "Ollama",
+            Dialect::BedrockConverse => "Amazon Bedrock ConverseStream",
+            Dialect::BedrockInvoke => "Amazon Bedrock InvokeModelWithResponseStream",
         }
     }
 
@@ -77,6 +98,9 @@ impl Dialect {
             Dialect::Responses => "samples/good/responses-basic.sse",
             Dialect::Messages => "samples/good/messages-basic.sse",
             Dialect::Gemini => "samples/good/gemini-basic.sse",
+            Dialect::Ollama => "samples/good/ollama-chat.ndjson",
+            Dialect::BedrockConverse => "samples/good/bedrock-converse.bin",
+            Dialect::BedrockInvoke => "samples/good/bedrock-invoke.bin",
         }
     }
 
@@ -95,6 +119,9 @@ impl Dialect {
             Dialect::Responses => "/responses",
             Dialect::Messages => "/messages",
             Dialect::Gemini => "/models/{model}:streamGenerateContent",
+            Dialect::Ollama => "/api/chat",
+            Dialect::BedrockConverse => "/model/{model}/converse-stream",
+            Dialect::BedrockInvoke => "/model/{model}/invoke-with-response-stream",
         }
     }
 }
@@ -105,6 +132,7 @@ impl Dialect {
         match self {
             Dialect::Chat | Dialect::Responses | Dialect::Messages => "/v1",
             Dialect::Gemini => "/v1beta",
+            Dialect::Ollama | Dialect::BedrockConverse | Dialect::BedrockInvoke => "",
         }
     }
 
@@ -114,6 +142,15 @@ impl Dialect {
     pub fn is_endpoint(self, path: &str) -> bool {
         let e = self.endpoint();
         matches_whole(e, path.strip_prefix(self.base()).unwrap_or(path))
+    }
+
+    /// Other paths this dialect streams at beside its endpoint, as
+    /// [`sniff_url`] reads them (Ollama's `/api/generate`).
+    pub fn other_paths(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Ollama => &["/api/generate"],
+            _ => &[],
+        }
     }
 
     /// Whether a request to this dialect's endpoint streams by its path
@@ -126,7 +163,11 @@ impl Dialect {
     pub fn streams_by_path(self) -> bool {
         match self {
             Dialect::Chat | Dialect::Responses | Dialect::Messages => false,
-            Dialect::Gemini => true,
+            // Ollama streams unless the request says `"stream": false`.
+            Dialect::Gemini
+            | Dialect::Ollama
+            | Dialect::BedrockConverse
+            | Dialect::BedrockInvoke => true,
         }
     }
 
@@ -198,9 +239,9 @@ pub fn sniff_url(url: &str) -> Option<Dialect> {
     let path = url.split(['?', '#']).next().unwrap_or(url);
     let path = path.trim_end_matches('/');
     // The endpoints end differently, so at most one matches.
-    ALL.iter()
-        .copied()
-        .find(|d| matches_end(d.endpoint(), path))
+    ALL.iter().copied().find(|d| {
+        matches_end(d.endpoint(), path) || d.other_paths().iter().any(|p| path.ends_with(p))
+    })
 }
 
 /// Whether a request URL's path is an endpoint that streams by its path

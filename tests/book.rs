@@ -36,6 +36,9 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
         "responses" => "OpenAI Responses",
         "messages" => "Anthropic Messages",
         "gemini" => "Google Gemini",
+        "ollama" => "Ollama (native API)",
+        "bedrock-converse" => "Amazon Bedrock ConverseStream",
+        "bedrock-invoke" => "Amazon Bedrock InvokeModelWithResponseStream",
         other => panic!("a rule folder the book does not know: {other}"),
     };
     (
@@ -44,6 +47,9 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
             "chat" => "chat",
             "responses" => "responses",
             "gemini" => "gemini",
+            "ollama" => "ollama",
+            "bedrock-converse" => "bedrock-converse",
+            "bedrock-invoke" => "bedrock-invoke",
             _ => "messages",
         },
         title,
@@ -64,7 +70,16 @@ fn generated() -> BTreeMap<String, String> {
         let (f, title) = folder(r);
         by_folder.entry(f).or_insert((title, Vec::new())).1.push(r);
     }
-    let order = ["transport", "chat", "responses", "messages", "gemini"];
+    let order = [
+        "transport",
+        "chat",
+        "responses",
+        "messages",
+        "gemini",
+        "ollama",
+        "bedrock-converse",
+        "bedrock-invoke",
+    ];
     let mut summary = String::new();
     for f in order {
         let Some((title, rules)) = by_folder.get(f) else {

@@ -272,7 +272,8 @@ fn a_scrubbed_capture_gets_the_same_findings_as_the_original() {
         let unscrubbable = input.to_string_lossy().contains("trace")
             || input.extension().is_some_and(|e| e == "bin");
         if unscrubbable {
-            // Trace dumps and compressed bodies are refused, with exit 2.
+            // Trace dumps, compressed bodies and AWS event streams are
+            // refused, with exit 2.
             assert_eq!(st.code(), Some(2), "{}", input.display());
             continue;
         }

@@ -16,6 +16,10 @@
 // names its module of build.rs after itself. Neither is a fault here.
 #![allow(clippy::duplicate_mod, clippy::module_inception)]
 
+#[path = "bedrock_converse.rs"]
+mod bedrock_converse;
+#[path = "bedrock_invoke.rs"]
+mod bedrock_invoke;
 #[path = "book.rs"]
 mod book;
 #[path = "build_script.rs"]
@@ -72,6 +76,8 @@ mod live;
 mod live_timeouts;
 #[path = "messages.rs"]
 mod messages;
+#[path = "ollama.rs"]
+mod ollama;
 #[path = "minimize.rs"]
 mod minimize;
 #[path = "observed.rs"]

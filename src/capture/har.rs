@@ -306,16 +306,17 @@ fn is_chat_completion(entry: &Value) -> bool {
     })
 }
 
-/// Whether an entry's response is an event stream (`reference` §3.1).
+/// Whether an entry's response is an event stream (`reference` §3.1), or
+/// a stream of another transport (`application/x-ndjson`,
+/// `application/vnd.amazon.eventstream`: [`crate::transport`]).
 fn is_sse_entry(entry: &Value) -> bool {
+    let streamed = |v: &str| crate::transport::Transport::of_media_type(v).is_some();
     let mime = str_at(entry, &["response", "content", "mimeType"]).unwrap_or("");
-    if media_type(mime) == "text/event-stream" {
+    if streamed(mime) {
         return true;
     }
     let hdrs = headers_of(entry.pointer("/response/headers"));
-    if super::find_header(&hdrs, "content-type")
-        .is_some_and(|v| media_type(v) == "text/event-stream")
-    {
+    if super::find_header(&hdrs, "content-type").is_some_and(streamed) {
         return true;
     }
     if entry.get("_resourceType").and_then(Value::as_str) == Some("eventsource")

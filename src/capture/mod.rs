@@ -1271,8 +1271,9 @@ fn walk(
 }
 
 /// Whether a file found in a directory walk is a capture: by extension, or
-/// by sniffing it: HAR, a curl dump, SSE field lines, a gzip body, or
-/// curl's progress meter (a merged `curl … 2>&1` dump).
+/// by sniffing it: HAR, a curl dump, SSE field lines, a gzip body,
+/// curl's progress meter (a merged `curl … 2>&1` dump), or the first line
+/// of another transport's stream (an Ollama NDJSON line).
 fn is_capture_file(path: &Path) -> bool {
     let ext = path
         .extension()
@@ -1295,7 +1296,10 @@ fn is_capture_file(path: &Path) -> bool {
     match detect(&head) {
         InputFormat::Har | InputFormat::Curl => true,
         InputFormat::Sse => {
-            raw::looks_like_sse(&head) || decode::is_gzip(&head) || meter::present(&head)
+            raw::looks_like_sse(&head)
+                || decode::is_gzip(&head)
+                || meter::present(&head)
+                || crate::transport::Transport::of_bytes(&head).is_some()
         }
     }
 }

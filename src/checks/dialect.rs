@@ -24,6 +24,7 @@ use crate::lint::{Finding, Location};
 use crate::model::shorten;
 use crate::model::{self, span, Payload};
 use crate::sse::Block;
+use crate::transport::Message;
 use serde_json::Value;
 
 /// What the linter does with one event, once its dialect is looked at.
@@ -289,6 +290,7 @@ impl Linter<'_> {
         let mut out = Sink {
             linter: self,
             block: Some(block),
+            message: None,
             data,
             index,
             separator,
@@ -320,6 +322,7 @@ impl Linter<'_> {
                 &mut Sink {
                     linter: self,
                     block: Some(block),
+                    message: None,
                     data,
                     index,
                     separator,
@@ -350,7 +353,9 @@ impl Linter<'_> {
             damaged,
             invalid_payloads: self.invalid_payloads,
             oversized: self.oversized,
-            not_sse: self.sse_lines == 0 && !self.head.iter().all(u8::is_ascii_whitespace),
+            not_sse: self.transport == crate::transport::Transport::Sse
+                && self.sse_lines == 0
+                && !self.head.iter().all(u8::is_ascii_whitespace),
             separator_errors: self.separator_errors,
             sse_lines: self.sse_lines,
             error_fields: self.error_fields,
@@ -368,6 +373,7 @@ impl Linter<'_> {
             &mut Sink {
                 linter: self,
                 block: None,
+                message: None,
                 data: "",
                 index: None,
                 separator: false,
@@ -412,14 +418,17 @@ impl Linter<'_> {
 
 /// The [`Out`] a checker reports through: the linter, and the event at
 /// hand (none at the end of the stream, where the transfer's facts are).
-struct Sink<'a, 'b, 's> {
-    linter: &'a mut Linter<'s>,
-    block: Option<&'a Block<'b>>,
-    data: &'a str,
-    index: Option<u64>,
+pub(super) struct Sink<'a, 'b, 's> {
+    pub(super) linter: &'a mut Linter<'s>,
+    pub(super) block: Option<&'a Block<'b>>,
+    /// The message at hand, on a transport other than SSE (then `block`
+    /// is `None`).
+    pub(super) message: Option<&'a Message<'b>>,
+    pub(super) data: &'a str,
+    pub(super) index: Option<u64>,
     /// The event's data is several JSON texts run together.
-    separator: bool,
-    transport: Option<Transport>,
+    pub(super) separator: bool,
+    pub(super) transport: Option<Transport>,
 }
 
 impl Out for Sink<'_, '_, '_> {
@@ -428,6 +437,12 @@ impl Out for Sink<'_, '_, '_> {
     }
 
     fn at_event(&self) -> Location {
+        if let Some(m) = self.message {
+            if let Some(f) = m.fault {
+                return self.linter.fault_loc(f);
+            }
+            return self.linter.message_loc(m, 0, m.data.len());
+        }
         match self.block {
             Some(b) => self.linter.event_loc(b),
             None => self.linter.last_location(),
@@ -435,6 +450,9 @@ impl Out for Sink<'_, '_, '_> {
     }
 
     fn at_pointer(&self, pointer: &str, key: bool) -> Location {
+        if let Some(m) = self.message {
+            return self.linter.message_pointer_loc(m, pointer, key);
+        }
         match self.block {
             Some(b) => self.linter.pointer_loc(b, self.data, pointer, key),
             None => self.linter.last_location(),
@@ -442,6 +460,9 @@ impl Out for Sink<'_, '_, '_> {
     }
 
     fn at_name(&self) -> Location {
+        if let Some(m) = self.message {
+            return self.linter.message_loc(m, 0, m.data.len());
+        }
         match self.block {
             Some(b) => b
                 .lines
@@ -489,6 +510,9 @@ impl Out for Sink<'_, '_, '_> {
     }
 
     fn at_data(&self, start: usize, len: usize) -> Location {
+        if let Some(m) = self.message {
+            return self.linter.message_loc(m, start, start + len);
+        }
         let Some(b) = self.block else {
             return self.linter.last_location();
         };
@@ -501,6 +525,9 @@ impl Out for Sink<'_, '_, '_> {
     fn invalid_json(&mut self, invalid: &model::InvalidJson) {
         self.linter.kind("invalid");
         self.linter.invalid_payloads += 1;
+        if let Some(m) = self.message {
+            self.linter.report_invalid_message(m, invalid);
+        }
         if let Some(b) = self.block {
             self.linter
                 .report_invalid_json(b, self.data, self.index, invalid, self.separator);
@@ -509,5 +536,13 @@ impl Out for Sink<'_, '_, '_> {
 
     fn transport(&self) -> Transport {
         self.transport.clone().unwrap_or_default()
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.message?
+            .headers
+            .iter()
+            .find(|h| h.name == name)
+            .map(|h| h.value.as_str())
     }
 }

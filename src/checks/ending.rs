@@ -57,7 +57,9 @@ impl Linter<'_> {
                 return;
             }
             let ct = h.content_type.as_deref().map(media_type);
-            if ct.as_deref() != Some("text/event-stream") {
+            if self.transport != crate::transport::Transport::Sse {
+                self.check_message_content_type(h.content_type.as_deref(), ct.as_deref());
+            } else if ct.as_deref() != Some("text/event-stream") {
                 let ignored = head_json
                     .as_ref()
                     .and_then(|v| v.get("object"))
@@ -100,7 +102,8 @@ impl Linter<'_> {
             })
             .collect();
         let body_blank = trim(&self.head).is_empty();
-        if self.sse_lines == 0 && !body_blank {
+        if self.transport == crate::transport::Transport::Sse && self.sse_lines == 0 && !body_blank
+        {
             let loc = self.body_start();
             // A body a dialect names (its answer in a shape that is no
             // event stream) is read as that dialect's.

@@ -19,6 +19,7 @@
 mod dialect;
 mod ending;
 mod framing;
+mod message;
 pub(crate) mod payload;
 pub mod provider;
 
@@ -159,6 +160,9 @@ pub struct Linter<'s> {
     /// note saying which it looks like (`Some` once the first event with
     /// JSON data was looked at; empty when it fits).
     pub forced_hint: Option<String>,
+    /// The transport the stream's messages came by (see
+    /// [`Linter::set_transport`]): SSE unless the pipeline says otherwise.
+    transport: crate::transport::Transport,
 }
 
 impl<'s> Linter<'s> {
@@ -215,6 +219,7 @@ impl<'s> Linter<'s> {
             empty_body: false,
             forced_hint: None,
             hints: Hints::default(),
+            transport: crate::transport::Transport::Sse,
         };
         // `--dialect` settles it before any event (the request path waits
         // for the body: see `checks::dialect`).
@@ -353,7 +358,11 @@ impl<'s> Linter<'s> {
         }
         // A stream whose events named no dialect: the request path's.
         self.settle_from_path();
-        self.finish_framing(framing);
+        // The SSE framing rules judge SSE lines: another transport's
+        // stream has none.
+        if self.transport == crate::transport::Transport::Sse {
+            self.finish_framing(framing);
+        }
         self.finish_stream(evidence);
         self.finish_timing();
         // A checker that did not finish (the HTTP status failed the
@@ -391,18 +400,24 @@ impl Linter<'_> {
     /// `stall`: a long gap before this event; and the content times that
     /// `buffered` judges at the end.
     fn check_timing(&mut self, block: &Block<'_>, index: u64) {
-        let Some(t) = self
+        let t = self
             .ctx
             .timing
             .as_ref()
-            .and_then(|tm| tm.time_of(block.end_offset, Some(index)))
-        else {
+            .and_then(|tm| tm.time_of(block.end_offset, Some(index)));
+        self.check_time(t, index, |l| l.event_loc(block));
+    }
+
+    /// [`Linter::check_timing`] of an event of any transport: `time` is
+    /// when it arrived (ms), `at` where it is.
+    fn check_time(&mut self, time: Option<f64>, index: u64, at: impl Fn(&Self) -> Location) {
+        let Some(t) = time else {
             return;
         };
         if let Some((prev, prev_index)) = self.prev_time {
             let gap = t - prev;
             if gap > self.out.settings().stall_ms as f64 {
-                let loc = self.event_loc(block);
+                let loc = at(self);
                 self.report(
                     Finding::new(
                         crate::lint::rule::STALL,
@@ -420,7 +435,7 @@ impl Linter<'_> {
         self.prev_time = Some((t, index));
         if self.event_kind.contains(&"content") {
             if self.first_content_loc.is_none() {
-                self.first_content_loc = Some((self.event_loc(block), Some(index)));
+                self.first_content_loc = Some((at(self), Some(index)));
             }
             self.content_times.push(t);
         }

@@ -56,8 +56,11 @@ pub struct Args {
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,
     /// Read both streams as this dialect: `chat` (OpenAI Chat Completions),
-    /// `responses` (OpenAI Responses), `messages` (Anthropic Messages) or
-    /// `gemini` (Google Gemini); `auto` tells each side's dialect from its request path and events.
+    /// `responses` (OpenAI Responses), `messages` (Anthropic Messages),
+    /// `gemini` (Google Gemini), `ollama` (Ollama's native API),
+    /// `bedrock-converse` (Amazon Bedrock ConverseStream) or
+    /// `bedrock-invoke` (Bedrock InvokeModelWithResponseStream); `auto`
+    /// tells each side's dialect from its request path and events.
     #[arg(long, value_enum, default_value = "auto", value_name = "DIALECT")]
     dialect: super::DialectArg,
     /// Read A as this dialect (overrides --dialect for A).

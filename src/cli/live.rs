@@ -216,8 +216,11 @@ pub struct RecordArgs {
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
-    /// `responses`, `messages`, `gemini`): how the key is sent and how the
-    /// stream is read.
+    /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`,
+    /// `bedrock-invoke`): how the key is sent and how the stream is read
+    /// (`ollama` and Bedrock's are saved as they come, but the lint while
+    /// it arrives reads SSE only: check the saved HAR; Bedrock's SigV4
+    /// signing is not done, a Bedrock API key is sent as a Bearer token).
     #[arg(long, value_enum)]
     dialect: Option<super::DialectArg>,
     #[command(flatten)]
@@ -385,8 +388,9 @@ pub struct ReplayArgs {
     #[arg(long)]
     any_path: bool,
     /// Serve the capture as this dialect's endpoint (`chat`,
-    /// `responses`, `messages`, `gemini`); told from the capture by
-    /// default.
+    /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`,
+    /// `bedrock-invoke`; NDJSON and event-stream frames are not served
+    /// yet); told from the capture by default.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Serve one request, then exit.

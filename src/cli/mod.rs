@@ -148,9 +148,12 @@ pub struct InputArgs {
     max_decoded_bytes: Option<u64>,
     /// The stream format: told from the request path (HAR, curl -v,
     /// record) and the events by default; `chat` (Chat Completions),
-    /// `responses` (OpenAI Responses), `messages` (Anthropic Messages) or
-    /// `gemini` (Google Gemini's streamGenerateContent) reads every stream
-    /// as that one.
+    /// `responses` (OpenAI Responses), `messages` (Anthropic Messages),
+    /// `gemini` (Google Gemini's streamGenerateContent), `ollama`
+    /// (Ollama's native API, NDJSON), `bedrock-converse` (Amazon
+    /// Bedrock's ConverseStream, AWS event-stream frames) or
+    /// `bedrock-invoke` (Bedrock's InvokeModelWithResponseStream, Claude's
+    /// events in base64 chunks) reads every stream as that one.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: DialectArg,
 }

@@ -142,8 +142,9 @@ pub struct Args {
     /// hop-by-hop headers are refused (usage error).
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
-    /// The API: `chat` (default), `responses`, `messages` or `gemini`; a
-    /// URL ending in the API's path names it.
+    /// The API: `chat` (default), `responses`, `messages`, `gemini`,
+    /// `ollama`, `bedrock-converse` or `bedrock-invoke`; a URL ending in
+    /// the API's path names it.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Run only these scenarios (comma-separated).

@@ -97,7 +97,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             .and_then(|f| {
                 capture::from_reader("in", Box::new(f), &opts).map_err(|e| e.to_string())
             });
-        if let Ok(cap) = opened {
+        if let Ok(mut cap) = opened {
+            // An AWS event stream is binary frames with lengths and CRCs:
+            // rewritten line by line, a masked key would break them.
+            if cap.streams.iter_mut().any(is_event_stream) {
+                return fail(format!(
+                    "{}: the body is AWS event-stream frames (application/vnd.amazon.eventstream), which redact does not rewrite yet (masking a key inside a frame changes its length and CRCs); no copy written",
+                    a.input.display()
+                ));
+            }
             if cap.detail.contains("trace") {
                 return fail(format!(
                     "{}: redact cannot rewrite a curl trace dump (its hex column holds every byte); capture with `curl -N`, `curl -i` or as HAR",
@@ -192,6 +200,39 @@ fn read_head(p: &Path) -> std::io::Result<Vec<u8>> {
         .take(capture::SNIFF_BYTES as u64)
         .read_to_end(&mut head)?;
     Ok(head)
+}
+
+/// Whether a stream's body is AWS event-stream frames: by its
+/// Content-Type, or by its first bytes.
+fn is_event_stream(s: &mut capture::Stream) -> bool {
+    use sselint::transport::Transport;
+    let typed = s
+        .http
+        .as_ref()
+        .and_then(|h| h.content_type.as_deref())
+        .and_then(Transport::of_media_type);
+    if typed.is_some() {
+        return typed == Some(Transport::EventStream);
+    }
+    let mut head = [0u8; 12];
+    let n = match &mut s.body {
+        capture::Body::Bytes(b) => {
+            let n = b.len().min(head.len());
+            head[..n].copy_from_slice(&b[..n]);
+            n
+        }
+        capture::Body::Reader(r) => {
+            let mut n = 0;
+            while n < head.len() {
+                match r.read(&mut head[n..]) {
+                    Ok(0) | Err(_) => break,
+                    Ok(k) => n += k,
+                }
+            }
+            n
+        }
+    };
+    Transport::of_bytes(&head[..n]) == Some(Transport::EventStream)
 }
 
 /// Writes the redacted copy of `input` to `to` (atomically: a regular file

@@ -64,6 +64,18 @@ pub const LENGTH_TOKENS_RESPONSES: u64 = 16;
 pub const LONG_TOKENS: u64 = 256;
 /// Token budget of every other scenario.
 pub const SHORT_TOKENS: u64 = 64;
+
+/// The scenario a token budget kept where the probe's top-level reading
+/// does not look (Ollama's `options.num_predict`, Converse's
+/// `inferenceConfig.maxTokens`) says, by the probe's bounds: `length` at
+/// 16 at most, `long` at 200 at least, none between.
+pub(crate) fn budget_scenario(budget: Option<u64>) -> Option<&'static str> {
+    match budget {
+        Some(n) if n <= 16 => Some("length"),
+        Some(n) if n >= 200 => Some("long"),
+        _ => None,
+    }
+}
 /// The `stop` scenario's stop sequence; its prompt asks for a list
 /// separated by it.
 pub const STOP_SEQUENCE: &str = ",";
@@ -184,6 +196,28 @@ pub trait Api: Sync + std::fmt::Debug {
     /// `/v1/messages` to the origin): `/v1` or nothing.
     fn sdk_base(&self) -> &'static str {
         "/v1"
+    }
+
+    /// The transport this API's streams ride on ([`crate::transport`]):
+    /// server-sent events unless the API says otherwise (Ollama's native
+    /// API streams NDJSON lines).
+    fn transport(&self) -> crate::transport::Transport {
+        crate::transport::Transport::Sse
+    }
+
+    /// The message types (an event-stream frame's `:event-type`) that
+    /// show a stream is this API's, where several APIs ride on one
+    /// transport (ConverseStream's `messageStart`, Invoke's `chunk`);
+    /// none by default.
+    fn message_types(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The dialect whose events this API's messages wrap, whose checker
+    /// and rules judge them (Bedrock Invoke's chunks: Anthropic Messages);
+    /// none by default.
+    fn wraps(&self) -> Option<crate::vocab::Dialect> {
+        None
     }
 
     /// How the key is sent.

@@ -30,10 +30,13 @@
 //! ([`sniff_partial`]).
 
 pub mod api;
+pub mod bedrock_converse;
+pub mod bedrock_invoke;
 pub mod chat;
 pub(crate) mod compact;
 pub mod gemini;
 pub mod messages;
+pub mod ollama;
 pub mod responses;
 pub mod words;
 
@@ -55,6 +58,9 @@ impl Dialect {
             Dialect::Responses => &responses::api::Api,
             Dialect::Messages => &messages::api::Api,
             Dialect::Gemini => &gemini::api::Api,
+            Dialect::Ollama => &ollama::api::Api,
+            Dialect::BedrockConverse => &bedrock_converse::api::Api,
+            Dialect::BedrockInvoke => &bedrock_invoke::api::Api,
         }
     }
 
@@ -66,6 +72,9 @@ impl Dialect {
             Dialect::Responses => &responses::words::WORDS,
             Dialect::Messages => &messages::words::WORDS,
             Dialect::Gemini => &gemini::words::WORDS,
+            Dialect::Ollama => &ollama::words::WORDS,
+            Dialect::BedrockConverse => &bedrock_converse::words::WORDS,
+            Dialect::BedrockInvoke => &bedrock_invoke::words::WORDS,
         }
     }
 
@@ -77,6 +86,9 @@ impl Dialect {
             Dialect::Responses => Some(Box::new(responses::Checker::default())),
             Dialect::Messages => Some(Box::new(messages::Checker::default())),
             Dialect::Gemini => Some(Box::new(gemini::Checker::default())),
+            Dialect::Ollama => Some(Box::new(ollama::Checker::default())),
+            Dialect::BedrockConverse => Some(Box::new(bedrock_converse::Checker::default())),
+            Dialect::BedrockInvoke => Some(Box::new(bedrock_invoke::Checker::default())),
         }
     }
 }
@@ -126,6 +138,23 @@ impl Dialect {
         }
         url
     }
+}
+
+/// The dialects whose streams ride on transport `t` ([`Api::transport`]),
+/// in [`ALL`]'s order.
+pub fn riding_on(t: crate::transport::Transport) -> Vec<Dialect> {
+    ALL.iter()
+        .copied()
+        .filter(|d| d.api().transport() == t)
+        .collect()
+}
+
+/// The dialect riding on transport `t` whose streams a message of type
+/// `name` shows ([`Api::message_types`]: a frame's `:event-type`), if any.
+pub fn of_message(t: crate::transport::Transport, name: &str) -> Option<Dialect> {
+    riding_on(t)
+        .into_iter()
+        .find(|d| d.api().message_types().contains(&name))
 }
 
 /// The dialect whose streaming endpoint `path` (no query) is
@@ -410,6 +439,12 @@ pub trait Out {
     fn transport(&self) -> Transport {
         Transport::default()
     }
+    /// The value of the current message's header `name`, on a transport
+    /// whose messages have headers (an event-stream frame's
+    /// `:message-type`, `:exception-type`); `None` otherwise.
+    fn header(&self, _name: &str) -> Option<&str> {
+        None
+    }
 }
 
 /// What the shared stage knows of how the transfer went, for a checker's
@@ -579,6 +614,12 @@ pub trait Checker: std::fmt::Debug {
     /// gap in the numbering, a block never opened) as findings of their
     /// own: that finding is the cause.
     fn rejected(&mut self, _index: Option<u64>) {}
+    /// A message its transport could not read whole (an event-stream
+    /// frame that fails its CRC, a cut frame): `what` says why, and
+    /// [`Out::at_event`] points at the bytes at fault. Only a dialect on
+    /// such a transport hears of one; its rule for it is its own, since
+    /// what the fault costs depends on its clients. Nothing by default.
+    fn fault(&mut self, _index: Option<u64>, _what: &str, _out: &mut dyn Out) {}
 }
 
 pub use crate::model::assembly::Ending;

@@ -15,6 +15,7 @@ use crate::lint::{printable, printable_text, Diagnostic, Severity};
 use crate::pipeline::{Observer, StreamResult};
 use crate::report::human::summary_line;
 use crate::sse::{Block, LineKind};
+use crate::transport::Message;
 use comfy_table::{presets, Cell, Color, ContentArrangement, Table};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -224,45 +225,102 @@ impl Observer for Recorder<'_> {
                 text.join(" ") + &block.skipped_note(),
             )
         };
-        if self.jsonl.is_none() {
-            let time = self
-                .time_of(block, block.dispatch.as_ref().map(|d| d.index))
-                .map_or(String::new(), |t| format!("{t:.0} ms"));
-            let findings: Vec<String> = new
-                .iter()
-                .map(|d| format!("{} {}", d.severity, d.rule))
-                .collect();
-            let mut fcell = Cell::new(findings.join("\n"));
-            if self.color {
-                let worst = new.iter().map(|d| d.severity).max();
-                fcell = match worst {
-                    Some(Severity::Error) => fcell.fg(Color::Red),
-                    Some(Severity::Warning) => fcell.fg(Color::Yellow),
-                    Some(Severity::Info) => fcell.fg(Color::Cyan),
-                    None => fcell,
-                };
+        let time = self.time_of(block, block.dispatch.as_ref().map(|d| d.index));
+        let name = block.dispatch.as_ref().map_or("", |d| d.event_type);
+        self.row(
+            [ty, line.to_string(), offset.to_string()],
+            time,
+            name,
+            kind,
+            &data,
+            new,
+        );
+    }
+
+    fn message(&mut self, m: &Message<'_>, new: &[Diagnostic], linter: &Linter<'_>) {
+        self.shown = linter.out.diagnostics.len();
+        let time = m
+            .time_ms
+            .or_else(|| self.timing.as_ref()?.time_of(m.end(), Some(m.index)));
+        if let Some(t) = time {
+            self.times
+                .push((m.index, t, linter.event_kind.contains(&"content")));
+        }
+        let kind = if linter.event_kind.is_empty() {
+            "other".to_string()
+        } else {
+            linter.event_kind.join("+")
+        };
+        let diags: Vec<Value> = new.iter().map(diag_json).collect();
+        self.emit(
+            json!({"type": "message", "transport": linter.transport().name(),
+            "index": m.index, "line": m.line, "byte_offset": m.offset, "byte_len": m.len,
+            "time_ms": time, "name": crate::capture::redact_keys(m.name),
+            "data": crate::capture::redact_keys(m.data), "kind": kind, "diagnostics": diags}),
+        );
+        let shown = if linter.event_summary.is_empty() {
+            m.data.to_string()
+        } else {
+            linter.event_summary.clone()
+        };
+        let cells = [
+            m.index.to_string(),
+            m.line.to_string(),
+            m.offset.to_string(),
+        ];
+        self.row(cells, time, m.name, kind, &shown, new);
+    }
+}
+
+impl Recorder<'_> {
+    /// One row of the table (when no JSON lines are written): the
+    /// record's number, line and offset, its time, name and kind, what it
+    /// adds, and its findings.
+    fn row(
+        &mut self,
+        [ty, line, offset]: [String; 3],
+        time: Option<f64>,
+        name: &str,
+        kind: String,
+        data: &str,
+        new: &[Diagnostic],
+    ) {
+        if self.jsonl.is_some() {
+            return;
+        }
+        let time = time.map_or(String::new(), |t| format!("{t:.0} ms"));
+        let findings: Vec<String> = new
+            .iter()
+            .map(|d| format!("{} {}", d.severity, d.rule))
+            .collect();
+        let mut fcell = Cell::new(findings.join("\n"));
+        if self.color {
+            let worst = new.iter().map(|d| d.severity).max();
+            fcell = match worst {
+                Some(Severity::Error) => fcell.fg(Color::Red),
+                Some(Severity::Warning) => fcell.fg(Color::Yellow),
+                Some(Severity::Info) => fcell.fg(Color::Cyan),
+                None => fcell,
+            };
+        }
+        let row = vec![
+            Cell::new(ty),
+            Cell::new(line),
+            Cell::new(offset),
+            Cell::new(time),
+            Cell::new(printable(name)),
+            Cell::new(kind),
+            Cell::new(short(data, 60)),
+            fcell,
+        ];
+        if self.rows.len() < HEAD_ROWS {
+            self.rows.push(row);
+        } else {
+            if self.tail.len() == TAIL_ROWS {
+                self.tail.pop_front();
+                self.skipped += 1;
             }
-            let row = vec![
-                Cell::new(ty),
-                Cell::new(line),
-                Cell::new(offset),
-                Cell::new(time),
-                Cell::new(printable(
-                    block.dispatch.as_ref().map_or("", |d| d.event_type),
-                )),
-                Cell::new(kind),
-                Cell::new(short(&data, 60)),
-                fcell,
-            ];
-            if self.rows.len() < HEAD_ROWS {
-                self.rows.push(row);
-            } else {
-                if self.tail.len() == TAIL_ROWS {
-                    self.tail.pop_front();
-                    self.skipped += 1;
-                }
-                self.tail.push_back(row);
-            }
+            self.tail.push_back(row);
         }
     }
 }

@@ -91,9 +91,15 @@ pub fn write(out: &mut dyn Write, r: &Rule, style: Style) -> io::Result<()> {
 }
 
 /// An example's bytes: indented on a terminal, fenced in Markdown; a
-/// carriage return is shown as `\r` so line endings stay visible.
+/// carriage return is shown as `\r` so line endings stay visible. A
+/// binary transport's example (AWS event-stream frames) is shown as its
+/// frames ([`framed_lines`]), never as raw bytes.
 fn write_capture(out: &mut dyn Write, capture: &[u8], md: bool) -> io::Result<()> {
-    let text = String::from_utf8_lossy(capture);
+    let framed = framed_lines(capture);
+    let text = match &framed {
+        Some(lines) => std::borrow::Cow::Owned(lines.join("\n")),
+        None => String::from_utf8_lossy(capture),
+    };
     let fence = if text.contains("```") { "~~~~" } else { "```" };
     if md {
         writeln!(out, "{fence}text")?;
@@ -113,6 +119,41 @@ fn write_capture(out: &mut dyn Write, capture: &[u8], md: bool) -> io::Result<()
         writeln!(out, "{fence}")?;
     }
     Ok(())
+}
+
+/// The frames of a capture on a binary transport, one line each (its
+/// offset, headers and payload, or why it cannot be read), as a
+/// transport's framer reads them; `None` for a text capture (SSE, NDJSON).
+fn framed_lines(capture: &[u8]) -> Option<Vec<String>> {
+    use crate::transport::{Message, Sink, Transport};
+    let t = Transport::of_bytes(capture).filter(|t| *t == Transport::EventStream)?;
+    struct Lines(Vec<String>, &'static str);
+    impl Sink for Lines {
+        fn message(&mut self, m: &Message<'_>) {
+            let headers: Vec<String> = m
+                .headers
+                .iter()
+                .map(|h| format!("{}={}", h.name, h.value))
+                .collect();
+            let mut line = format!(
+                "{} {} at byte {} ({} bytes)",
+                self.1, m.index, m.offset, m.len
+            );
+            if !headers.is_empty() {
+                line.push_str(&format!(" [{}]", headers.join(" ")));
+            }
+            match m.fault {
+                Some(f) => line.push_str(&format!(" ! at byte {}: {}", f.at, f.what)),
+                None => line.push_str(&format!(" {}", crate::lint::printable(m.data))),
+            }
+            self.0.push(line);
+        }
+    }
+    let mut framer = t.framer(crate::transport::eventstream::MAX_FRAME)?;
+    let mut lines = Lines(Vec::new(), t.message());
+    framer.feed(capture, &mut lines);
+    framer.finish(&mut lines);
+    Some(lines.0)
 }
 
 /// The "Observed in clients" section: one row per client, one column per

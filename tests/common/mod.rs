@@ -9,6 +9,60 @@ use sselint::lint::{Diagnostic, Settings, Severity};
 use sselint::pipeline::{lint_capture, FileResult, NoObserver};
 use std::path::{Path, PathBuf};
 
+/// The one stream of a capture read from `bytes` in reads of `step`
+/// bytes (0: all at once), under `settings`: the verdict must not depend
+/// on how the bytes arrive.
+pub fn lint_stream_in_reads(
+    bytes: &[u8],
+    step: usize,
+    settings: &Settings,
+) -> sselint::pipeline::StreamResult {
+    struct Trickle(Vec<u8>, usize, usize);
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = (self.0.len() - self.1).min(self.2).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+            self.1 += n;
+            Ok(n)
+        }
+    }
+    let step = if step == 0 { bytes.len().max(1) } else { step };
+    let cap = capture::from_reader(
+        "stream",
+        Box::new(Trickle(bytes.to_vec(), 0, step)),
+        &Options::default(),
+    )
+    .expect("reads as a capture");
+    let mut res = lint_capture(cap, settings, &mut NoObserver);
+    assert_eq!(res.streams.len(), 1);
+    res.streams.remove(0)
+}
+
+/// `sselint check --format json` on a gateway log of one record
+/// (`--input-format jsonl`), written into `dir` as `gateway.jsonl`:
+/// `record`'s body goes as `body_base64` with its `status`, `headers` and
+/// `path`. Returns the exit code, the first stream's JSON, and the whole
+/// output for messages.
+pub fn check_gateway_record(dir: &Path, record: &Value) -> (Option<i32>, Value, String) {
+    let log = dir.join("gateway.jsonl");
+    std::fs::write(&log, format!("{record}\n")).unwrap();
+    let (code, out, err) = sselint(&[
+        "check",
+        "--no-config",
+        "--input-format",
+        "jsonl",
+        "--format",
+        "json",
+        log.to_str().unwrap(),
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (
+        code,
+        v["files"][0]["streams"][0].clone(),
+        format!("{out}{err}"),
+    )
+}
+
 /// Lints `bytes` as one capture read as `dialect` (`None`: told from
 /// the stream), under otherwise default settings.
 pub fn lint_as(bytes: &[u8], dialect: Option<sselint::dialect::Dialect>) -> FileResult {

@@ -4,6 +4,22 @@
 
 use crate::dialect::words::{Fault, Words, CHAT_TERMS};
 
+/// The faults Messages' rules report, by the neutral names `diff`
+/// compares across dialects.
+pub const FAULTS: [(Fault, &str); 11] = [
+    (Fault::CutOff, "messages-cut-off"),
+    (Fault::NoEndMarker, "messages-stop-missing"),
+    (Fault::NoFinish, "messages-stop-reason"),
+    (Fault::ErrorEvent, "messages-error-event"),
+    (Fault::ArgumentsJson, "messages-tool-input"),
+    (Fault::UsageMissing, "messages-usage-missing"),
+    (Fault::AfterEnd, "messages-after-stop"),
+    (Fault::Schema, "messages-schema"),
+    (Fault::UnknownField, "messages-unknown-field"),
+    (Fault::UsageDecreasing, "messages-usage-decreasing"),
+    (Fault::TokenBudget, "messages-max-tokens"),
+];
+
 /// The Messages vocabulary.
 pub const WORDS: Words = Words {
     terms: CHAT_TERMS,
@@ -47,17 +63,5 @@ pub const WORDS: Words = Words {
     ],
     role_only_first_event: false,
     kept: &["type", "id", "model"],
-    faults: &[
-        (Fault::CutOff, "messages-cut-off"),
-        (Fault::NoEndMarker, "messages-stop-missing"),
-        (Fault::NoFinish, "messages-stop-reason"),
-        (Fault::ErrorEvent, "messages-error-event"),
-        (Fault::ArgumentsJson, "messages-tool-input"),
-        (Fault::UsageMissing, "messages-usage-missing"),
-        (Fault::AfterEnd, "messages-after-stop"),
-        (Fault::Schema, "messages-schema"),
-        (Fault::UnknownField, "messages-unknown-field"),
-        (Fault::UsageDecreasing, "messages-usage-decreasing"),
-        (Fault::TokenBudget, "messages-max-tokens"),
-    ],
+    faults: &FAULTS,
 };

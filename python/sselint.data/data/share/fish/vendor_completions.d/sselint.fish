@@ -68,11 +68,14 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini\'s streamGenerateContent) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l stall-ms -d 'Gaps between events longer than this are `stall` findings' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-event-bytes -d 'The largest event read, in bytes [default: 16 MiB, or sselint.toml\'s max-event-bytes]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
@@ -104,11 +107,14 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini\'s streamGenerateContent) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
@@ -127,31 +133,43 @@ warning\t'Warnings and errors'
 info\t'Any finding'
 never\t'Never fail on findings'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l profile -d 'Provider profile for both sides' -r
-complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini), `ollama` (Ollama\'s native API), `bedrock-converse` (Amazon Bedrock ConverseStream) or `bedrock-invoke` (Bedrock InvokeModelWithResponseStream); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect-a -d 'Read A as this dialect (overrides --dialect for A)' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect-b -d 'Read B as this dialect (overrides --dialect for B)' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l ignore-text -d 'Compare shape and fields only (for different prompts): neither the text nor tool-call arguments count against compatibility'
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`): how the key is sent and how the stream is read' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`): how the key is sent and how the stream is read (`ollama` and Bedrock\'s are saved as they come, but the lint while it arrives reads SSE only: check the saved HAR; Bedrock\'s SigV4 signing is not done, a Bedrock API key is sent as a Bearer token)' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
@@ -177,22 +195,28 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l first-delay-m
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l split-bytes -d 'Write the body N bytes at a time (splits UTF-8 characters and CRLF)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-bytes -d 'Drop the connection after N body bytes' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms -d 'Send `: keep-alive` comments during waits, every MS milliseconds' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`); told from the capture by default' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`; NDJSON and event-stream frames are not served yet); told from the capture by default' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l any-path -d 'Answer any path and method'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l once -d 'Serve one request, then exit'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l model -d 'The model every request names' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s H -l header -d 'An extra request header, `Name: value` (repeatable); it replaces the probe\'s own header of that name (Content-Type, Accept, the key\'s Authorization or x-api-key, anthropic-version). Content-Length, Transfer-Encoding, Host, Connection and the other hop-by-hop headers are refused (usage error)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses`, `messages` or `gemini`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse` or `bedrock-invoke`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l only -d 'Run only these scenarios (comma-separated)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l skip -d 'Leave out these scenarios (comma-separated)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s o -l output -d 'Where to save the captures [default: a new directory probe-YYYYmmdd-HHMMSS, or probe-YYYYmmdd-HHMMSS-2, … when taken]' -r -F
@@ -237,11 +261,14 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages) or `gemini` (Google Gemini\'s streamGenerateContent) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
-gemini\t''"
+gemini\t''
+ollama\t''
+bedrock-converse\t''
+bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l keep-text -d 'Leave the prompt and answer text as it is (secrets are still redacted)'
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l force -d 'Replace an existing output file'
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l no-config -d 'Ignore any sselint.toml: keep the findings of the default rules'

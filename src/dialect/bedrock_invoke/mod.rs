@@ -1,0 +1,399 @@
+//! Amazon Bedrock's `InvokeModelWithResponseStream` (`POST
+//! /model/MODEL/invoke-with-response-stream`), which rides on the AWS
+//! event-stream transport ([`crate::transport::eventstream`]) and wraps
+//! the model's own events: each `chunk` frame's payload is
+//! `{"bytes": "<base64>"}` (plus Bedrock's `p` padding), and the bytes
+//! are one event of the model's API, JSON without SSE framing. For
+//! Anthropic's Claude models these are Anthropic Messages events
+//! (`message_start` … `message_stop`), the last carrying
+//! `amazon-bedrock-invocationMetrics` (`inputTokenCount`,
+//! `outputTokenCount`, `invocationLatency`, `firstByteLatency`). An
+//! exception comes as a frame whose `:message-type` is `exception` or
+//! `error`, as in ConverseStream (the Bedrock API reference,
+//! `InvokeModelWithResponseStream` and `ResponseStream`; botocore's
+//! `bedrock-runtime` service model; `reference/transports.md` §5-6).
+//!
+//! The checker unwraps each chunk and hands the inner event to the
+//! Messages checker ([`crate::dialect::messages::Checker`]), which judges
+//! and assembles it as it would an SSE event named by its `type`, read
+//! under the `bedrock` profile (Claude on Bedrock); its findings point at
+//! the frame's `bytes` value, since the event's own bytes are not in the
+//! body. The wrapper's own rules are the frame (`invoke-frame`), the
+//! chunk (`invoke-chunk`: not `{"bytes": …}`, not base64, not a JSON
+//! event), the exception (`invoke-exception`) and the metrics
+//! (`invoke-metrics`). Only Claude's events are read: another model's
+//! (Titan, Llama, …) are Messages events to no one, and say so.
+
+pub mod api;
+pub mod words;
+
+use crate::dialect::bedrock_converse::{report_fault, shown, Exception};
+use crate::dialect::{messages, Checker as _, Event, Hints, Out, StreamEnd, Transport};
+use crate::lint::rule;
+use crate::lint::{Finding, Location};
+use crate::model::assembly::{Answer, Ending};
+use crate::model::shorten;
+use base64::Engine as _;
+use serde_json::Value;
+
+/// The Messages profile the inner events are read under: Claude on
+/// Bedrock, whose `message_stop` carries the invocation metrics.
+const INNER_PROFILE: &str = "bedrock";
+
+/// The key of the invocation metrics on the last inner event.
+const METRICS: &str = "amazon-bedrock-invocationMetrics";
+
+/// One Invoke stream's checks.
+#[derive(Debug, Default)]
+pub struct Checker {
+    /// The Messages checker the unwrapped events go to.
+    inner: messages::Checker,
+    /// Chunks unwrapped and handed on.
+    chunks: u64,
+    /// Frames the transport could not read.
+    faults: u64,
+    /// Chunks that could not be unwrapped (`invoke-chunk`).
+    bad_chunks: u64,
+    /// The last frame was one the transport could not read (a cut frame
+    /// is always the last): its finding says the stream was cut.
+    last_faulted: bool,
+    exception: Option<String>,
+    /// The invocation metrics and where they were.
+    metrics: Option<(Value, Location, Option<u64>)>,
+    /// Where the inner `message_stop` was, and whether one came.
+    stop_at: Option<(Location, Option<u64>)>,
+    summary: String,
+}
+
+/// The outer linter, seen by the Messages checker: findings on an inner
+/// event point at its frame's `bytes`, and the inner events are read
+/// under [`INNER_PROFILE`]. A rule in `quiet` is muted without being
+/// counted: the wrapper reports that fault itself.
+struct Inner<'a> {
+    out: &'a mut dyn Out,
+    quiet: Option<&'static str>,
+}
+
+impl<'a> Inner<'a> {
+    fn of(out: &'a mut dyn Out) -> Self {
+        Inner { out, quiet: None }
+    }
+}
+
+impl Out for Inner<'_> {
+    fn report(&mut self, f: Finding) {
+        if self.quiet != Some(f.rule) {
+            self.out.report(f);
+        }
+    }
+    fn at_event(&self) -> Location {
+        self.out.at_pointer("/bytes", false)
+    }
+    fn at_pointer(&self, _pointer: &str, _key: bool) -> Location {
+        self.out.at_pointer("/bytes", false)
+    }
+    fn at_name(&self) -> Location {
+        self.out.at_pointer("/bytes", false)
+    }
+    fn at_end(&self) -> Location {
+        self.out.at_end()
+    }
+    fn kind(&mut self, kind: &'static str) {
+        self.out.kind(kind);
+    }
+    fn muted(&mut self, rule: &'static str) -> bool {
+        self.quiet == Some(rule) || self.out.muted(rule)
+    }
+    fn profile(&self) -> &'static str {
+        INNER_PROFILE
+    }
+    fn allowed(&self, pointer: &str) -> bool {
+        self.out.allowed(pointer)
+    }
+    fn summaries(&self) -> bool {
+        self.out.summaries()
+    }
+    fn invalid_json(&mut self, invalid: &crate::model::InvalidJson) {
+        self.out.invalid_json(invalid);
+    }
+    fn transport(&self) -> Transport {
+        self.out.transport()
+    }
+    fn header(&self, name: &str) -> Option<&str> {
+        self.out.header(name)
+    }
+}
+
+impl crate::dialect::Checker for Checker {
+    fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
+        self.summary.clear();
+        self.last_faulted = false;
+        let kind = out.header(":message-type").unwrap_or("event").to_string();
+        if kind != "event" {
+            let e = Exception::of(ev, &kind, out);
+            self.summary = e.summary();
+            if self.exception.is_none() {
+                e.report(rule::INVOKE_EXCEPTION, ev.index, out);
+                // The Messages checker hears it as Messages' own `error`
+                // event, so it ends the answer as failed, not cut off;
+                // the finding is the wrapper's.
+                let error = serde_json::json!({"type": "error", "error": {"type": e.name, "message": e.text}});
+                let data = error.to_string();
+                let iev = Event {
+                    index: ev.index,
+                    name: "error",
+                    named: true,
+                    id: None,
+                    data: &data,
+                    json: Some(&error),
+                    done: false,
+                };
+                let mut inner = Inner {
+                    out: &mut *out,
+                    quiet: Some(rule::MESSAGES_ERROR_EVENT.name()),
+                };
+                self.inner.event(&iev, &mut inner);
+                self.summary = e.summary();
+            }
+            self.exception = Some(e.name);
+            return;
+        }
+        if ev.name != "chunk" {
+            out.kind("unknown");
+            self.bad_chunk(
+                ev,
+                "",
+                format!("a frame of type `{}`, where an Invoke stream sends only `chunk` frames: the SDKs drop an event type they do not know, and what it carries with it{}", shown(ev.name), if is_converse_event(ev.name) { " (it is a ConverseStream event: a gateway answered an Invoke request with a ConverseStream)" } else { "" }),
+                out,
+            );
+            return;
+        }
+        match unwrap(ev.json) {
+            Ok(inner) => self.inner_event(ev, &inner, out),
+            Err((pointer, why)) => self.bad_chunk(ev, pointer, why, out),
+        }
+    }
+
+    fn fault(&mut self, index: Option<u64>, what: &str, out: &mut dyn Out) {
+        self.faults += 1;
+        self.last_faulted = true;
+        self.inner.rejected(index);
+        if self.faults == 1 {
+            report_fault(rule::INVOKE_FRAME, index, what, out);
+        }
+    }
+
+    fn rejected(&mut self, index: Option<u64>) {
+        self.inner.rejected(index);
+    }
+
+    fn setup(
+        &mut self,
+        settings: &crate::lint::Settings,
+        request: Option<&crate::dialect::chat::RequestOptions>,
+    ) {
+        self.inner.setup(settings, request);
+    }
+
+    fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
+        // A stream whose last frame could not be read ends there:
+        // `invoke-frame` says so, and Messages' cut-off would say it again.
+        let quiet = self.last_faulted.then_some(rule::MESSAGES_CUT_OFF.name());
+        let (answer, ending) = self.inner.finish(
+            end,
+            &mut Inner {
+                out: &mut *out,
+                quiet,
+            },
+        );
+        if self.exception.is_some() {
+            return (answer, Ending::Failed);
+        }
+        if ending == Ending::Complete {
+            self.check_metrics(&answer, out);
+        }
+        (answer, ending)
+    }
+
+    fn summary(&self) -> String {
+        if self.summary.is_empty() {
+            self.inner.summary()
+        } else {
+            self.summary.clone()
+        }
+    }
+
+    fn hints(&self) -> Hints {
+        Hints {
+            model: self.inner.hints().model,
+            dialect: Some(crate::vocab::Dialect::BedrockInvoke),
+            ..Hints::default()
+        }
+    }
+}
+
+/// The inner event of a `chunk` payload: `bytes` decoded from base64, as
+/// JSON. Errs with the pointer at fault and why.
+fn unwrap(json: Option<&Value>) -> Result<Value, (&'static str, String)> {
+    let Some(o) = json.and_then(Value::as_object) else {
+        return Err((
+            "",
+            "the chunk's payload is not a JSON object `{\"bytes\": …}`: there is no event in it"
+                .to_string(),
+        ));
+    };
+    let Some(b64) = o.get("bytes").and_then(Value::as_str) else {
+        return Err((
+            "",
+            "the chunk has no `bytes` string: there is no event in it".to_string(),
+        ));
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| {
+            (
+                "/bytes",
+                format!("the chunk's `bytes` is not base64 ({e}): the SDKs fail to decode it, and the event in it is lost"),
+            )
+        })?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(v) => Err((
+            "/bytes",
+            format!(
+                "the chunk's `bytes` decode to a JSON {}, not an event object",
+                crate::model::json_type(&v)
+            ),
+        )),
+        Err(e) => Err((
+            "/bytes",
+            format!(
+                "the chunk's `bytes` decode to {} that is not JSON ({e}): {:?}",
+                if std::str::from_utf8(&bytes).is_ok() {
+                    "text"
+                } else {
+                    "bytes"
+                },
+                shorten(&String::from_utf8_lossy(&bytes), 60)
+            ),
+        )),
+    }
+}
+
+/// Whether `name` is one of ConverseStream's event types.
+fn is_converse_event(name: &str) -> bool {
+    crate::dialect::Dialect::BedrockConverse
+        .api()
+        .message_types()
+        .contains(&name)
+}
+
+impl Checker {
+    /// A chunk unwrapped: its event to the Messages checker, named by its
+    /// `type` (the SDKs' Bedrock decoders read it by its type).
+    fn inner_event(&mut self, ev: &Event<'_>, inner: &Value, out: &mut dyn Out) {
+        self.chunks += 1;
+        let data = inner.to_string();
+        let ty = inner.get("type").and_then(Value::as_str);
+        let iev = Event {
+            index: ev.index,
+            name: ty.unwrap_or("message"),
+            named: ty.is_some(),
+            id: None,
+            data: &data,
+            json: Some(inner),
+            done: false,
+        };
+        if let Some(m) = inner.get(METRICS) {
+            self.metrics = Some((m.clone(), out.at_pointer("/bytes", false), ev.index));
+        }
+        if ty == Some("message_stop") {
+            self.stop_at = Some((out.at_pointer("/bytes", false), ev.index));
+        }
+        self.inner.event(&iev, &mut Inner::of(&mut *out));
+    }
+
+    /// `invoke-chunk`, once per stream; the Messages checker hears the
+    /// event was lost.
+    fn bad_chunk(&mut self, ev: &Event<'_>, pointer: &str, why: String, out: &mut dyn Out) {
+        self.bad_chunks += 1;
+        self.inner.rejected(ev.index);
+        if self.bad_chunks > 1 || out.muted(rule::INVOKE_CHUNK.name()) {
+            return;
+        }
+        let loc = out.at_pointer(pointer, false);
+        let mut f = Finding::new(rule::INVOKE_CHUNK, why, loc)
+            .event(ev.index)
+            .help("send each event as a `chunk` frame whose payload is `{\"bytes\": \"<base64 of the event's JSON>\"}`");
+        if !pointer.is_empty() {
+            f = f.pointer(pointer);
+        }
+        out.report(f);
+    }
+
+    /// `invoke-metrics`: a complete stream whose last event has no
+    /// `amazon-bedrock-invocationMetrics`, or whose counts are not
+    /// integers or disagree with the Messages usage.
+    fn check_metrics(&mut self, answer: &Answer, out: &mut dyn Out) {
+        if out.muted(rule::INVOKE_METRICS.name()) {
+            return;
+        }
+        let Some((m, loc, index)) = self.metrics.take() else {
+            let (loc, index) = self.stop_at.take().unwrap_or_else(|| (out.at_end(), None));
+            out.report(
+                Finding::new(
+                    rule::INVOKE_METRICS,
+                    format!("the stream ends with no `{METRICS}` on its last event: Bedrock's own count of the tokens billed (inputTokenCount, outputTokenCount) and the latencies are missing, as when a gateway drops them"),
+                    loc,
+                )
+                .event(index)
+                .help("pass the `message_stop` event on as Bedrock sent it, with its invocation metrics"),
+            );
+            return;
+        };
+        let count = |k: &str| m.get(k).and_then(Value::as_u64);
+        let bad: Vec<&str> = ["inputTokenCount", "outputTokenCount"]
+            .into_iter()
+            .filter(|k| count(k).is_none())
+            .collect();
+        let why = if !bad.is_empty() {
+            format!(
+                "`{METRICS}` has no integer `{}`: Bedrock's count of the tokens billed is missing",
+                bad.join("` or `")
+            )
+        } else {
+            let usage = answer.usage.as_ref();
+            let n = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64);
+            let (input, output) = (count("inputTokenCount"), count("outputTokenCount"));
+            let mut differ = Vec::new();
+            if n("input_tokens").is_some_and(|u| Some(u) != input) {
+                differ.push(format!(
+                    "inputTokenCount {} against input_tokens {}",
+                    input.unwrap_or(0),
+                    n("input_tokens").unwrap_or(0)
+                ));
+            }
+            if n("output_tokens").is_some_and(|u| Some(u) != output) {
+                differ.push(format!(
+                    "outputTokenCount {} against output_tokens {}",
+                    output.unwrap_or(0),
+                    n("output_tokens").unwrap_or(0)
+                ));
+            }
+            if differ.is_empty() {
+                return;
+            }
+            format!(
+                "`{METRICS}` disagrees with the usage the events report ({}): one of the two counts is wrong",
+                differ.join("; ")
+            )
+        };
+        out.report(
+            Finding::new(rule::INVOKE_METRICS, why, loc)
+                .event(index)
+                .help(
+                "pass the `message_stop` event on as Bedrock sent it, with its invocation metrics",
+            ),
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! Transports: how a body's bytes become the messages a dialect reads.
+//!
+//! A transport frames bytes; a dialect reads what the frames carry. The
+//! two seams are apart (ripgrep's searcher and matcher): server-sent
+//! events, NDJSON lines, and later AWS event-stream frames and WebSocket
+//! messages each turn a body into [`Message`]s with their byte spans (and
+//! times, where the input has them), and the dialect's checker reads the
+//! messages whichever transport brought them. The framing rules of a
+//! transport (`rules/transport/`'s SSE framing: `data-no-space`,
+//! `line-endings`, …) apply to that transport alone.
+//!
+//! Each transport is a folder here, known in its folder alone, and picked
+//! by its id ([`Transport`]) in this file:
+//! - [`sse`]: `text/event-stream`. Its framing is the WHATWG algorithm in
+//!   [`crate::sse`], which feeds the linter block by block (the linter's
+//!   SSE framing rules need the lines of a block, not only its data);
+//! - [`ndjson`]: `application/x-ndjson`, one JSON text a line (Ollama's
+//!   native API);
+//! - [`eventstream`]: `application/vnd.amazon.eventstream`, AWS's binary
+//!   frames with their CRCs (Amazon Bedrock's streams).
+//!
+//! What a transport does not know: JSON beyond telling itself from
+//! another by a body's first bytes, dialects, rules. A dialect says which
+//! transport it rides on (`Api::transport`); the pipeline settles a
+//! stream's transport before its first byte is framed.
+
+pub mod eventstream;
+pub mod ndjson;
+pub mod sse;
+
+/// One of the ways a stream's messages arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// Server-sent events (`text/event-stream`), framed by [`crate::sse`].
+    #[default]
+    Sse,
+    /// Newline-delimited JSON (`application/x-ndjson`).
+    Ndjson,
+    /// AWS event-stream frames (`application/vnd.amazon.eventstream`).
+    EventStream,
+}
+
+/// Every transport, in the order reports list them.
+pub const ALL: &[Transport] = &[Transport::Sse, Transport::Ndjson, Transport::EventStream];
+
+impl Transport {
+    /// Its short name (`sse`, `ndjson`), for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Sse => sse::NAME,
+            Transport::Ndjson => ndjson::NAME,
+            Transport::EventStream => eventstream::NAME,
+        }
+    }
+
+    /// The media type a response of this transport is sent as.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Transport::Sse => sse::MEDIA_TYPE,
+            Transport::Ndjson => ndjson::MEDIA_TYPE,
+            Transport::EventStream => eventstream::MEDIA_TYPE,
+        }
+    }
+
+    /// What one message is called in reports (`event`, `line`).
+    pub fn message(self) -> &'static str {
+        match self {
+            Transport::Sse => sse::MESSAGE,
+            Transport::Ndjson => ndjson::MESSAGE,
+            Transport::EventStream => eventstream::MESSAGE,
+        }
+    }
+
+    /// A framer for one body of this transport, refusing a message past
+    /// `limit` bytes; `None` for SSE, which [`crate::sse::Parser`] frames
+    /// into blocks for the linter's SSE framing rules.
+    pub fn framer(self, limit: usize) -> Option<Box<dyn Framer>> {
+        match self {
+            Transport::Sse => None,
+            Transport::Ndjson => Some(Box::new(ndjson::Framer::with_limit(limit))),
+            Transport::EventStream => Some(Box::new(eventstream::Framer::with_limit(limit))),
+        }
+    }
+
+    /// The transport whose media type `content_type` is (parameters and
+    /// case ignored); `None` for any other.
+    pub fn of_media_type(content_type: &str) -> Option<Transport> {
+        let media = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        ALL.iter().copied().find(|t| t.media_type() == media)
+    }
+
+    /// The transport a body's first bytes show, when they show one that
+    /// is not SSE (SSE is what a body is read as otherwise): an AWS
+    /// event-stream frame whose prelude holds ([`eventstream::looks_like`]),
+    /// or NDJSON when its first line is a JSON object of the shape
+    /// [`ndjson::looks_like`] names.
+    pub fn of_bytes(head: &[u8]) -> Option<Transport> {
+        if eventstream::looks_like(head) {
+            return Some(Transport::EventStream);
+        }
+        ndjson::looks_like(head).then_some(Transport::Ndjson)
+    }
+}
+
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One message as a transport framed it: its place in the body and what
+/// it carries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Message<'a> {
+    /// 0-based count of messages before this one.
+    pub index: u64,
+    /// Byte offset in the body of the message's first byte.
+    pub offset: u64,
+    /// Its length in bytes, terminator (or CRCs) included.
+    pub len: u64,
+    /// 1-based line of its first byte in the body (text transports; 1 for
+    /// a binary one).
+    pub line: u64,
+    /// What the message carries, as text (lossy UTF-8); for a text
+    /// transport these are the message's bytes without the terminator,
+    /// starting at `offset`, so a span inside it is a span of the body.
+    pub data: &'a str,
+    /// Whether `data` is exactly the body's bytes at `offset` (not
+    /// decoded or unwrapped): spans inside it are then the body's.
+    pub verbatim: bool,
+    /// The message's type where the transport names one (an event-stream
+    /// frame's `:event-type`); `message` otherwise.
+    pub name: &'a str,
+    /// Whether its terminator came (a last NDJSON line with no newline:
+    /// false).
+    pub terminated: bool,
+    /// Milliseconds from the request where the transport itself carries a
+    /// time (a WebSocket message in a HAR); `None` leaves it to the
+    /// capture's timing of the bytes.
+    pub time_ms: Option<f64>,
+    /// Whether the message was larger than the framer's limit: `data` is
+    /// then only its start.
+    pub oversized: bool,
+    /// Body offset of `data`'s first byte where `data` is verbatim (a
+    /// frame's payload starts after its prelude and headers; a line at
+    /// its own start).
+    pub data_offset: u64,
+    /// The message's headers, where the transport has them (an
+    /// event-stream frame's `:event-type`, `:message-type`, …); each
+    /// value as text.
+    pub headers: &'a [Header],
+    /// Why the transport could not read the message whole (a frame that
+    /// fails its CRC, a cut frame): `data` is then not handed to a
+    /// dialect.
+    pub fault: Option<&'a Fault>,
+}
+
+/// One header of a message, its value as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The header's name (`:event-type`).
+    pub name: String,
+    /// Its value: a string as it is; a number, boolean or timestamp (ms)
+    /// as written in decimal; bytes and UUIDs in hex.
+    pub value: String,
+}
+
+/// Where and why a transport could not read a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    /// Body offset of the first byte at fault (a CRC, the last byte of a
+    /// cut frame).
+    pub at: u64,
+    /// Bytes at fault from there.
+    pub len: u64,
+    /// What is wrong, as a sentence.
+    pub what: String,
+}
+
+impl Message<'_> {
+    /// Byte offset in the body just past the message.
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
+}
+
+/// Where a framer hands its messages.
+pub trait Sink {
+    /// One message, in body order.
+    fn message(&mut self, message: &Message<'_>);
+}
+
+/// What a framer counted over a whole body.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Framed {
+    /// Messages handed over.
+    pub messages: u64,
+    /// Body bytes read.
+    pub bytes: u64,
+}
+
+/// A transport's incremental framer: bytes in, in any pieces; messages
+/// out, each once whole (or at the end of the body, as far as it came).
+pub trait Framer {
+    /// Frames what `bytes` completes.
+    fn feed(&mut self, bytes: &[u8], sink: &mut dyn Sink);
+    /// The end of the body: hands over a last message the body ended
+    /// inside, and says what was framed.
+    fn finish(&mut self, sink: &mut dyn Sink) -> Framed;
+}
