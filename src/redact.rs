@@ -873,6 +873,51 @@ fn tool_names(v: &Value, key: Option<&str>, tool: bool, out: &mut BTreeSet<Strin
     }
 }
 
+/// Whether `body` is AWS event-stream frames (its first prelude holds).
+pub fn is_event_stream(body: &[u8]) -> bool {
+    crate::transport::Transport::of_bytes(body) == Some(crate::transport::Transport::EventStream)
+}
+
+/// A redacted copy of an AWS event-stream body (Bedrock's streams): each
+/// frame's payload has its keys masked ([`capture::redact_keys`]) and,
+/// with a scrubber, its text scrubbed ([`Scrubber::data_value`]); an
+/// Invoke `chunk`'s base64 `bytes` are decoded, put through the same, and
+/// encoded again. Frames keep their headers, and get fresh lengths and
+/// CRCs ([`crate::transport::eventstream::rewrite`]), so the copy reads as
+/// the original did, faults included. A payload that is not UTF-8 is kept
+/// as it is (a key is text).
+///
+/// # Errors
+/// A frame whose prelude cannot be read: what follows it cannot be told
+/// apart, so no copy is made.
+pub fn event_stream(body: &[u8], mut scrub: Option<&mut Scrubber>) -> Result<Vec<u8>, String> {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let mut text = |t: &str| match scrub.as_deref_mut() {
+        Some(s) => s.data_value(&capture::redact_keys(t)),
+        None => capture::redact_keys(t),
+    };
+    crate::transport::eventstream::rewrite(body, |payload| {
+        let Ok(p) = std::str::from_utf8(payload) else {
+            return payload.to_vec();
+        };
+        let inner = serde_json::from_str::<Value>(p).ok().and_then(|v| {
+            let b64 = v.get("bytes")?.as_str()?.to_string();
+            let decoded = String::from_utf8(engine.decode(&b64).ok()?).ok()?;
+            Some((b64, decoded))
+        });
+        match inner {
+            Some((b64, decoded)) => {
+                let encoded = engine.encode(text(&decoded));
+                // The rest of the payload (Bedrock's `p` padding) is no
+                // text; the base64 itself must not be read as any.
+                p.replacen(&b64, &encoded, 1).into_bytes()
+            }
+            None => text(p).into_bytes(),
+        }
+    })
+}
+
 /// A redacted copy of a raw body or a curl dump: secret headers, `Bearer`
 /// tokens and `sk-` keys on every line; with a scrubber, the text of every
 /// `data` line too. Line terminators and invalid UTF-8 stay as they are.
@@ -1205,7 +1250,10 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
         if scrub.is_none() {
             // Without --scrub-text the answer stays, but keys and secret
             // `NAME: value` pairs in it are masked, as in a raw body.
-            rewrite_response_text(e, |b| raw(b, None))?;
+            rewrite_response_text(e, |b| match is_event_stream(b) {
+                true => event_stream(b, None),
+                false => Ok(raw(b, None)),
+            })?;
             rewrite_messages(e, capture::redact_keys);
         }
         if let Some(s) = scrub.as_deref_mut() {
@@ -1213,7 +1261,10 @@ pub fn har(doc: &mut Value, scrub: Option<&mut Scrubber>) -> Result<(), String> 
             // Keys masked first, as in a raw body ([`raw`]): comment
             // lines and other fields are not scrubbed, and the scrubber
             // keeps `[REDACTED]` as it is.
-            rewrite_response_text(e, |b| s.body(&mask_lines(b)))?;
+            rewrite_response_text(e, |b| match is_event_stream(b) {
+                true => event_stream(b, Some(&mut *s)),
+                false => Ok(s.body(&mask_lines(b))),
+            })?;
             rewrite_messages(e, |d| s.data_value(&capture::redact_keys(d)));
         }
     }
@@ -1244,10 +1295,11 @@ fn rewrite_messages(entry: &mut Value, mut f: impl FnMut(&str) -> String) {
 ///
 /// # Errors
 /// A compressed body that does not decode whole, or decodes past
-/// [`capture::decode::MAX_DECODED_BYTES`]: its copy could not be made safe.
+/// [`capture::decode::MAX_DECODED_BYTES`], or `f`'s error: its copy could
+/// not be made safe.
 fn rewrite_response_text(
     entry: &mut Value,
-    f: impl FnOnce(&[u8]) -> Vec<u8>,
+    f: impl FnOnce(&[u8]) -> Result<Vec<u8>, String>,
 ) -> Result<(), String> {
     use base64::Engine;
     use capture::decode::{self, Encoding};
@@ -1308,7 +1360,7 @@ fn rewrite_response_text(
         }
         None => bytes,
     };
-    let out = f(&plain);
+    let out = f(&plain)?;
     let grew = out.len() as i64 - plain.len() as i64;
     *t = if base64 {
         engine.encode(out)
