@@ -898,6 +898,51 @@ fn tool_names(v: &Value, key: Option<&str>, tool: bool, out: &mut BTreeSet<Strin
     }
 }
 
+/// Whether `body` is AWS event-stream frames (its first prelude holds).
+pub fn is_event_stream(body: &[u8]) -> bool {
+    crate::transport::Transport::of_bytes(body) == Some(crate::transport::Transport::EventStream)
+}
+
+/// A redacted copy of an AWS event-stream body (Bedrock's streams): each
+/// frame's payload has its keys masked ([`capture::redact_keys`]) and,
+/// with a scrubber, its text scrubbed ([`Scrubber::data_value`]); an
+/// Invoke `chunk`'s base64 `bytes` are decoded, put through the same, and
+/// encoded again. Frames keep their headers, and get fresh lengths and
+/// CRCs ([`crate::transport::eventstream::rewrite`]), so the copy reads as
+/// the original did, faults included. A payload that is not UTF-8 is kept
+/// as it is (a key is text).
+///
+/// # Errors
+/// A frame whose prelude cannot be read: what follows it cannot be told
+/// apart, so no copy is made.
+pub fn event_stream(body: &[u8], mut scrub: Option<&mut Scrubber>) -> Result<Vec<u8>, String> {
+    use base64::Engine as _;
+    let engine = base64::engine::general_purpose::STANDARD;
+    let mut text = |t: &str| match scrub.as_deref_mut() {
+        Some(s) => s.data_value(&capture::redact_keys(t)),
+        None => capture::redact_keys(t),
+    };
+    crate::transport::eventstream::rewrite(body, |payload| {
+        let Ok(p) = std::str::from_utf8(payload) else {
+            return payload.to_vec();
+        };
+        let inner = serde_json::from_str::<Value>(p).ok().and_then(|v| {
+            let b64 = v.get("bytes")?.as_str()?.to_string();
+            let decoded = String::from_utf8(engine.decode(&b64).ok()?).ok()?;
+            Some((b64, decoded))
+        });
+        match inner {
+            Some((b64, decoded)) => {
+                let encoded = engine.encode(text(&decoded));
+                // The rest of the payload (Bedrock's `p` padding) is no
+                // text; the base64 itself must not be read as any.
+                p.replacen(&b64, &encoded, 1).into_bytes()
+            }
+            None => text(p).into_bytes(),
+        }
+    })
+}
+
 /// A redacted copy of a raw body or a curl dump: secret headers, `Bearer`
 /// tokens and `sk-` keys on every line; with a scrubber, the text of every
 /// `data` line too. Line terminators and invalid UTF-8 stay as they are.
@@ -1158,6 +1203,10 @@ pub enum HarError {
     /// (what the system said).
     #[error("{0}")]
     Aside(String),
+    /// An AWS event-stream body whose frames cannot be rewritten
+    /// ([`event_stream`]'s reason).
+    #[error("{0}")]
+    Frames(String),
     /// A body past the memory bound could not be kept in a temporary file.
     #[error(transparent)]
     Spool(#[from] capture::spool::SpoolError),
@@ -1189,15 +1238,26 @@ enum How<'a> {
     Scrub(&'a mut Scrubber),
 }
 
+impl How<'_> {
+    /// A response body rewritten: AWS event-stream frames frame by frame
+    /// ([`event_stream`]), any other body line by line ([`raw`], then
+    /// [`Scrubber::body`]).
+    fn body(self, b: &[u8]) -> Result<Vec<u8>, HarError> {
+        match (is_event_stream(b), self) {
+            (true, How::Mask) => event_stream(b, None).map_err(HarError::Frames),
+            (true, How::Scrub(s)) => event_stream(b, Some(s)).map_err(HarError::Frames),
+            (false, How::Mask) => Ok(raw(b, None)),
+            (false, How::Scrub(s)) => Ok(s.body(&mask_lines(b))),
+        }
+    }
+}
+
 /// The texts are in the document.
 struct InDocument;
 
 impl Bodies for InDocument {
     fn rewrite(&mut self, _: usize, entry: &mut Value, how: How<'_>) -> Result<(), HarError> {
-        match how {
-            How::Mask => rewrite_response_text(entry, |b| raw(b, None)),
-            How::Scrub(s) => rewrite_response_text(entry, |b| s.body(&mask_lines(b))),
-        }
+        rewrite_response_text(entry, |b| how.body(b))
     }
 }
 
@@ -1351,10 +1411,11 @@ fn rewrite_messages(entry: &mut Value, mut f: impl FnMut(&str) -> String) {
 ///
 /// # Errors
 /// A compressed body that does not decode whole, or decodes past
-/// [`capture::decode::MAX_DECODED_BYTES`]: its copy could not be made safe.
+/// [`capture::decode::MAX_DECODED_BYTES`], or `f`'s error: its copy could
+/// not be made safe.
 fn rewrite_response_text(
     entry: &mut Value,
-    f: impl FnOnce(&[u8]) -> Vec<u8>,
+    f: impl FnOnce(&[u8]) -> Result<Vec<u8>, HarError>,
 ) -> Result<(), HarError> {
     use base64::Engine;
     use capture::decode::{self, Encoding};
@@ -1396,7 +1457,7 @@ fn rewrite_response_text(
         }
         None => bytes,
     };
-    let out = f(&plain);
+    let out = f(&plain)?;
     let grew = out.len() as i64 - plain.len() as i64;
     *t = if base64 {
         engine.encode(out)

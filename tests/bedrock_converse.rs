@@ -328,11 +328,12 @@ fn a_rule_page_shows_binary_examples_as_frames_not_raw_bytes() {
 }
 
 #[test]
-fn redact_refuses_an_event_stream_and_writes_nothing() {
+fn redact_rewrites_the_frames_and_the_copy_reads_the_same() {
     let dir = scratch("converse-redact");
-    let out = dir.join("copy.bin");
-    let input = root().join("samples/good/bedrock-converse.bin");
+    let input = root().join("samples/bad/converse-frame.bin");
+    let original = lint(&std::fs::read(&input).unwrap());
     for scrub in [false, true] {
+        let out = dir.join(format!("copy-{scrub}.bin"));
         let mut args = vec![
             "redact",
             input.to_str().unwrap(),
@@ -343,8 +344,101 @@ fn redact_refuses_an_event_stream_and_writes_nothing() {
             args.push("--scrub-text");
         }
         let (code, _, err) = sselint(&args);
-        assert_eq!(code, Some(2), "{err}");
-        assert!(err.contains("AWS event-stream frames"), "{err}");
-        assert!(!out.exists());
+        assert_eq!(code, Some(0), "{err}");
+        let copy = lint(&std::fs::read(&out).unwrap());
+        let found = |s: &StreamResult| s.diagnostics.iter().map(|d| d.rule).collect::<Vec<_>>();
+        assert_eq!(found(&copy), found(&original));
+        assert_eq!(copy.ending, original.ending);
+        let text = &copy.answer.choices[&0].text.kept;
+        if scrub {
+            assert!(!text.contains("Rain"), "{text}");
+            assert_eq!(text.len(), "Rain forms".len());
+        } else {
+            assert_eq!(text, "Rain forms");
+        }
     }
+}
+
+#[test]
+fn redact_masks_sigv4_headers_and_keys_inside_invoke_chunks() {
+    use base64::Engine as _;
+    let dir = scratch("converse-sigv4");
+    let key = "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let inner = format!(
+        r#"{{"type":"error","error":{{"type":"invalid_request_error","message":"bad key {key}"}}}}"#
+    );
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&inner);
+    let body = sselint::transport::eventstream::encode(
+        &[(":event-type", "chunk"), (":message-type", "event")],
+        format!(r#"{{"bytes":"{b64}","p":"abc"}}"#).as_bytes(),
+    );
+    let body64 = base64::engine::general_purpose::STANDARD.encode(&body);
+    let sig = "Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4cb5b4c3a7b2d4e0b3f8c9a1";
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2026-01-02T03:04:05.000Z", "time": 10,
+        "request": {"method": "POST", "url": "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5/invoke-with-response-stream", "httpVersion": "HTTP/1.1",
+            "headers": [
+                {"name": "Authorization", "value": format!("AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260102/us-east-1/bedrock/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-security-token, {sig}")},
+                {"name": "X-Amz-Security-Token", "value": "IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN"},
+                {"name": "X-Amz-Date", "value": "20260102T030405Z"}],
+            "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": [{"name": "Content-Type", "value": "application/vnd.amazon.eventstream"}], "cookies": [],
+            "content": {"size": body.len(), "mimeType": "application/vnd.amazon.eventstream", "text": body64, "encoding": "base64"}, "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {}, "timings": {"send": 0, "wait": 5, "receive": 5}}]}});
+    let input = dir.join("bedrock.har");
+    std::fs::write(&input, har.to_string()).unwrap();
+    let out = dir.join("copy.har");
+    let (code, _, err) = sselint(&[
+        "redact",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let copy = std::fs::read_to_string(&out).unwrap();
+    for secret in [
+        "AKIAIOSFODNN7EXAMPLE",
+        sig,
+        "EXAMPLESESSIONTOKEN",
+        "20260102T030405Z",
+    ] {
+        assert!(!copy.contains(secret), "{secret} in {copy}");
+    }
+    // The key inside the chunk's base64 is masked, and the frame still
+    // reads: one Messages error event, its CRCs sound.
+    let v: serde_json::Value = serde_json::from_str(&copy).unwrap();
+    let text = v["log"]["entries"][0]["response"]["content"]["text"]
+        .as_str()
+        .unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&bytes).contains(&b64));
+    let s = lint(&bytes);
+    assert!(!rules(&s).contains(&"invoke-frame"), "{:?}", rules(&s));
+    assert!(!rules(&s).contains(&"invoke-chunk"), "{:?}", rules(&s));
+    let (_, report, _) = sselint(&["check", "--format", "json", out.to_str().unwrap()]);
+    assert!(!report.contains(key), "{report}");
+    assert!(report.contains("[REDACTED]"), "{report}");
+}
+
+#[test]
+fn redact_refuses_an_event_stream_inside_a_curl_dump() {
+    let dir = scratch("converse-redact-curl");
+    let body = std::fs::read(root().join("samples/good/bedrock-converse.bin")).unwrap();
+    let mut dump =
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.amazon.eventstream\r\n\r\n".to_vec();
+    dump.extend(body);
+    let input = dir.join("curl-i.txt");
+    std::fs::write(&input, dump).unwrap();
+    let out = dir.join("copy.txt");
+    let (code, _, err) = sselint(&[
+        "redact",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("inside a curl dump"), "{err}");
+    assert!(!out.exists());
 }

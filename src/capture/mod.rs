@@ -74,6 +74,10 @@ pub const SECRET_HEADERS: &[&str] = &[
     "set-cookie",
     "x-goog-api-key",
     "openai-organization",
+    // AWS SigV4: the signing time, kept apart from the signature in
+    // `Authorization` (the session token is `X-Amz-Security-Token`, a
+    // `token` name).
+    "x-amz-date",
 ];
 
 /// Query parameters whose values are secrets (compared case-insensitively).

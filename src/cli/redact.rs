@@ -99,10 +99,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             });
         if let Ok(mut cap) = opened {
             // An AWS event stream is binary frames with lengths and CRCs:
-            // rewritten line by line, a masked key would break them.
-            if cap.streams.iter_mut().any(is_event_stream) {
+            // a raw body or a HAR's is rewritten frame by frame, but one
+            // inside a curl dump's text would be rewritten line by line,
+            // breaking them.
+            if matches!(format, InputFormat::Curl) && cap.streams.iter_mut().any(is_event_stream) {
                 return fail(format!(
-                    "{}: the body is AWS event-stream frames (application/vnd.amazon.eventstream), which redact does not rewrite yet (masking a key inside a frame changes its length and CRCs); no copy written",
+                    "{}: the body is AWS event-stream frames (application/vnd.amazon.eventstream) inside a curl dump, which redact does not rewrite yet (masking a key inside a frame changes its length and CRCs); no copy written. Save the body apart (curl --output) or as HAR, and redact that",
                     a.input.display()
                 ));
             }
@@ -202,6 +204,14 @@ fn read_head(p: &Path) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
+/// Whether the file at `p` starts with an AWS event-stream frame.
+fn first_bytes_are_event_stream(p: &Path) -> bool {
+    let mut head = [0u8; 12];
+    std::fs::File::open(p)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| redact::is_event_stream(&head))
+}
+
 /// Whether a stream's body is AWS event-stream frames: by its
 /// Content-Type, or by its first bytes.
 fn is_event_stream(s: &mut capture::Stream) -> bool {
@@ -270,6 +280,16 @@ fn rewrite(
                 Ok(()) => Ok(()),
                 Err(redact::CopyError::Input(e)) => return Ok(Err(e)),
                 Err(redact::CopyError::Write(e)) => Err(e),
+            }
+        }
+        InputFormat::Sse if first_bytes_are_event_stream(input) => {
+            let bytes = match std::fs::read(input) {
+                Ok(b) => b,
+                Err(e) => return Ok(Err(capture::io_message(&e))),
+            };
+            match redact::event_stream(&bytes, scrubber.as_mut()) {
+                Ok(copy) => out.write_all(&copy),
+                Err(e) => return Ok(Err(format!("{e}; no copy written"))),
             }
         }
         InputFormat::Sse | InputFormat::Curl => {

@@ -234,13 +234,27 @@ fn rewrite_text(
         text.clone()
     };
     let plain = decoded(bytes, named)?;
+    let aside = |e: io::Error| HarError::Aside(capture::io_message(&e));
+    let mut head = Vec::new();
+    (&mut plain.reader())
+        .take(16)
+        .read_to_end(&mut head)
+        .map_err(aside)?;
     let mut masked = Spool::default();
-    let mut reader = BufReader::with_capacity(64 * 1024, plain.reader());
-    let done = match how {
-        How::Mask => masked_to(&mut reader, &mut masked, None, false),
-        How::Scrub(s) => masked_to(&mut reader, &mut masked, Some(s), false),
-    };
-    done.map_err(|e| HarError::Aside(capture::io_message(&e)))?;
+    if super::is_event_stream(&head) {
+        // Frames are rewritten whole (their lengths and CRCs change), in
+        // memory, as the in-document path does.
+        let mut frames = Vec::with_capacity(plain.len() as usize);
+        plain.reader().read_to_end(&mut frames).map_err(aside)?;
+        masked.write_all(&how.body(&frames)?).map_err(aside)?;
+    } else {
+        let mut reader = BufReader::with_capacity(64 * 1024, plain.reader());
+        let done = match how {
+            How::Mask => masked_to(&mut reader, &mut masked, None, false),
+            How::Scrub(s) => masked_to(&mut reader, &mut masked, Some(s), false),
+        };
+        done.map_err(aside)?;
+    }
     let masked = masked.finish()?;
     let grew = masked.len() as i64 - plain.len() as i64;
     drop(plain);

@@ -130,32 +130,7 @@ impl crate::dialect::Checker for Checker {
         self.last_faulted = false;
         let kind = out.header(":message-type").unwrap_or("event").to_string();
         if kind != "event" {
-            let e = Exception::of(ev, &kind, out);
-            self.summary = e.summary();
-            if self.exception.is_none() {
-                e.report(rule::INVOKE_EXCEPTION, ev.index, out);
-                // The Messages checker hears it as Messages' own `error`
-                // event, so it ends the answer as failed, not cut off;
-                // the finding is the wrapper's.
-                let error = serde_json::json!({"type": "error", "error": {"type": e.name, "message": e.text}});
-                let data = error.to_string();
-                let iev = Event {
-                    index: ev.index,
-                    name: "error",
-                    named: true,
-                    id: None,
-                    data: &data,
-                    json: Some(&error),
-                    done: false,
-                };
-                let mut inner = Inner {
-                    out: &mut *out,
-                    quiet: Some(rule::MESSAGES_ERROR_EVENT.name()),
-                };
-                self.inner.event(&iev, &mut inner);
-                self.summary = e.summary();
-            }
-            self.exception = Some(e.name);
+            self.exception_frame(ev, &kind, out);
             return;
         }
         if ev.name != "chunk" {
@@ -289,6 +264,36 @@ fn is_converse_event(name: &str) -> bool {
 }
 
 impl Checker {
+    /// An `exception` or `error` frame: `invoke-exception`, once. The
+    /// Messages checker hears it as Messages' own `error` event, so it ends
+    /// the answer as failed, not cut off; the finding is the wrapper's (its
+    /// `messages-error-event` is muted, uncounted).
+    fn exception_frame(&mut self, ev: &Event<'_>, kind: &str, out: &mut dyn Out) {
+        let e = Exception::of(ev, kind, out);
+        self.summary = e.summary();
+        if self.exception.is_none() {
+            e.report(rule::INVOKE_EXCEPTION, ev.index, out);
+            let error =
+                serde_json::json!({"type": "error", "error": {"type": e.name, "message": e.text}});
+            let data = error.to_string();
+            let iev = Event {
+                index: ev.index,
+                name: "error",
+                named: true,
+                id: None,
+                data: &data,
+                json: Some(&error),
+                done: false,
+            };
+            let mut inner = Inner {
+                out: &mut *out,
+                quiet: Some(rule::MESSAGES_ERROR_EVENT.name()),
+            };
+            self.inner.event(&iev, &mut inner);
+        }
+        self.exception = Some(e.name);
+    }
+
     /// A chunk unwrapped: its event to the Messages checker, named by its
     /// `type` (the SDKs' Bedrock decoders read it by its type).
     fn inner_event(&mut self, ev: &Event<'_>, inner: &Value, out: &mut dyn Out) {

@@ -317,6 +317,62 @@ pub fn looks_like(head: &[u8]) -> bool {
         && crc32fast::hash(&head[..8]) == u32_at(head, 8)
 }
 
+/// A copy of `body` (AWS event-stream frames) with each frame's payload
+/// put through `payload`: headers kept byte for byte, lengths and both
+/// CRCs written anew, so the copy reads as the original did. A frame
+/// whose message CRC failed gets a CRC that fails by the same difference
+/// (the fault stays where it was); a body that ends inside a frame still
+/// does, its payload so far rewritten; a last piece too short to be a
+/// prelude, or a cut frame whose headers did not all come, is kept as it
+/// is (lengths and header names, no payload).
+///
+/// # Errors
+/// A frame whose prelude fails its CRC or whose lengths cannot be: no
+/// byte after it can be told apart, so no copy can be made safe.
+pub fn rewrite(body: &[u8], mut payload: impl FnMut(&[u8]) -> Vec<u8>) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut at = 0;
+    while at < body.len() {
+        let b = &body[at..];
+        if b.len() < PRELUDE {
+            out.extend_from_slice(b);
+            break;
+        }
+        let (total, headers) = (u32_at(b, 0) as usize, u32_at(b, 4) as usize);
+        if crc32fast::hash(&b[..8]) != u32_at(b, 8)
+            || total < OVERHEAD
+            || headers > total - OVERHEAD
+        {
+            return Err(format!(
+                "the frame at byte {at} has a prelude that fails its CRC or lengths no frame can have, so the frames after it cannot be told apart"
+            ));
+        }
+        let whole = b.len() >= total;
+        let end = if whole { total - 4 } else { b.len() };
+        if end < PRELUDE + headers {
+            out.extend_from_slice(b);
+            break;
+        }
+        let new = payload(&b[PRELUDE + headers..end]);
+        let new_total = total - (end - PRELUDE - headers) + new.len();
+        let start = out.len();
+        out.extend_from_slice(&(new_total as u32).to_be_bytes());
+        out.extend_from_slice(&(headers as u32).to_be_bytes());
+        let crc = crc32fast::hash(&out[start..start + 8]);
+        out.extend_from_slice(&crc.to_be_bytes());
+        out.extend_from_slice(&b[PRELUDE..PRELUDE + headers]);
+        out.extend_from_slice(&new);
+        if !whole {
+            break;
+        }
+        let off_by = u32_at(b, total - 4) ^ crc32fast::hash(&b[..total - 4]);
+        let crc = crc32fast::hash(&out[start..]) ^ off_by;
+        out.extend_from_slice(&crc.to_be_bytes());
+        at += total;
+    }
+    Ok(out)
+}
+
 /// One frame's bytes: `headers` (string values) and `payload`, with
 /// both CRCs; what a test or a replay server writes.
 pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
@@ -462,5 +518,42 @@ mod tests {
         assert!(!looks_like(b"data: {\"a\":1}\n\n"));
         assert!(!looks_like(b"{\"done\":false}\n{\"done\":true}\n"));
         assert!(!looks_like(&[0, 0, 0, 0x28, 0, 0, 0, 0x16, 0, 0, 0, 0]));
+    }
+
+    #[test]
+    fn a_rewrite_reads_as_the_original_did_with_its_new_payloads() {
+        let mut body = encode(&[(":event-type", "a")], br#"{"k":"sk-1"}"#);
+        let mut bad = encode(&[(":event-type", "b")], br#"{"k":"sk-2"}"#);
+        let n = bad.len();
+        bad[n - 1] ^= 0x5a;
+        body.extend(bad);
+        let whole = encode(&[(":event-type", "c")], br#"{"k":"sk-3"}"#);
+        body.extend_from_slice(&whole[..whole.len() - 6]);
+        // The same payloads: the same bytes.
+        assert_eq!(rewrite(&body, <[u8]>::to_vec).unwrap(), body);
+        // Longer payloads: fresh lengths and CRCs, the faults kept.
+        let copy = rewrite(&body, |p| {
+            String::from_utf8_lossy(p)
+                .replace("sk-", "[REDACTED]-")
+                .into_bytes()
+        })
+        .unwrap();
+        let (before, after) = (frame(&body, 7).0, frame(&copy, 7).0);
+        assert_eq!(after.len(), 3);
+        assert_eq!(after[0].3, r#"{"k":"[REDACTED]-1"}"#);
+        assert_eq!(after[0].4, None);
+        assert!(after[1].4.as_ref().unwrap().1.contains("message CRC"));
+        assert!(after[2]
+            .4
+            .as_ref()
+            .unwrap()
+            .1
+            .contains("ends inside a frame"));
+        let names = |r: &[Read]| r.iter().map(|m| m.2.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&before), names(&after));
+        // A prelude that fails: nothing after it can be made safe.
+        let mut broken = body.clone();
+        broken[9] ^= 1;
+        assert!(rewrite(&broken, <[u8]>::to_vec).is_err());
     }
 }
