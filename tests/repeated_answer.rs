@@ -203,3 +203,17 @@ fn a_repeat_of_an_answer_past_the_kept_text_is_found_by_length_and_hash() {
         );
     }
 }
+
+/// A fresh-user trial of issue 41: a Chat content delta longer than the
+/// 4,096 bytes kept of the last delta, with a character across byte 4,096,
+/// made `check` panic (a slice inside 'é'), and a repeated CJK answer, the
+/// rule's own shape, did too. The kept piece ends at a character boundary.
+#[test]
+fn a_delta_cut_inside_a_character_past_the_kept_bytes_is_read() {
+    let long = format!("{}é", "a".repeat(4095));
+    let r = lint_bytes(chat(&[&long]).as_bytes());
+    assert!(rules_at_least(&r, Severity::Warning).is_empty());
+    let cjk = "潮汐是由月球引力造成的。".repeat(150);
+    let body = chat(&["潮汐", &cjk[6..], &cjk]);
+    assert!(fires(&body, "repeated-answer"));
+}

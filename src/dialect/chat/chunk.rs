@@ -585,7 +585,12 @@ impl Checker {
         }
         let t = self.chat.choices.entry(idx).or_default();
         t.last_content.clear();
-        t.last_content.push_str(&s[..s.len().min(4096)]);
+        // At most 4,096 bytes, cut at a character boundary.
+        let keep = (0..=s.len().min(4096))
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
+        t.last_content.push_str(&s[..keep]);
     }
 
     fn check_delta(
