@@ -812,3 +812,31 @@ fn finding_3_minimize_of_a_curl_v_dump_with_the_meter_before_it_is_a_curl_dump()
     // The meter is no part of the reproducer: neither of its header lines.
     assert!(!written.contains("% Total"), "{written}");
 }
+
+/// A fresh-user trial of issue 41: an event past `--max-event-bytes` whose
+/// kept bytes end inside a four-byte character got, beside
+/// `event-too-large`, an `invalid-utf8` error for bytes that are valid UTF-8
+/// in the stream (the rest of the character is in the bytes not kept).
+#[test]
+fn an_event_cut_by_the_limit_inside_a_character_is_not_invalid_utf8() {
+    let chunk = |t: &str| {
+        format!(
+            "data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{}}},\"finish_reason\":null}}]}}\n\n",
+            serde_json::to_string(t).unwrap()
+        )
+    };
+    let body = format!(
+        "{}{}data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n",
+        chunk("Hi"),
+        chunk(&"🎉".repeat(2000))
+    );
+    // Each limit cuts the 8 KB event at a different byte of a character.
+    for limit in [4096, 4097, 4098, 4099] {
+        let rules: Vec<&str> = lint_example(body.as_bytes(), None, Some(limit))
+            .iter()
+            .map(|d| d.rule)
+            .collect();
+        assert!(rules.contains(&"event-too-large"), "{limit}: {rules:?}");
+        assert!(!rules.contains(&"invalid-utf8"), "{limit}: {rules:?}");
+    }
+}

@@ -85,12 +85,17 @@ impl Linter<'_> {
             // A character cut by the end of the stream (the last line's
             // last bytes begin one and the stream stops) is the cut, which
             // the ending rules report: no client ever decodes those bytes.
+            // So is one cut where the parser stopped keeping an event too
+            // large (`event-too-large`): the rest of it is in the bytes not
+            // kept.
+            let cut_here =
+                line.end == LineEnd::Eof || (block.dropped > 0 && i + 1 == block.lines.len());
             let invalid = if checked {
                 None
             } else {
                 std::str::from_utf8(bytes)
                     .err()
-                    .filter(|e| !(line.end == LineEnd::Eof && e.error_len().is_none()))
+                    .filter(|e| !(cut_here && e.error_len().is_none()))
             };
             if let Some(e) = invalid {
                 let at = e.valid_up_to();
