@@ -413,7 +413,8 @@ impl Checker {
                     format!("choice {i}'s last content delta repeats the whole text of the deltas before it: clients that append deltas show the answer twice"),
                     loc,
                 )
-                .event(ev),
+                .event(ev)
+                .help("send only the new text in each `delta.content`"),
             );
         }
     }
