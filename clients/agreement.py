@@ -65,7 +65,7 @@ APART = {
     "clients/corpus/gemini/safety-no-content.sse": "a designed exception: Gemini CLI reports the `SAFETY` finish the server sent as an error (\"blocked due to safety settings\") and asks again; the SDKs read the finish as sent",
     # A gateway's own faults on shapes the APIs send, which no rule of a
     # stream can call a fault of the stream.
-    "samples/good/messages-server-tool.sse": "a limit of translating into Chat: a call the server ran itself (`server_tool_use`) has no Chat form, and LiteLLM hands it on as a call for the application to run; the stream is Anthropic's own",
+    "samples/good/messages-server-tool.sse": "a call the server ran itself (`server_tool_use`) listed among the answer's calls: LiteLLM hands it on as one for the application to run (a limit of translating into Chat, which has no form for it); opencode, through the AI SDK, lists it as the provider's own call and sends no further request; the stream is Anthropic's own",
     "samples/providers/gemini-usage-only-chunk.sse": "a fault of the gateway on a shape Google's servers send: LiteLLM hands on `stop` for the `MAX_TOKENS` finish when a usage-only chunk follows it",
     "clients/corpus/gemini/call-without-args.sse": "a fault of the gateway on a shape the API sends: LiteLLM raises (`KeyError: 'args'`) on a `functionCall` without `args`, which Gemini leaves out for a function that takes none; the SDKs read it",
     "rules/messages/messages-usage-decreasing.toml#2": "the gateway's reading of a valid stream (running totals): LiteLLM takes the usage of the first `message_delta` and none of the later ones",

@@ -53,8 +53,15 @@ PATHOP = re.compile(r'\b(?:mkdir|mkdirat|unlink|unlinkat|rename|renameat2?|rmdir
 
 def main():
     sselint = os.environ.get("SSELINT_BIN") or str(ROOT / "target" / "debug" / "sselint")
-    if sys.argv[1:] == ["--ci"]:
+    args = sys.argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if args == ["--ci"]:
         pairs = CI_SET
+    elif len(args) % 2 or any(a.startswith("-") for a in args):
+        print(f"containment.py: expected CAPTURE DIALECT pairs or --ci, got {' '.join(args)} (--help)", file=sys.stderr)
+        return 2
     else:
         pairs = DEFAULT if len(sys.argv) < 3 else list(zip(sys.argv[1::2], sys.argv[2::2]))
     breaches, not_run, runs = [], [], 0

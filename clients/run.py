@@ -21,7 +21,8 @@ reconstruction, `check --format json`):
 - Google Gemini (streamGenerateContent): google-genai (Python) and
   @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google);
 - the agent apps (clients/agent_clients.py): Claude Code (Messages), Codex
-  CLI (Responses), Gemini CLI (Gemini);
+  CLI (Responses), Gemini CLI (Gemini), opencode (Chat, Responses and
+  Messages);
 - the gateway (clients/gateway_clients.py): LiteLLM as a library, reading
   Chat, Messages and Gemini and handing on Chat chunks.
 
@@ -103,6 +104,11 @@ GATEWAY_PYTHON = CLIENTS_DIR / ".venv-litellm" / "bin" / "python"
 # keeps for them.
 RECORDED = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {"clients": [], "captures": {}}
 DIALECTS = ("chat", "responses", "messages", "gemini")
+# Dialects sselint reads that no client of the harness reads yet (issue 37:
+# the Ollama libraries, boto3 and the AWS SDK for JavaScript are still to
+# come). Their captures are left out of the record, not served to Chat's
+# clients.
+UNOBSERVED = ("ollama", "bedrock-converse", "bedrock-invoke")
 # Each dialect's title, as sselint's messages name it (src/vocab.rs).
 TITLES = {
     "OpenAI Chat Completions": "chat",
@@ -218,7 +224,7 @@ def corpus(tmp):
     ex_dir = Path(tmp) / "examples"
     ex_dir.mkdir()
     for f in sorted((ROOT / "rules").glob("*/*.toml")):
-        if f.parent.name in ("profiles", "schemas"):
+        if f.parent.name in ("profiles", "schemas", *UNOBSERVED):
             continue
         rel = f.relative_to(ROOT)
         doc = tomllib.loads(f.read_text(encoding="utf-8"))
@@ -263,6 +269,8 @@ def expected_answer(sselint, path, dialect):
     except (json.JSONDecodeError, KeyError, IndexError):
         return None
     choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None)
+    if stream.get("dialect") in UNOBSERVED:
+        return None
     usage = stream.get("usage")
     dialect = stream.get("dialect") if stream.get("dialect") in DIALECTS else None
     finish = (choice or {}).get("finish_reason")
