@@ -303,9 +303,9 @@ fn record_into(
     }
     let started = SystemTime::now();
     let t0 = Instant::now();
-    // Bounded: a reader faster than the linting waits (64 reads of at most
+    // Bounded: a reader faster than the linting waits (16 reads of at most
     // 64 KiB in flight), so memory does not grow with the stream.
-    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
+    let (tx, rx) = mpsc::sync_channel::<Msg>(16);
     let payload = body_text.clone();
     std::thread::spawn(move || {
         let resp = match builder.send(payload.as_bytes()) {
@@ -945,7 +945,7 @@ mod tests {
                 0 => rec.reads.clear(),
                 2 => rec.reads.push(Read_ {
                     offset: 7,
-                    ms: 1234.567_890_123,
+                    ms: 1_234.567_890_123,
                 }),
                 _ => {}
             }
