@@ -10,8 +10,7 @@
 #   BIN=target/release/sselint bench/minimize-identity.sh /tmp/min-new
 #   bench/minimize-identity.sh --compare /tmp/min-old /tmp/min-new
 #
-# Rule examples are written to files first (`rules/GROUP/NAME.toml`'s N-th
-# example as NAME-N.sse, with --max-event-bytes when it sets one).
+# The inputs are bench/inputs.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --compare ]; then
@@ -27,40 +26,18 @@ if [ "${1:-}" = --compare ]; then
 fi
 dest=${1:?usage: bench/minimize-identity.sh DEST_DIR}
 bin=${BIN:-target/release/sselint}
-rm -rf "$dest"
-mkdir -p "$dest"
-examples=$(mktemp -d)
-trap 'rm -rf "$examples"' EXIT
-python3 - "$examples" <<'PY'
-import pathlib, sys, tomllib
-out = pathlib.Path(sys.argv[1])
-for p in sorted(pathlib.Path("rules").rglob("*.toml")):
-    doc = tomllib.loads(p.read_text())
-    for i, ex in enumerate(doc.get("examples", [])):
-        if "capture" not in ex:
-            continue
-        name = f"{p.parent.name}-{p.stem}-{i}"
-        (out / f"{name}.sse").write_bytes(ex["capture"].encode())
-        if "max_event_bytes" in ex:
-            (out / f"{name}.args").write_text(f"--max-event-bytes {ex['max_event_bytes']}\n")
-PY
-n=0
-while IFS= read -r -d '' f; do
-  case "$f" in *.args | *.json | *.md | *.toml | *.gitattributes) continue ;; esac
-  case "$f" in
-    "$examples"/*) key=rule_${f#"$examples"/} ;;
-    *) key=$(printf '%s' "$f" | tr '/' '_') ;;
-  esac
-  ext=${f##*.}
-  args=()
-  [ -f "${f%.*}.args" ] && read -r -a args < "${f%.*}.args"
-  code=0
-  "$bin" minimize "$f" -o "$dest/$key.out.$ext" --force --format json "${args[@]}" \
+# shellcheck source=bench/inputs.sh
+. bench/inputs.sh
+one() {
+  local f=$1 key=$2 ext=${1##*.} code=0
+  shift 2
+  "$bin" minimize "$f" -o "$dest/$key.out.$ext" --force --format json "$@" \
     > "$dest/$key.report" 2> "$dest/$key.stderr" || code=$?
   echo "$code" > "$dest/$key.code"
   [ -f "$dest/$key.out.$ext" ] && mv "$dest/$key.out.$ext" "$dest/$key.out"
   # The wall time and the scratch folder's name are not behaviour.
   sed -i -e '/"seconds":/d' -e "s#$examples#EXAMPLES#g" -e "s#$dest#DEST#g" "$dest/$key.report" "$dest/$key.stderr"
   n=$((n + 1))
-done < <(find samples tests/cases tests/fixtures "$examples" -type f -print0 | sort -z)
+}
+each_input one
 echo "$n inputs minimized into $dest"

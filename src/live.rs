@@ -385,9 +385,9 @@ fn record_into(
     }
     let started = SystemTime::now();
     let t0 = Instant::now();
-    // Bounded: a reader faster than the linting waits (64 reads of at most
+    // Bounded: a reader faster than the linting waits (16 reads of at most
     // 64 KiB in flight), so memory does not grow with the stream.
-    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
+    let (tx, rx) = mpsc::sync_channel::<Msg>(16);
     let payload = body_text.clone();
     std::thread::spawn(move || {
         let resp = match builder.send(payload.as_bytes()) {

@@ -167,7 +167,7 @@ fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError>
     }
     // The document is parsed from the reader a byte at a time, and each
     // entry's content.text is decoded as it goes by, into memory or, past
-    // 8 MiB, a temporary file (`spool`): the parser skips the string, so
+    // 2 MiB, a temporary file (`spool`): the parser skips the string, so
     // a 100 MB body is never held. The tracker also learns where each text
     // starts, so findings in its body can point into the file.
     let track = Rc::new(RefCell::new(har_pos::Track::new(if bom { 3 } else { 0 })));
@@ -214,7 +214,7 @@ fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError>
 
 /// A HAR document without its entries' `content.text`, and each text as
 /// the tracker read it, by entry index (a string decoded into memory up to
-/// 8 MiB, then a temporary file): `redact` rewrites a HAR from these.
+/// 2 MiB, then a temporary file): `redact` rewrites a HAR from these.
 ///
 /// # Errors
 /// As [`read`]: the file cannot be read, is not JSON, or holds a text

@@ -11,8 +11,12 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
-/// Bytes kept in memory before the body moves to a file (8 MiB).
-pub const MEM_BYTES: usize = 8 * 1024 * 1024;
+/// Bytes kept in memory before the body moves to a file (2 MiB: a body
+/// past it costs a file, not memory; `check` of a 100 MB HAR body held 8
+/// MiB here when it was 8 MiB). Above Firefox's 1 MiB body cap: a
+/// finding at a body's last byte points into the HAR only for a body in
+/// memory.
+pub const MEM_BYTES: usize = 2 * 1024 * 1024;
 
 /// Bytes written to the file at a time once it is on disk.
 const CHUNK: usize = 256 * 1024;
@@ -49,12 +53,13 @@ pub enum Spooled {
 }
 
 /// Makes room in `mem` for `more` bytes, doubling its capacity as a `Vec`
-/// does but never past [`MEM_BYTES`]: a doubling from just under it would
-/// hold nearly twice the bytes meant to be kept in memory.
-pub(crate) fn reserve_capped(mem: &mut Vec<u8>, more: usize) {
+/// does but never past `cap` (unless more is needed): a doubling from
+/// just under it would hold nearly twice the bytes meant to be kept in
+/// memory.
+pub(crate) fn reserve_capped(mem: &mut Vec<u8>, more: usize, cap: usize) {
     let need = mem.len() + more;
     if need > mem.capacity() {
-        let to = (mem.capacity() * 2).max(need).min(MEM_BYTES.max(need));
+        let to = (mem.capacity() * 2).max(need).min(cap.max(need));
         mem.reserve_exact(to - mem.len());
     }
 }
@@ -64,7 +69,7 @@ impl Spool {
     #[inline]
     pub fn push(&mut self, b: u8) {
         if self.mem.len() == self.mem.capacity() {
-            reserve_capped(&mut self.mem, 1);
+            reserve_capped(&mut self.mem, 1, MEM_BYTES);
         }
         self.mem.push(b);
         if self.mem.len() >= CHUNK && (self.file.is_some() || self.mem.len() >= MEM_BYTES) {
@@ -81,7 +86,7 @@ impl Spool {
                 MEM_BYTES
             };
             let n = b.len().min(limit.saturating_sub(self.mem.len()).max(1));
-            reserve_capped(&mut self.mem, n);
+            reserve_capped(&mut self.mem, n, MEM_BYTES);
             self.mem.extend_from_slice(&b[..n]);
             b = &b[n..];
             if self.mem.len() >= limit {

@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{self, Write};
 
 /// Bytes kept in memory before the heap moves on to a file (8 MiB).
-pub const MEM_BYTES: usize = spool::MEM_BYTES;
+pub const MEM_BYTES: usize = 8 * 1024 * 1024;
 
 /// Bytes written to the file at a time.
 const CHUNK: usize = 256 * 1024;
@@ -77,7 +77,7 @@ impl Heap {
         let len = b.len() as u32;
         if h.file.is_none() && h.mem.len() + b.len() <= MEM_BYTES {
             let at = h.mem.len() as u64;
-            spool::reserve_capped(&mut h.mem, b.len());
+            spool::reserve_capped(&mut h.mem, b.len(), MEM_BYTES);
             h.mem.extend_from_slice(b);
             return Piece { at, len };
         }

@@ -428,7 +428,7 @@ impl Goal {
     }
 }
 
-/// The file `units` in `shell` make, written aside (memory up to 8 MiB,
+/// The file `units` in `shell` make, written aside (memory up to 2 MiB,
 /// then a temporary file).
 fn rendered(shell: &Shell, units: &[&Unit], heap: &Heap) -> Option<Spooled> {
     let mut out = Spool::default();
@@ -1068,7 +1068,7 @@ fn candidate_options(opts: &Options, format: InputFormat) -> capture::Options {
 }
 
 /// Reads each stream of the input, lints it, and takes the first that has
-/// the findings asked for (its body spooled: memory up to 8 MiB, then a
+/// the findings asked for (its body spooled: memory up to 2 MiB, then a
 /// temporary file).
 fn pick(path: &str, input: &Input<'_>, opts: &Options) -> Result<Picked, Error> {
     let err = |m: String| InputError::new(path, m);

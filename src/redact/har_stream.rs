@@ -1,6 +1,6 @@
 //! A HAR redacted as a stream: the document is parsed from the file with
 //! each entry's `response.content.text` decoded aside as it goes by
-//! ([`capture::har::texts`]: memory up to 8 MiB, then a temporary file), the
+//! ([`capture::har::texts`]: memory up to 2 MiB, then a temporary file), the
 //! rest redacted as [`super::har`] does, each body rewritten aside, and the
 //! copy written with each body put back in its place. The copy is the same
 //! bytes as the whole document rewritten in memory gives; a 100 MB body
