@@ -3,7 +3,7 @@
 //! `tests/clients.rs` checks that a fresh run still matches it).
 
 mod common;
-use common::{awaits_clients, file_dialect, lint_example, lint_file, not_run, root};
+use common::{awaits_clients, awaits_observation, file_dialect, lint_example, lint_file, root};
 use sselint::capture::Options;
 use sselint::lint::observed::{
     derived_severity, derived_severity_of, designed_exception, record, Verdict, BUDGET_CUT_RULES,
@@ -101,7 +101,7 @@ fn every_example_sample_and_case_has_observations() {
         }
     }
     if !waiting.is_empty() {
-        not_run(
+        awaits_observation(
             "every_example_sample_and_case_has_observations",
             &format!("no client of their dialect in rules/observed.json yet: {waiting:?}"),
         );
@@ -261,7 +261,7 @@ fn severities_follow_what_the_clients_did() {
             continue;
         }
         if r.dialect.is_some_and(|d| awaits_clients(d.name())) {
-            not_run(
+            awaits_observation(
                 "severities_follow_what_the_clients_did",
                 &format!(
                     "{}: no client of its dialect in rules/observed.json yet",
@@ -437,7 +437,7 @@ fn real_provider_streams_get_no_error_unless_a_client_broke() {
             .map(|d| d.rule)
             .collect();
         if !rec.captures.contains_key(&id_of(&p)) && file_dialect(&p).is_some_and(awaits_clients) {
-            not_run(
+            awaits_observation(
                 "real_provider_streams_get_no_error_unless_a_client_broke",
                 &format!(
                     "{}: no client of its dialect in rules/observed.json yet",
@@ -539,5 +539,29 @@ fn no_message_or_rule_doc_names_a_client_except_the_observations() {
         hits.is_empty(),
         "claims about named clients outside rules/observed.json:\n{}",
         hits.join("\n")
+    );
+}
+
+/// A rule of a dialect no client of the harness reads yet (Ollama, Bedrock:
+/// issue 37) rests on the reference and the clients' code, not on the
+/// record: its `severity_basis` says so, so that no reader takes its level
+/// for an observed one.
+#[test]
+fn rules_no_client_has_read_say_so() {
+    let mut unsaid = Vec::new();
+    for r in catalogue().rules() {
+        if !r.dialect.is_some_and(|d| awaits_clients(d.name())) {
+            continue;
+        }
+        let says = r.severity_basis.is_some_and(|b| {
+            b.contains("harness") && (b.contains("no client") || b.contains("not yet"))
+        });
+        if !says {
+            unsaid.push(r.file.to_string());
+        }
+    }
+    assert!(
+        unsaid.is_empty(),
+        "rules of a dialect no harness client reads whose severity_basis does not say so: {unsaid:?}"
     );
 }
