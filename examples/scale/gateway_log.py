@@ -1,9 +1,11 @@
-"""Writes a synthetic LLM gateway log: N responses in the three dialects
+"""Writes a synthetic LLM gateway log: N responses in every dialect sselint reads
 (Chat Completions, Responses, Messages), each with the HTTP facts a gateway
 keeps (status, response headers, request path) beside the streamed body.
 
-The bodies are the project's samples (samples/good and samples/bad, the
-.sse ones), so about a third of the rows have faults; some rows carry an
+The bodies are the project's samples (samples/good and samples/bad: the
+.sse ones, and in one row of twenty an Ollama NDJSON or Bedrock
+event-stream one, with its dialect's path and Content-Type), so about a
+third of the rows have faults; some rows carry an
 HTTP error with a JSON body, a `text/plain` Content-Type, or a request
 path of another dialect. Every row's headers hold an `authorization`
 value, which sselint must never print.
@@ -32,15 +34,37 @@ PATHS = {
     "chat": "/v1/chat/completions",
     "responses": "/v1/responses",
     "messages": "/v1/messages",
+    "gemini": "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+    "ollama": "/api/chat",
+    "bedrock-converse": "/model/anthropic.claude-3-5-haiku/converse-stream",
+    "bedrock-invoke": "/model/anthropic.claude-3-5-haiku/invoke-with-response-stream",
+}
+# The Content-Type each dialect's server sends.
+TYPES = {
+    "ollama": "application/x-ndjson",
+    "bedrock-converse": "application/vnd.amazon.eventstream",
+    "bedrock-invoke": "application/vnd.amazon.eventstream",
 }
 PROVIDERS = {
     "chat": [("openai", "gpt-4o-mini"), ("groq", "llama-3.1-8b-instant"), ("vllm", "qwen2.5-7b")],
     "responses": [("openai", "gpt-4.1"), ("azure", "gpt-4.1-mini")],
     "messages": [("anthropic", "claude-sonnet-4-5"), ("bedrock", "claude-3-5-haiku")],
+    "gemini": [("google", "gemini-2.5-flash")],
+    "ollama": [("ollama", "qwen3:8b")],
+    "bedrock-converse": [("bedrock", "claude-3-5-haiku")],
+    "bedrock-invoke": [("bedrock", "claude-3-5-haiku")],
 }
 
 
 def dialect_of(name: str) -> str:
+    if name.startswith("ollama-"):
+        return "ollama"
+    if name.startswith(("converse-", "bedrock-converse")):
+        return "bedrock-converse"
+    if name.startswith(("invoke-", "bedrock-invoke")):
+        return "bedrock-invoke"
+    if name.startswith("gemini-"):
+        return "gemini"
     if name.startswith("messages-"):
         return "messages"
     if name.startswith("responses-"):
@@ -56,16 +80,31 @@ def bodies() -> List[Tuple[str, bytes]]:
     return out
 
 
+def other_bodies() -> List[Tuple[str, bytes]]:
+    """The samples of the dialects that are not SSE (Ollama's NDJSON,
+    Bedrock's event-stream frames)."""
+    out = []
+    for d in ("good", "bad"):
+        for p in sorted((ROOT / "samples" / d).glob("*")):
+            if p.suffix in (".ndjson", ".bin") and dialect_of(p.name) in TYPES:
+                out.append((dialect_of(p.name), p.read_bytes()))
+    return out
+
+
 def rows(n: int) -> Iterator[Dict[str, object]]:
     rng = random.Random(28)
     pool = bodies()
     good = [b for b in pool[:20]]
+    others = other_bodies()
     for i in range(n):
         # Two good rows for every sample of a fault.
         dialect, body = rng.choice(good) if rng.random() < 0.6 else rng.choice(pool)
+        # One row in twenty is a stream that is not SSE.
+        if i % 20 == 19:
+            dialect, body = others[(i // 20) % len(others)]
         provider, model = rng.choice(PROVIDERS[dialect])
         status = 200
-        ctype = "text/event-stream"
+        ctype = TYPES.get(dialect, "text/event-stream")
         path = PATHS[dialect]
         r = rng.random()
         if r < 0.02:
