@@ -23,6 +23,7 @@ use crate::capture::spool::{Spool, Spooled};
 use crate::capture::{self, Body, Timing};
 use crate::dialect::{self, Dialect, Sniffed};
 use crate::sse::{Block, Parser};
+use crate::transport::{self, Transport};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,6 +53,14 @@ pub struct Replay {
     /// The stream's dialect, as told from the capture (`None`: no known
     /// dialect; it is served as Chat).
     pub dialect: Option<Dialect>,
+    /// How the body's messages are framed (SSE events, NDJSON lines,
+    /// event-stream frames): where `--delay-ms` waits and
+    /// `--cut-after-messages` cuts.
+    pub transport: Transport,
+    /// The path the stream answers where its API streams at several and
+    /// the capture tells which ([`crate::dialect::Api::endpoint_of_message`]:
+    /// Ollama's `/api/generate`); `None`: the dialect's endpoint.
+    pub endpoint: Option<&'static str>,
 }
 
 /// How to serve it.
@@ -66,8 +75,18 @@ pub struct Options {
     pub split_bytes: Option<usize>,
     /// Drop the connection after N body bytes.
     pub cut_after_bytes: Option<u64>,
+    /// Drop the connection after N whole messages (SSE events, NDJSON
+    /// lines, event-stream frames).
+    pub cut_after_messages: Option<u64>,
+    /// Flip the message CRC of event-stream frame N (counted from 1) in
+    /// flight.
+    pub corrupt_crc: Option<u64>,
+    /// Flip the prelude CRC of event-stream frame N (counted from 1) in
+    /// flight.
+    pub corrupt_prelude_crc: Option<u64>,
     /// Send `: keep-alive` comments at event boundaries during waits of this
-    /// many milliseconds.
+    /// many milliseconds (SSE only: NDJSON and event-stream have no
+    /// comments).
     pub keepalive_ms: Option<u64>,
     /// Answer any path and method, not only the POST of the dialect's
     /// endpoint.
@@ -192,28 +211,61 @@ impl Replay {
         // A body that is no event stream but one JSON value in a shape an
         // API answers with (Gemini's JSON array, without `alt=sse`) is that
         // API's, as `check` tells it (`body-not-sse`), served as captured.
-        let shape = body_shape(&body);
+        let url = stream.request.as_ref().map(|r| r.url.as_str());
+        let content_type = stream.http.as_ref().and_then(|h| h.content_type.clone());
+        let transport = settle_transport(&body, content_type.as_deref(), url, dialect);
+        let shape = if transport == Transport::Sse {
+            body_shape(&body)
+        } else {
+            None
+        };
+        let (sniffed, endpoint) = match transport {
+            Transport::Sse => (sniff_body(&body), None),
+            t => sniff_messages(&body, t),
+        };
+        let url_dialect = url.and_then(dialect::sniff_url);
         let dialect = dialect.or_else(|| {
-            let url = stream.request.as_ref().map(|r| r.url.as_str());
-            sniff_body(&body)
+            sniffed
                 .or(shape.as_ref().map(|(d, _)| *d))
-                .or_else(|| url.and_then(dialect::sniff_url))
+                .or(url_dialect)
+                .or_else(|| {
+                    // As `check` reads a stream of another transport.
+                    let riding = dialect::riding_on(transport);
+                    (transport != Transport::Sse).then(|| riding.first().copied())?
+                })
         });
+        // The path the capture was asked at, where it is one the dialect
+        // streams at, over what its messages show.
+        let endpoint = url
+            .and_then(|u| {
+                let path = u.split(['?', '#']).next().unwrap_or(u);
+                let path = path
+                    .split_once("://")
+                    .map_or(path, |(_, rest)| rest.find('/').map_or("", |i| &rest[i..]));
+                // Only an API that streams at several paths (Ollama's
+                // `/api/chat` and `/api/generate`) is pinned to one.
+                let d = dialect?;
+                let others = d.other_paths();
+                let paths = others.iter().copied().chain(std::iter::once(d.endpoint()));
+                paths
+                    .filter(|_| !others.is_empty())
+                    .find(|p| !p.contains('{') && path.ends_with(*p))
+            })
+            .or(endpoint.filter(|_| dialect == sniffed));
         if !headers
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
         {
-            let ct = stream
-                .http
-                .as_ref()
-                .and_then(|h| h.content_type.clone())
-                .unwrap_or_else(|| {
-                    if shape.is_some() {
-                        "application/json".to_string()
-                    } else {
-                        "text/event-stream".to_string()
-                    }
-                });
+            let ct = content_type.unwrap_or_else(|| {
+                if shape.is_some() {
+                    "application/json".to_string()
+                } else {
+                    dialect
+                        .map_or(transport, |d| d.api().transport())
+                        .media_type()
+                        .to_string()
+                }
+            });
             headers.push(("Content-Type".to_string(), ct));
         }
         Ok(Replay {
@@ -227,7 +279,44 @@ impl Replay {
             body,
             timing: stream.timing,
             dialect,
+            transport,
+            endpoint,
         })
+    }
+
+    /// The path the capture is served at: its [`Replay::endpoint`], or
+    /// the served dialect's endpoint under its base.
+    pub fn path(&self) -> String {
+        match self.endpoint {
+            Some(p) => p.to_string(),
+            None => format!("{}{}", self.served().base(), self.served().endpoint()),
+        }
+    }
+
+    /// Whether a request for `path` (no query) is one the capture answers:
+    /// its [`Replay::endpoint`] where it has one, else any path the served
+    /// dialect streams at.
+    pub fn answers(&self, path: &str) -> bool {
+        match self.endpoint {
+            Some(p) => path == p,
+            None => endpoint_dialect(path) == Some(self.served()),
+        }
+    }
+
+    /// The end offset of message `n` (counted from 1) of the body, if it
+    /// has that many.
+    pub fn message_end(&self, n: u64) -> Option<u64> {
+        if n == 0 {
+            return Some(0);
+        }
+        MessageEnds::new(&self.body, self.transport)
+            .nth((n - 1) as usize)
+            .map(|e| e as u64)
+    }
+
+    /// How many messages the body holds (a last one cut included).
+    pub fn messages(&self) -> u64 {
+        MessageEnds::new(&self.body, self.transport).count() as u64
     }
 
     /// What the body is when it is no event stream but one JSON value (or
@@ -280,7 +369,7 @@ impl Replay {
             }
             (Some(Timing::Events(times)), false) => Box::new(
                 std::iter::once((0, times.first().copied().unwrap_or(0.0))).chain(
-                    EventEnds::new(&self.body)
+                    MessageEnds::new(&self.body, self.transport)
                         .zip(times.iter().skip(1))
                         .map(|(end, t)| (end, *t)),
                 ),
@@ -290,7 +379,7 @@ impl Replay {
                 let step = opts.delay_ms.unwrap_or(0) as f64;
                 Box::new(
                     std::iter::once((0, first)).chain(
-                        EventEnds::new(&self.body)
+                        MessageEnds::new(&self.body, self.transport)
                             .enumerate()
                             .map(move |(i, end)| (end, first + step * (i as f64 + 1.0))),
                     ),
@@ -334,48 +423,95 @@ fn segments(
     })
 }
 
-/// End offsets of every block (after its blank line) of a body, in order,
-/// found as it is read: 64 KiB at a time through the SSE parser.
-struct EventEnds<'a> {
+/// End offsets of every message of a body, in order, found as it is
+/// read (64 KiB at a time): each SSE block after its blank line (through
+/// the SSE parser), each NDJSON line after its newline, each event-stream
+/// frame after its CRC (through the transport's framer; a frame that
+/// fails its CRC too, a cut one at the body's end).
+struct MessageEnds<'a> {
     body: &'a Spooled,
     /// The body's reader once on disk; bytes fed so far when in memory.
     reader: Option<Box<dyn Read + Send>>,
     fed: usize,
-    parser: Option<Parser>,
+    framing: Option<Framing>,
     ends: std::collections::VecDeque<usize>,
     buf: Vec<u8>,
 }
 
-impl<'a> EventEnds<'a> {
-    fn new(body: &'a Spooled) -> Self {
-        EventEnds {
+/// How [`MessageEnds`] frames a body.
+enum Framing {
+    Sse(Box<Parser>),
+    Framed(Box<dyn transport::Framer>),
+}
+
+/// A sink that keeps the end of every whole message.
+struct Ends<'a>(&'a mut std::collections::VecDeque<usize>);
+
+impl crate::sse::Sink for Ends<'_> {
+    fn block(&mut self, b: &Block<'_>) {
+        if b.terminated {
+            self.0.push_back(b.end_offset as usize);
+        }
+    }
+}
+
+impl transport::Sink for Ends<'_> {
+    fn message(&mut self, m: &transport::Message<'_>) {
+        self.0.push_back(m.end() as usize);
+    }
+}
+
+impl Framing {
+    fn of(t: Transport) -> Self {
+        match t.framer(transport::eventstream::MAX_FRAME) {
+            Some(f) => Framing::Framed(f),
+            None => Framing::Sse(Box::new(Parser::new())),
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8], ends: &mut std::collections::VecDeque<usize>) {
+        match self {
+            Framing::Sse(p) => p.feed(bytes, &mut Ends(ends)),
+            Framing::Framed(f) => f.feed(bytes, &mut Ends(ends)),
+        }
+    }
+
+    fn finish(self, ends: &mut std::collections::VecDeque<usize>) {
+        match self {
+            Framing::Sse(p) => {
+                p.finish(&mut Ends(ends));
+            }
+            Framing::Framed(mut f) => {
+                f.finish(&mut Ends(ends));
+            }
+        }
+    }
+}
+
+impl<'a> MessageEnds<'a> {
+    fn new(body: &'a Spooled, t: Transport) -> Self {
+        MessageEnds {
             body,
             reader: None,
             fed: 0,
-            parser: Some(Parser::new()),
+            framing: Some(Framing::of(t)),
             ends: std::collections::VecDeque::new(),
             buf: Vec::new(),
         }
     }
 
-    /// Feeds the parser the next 64 KiB; at the end, finishes it. False
+    /// Feeds the framing the next 64 KiB; at the end, finishes it. False
     /// once nothing is left.
     fn refill(&mut self) -> bool {
         const STEP: usize = 64 * 1024;
-        let Some(p) = self.parser.as_mut() else {
+        let Some(p) = self.framing.as_mut() else {
             return false;
-        };
-        let ends = &mut self.ends;
-        let mut sink = |b: &Block<'_>| {
-            if b.terminated {
-                ends.push_back(b.end_offset as usize);
-            }
         };
         let n = match self.body {
             Spooled::Mem(b) => {
                 let piece = &b[self.fed..(self.fed + STEP).min(b.len())];
                 self.fed += piece.len();
-                p.feed(piece, &mut sink);
+                p.feed(piece, &mut self.ends);
                 piece.len()
             }
             Spooled::File(..) => {
@@ -384,24 +520,24 @@ impl<'a> EventEnds<'a> {
                 let n = loop {
                     match r.read(&mut self.buf) {
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        // An unreadable rest ends the events here.
+                        // An unreadable rest ends the messages here.
                         r => break r.unwrap_or(0),
                     }
                 };
-                p.feed(&self.buf[..n], &mut sink);
+                p.feed(&self.buf[..n], &mut self.ends);
                 n
             }
         };
         if n == 0 {
-            if let Some(p) = self.parser.take() {
-                p.finish(&mut sink);
+            if let Some(p) = self.framing.take() {
+                p.finish(&mut self.ends);
             }
         }
         true
     }
 }
 
-impl Iterator for EventEnds<'_> {
+impl Iterator for MessageEnds<'_> {
     type Item = usize;
 
     fn next(&mut self) -> Option<usize> {
@@ -413,6 +549,70 @@ impl Iterator for EventEnds<'_> {
                 return None;
             }
         }
+    }
+}
+
+/// The transport of a body: the one its Content-Type names, the one its
+/// first bytes show (an event-stream prelude, an NDJSON line, SSE field
+/// lines), the request path's where that is not SSE, `--dialect`'s, else
+/// SSE: as `check` settles it.
+fn settle_transport(
+    body: &Spooled,
+    content_type: Option<&str>,
+    url: Option<&str>,
+    forced: Option<Dialect>,
+) -> Transport {
+    let head = body.head(64 * 1024);
+    let bytes = Transport::of_bytes(&head)
+        .or_else(|| crate::capture::raw::looks_like_sse(&head).then_some(Transport::Sse));
+    content_type
+        .and_then(Transport::of_media_type)
+        .or(bytes)
+        .or_else(|| {
+            url.and_then(dialect::sniff_url)
+                .map(|d| d.api().transport())
+                .filter(|t| *t != Transport::Sse)
+        })
+        .or(forced.map(|d| d.api().transport()))
+        .unwrap_or(Transport::Sse)
+}
+
+/// The dialect of a body on transport `t` (not SSE) as `check` tells it
+/// at its first message (the one its type shows: a frame's
+/// `:event-type`), and the path the first message with JSON data shows
+/// it answers ([`crate::dialect::Api::endpoint_of_message`]).
+fn sniff_messages(body: &Spooled, t: Transport) -> (Option<Dialect>, Option<&'static str>) {
+    let mut found = None;
+    let mut datas = Vec::new();
+    let mut sink = Named(|m: &transport::Message<'_>| {
+        if found.is_none() && m.fault.is_none() {
+            found = dialect::of_message(t, m.name);
+        }
+        if datas.is_empty() && m.fault.is_none() && !m.data.trim().is_empty() {
+            datas.push(m.data.to_string());
+        }
+    });
+    if let Some(mut f) = t.framer(transport::eventstream::MAX_FRAME) {
+        let head = body.head(256 * 1024);
+        f.feed(&head, &mut sink);
+        if (head.len() as u64) == body.len() {
+            f.finish(&mut sink);
+        }
+    }
+    let d = found.or_else(|| dialect::riding_on(t).first().copied());
+    let endpoint = d.and_then(|d| {
+        let v = serde_json::from_str::<serde_json::Value>(datas.first()?).ok()?;
+        d.api().endpoint_of_message(&v)
+    });
+    (d, endpoint)
+}
+
+/// A transport sink that calls a closure.
+struct Named<F>(F);
+
+impl<F: FnMut(&transport::Message<'_>)> transport::Sink for Named<F> {
+    fn message(&mut self, m: &transport::Message<'_>) {
+        (self.0)(m)
     }
 }
 
@@ -538,23 +738,21 @@ fn unstreamed(r: &Replay) -> Result<Option<Replay>, (u16, String)> {
     if !(200..300).contains(&r.status) || r.shape().is_some() {
         return Ok(None);
     }
-    let mut datas = Vec::new();
-    let mut sink = |b: &Block<'_>| {
-        if let Some(d) = &b.dispatch {
-            datas.push(d.data.to_string());
-        }
-    };
-    let mut p = Parser::new();
-    let _ = feed(&r.body, &mut p, &mut sink, || false);
-    p.finish(&mut sink);
+    let datas = datas_of(r);
     let d = r.served();
     let refs: Vec<&str> = datas.iter().map(String::as_str).collect();
     let (kind, body) = d.api().unstreamed(&refs).map_err(|e| {
-        let (k, v) = d.api().stream_query().unwrap_or_default();
-        let message = format!(
-            "sselint replay: this request has no `{k}={v}`, so {} API answers in its unstreamed shape, but {e}; ask with ?{k}={v}",
-            d.title()
-        );
+        let message = match (d.api().stream_query(), d.api().unstream_field()) {
+            (Some((k, v)), _) => format!(
+                "sselint replay: this request has no `{k}={v}`, so {} API answers in its unstreamed shape, but {e}; ask with ?{k}={v}",
+                d.title()
+            ),
+            (None, Some(f)) => format!(
+                "sselint replay: this request has `\"{f}\": false`, so {} answers with one JSON object, but {e}; ask with `\"{f}\": true`",
+                d.title()
+            ),
+            (None, None) => format!("sselint replay: {e}"),
+        };
         (400, d.api().error_body("invalid_request_error", &message))
     })?;
     let mut headers: Vec<(String, String)> = r
@@ -571,20 +769,72 @@ fn unstreamed(r: &Replay) -> Result<Option<Replay>, (u16, String)> {
         body: Spooled::Mem(body.into_bytes()),
         timing: None,
         dialect: r.dialect,
+        transport: r.transport,
+        endpoint: r.endpoint,
     }))
+}
+
+/// The data of every message of `r`'s body, in order: each SSE event's
+/// data as dispatched, each NDJSON line, each event-stream frame's payload
+/// (a frame that fails its CRC left out).
+fn datas_of(r: &Replay) -> Vec<String> {
+    let mut datas = Vec::new();
+    match r.transport.framer(transport::eventstream::MAX_FRAME) {
+        None => {
+            let mut sink = |b: &Block<'_>| {
+                if let Some(d) = &b.dispatch {
+                    datas.push(d.data.to_string());
+                }
+            };
+            let mut p = Parser::new();
+            let _ = feed(&r.body, &mut p, &mut sink, || false);
+            p.finish(&mut sink);
+        }
+        Some(mut f) => {
+            let mut sink = Named(|m: &transport::Message<'_>| {
+                if m.fault.is_none() {
+                    datas.push(m.data.to_string());
+                }
+            });
+            let mut reader = r.body.reader();
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => f.feed(&buf[..n], &mut sink),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            f.finish(&mut sink);
+        }
+    }
+    datas
+}
+
+/// Whether `body` (a request's JSON) asks `d`'s API for no stream by its
+/// [`crate::dialect::Api::unstream_field`] (Ollama's `"stream": false`).
+fn asks_unstreamed(d: Dialect, body: &[u8]) -> bool {
+    let Some(field) = d.api().unstream_field() else {
+        return false;
+    };
+    serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|v| v.get(field) == Some(&serde_json::Value::Bool(false)))
 }
 
 /// The body of the 404 for a request the replay does not serve: the
 /// error shape of the API `path` belongs to (the served dialect's when it
 /// belongs to none), its message naming the path that serves the capture.
 pub fn not_found_body(served: Dialect, method: &str, path: &str) -> String {
+    let at = format!("{}{}", served.base(), served.endpoint());
+    not_found_at(served, &at, method, path)
+}
+
+/// [`not_found_body`] of a capture served at `at`.
+fn not_found_at(served: Dialect, at: &str, method: &str, path: &str) -> String {
     let message = format!(
-        "sselint replay serves this capture ({} stream) at POST {}{}, not {} {}",
+        "sselint replay serves this capture ({} stream) at POST {at}, not {method} {path}",
         served.a_title(),
-        served.base(),
-        served.endpoint(),
-        method,
-        path
     );
     let api = endpoint_dialect(path.split('?').next().unwrap_or(""))
         .unwrap_or(served)
@@ -712,15 +962,16 @@ fn handle_connection(
     let mut body = vec![0u8; content_length.min(MAX_REQUEST_BODY)];
     reader.read_exact(&mut body)?;
     let mut sock = sock;
+    let path_only = path.split('?').next().unwrap_or("");
     let picked = source
         .pick(method, path, &body, opts.any_path)
         .and_then(|r| {
-            // Asked without its API's stream query (Gemini's `?alt=sse`): what
+            // Asked without its API's stream query (Gemini's `?alt=sse`), or
+            // with its stream field false (Ollama's `"stream": false`): what
             // the API answers then, unless any path is served.
-            let path_only = path.split('?').next().unwrap_or("");
             if !opts.any_path
                 && endpoint_dialect(path_only) == Some(r.served())
-                && lacks_stream_query(r.served(), path)
+                && (lacks_stream_query(r.served(), path) || asks_unstreamed(r.served(), &body))
             {
                 Ok(unstreamed(r)?.map_or(std::borrow::Cow::Borrowed(r), std::borrow::Cow::Owned))
             } else {
@@ -730,9 +981,13 @@ fn handle_connection(
     let replay = match picked {
         Ok(r) => r,
         Err((status, msg)) => {
+            let mut extra = String::new();
+            for (n, v) in source.error_dialect(path_only).api().error_headers(status) {
+                extra.push_str(&format!("{n}: {v}\r\n"));
+            }
             write!(
                 sock,
-                "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{msg}",
+                "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{msg}",
                 reason_phrase(status),
                 msg.len()
             )?;
@@ -749,29 +1004,29 @@ fn handle_connection(
     let _ = sock.set_nodelay(true);
     let mut sent: u64 = 0;
     let mut at_boundary = true;
+    // NDJSON and event-stream have no comments: no keep-alive is sent
+    // there (the CLI refuses `--keepalive-ms` for such a capture).
+    let sse = replay.transport == Transport::Sse;
+    let keepalive_ms = opts.keepalive_ms.filter(|_| sse);
     // A keep-alive ends its lines as the stream's events do (Gemini's
     // servers, and some others, end every line with CRLF), so that it adds
     // a comment, not a second line-ending convention.
-    let crlf = first_line_end_is_crlf(&replay.body);
+    let crlf = keepalive_ms.is_some() && first_line_end_is_crlf(&replay.body);
     let keepalive: &[u8] = if crlf {
         b": keep-alive\r\n\r\n"
     } else {
         b": keep-alive\n\n"
     };
+    let faults = Faults::of(&replay, opts);
     for (wait, range) in replay.segments(opts) {
-        wait_with_keepalives(
-            &mut sock,
-            wait,
-            opts.keepalive_ms,
-            at_boundary,
-            keepalive,
-            stop,
-        )?;
-        let seg = replay.body.range(range)?;
+        wait_with_keepalives(&mut sock, wait, keepalive_ms, at_boundary, keepalive, stop)?;
+        let start = range.start as u64;
+        let mut seg = replay.body.range(range)?;
+        faults.corrupt(start, &mut seg);
         let seg = &seg[..];
         let step = opts.split_bytes.unwrap_or(seg.len()).max(1);
         for piece in seg.chunks(step) {
-            let piece = match opts.cut_after_bytes {
+            let piece = match faults.cut {
                 Some(cut) if sent + piece.len() as u64 >= cut => {
                     let keep = (cut - sent) as usize;
                     write_chunk(&mut sock, &piece[..keep])?;
@@ -791,6 +1046,54 @@ fn handle_connection(
     sock.flush()?;
     let _ = sock.shutdown(std::net::Shutdown::Write);
     Ok(true)
+}
+
+/// The faults a connection injects in the body, as byte offsets.
+struct Faults {
+    /// Drop the connection after this many body bytes (`--cut-after-bytes`,
+    /// or the end of message `--cut-after-messages`, the earlier).
+    cut: Option<u64>,
+    /// Body byte ranges whose bytes are flipped in flight (a frame's CRC).
+    flipped: Vec<std::ops::Range<u64>>,
+}
+
+impl Faults {
+    fn of(replay: &Replay, opts: &Options) -> Self {
+        let by_messages = opts
+            .cut_after_messages
+            .map(|n| replay.message_end(n).unwrap_or(replay.body.len()));
+        let cut = match (opts.cut_after_bytes, by_messages) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let mut flipped = Vec::new();
+        if replay.transport == Transport::EventStream {
+            // Frame N runs from the end of frame N-1 to its own end.
+            let frame = |n: u64| {
+                let start = replay.message_end(n.checked_sub(1)?)?;
+                let end = replay.message_end(n)?;
+                (end >= start + 16).then_some((start, end))
+            };
+            if let Some((_, end)) = opts.corrupt_crc.and_then(frame) {
+                flipped.push(end - 4..end);
+            }
+            if let Some((start, _)) = opts.corrupt_prelude_crc.and_then(frame) {
+                flipped.push(start + 8..start + 12);
+            }
+        }
+        Faults { cut, flipped }
+    }
+
+    /// Flips the bytes of `seg` (starting at body offset `start`) that
+    /// fall in a flipped range (copying it only then).
+    fn corrupt(&self, start: u64, seg: &mut std::borrow::Cow<'_, [u8]>) {
+        let end = start + seg.len() as u64;
+        for r in &self.flipped {
+            for at in r.start.max(start)..r.end.min(end) {
+                seg.to_mut()[(at - start) as usize] ^= 0xff;
+            }
+        }
+    }
 }
 
 /// Whether the body's first line ends with CRLF.
@@ -869,15 +1172,27 @@ impl Source {
         let path_only = path.split('?').next().unwrap_or("");
         match self {
             Source::One(replay) => {
-                let ours = endpoint_dialect(path_only) == Some(replay.served());
-                if any_path || ours && method == "POST" {
+                if any_path || replay.answers(path_only) && method == "POST" {
                     Ok(replay)
                 } else {
-                    Err((404, not_found_body(replay.served(), method, path)))
+                    Err((
+                        404,
+                        not_found_at(replay.served(), &replay.path(), method, path),
+                    ))
                 }
             }
             Source::Set(set) => set.pick(method, path, body, any_path),
         }
+    }
+
+    /// The dialect whose error shape answers a request for `path` (no
+    /// query) that is refused: the API the path belongs to, else the
+    /// served one.
+    fn error_dialect(&self, path: &str) -> Dialect {
+        endpoint_dialect(path).unwrap_or(match self {
+            Source::One(r) => r.served(),
+            Source::Set(set) => set.dialects().first().copied().unwrap_or(dialect::DEFAULT),
+        })
     }
 }
 
@@ -1053,6 +1368,8 @@ impl ScenarioSet {
                             body: Spooled::Mem(body.clone()),
                             timing: None,
                             dialect: Some(d),
+                            transport: Transport::Sse,
+                            endpoint: None,
                         },
                     )?;
                 }
@@ -1207,6 +1524,8 @@ mod tests {
             body: Spooled::Mem(body.to_vec()),
             timing,
             dialect: None,
+            transport: Transport::Sse,
+            endpoint: None,
         }
     }
 

@@ -96,6 +96,8 @@ mod reading;
 mod real_servers;
 #[path = "repeated_answer.rs"]
 mod repeated_answer;
+#[path = "replay_transports.rs"]
+mod replay_transports;
 #[path = "responses.rs"]
 mod responses;
 #[path = "rule_examples.rs"]

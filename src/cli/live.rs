@@ -326,6 +326,8 @@ Examples:
   sselint replay samples/good/emoji.sse --listen 127.0.0.1:8080
   sselint replay capture.har --split-bytes 1 --delay-ms 50
   sselint replay capture.sse --cut-after-bytes 300 --once
+  sselint replay samples/good/ollama-chat.ndjson --cut-after-messages 3
+  sselint replay samples/good/bedrock-converse.bin --corrupt-crc 2
 
 The capture is served at the POST of its dialect (told as `check` tells it,
 or --dialect): /v1/chat/completions (Chat Completions; also a stream of no
@@ -336,11 +338,27 @@ Messages), each also without /v1, or
 /v1/projects/P/locations/L/publishers/google/models/MODEL). A Gemini request
 without ?alt=sse gets what the API sends then: the stream's chunks as one
 JSON array (application/json), or a 400 saying why when a chunk is not a
-JSON object. The startup line gives the base URL to hand a client:
+JSON object.
+
+Ollama's NDJSON (application/x-ndjson) is served at /api/chat, or at
+/api/generate when its lines carry `response` (or the capture was asked
+there); a request with \"stream\": false gets what Ollama sends then: one
+JSON object, the last line with the fragments joined. Bedrock's event
+stream (application/vnd.amazon.eventstream) is served at
+/model/MODEL/converse-stream (ConverseStream) or
+/model/MODEL/invoke-with-response-stream (InvokeModelWithResponseStream),
+any MODEL; hand boto3 or the AWS SDK endpoint_url=http://127.0.0.1:PORT and
+any credentials. These transports have no comments: --keepalive-ms is
+refused for them. --delay-ms waits between lines or frames,
+--cut-after-messages cuts after whole ones, --cut-after-bytes can cut inside
+a frame, and --corrupt-crc / --corrupt-prelude-crc flip a frame's CRC.
+
+The startup line gives the base URL to hand a client:
 http://127.0.0.1:PORT/v1 for OpenAI SDKs, http://127.0.0.1:PORT for
-Anthropic and Google SDKs. Other paths and methods get a 404
+Anthropic, Google, Ollama and AWS SDKs. Other paths and methods get a 404
 in that API's error shape naming the path that serves the capture
-(--any-path serves them all). The body goes out in chunked transfer
+(Bedrock's with x-amzn-ErrorType: ResourceNotFoundException;
+--any-path serves them all). The body goes out in chunked transfer
 coding.
 
 A directory is a scenario set, the server `sselint probe` is tested
@@ -369,7 +387,8 @@ pub struct ReplayArgs {
     /// HAR: serve entry N.
     #[arg(long, value_name = "N")]
     entry: Option<usize>,
-    /// Milliseconds between events (overrides the capture's timing).
+    /// Milliseconds between messages: SSE events, NDJSON lines,
+    /// event-stream frames (overrides the capture's timing).
     #[arg(long, value_name = "MS")]
     delay_ms: Option<u64>,
     /// Milliseconds before the first byte.
@@ -378,10 +397,25 @@ pub struct ReplayArgs {
     /// Write the body N bytes at a time (splits UTF-8 characters and CRLF).
     #[arg(long, value_name = "N")]
     split_bytes: Option<usize>,
-    /// Drop the connection after N body bytes.
+    /// Drop the connection after N body bytes (inside a message or frame
+    /// where N falls there).
     #[arg(long, value_name = "N")]
     cut_after_bytes: Option<u64>,
-    /// Send `: keep-alive` comments during waits, every MS milliseconds.
+    /// Drop the connection after N whole messages (SSE events, NDJSON
+    /// lines, event-stream frames).
+    #[arg(long, value_name = "N")]
+    cut_after_messages: Option<u64>,
+    /// Flip the message CRC of event-stream frame N (counted from 1) in
+    /// flight (Bedrock captures only).
+    #[arg(long, value_name = "N")]
+    corrupt_crc: Option<u64>,
+    /// Flip the prelude CRC of event-stream frame N (counted from 1) in
+    /// flight: readers lose the frame's length, so every frame after it
+    /// (Bedrock captures only).
+    #[arg(long, value_name = "N")]
+    corrupt_prelude_crc: Option<u64>,
+    /// Send `: keep-alive` comments during waits, every MS milliseconds
+    /// (SSE only).
     #[arg(long, value_name = "MS")]
     keepalive_ms: Option<u64>,
     /// Answer any path and method.
@@ -389,8 +423,7 @@ pub struct ReplayArgs {
     any_path: bool,
     /// Serve the capture as this dialect's endpoint (`chat`,
     /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`,
-    /// `bedrock-invoke`; NDJSON and event-stream frames are not served
-    /// yet); told from the capture by default.
+    /// `bedrock-invoke`); told from the capture by default.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Serve one request, then exit.
@@ -440,8 +473,12 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     let paths = if a.any_path {
         "any method and path".to_string()
     } else {
-        format!("POST {}{}", served.base(), served.endpoint())
+        format!("POST {}", replay.path())
     };
+    if let Err(e) = check_faults(&a, &replay) {
+        eprintln!("sselint: error: {}: {e}", a.capture);
+        return Ok(ExitCode::from(2));
+    }
     if let Some(k) = a.keepalive_ms.filter(|k| *k > 0) {
         if !replay.waits_longer_than(k, &serve_options(&a)) {
             eprintln!(
@@ -460,12 +497,58 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses the fault options a capture's transport has no place for (a
+/// keep-alive comment where there are no comments, a frame CRC where
+/// there are no frames), and notes a message cut past the last message.
+fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), String> {
+    use sselint::transport::Transport;
+    let t = replay.transport;
+    if a.keepalive_ms.is_some() && t != Transport::Sse {
+        return Err(format!(
+            "--keepalive-ms sends `: keep-alive` comments, and {} ({}) has no comments: a client reads every {} as a message; use --delay-ms or --first-delay-ms for a slow stream",
+            t.name(),
+            t.media_type(),
+            t.message()
+        ));
+    }
+    for (flag, n) in [
+        ("--corrupt-crc", a.corrupt_crc),
+        ("--corrupt-prelude-crc", a.corrupt_prelude_crc),
+    ] {
+        let Some(n) = n else { continue };
+        if t != Transport::EventStream {
+            return Err(format!(
+                "{flag} flips a CRC of an AWS event-stream frame, and this capture is {} ({}), which has none",
+                t.name(),
+                t.media_type()
+            ));
+        }
+        let frames = replay.messages();
+        if n == 0 || n > frames {
+            return Err(format!("{flag} {n}: the capture has frames 1 to {frames}"));
+        }
+    }
+    if let Some(n) = a.cut_after_messages {
+        let have = replay.messages();
+        if n >= have {
+            eprintln!(
+                "sselint: note: --cut-after-messages {n}: the capture has {have} {}s, so every one is sent and the connection is then dropped without its end",
+                t.message()
+            );
+        }
+    }
+    Ok(())
+}
+
 fn serve_options(a: &ReplayArgs) -> sselint::replay::Options {
     sselint::replay::Options {
         delay_ms: a.delay_ms,
         first_delay_ms: a.first_delay_ms,
         split_bytes: a.split_bytes,
         cut_after_bytes: a.cut_after_bytes,
+        cut_after_messages: a.cut_after_messages,
+        corrupt_crc: a.corrupt_crc,
+        corrupt_prelude_crc: a.corrupt_prelude_crc,
         keepalive_ms: a.keepalive_ms,
         any_path: a.any_path,
         once: a.once,

@@ -73,9 +73,10 @@ enum Command {
     /// linting it as it arrives.
     Record(live::RecordArgs),
     /// Serve a capture at its dialect's endpoint (/v1/chat/completions,
-    /// /v1/responses, /v1/messages or a Gemini model's
-    /// :streamGenerateContent), with fault injection (delays, split writes,
-    /// keep-alives, a dropped connection).
+    /// /v1/responses, /v1/messages, a Gemini model's
+    /// :streamGenerateContent, Ollama's /api/chat or Bedrock's
+    /// /model/ID/converse-stream), with fault injection (delays, split
+    /// writes, keep-alives, a dropped connection, a bad frame CRC).
     Replay(live::ReplayArgs),
     /// Send a set of streaming scenarios (plain, usage, length, tool, n: 2,
     /// an invalid request, a client disconnect, …) to a live endpoint, save

@@ -180,6 +180,14 @@ pub enum NoUnstreamed {
     /// The API has none: it streams at every request.
     #[error("this API has no unstreamed shape")]
     NoShape,
+    /// The stream never ends its answer (no line with `done: true`, in
+    /// Ollama's): there is no whole answer to give as one object.
+    #[error("the capture has no last line (`done: true`), so there is no whole answer to give as one JSON object")]
+    NoEnd,
+    /// Line `.0` (counted from 1) is an error line: unstreamed, the API
+    /// answers with that error and an error status instead.
+    #[error("line {0} of the capture is an error (`{{\"error\": …}}`), which the API answers unstreamed with an error status, not as an answer object")]
+    ErrorLine(usize),
     /// The capture holds no event.
     #[error("the capture holds no event to give as a JSON array")]
     NoEvent,
@@ -262,6 +270,32 @@ pub trait Api: Sync + std::fmt::Debug {
     /// stream has no such shape ([`NoUnstreamed`]).
     fn unstreamed(&self, _datas: &[&str]) -> Result<(String, String), NoUnstreamed> {
         Err(NoUnstreamed::NoShape)
+    }
+
+    /// The boolean request field whose `false` asks this API for one
+    /// JSON answer in place of a stream, where the API streams unless told
+    /// not to (Ollama's `stream`): `replay` answers such a request with
+    /// [`Api::unstreamed`] of its capture. `None`: no field does (OpenAI's
+    /// `stream` defaults to false; replay streams whatever is asked).
+    fn unstream_field(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The path (under [`super::Dialect::base`]) a stream answers, told
+    /// from its first message's data, where the API streams at several
+    /// paths in messages of different shapes (Ollama's `/api/generate`
+    /// lines carry `response`, `/api/chat`'s a `message`); `None`: the
+    /// endpoint ([`super::Dialect::endpoint`]).
+    fn endpoint_of_message(&self, _data: &Value) -> Option<&'static str> {
+        None
+    }
+
+    /// Headers an error answer of HTTP `status` carries besides its body,
+    /// where clients read the error's type from one (AWS's
+    /// `x-amzn-ErrorType`, which boto3 and the AWS SDK for JavaScript
+    /// take the error code from); none by default.
+    fn error_headers(&self, _status: u16) -> Vec<(&'static str, String)> {
+        Vec::new()
     }
 
     /// What the request body gains before it is sent (`stream: true` is

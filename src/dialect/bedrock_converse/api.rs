@@ -75,6 +75,23 @@ impl crate::dialect::Api for Api {
         "ResourceNotFoundException"
     }
 
+    /// `x-amzn-ErrorType`, where boto3 and the AWS SDK for JavaScript
+    /// read an error's code: the operation's error of that status (the
+    /// Bedrock API reference's `Errors`).
+    fn error_headers(&self, status: u16) -> Vec<(&'static str, String)> {
+        let kind = match status {
+            403 => "AccessDeniedException",
+            404 => "ResourceNotFoundException",
+            408 => "ModelTimeoutException",
+            424 => "ModelErrorException",
+            429 => "ThrottlingException",
+            500 => "InternalServerException",
+            503 => "ServiceUnavailableException",
+            _ => "ValidationException",
+        };
+        vec![("x-amzn-ErrorType", kind.to_string())]
+    }
+
     fn scenarios(&self) -> &'static [Scenario] {
         SCENARIOS
     }

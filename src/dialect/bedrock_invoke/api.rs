@@ -52,6 +52,10 @@ impl crate::dialect::Api for Api {
         "ResourceNotFoundException"
     }
 
+    fn error_headers(&self, status: u16) -> Vec<(&'static str, String)> {
+        crate::dialect::bedrock_converse::api::Api.error_headers(status)
+    }
+
     fn scenarios(&self) -> &'static [Scenario] {
         Messages.scenarios()
     }

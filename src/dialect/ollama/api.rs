@@ -6,8 +6,8 @@
 //! (`ollama/ollama` `docs/api.md`, `api/types.go`).
 
 use crate::dialect::api::{
-    sc, weather_params, Auth, Scenario, UsageCounts, DISCONNECT, INVALID, LENGTH_TOKENS,
-    LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS, STOP_SEQUENCE, TOOL_PROMPT,
+    sc, weather_params, Auth, NoUnstreamed, Scenario, UsageCounts, DISCONNECT, INVALID,
+    LENGTH_TOKENS, LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS, STOP_SEQUENCE, TOOL_PROMPT,
 };
 use serde_json::{json, Map, Value};
 
@@ -67,6 +67,32 @@ impl crate::dialect::Api for Api {
     /// `/api/generate` beside `/api/chat`.
     fn other_endpoint(&self, path: &str) -> bool {
         path == "/api/generate"
+    }
+
+    /// `"stream": false` asks for one JSON object (Ollama streams by
+    /// default).
+    fn unstream_field(&self) -> Option<&'static str> {
+        Some("stream")
+    }
+
+    /// A `/api/generate` line carries `response` where a `/api/chat` line
+    /// carries a `message`.
+    fn endpoint_of_message(&self, data: &Value) -> Option<&'static str> {
+        if data.get("response").is_some() && data.get("message").is_none() {
+            Some("/api/generate")
+        } else {
+            Some("/api/chat")
+        }
+    }
+
+    /// What Ollama answers with `"stream": false` (`server/routes.go`: the
+    /// handlers gather the streamed fragments): the last line (`done:
+    /// true`, with `done_reason` and the counts) whose text is the whole
+    /// answer, `message.content` and `message.thinking` joined and
+    /// `message.tool_calls` gathered (`/api/chat`), or `response` and
+    /// `thinking` joined (`/api/generate`).
+    fn unstreamed(&self, datas: &[&str]) -> Result<(String, String), NoUnstreamed> {
+        unstreamed(datas)
     }
 
     /// `{"error": "…"}`: Ollama's error body is a bare string.
@@ -198,5 +224,129 @@ impl crate::dialect::Api for Api {
 
     fn usage_total(&self) -> bool {
         false
+    }
+}
+
+/// [`Api::unstreamed`]'s answer, from the lines' data in order (blank
+/// lines skipped).
+fn unstreamed(datas: &[&str]) -> Result<(String, String), NoUnstreamed> {
+    let mut content = String::new();
+    let mut thinking = String::new();
+    let mut tool_calls = Vec::new();
+    let mut last = None;
+    for (i, d) in datas.iter().enumerate() {
+        if d.trim().is_empty() {
+            continue;
+        }
+        let Ok(Value::Object(line)) = serde_json::from_str::<Value>(d) else {
+            return Err(NoUnstreamed::NotAnObject(i));
+        };
+        if line.contains_key("error") {
+            return Err(NoUnstreamed::ErrorLine(i + 1));
+        }
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+        let message = line.get("message");
+        content += &text(
+            message
+                .and_then(|m| m.get("content"))
+                .or(line.get("response")),
+        );
+        thinking += &text(
+            message
+                .and_then(|m| m.get("thinking"))
+                .or(line.get("thinking")),
+        );
+        if let Some(calls) = message
+            .and_then(|m| m.get("tool_calls"))
+            .or(line.get("tool_calls"))
+            .and_then(Value::as_array)
+        {
+            tool_calls.extend(calls.iter().cloned());
+        }
+        if line.get("done") == Some(&Value::Bool(true)) {
+            last = Some(line);
+            break;
+        }
+    }
+    let mut answer = last.ok_or(NoUnstreamed::NoEnd)?;
+    let set = |o: &mut Map<String, Value>, k: &str, v: String, always: bool| {
+        if always || !v.is_empty() {
+            o.insert(k.to_string(), Value::String(v));
+        } else if o.get(k).is_some_and(|x| x.as_str() == Some("")) {
+            o.remove(k);
+        }
+    };
+    match answer.get_mut("message").and_then(Value::as_object_mut) {
+        Some(m) => {
+            set(m, "content", content, true);
+            set(m, "thinking", thinking, false);
+            if !tool_calls.is_empty() {
+                m.insert("tool_calls".to_string(), Value::Array(tool_calls));
+            }
+        }
+        None => {
+            set(&mut answer, "response", content, true);
+            set(&mut answer, "thinking", thinking, false);
+            if !tool_calls.is_empty() {
+                answer.insert("tool_calls".to_string(), Value::Array(tool_calls));
+            }
+        }
+    }
+    Ok((
+        "application/json; charset=utf-8".to_string(),
+        Value::Object(answer).to_string(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unstreamed_chat_joins_the_fragments_into_the_last_line() {
+        let lines = [
+            r#"{"model":"m","message":{"role":"assistant","content":"","thinking":"Hm"},"done":false}"#,
+            r#"{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}"#,
+            r#"{"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":false}"#,
+            r#"{"model":"m","message":{"role":"assistant","content":" there"},"done":false}"#,
+            r#"{"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":3}"#,
+        ];
+        let (ct, body) = unstreamed(&lines).unwrap();
+        assert_eq!(ct, "application/json; charset=utf-8");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["message"]["content"], "Hi there");
+        assert_eq!(v["message"]["thinking"], "Hm");
+        assert_eq!(
+            v["message"]["tool_calls"][0]["function"]["arguments"]["a"],
+            1
+        );
+        assert_eq!(v["done"], true);
+        assert_eq!(v["done_reason"], "stop");
+        assert_eq!(v["eval_count"], 3);
+    }
+
+    #[test]
+    fn unstreamed_generate_joins_response() {
+        let lines = [
+            r#"{"model":"m","response":"Rain","done":false}"#,
+            r#"{"model":"m","response":" falls.","done":false}"#,
+            r#"{"model":"m","response":"","done":true,"done_reason":"stop","context":[1,2]}"#,
+        ];
+        let v: Value = serde_json::from_str(&unstreamed(&lines).unwrap().1).unwrap();
+        assert_eq!(v["response"], "Rain falls.");
+        assert_eq!(v["context"], json!([1, 2]));
+        assert!(v.get("thinking").is_none());
+    }
+
+    #[test]
+    fn unstreamed_refuses_a_stream_without_its_end_or_with_an_error() {
+        let cut = [r#"{"model":"m","response":"Rain","done":false}"#];
+        assert_eq!(unstreamed(&cut), Err(NoUnstreamed::NoEnd));
+        let err = [
+            r#"{"model":"m","response":"Rain","done":false}"#,
+            r#"{"error":"boom"}"#,
+        ];
+        assert_eq!(unstreamed(&err), Err(NoUnstreamed::ErrorLine(2)));
+        assert_eq!(unstreamed(&["nope"]), Err(NoUnstreamed::NotAnObject(0)));
     }
 }
