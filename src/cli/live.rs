@@ -25,7 +25,10 @@ pub struct LiveArgs {
     /// Environment variable holding the API key, sent as `Authorization:
     /// Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as
     /// `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI's
-    /// project paths); never printed, never saved.
+    /// project paths; a Bedrock API key as a Bearer token); never printed,
+    /// never saved. Without it, a Bedrock request is signed with SigV4
+    /// from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN
+    /// and AWS_REGION (or AWS_DEFAULT_REGION, else the host's region).
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
     /// Stop after this many seconds (what arrived is kept).
@@ -86,12 +89,14 @@ impl LiveArgs {
             Some(d) => d,
             None => request_dialect(url, &body),
         };
+        let aws = aws_credentials(dialect, api_key.is_some(), &headers);
         Ok(live::Request {
             url: url.to_string(),
             dialect,
             body,
             headers,
             api_key,
+            aws,
             include_usage: !self.no_usage,
             timeout: self.timeout.map(Duration::from_secs_f64),
             read_timeout: Duration::from_secs_f64(self.read_timeout.max(0.001)),
@@ -99,6 +104,33 @@ impl LiveArgs {
             follow_redirects: true,
         })
     }
+}
+
+/// The AWS credentials of the environment for a request to an API signed
+/// with SigV4 (Bedrock) that has no key (`--api-key-env`: a Bedrock API
+/// key goes as a Bearer token) and no `Authorization` header of the
+/// user's. Without them a note says the request goes unsigned.
+fn aws_credentials(
+    dialect: sselint::dialect::Dialect,
+    keyed: bool,
+    headers: &[(String, String)],
+) -> Option<live::sigv4::Credentials> {
+    dialect.api().sigv4_service()?;
+    if keyed
+        || headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+    {
+        return None;
+    }
+    let creds = live::sigv4::Credentials::from_env();
+    if creds.is_none() {
+        eprintln!(
+            "sselint: note: {} takes a SigV4 signature or a Bedrock API key, and neither AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY nor --api-key-env is given: the request goes unsigned",
+            dialect.title()
+        );
+    }
+    creds
 }
 
 /// The dialect of a request to a URL whose path names none (a gateway's
@@ -163,10 +195,11 @@ pub fn record_to(
     let status = live && std::io::stderr().is_terminal();
     let mut shown = 0usize;
     let mut bytes = 0usize;
+    let mut reading = LiveReading::default();
     let (rec, body) = live::record_spooled(&req, &stop, |chunk, ms| {
         bytes += chunk.len();
         linter.observe_bytes(chunk);
-        parser.feed(chunk, &mut linter);
+        reading.feed(chunk, &mut parser, &mut linter, settings.max_event_bytes);
         if live {
             let mut o = std::io::stdout().lock();
             for d in &linter.out.diagnostics[shown..] {
@@ -207,20 +240,86 @@ pub fn record_to(
     Ok((rec, body.len()))
 }
 
+/// How `record` frames a stream as it arrives, for the findings it prints
+/// then: SSE, unless the first bytes show another transport (an NDJSON
+/// line, an event-stream prelude), whose framer then hands the linter
+/// its messages. The report at the end is `check`'s of the saved capture.
+enum LiveReading {
+    /// The first bytes, until they show a transport, hold a line, or
+    /// reach 4 KiB.
+    Held(Vec<u8>),
+    Sse,
+    Framed(Box<dyn sselint::transport::Framer>),
+}
+
+/// Hands a framer's messages to the linter.
+struct ToLinter<'a, 's>(&'a mut Linter<'s>);
+
+impl sselint::transport::Sink for ToLinter<'_, '_> {
+    fn message(&mut self, m: &sselint::transport::Message<'_>) {
+        self.0.read_message(m);
+    }
+}
+
+impl Default for LiveReading {
+    fn default() -> Self {
+        LiveReading::Held(Vec::new())
+    }
+}
+
+impl LiveReading {
+    fn feed(&mut self, chunk: &[u8], parser: &mut Parser, linter: &mut Linter<'_>, limit: usize) {
+        use sselint::transport::Transport;
+        let held = match std::mem::take(self) {
+            LiveReading::Held(mut h) => {
+                h.extend_from_slice(chunk);
+                h
+            }
+            LiveReading::Sse => {
+                *self = LiveReading::Sse;
+                parser.feed(chunk, linter);
+                return;
+            }
+            LiveReading::Framed(mut f) => {
+                f.feed(chunk, &mut ToLinter(linter));
+                *self = LiveReading::Framed(f);
+                return;
+            }
+        };
+        let shown = Transport::of_bytes(&held);
+        if shown.is_none() && held.len() < 4096 && !held.contains(&b'\n') {
+            *self = LiveReading::Held(held);
+            return;
+        }
+        match shown.and_then(|t| t.framer(limit).map(|f| (t, f))) {
+            Some((t, mut f)) => {
+                linter.set_transport(t);
+                f.feed(&held, &mut ToLinter(linter));
+                *self = LiveReading::Framed(f);
+            }
+            None => {
+                parser.feed(&held, linter);
+                *self = LiveReading::Sse;
+            }
+        }
+    }
+}
+
 /// Record a live stream to HAR, linting it as it arrives.
 #[derive(Debug, clap::Args)]
 pub struct RecordArgs {
     /// The endpoint, e.g. https://api.openai.com/v1/chat/completions,
-    /// …/v1/responses, https://api.anthropic.com/v1/messages or
-    /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse.
+    /// …/v1/responses, https://api.anthropic.com/v1/messages,
+    /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse,
+    /// http://localhost:11434/api/chat (Ollama) or
+    /// https://bedrock-runtime.us-east-1.amazonaws.com/model/MODEL/converse-stream.
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
     /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`,
-    /// `bedrock-invoke`): how the key is sent and how the stream is read
-    /// (`ollama` and Bedrock's are saved as they come, but the lint while
-    /// it arrives reads SSE only: check the saved HAR; Bedrock's SigV4
-    /// signing is not done, a Bedrock API key is sent as a Bearer token).
+    /// `bedrock-invoke`): how the key is sent (or the request signed) and
+    /// what the body gains or loses (`stream`: true for Ollama, none for
+    /// Bedrock).
     #[arg(long, value_enum)]
     dialect: Option<super::DialectArg>,
     #[command(flatten)]

@@ -392,6 +392,7 @@ fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
         insecure: t.insecure,
         // Only the URL given is contacted: a 3xx is the answer.
         follow_redirects: false,
+        aws: None,
     }
 }
 

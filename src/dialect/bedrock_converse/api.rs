@@ -1,7 +1,8 @@
 //! Bedrock's ConverseStream on the wire
 //! (`POST https://bedrock-runtime.REGION.amazonaws.com/model/MODEL/converse-stream`):
-//! AWS event-stream frames, a Bedrock API key as a Bearer token (SigV4
-//! signing is not done here), AWS's `{"message": …}` error body,
+//! AWS event-stream frames, SigV4 (signing name `bedrock`; `record` signs
+//! with the AWS environment's credentials) or a Bedrock API key as a
+//! Bearer token, AWS's `{"message": …}` error body,
 //! `inferenceConfig.maxTokens` as the token budget, and its `stopReason`
 //! and `usage` on the cross-dialect footing (the Bedrock API reference,
 //! `Converse` and `ConverseStream`).
@@ -62,7 +63,7 @@ impl crate::dialect::Api for Api {
             key_header: "Authorization",
             key_prefix: "Bearer ",
             fixed: &[],
-            how: "a Bedrock API key as a Bearer token",
+            how: "a SigV4 signature from the AWS environment variables, or a Bedrock API key as a Bearer token",
         }
     }
 
@@ -73,6 +74,18 @@ impl crate::dialect::Api for Api {
 
     fn not_found_kind(&self) -> &'static str {
         "ResourceNotFoundException"
+    }
+
+    /// SigV4, signing name `bedrock` (the Bedrock model's `aws.auth#sigv4`).
+    fn sigv4_service(&self) -> Option<&'static str> {
+        Some("bedrock")
+    }
+
+    /// The operation streams by its path: `stream` is no field of its
+    /// request (the Bedrock model's request shapes; Claude's body on
+    /// Bedrock has none either).
+    fn prepare(&self, body: &mut Map<String, Value>, _include_usage: bool) {
+        body.remove("stream");
     }
 
     /// `x-amzn-ErrorType`, where boto3 and the AWS SDK for JavaScript
