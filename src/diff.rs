@@ -16,6 +16,14 @@
 //! (chunk sequence, `[DONE]`, usage placement, fields) are named in
 //! [`Comparison::not_applicable`] instead of being compared.
 //!
+//! Two streams on different transports (an Ollama NDJSON body or a
+//! Bedrock event-stream body against an SSE one) are compared the same
+//! way: the framing rows (line endings, keep-alive comments, `data:`
+//! spacing) belong to one transport and are named among what is not
+//! compared, and a framing rule of one side's transport is weighed as a
+//! rule of its own dialect is, by its severity. How the bytes were framed
+//! is no difference in the answer.
+//!
 //! A byte diff of two streams is useless (ids, timings and chunking always
 //! differ); this compares what matters. It only reads results of the
 //! pipeline; it renders nothing (see `report::diff`).
@@ -542,34 +550,52 @@ enum Standing {
     Counterpart(Fault),
     /// A rule of one dialect with nothing to compare it with in the other.
     DialectOnly,
+    /// A framing rule of one side's transport (SSE's `line-endings`,
+    /// `comment`, …) where the other side rides on another transport,
+    /// which has no such lines.
+    TransportOnly,
 }
 
 /// How `rule`, found on a side whose finishes (in one vocabulary, see
-/// [`finish_class`]) are `finishes`, stands against the `other` side's
-/// dialect: the counterpart of a fault the other dialect names too, where
-/// the side's finish is the one the fault goes with ([`Fault::finish`]).
+/// [`finish_class`]) are `finishes` and whose stream ended `ending`,
+/// stands against the `other` side's dialect: the counterpart of a fault
+/// the other dialect names too, where the side's finish and ending are the
+/// ones the fault goes with ([`Fault::finish`], [`Fault::ending`]); a
+/// framing rule of one transport where `transports_differ`.
 fn standing(
     rule: &str,
     other: Option<crate::dialect::Dialect>,
-    finishes: &BTreeSet<String>,
+    (finishes, ending): (&BTreeSet<String>, crate::model::assembly::Ending),
+    transports_differ: bool,
 ) -> Standing {
-    let own = crate::lint::catalogue().get(rule).and_then(|r| r.dialect);
-    if own.is_none() {
-        return Standing::Shared;
+    let meta = crate::lint::catalogue().get(rule);
+    if meta.is_none_or(|r| r.dialect.is_none()) {
+        return if transports_differ && meta.is_some_and(|r| r.group == "framing") {
+            Standing::TransportOnly
+        } else {
+            Standing::Shared
+        };
     }
     let Some(o) = other else {
         return Standing::DialectOnly;
     };
     faults_of(rule)
         .find(|f| {
-            f.finish().is_none_or(|c| finishes.contains(c)) && counterpart_in(*f, o).is_some()
+            f.finish().is_none_or(|c| finishes.contains(c))
+                && f.ending().is_none_or(|e| e == ending)
+                && counterpart_in(*f, o).is_some()
         })
         .map_or(Standing::DialectOnly, Standing::Counterpart)
 }
 
 /// A side of a diff across dialects, as its findings are weighed: its
-/// dialect, and its choices' finishes in one vocabulary.
-type Across<'a> = (Option<crate::dialect::Dialect>, &'a BTreeSet<String>);
+/// dialect, its choices' finishes in one vocabulary with its ending, and
+/// its transport.
+type Across<'a> = (
+    Option<crate::dialect::Dialect>,
+    (&'a BTreeSet<String>, crate::model::assembly::Ending),
+    crate::transport::Transport,
+);
 
 /// The finishes of `r`'s choices, in one vocabulary ([`finish_class`]).
 fn finishes_of(r: &StreamResult) -> BTreeSet<String> {
@@ -1160,6 +1186,16 @@ impl<'s> Gathered<'s> {
                 "chunking",
             );
         }
+        // Framing belongs to a transport: across two, it is not compared.
+        let apart = ra.transport != rb.transport;
+        if apart {
+            let on = |t: crate::transport::Transport| format!("{} ({})", t.name(), t.media_type());
+            self.not_applicable.push(format!(
+                "framing (line endings, keep-alive comments, `data:` spacing): A rides on {}, B on {}, which frame messages differently; how the bytes are framed is no difference in the answer",
+                on(ra.transport),
+                on(rb.transport)
+            ));
+        }
         if !cross && sa.usage_placement() != sb.usage_placement() {
             self.push(
                 Section::Shape,
@@ -1169,7 +1205,7 @@ impl<'s> Gathered<'s> {
                 "usage placement",
             );
         }
-        if (sa.comments > 0) != (sb.comments > 0) {
+        if !apart && (sa.comments > 0) != (sb.comments > 0) {
             self.push(
                 Section::Shape,
                 "comments (keep-alives)".into(),
@@ -1178,7 +1214,7 @@ impl<'s> Gathered<'s> {
                 "framing",
             );
         }
-        if endings(ra) != endings(rb) && !(cross && own_endings(ra) && own_endings(rb)) {
+        if !apart && endings(ra) != endings(rb) && !(cross && own_endings(ra) && own_endings(rb)) {
             self.push(
                 Section::Shape,
                 "line endings".into(),
@@ -1195,7 +1231,7 @@ impl<'s> Gathered<'s> {
             }
             .to_string()
         };
-        if spacing(ra) != spacing(rb) {
+        if !apart && spacing(ra) != spacing(rb) {
             self.push(
                 Section::Shape,
                 "data: spacing".into(),
@@ -1245,7 +1281,10 @@ impl<'s> Gathered<'s> {
             compare_findings_across(
                 &da,
                 &db,
-                ((ra.dialect, &fa), (rb.dialect, &fb)),
+                (
+                    (ra.dialect, (&fa, ra.ending), ra.transport),
+                    (rb.dialect, (&fb, rb.ending), rb.transport),
+                ),
                 opts,
                 &mut self.diffs,
                 &mut self.reasons,
@@ -1382,7 +1421,9 @@ fn compare_findings(
 /// that kind at or above `--fail-on` counts only when A has no finding of
 /// its own dialect alone at that level (each dialect's severities say the
 /// same thing of its clients, so two unmatched rules at one level are no
-/// difference, and B failing its clients where A's read fine is one).
+/// difference, and B failing its clients where A's read fine is one). A
+/// framing rule of one side's transport, where the other side rides on
+/// another, is weighed the same way.
 fn compare_findings_across(
     da: &RuleCounts,
     db: &RuleCounts,
@@ -1394,6 +1435,19 @@ fn compare_findings_across(
 ) -> DiagnosticsDiff {
     let dialects = (sides.0 .0, sides.1 .0);
     let (fin_a, fin_b) = (sides.0 .1, sides.1 .1);
+    let (tr_a, tr_b) = (sides.0 .2, sides.1 .2);
+    let apart = tr_a != tr_b;
+    let standing = |rule: &str, other, finishes| standing(rule, other, finishes, apart);
+    // A framing rule of one transport: `a framing rule of sse, …`.
+    let transport_only = |t: crate::transport::Transport, o: crate::transport::Transport| {
+        format!(
+            "a framing rule of {} ({}), which {} ({}) has no lines of",
+            t.name(),
+            t.media_type(),
+            o.name(),
+            o.media_type()
+        )
+    };
     let title = |d: Option<crate::dialect::Dialect>| d.map_or("no known dialect", |d| d.title());
     let (ta, tb) = (title(dialects.0), title(dialects.1));
     let a_title = |d: Option<crate::dialect::Dialect>| {
@@ -1407,7 +1461,7 @@ fn compare_findings_across(
         Standing::Counterpart(f) => {
             format!("#{}", Fault::ALL.iter().position(|x| *x == f).unwrap_or(0))
         }
-        Standing::Shared | Standing::DialectOnly => rule.to_string(),
+        Standing::Shared | Standing::DialectOnly | Standing::TransportOnly => rule.to_string(),
     };
     let group = |m: &RuleCounts, other, finishes| {
         let mut g: BTreeMap<String, Vec<RuleCount>> = BTreeMap::new();
@@ -1443,6 +1497,11 @@ fn compare_findings_across(
                             worst_a_own = worst_a_own.max(Some(v.0));
                             format!("only in A: {a_ta} rule with no {tb} counterpart")
                         }
+                        Standing::TransportOnly => {
+                            dd.dialect_only.push(rule.to_string());
+                            worst_a_own = worst_a_own.max(Some(v.0));
+                            format!("only in A: {}", transport_only(tr_a, tr_b))
+                        }
                     };
                     diffs.push(finding_row(rule, *v, true, &class));
                 }
@@ -1466,10 +1525,19 @@ fn compare_findings_across(
                         }
                         Standing::DialectOnly => {
                             dd.dialect_only.push(rule.to_string());
+                            let what = format!("{a_tb} rule with no {ta} counterpart");
                             if counts {
-                                b_own.push((*rule, v.0));
+                                b_own.push((*rule, v.0, what.clone()));
                             }
-                            format!("only in B: {a_tb} rule with no {ta} counterpart")
+                            format!("only in B: {what}")
+                        }
+                        Standing::TransportOnly => {
+                            dd.dialect_only.push(rule.to_string());
+                            let what = transport_only(tr_b, tr_a);
+                            if counts {
+                                b_own.push((*rule, v.0, what.clone()));
+                            }
+                            format!("only in B: {what}")
                         }
                     };
                     diffs.push(finding_row(rule, *v, false, &class));
@@ -1481,19 +1549,26 @@ fn compare_findings_across(
     if let Some(t) = opts.fail_on {
         let a_own: Vec<&str> = da
             .iter()
-            .filter(|(r, v)| v.0 >= t && standing(r, dialects.1, fin_a) == Standing::DialectOnly)
+            .filter(|(r, v)| {
+                v.0 >= t
+                    && matches!(
+                        standing(r, dialects.1, fin_a),
+                        Standing::DialectOnly | Standing::TransportOnly
+                    )
+            })
             .map(|(r, _)| *r)
             .collect();
         if worst_a_own.is_none_or(|w| w < t) {
-            for (rule, sev) in b_own {
+            for (rule, sev, what) in b_own {
                 reasons.push(format!(
-                    "B has `{rule}` ({sev}), {a_tb} rule with no {ta} counterpart, and A has no such finding of its own at that level"
+                    "B has `{rule}` ({sev}), {what}, and A has no such finding of its own at that level"
                 ));
             }
         } else if !b_own.is_empty() {
-            let b_names: Vec<&str> = b_own.iter().map(|(r, _)| *r).collect();
+            let b_names: Vec<&str> = b_own.iter().map(|(r, _, _)| *r).collect();
             notes.push(format!(
-                "each side has a finding at the --fail-on level under a rule of its own dialect alone (A: {}; B: {}): both fail clients of their own API, so these are no difference",
+                "each side has a finding at the --fail-on level under a rule of its own {} alone (A: {}; B: {}): both fail clients of their own API, so these are no difference",
+                if apart { "dialect or transport" } else { "dialect" },
                 a_own.join(", "),
                 b_names.join(", ")
             ));

@@ -65,6 +65,9 @@ pub struct StreamResult {
     pub provider: Option<crate::checks::provider::ProviderGuess>,
     /// The dialect the stream was judged as (`None`: no known dialect).
     pub dialect: Option<crate::dialect::Dialect>,
+    /// The transport its messages were framed by (SSE, NDJSON lines, AWS
+    /// event-stream frames).
+    pub transport: Transport,
     /// The profile the stream was read under: the one in force where it
     /// describes the stream's dialect, else that dialect's own
     /// ([`crate::lint::profile::applied`]; `gemini-api` for a Gemini
@@ -331,6 +334,7 @@ pub fn lint_stream_with(
         .map(|v| v.clone())
         .unwrap_or_default();
     let forced_hint = tee.linter.forced_hint.take().filter(|h| !h.is_empty());
+    let transport = tee.linter.transport();
     let report = tee.linter.finish(&framing, &evidence);
     let file_positions = match (stream.origin.har_text, kept, &stream.shifts) {
         (Some(t), Some(body), _) if t.mapped > 0 => capture::har_pos::map_offsets(
@@ -374,6 +378,7 @@ pub fn lint_stream_with(
         provider: report.provider,
         profile: &crate::lint::profile::applied(settings.profile, report.dialect).name,
         dialect: report.dialect,
+        transport,
     }
 }
 

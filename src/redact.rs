@@ -898,49 +898,68 @@ fn tool_names(v: &Value, key: Option<&str>, tool: bool, out: &mut BTreeSet<Strin
     }
 }
 
-/// Whether `body` is AWS event-stream frames (its first prelude holds).
-pub fn is_event_stream(body: &[u8]) -> bool {
-    crate::transport::Transport::of_bytes(body) == Some(crate::transport::Transport::EventStream)
+/// The binary transport `body` is framed by ([`Transport::is_binary`]:
+/// its first message's framing holds), if any.
+///
+/// [`Transport::is_binary`]: crate::transport::Transport::is_binary
+pub fn binary_transport(body: &[u8]) -> Option<crate::transport::Transport> {
+    crate::transport::Transport::of_bytes(body).filter(|t| t.is_binary())
 }
 
-/// A redacted copy of an AWS event-stream body (Bedrock's streams): each
-/// frame's payload has its keys masked ([`capture::redact_keys`]) and,
-/// with a scrubber, its text scrubbed ([`Scrubber::data_value`]); an
-/// Invoke `chunk`'s base64 `bytes` are decoded, put through the same, and
-/// encoded again. Frames keep their headers, and get fresh lengths and
-/// CRCs ([`crate::transport::eventstream::rewrite`]), so the copy reads as
-/// the original did, faults included. A payload that is not UTF-8 is kept
-/// as it is (a key is text).
+/// Whether `body` is binary frames (AWS event-stream: its first prelude
+/// holds), which are redacted frame by frame ([`event_stream`]).
+pub fn is_event_stream(body: &[u8]) -> bool {
+    binary_transport(body).is_some()
+}
+
+/// A redacted copy of a body of binary frames ([`binary_transport`]; AWS
+/// event-stream): each frame's payload has its keys
+/// masked ([`capture::redact_keys`]) and, with a scrubber, its text
+/// scrubbed ([`Scrubber::data_value`]); where a dialect riding on the
+/// transport carries its text inside an encoding of its own
+/// ([`crate::dialect::Api::rewrap`]), that text is. Frames keep their
+/// headers and get their framing written anew
+/// ([`crate::transport::Transport::rewrite`]), so the copy reads as the
+/// original did, faults included. A payload that is not UTF-8 is kept as
+/// it is (a key is text). A body of no binary transport is refused.
 ///
 /// # Errors
 /// A frame whose prelude cannot be read: what follows it cannot be told
 /// apart, so no copy is made.
-pub fn event_stream(body: &[u8], mut scrub: Option<&mut Scrubber>) -> Result<Vec<u8>, String> {
-    use base64::Engine as _;
-    let engine = base64::engine::general_purpose::STANDARD;
+pub fn event_stream(body: &[u8], scrub: Option<&mut Scrubber>) -> Result<Vec<u8>, String> {
+    match binary_transport(body) {
+        Some(t) => frames(t, body, scrub),
+        None => Err("the body does not start with a frame whose prelude holds".to_string()),
+    }
+}
+
+/// [`event_stream`] on `body` framed by transport `t`, which may be any
+/// run of its frames (a last one cut short, or shorter than a prelude, is
+/// kept as far as it came); a text transport's body is refused.
+///
+/// # Errors
+/// As [`event_stream`].
+pub fn frames(
+    t: crate::transport::Transport,
+    body: &[u8],
+    mut scrub: Option<&mut Scrubber>,
+) -> Result<Vec<u8>, String> {
     let mut text = |t: &str| match scrub.as_deref_mut() {
         Some(s) => s.data_value(&capture::redact_keys(t)),
         None => capture::redact_keys(t),
     };
-    crate::transport::eventstream::rewrite(body, |payload| {
+    let dialects = crate::dialect::riding_on(t);
+    let rewritten = t.rewrite(body, |payload| {
         let Ok(p) = std::str::from_utf8(payload) else {
             return payload.to_vec();
         };
-        let inner = serde_json::from_str::<Value>(p).ok().and_then(|v| {
-            let b64 = v.get("bytes")?.as_str()?.to_string();
-            let decoded = String::from_utf8(engine.decode(&b64).ok()?).ok()?;
-            Some((b64, decoded))
-        });
-        match inner {
-            Some((b64, decoded)) => {
-                let encoded = engine.encode(text(&decoded));
-                // The rest of the payload (Bedrock's `p` padding) is no
-                // text; the base64 itself must not be read as any.
-                p.replacen(&b64, &encoded, 1).into_bytes()
-            }
-            None => text(p).into_bytes(),
-        }
-    })
+        dialects
+            .iter()
+            .find_map(|d| d.api().rewrap(p, &mut text))
+            .unwrap_or_else(|| text(p))
+            .into_bytes()
+    });
+    rewritten.unwrap_or_else(|| Err("the body is not of a binary transport".to_string()))
 }
 
 /// A redacted copy of a raw body or a curl dump: secret headers, `Bearer`

@@ -1004,6 +1004,8 @@ fn a_budget_cut_is_one_finding_in_every_pair_of_dialects() {
         ),
         ("samples/bad/messages-max-tokens.sse", "messages-max-tokens"),
         ("samples/bad/gemini-max-tokens.sse", "gemini-max-tokens"),
+        // On another transport too: Ollama's NDJSON lines.
+        ("samples/bad/ollama-length.ndjson", "ollama-length"),
     ];
     for (a, ra) in cut {
         for (b, rb) in cut {

@@ -196,3 +196,68 @@ fn the_variant_scanner_finds_variants_and_skips_functions_and_comments() {
         ]
     );
 }
+
+/// `Transport::NAME` spots in `text` for a transport other than SSE
+/// (`Transport::Ndjson`, `Transport::EventStream`, …), comments left out.
+/// SSE is the transport the linter's own framing rules read
+/// ([`crate::sse`]) and may be named anywhere.
+fn transports_named(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("Transport::") {
+            rest = &rest[i + "Transport::".len()..];
+            if rest.starts_with(|c: char| c.is_ascii_uppercase()) && !rest.starts_with("Sse") {
+                out.push(line.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A transport is known in its folder alone: outside `src/transport/`
+/// (and the dialect folders, each of which says the transport its API
+/// rides on), code asks a transport (`t.is_binary()`, `t.framer()`,
+/// `t.rewrite()`) and never names one but SSE.
+#[test]
+fn no_transport_but_sse_is_named_outside_its_folder() {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                let own = p.parent() == Some(&root().join("src"))
+                    && p.file_name()
+                        .is_some_and(|n| n == "transport" || n == "dialect");
+                if !own {
+                    walk(&p, out);
+                }
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("src"), &mut files);
+    assert!(files.len() > 20, "{files:?}");
+    let mut named = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for l in transports_named(&text) {
+            named.push(format!(
+                "{}: {l}",
+                f.strip_prefix(root()).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "transports other than SSE named outside src/transport/ (ask the transport instead: Transport::is_binary, Transport::framer, Transport::rewrite): {named:#?}"
+    );
+}
+
+#[test]
+fn the_transport_scanner_skips_sse_functions_and_comments() {
+    let text = "let t = Transport::EventStream;\nif t == Transport::Sse {}\nlet u = Transport::of_bytes(b);\n// Transport::Ndjson here\n";
+    assert_eq!(transports_named(text), ["let t = Transport::EventStream;"]);
+}

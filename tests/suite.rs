@@ -44,6 +44,8 @@ mod curl_recipes;
 mod dialects;
 #[path = "diff.rs"]
 mod diff;
+#[path = "diff_transports.rs"]
+mod diff_transports;
 #[path = "findings.rs"]
 mod findings;
 #[path = "framing.rs"]

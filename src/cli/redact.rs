@@ -212,8 +212,10 @@ fn first_bytes_are_event_stream(p: &Path) -> bool {
         .is_ok_and(|()| redact::is_event_stream(&head))
 }
 
-/// Whether a stream's body is AWS event-stream frames: by its
-/// Content-Type, or by its first bytes.
+/// Whether a stream's body is binary frames (AWS event-stream,
+/// [`Transport::is_binary`]): by its Content-Type, or by its first bytes.
+///
+/// [`Transport::is_binary`]: sselint::transport::Transport::is_binary
 fn is_event_stream(s: &mut capture::Stream) -> bool {
     use sselint::transport::Transport;
     let typed = s
@@ -222,7 +224,7 @@ fn is_event_stream(s: &mut capture::Stream) -> bool {
         .and_then(|h| h.content_type.as_deref())
         .and_then(Transport::of_media_type);
     if typed.is_some() {
-        return typed == Some(Transport::EventStream);
+        return typed.is_some_and(Transport::is_binary);
     }
     let mut head = [0u8; 12];
     let n = match &mut s.body {
@@ -242,7 +244,7 @@ fn is_event_stream(s: &mut capture::Stream) -> bool {
             n
         }
     };
-    Transport::of_bytes(&head[..n]) == Some(Transport::EventStream)
+    Transport::of_bytes(&head[..n]).is_some_and(Transport::is_binary)
 }
 
 /// Writes the redacted copy of `input` to `to` (atomically: a regular file

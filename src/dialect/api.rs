@@ -466,4 +466,15 @@ pub trait Api: Sync + std::fmt::Debug {
     fn framing(&self, _shape: FramingShape) -> Option<FramingReading> {
         None
     }
+
+    /// A message payload of this API (`payload`, JSON text) whose text
+    /// sits inside an encoding of the API's own, with that text put
+    /// through `text` and encoded again, the rest of the payload as it
+    /// was; `None` (the default) where the payload is the text itself and
+    /// is rewritten as it is. Bedrock Invoke's `chunk` carries the inner
+    /// model's event as base64 `bytes`: `redact` and `minimize` reach it
+    /// through this, and never read the base64 as text.
+    fn rewrap(&self, _payload: &str, _text: &mut dyn FnMut(&str) -> String) -> Option<String> {
+        None
+    }
 }

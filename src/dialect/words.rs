@@ -80,6 +80,10 @@ pub enum Fault {
     /// The model refused: a refusal in place of the answer (Chat's
     /// `delta.refusal`, a Responses `refusal` content part).
     Refusal,
+    /// A binary frame the transport could not read (an AWS event-stream
+    /// frame that fails a CRC, an impossible length, a frame cut short):
+    /// ConverseStream's `converse-frame`, Invoke's `invoke-frame`.
+    Frame,
 }
 
 impl Fault {
@@ -101,6 +105,7 @@ impl Fault {
         Fault::TokenBudget,
         Fault::Filtered,
         Fault::Refusal,
+        Fault::Frame,
     ];
 
     /// What the fault is, in a few words (`diff`'s notes).
@@ -122,6 +127,7 @@ impl Fault {
             Fault::TokenBudget => "the token budget cut the answer",
             Fault::Filtered => "a filter stopped the answer",
             Fault::Refusal => "the model refused",
+            Fault::Frame => "a frame the transport could not read",
         }
     }
 
@@ -134,6 +140,18 @@ impl Fault {
         match self {
             Fault::TokenBudget => Some("length"),
             Fault::Filtered => Some("content_filter"),
+            _ => None,
+        }
+    }
+
+    /// The ending a finding reports this fault only beside: a rule that
+    /// reports more than one fault (an event-stream frame that cannot be
+    /// read, because a CRC fails or because the body ends inside it) is
+    /// this fault's counterpart on a side whose stream ended so. `None`:
+    /// any ending.
+    pub fn ending(self) -> Option<crate::model::assembly::Ending> {
+        match self {
+            Fault::CutOff => Some(crate::model::assembly::Ending::CutOff),
             _ => None,
         }
     }

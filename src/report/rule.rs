@@ -126,7 +126,7 @@ fn write_capture(out: &mut dyn Write, capture: &[u8], md: bool) -> io::Result<()
 /// transport's framer reads them; `None` for a text capture (SSE, NDJSON).
 fn framed_lines(capture: &[u8]) -> Option<Vec<String>> {
     use crate::transport::{Message, Sink, Transport};
-    let t = Transport::of_bytes(capture).filter(|t| *t == Transport::EventStream)?;
+    let t = Transport::of_bytes(capture).filter(|t| t.is_binary())?;
     struct Lines(Vec<String>, &'static str);
     impl Sink for Lines {
         fn message(&mut self, m: &Message<'_>) {

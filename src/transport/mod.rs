@@ -83,6 +83,32 @@ impl Transport {
         }
     }
 
+    /// Whether this transport's messages are binary frames (AWS
+    /// event-stream): a copy of a body is written message by message
+    /// ([`Transport::rewrite`]), never line by line as text.
+    pub fn is_binary(self) -> bool {
+        matches!(self, Transport::EventStream)
+    }
+
+    /// A copy of `body` with each message's payload put through
+    /// `payload`, the framing around it (lengths, checksums) written anew
+    /// and its faults kept where they were ([`eventstream::rewrite`]);
+    /// `None` for a text transport, whose messages are rewritten as lines.
+    ///
+    /// # Errors
+    /// Inside `Some`: a message whose framing cannot be read, past which
+    /// no byte can be told apart.
+    pub fn rewrite(
+        self,
+        body: &[u8],
+        payload: impl FnMut(&[u8]) -> Vec<u8>,
+    ) -> Option<Result<Vec<u8>, String>> {
+        match self {
+            Transport::EventStream => Some(eventstream::rewrite(body, payload)),
+            Transport::Sse | Transport::Ndjson => None,
+        }
+    }
+
     /// The transport whose media type `content_type` is (parameters and
     /// case ignored); `None` for any other.
     pub fn of_media_type(content_type: &str) -> Option<Transport> {

@@ -34,5 +34,8 @@ pub const WORDS: Words = Words {
         (Fault::CutOff, "converse-cut-off"),
         (Fault::ErrorEvent, "converse-exception"),
         (Fault::ArgumentsJson, "converse-tool-input"),
+        (Fault::Frame, "converse-frame"),
+        // A frame the body ends inside is the stream's cut.
+        (Fault::CutOff, "converse-frame"),
     ],
 };

@@ -114,4 +114,18 @@ impl crate::dialect::Api for Api {
     fn usage_total(&self) -> bool {
         Messages.usage_total()
     }
+
+    /// A `chunk`'s base64 `bytes` decoded (the inner model's event, UTF-8
+    /// JSON), put through `text` and encoded again. The rest of the
+    /// payload (Bedrock's `p` padding, transports.md §6.3) is no text and
+    /// stays as it is, and the base64 itself is never read as any.
+    fn rewrap(&self, payload: &str, text: &mut dyn FnMut(&str) -> String) -> Option<String> {
+        use base64::Engine as _;
+        let engine = base64::engine::general_purpose::STANDARD;
+        let v = serde_json::from_str::<Value>(payload).ok()?;
+        let b64 = v.get("bytes")?.as_str()?;
+        let decoded = String::from_utf8(engine.decode(b64).ok()?).ok()?;
+        let encoded = engine.encode(text(&decoded));
+        Some(payload.replacen(b64, &encoded, 1))
+    }
 }
