@@ -25,8 +25,9 @@
 //! so a finding points at the whole line. The SSE framing rules do not
 //! apply: a socket's messages are framed by the socket.
 //!
-//! A [`Message`] of this transport carries its direction and opcode as
-//! headers ([`DIRECTION`], [`OPCODE`], and [`CLOSE_CODE`] and
+//! A [`Message`] of this transport is named by its direction (`sent`,
+//! `received`: what `inspect` shows as its type), and carries its
+//! direction and opcode as headers ([`DIRECTION`], [`OPCODE`], and [`CLOSE_CODE`] and
 //! [`CLOSE_REASON`] on a close), read back by [`direction`],
 //! [`opcode`] and [`close`]. A line that is no message record is handed
 //! over as a message with a [`Fault`].
@@ -318,6 +319,7 @@ impl Sink for Records<'_> {
                     (t - first) * 1000.0
                 });
                 m.data = &r.data;
+                m.name = r.direction.name();
                 m.headers = &headers;
                 self.sink.message(&m);
             }
