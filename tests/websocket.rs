@@ -130,3 +130,39 @@ fn a_binary_frame_in_a_har_is_unparseable_and_no_key_is_printed() {
     assert!(out.contains("sent") && out.contains("received"));
     assert!(!out.contains("wsSECRET"));
 }
+
+#[test]
+fn redact_masks_the_handshake_and_scrubs_the_frames_of_a_har_and_of_a_log() {
+    let dir = scratch("ws-redact");
+    let src =
+        std::fs::read_to_string(root().join("samples/websocket/responses-two-turns.har")).unwrap();
+    let mut har: serde_json::Value = serde_json::from_str(&src).unwrap();
+    let entry = &mut har["log"]["entries"][0];
+    entry["request"]["url"] = "wss://api.openai.com/v1/responses?api_key=sk-wsSECRET2".into();
+    entry["request"]["headers"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "Authorization", "value": "Bearer sk-wsSECRET2"}));
+    let p = dir.join("ws.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let log = dir.join("ws.jsonl");
+    std::fs::write(&log, session("two-turns")).unwrap();
+    for (input, out) in [(&p, dir.join("out.har")), (&log, dir.join("out.jsonl"))] {
+        let (code, _, err) = sselint(&[
+            "redact",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--scrub-text",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        let copy = std::fs::read_to_string(&out).unwrap();
+        for prose in ["wsSECRET", "Paris", "sunny", "weather in"] {
+            assert!(!copy.contains(prose), "{}: {prose}", out.display());
+        }
+        // The copy is still a socket of two complete responses.
+        let r = lint_file(&out);
+        assert_eq!(r.streams.len(), 2, "{}", out.display());
+        assert!(found(&r).is_empty(), "{:?}", found(&r));
+    }
+}
