@@ -168,7 +168,8 @@ pub fn log_of_har(messages: &[Value]) -> Vec<u8> {
 
 /// Whether `head`, a body's first bytes, is a message log: its first line
 /// (blank space before it skipped) is a JSON object with a `direction`
-/// of `sent` or `received`.
+/// of `sent` or `received`; or, where `head` ends inside that line, it
+/// starts as [`log_line`] writes one.
 pub fn looks_like(head: &[u8]) -> bool {
     let start = head
         .iter()
@@ -180,6 +181,12 @@ pub fn looks_like(head: &[u8]) -> bool {
     }
     let line = match memchr::memchr(b'\n', rest) {
         Some(end) => &rest[..end],
+        // A first line longer than the bytes at hand: the start of a
+        // record as this module writes it.
+        None if !rest.ends_with(b"}") => {
+            return rest.starts_with(br#"{"direction":"sent""#)
+                || rest.starts_with(br#"{"direction":"received""#);
+        }
         None => rest,
     };
     serde_json::from_slice::<Value>(line).ok().is_some_and(|v| {
@@ -357,5 +364,155 @@ impl super::Framer for Framer {
             messages: self.index,
             bytes: framed.bytes,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::Framer as _;
+
+    /// (index, offset, line, name, direction, opcode, data, time, fault)
+    type Row = (
+        u64,
+        u64,
+        u64,
+        String,
+        Option<Direction>,
+        Option<i64>,
+        String,
+        Option<f64>,
+        bool,
+    );
+
+    #[derive(Default)]
+    struct Got(Vec<Row>);
+
+    impl Sink for Got {
+        fn message(&mut self, m: &Message<'_>) {
+            self.0.push((
+                m.index,
+                m.offset,
+                m.line,
+                m.name.to_string(),
+                direction(m),
+                opcode(m),
+                m.data.to_string(),
+                m.time_ms,
+                m.fault.is_some(),
+            ));
+        }
+    }
+
+    fn frame(pieces: &[&[u8]]) -> (Got, Framed) {
+        let mut f = Framer::with_limit(1 << 20);
+        let mut got = Got::default();
+        for p in pieces {
+            f.feed(p, &mut got);
+        }
+        let framed = f.finish(&mut got);
+        (got, framed)
+    }
+
+    #[test]
+    fn records_keep_direction_time_opcode_and_span_whatever_the_pieces() {
+        let mut body = String::new();
+        body.push_str(&log_line(
+            Direction::Sent,
+            Some(10.0),
+            TEXT,
+            r#"{"type":"a"}"#,
+        ));
+        body.push('\n');
+        body.push_str(&log_line(Direction::Received, Some(10.25), BINARY, "AAEC"));
+        body.push_str("{\"direction\":\"received\",\"opcode\":8,\"code\":1011,\"reason\":\"x\"}\n");
+        body.push_str("not a record\n");
+        let (whole, framed) = frame(&[body.as_bytes()]);
+        let bytes: Vec<&[u8]> = body.as_bytes().chunks(1).collect();
+        let (split, _) = frame(&bytes);
+        assert_eq!(whole.0, split.0);
+        assert_eq!(framed.messages, 4, "the blank line is no message");
+        let first = &whole.0[0];
+        assert_eq!(
+            (
+                first.0,
+                first.1,
+                first.2,
+                first.3.as_str(),
+                first.4,
+                first.5,
+                first.6.as_str(),
+                first.7
+            ),
+            (
+                0,
+                0,
+                1,
+                "sent",
+                Some(Direction::Sent),
+                Some(TEXT),
+                r#"{"type":"a"}"#,
+                Some(0.0)
+            )
+        );
+        let second = &whole.0[1];
+        assert_eq!(
+            (second.2, second.4, second.5, second.7),
+            (3, Some(Direction::Received), Some(BINARY), Some(250.0))
+        );
+        assert_eq!(second.6, "\u{0}\u{1}\u{2}", "binary data is base64-decoded");
+        assert_eq!(whole.0[2].5, Some(CLOSE));
+        assert!(whole.0[3].8, "a line that is no record is a fault");
+    }
+
+    #[test]
+    fn a_close_says_its_code_and_reason() {
+        struct Close(Option<(u16, String)>);
+        impl Sink for Close {
+            fn message(&mut self, m: &Message<'_>) {
+                self.0 = close(m).map(|(c, r)| (c, r.to_string()));
+            }
+        }
+        let mut f = Framer::with_limit(1024);
+        let mut got = Close(None);
+        f.feed(
+            b"{\"direction\":\"received\",\"opcode\":8,\"code\":4000,\"reason\":\"beta\"}\n",
+            &mut got,
+        );
+        assert_eq!(got.0, Some((4000, "beta".to_string())));
+    }
+
+    #[test]
+    fn chrome_frames_become_log_lines() {
+        let msgs: Vec<Value> = serde_json::from_str(
+            r#"[{"type":"send","time":1.5,"opcode":1,"data":"{}"},
+                {"type":"receive","time":2,"opcode":2,"data":"AA=="},
+                {"type":"error","time":3,"opcode":-1,"data":"net::ERR_CONNECTION_RESET"},
+                {"what":1}]"#,
+        )
+        .unwrap();
+        let log = String::from_utf8(log_of_har(&msgs)).unwrap();
+        let lines: Vec<Value> = log
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["direction"], "sent");
+        assert_eq!(lines[1]["opcode"], 2);
+        assert_eq!(lines[2]["opcode"], ERROR);
+        assert_eq!(lines[3], serde_json::json!({"what": 1}));
+        assert!(looks_like(log.as_bytes()));
+    }
+
+    #[test]
+    fn a_log_is_told_from_ndjson_and_sse() {
+        assert!(looks_like(
+            b"\n{\"direction\":\"received\",\"data\":\"{}\"}\n"
+        ));
+        assert!(looks_like(
+            b"{\"direction\":\"sent\",\"time\":1,\"data\":\"{\\\"type\\\":\\\"respo"
+        ));
+        assert!(!looks_like(b"{\"done\":false}\n"));
+        assert!(!looks_like(b"{\"direction\":\"up\"}\n"));
+        assert!(!looks_like(b"data: {}\n\n"));
     }
 }
