@@ -15,6 +15,8 @@ use crate::transport::{self, Message, Transport};
 use std::collections::BTreeMap;
 use std::io::Read;
 
+mod socket;
+
 /// Bytes read from a body at a time.
 pub const READ_BYTES: usize = 64 * 1024;
 
@@ -466,12 +468,30 @@ fn shifted_positions(
     out
 }
 
-/// Lints every stream of an opened capture.
+/// Lints one captured stream, which is several where it is a WebSocket
+/// carrying several responses (a message log, [`transport::websocket`]):
+/// one result per response, each linted as a stream of its own, and one
+/// for the socket's own findings when it has some (`pipeline/socket.rs`).
+/// Any other stream is one result, as [`lint_stream_with`] gives it.
+pub fn lint_streams_with(
+    mut stream: Stream,
+    settings: &Settings,
+    observer: &mut impl Observer,
+    extras: Extras,
+) -> Vec<StreamResult> {
+    if socket::is_socket(&mut stream) {
+        return socket::lint_socket(stream, settings, observer, extras);
+    }
+    vec![lint_stream_with(stream, settings, observer, extras)]
+}
+
+/// Lints every stream of an opened capture (a WebSocket's responses each
+/// as a stream: [`lint_streams_with`]).
 pub fn lint_capture(cap: Capture, settings: &Settings, observer: &mut impl Observer) -> FileResult {
     let streams = cap
         .streams
         .into_iter()
-        .map(|s| lint_stream(s, settings, observer))
+        .flat_map(|s| lint_streams_with(s, settings, observer, Extras::default()))
         .collect();
     FileResult {
         path: cap.path,

@@ -1401,6 +1401,7 @@ fn har_with(
             // keeps `[REDACTED]` as it is.
             bodies.rewrite(i, e, How::Scrub(s))?;
             rewrite_messages(e, |d| s.data_value(&capture::redact_keys(d)));
+            rewrite_socket_frames(e, s);
         }
     }
     Ok(())
@@ -1418,6 +1419,122 @@ fn rewrite_messages(entry: &mut Value, mut f: impl FnMut(&str) -> String) {
         if let Some(Value::String(d)) = m.get_mut("data") {
             *d = f(d);
         }
+    }
+}
+
+/// Scrubs the prose of a HAR entry's WebSocket frames (Chrome's
+/// `_webSocketMessages`; keys in them are masked with the entry's other
+/// `_` fields), each as [`scrub_frame`] does.
+fn rewrite_socket_frames(entry: &mut Value, s: &mut Scrubber) {
+    for m in entry
+        .get_mut("_webSocketMessages")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let dir = m
+            .get("type")
+            .and_then(Value::as_str)
+            .and_then(crate::transport::websocket::Direction::parse);
+        let binary = m.get("opcode").and_then(Value::as_i64) == Some(2);
+        if let Some(Value::String(d)) = m.get_mut("data") {
+            *d = scrub_frame(s, dir, binary, d);
+        }
+    }
+}
+
+/// One WebSocket frame's data with its keys masked and its prose
+/// scrubbed: a sent frame as a request body (a `response.create`'s
+/// `input` and `instructions`), a received one as an event's data; a
+/// binary frame's bytes (base64) the same way when they are UTF-8 text,
+/// else left as they are (no dialect reads them); a frame of neither
+/// direction (a browser's error) as text.
+fn scrub_frame(
+    s: &mut Scrubber,
+    dir: Option<crate::transport::websocket::Direction>,
+    binary: bool,
+    data: &str,
+) -> String {
+    use crate::transport::websocket::Direction;
+    use base64::Engine;
+    let mut one = |text: &str| -> String {
+        let text = capture::redact_keys(text);
+        match (serde_json::from_str::<Value>(&text), dir) {
+            (Ok(mut v), Some(Direction::Sent)) => {
+                s.request(&mut v);
+                serde_json::to_string(&v).unwrap_or(text)
+            }
+            (Ok(_), Some(Direction::Received)) => s.data_value(&text),
+            _ => s.text(&text),
+        }
+    };
+    if !binary {
+        return one(data);
+    }
+    let b64 = base64::engine::general_purpose::STANDARD;
+    match b64
+        .decode(data.trim())
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+    {
+        Some(text) => b64.encode(one(&text)),
+        None => data.to_string(),
+    }
+}
+
+/// A redacted copy of a WebSocket message log
+/// ([`crate::transport::websocket`]), a line at a time: keys masked on
+/// every line; with a scrubber, each record's `data` scrubbed as
+/// [`scrub_frame`] does, its other fields kept, so the copy is still a
+/// log. A line that is no record is masked and scrubbed as text.
+///
+/// # Errors
+/// Reading `input` or writing `out`.
+pub fn message_log_to(
+    input: &mut impl std::io::BufRead,
+    out: &mut (impl std::io::Write + ?Sized),
+    mut scrub: Option<&mut Scrubber>,
+) -> std::io::Result<()> {
+    use crate::transport::websocket::Direction;
+    let mut line = Vec::new();
+    let mut masked = Vec::new();
+    loop {
+        line.clear();
+        masked.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        mask_piece(&line, &mut masked);
+        let Some(s) = scrub.as_deref_mut() else {
+            out.write_all(&masked)?;
+            continue;
+        };
+        let text = String::from_utf8_lossy(&masked);
+        let body = text.trim_end_matches(['\n', '\r']);
+        let ending = &text[body.len()..];
+        let copy = match serde_json::from_str::<Value>(body) {
+            Ok(Value::Object(mut o)) => {
+                let dir = o
+                    .get("direction")
+                    .and_then(Value::as_str)
+                    .and_then(Direction::parse);
+                let binary = o.get("opcode").and_then(Value::as_i64) == Some(2);
+                for k in ["data", "reason"] {
+                    if let Some(Value::String(d)) = o.get_mut(k) {
+                        *d = if k == "data" {
+                            scrub_frame(s, dir, binary, d)
+                        } else {
+                            s.text(d)
+                        };
+                    }
+                }
+                Value::Object(o).to_string()
+            }
+            _ if body.trim().is_empty() => body.to_string(),
+            _ => s.text(body),
+        };
+        out.write_all(copy.as_bytes())?;
+        out.write_all(ending.as_bytes())?;
     }
 }
 

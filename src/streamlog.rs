@@ -416,7 +416,7 @@ pub fn lint_capture(cap: capture::Capture, settings: &Settings) -> (FileResult, 
     for s in cap.streams {
         let url = s.request.as_ref().map(|r| r.url.clone());
         let mut log = StreamLog::new(url.as_deref(), s.timing.clone(), settings.stall_ms);
-        let r = pipeline::lint_stream_with(
+        let rs = pipeline::lint_streams_with(
             s,
             settings,
             &mut log,
@@ -428,8 +428,13 @@ pub fn lint_capture(cap: capture::Capture, settings: &Settings) -> (FileResult, 
         if let Some(t) = log.timeline.as_mut() {
             t.finish();
         }
-        streams.push(r);
-        logs.push(log);
+        // A WebSocket's responses (several results of one stream): the
+        // socket's one log goes with the first, the others have none.
+        let mut log = Some(log);
+        for r in rs {
+            streams.push(r);
+            logs.push(log.take().unwrap_or_default());
+        }
     }
     (
         FileResult {

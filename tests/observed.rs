@@ -3,7 +3,10 @@
 //! `tests/clients.rs` checks that a fresh run still matches it).
 
 mod common;
-use common::{awaits_clients, awaits_observation, file_dialect, lint_example, lint_file, root};
+use common::{
+    awaits_clients, awaits_observation, file_dialect, is_socket_capture, lint_example, lint_file,
+    root, rule_awaits_clients,
+};
 use sselint::capture::Options;
 use sselint::lint::observed::{
     derived_severity, derived_severity_of, designed_exception, record, Verdict, BUDGET_CUT_RULES,
@@ -77,7 +80,7 @@ fn every_example_sample_and_case_has_observations() {
     let mut missing = Vec::new();
     let mut waiting = Vec::new();
     for r in catalogue().rules() {
-        if r.dialect.is_some_and(|d| awaits_clients(d.name())) {
+        if rule_awaits_clients(r) {
             waiting.push(r.file.to_string());
             continue;
         }
@@ -93,7 +96,7 @@ fn every_example_sample_and_case_has_observations() {
         let readable = sselint::capture::open(p.to_str().unwrap(), &Options::default())
             .is_ok_and(|c| !c.streams.is_empty());
         if readable && !rec.captures.contains_key(&id_of(&p)) {
-            if file_dialect(&p).is_some_and(awaits_clients) {
+            if file_dialect(&p).is_some_and(awaits_clients) || is_socket_capture(&p) {
                 waiting.push(id_of(&p));
                 continue;
             }
@@ -550,7 +553,7 @@ fn no_message_or_rule_doc_names_a_client_except_the_observations() {
 fn rules_no_client_has_read_say_so() {
     let mut unsaid = Vec::new();
     for r in catalogue().rules() {
-        if !r.dialect.is_some_and(|d| awaits_clients(d.name())) {
+        if !rule_awaits_clients(r) {
             continue;
         }
         let says = r.severity_basis.is_some_and(|b| {

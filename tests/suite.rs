@@ -126,6 +126,8 @@ mod trial;
 mod trial40;
 #[path = "typed_path.rs"]
 mod typed_path;
+#[path = "websocket.rs"]
+mod websocket;
 
 /// Every `*.rs` file in tests/ but this one is a module above: a file left
 /// out would never be compiled or run.

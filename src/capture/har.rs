@@ -321,6 +321,7 @@ fn is_sse_entry(entry: &Value) -> bool {
     }
     if entry.get("_resourceType").and_then(Value::as_str) == Some("eventsource")
         || entry.get("_eventSourceMessages").is_some()
+        || entry.get("_webSocketMessages").is_some()
     {
         return true;
     }
@@ -437,6 +438,18 @@ fn entry_stream(
     url: &str,
     max_decoded: u64,
 ) -> Result<Stream, String> {
+    // A socket's frames (Chrome): its message log is the body.
+    if let Some(messages) = entry.get("_webSocketMessages").and_then(Value::as_array) {
+        return Ok(super::websocket::stream(
+            i,
+            entry,
+            messages,
+            method,
+            url,
+            handshake(entry),
+            headers_of(entry.pointer("/request/headers")),
+        ));
+    }
     let content = entry.pointer("/response/content");
     let mut stream = Stream::new(format!("#{i} {method} {url}"), Body::Bytes(Vec::new()));
     let size = content
@@ -654,6 +667,22 @@ fn entry_stream(
     };
     stream.body = body.into_body();
     Ok(stream)
+}
+
+/// A WebSocket entry's handshake response (101 on success), its headers
+/// redacted as every entry's are.
+fn handshake(entry: &Value) -> Http {
+    Http {
+        status: status_of(entry).min(u16::MAX as u64) as u16,
+        reason: str_at(entry, &["response", "statusText"])
+            .unwrap_or("")
+            .to_string(),
+        version: str_at(entry, &["response", "httpVersion"])
+            .unwrap_or("")
+            .to_string(),
+        headers: headers_of(entry.pointer("/response/headers")),
+        content_type: None,
+    }
 }
 
 /// Whether an SSE `body` holds a terminal event of one of the dialects:

@@ -18,6 +18,7 @@ pub mod jsonl;
 pub mod meter;
 pub mod raw;
 pub mod spool;
+mod websocket;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -30,8 +30,10 @@ impl Linter<'_> {
     pub(super) fn finish_stream(&mut self, evidence: &[Truncation]) {
         let http = self.ctx.http.clone();
         let head_json: Option<Value> = serde_json::from_slice(trim(&self.head)).ok();
+        let socket = self.transport == crate::transport::Transport::WebSocket;
         if let Some(h) = http.as_ref().filter(|h| h.status != 0) {
-            if !(200..300).contains(&h.status) {
+            // A socket's handshake succeeds with 101 Switching Protocols.
+            if !((200..300).contains(&h.status) || (socket && h.status == 101)) {
                 let detail = head_json
                     .as_ref()
                     .map(|v| error_message(v.get("error").unwrap_or(v)))
@@ -57,7 +59,9 @@ impl Linter<'_> {
                 return;
             }
             let ct = h.content_type.as_deref().map(media_type);
-            if self.transport != crate::transport::Transport::Sse {
+            if socket {
+                // A socket's messages have no Content-Type.
+            } else if self.transport != crate::transport::Transport::Sse {
                 self.check_message_content_type(h.content_type.as_deref(), ct.as_deref());
             } else if ct.as_deref() != Some("text/event-stream") {
                 let ignored = head_json
@@ -165,7 +169,11 @@ impl Linter<'_> {
         // The rest is the dialect's: its checker judges the ending, and a
         // stream of no known dialect gets one finding.
         if !self.finish_unknown() {
-            self.finish_dialect(damaged, &cut_reasons, head_json.as_ref());
+            let closed = self.socket_closed.is_some();
+            self.finish_dialect(damaged || closed, &cut_reasons, head_json.as_ref());
+            if closed {
+                self.report_socket_closed();
+            }
         }
         let level = truncated_level(self.dialect_ending);
         for f in truncated {

@@ -303,6 +303,86 @@ impl<'s> Linter<'s> {
     }
 }
 
+/// The linter's side of a WebSocket (`pipeline/socket.rs` drives it: one
+/// linter per response on the socket).
+impl Linter<'_> {
+    /// Reads the stream as dialect `d`'s, one response on a socket: the
+    /// transport is [`Transport::WebSocket`], and the checker hears so
+    /// ([`crate::dialect::Checker::on_socket`]).
+    pub fn socket_response(&mut self, d: crate::dialect::Dialect) {
+        self.transport = Transport::WebSocket;
+        self.settle(d);
+        if let Some(c) = self.checker.as_mut() {
+            c.on_socket();
+        }
+    }
+
+    /// The socket ended (`how`: closed with a code, failed, or its
+    /// capture ended) while this stream's response was running: at the
+    /// end, `ws-closed-mid-response` replaces the dialect's own cut-off
+    /// finding (one root cause, one finding).
+    pub fn socket_closed(&mut self, how: String) {
+        self.socket_closed = Some(how);
+    }
+
+    /// Where message `m` is (its whole line in the log), in the file.
+    pub fn message_location(&self, m: &Message<'_>) -> Location {
+        self.message_loc(m, 0, m.data.len())
+    }
+
+    /// Reports `f`, a finding about the socket, found at message `m`
+    /// (which the linter may not have read).
+    pub fn report_socket(&mut self, f: Finding) {
+        self.report(f);
+    }
+
+    /// A message this response's checker cannot read (not a JSON object
+    /// with a `type`, a binary frame): counted as an event, reported as
+    /// `f`, and the checker told it missed one
+    /// ([`crate::dialect::Checker::rejected`]), so what it held is not
+    /// also reported missing.
+    pub fn read_unreadable(&mut self, m: &Message<'_>, f: Finding) {
+        self.note_last(m);
+        self.events += 1;
+        self.event_kind.clear();
+        self.event_summary.clear();
+        self.kind("invalid");
+        self.invalid_payloads += 1;
+        self.report(f);
+        if let Some(c) = self.checker.as_mut() {
+            c.rejected(Some(m.index));
+        }
+    }
+
+    /// `ws-closed-mid-response`, once the dialect has judged the ending:
+    /// when the response did not end.
+    pub(super) fn report_socket_closed(&mut self) {
+        let Some(how) = self.socket_closed.take() else {
+            return;
+        };
+        if !matches!(
+            self.dialect_ending,
+            Some(crate::model::assembly::Ending::CutOff)
+        ) {
+            return;
+        }
+        let (text, calls) = self.answer.choices.get(&0).map_or((0, 0), |c| {
+            (c.text.kept.chars().count(), c.tool_calls.len())
+        });
+        let loc = self.last_location();
+        self.report(
+            Finding::new(
+                crate::lint::rule::WS_CLOSED_MID_RESPONSE,
+                format!(
+                    "{how} while this response was running, before its terminal event: it is cut after {text} character(s) of text and {calls} tool call(s)"
+                ),
+                loc,
+            )
+            .help("find what closed the socket (server logs, a proxy's idle time-out); a client must check for the terminal event itself, as the SDKs' socket loops end quietly"),
+        );
+    }
+}
+
 impl crate::transport::Sink for Linter<'_> {
     fn message(&mut self, m: &Message<'_>) {
         self.read_message(m);

@@ -163,6 +163,9 @@ pub struct Linter<'s> {
     /// The transport the stream's messages came by (see
     /// [`Linter::set_transport`]): SSE unless the pipeline says otherwise.
     transport: crate::transport::Transport,
+    /// WebSocket: how the socket ended while this stream's response was
+    /// running ([`Linter::socket_closed`]).
+    socket_closed: Option<String>,
 }
 
 impl<'s> Linter<'s> {
@@ -198,6 +201,7 @@ impl<'s> Linter<'s> {
             tail_loc: None,
             tail_unterminated: None,
             invalid_payloads: 0,
+            socket_closed: None,
             oversized: 0,
             separator_errors: 0,
             pending_fields: Vec::new(),

@@ -136,7 +136,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let timing = stream.timing.clone();
         let jsonl = a.format == Format::Jsonl;
         let mut rec = Recorder::new(jsonl.then_some(&mut *out), timing, color);
-        let result = pipeline::lint_stream_with(
+        // A WebSocket's responses are streams of their own: the table is
+        // the socket's whole timeline (sent and received), written with
+        // the first; each other response gets its answer and findings.
+        let mut results = pipeline::lint_streams_with(
             stream,
             &settings,
             &mut rec,
@@ -144,10 +147,26 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 fields: false,
                 summaries: true,
             },
-        );
+        )
+        .into_iter();
         let seen = rec.finish().context("writing the report")?;
-        seen.write(&label, &result, jsonl, out)
-            .context("writing the report")?;
+        if let Some(first) = results.next() {
+            let first_label = if first.label.starts_with(&label) {
+                first.label.clone()
+            } else {
+                label.clone()
+            };
+            seen.write(&first_label, &first, jsonl, out)
+                .context("writing the report")?;
+        }
+        for result in results {
+            let quiet = Recorder::new(None, None, color)
+                .finish()
+                .context("writing the report")?;
+            quiet
+                .write(&result.label, &result, jsonl, out)
+                .context("writing the report")?;
+        }
     }
     out.flush().context("writing the report")?;
     if let (Some(f), Some(p)) = (file, output) {

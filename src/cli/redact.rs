@@ -212,6 +212,15 @@ fn first_bytes_are_event_stream(p: &Path) -> bool {
         .is_ok_and(|()| redact::is_event_stream(&head))
 }
 
+/// Whether the file at `p` is a WebSocket message log: its first line
+/// (at most 64 KiB read) is a message record.
+fn first_line_is_message_log(p: &Path) -> bool {
+    let mut head = Vec::new();
+    std::fs::File::open(p)
+        .and_then(|f| f.take(64 * 1024).read_to_end(&mut head))
+        .is_ok_and(|_| sselint::transport::websocket::looks_like(&head))
+}
+
 /// Whether a stream's body is binary frames (AWS event-stream,
 /// [`Transport::is_binary`]): by its Content-Type, or by its first bytes.
 ///
@@ -293,6 +302,14 @@ fn rewrite(
                 Ok(copy) => out.write_all(&copy),
                 Err(e) => return Ok(Err(format!("{e}; no copy written"))),
             }
+        }
+        InputFormat::Sse if first_line_is_message_log(input) => {
+            let f = match std::fs::File::open(input) {
+                Ok(f) => f,
+                Err(e) => return Ok(Err(capture::io_message(&e))),
+            };
+            let mut reader = BufReader::with_capacity(1 << 16, f);
+            redact::message_log_to(&mut reader, out, scrubber.as_mut())
         }
         InputFormat::Sse | InputFormat::Curl => {
             let f = match std::fs::File::open(input) {

@@ -196,9 +196,55 @@ pub enum NoUnstreamed {
     NotAnObject(usize),
 }
 
+/// Where one WebSocket message of an API goes ([`Api::socket_route`]):
+/// which lane of the socket, and what it does there. A lane is
+/// first-in, first-out: each response a client asks for on it starts
+/// after the one before has ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SocketRoute {
+    /// The lane (Responses' `stream_id`); `None` is the default lane.
+    pub lane: Option<String>,
+    /// What the message does.
+    pub step: SocketStep,
+}
+
+/// What one WebSocket message does on its lane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SocketStep {
+    /// A client message that asks for a response (`response.create`).
+    Create,
+    /// Another client message.
+    Client,
+    /// The server starts a response (`response.created`), with its id.
+    Start(Option<String>),
+    /// An event of a response: its id where the event names one.
+    Event(Option<String>),
+    /// The event that ends a response (`response.completed`, `.failed`,
+    /// `.incomplete`), with its id.
+    End(Option<String>),
+    /// An error event (`error`): inside the lane's running response, or
+    /// the answer to a request that started none.
+    Error,
+}
+
 /// One dialect's API (see the module docs). Every method is the dialect's
 /// own answer; nothing outside its folder branches on which one it is.
 pub trait Api: Sync + std::fmt::Debug {
+    /// Whether this API's streams also ride on a WebSocket, several on one
+    /// socket (Responses' WebSocket mode): then [`Api::socket_route`]
+    /// says where each message goes. False by default.
+    fn rides_sockets(&self) -> bool {
+        false
+    }
+
+    /// Where a WebSocket message goes, `sent` by the client or received:
+    /// its lane and step; `None` when `data` is not a JSON object with a
+    /// string `type` (a message no client of the API can read), or the
+    /// API has no WebSocket mode.
+    fn socket_route(&self, _sent: bool, _data: &str) -> Option<SocketRoute> {
+        None
+    }
+
     /// What a client of this API takes as its base URL, after the origin
     /// (OpenAI's SDKs add the path to `…/v1`, Anthropic's add
     /// `/v1/messages` to the origin): `/v1` or nothing.

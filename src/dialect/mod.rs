@@ -620,6 +620,11 @@ pub trait Checker: std::fmt::Debug {
     /// such a transport hears of one; its rule for it is its own, since
     /// what the fault costs depends on its clients. Nothing by default.
     fn fault(&mut self, _index: Option<u64>, _what: &str, _out: &mut dyn Out) {}
+    /// The stream is one response on a WebSocket ([`crate::transport::websocket`]):
+    /// its messages have no SSE framing, and carry the socket's own fields
+    /// (Responses' `stream_id`). Called once, before the first event, on
+    /// a dialect whose API [`Api::rides_sockets`]. Nothing by default.
+    fn on_socket(&mut self) {}
 }
 
 pub use crate::model::assembly::Ending;

@@ -152,6 +152,7 @@ pub struct Catalogue {
 /// The groups in pipeline order.
 pub const GROUPS: &[&str] = &[
     "transport",
+    "socket",
     "framing",
     "payload",
     "lifecycle",

@@ -17,7 +17,11 @@
 //! - [`ndjson`]: `application/x-ndjson`, one JSON text a line (Ollama's
 //!   native API);
 //! - [`eventstream`]: `application/vnd.amazon.eventstream`, AWS's binary
-//!   frames with their CRCs (Amazon Bedrock's streams).
+//!   frames with their CRCs (Amazon Bedrock's streams);
+//! - [`websocket`]: a socket's messages, sent and received, as a message
+//!   log (one JSON record a line: a HAR's `_webSocketMessages`, or what
+//!   `record` writes); one socket may carry several responses, which the
+//!   pipeline tells apart (`pipeline/socket.rs`).
 //!
 //! What a transport does not know: JSON beyond telling itself from
 //! another by a body's first bytes, dialects, rules. A dialect says which
@@ -27,6 +31,7 @@
 pub mod eventstream;
 pub mod ndjson;
 pub mod sse;
+pub mod websocket;
 
 /// One of the ways a stream's messages arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
@@ -39,10 +44,17 @@ pub enum Transport {
     Ndjson,
     /// AWS event-stream frames (`application/vnd.amazon.eventstream`).
     EventStream,
+    /// WebSocket messages, from a message log ([`websocket`]).
+    WebSocket,
 }
 
 /// Every transport, in the order reports list them.
-pub const ALL: &[Transport] = &[Transport::Sse, Transport::Ndjson, Transport::EventStream];
+pub const ALL: &[Transport] = &[
+    Transport::Sse,
+    Transport::Ndjson,
+    Transport::EventStream,
+    Transport::WebSocket,
+];
 
 impl Transport {
     /// Its short name (`sse`, `ndjson`), for reports.
@@ -51,6 +63,7 @@ impl Transport {
             Transport::Sse => sse::NAME,
             Transport::Ndjson => ndjson::NAME,
             Transport::EventStream => eventstream::NAME,
+            Transport::WebSocket => websocket::NAME,
         }
     }
 
@@ -60,6 +73,7 @@ impl Transport {
             Transport::Sse => sse::MEDIA_TYPE,
             Transport::Ndjson => ndjson::MEDIA_TYPE,
             Transport::EventStream => eventstream::MEDIA_TYPE,
+            Transport::WebSocket => websocket::MEDIA_TYPE,
         }
     }
 
@@ -69,6 +83,7 @@ impl Transport {
             Transport::Sse => sse::MESSAGE,
             Transport::Ndjson => ndjson::MESSAGE,
             Transport::EventStream => eventstream::MESSAGE,
+            Transport::WebSocket => websocket::MESSAGE,
         }
     }
 
@@ -80,6 +95,7 @@ impl Transport {
             Transport::Sse => None,
             Transport::Ndjson => Some(Box::new(ndjson::Framer::with_limit(limit))),
             Transport::EventStream => Some(Box::new(eventstream::Framer::with_limit(limit))),
+            Transport::WebSocket => Some(Box::new(websocket::Framer::with_limit(limit))),
         }
     }
 
@@ -118,17 +134,23 @@ impl Transport {
             .unwrap_or("")
             .trim()
             .to_ascii_lowercase();
-        ALL.iter().copied().find(|t| t.media_type() == media)
+        ALL.iter()
+            .copied()
+            .find(|t| !t.media_type().is_empty() && t.media_type() == media)
     }
 
     /// The transport a body's first bytes show, when they show one that
     /// is not SSE (SSE is what a body is read as otherwise): an AWS
     /// event-stream frame whose prelude holds ([`eventstream::looks_like`]),
-    /// or NDJSON when its first line is a JSON object of the shape
-    /// [`ndjson::looks_like`] names.
+    /// a WebSocket message log ([`websocket::looks_like`]), or NDJSON when
+    /// its first line is a JSON object of the shape [`ndjson::looks_like`]
+    /// names.
     pub fn of_bytes(head: &[u8]) -> Option<Transport> {
         if eventstream::looks_like(head) {
             return Some(Transport::EventStream);
+        }
+        if websocket::looks_like(head) {
+            return Some(Transport::WebSocket);
         }
         ndjson::looks_like(head).then_some(Transport::Ndjson)
     }

@@ -590,6 +590,36 @@ pub fn awaits_clients(dialect: &str) -> bool {
     known && !rec.clients.iter().any(|c| c.dialect == dialect)
 }
 
+/// Whether no client of the harness has read `rule`'s shapes yet: a rule of
+/// a dialect that [`awaits_clients`], or a rule about a WebSocket (group
+/// `socket`, `rules/transport/ws-*`), since the harness runs no socket
+/// client yet (issue 39, item 6: openai-python's `responses.connect()`,
+/// openai-node's WebSocket client). When it does, the second half goes.
+pub fn rule_awaits_clients(rule: &sselint::lint::Rule) -> bool {
+    rule.dialect.is_some_and(|d| awaits_clients(d.name())) || rule.group == "socket"
+}
+
+/// Whether capture `p`'s first stream is a WebSocket's message log (a HAR
+/// socket entry, a message log file): no harness client reads a socket
+/// yet ([`rule_awaits_clients`]).
+pub fn is_socket_capture(p: &Path) -> bool {
+    let Ok(cap) = sselint::capture::open(p.to_str().unwrap_or(""), &Options::default()) else {
+        return false;
+    };
+    cap.streams
+        .into_iter()
+        .next()
+        .is_some_and(|s| match s.body {
+            sselint::capture::Body::Bytes(b) => sselint::transport::websocket::looks_like(&b),
+            sselint::capture::Body::Reader(mut r) => {
+                let mut head = Vec::new();
+                let _ =
+                    std::io::Read::read_to_end(&mut std::io::Read::take(&mut r, 65536), &mut head);
+                sselint::transport::websocket::looks_like(&head)
+            }
+        })
+}
+
 /// The dialect a capture file's first stream is read as (its name), or
 /// `None`.
 pub fn file_dialect(p: &Path) -> Option<&'static str> {

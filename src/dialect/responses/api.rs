@@ -45,6 +45,14 @@ const SCENARIOS: &[Scenario] = &[
 ];
 
 impl crate::dialect::Api for Api {
+    fn rides_sockets(&self) -> bool {
+        true
+    }
+
+    fn socket_route(&self, sent: bool, data: &str) -> Option<crate::dialect::api::SocketRoute> {
+        super::socket::route(sent, data)
+    }
+
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",

@@ -39,6 +39,14 @@ fn consequence(need: Need) -> &'static str {
     }
 }
 
+/// Fields an event over a WebSocket may carry besides the SSE event's:
+/// `stream_id` on every event, and on `error` its `status` (and Codex's
+/// spelling `status_code`) and the multi-agent beta's `agent` (shared
+/// reference transports.md §1.3).
+fn socket_field(ty: &str, field: &str) -> bool {
+    field == "stream_id" || (ty == "error" && matches!(field, "status" | "status_code" | "agent"))
+}
+
 impl Checker {
     /// The required fields of a known event type, and its unknown fields.
     pub(super) fn check_fields(
@@ -88,7 +96,7 @@ impl Checker {
             );
         }
         for k in o.keys() {
-            if !allowed(spec, k) {
+            if !(allowed(spec, k) || (self.socket && socket_field(spec.ty, k))) {
                 self.unknown_field(ev, spec.ty, k, &format!("/{k}"), out);
             }
         }

@@ -100,6 +100,10 @@ impl Checker {
     /// Notes the `event:` name, a missing name and an `id:` line, for
     /// `responses-event-name` and `responses-event-id` at the end.
     pub(super) fn check_framing(&mut self, ev: &Event<'_>, ty: Option<&str>, out: &mut dyn Out) {
+        // A socket's messages have no `event:` or `id:` lines.
+        if self.socket {
+            return;
+        }
         if let Some(t) = ty {
             if ev.named && ev.name != t {
                 let what = format!("`{}` names an event whose type is `{}`", ev.name, t);

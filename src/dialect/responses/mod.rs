@@ -67,6 +67,7 @@ mod fields;
 mod items;
 mod lifecycle;
 mod output;
+mod socket;
 pub mod text;
 pub mod words;
 
@@ -400,6 +401,10 @@ pub struct Checker {
     delta_text: String,
     /// A delta's escaped text, decoded by the fast path (reused).
     unescaped: String,
+    /// The stream is one response of a WebSocket
+    /// ([`crate::dialect::Checker::on_socket`]): its events carry a
+    /// `stream_id`, and have no SSE framing to judge.
+    socket: bool,
 }
 
 /// The JSON type of `v`, for messages.
@@ -680,6 +685,10 @@ impl super::Checker for Checker {
                 text::shorten(&self.delta_text, 60)
             )
         }
+    }
+
+    fn on_socket(&mut self) {
+        self.socket = true;
     }
 
     fn rejected(&mut self, _index: Option<u64>) {

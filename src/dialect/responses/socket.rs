@@ -1,0 +1,107 @@
+//! Responses over a WebSocket (`wss://…/v1/responses`, OpenAI's
+//! WebSocket mode; shared reference transports.md §1): each turn is a
+//! client `response.create` whose body is the HTTP create body, and the
+//! server answers with the same events as the SSE stream, each with an
+//! optional `stream_id` naming its lane. A lane runs its responses one
+//! after the other (first in, first out; a `response.create` sent while
+//! one runs is queued); lanes run side by side, their events interleaved.
+//!
+//! This file says where each message goes ([`route`]); the pipeline
+//! (`pipeline/socket.rs`) follows the lanes and lints each response as a
+//! stream of its own, with every Responses rule.
+
+use crate::dialect::api::{SocketRoute, SocketStep};
+use serde::Deserialize;
+
+/// The fields a message is routed by, borrowed from its data.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    stream_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    response: Option<Response<'a>>,
+    #[serde(default, borrow)]
+    response_id: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(default, borrow)]
+    id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// Where message `data` goes (see [`crate::dialect::Api::socket_route`]).
+pub fn route(sent: bool, data: &str) -> Option<SocketRoute> {
+    let head: Head<'_> = serde_json::from_str(data).ok()?;
+    let lane = head.stream_id.map(|s| s.into_owned());
+    let id = head
+        .response
+        .and_then(|r| r.id)
+        .or(head.response_id)
+        .map(|s| s.into_owned());
+    let ty = head.ty.as_ref();
+    let step = if sent {
+        if ty == "response.create" {
+            SocketStep::Create
+        } else {
+            SocketStep::Client
+        }
+    } else if ty == "response.created" {
+        SocketStep::Start(id)
+    } else if super::events::TERMINAL.contains(&ty) {
+        SocketStep::End(id)
+    } else if ty == "error" {
+        SocketStep::Error
+    } else {
+        SocketStep::Event(id)
+    };
+    Some(SocketRoute { lane, step })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_go_to_their_lane_and_step() {
+        let r = route(
+            true,
+            r#"{"type":"response.create","stream_id":"main","input":"hi"}"#,
+        );
+        assert_eq!(
+            r,
+            Some(SocketRoute {
+                lane: Some("main".into()),
+                step: SocketStep::Create
+            })
+        );
+        let r = route(
+            false,
+            r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_1"}}"#,
+        );
+        assert_eq!(
+            r.map(|r| r.step),
+            Some(SocketStep::Start(Some("resp_1".into())))
+        );
+        let r = route(
+            false,
+            r#"{"type":"response.output_text.delta","delta":"a\"b"}"#,
+        );
+        assert_eq!(r.map(|r| r.step), Some(SocketStep::Event(None)));
+        let r = route(
+            false,
+            r#"{"type":"response.completed","response":{"id":"r"}}"#,
+        );
+        assert_eq!(r.map(|r| r.step), Some(SocketStep::End(Some("r".into()))));
+        let r = route(
+            false,
+            r#"{"type":"error","error":{"message":"x"},"status":400}"#,
+        );
+        assert_eq!(r.map(|r| r.step), Some(SocketStep::Error));
+        assert_eq!(route(false, "not json"), None);
+        assert_eq!(route(false, r#"{"type":3}"#), None);
+        assert_eq!(route(false, "[1]"), None);
+    }
+}

@@ -1,0 +1,168 @@
+//! WebSocket captures (issue 39): Responses' WebSocket mode from a Chrome
+//! HAR's `_webSocketMessages` and from a message log, one stream per
+//! response, and the socket's own rules at their messages. The sessions
+//! are written by scripts/ws_session.py from the documented shapes.
+
+mod common;
+use common::{lint_file, root, scratch, sselint};
+
+fn session(kind: &str) -> String {
+    let out = std::process::Command::new("python3")
+        .arg(root().join("scripts/ws_session.py"))
+        .args(["log", kind])
+        .output()
+        .expect("python3 runs scripts/ws_session.py");
+    assert!(out.status.success(), "{kind}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn lint_log(kind: &str) -> sselint::pipeline::FileResult {
+    let dir = scratch(&format!("ws-{kind}"));
+    let p = dir.join(format!("{kind}.jsonl"));
+    std::fs::write(&p, session(kind)).unwrap();
+    lint_file(&p)
+}
+
+/// (rule, line) of every finding of every stream.
+fn found(r: &sselint::pipeline::FileResult) -> Vec<(&'static str, u64)> {
+    r.streams
+        .iter()
+        .flat_map(|s| s.diagnostics.iter().map(|d| (d.rule, d.location.line)))
+        .collect()
+}
+
+#[test]
+fn a_chrome_har_of_two_turns_and_a_tool_call_gives_each_response_its_answer_and_no_finding() {
+    let r = lint_file(&root().join("samples/websocket/responses-two-turns.har"));
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(r.streams.len(), 2, "one stream per response");
+    let first = &r.streams[0];
+    assert!(first.label.ends_with("· resp_a1"), "{}", first.label);
+    let call = &first.answer.choices[&0].tool_calls[&0];
+    assert_eq!(call.name.as_deref(), Some("get_weather"));
+    assert_eq!(call.arguments, r#"{"city":"Paris"}"#);
+    let second = &r.streams[1];
+    assert!(second.label.ends_with("· resp_d4"), "{}", second.label);
+    assert_eq!(
+        second.answer.choices[&0].text.kept,
+        "It is 18 °C and sunny in Paris."
+    );
+    for s in &r.streams {
+        assert_eq!(s.dialect, Some(sselint::dialect::Dialect::Responses));
+        assert_eq!(s.ending, sselint::model::assembly::Ending::Complete);
+        assert!(s.diagnostics.is_empty(), "{}: {:?}", s.label, s.diagnostics);
+    }
+}
+
+#[test]
+fn each_documented_fault_is_found_at_its_message() {
+    // (session, rule, the log line of the message it is found at)
+    let cases = [
+        ("cut", "ws-closed-mid-response", 7),
+        ("cut-no-close", "ws-closed-mid-response", 7),
+        ("close-1011", "ws-close-code", 13),
+        ("refused", "ws-error-message", 14),
+        ("unparseable", "ws-unparseable-message", 5),
+        ("no-create", "ws-response-without-create", 1),
+        ("overlap", "ws-lane-overlap", 5),
+        ("collide", "ws-response-id-collision", 4),
+    ];
+    for (kind, rule, line) in cases {
+        let got = found(&lint_log(kind));
+        assert_eq!(got, vec![(rule, line)], "{kind}");
+    }
+}
+
+#[test]
+fn a_queued_create_and_interleaved_lanes_are_no_fault() {
+    for kind in ["queued", "lanes", "full", "two-turns"] {
+        let r = lint_log(kind);
+        assert!(found(&r).is_empty(), "{kind}: {:?}", found(&r));
+        assert!(r
+            .streams
+            .iter()
+            .all(|s| s.ending == sselint::model::assembly::Ending::Complete));
+    }
+    let lanes = lint_log("lanes");
+    let texts: Vec<&str> = lanes
+        .streams
+        .iter()
+        .map(|s| s.answer.choices[&0].text.kept.as_str())
+        .collect();
+    assert_eq!(texts, ["Hi there!", "Bonjour!"]);
+}
+
+#[test]
+fn a_binary_frame_in_a_har_is_unparseable_and_no_key_is_printed() {
+    let dir = scratch("ws-binary");
+    let src =
+        std::fs::read_to_string(root().join("samples/websocket/responses-two-turns.har")).unwrap();
+    let mut har: serde_json::Value = serde_json::from_str(&src).unwrap();
+    let entry = &mut har["log"]["entries"][0];
+    entry["request"]["url"] = "wss://api.openai.com/v1/responses?api_key=sk-wsSECRET1".into();
+    entry["request"]["headers"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "Authorization", "value": "Bearer sk-wsSECRET1"}));
+    entry["_webSocketMessages"].as_array_mut().unwrap().insert(
+        3,
+        serde_json::json!({"type": "receive", "time": 1798000000.3, "opcode": 2, "data": "AAEC"}),
+    );
+    let p = dir.join("ws.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let r = lint_file(&p);
+    assert_eq!(
+        found(&r).iter().map(|f| f.0).collect::<Vec<_>>(),
+        ["ws-unparseable-message"]
+    );
+    let path = p.to_str().unwrap();
+    for format in ["human", "json", "sarif", "github", "junit"] {
+        let (code, out, err) = sselint(&["check", path, "--format", format]);
+        assert_eq!(code, Some(1), "{format}: {err}");
+        assert!(out.contains("ws-unparseable-message"), "{format}");
+        assert!(
+            !out.contains("wsSECRET") && !err.contains("wsSECRET"),
+            "{format}"
+        );
+    }
+    let (code, out, _) = sselint(&["inspect", path]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("sent") && out.contains("received"));
+    assert!(!out.contains("wsSECRET"));
+}
+
+#[test]
+fn redact_masks_the_handshake_and_scrubs_the_frames_of_a_har_and_of_a_log() {
+    let dir = scratch("ws-redact");
+    let src =
+        std::fs::read_to_string(root().join("samples/websocket/responses-two-turns.har")).unwrap();
+    let mut har: serde_json::Value = serde_json::from_str(&src).unwrap();
+    let entry = &mut har["log"]["entries"][0];
+    entry["request"]["url"] = "wss://api.openai.com/v1/responses?api_key=sk-wsSECRET2".into();
+    entry["request"]["headers"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "Authorization", "value": "Bearer sk-wsSECRET2"}));
+    let p = dir.join("ws.har");
+    std::fs::write(&p, har.to_string()).unwrap();
+    let log = dir.join("ws.jsonl");
+    std::fs::write(&log, session("two-turns")).unwrap();
+    for (input, out) in [(&p, dir.join("out.har")), (&log, dir.join("out.jsonl"))] {
+        let (code, _, err) = sselint(&[
+            "redact",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--scrub-text",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        let copy = std::fs::read_to_string(&out).unwrap();
+        for prose in ["wsSECRET", "Paris", "sunny", "weather in"] {
+            assert!(!copy.contains(prose), "{}: {prose}", out.display());
+        }
+        // The copy is still a socket of two complete responses.
+        let r = lint_file(&out);
+        assert_eq!(r.streams.len(), 2, "{}", out.display());
+        assert!(found(&r).is_empty(), "{:?}", found(&r));
+    }
+}
