@@ -214,6 +214,7 @@ impl Base<'_> {
             provider: None,
             profile: &crate::lint::profile::applied(self.settings.profile, Some(d)).name,
             dialect: Some(d),
+            transport: crate::transport::Transport::WebSocket,
         }
     }
 
@@ -240,6 +241,7 @@ impl Base<'_> {
             provider: report.provider,
             profile: &crate::lint::profile::applied(self.settings.profile, report.dialect).name,
             dialect: report.dialect,
+            transport: crate::transport::Transport::WebSocket,
         }
     }
 }

@@ -121,7 +121,7 @@ impl Transport {
     ) -> Option<Result<Vec<u8>, String>> {
         match self {
             Transport::EventStream => Some(eventstream::rewrite(body, payload)),
-            Transport::Sse | Transport::Ndjson => None,
+            Transport::Sse | Transport::Ndjson | Transport::WebSocket => None,
         }
     }
 
