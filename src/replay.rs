@@ -1354,6 +1354,16 @@ impl ScenarioSet {
                     None => dialect::ALL.to_vec(),
                 };
                 for d in targets {
+                    // With the headers the API's errors carry (AWS's
+                    // x-amzn-ErrorType).
+                    let mut headers =
+                        vec![("Content-Type".to_string(), "application/json".to_string())];
+                    headers.extend(
+                        d.api()
+                            .error_headers(status)
+                            .into_iter()
+                            .map(|(n, v)| (n.to_string(), v)),
+                    );
                     self.insert(
                         d,
                         name,
@@ -1361,10 +1371,7 @@ impl ScenarioSet {
                         Replay {
                             status,
                             reason: reason_phrase(status).to_string(),
-                            headers: vec![(
-                                "Content-Type".to_string(),
-                                "application/json".to_string(),
-                            )],
+                            headers,
                             body: Spooled::Mem(body.clone()),
                             timing: None,
                             dialect: Some(d),

@@ -110,7 +110,7 @@ impl LiveArgs {
 /// with SigV4 (Bedrock) that has no key (`--api-key-env`: a Bedrock API
 /// key goes as a Bearer token) and no `Authorization` header of the
 /// user's. Without them a note says the request goes unsigned.
-fn aws_credentials(
+pub(super) fn aws_credentials(
     dialect: sselint::dialect::Dialect,
     keyed: bool,
     headers: &[(String, String)],
@@ -684,6 +684,24 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
         .iter()
         .map(|d| format!("{} ({})", d.endpoint(), set.names(*d).join(", ")))
         .collect();
+    // Keep-alive comments and frame CRCs exist in some transports only.
+    let others: Vec<String> = sselint::transport::ALL
+        .iter()
+        .filter(|t| **t != sselint::transport::Transport::default())
+        .filter(|t| set.dialects().iter().any(|d| d.api().transport() == **t))
+        .map(|t| format!("{} ({})", t.name(), t.media_type()))
+        .collect();
+    if a.keepalive_ms.is_some() && !others.is_empty() {
+        eprintln!(
+            "sselint: note: --keepalive-ms sends `: keep-alive` comments in the SSE answers only; {} have no comments",
+            others.join(" and ")
+        );
+    }
+    if a.corrupt_crc.is_some() || a.corrupt_prelude_crc.is_some() {
+        eprintln!(
+            "sselint: note: --corrupt-crc and --corrupt-prelude-crc flip a frame's CRC in the event-stream answers only"
+        );
+    }
     let _ = writeln!(
         std::io::stdout(),
         "sselint replay: serving the scenarios of {} on http://{addr}/v1 (POST {}); Ctrl-C stops",
