@@ -600,9 +600,8 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
 /// keep-alive comment where there are no comments, a frame CRC where
 /// there are no frames), and notes a message cut past the last message.
 fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), String> {
-    use sselint::transport::Transport;
     let t = replay.transport;
-    if a.keepalive_ms.is_some() && t != Transport::Sse {
+    if a.keepalive_ms.is_some() && !t.has_comments() {
         return Err(format!(
             "--keepalive-ms sends `: keep-alive` comments, and {} ({}) has no comments: a client reads every {} as a message; use --delay-ms or --first-delay-ms for a slow stream",
             t.name(),
@@ -615,7 +614,7 @@ fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), 
         ("--corrupt-prelude-crc", a.corrupt_prelude_crc),
     ] {
         let Some(n) = n else { continue };
-        if t != Transport::EventStream {
+        if !t.has_checksums() {
             return Err(format!(
                 "{flag} flips a CRC of an AWS event-stream frame, and this capture is {} ({}), which has none",
                 t.name(),
@@ -687,7 +686,7 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
     // Keep-alive comments and frame CRCs exist in some transports only.
     let others: Vec<String> = sselint::transport::ALL
         .iter()
-        .filter(|t| **t != sselint::transport::Transport::default())
+        .filter(|t| !t.has_comments())
         .filter(|t| set.dialects().iter().any(|d| d.api().transport() == **t))
         .map(|t| format!("{} ({})", t.name(), t.media_type()))
         .collect();
