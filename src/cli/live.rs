@@ -110,7 +110,7 @@ impl LiveArgs {
 /// with SigV4 (Bedrock) that has no key (`--api-key-env`: a Bedrock API
 /// key goes as a Bearer token) and no `Authorization` header of the
 /// user's. Without them a note says the request goes unsigned.
-fn aws_credentials(
+pub(super) fn aws_credentials(
     dialect: sselint::dialect::Dialect,
     keyed: bool,
     headers: &[(String, String)],
@@ -447,7 +447,8 @@ stream (application/vnd.amazon.eventstream) is served at
 /model/MODEL/converse-stream (ConverseStream) or
 /model/MODEL/invoke-with-response-stream (InvokeModelWithResponseStream),
 any MODEL; hand boto3 or the AWS SDK endpoint_url=http://127.0.0.1:PORT and
-any credentials. These transports have no comments: --keepalive-ms is
+any credentials (the JavaScript SDK with requestHandler: new
+NodeHttpHandler(): replay speaks HTTP/1.1, and its default is HTTP/2). These transports have no comments: --keepalive-ms is
 refused for them. --delay-ms waits between lines or frames,
 --cut-after-messages cuts after whole ones, --cut-after-bytes can cut inside
 a frame, and --corrupt-crc / --corrupt-prelude-crc flip a frame's CRC.
@@ -600,9 +601,8 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
 /// keep-alive comment where there are no comments, a frame CRC where
 /// there are no frames), and notes a message cut past the last message.
 fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), String> {
-    use sselint::transport::Transport;
     let t = replay.transport;
-    if a.keepalive_ms.is_some() && t != Transport::Sse {
+    if a.keepalive_ms.is_some() && !t.has_comments() {
         return Err(format!(
             "--keepalive-ms sends `: keep-alive` comments, and {} ({}) has no comments: a client reads every {} as a message; use --delay-ms or --first-delay-ms for a slow stream",
             t.name(),
@@ -615,7 +615,7 @@ fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), 
         ("--corrupt-prelude-crc", a.corrupt_prelude_crc),
     ] {
         let Some(n) = n else { continue };
-        if t != Transport::EventStream {
+        if !t.has_checksums() {
             return Err(format!(
                 "{flag} flips a CRC of an AWS event-stream frame, and this capture is {} ({}), which has none",
                 t.name(),
@@ -684,6 +684,24 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
         .iter()
         .map(|d| format!("{} ({})", d.endpoint(), set.names(*d).join(", ")))
         .collect();
+    // Keep-alive comments and frame CRCs exist in some transports only.
+    let others: Vec<String> = sselint::transport::ALL
+        .iter()
+        .filter(|t| !t.has_comments())
+        .filter(|t| set.dialects().iter().any(|d| d.api().transport() == **t))
+        .map(|t| format!("{} ({})", t.name(), t.media_type()))
+        .collect();
+    if a.keepalive_ms.is_some() && !others.is_empty() {
+        eprintln!(
+            "sselint: note: --keepalive-ms sends `: keep-alive` comments in the SSE answers only; {} have no comments",
+            others.join(" and ")
+        );
+    }
+    if a.corrupt_crc.is_some() || a.corrupt_prelude_crc.is_some() {
+        eprintln!(
+            "sselint: note: --corrupt-crc and --corrupt-prelude-crc flip a frame's CRC in the event-stream answers only"
+        );
+    }
     let _ = writeln!(
         std::io::stdout(),
         "sselint replay: serving the scenarios of {} on http://{addr}/v1 (POST {}); Ctrl-C stops",
