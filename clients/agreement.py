@@ -70,6 +70,16 @@ APART = {
     "clients/corpus/gemini/call-without-args.sse": "a fault of the gateway on a shape the API sends: LiteLLM raises (`KeyError: 'args'`) on a `functionCall` without `args`, which Gemini leaves out for a function that takes none; the SDKs read it",
     "rules/messages/messages-usage-decreasing.toml#2": "the gateway's reading of a valid stream (running totals): LiteLLM takes the usage of the first `message_delta` and none of the later ones",
     "clients/corpus/gemini/malformed-function-call.sse": "a designed exception: Gemini CLI reports the `MALFORMED_FUNCTION_CALL` finish the server sent as an error and asks again; the SDKs read the finish as sent",
+    # A client's own fault on the shape Ollama sends: /api/generate sends
+    # `context` on the done line only (transports.md §4.2).
+    "samples/good/ollama-generate.ndjson": "a fault of the client on the shape Ollama sends: the AI SDK's Ollama provider (its completion model) requires `context` on every /api/generate line, which Ollama sends on the done line only, and drops every other line; the official libraries read it",
+    "clients/corpus/ollama/generate-thinking.ndjson": "a fault of the client on the shape Ollama sends: the AI SDK's Ollama provider (its completion model) requires `context` on every /api/generate line, which Ollama sends on the done line only, and drops every other line; the official libraries read it",
+    # What the answer the server meant is, where clients read it two ways.
+    "clients/corpus/bedrock-converse/tool-use-empty-input.bin": "a tool use with no `toolUse.input` fragment (a tool that takes no input): sselint's reconstruction and the raw loops join no fragment and give the empty string, the AI SDK gives `{}`; which the application runs is its decoding's choice, not the stream's",
+    # A cut answer is an error though the Bedrock clients read on
+    # (converse-cut-off's severity basis); the Invoke cut is reported by
+    # the Messages checker's `messages-cut-off`.
+    "clients/corpus/bedrock-invoke/ends-after-text.bin": "a cut answer stays an error although the Bedrock clients read on (as `converse-cut-off`'s severity basis says): they end with the text that came and no stop reason, and only the AI SDK's missing usage shows it; the rest of the answer never came",
 }
 
 REFERENCE = {
@@ -77,6 +87,9 @@ REFERENCE = {
     "responses": "samples/good/responses-basic.sse",
     "messages": "samples/good/messages-basic.sse",
     "gemini": "samples/good/gemini-basic.sse",
+    "ollama": "samples/good/ollama-chat.ndjson",
+    "bedrock-converse": "samples/good/bedrock-converse.bin",
+    "bedrock-invoke": "samples/good/bedrock-invoke.bin",
 }
 
 

@@ -20,6 +20,12 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { GoogleGenAI } from "@google/genai";
+import { Ollama } from "ollama";
+import { createOllama } from "ollama-ai-provider-v2";
+import { BedrockRuntimeClient, ConverseStreamCommand, InvokeModelWithResponseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
+import { createBedrockAnthropic } from "@ai-sdk/amazon-bedrock/anthropic";
 
 const MODEL = "gpt-4o-mini";
 const MESSAGES = [{ role: "user", content: "hi" }];
@@ -397,6 +403,219 @@ async function vercelAiGoogle(job) {
   return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: finish?.rawFinishReason ?? null, usage };
 }
 
+// Ollama's native API (`/api/chat`, `/api/generate`, NDJSON lines).
+const OLLAMA_MODEL = "llama3.2";
+
+// A tool call of an Ollama line as the application gets it: the function's
+// name and arguments (an object, encoded as JSON for the comparison), the id
+// where the line has one.
+function ollamaToolCall(tc) {
+  const args = tc?.function?.arguments;
+  return { id: tc?.id ?? null, name: tc?.function?.name ?? null, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
+}
+
+// ollama-js, as its README's streaming example: `for await` over
+// `new Ollama({host}).chat({stream: true})` (or `generate()` for a stream of
+// `/api/generate`), appending `message.content` (`response`) and
+// `message.thinking` (`thinking`), collecting `message.tool_calls`, keeping
+// `done_reason` and the counts of the part that says `done`. The library
+// takes no timeout: its fetch gets the harness's bound.
+async function ollamaJs(job) {
+  const client = new Ollama({
+    host: job.origin,
+    fetch: (url, init) => fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(TIMEOUT_MS)]) : AbortSignal.timeout(TIMEOUT_MS) }),
+  });
+  const generate = job.api === "generate";
+  const parts = generate
+    ? await client.generate({ model: OLLAMA_MODEL, prompt: "hi", stream: true })
+    : await client.chat({ model: OLLAMA_MODEL, messages: MESSAGES, stream: true });
+  let text = "";
+  let reasoning = null;
+  let finish = null;
+  let usage = null;
+  const calls = [];
+  for await (const part of parts) {
+    const source = generate ? part : part?.message;
+    text += (generate ? source?.response : source?.content) ?? "";
+    if (source?.thinking) reasoning = (reasoning ?? "") + source.thinking;
+    for (const tc of source?.tool_calls ?? []) calls.push(ollamaToolCall(tc));
+    if (part?.done) {
+      finish = part.done_reason ?? null;
+      usage = pick(part, OLLAMA_USAGE);
+    }
+  }
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: finish, usage };
+}
+
+const OLLAMA_USAGE = ["prompt_eval_count", "eval_count"];
+
+// Ollama through the Vercel AI SDK: ollama-ai-provider-v2 (the community
+// provider the AI SDK's docs list for Ollama, written for AI SDK 7), its chat
+// model (`/api/chat`), or its completion model for a stream of
+// `/api/generate`. The finish is its raw finish reason (the done_reason as
+// sent, or `tool_calls`, which it reports for a stream that called tools);
+// usage is put back in Ollama's terms (`inputTokens` is prompt_eval_count,
+// `outputTokens` eval_count).
+async function vercelAiOllama(job) {
+  const provider = createOllama({ baseURL: job.origin + "/api" });
+  const model = job.api === "generate" ? provider.completion(OLLAMA_MODEL) : provider.chat(OLLAMA_MODEL);
+  const { text, calls, finish, reasoning } = await vercelAiStream(job, model);
+  const u = aiUsage(finish);
+  const usage = u ? { prompt_eval_count: u.inputTokens ?? null, eval_count: u.outputTokens ?? null } : null;
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: finish?.rawFinishReason ?? null, usage };
+}
+
+// Amazon Bedrock. Every client is pointed at the replay (the endpoint or
+// base URL), with dummy credentials, region us-east-1 and one attempt:
+// nothing goes anywhere else, and the replay does not check the signature.
+// The AWS SDK's Bedrock runtime client speaks HTTP/2 by default (its
+// NodeHttp2Handler, over TLS to AWS); the replay is plain HTTP/1.1, so it
+// gets the SDK's HTTP/1.1 handler (NodeHttpHandler), as an application
+// that points it at a local endpoint or a proxy does. Both hand the same
+// bytes to the same event-stream decoder.
+const BEDROCK_MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0";
+const CREDENTIALS = { accessKeyId: "AKIDHARNESSEXAMPLE", secretAccessKey: "harness-secret" };
+const CONVERSE_USAGE = ["inputTokens", "outputTokens", "totalTokens"];
+
+function bedrock(job) {
+  return new BedrockRuntimeClient({
+    region: "us-east-1",
+    endpoint: job.origin,
+    credentials: CREDENTIALS,
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({ requestTimeout: TIMEOUT_MS, connectionTimeout: TIMEOUT_MS }),
+  });
+}
+
+// @aws-sdk/client-bedrock-runtime's ConverseStreamCommand, its `stream`
+// iterated as the SDK's ConverseStream example does, each event by its
+// member: blocks by contentBlockIndex (a tool use from contentBlockStart's
+// start.toolUse, its input from the toolUse.input fragments; text and
+// reasoningContent.text from contentBlockDelta), messageStop's stopReason,
+// metadata's usage.
+async function awsSdkConverse(job) {
+  const response = await bedrock(job).send(
+    new ConverseStreamCommand({ modelId: BEDROCK_MODEL, messages: [{ role: "user", content: [{ text: "hi" }] }] }),
+  );
+  const blocks = new Map();
+  const block = (i) => {
+    if (!blocks.has(i)) blocks.set(i, { text: "", id: null, name: null, input: "", tool: false });
+    return blocks.get(i);
+  };
+  let stop = null;
+  let usage = null;
+  let reasoning = null;
+  for await (const event of response.stream ?? []) {
+    if (event.contentBlockStart) {
+      const tool = event.contentBlockStart.start?.toolUse;
+      if (tool) Object.assign(block(event.contentBlockStart.contentBlockIndex), { tool: true, id: tool.toolUseId ?? null, name: tool.name ?? null });
+    } else if (event.contentBlockDelta) {
+      const b = block(event.contentBlockDelta.contentBlockIndex);
+      const delta = event.contentBlockDelta.delta ?? {};
+      if (delta.text !== undefined) b.text += delta.text ?? "";
+      if (delta.toolUse) b.input += delta.toolUse.input ?? "";
+      if (delta.reasoningContent?.text) reasoning = (reasoning ?? "") + delta.reasoningContent.text;
+    } else if (event.messageStop) {
+      stop = event.messageStop.stopReason ?? null;
+    } else if (event.metadata) {
+      usage = pick(event.metadata.usage, CONVERSE_USAGE);
+    }
+  }
+  let text = "";
+  const calls = [];
+  for (const [, b] of [...blocks.entries()].sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))) {
+    text += b.text;
+    if (b.tool) calls.push({ id: b.id, name: b.name, arguments: b.input });
+  }
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: stop, usage };
+}
+
+// Anthropic Messages events (objects), accumulated as anthropicTsRaw does:
+// the text blocks, the tool_use blocks, the thinking text, the stop_reason,
+// the usage.
+function messagesEvents(events) {
+  const blocks = new Map();
+  let stop = null;
+  let usage = null;
+  let reasoning = null;
+  for (const event of events) {
+    switch (event?.type) {
+      case "message_start":
+        usage = pick(event.message?.usage, MESSAGES_USAGE);
+        break;
+      case "content_block_start": {
+        const cb = event.content_block ?? {};
+        blocks.set(event.index, { type: cb.type, text: cb.text ?? "", id: cb.id ?? null, name: cb.name ?? null, startInput: cb.input, json: "" });
+        break;
+      }
+      case "content_block_delta": {
+        if (event.delta?.type === "thinking_delta") reasoning = (reasoning ?? "") + (event.delta.thinking ?? "");
+        const block = blocks.get(event.index);
+        if (!block) break;
+        if (event.delta?.type === "text_delta") block.text += event.delta.text ?? "";
+        else if (event.delta?.type === "input_json_delta") block.json += event.delta.partial_json ?? "";
+        break;
+      }
+      case "message_delta":
+        stop = event.delta?.stop_reason ?? stop;
+        if (event.usage) {
+          usage ??= pick({}, MESSAGES_USAGE);
+          for (const k of MESSAGES_USAGE) if (event.usage[k] !== undefined && event.usage[k] !== null) usage[k] = event.usage[k];
+        }
+        break;
+    }
+  }
+  let text = "";
+  const calls = [];
+  for (const [, b] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
+    if (b.type === "text") text += b.text;
+    else if (b.type === "tool_use") calls.push({ id: b.id, name: b.name, arguments: b.json !== "" ? b.json : JSON.stringify(b.startInput ?? {}) });
+  }
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: stop, usage };
+}
+
+// @aws-sdk/client-bedrock-runtime's InvokeModelWithResponseStreamCommand
+// with a Claude request body, its `body` iterated as the SDK's example does:
+// each `chunk` event's `bytes` decoded as UTF-8 JSON (an Anthropic Messages
+// event), accumulated as the raw Anthropic loop accumulates them.
+async function awsSdkInvoke(job) {
+  const body = JSON.stringify({ anthropic_version: "bedrock-2023-05-31", max_tokens: MAX_TOKENS, messages: MESSAGES });
+  const response = await bedrock(job).send(
+    new InvokeModelWithResponseStreamCommand({ modelId: BEDROCK_MODEL, contentType: "application/json", accept: "application/json", body }),
+  );
+  const events = [];
+  const decoder = new TextDecoder();
+  for await (const event of response.body ?? []) {
+    if (event.chunk?.bytes) events.push(JSON.parse(decoder.decode(event.chunk.bytes)));
+  }
+  return messagesEvents(events);
+}
+
+// Bedrock through the Vercel AI SDK: @ai-sdk/amazon-bedrock. Converse with
+// its default model (`/converse-stream`); Invoke with its Anthropic provider
+// (`@ai-sdk/amazon-bedrock/anthropic`, `/invoke-with-response-stream`). The
+// finish is the raw finish reason (the stopReason / stop_reason as sent);
+// usage is put back in the stream's own terms: Converse's inputTokens,
+// outputTokens and totalTokens; Invoke's input_tokens (its
+// `inputTokenDetails.noCacheTokens`) and output_tokens.
+const AWS_SETTINGS = { region: "us-east-1", ...CREDENTIALS };
+
+async function vercelAiBedrock(job) {
+  const provider = createAmazonBedrock({ ...AWS_SETTINGS, baseURL: job.origin });
+  const { text, calls, finish, reasoning } = await vercelAiStream(job, provider(BEDROCK_MODEL));
+  const u = aiUsage(finish);
+  const usage = u ? { inputTokens: u.inputTokenDetails?.noCacheTokens ?? u.inputTokens ?? null, outputTokens: u.outputTokens ?? null, totalTokens: u.totalTokens ?? null } : null;
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: finish?.rawFinishReason ?? null, usage };
+}
+
+async function vercelAiBedrockAnthropic(job) {
+  const provider = createBedrockAnthropic({ ...AWS_SETTINGS, baseURL: job.origin });
+  const { text, calls, finish, reasoning } = await vercelAiStream(job, provider(BEDROCK_MODEL));
+  const u = aiUsage(finish);
+  const usage = u ? { input_tokens: u.inputTokenDetails?.noCacheTokens ?? u.inputTokens ?? null, output_tokens: u.outputTokens ?? null } : null;
+  return { text, refusal: null, reasoning, tool_calls: calls, finish_reason: finish?.rawFinishReason ?? null, usage };
+}
+
 export const CLIENTS = {
   "openai-node": openaiNodeRaw,
   "openai-node-stream": openaiNodeHelper,
@@ -410,6 +629,12 @@ export const CLIENTS = {
   "vercel-ai-messages": vercelAiMessages,
   "google-genai-js": googleGenaiJs,
   "vercel-ai-google": vercelAiGoogle,
+  "ollama-js": ollamaJs,
+  "vercel-ai-ollama": vercelAiOllama,
+  "aws-sdk-js-converse": awsSdkConverse,
+  "vercel-ai-bedrock": vercelAiBedrock,
+  "aws-sdk-js-invoke": awsSdkInvoke,
+  "vercel-ai-bedrock-invoke": vercelAiBedrockAnthropic,
 };
 
 async function runOne(fn, job) {

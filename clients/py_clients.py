@@ -362,10 +362,14 @@ def anthropic_python(job):
     tool_use block's input from its `input_json_delta` fragments), the
     stop_reason from `message_delta`, usage from `message_start` updated by
     each `message_delta` (its counts are cumulative)."""
-    stream = anthropic_client(job).messages.create(
-        model=CLAUDE, max_tokens=MAX_TOKENS, messages=MESSAGES, stream=True
-    )
-    blocks, stop, usage = {}, None, None
+    return anthropic_raw(anthropic_client(job), CLAUDE)
+
+
+def anthropic_raw(client, model):
+    """`anthropic_python`'s loop over `client.messages.create(stream=True)`
+    (thinking deltas kept as the reasoning, which Bedrock Invoke compares)."""
+    stream = client.messages.create(model=model, max_tokens=MAX_TOKENS, messages=MESSAGES, stream=True)
+    blocks, stop, usage, reasoning = {}, None, None, None
     for event in stream:
         kind = field(event, "type")
         if kind == "message_start":
@@ -383,6 +387,8 @@ def anthropic_python(job):
         elif kind == "content_block_delta":
             block = blocks.get(field(event, "index"))
             delta = field(event, "delta")
+            if field(delta, "type") == "thinking_delta":
+                reasoning = (reasoning or "") + (field(delta, "thinking") or "")
             if block is None:
                 continue
             if field(delta, "type") == "text_delta":
@@ -405,7 +411,7 @@ def anthropic_python(job):
         elif b["type"] == "tool_use":
             args = b["json"] if b["json"] else json.dumps(b["start_input"] if b["start_input"] is not None else {})
             calls.append({"id": b["id"], "name": b["name"], "arguments": args})
-    return {"text": text, "refusal": None, "tool_calls": calls, "finish_reason": stop, "usage": usage}
+    return {"text": text, "refusal": None, "reasoning": reasoning, "tool_calls": calls, "finish_reason": stop, "usage": usage}
 
 
 def anthropic_python_stream(job):
@@ -480,6 +486,208 @@ def google_genai(job):
     return {"text": text, "refusal": None, "reasoning": reasoning, "tool_calls": calls, "finish_reason": finish, "usage": usage}
 
 
+# Ollama's native API (`/api/chat`, `/api/generate`, NDJSON lines). The model
+# name is the library's to send; the replay answers whatever it is.
+OLLAMA_MODEL = "llama3.2"
+# The counts of Ollama's last line that the harness compares.
+OLLAMA_USAGE = ("prompt_eval_count", "eval_count")
+
+
+def ollama_tool_call(tc):
+    """A tool call as the application gets it: the function's name and its
+    arguments (a mapping, encoded as JSON for the comparison); the id where
+    the object has one (ollama-python's model has none)."""
+    fn = field(tc, "function")
+    args = field(fn, "arguments")
+    return {
+        "id": field(tc, "id"),
+        "name": field(fn, "name"),
+        "arguments": json.dumps(dict(args) if args is not None else {}) if not isinstance(args, str) else args,
+    }
+
+
+def ollama_python(job):
+    """ollama-python, as its README's streaming example: iterate
+    `Client(host=…).chat(model, messages, stream=True)` (or `generate(model,
+    prompt, stream=True)` for a stream of `/api/generate`), appending each
+    part's `message.content` (`response`) and `message.thinking`
+    (`thinking`), collecting `message.tool_calls` (`tool_calls`), and
+    keeping `done_reason` and the counts of the part that says `done`."""
+    import ollama
+
+    client = ollama.Client(host=job["origin"], timeout=TIMEOUT_S)
+    generate = job.get("api") == "generate"
+    if generate:
+        parts = client.generate(model=OLLAMA_MODEL, prompt="hi", stream=True)
+    else:
+        parts = client.chat(model=OLLAMA_MODEL, messages=MESSAGES, stream=True)
+    text, reasoning, finish, usage = "", None, None, None
+    calls = []
+    for part in parts:
+        source = part if generate else field(part, "message")
+        text += field(source, "response" if generate else "content") or ""
+        if field(source, "thinking"):
+            reasoning = (reasoning or "") + field(source, "thinking")
+        for tc in field(source, "tool_calls") or []:
+            calls.append(ollama_tool_call(tc))
+        if field(part, "done"):
+            finish = field(part, "done_reason")
+            usage = tokens(part, OLLAMA_USAGE)
+    return {"text": text, "refusal": None, "reasoning": reasoning, "tool_calls": calls, "finish_reason": finish, "usage": usage}
+
+
+# Amazon Bedrock: boto3's `bedrock-runtime` client pointed at the replay by
+# `endpoint_url`, with dummy credentials (nothing is sent anywhere else; the
+# replay does not check the signature) and one attempt.
+BEDROCK_MODEL = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+CONVERSE_USAGE = ("inputTokens", "outputTokens", "totalTokens")
+
+
+def bedrock_client(job):
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        endpoint_url=job["origin"],
+        aws_access_key_id="AKIDHARNESSEXAMPLE",
+        aws_secret_access_key="harness-secret",
+        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, read_timeout=TIMEOUT_S, connect_timeout=TIMEOUT_S),
+    )
+
+
+def boto3_converse(job):
+    """boto3's `converse_stream()`, its `stream` iterated as the Bedrock user
+    guide's ConverseStream example does, each event by its member name:
+    blocks by `contentBlockIndex` (a tool use from `contentBlockStart`'s
+    `start.toolUse`, its input from the `toolUse.input` fragments; text
+    and `reasoningContent.text` from `contentBlockDelta`), `messageStop`'s
+    `stopReason`, `metadata`'s usage."""
+    response = bedrock_client(job).converse_stream(
+        modelId=BEDROCK_MODEL, messages=[{"role": "user", "content": [{"text": "hi"}]}]
+    )
+    blocks, stop, usage, reasoning = {}, None, None, None
+
+    def block(i):
+        return blocks.setdefault(i, {"text": "", "id": None, "name": None, "input": "", "tool": False})
+
+    for event in response["stream"]:
+        if "contentBlockStart" in event:
+            e = event["contentBlockStart"]
+            tool = (e.get("start") or {}).get("toolUse")
+            if tool is not None:
+                b = block(e.get("contentBlockIndex"))
+                b.update(tool=True, id=tool.get("toolUseId"), name=tool.get("name"))
+        elif "contentBlockDelta" in event:
+            e = event["contentBlockDelta"]
+            b = block(e.get("contentBlockIndex"))
+            delta = e.get("delta") or {}
+            if "text" in delta:
+                b["text"] += delta["text"] or ""
+            if "toolUse" in delta:
+                b["input"] += (delta["toolUse"] or {}).get("input") or ""
+            rc = delta.get("reasoningContent") or {}
+            if rc.get("text"):
+                reasoning = (reasoning or "") + rc["text"]
+        elif "messageStop" in event:
+            stop = event["messageStop"].get("stopReason")
+        elif "metadata" in event:
+            usage = tokens(event["metadata"].get("usage"), CONVERSE_USAGE)
+    text, calls = "", []
+    for k in sorted(blocks, key=lambda k: (k is None, k or 0)):
+        b = blocks[k]
+        text += b["text"]
+        if b["tool"]:
+            calls.append({"id": b["id"], "name": b["name"], "arguments": b["input"]})
+    return {"text": text, "refusal": None, "reasoning": reasoning, "tool_calls": calls, "finish_reason": stop, "usage": usage}
+
+
+def messages_events(events):
+    """Anthropic Messages events (dicts), accumulated as `anthropic_python`
+    accumulates them: the text blocks, the tool_use blocks, the thinking
+    text, the stop_reason, the usage."""
+    blocks, stop, usage, reasoning = {}, None, None, None
+    for event in events:
+        kind = event.get("type")
+        if kind == "message_start":
+            usage = tokens((event.get("message") or {}).get("usage"), MESSAGES_USAGE)
+        elif kind == "content_block_start":
+            cb = event.get("content_block") or {}
+            blocks[event.get("index")] = {
+                "type": cb.get("type"),
+                "text": cb.get("text") or "",
+                "id": cb.get("id"),
+                "name": cb.get("name"),
+                "start_input": cb.get("input"),
+                "json": "",
+            }
+        elif kind == "content_block_delta":
+            b = blocks.get(event.get("index"))
+            delta = event.get("delta") or {}
+            if delta.get("type") == "thinking_delta":
+                reasoning = (reasoning or "") + (delta.get("thinking") or "")
+            if b is None:
+                continue
+            if delta.get("type") == "text_delta":
+                b["text"] += delta.get("text") or ""
+            elif delta.get("type") == "input_json_delta":
+                b["json"] += delta.get("partial_json") or ""
+        elif kind == "message_delta":
+            stop = (event.get("delta") or {}).get("stop_reason") or stop
+            u = event.get("usage")
+            if u is not None:
+                usage = usage or {k: None for k in MESSAGES_USAGE}
+                for k in MESSAGES_USAGE:
+                    if u.get(k) is not None:
+                        usage[k] = u[k]
+    text, calls = "", []
+    for k in sorted(blocks, key=lambda k: (k is None, k or 0)):
+        b = blocks[k]
+        if b["type"] == "text":
+            text += b["text"]
+        elif b["type"] == "tool_use":
+            args = b["json"] if b["json"] else json.dumps(b["start_input"] if b["start_input"] is not None else {})
+            calls.append({"id": b["id"], "name": b["name"], "arguments": args})
+    return {"text": text, "refusal": None, "reasoning": reasoning, "tool_calls": calls, "finish_reason": stop, "usage": usage}
+
+
+def anthropic_python_bedrock(job):
+    """anthropic-sdk-python's Bedrock client (`AnthropicBedrock`, which
+    signs with botocore and reads the event stream with botocore's decoder),
+    pointed at the replay by `base_url`, with the harness's dummy
+    credentials: `messages.create(stream=True)` iterated as
+    `anthropic_python` iterates it."""
+    import anthropic
+
+    client = anthropic.AnthropicBedrock(
+        aws_access_key="AKIDHARNESSEXAMPLE",
+        aws_secret_key="harness-secret",
+        aws_region="us-east-1",
+        base_url=job["origin"],
+        max_retries=0,
+        timeout=TIMEOUT_S,
+    )
+    return anthropic_raw(client, BEDROCK_MODEL)
+
+
+def boto3_invoke(job):
+    """boto3's `invoke_model_with_response_stream()` with a Claude request
+    body, its `body` iterated as the Bedrock user guide's example does:
+    each `chunk` event's `bytes` decoded as JSON (an Anthropic Messages
+    event), accumulated as the raw Anthropic loop accumulates them."""
+    body = json.dumps({"anthropic_version": "bedrock-2023-05-31", "max_tokens": MAX_TOKENS, "messages": MESSAGES})
+    response = bedrock_client(job).invoke_model_with_response_stream(modelId=BEDROCK_MODEL, body=body)
+
+    def events():
+        for event in response["body"]:
+            chunk = event.get("chunk")
+            if chunk is not None:
+                yield json.loads(chunk["bytes"])
+
+    return messages_events(events())
+
+
 CLIENTS = {
     "openai-python": openai_python_raw,
     "openai-python-stream": openai_python_stream,
@@ -491,6 +699,10 @@ CLIENTS = {
     "langchain-responses": langchain_responses,
     "langchain-messages": langchain_messages,
     "google-genai": google_genai,
+    "ollama-python": ollama_python,
+    "boto3-converse": boto3_converse,
+    "boto3-invoke": boto3_invoke,
+    "anthropic-python-bedrock": anthropic_python_bedrock,
 }
 
 

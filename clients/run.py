@@ -20,6 +20,12 @@ reconstruction, `check --format json`):
   LangChain (ChatAnthropic);
 - Google Gemini (streamGenerateContent): google-genai (Python) and
   @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google);
+- Ollama's native API (NDJSON, /api/chat and /api/generate): ollama-python
+  and ollama-js, the Vercel AI SDK (ollama-ai-provider-v2);
+- Amazon Bedrock ConverseStream and InvokeModelWithResponseStream (AWS
+  event-stream frames): boto3's bedrock-runtime client and
+  @aws-sdk/client-bedrock-runtime, the Vercel AI SDK (@ai-sdk/amazon-bedrock,
+  its Anthropic provider for Invoke);
 - the agent apps (clients/agent_clients.py): Claude Code (Messages), Codex
   CLI (Responses), Gemini CLI (Gemini), opencode (Chat, Responses and
   Messages);
@@ -78,6 +84,16 @@ CLIENTS = {
     "google-genai": ("python", "gemini", "google-genai: iterate models.generate_content_stream() (automatic function calling off): each chunk's text and function_calls, candidate 0's thought text, the last finishReason and usageMetadata"),
     "google-genai-js": ("node", "gemini", "@google/genai: for await over models.generateContentStream(), collected as google-genai"),
     "vercel-ai-google": ("node", "gemini", "Vercel AI SDK: streamText() with @ai-sdk/google, fullStream"),
+    "ollama-python": ("python", "ollama", "ollama-python: iterate Client(host=…).chat(stream=True) (generate() for an /api/generate stream): content and thinking appended, tool_calls collected, the done part's done_reason and counts"),
+    "ollama-js": ("node", "ollama", "ollama-js: for await over new Ollama({host}).chat({stream: true}) (generate() for an /api/generate stream), collected as ollama-python"),
+    "vercel-ai-ollama": ("node", "ollama", "Vercel AI SDK: streamText() with ollama-ai-provider-v2 (its chat model, its completion model for /api/generate), fullStream"),
+    "boto3-converse": ("python", "bedrock-converse", "boto3: bedrock-runtime converse_stream() with endpoint_url at the replay, its stream's events by member: blocks by contentBlockIndex, messageStop's stopReason, metadata's usage"),
+    "aws-sdk-js-converse": ("node", "bedrock-converse", "@aws-sdk/client-bedrock-runtime: ConverseStreamCommand (HTTP/1.1 handler), for await over its stream, collected as boto3-converse"),
+    "vercel-ai-bedrock": ("node", "bedrock-converse", "Vercel AI SDK: streamText() with @ai-sdk/amazon-bedrock (ConverseStream), fullStream"),
+    "boto3-invoke": ("python", "bedrock-invoke", "boto3: bedrock-runtime invoke_model_with_response_stream() with a Claude body, each chunk's bytes decoded as a Messages event and accumulated as anthropic-python"),
+    "anthropic-python-bedrock": ("python", "bedrock-invoke", "anthropic-sdk-python: AnthropicBedrock(base_url at the replay).messages.create(stream=True), iterated as anthropic-python"),
+    "aws-sdk-js-invoke": ("node", "bedrock-invoke", "@aws-sdk/client-bedrock-runtime: InvokeModelWithResponseStreamCommand (HTTP/1.1 handler), each chunk's bytes decoded, collected as boto3-invoke"),
+    "vercel-ai-bedrock-invoke": ("node", "bedrock-invoke", "Vercel AI SDK: streamText() with @ai-sdk/amazon-bedrock/anthropic (InvokeModelWithResponseStream), fullStream"),
     # The agent apps (clients/agent_clients.py), each run as its user runs it.
     "claude-code": ("agent", "messages", "Claude Code: claude -p hi --output-format stream-json, no tools, one turn; its assistant messages and result event"),
     "codex": ("agent", "responses", "Codex CLI: codex exec --json --ephemeral -s read-only hi, a model provider with wire_api responses; its agent_message items, turn usage, and the function_call items of its follow-up request"),
@@ -103,18 +119,16 @@ GATEWAY_PYTHON = CLIENTS_DIR / ".venv-litellm" / "bin" / "python"
 # The committed record: the outcomes a run that leaves some clients out
 # keeps for them.
 RECORDED = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {"clients": [], "captures": {}}
-DIALECTS = ("chat", "responses", "messages", "gemini")
-# Dialects sselint reads that no client of the harness reads yet (issue 37:
-# the Ollama libraries, boto3 and the AWS SDK for JavaScript are still to
-# come). Their captures are left out of the record, not served to Chat's
-# clients.
-UNOBSERVED = ("ollama", "bedrock-converse", "bedrock-invoke")
+DIALECTS = ("chat", "responses", "messages", "gemini", "ollama", "bedrock-converse", "bedrock-invoke")
 # Each dialect's title, as sselint's messages name it (src/vocab.rs).
 TITLES = {
     "OpenAI Chat Completions": "chat",
     "OpenAI Responses": "responses",
     "Anthropic Messages": "messages",
     "Google Gemini": "gemini",
+    "Ollama": "ollama",
+    "Amazon Bedrock ConverseStream": "bedrock-converse",
+    "Amazon Bedrock InvokeModelWithResponseStream": "bedrock-invoke",
 }
 
 
@@ -136,8 +150,21 @@ for _name in ("vercel-ai", "vercel-ai-responses", "langchain"):
 for _name in clients_of("messages"):
     COMPARED[_name] = ("text", "tool_calls", "finish_reason", "usage")
 # Gemini has no refusal field; candidate 0's thought parts are its reasoning.
-for _name in clients_of("gemini"):
+# Nor have Ollama (its `thinking` is the reasoning) and Bedrock (Converse's
+# `reasoningContent`, the thinking blocks of Invoke's Messages events).
+for _name in clients_of("gemini") + clients_of("ollama") + clients_of("bedrock-converse") + clients_of("bedrock-invoke"):
     COMPARED[_name] = ("text", "reasoning", "tool_calls", "finish_reason", "usage")
+# Ollama matches a tool result to its call by the function's name
+# (`tool_name`); a call's `id` is a later, optional field that
+# ollama-python's model does not keep. Ollama's tool calls are compared on
+# the name and arguments.
+TOOL_CALL_IDS_UNCOMPARED = {"ollama"}
+# The Vercel AI SDK's Ollama provider reports the finish `tool_calls` for
+# a stream that called tools (ollama-ai-provider-v2's finalizeStream), where
+# Ollama's done line says `stop`: that is its name for the same finish, as
+# a gateway's `tool_calls` is for Messages' `tool_use`. Any other finish
+# it reports as sent.
+TOOL_STOP = {"vercel-ai-ollama": ("stop", "tool_calls")}
 # What each agent app shows (clients/README.md): Claude Code's stream-json
 # gives the text and tool_use blocks, the stop_reason and usage.
 COMPARED["claude-code"] = ("text", "tool_calls", "finish_reason", "usage")
@@ -192,6 +219,9 @@ USAGE_KEYS = {
     "responses": ("input_tokens", "output_tokens", "total_tokens"),
     "messages": ("input_tokens", "output_tokens"),
     "gemini": ("promptTokenCount", "candidatesTokenCount", "totalTokenCount"),
+    "ollama": ("prompt_eval_count", "eval_count"),
+    "bedrock-converse": ("inputTokens", "outputTokens", "totalTokens"),
+    "bedrock-invoke": ("input_tokens", "output_tokens"),
 }
 
 # Capture id -> the text the server meant, where the rule example says
@@ -213,7 +243,7 @@ MEANT_FILES = {
     "samples/bad/gemini-repeated-answer.sse": "Bees dance to show the hive where flowers are.",
 }
 
-CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log"}
+CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log", ".ndjson"}
 
 
 def corpus(tmp):
@@ -224,7 +254,7 @@ def corpus(tmp):
     ex_dir = Path(tmp) / "examples"
     ex_dir.mkdir()
     for f in sorted((ROOT / "rules").glob("*/*.toml")):
-        if f.parent.name in ("profiles", "schemas", *UNOBSERVED):
+        if f.parent.name in ("profiles", "schemas"):
             continue
         rel = f.relative_to(ROOT)
         doc = tomllib.loads(f.read_text(encoding="utf-8"))
@@ -244,8 +274,8 @@ def corpus(tmp):
                 items.append((str(p.relative_to(ROOT)), p, None))
     # The harness's own crafted streams, one folder per dialect: read as the
     # folder's dialect, as a rule example is.
-    for p in sorted((CLIENTS_DIR / "corpus").glob("*/*.sse")):
-        if p.parent.name in DIALECTS:
+    for p in sorted((CLIENTS_DIR / "corpus").glob("*/*")):
+        if p.parent.name in DIALECTS and p.suffix in CAPTURE_SUFFIXES:
             items.append((str(p.relative_to(ROOT)), p, p.parent.name))
     MEANT.update(MEANT_FILES)
     return sorted(items)
@@ -269,8 +299,6 @@ def expected_answer(sselint, path, dialect):
     except (json.JSONDecodeError, KeyError, IndexError):
         return None
     choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None)
-    if stream.get("dialect") in UNOBSERVED:
-        return None
     usage = stream.get("usage")
     dialect = stream.get("dialect") if stream.get("dialect") in DIALECTS else None
     finish = (choice or {}).get("finish_reason")
@@ -296,7 +324,22 @@ def expected_answer(sselint, path, dialect):
         "usage_all": usage if isinstance(usage, dict) else None,
         "http_status": (stream.get("http") or {}).get("status"),
         "path_dialect": path_dialect(stream),
+        "api": ollama_api(path) if dialect == "ollama" else None,
     }
+
+
+def ollama_api(path):
+    """Which of Ollama's streaming endpoints a capture answers, as the
+    replay serves it: `generate` when its first JSON line has a `response`
+    and no `message` (an `/api/generate` line), `chat` otherwise."""
+    for line in Path(path).read_bytes().splitlines():
+        try:
+            obj = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(obj, dict):
+            return "generate" if "response" in obj and "message" not in obj else "chat"
+    return "chat"
 
 
 def path_dialect(stream):
@@ -423,13 +466,16 @@ def compare(name, exp, got):
     # An agent app that went on after the replayed turn shows no finish of
     # it: its outcome has no `finish_reason` key, and the finish is not
     # compared.
+    if name in TOOL_STOP and want_finish == TOOL_STOP[name][0] and exp["tool_calls"]:
+        want_finish = TOOL_STOP[name][1]
     if "finish_reason" in fields and "finish_reason" in got and got.get("finish_reason") != want_finish:
         diffs.append(f"finish_reason {short(got.get('finish_reason'))}")
     if "tool_calls" in fields:
-        want = [(t["id"] or None, t["name"] or None, json_or_text(t["arguments"])) for t in exp["tool_calls"]]
+        ids = exp["dialect"] not in TOOL_CALL_IDS_UNCOMPARED
+        want = [((t["id"] or None) if ids else None, t["name"] or None, json_or_text(t["arguments"])) for t in exp["tool_calls"]]
         have = []
         for i, t in enumerate(got.get("tool_calls") or []):
-            tid = t.get("id") or None
+            tid = (t.get("id") or None) if ids else None
             # A client that makes up an id where the stream sent none
             # (the Vercel AI SDK does) is not a difference.
             if i < len(want) and want[i][0] is None and tid is not None:
@@ -497,8 +543,11 @@ def run_clients(runtime, jobs, tmp):
         env.pop(k, None)
     # The SDKs read their key, base URL and options from these; the harness
     # passes its own. LangChain would send traces to LangSmith when told to.
-    for k in [k for k in env if k.startswith(("OPENAI_", "ANTHROPIC_", "LANGCHAIN_", "LANGSMITH_", "GOOGLE_", "GEMINI_"))]:
+    for k in [k for k in env if k.startswith(("OPENAI_", "ANTHROPIC_", "LANGCHAIN_", "LANGSMITH_", "GOOGLE_", "GEMINI_", "OLLAMA_", "AWS_"))]:
         env.pop(k)
+    # The AWS SDKs get their credentials and region from the harness, and
+    # read no profile, config file or instance metadata of the machine.
+    env.update(AWS_CONFIG_FILE=os.devnull, AWS_SHARED_CREDENTIALS_FILE=os.devnull, AWS_EC2_METADATA_DISABLED="true")
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=CLIENTS_DIR)
     if out.returncode != 0:
         sys.exit(f"clients/run.py: the {runtime} clients failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
@@ -555,13 +604,13 @@ def versions():
     """Pinned versions, read from what is installed."""
     v = {}
     py = subprocess.run(
-        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','langchain-anthropic','anthropic','google-genai']}))"],
+        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','langchain-anthropic','anthropic','google-genai','ollama','boto3','botocore']}))"],
         capture_output=True,
         text=True,
     )
     pyv = json.loads(py.stdout)
     lock = json.loads((CLIENTS_DIR / "package-lock.json").read_text())["packages"]
-    nodev = {k.split("node_modules/")[-1]: e.get("version") for k, e in lock.items() if k.startswith("node_modules/")}
+    nodev = {k.split("node_modules/")[-1]: e.get("version") for k, e in lock.items() if k.startswith("node_modules/") and k.count("node_modules/") == 1}
     v["openai-python"] = f"openai {pyv['openai']}"
     v["openai-python-stream"] = v["openai-python"]
     v["langchain"] = f"langchain-openai {pyv['langchain-openai']}"
@@ -584,6 +633,16 @@ def versions():
     v["google-genai"] = f"google-genai {pyv['google-genai']}"
     v["google-genai-js"] = f"@google/genai {nodev.get('@google/genai')} (Node {nodev.get('node')})"
     v["vercel-ai-google"] = f"ai {nodev.get('ai')}, @ai-sdk/google {nodev.get('@ai-sdk/google')}"
+    v["ollama-python"] = f"ollama {pyv['ollama']}"
+    v["ollama-js"] = f"ollama {nodev.get('ollama')} (Node {nodev.get('node')})"
+    v["vercel-ai-ollama"] = f"ai {nodev.get('ai')}, ollama-ai-provider-v2 {nodev.get('ollama-ai-provider-v2')}"
+    v["boto3-converse"] = f"boto3 {pyv['boto3']} (botocore {pyv['botocore']})"
+    v["boto3-invoke"] = v["boto3-converse"]
+    v["aws-sdk-js-converse"] = f"@aws-sdk/client-bedrock-runtime {nodev.get('@aws-sdk/client-bedrock-runtime')} (Node {nodev.get('node')})"
+    v["aws-sdk-js-invoke"] = v["aws-sdk-js-converse"]
+    v["anthropic-python-bedrock"] = f"anthropic {pyv['anthropic']} (AnthropicBedrock, botocore {pyv['botocore']})"
+    v["vercel-ai-bedrock"] = f"ai {nodev.get('ai')}, @ai-sdk/amazon-bedrock {nodev.get('@ai-sdk/amazon-bedrock')}"
+    v["vercel-ai-bedrock-invoke"] = v["vercel-ai-bedrock"]
     agents = json.loads((CLIENTS_DIR / "agents" / "package-lock.json").read_text())["packages"]
     agentv = {k.split("node_modules/")[-1]: e.get("version") for k, e in agents.items() if k.startswith("node_modules/")}
     v["claude-code"] = f"@anthropic-ai/claude-code {agentv.get('@anthropic-ai/claude-code')}"
@@ -637,6 +696,8 @@ def observe(sselint, only=None, agents_subset=None):
                         "base_url": replays.urls[key] + "/v1",
                         "origin": replays.urls[key],
                         "tools": sorted({t["name"] or "" for t in expected[cid]["tool_calls"]}),
+                        # Ollama's endpoint: `chat` or `generate`.
+                        "api": expected[cid]["api"],
                         "clients": clients_of(d if key != cid else expected[cid]["dialect"]),
                     }
                     for key, _, d in served

@@ -26,7 +26,7 @@ fn corpus_files() -> Vec<PathBuf> {
                     stack.push(p);
                 } else if matches!(
                     p.extension().and_then(|x| x.to_str()),
-                    Some("sse" | "har" | "curl" | "trace" | "txt" | "bin" | "log")
+                    Some("sse" | "har" | "curl" | "trace" | "txt" | "bin" | "log" | "ndjson")
                 ) {
                     out.push(p);
                 }
@@ -123,9 +123,17 @@ fn each_capture_is_read_by_the_clients_of_one_dialect() {
         rec.clients.iter().map(|c| c.dialect.as_str()).collect();
     assert_eq!(
         dialects,
-        ["chat", "gemini", "messages", "responses"]
-            .into_iter()
-            .collect(),
+        [
+            "bedrock-converse",
+            "bedrock-invoke",
+            "chat",
+            "gemini",
+            "messages",
+            "ollama",
+            "responses"
+        ]
+        .into_iter()
+        .collect(),
         "{:?}",
         rec.clients
     );
@@ -173,16 +181,24 @@ fn each_capture_is_read_by_the_clients_of_one_dialect() {
     );
 }
 
-/// The harness's own crafted streams (`clients/corpus/DIALECT/*.sse`), each
-/// with its folder's dialect.
+/// The harness's own crafted streams (`clients/corpus/DIALECT/*`: SSE
+/// captures, Ollama's NDJSON, Bedrock's event-stream frames), each with its
+/// folder's dialect.
 fn crafted_streams() -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     for d in std::fs::read_dir(root().join("clients/corpus")).expect("clients/corpus") {
         let d = d.unwrap().path();
+        if !d.is_dir() {
+            // The script that writes the Bedrock streams.
+            continue;
+        }
         let dialect = d.file_name().unwrap().to_string_lossy().to_string();
         for f in std::fs::read_dir(&d).unwrap() {
             let f = f.unwrap().path();
-            if f.extension().and_then(|x| x.to_str()) == Some("sse") {
+            if matches!(
+                f.extension().and_then(|x| x.to_str()),
+                Some("sse" | "ndjson" | "bin")
+            ) {
                 out.push((f, dialect.clone()));
             }
         }
@@ -375,7 +391,7 @@ fn a_designed_exception_is_read_as_a_faithful_reading() {
 fn a_budget_cut_is_a_warning_in_every_dialect() {
     // Each dialect's budget-cut rule warns on its plain cut example, whether
     // a stream helper raises on it by design (Chat, Responses) or every
-    // client reads it as sent (Messages, Gemini).
+    // client reads it as sent (Messages, Gemini, Ollama).
     let mut seen = Vec::new();
     for name in BUDGET_CUT_RULES {
         let r = catalogue()
@@ -408,7 +424,9 @@ fn a_budget_cut_is_a_warning_in_every_dialect() {
     }
     seen.sort();
     seen.dedup();
-    assert_eq!(seen.len(), 4, "one budget-cut rule per dialect: {seen:?}");
+    // Bedrock Invoke's Claude events are Messages events, read by
+    // `messages-max-tokens`.
+    assert_eq!(seen.len(), 5, "one budget-cut rule per dialect: {seen:?}");
 }
 
 #[test]
@@ -481,6 +499,14 @@ const CLIENT_NAMES: &[&str] = &[
     "@anthropic-ai/sdk",
     "google-genai",
     "@google/genai",
+    "ollama-python",
+    "ollama python",
+    "ollama-js",
+    "ollama-ai-provider",
+    "boto3",
+    "botocore",
+    "aws-sdk",
+    "client-bedrock-runtime",
 ];
 
 #[test]

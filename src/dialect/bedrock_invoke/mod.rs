@@ -30,7 +30,7 @@ pub mod words;
 use crate::dialect::bedrock_converse::{report_fault, shown, Exception};
 use crate::dialect::{messages, Checker as _, Event, Hints, Out, StreamEnd, Transport};
 use crate::lint::rule;
-use crate::lint::{Finding, Location};
+use crate::lint::{Finding, Location, Severity};
 use crate::model::assembly::{Answer, Ending};
 use crate::model::shorten;
 use base64::Engine as _;
@@ -54,6 +54,8 @@ pub struct Checker {
     faults: u64,
     /// Chunks that could not be unwrapped (`invoke-chunk`).
     bad_chunks: u64,
+    /// Frames of another event type than `chunk` (`invoke-chunk`, info).
+    unknown_frames: u64,
     /// The last frame was one the transport could not read (a cut frame
     /// is always the last): its finding says the stream was cut.
     last_faulted: bool,
@@ -138,14 +140,17 @@ impl crate::dialect::Checker for Checker {
             self.bad_chunk(
                 ev,
                 "",
-                format!("a frame of type `{}`, where an Invoke stream sends only `chunk` frames: the SDKs drop an event type they do not know, and what it carries with it{}", shown(ev.name), if is_converse_event(ev.name) { " (it is a ConverseStream event: a gateway answered an Invoke request with a ConverseStream)" } else { "" }),
+                format!("a frame of type `{}`, where an Invoke stream sends only `chunk` frames: the SDKs read past an event type they do not know, and nothing it carries reaches the answer{}", shown(ev.name), if is_converse_event(ev.name) { " (it is a ConverseStream event: a gateway answered an Invoke request with a ConverseStream)" } else { "" }),
+                // Dropped whole, as the SDKs drop it: what the answer lost
+                // with it is the Messages checker's to report.
+                Severity::Info,
                 out,
             );
             return;
         }
         match unwrap(ev.json) {
             Ok(inner) => self.inner_event(ev, &inner, out),
-            Err((pointer, why)) => self.bad_chunk(ev, pointer, why, out),
+            Err((pointer, why)) => self.bad_chunk(ev, pointer, why, Severity::Error, out),
         }
     }
 
@@ -228,7 +233,7 @@ fn unwrap(json: Option<&Value>) -> Result<Value, (&'static str, String)> {
         .map_err(|e| {
             (
                 "/bytes",
-                format!("the chunk's `bytes` is not base64 ({e}): the SDKs fail to decode it, and the event in it is lost"),
+                format!("the chunk's `bytes` is not base64 ({e}): the SDKs raise when they decode it, and the stream ends there"),
             )
         })?;
     match serde_json::from_slice::<Value>(&bytes) {
@@ -318,18 +323,34 @@ impl Checker {
         self.inner.event(&iev, &mut Inner::of(&mut *out));
     }
 
-    /// `invoke-chunk`, once per stream; the Messages checker hears the
-    /// event was lost.
-    fn bad_chunk(&mut self, ev: &Event<'_>, pointer: &str, why: String, out: &mut dyn Out) {
-        self.bad_chunks += 1;
+    /// `invoke-chunk`, once per stream, at `level`: an error for a `chunk`
+    /// whose `bytes` the SDKs cannot decode (they raise), info for a frame
+    /// of another type (they drop it and read on). The Messages checker
+    /// hears the event was lost.
+    fn bad_chunk(
+        &mut self,
+        ev: &Event<'_>,
+        pointer: &str,
+        why: String,
+        level: Severity,
+        out: &mut dyn Out,
+    ) {
         self.inner.rejected(ev.index);
-        if self.bad_chunks > 1 || out.muted(rule::INVOKE_CHUNK.name()) {
+        // One finding of each level per stream.
+        let seen = if level == Severity::Info {
+            &mut self.unknown_frames
+        } else {
+            &mut self.bad_chunks
+        };
+        *seen += 1;
+        if *seen > 1 || out.muted(rule::INVOKE_CHUNK.name()) {
             return;
         }
         let loc = out.at_pointer(pointer, false);
         let mut f = Finding::new(rule::INVOKE_CHUNK, why, loc)
             .event(ev.index)
-            .help("send each event as a `chunk` frame whose payload is `{\"bytes\": \"<base64 of the event's JSON>\"}`");
+            .help("send each event as a `chunk` frame whose payload is `{\"bytes\": \"<base64 of the event's JSON>\"}`")
+            .level(level);
         if !pointer.is_empty() {
             f = f.pointer(pointer);
         }

@@ -407,7 +407,8 @@ impl Checker {
         }
         self.check_done_reason(ev, reason, out);
         if reason.and_then(Value::as_str) == Some("length") {
-            self.report_length(ev, out);
+            let calls = !self.answer.choice(0).tool_calls.is_empty();
+            self.report_length(ev, calls, out);
         }
         let usage: Map<String, Value> = COUNTS
             .iter()
@@ -438,12 +439,12 @@ impl Checker {
     fn check_done_reason(&mut self, ev: &Event<'_>, reason: Option<&Value>, out: &mut dyn Out) {
         let (what, level) = match reason {
             None | Some(Value::Null) => (
-                "the `done: true` line has no `done_reason`: nothing tells a finished answer from one cut by the token budget, and clients that map the reason report an unknown finish".to_string(),
-                Severity::Warning,
+                "the `done: true` line has no `done_reason`: nothing tells a finished answer from one cut by the token budget".to_string(),
+                Severity::Info,
             ),
             Some(Value::String(s)) if s.is_empty() => (
-                "`done_reason` is an empty string, which the server sends when its connection to the model runner closed: the answer may be cut, and clients report no finish".to_string(),
-                Severity::Warning,
+                "`done_reason` is an empty string, which the server sends when its connection to the model runner closed: the answer may be cut, and clients hand on the empty finish".to_string(),
+                Severity::Error,
             ),
             Some(Value::String(s)) if DONE_REASONS.contains(&s.as_str()) => return,
             Some(Value::String(s)) => (
@@ -455,7 +456,7 @@ impl Checker {
             ),
             Some(v) => (
                 format!("`done_reason` is a JSON {}, not a string", json_type(v)),
-                Severity::Warning,
+                Severity::Error,
             ),
         };
         if out.muted(rule::OLLAMA_DONE_REASON.name()) {
@@ -475,21 +476,26 @@ impl Checker {
         );
     }
 
-    /// `ollama-length`: the token budget cut the answer.
-    fn report_length(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
+    /// `ollama-length`: the token budget cut the answer. A warning (the
+    /// cut is sent as it is), an error when the answer called tools
+    /// (`calls`): a client that reports a stream with tool calls as
+    /// finished for them then hides the cut.
+    fn report_length(&mut self, ev: &Event<'_>, calls: bool, out: &mut dyn Out) {
         if out.muted(rule::OLLAMA_LENGTH.name()) {
             return;
         }
         let loc = out.at_pointer("/done_reason", false);
+        let (what, level) = if calls {
+            ("`done_reason` is `length` after tool calls: the token budget (`options.num_predict`) or the context ran out, and a client that reports a stream with tool calls as finished for them hides the cut", Severity::Error)
+        } else {
+            ("`done_reason` is `length`: the token budget (`options.num_predict`) or the context ran out, so the answer stops where the budget did", Severity::Warning)
+        };
         out.report(
-            Finding::new(
-                rule::OLLAMA_LENGTH,
-                "`done_reason` is `length`: the token budget (`options.num_predict`) or the context ran out, so the answer stops where the budget did",
-                loc,
-            )
-            .event(ev.index)
-            .pointer("/done_reason")
-            .help("raise `options.num_predict` (or `num_ctx`), or ask for a shorter answer"),
+            Finding::new(rule::OLLAMA_LENGTH, what, loc)
+                .event(ev.index)
+                .level(level)
+                .pointer("/done_reason")
+                .help("raise `options.num_predict` (or `num_ctx`), or ask for a shorter answer"),
         );
     }
 
@@ -506,7 +512,7 @@ impl Checker {
             (
                 format!("/{k}"),
                 format!(
-                    "`{k}` is {}, not a non-negative integer: a client that validates the line raises on it",
+                    "`{k}` is {}, not a non-negative integer: a client that validates the line against its schema drops the line, and the finish with it",
                     printable_shorten(&o[*k].to_string(), 40)
                 ),
                 Severity::Error,
@@ -552,7 +558,7 @@ impl Checker {
         let (what, level) = if self.after_done_adds {
             ("and add to the answer: a client that stops at `done: true` drops them, one that reads to the end keeps them, so they end with different answers", Severity::Error)
         } else {
-            ("adding nothing to the answer: a client that reads to the end yields them as more parts", Severity::Warning)
+            ("adding nothing to the answer: a client that reads to the end yields them as more parts", Severity::Info)
         };
         out.report(
             Finding::new(
