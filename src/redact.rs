@@ -962,6 +962,34 @@ pub fn frames(
     rewritten.unwrap_or_else(|| Err("the body is not of a binary transport".to_string()))
 }
 
+/// Whether `dump` (a file's first bytes) is a `curl -i` dump whose body,
+/// after its header blocks, starts with a binary frame ([`binary_transport`]:
+/// `curl -i -o FILE` of a Bedrock stream).
+pub fn curl_i_of_frames(dump: &[u8]) -> bool {
+    curl_i_body_start(dump, false)
+        .filter(|at| *at > 0)
+        .is_some_and(|at| is_event_stream(&dump[at..]))
+}
+
+/// A redacted copy of a `curl -i` dump whose body is binary frames
+/// ([`curl_i_of_frames`]): its header blocks line by line as [`raw`]
+/// masks them (kept as they are by a scrubber, as in any `curl -i`
+/// dump), its body frame by frame as [`event_stream`] rewrites it.
+///
+/// # Errors
+/// The body after the headers does not start with a frame (`curl --raw`
+/// left the chunked framing in), or a frame's prelude cannot be read.
+pub fn curl_i_frames(dump: &[u8], scrub: Option<&mut Scrubber>) -> Result<Vec<u8>, String> {
+    let at = curl_i_body_start(dump, true).unwrap_or(0);
+    let (head, body) = dump.split_at(at);
+    let Some(t) = binary_transport(body).filter(|_| at > 0) else {
+        return Err("the body after the curl -i headers does not start with a whole frame (a `curl --raw` dump keeps the chunked framing between them, which redact does not rewrite)".to_string());
+    };
+    let mut out = mask_lines(head);
+    out.extend(frames(t, body, scrub)?);
+    Ok(out)
+}
+
 /// A redacted copy of a raw body or a curl dump: secret headers, `Bearer`
 /// tokens and `sk-` keys on every line; with a scrubber, the text of every
 /// `data` line too. Line terminators and invalid UTF-8 stay as they are.

@@ -423,15 +423,66 @@ fn redact_masks_sigv4_headers_and_keys_inside_invoke_chunks() {
 }
 
 #[test]
-fn redact_refuses_an_event_stream_inside_a_curl_dump() {
+fn redact_rewrites_the_frames_of_a_curl_i_dump_and_refuses_a_curl_v_one() {
     let dir = scratch("converse-redact-curl");
+    let key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
     let body = std::fs::read(root().join("samples/good/bedrock-converse.bin")).unwrap();
-    let mut dump =
-        b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.amazon.eventstream\r\n\r\n".to_vec();
-    dump.extend(body);
-    let input = dir.join("curl-i.txt");
+    // A key in the answer's text, in a frame of its own before messageStop.
+    let f = text_frames();
+    let mut with_key = f[..2].concat();
+    with_key.extend(ev(
+        "contentBlockDelta",
+        &format!(r#"{{"contentBlockIndex":0,"delta":{{"text":" and {key}"}}}}"#),
+    ));
+    with_key.extend(f[2..].concat());
+    for (name, frames) in [("sample", &body), ("key", &with_key)] {
+        // `curl -i -o FILE`: the headers, then the binary body.
+        let mut dump = b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.amazon.eventstream\r\nSet-Cookie: session=abcdef0123456789\r\n\r\n".to_vec();
+        dump.extend(frames);
+        let input = dir.join(format!("curl-i-{name}.txt"));
+        std::fs::write(&input, &dump).unwrap();
+        for scrub in [false, true] {
+            let out = dir.join(format!("copy-{name}-{scrub}.txt"));
+            let mut args = vec![
+                "redact",
+                input.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ];
+            if scrub {
+                args.push("--scrub-text");
+            }
+            let (code, _, err) = sselint(&args);
+            assert_eq!(code, Some(0), "{err}");
+            let copy = std::fs::read(&out).unwrap();
+            let text = String::from_utf8_lossy(&copy);
+            assert!(
+                !text.contains(key) && !text.contains("abcdef0123456789"),
+                "{text}"
+            );
+            assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
+            // The copy reads as a curl -i dump of the same stream: every
+            // frame whole, the same findings and ending.
+            let (a, b) = (common::lint_bytes(&dump), common::lint_bytes(&copy));
+            let (sa, sb) = (&a.streams[0], &b.streams[0]);
+            assert_eq!(b.detail, "curl -i");
+            assert_eq!(sa.ending, sb.ending);
+            assert_eq!(rules(sa), rules(sb), "{name} {scrub}");
+            assert!(!rules(sb).contains(&"converse-frame"));
+            if !scrub {
+                assert_eq!(
+                    common::text0(&a).replace(key, ""),
+                    common::text0(&b).replace("[REDACTED]", "").replace(key, "")
+                );
+            }
+        }
+    }
+    // `curl -v … 2>&1`: curl's lines among the frames: refused.
+    let mut dump = b"* Connected to bedrock-runtime.us-east-1.amazonaws.com\n< HTTP/1.1 200 OK\r\n< Content-Type: application/vnd.amazon.eventstream\r\n< \r\n".to_vec();
+    dump.extend(&body);
+    let input = dir.join("curl-v.txt");
     std::fs::write(&input, dump).unwrap();
-    let out = dir.join("copy.txt");
+    let out = dir.join("copy-v.txt");
     let (code, _, err) = sselint(&[
         "redact",
         input.to_str().unwrap(),

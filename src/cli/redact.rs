@@ -99,12 +99,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             });
         if let Ok(mut cap) = opened {
             // An AWS event stream is binary frames with lengths and CRCs:
-            // a raw body or a HAR's is rewritten frame by frame, but one
-            // inside a curl dump's text would be rewritten line by line,
-            // breaking them.
-            if matches!(format, InputFormat::Curl) && cap.streams.iter_mut().any(is_event_stream) {
+            // a raw body, a HAR's and a `curl -i -o FILE` dump's are
+            // rewritten frame by frame; one among a `curl -v` dump's text
+            // lines, or with `--raw`'s chunked framing left between them,
+            // would be rewritten line by line, breaking them.
+            let frames_in_curl =
+                matches!(format, InputFormat::Curl) && cap.streams.iter_mut().any(is_event_stream);
+            if frames_in_curl && !redact::curl_i_of_frames(&head) {
                 return fail(format!(
-                    "{}: the body is AWS event-stream frames (application/vnd.amazon.eventstream) inside a curl dump, which redact does not rewrite yet (masking a key inside a frame changes its length and CRCs); no copy written. Save the body apart (curl --output) or as HAR, and redact that",
+                    "{}: the body is AWS event-stream frames (application/vnd.amazon.eventstream) inside a curl dump that redact does not rewrite (a `curl -v` dump's lines, or `curl --raw`'s chunked framing, around the frames; masking a key inside a frame changes its length and CRCs); no copy written. Capture it with `curl -i -o FILE`, or the body alone (curl --output), or as HAR, and redact that",
                     a.input.display()
                 ));
             }
@@ -221,6 +224,12 @@ fn first_line_is_message_log(p: &Path) -> bool {
         .is_ok_and(|_| sselint::transport::websocket::looks_like(&head))
 }
 
+/// Whether the file at `p` is a `curl -i` dump whose body is binary
+/// frames ([`redact::curl_i_of_frames`]).
+fn first_bytes_are_curl_i_of_frames(p: &Path) -> bool {
+    read_head(p).is_ok_and(|head| redact::curl_i_of_frames(&head))
+}
+
 /// Whether a stream's body is binary frames (AWS event-stream,
 /// [`Transport::is_binary`]): by its Content-Type, or by its first bytes.
 ///
@@ -310,6 +319,16 @@ fn rewrite(
             };
             let mut reader = BufReader::with_capacity(1 << 16, f);
             redact::message_log_to(&mut reader, out, scrubber.as_mut())
+        }
+        InputFormat::Curl if first_bytes_are_curl_i_of_frames(input) => {
+            let bytes = match std::fs::read(input) {
+                Ok(b) => b,
+                Err(e) => return Ok(Err(capture::io_message(&e))),
+            };
+            match redact::curl_i_frames(&bytes, scrubber.as_mut()) {
+                Ok(copy) => out.write_all(&copy),
+                Err(e) => return Ok(Err(format!("{e}; no copy written"))),
+            }
         }
         InputFormat::Sse | InputFormat::Curl => {
             let f = match std::fs::File::open(input) {

@@ -10,13 +10,16 @@
 //! nothing (or the budget of re-lints runs out):
 //!
 //! 1. **events**: the body's SSE blocks (dispatched events and the blocks
-//!    between them: comments, keep-alives, the tail) are cut with `ddmin`
+//!    between them: comments, keep-alives, the tail), or on another
+//!    transport its messages (NDJSON lines, event-stream frames:
+//!    [`framed`]), are cut with `ddmin`
 //!    ([`ddmin`], Zeller & Hildebrandt 2002), after a first try that keeps
 //!    only the stream's head and end and a window around the findings'
 //!    events — on a long capture that one test removes nearly everything;
 //! 2. **inside events**: in each remaining event with one `data` line of
 //!    JSON, members, choices and tool-call fragments are dropped and long
-//!    strings shortened ([`reduce`]); only that data value is re-serialized,
+//!    strings shortened ([`reduce`]) (a line's JSON, a frame's payload, on
+//!    another transport); only that data value is re-serialized,
 //!    and never in a block that a framing finding points into, so the
 //!    stream's framing (a lone CR, a missing blank line, `data:` without a
 //!    space) stays byte for byte;
@@ -44,6 +47,7 @@
 
 mod around;
 pub mod ddmin;
+mod framed;
 pub mod heap;
 pub mod reduce;
 pub mod shell;
@@ -219,6 +223,15 @@ pub fn message_shape(m: &str) -> String {
             } else {
                 '?'
             }));
+        } else if c == '0'
+            && chars.peek() == Some(&'x')
+            && chars.clone().nth(1).is_some_and(|h| h.is_ascii_hexdigit())
+        {
+            // A hexadecimal value (a checksum: `0xe7566825`) is one
+            // opaque number, which rewriting a frame changes.
+            chars.next();
+            while chars.next_if(char::is_ascii_hexdigit).is_some() {}
+            pieces.push(Piece::Text('#'));
         } else if c.is_ascii_digit() {
             let mut n = String::from(c);
             while let Some(d) = chars.next_if(char::is_ascii_digit) {
@@ -513,6 +526,9 @@ fn lint_reader(
 struct State {
     shell: Shell,
     units: Vec<Unit>,
+    /// The transport the units are messages of: SSE blocks, or another
+    /// transport's messages ([`framed`]).
+    transport: crate::transport::Transport,
 }
 
 impl State {
@@ -566,12 +582,45 @@ impl BlockEnds {
     /// no second list beside the blocks' ends.
     fn cuts(mut self, len: u64) -> Cuts {
         let _ = self.parser.finish(&mut self.ends);
-        Cuts {
-            ends: self.ends.0.into_iter(),
-            start: 0,
-            len,
-            done: false,
+        Cuts::new(self.ends.0, len)
+    }
+}
+
+/// Where a body's units end: its SSE blocks ([`BlockEnds`]), or another
+/// transport's messages ([`framed::MessageEnds`]: a message's end and
+/// index).
+enum Boundaries {
+    Blocks(Box<BlockEnds>),
+    Messages(framed::MessageEnds),
+}
+
+impl Boundaries {
+    fn new(t: crate::transport::Transport, max_event_bytes: usize) -> Self {
+        match framed::MessageEnds::new(t, max_event_bytes) {
+            Some(m) => Boundaries::Messages(m),
+            None => Boundaries::Blocks(Box::new(BlockEnds::new(max_event_bytes))),
         }
+    }
+
+    /// [`BlockEnds::cuts`], of blocks or of messages.
+    fn cuts(self, len: u64) -> Cuts {
+        match self {
+            Boundaries::Blocks(b) => b.cuts(len),
+            Boundaries::Messages(m) => Cuts::new(m.finish(), len),
+        }
+    }
+}
+
+impl std::io::Write for Boundaries {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Boundaries::Blocks(b) => b.write(buf),
+            Boundaries::Messages(m) => m.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -581,6 +630,18 @@ struct Cuts {
     start: u64,
     len: u64,
     done: bool,
+}
+
+impl Cuts {
+    /// The cuts of a body of `len` bytes whose units end at `ends`.
+    fn new(ends: Vec<(u64, Option<u64>)>, len: u64) -> Self {
+        Cuts {
+            ends: ends.into_iter(),
+            start: 0,
+            len,
+            done: false,
+        }
+    }
 }
 
 impl Iterator for Cuts {
@@ -609,15 +670,17 @@ impl Iterator for Cuts {
     }
 }
 
-/// Splits a body into its SSE blocks ([`BlockEnds::cuts`]), each redacted
-/// as `redact` does (secrets never reach a candidate) into the heap.
-/// Returns the units and, for each, the index of the event it dispatched.
+/// Splits a body into its SSE blocks ([`BlockEnds::cuts`]), or another
+/// transport's messages ([`framed`]), each redacted as `redact` does
+/// (secrets never reach a candidate) into the heap. Returns the units
+/// and, for each, the index of the event (message) it dispatched.
 fn read_units(
     body: &Spooled,
     max_event_bytes: usize,
     heap: &Heap,
+    transport: crate::transport::Transport,
 ) -> std::io::Result<(Vec<Unit>, Vec<Option<u64>>)> {
-    let mut ends = BlockEnds::new(max_event_bytes);
+    let mut ends = Boundaries::new(transport, max_event_bytes);
     std::io::copy(&mut body.reader(), &mut ends)?;
     let cuts = ends.cuts(body.len());
     let mut reader = std::io::BufReader::with_capacity(1 << 20, body.reader());
@@ -628,7 +691,8 @@ fn read_units(
     for (start, end, d) in cuts {
         buf.resize((end - start) as usize, 0);
         reader.read_exact(&mut buf)?;
-        units.push(Unit::new(heap.put(&redact::raw(&buf, None))));
+        let redacted = framed::redacted(transport, &buf).map_err(std::io::Error::other)?;
+        units.push(Unit::new(heap.put(&redacted)));
         dispatch.push(d);
     }
     if let Some(e) = heap.error() {
@@ -639,7 +703,7 @@ fn read_units(
 
 /// Each unit's dispatched event index in the current state.
 fn dispatch_of(st: &State, heap: &Heap, max_event_bytes: usize) -> Vec<Option<u64>> {
-    let mut ends = BlockEnds::new(max_event_bytes);
+    let mut ends = Boundaries::new(st.transport, max_event_bytes);
     let pieces = st.units.iter().map(|u| u.bytes);
     let len: usize = st.units.iter().map(|u| u.bytes.len()).sum();
     if heap.write_all(pieces, &mut ends, &mut |_| Ok(())).is_err() {
@@ -767,7 +831,7 @@ fn scrub(st: &State, how: Scrub, heap: &Heap) -> State {
     let mut probe = shift_scrubber();
     for u in &st.units {
         let b = heap.get(u.bytes);
-        seen.changed(&b, &probe.body(&b));
+        seen.changed(&b, &framed::scrubbed(st.transport, &mut probe, &b));
     }
     for u in &st.units {
         if let Some(d) = u.message().and_then(|m| m.get("data")?.as_str()) {
@@ -823,10 +887,11 @@ fn scrub_with(st: &State, s: Scrubber, heap: &Heap) -> State {
             .units
             .iter()
             .map(|u| Unit {
-                bytes: heap.put(&s.body(&heap.get(u.bytes))),
+                bytes: heap.put(&framed::scrubbed(st.transport, &mut s, &heap.get(u.bytes))),
                 timing: u.timing.clone(),
             })
             .collect(),
+        transport: st.transport,
     };
     for u in &mut out.units {
         if let Some(m) = u.timing.as_mut().and_then(|t| t.message.as_mut()) {
@@ -968,15 +1033,22 @@ pub fn minimize_input(
     let io = |e: std::io::Error| err(capture::io_message(&e));
     let picked = pick(path, &input, opts)?;
     let heap = Heap::default();
-    let (mut units, dispatch) =
-        read_units(&picked.body, opts.settings.max_event_bytes, &heap).map_err(io)?;
+    let transport = picked.first.transport;
+    let (mut units, dispatch) = read_units(
+        &picked.body,
+        opts.settings.max_event_bytes,
+        &heap,
+        transport,
+    )
+    .map_err(io)?;
     let shells = around::shells(path, &input, &picked, &mut units, &dispatch)?;
     let goal = Goal::of(&picked);
     let read = candidate_options(opts, picked.format);
-    let (st, o, note) = match first_candidate(shells.list, units, &heap, &goal, &read, opts) {
-        Ok(start) => start,
-        Err(lost) => return Err(err(cannot_minimize(&picked, &goal, &lost, &read, opts))),
-    };
+    let (st, o, note) =
+        match first_candidate(shells.list, (units, transport), &heap, &goal, &read, opts) {
+            Ok(start) => start,
+            Err(lost) => return Err(err(cannot_minimize(&picked, &goal, &lost, &read, opts))),
+        };
     let mut notes = Vec::new();
     if picked.streams > 1 {
         notes.push(format!(
@@ -1177,7 +1249,7 @@ fn findings_line(counts: &BTreeMap<Pair, u64>) -> String {
 /// with `keep_text`). `Err` holds what the last copy lost.
 fn first_candidate(
     shells: Vec<(Shell, Option<String>)>,
-    mut units: Vec<Unit>,
+    (mut units, transport): (Vec<Unit>, crate::transport::Transport),
     heap: &Heap,
     goal: &Goal,
     read: &capture::Options,
@@ -1193,6 +1265,7 @@ fn first_candidate(
         let plain = State {
             shell,
             units: std::mem::take(&mut units),
+            transport,
         };
         for how in tries {
             let scrubbed = how.map(|h| scrub(&plain, h, heap));
@@ -1484,22 +1557,22 @@ fn reduce_event(oracle: &mut Oracle<'_>, st: &mut State, ui: usize) -> (bool, bo
     let heap = oracle.heap;
     let orig_piece = st.units[ui].bytes;
     let orig = heap.get(orig_piece).into_owned();
-    let Some((vs, ve)) = data_value_range(&orig) else {
+    // An SSE block's one data value; another transport's message's JSON.
+    let edit = if st.transport == crate::transport::Transport::Sse {
+        data_value_range(&orig).and_then(|r| framed::Edit::text(&orig, r))
+    } else {
+        framed::Edit::of(st.transport, &orig)
+    };
+    let Some(edit) = edit else {
         return (false, true);
     };
-    let Some(mut v) = std::str::from_utf8(&orig[vs..ve])
+    let Some(mut v) = serde_json::from_str::<Value>(&edit.json)
         .ok()
-        .and_then(|t| serde_json::from_str::<Value>(t).ok())
         .filter(|v| v.is_object() || v.is_array())
     else {
         return (false, true);
     };
-    let with = |v: &Value| {
-        let mut b = orig[..vs].to_vec();
-        b.extend_from_slice(v.to_string().as_bytes());
-        b.extend_from_slice(&orig[ve..]);
-        b
-    };
+    let with = |v: &Value| edit.with(v);
     // Re-serializing alone must be harmless, or nothing here can change.
     let plain = with(&v);
     if plain != orig {
@@ -1769,7 +1842,8 @@ mod tests {
     fn units_cover_the_body_exactly() {
         let body = b": hi\n\ndata: 1\n\n\ndata: 2\r\rtail";
         let heap = Heap::default();
-        let (units, d) = read_units(&Spooled::Mem(body.to_vec()), 1 << 20, &heap).unwrap();
+        let sse = crate::transport::Transport::Sse;
+        let (units, d) = read_units(&Spooled::Mem(body.to_vec()), 1 << 20, &heap, sse).unwrap();
         let joined: Vec<u8> = units
             .iter()
             .flat_map(|u| heap.get(u.bytes).to_vec())
@@ -1779,6 +1853,7 @@ mod tests {
         let st = State {
             shell: Shell::Bytes(shell::ByteShell::default()),
             units,
+            transport: sse,
         };
         assert_eq!(dispatch_of(&st, &heap, 1 << 20), d);
     }
