@@ -538,7 +538,7 @@ fn bounded_record(
     req: &live::Request,
     stop: &AtomicBool,
     hang_up: bool,
-) -> Result<(Recording, Option<SizeCut>), String> {
+) -> Result<(Recording, Option<SizeCut>), live::RecordError> {
     let cut = AtomicBool::new(false);
     let hung_up = AtomicBool::new(false);
     let too_large = AtomicBool::new(false);
@@ -580,7 +580,7 @@ fn bounded_record(
         );
         done.store(true, Ordering::Relaxed);
         let too_large = too_large.load(Ordering::SeqCst);
-        rec.map_err(|e| e.to_string()).map(|mut r| {
+        rec.map(|mut r| {
             // The probe's own cut, not the user's Ctrl-C.
             if too_large && r.stop == Stop::Interrupted {
                 r.stop = Stop::SizeLimit;
@@ -679,6 +679,20 @@ fn echoed_secret(
 /// (see [`masked`]). Where a secret is still in the capture read back
 /// (see [`echoed_secret`]), the file gets no body: `content.text` empty,
 /// and a `comment` and `_sselint.withheld` saying why.
+/// Why a probe's capture was not saved ([`save`]).
+#[derive(Debug, thiserror::Error)]
+enum SaveError {
+    /// The HAR document did not serialize (what serde_json said).
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// The file could not be written (what the system said).
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 fn save(
     t: &Target,
     rec: &Recording,
@@ -686,7 +700,7 @@ fn save(
     name: &str,
     unmasked: &mut Vec<String>,
     settings: &Settings,
-) -> Result<Saved, String> {
+) -> Result<Saved, SaveError> {
     let secrets = secrets(t);
     let (rec, left) = masked(rec, &secrets);
     for (v, what) in sent_secrets(t) {
@@ -697,7 +711,7 @@ fn save(
     let mut har = rec.to_har();
     // Belt and braces: the request, the URL.
     mask_strings(&mut har, &secrets, false);
-    let text = serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&har)?;
     let path = dir.join(format!("{name}.har"));
     // A secret left as the stream's own text (`assistant`) is said on
     // the card; withholding the body would not hide it.
@@ -718,12 +732,14 @@ fn save(
         entry["response"]["bodySize"] = serde_json::json!(0);
         entry["_sselint"]["reads"] = serde_json::json!([]);
         entry["_sselint"]["withheld"] = serde_json::json!(WITHHELD);
-        serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?
+        serde_json::to_string_pretty(&har)?
     } else {
         text
     };
-    crate::output::write_atomic(&path, text.as_bytes())
-        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+    crate::output::write_atomic(&path, text.as_bytes()).map_err(|source| SaveError::Write {
+        path: path.clone(),
+        source,
+    })?;
     Ok(Saved {
         path,
         file,
@@ -775,7 +791,7 @@ fn keep(
         }
         Err(e) => {
             o.verdict = Verdict::Error;
-            o.note = Some(e);
+            o.note = Some(e.to_string());
             None
         }
     }
@@ -1015,7 +1031,7 @@ fn run_one(
     let asked = budget(&body);
     let (rec, too_large) = match bounded_record(&request(t, body), stop, false) {
         Ok(r) => r,
-        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e.to_string())),
     };
     let mut o = Outcome::new(s.name);
     timing(&mut o, &rec);
@@ -1180,7 +1196,7 @@ fn disconnect(
     // by its decoded size as every scenario's body is.
     let rec = match bounded_record(&request(t, first), stop, true) {
         Ok((r, _)) => r,
-        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e.to_string())),
     };
     let mut o = Outcome::new(s.name);
     let dropped_path = match save(
@@ -1197,7 +1213,7 @@ fn disconnect(
         }
         Err(e) => {
             o.verdict = Verdict::Error;
-            o.note = Some(e);
+            o.note = Some(e.to_string());
             return o;
         }
     };
@@ -1276,7 +1292,7 @@ fn disconnect(
                 "probe-no-answer-after-disconnect",
                 format!(
                     "the client hung up a streaming request ({dropped}); the next request got no answer: {}",
-                    clean_error(t, &e)
+                    clean_error(t, &e.to_string())
                 ),
             ));
             o.verdict = Verdict::Fail;
