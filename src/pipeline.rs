@@ -338,15 +338,25 @@ pub fn lint_stream_with(
     let forced_hint = tee.linter.forced_hint.take().filter(|h| !h.is_empty());
     let transport = tee.linter.transport();
     let report = tee.linter.finish(&framing, &evidence);
+    let spans = || {
+        report.out.diagnostics.iter().flat_map(|d| {
+            let l = &d.location;
+            [l.byte_offset, l.byte_offset + l.byte_len]
+        })
+    };
     let file_positions = match (stream.origin.har_text, kept, &stream.shifts) {
-        (Some(t), Some(body), _) if t.mapped > 0 => capture::har_pos::map_offsets(
-            &body,
-            &t,
-            report.out.diagnostics.iter().flat_map(|d| {
-                let l = &d.location;
-                [l.byte_offset, l.byte_offset + l.byte_len]
-            }),
-        ),
+        (Some(t), Some(body), _) if t.mapped > 0 => {
+            capture::har_pos::map_offsets(&body, &t, spans())
+        }
+        // A spooled body is read again from its file; should that fail,
+        // its findings point at the start of the text value, as a body
+        // that does not map does.
+        (Some(t), None, _) if t.mapped > 0 => match &stream.spooled_text {
+            Some(s) if !report.out.diagnostics.is_empty() => {
+                capture::har_pos::map_offsets_read(s.reader(), &t, spans()).unwrap_or_default()
+            }
+            _ => BTreeMap::new(),
+        },
         (None, _, Some(shifts)) => shifted_positions(shifts, &report.out.diagnostics),
         _ => BTreeMap::new(),
     };

@@ -52,13 +52,22 @@ fn the_catalogue_comes_from_the_checkout_given_at_run_time() {
     let d = scratch("moved");
     std::fs::write(d.join("rules/chat/cut-off.toml"), "name = \"cut-off\"\n").unwrap();
     std::fs::write(d.join("rules/profiles/openai.toml"), "name = \"openai\"\n").unwrap();
-    let (code, files) = build_script::generate(&d).unwrap();
+    let (code, texts, files) = build_script::generate(&d).unwrap();
     assert_eq!(files.len(), 2);
     let canon = d.canonicalize().unwrap();
     assert!(files.iter().all(|f| f.starts_with(&canon)), "{files:?}");
+    // The file's head (all of it: it has no examples) is a range of the
+    // heads' text, its examples an empty range of theirs.
     assert!(
-        code.contains("(\"chat\", \"cut-off\", include_str!("),
+        code.contains("(\"chat\", \"cut-off\", 0..17, 0..0),"),
         "{code}"
+    );
+    assert_eq!(
+        texts,
+        [
+            ("rule-heads.toml", "name = \"cut-off\"\n".to_string()),
+            ("rule-examples.toml", String::new())
+        ]
     );
     // Each rule gets its typed id, named after its file.
     assert!(
@@ -69,7 +78,7 @@ fn the_catalogue_comes_from_the_checkout_given_at_run_time() {
     );
     // This checkout's own catalogue is the one the binary holds.
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let (_, files) = build_script::generate(&here).unwrap();
+    let (_, _, files) = build_script::generate(&here).unwrap();
     assert!(files.len() > 40, "{}", files.len());
     // And the script reads the variable when it runs, not when it is built.
     let src = std::fs::read_to_string(here.join("build.rs")).unwrap();

@@ -221,3 +221,54 @@ fn the_firefox_cap_finding_points_into_the_har() {
     assert_eq!(region["startLine"], line, "{r}");
     assert_eq!(region["startColumn"], col, "{r}");
 }
+
+#[test]
+fn a_finding_at_the_end_of_a_spooled_body_points_into_the_har() {
+    // 3 MB of plain text, past the 2 MiB a body keeps in memory (the rest
+    // is read back from a temporary file), cut in the middle of its last
+    // chunk: the cut-off at its end maps to the file as a body in memory
+    // does, not to the start of the text value.
+    let dir = scratch("spooled");
+    let chunk = r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"word "},"finish_reason":null}]}"#;
+    let mut body = String::from(
+        "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+    );
+    while body.len() < 3_000_000 {
+        body.push_str(chunk);
+        body.push_str("\n\n");
+    }
+    body.push_str(&chunk[..60]);
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2025-01-01T00:00:00.000Z", "time": 1,
+        "request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions", "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": [{"name": "Content-Type", "value": "text/event-stream"}], "cookies": [],
+            "content": {"size": body.len(), "mimeType": "text/event-stream", "text": body},
+            "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+    }]}});
+    let path = dir.join("spooled.har");
+    std::fs::write(&path, serde_json::to_vec_pretty(&har).unwrap()).unwrap();
+    let file = std::fs::read(&path).unwrap();
+    let sarif: Value = serde_json::from_str(&run("sarif", &path)).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let r = results
+        .iter()
+        .find(|r| r["properties"]["rule"] == "cut-off")
+        .unwrap_or_else(|| panic!("no cut-off: {sarif}"));
+    let region = &r["locations"][0]["physicalLocation"]["region"];
+    let off = region["byteOffset"].as_u64().unwrap() as usize;
+    let b = r["properties"]["bodyByteOffset"].as_u64().unwrap() as usize;
+    assert!(b > 2_900_000, "{r}");
+    // The body is ASCII with `"` escaped: the file's bytes before it are the
+    // value's opening quote and the body's first `b` bytes, as JSON writes
+    // them.
+    let prefix = escaped(&body[..b]);
+    assert_eq!(
+        &file[off - prefix.len() - 1..off],
+        format!("\"{prefix}").as_bytes(),
+        "{r}"
+    );
+    let (line, col) = line_col(&file, off);
+    assert_eq!(region["startLine"], line, "{r}");
+    assert_eq!(region["startColumn"], col, "{r}");
+}

@@ -38,7 +38,7 @@ pub fn read(
     reader: Box<dyn Read + Send>,
     opts: &super::Options,
 ) -> Result<Capture, InputError> {
-    let (mut doc, mut texts, found) = parse(name, reader)?;
+    let (mut doc, mut texts, found, mut reads) = parse(name, reader, true)?;
     // Positions only when a renderer uses them (`Options::har_positions`).
     let text_at: std::collections::HashMap<usize, HarText> = if opts.har_positions {
         found.into_iter().collect()
@@ -87,7 +87,7 @@ pub fn read(
         // A body that cannot be read is bad input, as a string that is not
         // UTF-8 is: the file's error, naming the entry (`--entry` picks
         // another).
-        let stream = entry_stream(
+        let mut stream = entry_stream(
             i,
             entry,
             text,
@@ -102,6 +102,10 @@ pub fn read(
                 format!("entries[{i}] ({method} {url}): {why}; the body cannot be read"),
             )
         })?;
+        // Our own per-read times, kept aside by the parse, come first.
+        if let Some(r) = reads.remove(&i).filter(|r| !r.is_empty()) {
+            stream.timing = Some(Timing::Reads(r));
+        }
         streams.push((chat, stream));
     }
     if streams.is_empty() {
@@ -151,11 +155,18 @@ type Parsed = (
     Value,
     std::collections::HashMap<usize, har_pos::Text>,
     Vec<(usize, HarText)>,
+    std::collections::HashMap<usize, Vec<Read_>>,
 );
 
 /// Parses a HAR document from `reader` (see [`read`]), each entry's
-/// `content.text` decoded aside as it goes by.
-fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError> {
+/// `content.text` decoded aside as it goes by; with `reads_aside`, each
+/// entry's `_sselint.reads` array too (out of the document, 16 bytes a
+/// read: [`har_pos::Track::keep_reads_aside`]).
+fn parse(
+    name: &str,
+    reader: Box<dyn Read + Send>,
+    reads_aside: bool,
+) -> Result<Parsed, InputError> {
     // Parse from the reader: the file is never held whole beside the
     // document (a 200 MB HAR peaks near twice its size, not three times).
     let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
@@ -171,6 +182,9 @@ fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError>
     // a 100 MB body is never held. The tracker also learns where each text
     // starts, so findings in its body can point into the file.
     let track = Rc::new(RefCell::new(har_pos::Track::new(if bom { 3 } else { 0 })));
+    if reads_aside {
+        track.borrow_mut().keep_reads_aside();
+    }
     let parsed = {
         let mut de =
             serde_json::Deserializer::from_reader(har_pos::Tracking::new(reader, track.clone()));
@@ -179,6 +193,13 @@ fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError>
             .and_then(|v| de.end().map(|()| v))
     };
     let found = std::mem::take(&mut track.borrow_mut().found);
+    let reads = track
+        .borrow_mut()
+        .reads
+        .take()
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
     let texts: std::collections::HashMap<usize, har_pos::Text> =
         std::mem::take(&mut track.borrow_mut().texts)
             .into_iter()
@@ -198,7 +219,7 @@ fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError>
     let mut bad: Vec<_> = texts
         .iter()
         .filter_map(|(i, t)| match t {
-            har_pos::Text::Str(Err(why)) => Some((*i, why.clone())),
+            har_pos::Text::Str(Err(why)) => Some((*i, why.to_string())),
             _ => None,
         })
         .collect();
@@ -209,7 +230,7 @@ fn parse(name: &str, reader: Box<dyn Read + Send>) -> Result<Parsed, InputError>
             format!("not a HAR file: the JSON does not parse (entry {i}'s content.text: {why})"),
         ));
     }
-    Ok((doc, texts, found))
+    Ok((doc, texts, found, reads))
 }
 
 /// A HAR document without its entries' `content.text`, and each text as
@@ -223,7 +244,7 @@ pub fn texts(
     name: &str,
     reader: Box<dyn Read + Send>,
 ) -> Result<(Value, std::collections::HashMap<usize, har_pos::Text>), InputError> {
-    let (doc, texts, _) = parse(name, reader)?;
+    let (doc, texts, _, _) = parse(name, reader, false)?;
     Ok((doc, texts))
 }
 
@@ -235,7 +256,7 @@ pub fn texts(
 /// As [`read`]: the file cannot be read, is not JSON, or holds a text
 /// that is not UTF-8.
 pub fn document(name: &str, reader: Box<dyn Read + Send>) -> Result<Value, InputError> {
-    let (mut doc, texts, _) = parse(name, reader)?;
+    let (mut doc, texts, _, _) = parse(name, reader, false)?;
     if let Some(entries) = doc
         .pointer_mut("/log/entries")
         .and_then(Value::as_array_mut)
@@ -399,8 +420,32 @@ fn lenient_base64() -> base64::engine::GeneralPurpose {
     )
 }
 
+/// Why a HAR entry's body cannot be read ([`entry_stream`]); the message
+/// goes after the entry's name.
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    /// `content.encoding` says base64 and the text does not decode.
+    #[error("content.text is not valid base64 ({0})")]
+    Base64(Base64Error),
+    /// `content.text` is another JSON type (its name).
+    #[error("content.text is a JSON {0} where a string belongs")]
+    NotString(&'static str),
+}
+
+/// Why a base64 text did not decode: its characters, or the temporary file
+/// its decoded bytes went to.
+#[derive(Debug, thiserror::Error)]
+enum Base64Error {
+    /// What the decoder said.
+    #[error(transparent)]
+    Decode(#[from] base64::DecodeError),
+    /// What the spool said.
+    #[error(transparent)]
+    Spool(#[from] super::spool::SpoolError),
+}
+
 /// Decodes a spooled base64 text into a new spool, white space skipped.
-fn decode_base64(text: &Spooled) -> Result<Spooled, String> {
+fn decode_base64(text: &Spooled) -> Result<Spooled, Base64Error> {
     let clean = std::io::BufReader::new(text.reader())
         .bytes()
         .map_while(Result::ok)
@@ -416,12 +461,10 @@ fn decode_base64(text: &Spooled) -> Result<Spooled, String> {
         quanta.clear();
         quanta.extend(clean.by_ref().take(64 * 1024));
         out.clear();
-        engine
-            .decode_vec(&quanta, &mut out)
-            .map_err(|e| e.to_string())?;
+        engine.decode_vec(&quanta, &mut out)?;
         spool.extend(&out);
     }
-    spool.finish().map_err(|e| e.to_string())
+    Ok(spool.finish()?)
 }
 
 /// Entry `i`'s stream.
@@ -437,7 +480,7 @@ fn entry_stream(
     method: &str,
     url: &str,
     max_decoded: u64,
-) -> Result<Stream, String> {
+) -> Result<Stream, BodyError> {
     // A socket's frames (Chrome): its message log is the body.
     if let Some(messages) = entry.get("_webSocketMessages").and_then(Value::as_array) {
         return Ok(super::websocket::stream(
@@ -492,11 +535,11 @@ fn entry_stream(
                             lenient_base64()
                                 .decode(&clean)
                                 .map(Spooled::Mem)
-                                .map_err(|e| e.to_string())
+                                .map_err(Base64Error::from)
                         }
                         Spooled::File(..) => decode_base64(&s),
                     };
-                    decoded.map_err(|e| format!("content.text is not valid base64 ({e})"))?
+                    decoded.map_err(BodyError::Base64)?
                 }
                 Some(other) if !other.is_empty() => {
                     stream.notes.push(format!(
@@ -508,9 +551,7 @@ fn entry_stream(
             }
         }
         Some(har_pos::Text::Other(kind)) => {
-            return Err(format!(
-                "content.text is a JSON {kind} where a string belongs"
-            ));
+            return Err(BodyError::NotString(kind));
         }
     };
     // The body as stored (a browser stores it decoded, at most its limit).
@@ -665,6 +706,11 @@ fn entry_stream(
             ..t
         }),
     };
+    if let (Some(HarText { mapped: 1.., .. }), EntryBody::Spooled(s, None, ..)) =
+        (stream.origin.har_text, &body)
+    {
+        stream.spooled_text = Some(s.clone());
+    }
     stream.body = body.into_body();
     Ok(stream)
 }
@@ -731,7 +777,8 @@ fn status_of(entry: &Value) -> u64 {
 
 /// Per-read times from our own `_sselint.reads`, else per-message times from
 /// Chrome's `_eventSourceMessages` (seconds, on DevTools' clock; made
-/// relative to the entry's start).
+/// relative to the entry's start). [`read`] puts the reads the parse kept
+/// aside in their place.
 fn timing(entry: &Value) -> Option<Timing> {
     if let Some(reads) = entry.pointer("/_sselint/reads").and_then(Value::as_array) {
         let v: Vec<Read_> = reads

@@ -859,6 +859,11 @@ pub struct Stream {
     /// A body read with lines left out (`curl -v`), contiguous otherwise:
     /// where its positions sit in the file.
     pub shifts: Option<Shifts>,
+    /// HAR: a body past [`spool::MEM_BYTES`] that is its text value as it
+    /// is ([`HarText::mapped`] > 0), kept in its temporary file: read
+    /// again once the lint is over, to map the findings' body offsets into
+    /// the file as a body in memory is.
+    pub spooled_text: Option<spool::Spooled>,
 }
 
 impl Stream {
@@ -874,6 +879,7 @@ impl Stream {
             notes: Vec::new(),
             origin: Origin::default(),
             shifts: None,
+            spooled_text: None,
         }
     }
 }

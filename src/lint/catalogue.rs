@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 mod files {
     include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 }
-pub use files::{ids, PROFILE_FILES, RULE_FILES};
+pub use files::{ids, PROFILE_FILES, RULE_EXAMPLES, RULE_FILES, RULE_HEADS};
 
 /// One example of a rule's docs: a capture that must (invalid) or must not
 /// (valid) trigger the rule.
@@ -68,7 +68,10 @@ pub struct Rule {
     pub severity_basis: Option<&'static str>,
     /// The rule file's `[[examples]]` tables, parsed on first use: most
     /// runs never need them, and they are most of the catalogue's bytes.
-    examples_toml: &'static str,
+    /// Where in [`RULE_EXAMPLES`]: sliced only when they are parsed, since
+    /// even a slice's start is a byte read, which maps in the 64 KiB of
+    /// read-only data around it.
+    examples_toml: std::ops::Range<usize>,
     examples: OnceLock<Vec<Example>>,
 }
 
@@ -80,7 +83,7 @@ impl Rule {
     /// and the example test parses every one.
     pub fn examples(&self) -> &[Example] {
         self.examples.get_or_init(|| {
-            let f: ExamplesFile = toml::from_str(self.examples_toml)
+            let f: ExamplesFile = toml::from_str(&RULE_EXAMPLES[self.examples_toml.clone()])
                 .unwrap_or_else(|e| panic!("{}: examples: {e}", self.file));
             f.examples
                 .into_iter()
@@ -286,7 +289,7 @@ fn hex(s: &str) -> Result<Vec<u8>, String> {
 
 fn load() -> Catalogue {
     let mut rules = Vec::new();
-    for (folder, stem, text) in RULE_FILES {
+    for (folder, stem, head, examples) in RULE_FILES {
         let file = leak(format!("rules/{folder}/{stem}.toml"));
         let dialect = match *folder {
             "transport" => None,
@@ -295,14 +298,10 @@ fn load() -> Catalogue {
                     .unwrap_or_else(|| panic!("{file}: rules/{d}/ is not a dialect sselint knows")),
             ),
         };
-        // The top-level keys come before the first table; the examples are
-        // parsed when asked for.
-        let (head, examples_toml) = match text.find("\n[[examples]]") {
-            Some(i) => text.split_at(i + 1),
-            None => (*text, ""),
-        };
-        let f: RuleFile =
-            toml::from_str(head).unwrap_or_else(|e| panic!("{file} does not parse: {e}"));
+        // The top-level keys (the build split them from the examples, which
+        // are parsed when asked for).
+        let f: RuleFile = toml::from_str(&RULE_HEADS[head.clone()])
+            .unwrap_or_else(|e| panic!("{file} does not parse: {e}"));
         assert_eq!(&f.name, stem, "{file} names another rule");
         let severity = Severity::parse(&f.severity)
             .unwrap_or_else(|| panic!("{file}: bad severity {}", f.severity));
@@ -318,7 +317,7 @@ fn load() -> Catalogue {
             fix: leak(f.fix),
             references: f.references.into_iter().map(leak).collect(),
             severity_basis: f.severity_basis.map(leak),
-            examples_toml,
+            examples_toml: examples.clone(),
             examples: OnceLock::new(),
         });
     }

@@ -28,11 +28,11 @@ pub(super) struct MessageEnds {
     ends: Ends,
 }
 
-struct Ends(Vec<(u64, Option<u64>)>);
+struct Ends(Vec<(u64, u64)>);
 
 impl Sink for Ends {
     fn message(&mut self, m: &Message<'_>) {
-        self.0.push((m.end(), Some(m.index)));
+        self.0.push((m.end(), m.index));
     }
 }
 
@@ -48,7 +48,7 @@ impl MessageEnds {
 
     /// Every message's end and index, in body order (the last one, that
     /// the body ended inside, too).
-    pub(super) fn finish(mut self) -> Vec<(u64, Option<u64>)> {
+    pub(super) fn finish(mut self) -> Vec<(u64, u64)> {
         let _ = self.framer.finish(&mut self.ends);
         self.ends.0
     }

@@ -549,7 +549,7 @@ fn bounded_record(
     req: &live::Request,
     stop: &AtomicBool,
     hang_up: bool,
-) -> Result<(Recording, Option<SizeCut>), String> {
+) -> Result<(Recording, Option<SizeCut>), live::RecordError> {
     let cut = AtomicBool::new(false);
     let hung_up = AtomicBool::new(false);
     let too_large = AtomicBool::new(false);
@@ -591,7 +591,7 @@ fn bounded_record(
         );
         done.store(true, Ordering::Relaxed);
         let too_large = too_large.load(Ordering::SeqCst);
-        rec.map_err(|e| e.to_string()).map(|mut r| {
+        rec.map(|mut r| {
             // The probe's own cut, not the user's Ctrl-C.
             if too_large && r.stop == Stop::Interrupted {
                 r.stop = Stop::SizeLimit;
@@ -690,6 +690,20 @@ fn echoed_secret(
 /// (see [`masked`]). Where a secret is still in the capture read back
 /// (see [`echoed_secret`]), the file gets no body: `content.text` empty,
 /// and a `comment` and `_sselint.withheld` saying why.
+/// Why a probe's capture was not saved ([`save`]).
+#[derive(Debug, thiserror::Error)]
+enum SaveError {
+    /// The HAR document did not serialize (what serde_json said).
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// The file could not be written (what the system said).
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 fn save(
     t: &Target,
     rec: &Recording,
@@ -697,7 +711,7 @@ fn save(
     name: &str,
     unmasked: &mut Vec<String>,
     settings: &Settings,
-) -> Result<Saved, String> {
+) -> Result<Saved, SaveError> {
     let secrets = secrets(t);
     let (rec, left) = masked(rec, &secrets);
     for (v, what) in sent_secrets(t) {
@@ -708,7 +722,7 @@ fn save(
     let mut har = rec.to_har();
     // Belt and braces: the request, the URL.
     mask_strings(&mut har, &secrets, false);
-    let text = serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&har)?;
     let path = dir.join(format!("{name}.har"));
     // A secret left as the stream's own text (`assistant`) is said on
     // the card; withholding the body would not hide it.
@@ -729,12 +743,14 @@ fn save(
         entry["response"]["bodySize"] = serde_json::json!(0);
         entry["_sselint"]["reads"] = serde_json::json!([]);
         entry["_sselint"]["withheld"] = serde_json::json!(WITHHELD);
-        serde_json::to_string_pretty(&har).map_err(|e| e.to_string())?
+        serde_json::to_string_pretty(&har)?
     } else {
         text
     };
-    crate::output::write_atomic(&path, text.as_bytes())
-        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+    crate::output::write_atomic(&path, text.as_bytes()).map_err(|source| SaveError::Write {
+        path: path.clone(),
+        source,
+    })?;
     Ok(Saved {
         path,
         file,
@@ -786,7 +802,7 @@ fn keep(
         }
         Err(e) => {
             o.verdict = Verdict::Error;
-            o.note = Some(e);
+            o.note = Some(e.to_string());
             None
         }
     }
@@ -1068,7 +1084,7 @@ fn run_one(
     let asked = budget(&body);
     let (rec, too_large) = match bounded_record(&request(t, body), stop, false) {
         Ok(r) => r,
-        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e.to_string())),
     };
     let mut o = Outcome::new(s.name);
     timing(&mut o, &rec);
@@ -1233,7 +1249,7 @@ fn disconnect(
     // by its decoded size as every scenario's body is.
     let rec = match bounded_record(&request(t, first), stop, true) {
         Ok((r, _)) => r,
-        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e.to_string())),
     };
     let mut o = Outcome::new(s.name);
     let dropped_path = match save(
@@ -1250,7 +1266,7 @@ fn disconnect(
         }
         Err(e) => {
             o.verdict = Verdict::Error;
-            o.note = Some(e);
+            o.note = Some(e.to_string());
             return o;
         }
     };
@@ -1329,7 +1345,7 @@ fn disconnect(
                 "probe-no-answer-after-disconnect",
                 format!(
                     "the client hung up a streaming request ({dropped}); the next request got no answer: {}",
-                    clean_error(t, &e)
+                    clean_error(t, &e.to_string())
                 ),
             ));
             o.verdict = Verdict::Fail;

@@ -143,7 +143,7 @@ impl Transport {
     ) -> Option<(std::ops::Range<u64>, std::ops::Range<u64>)> {
         match self {
             Transport::EventStream => eventstream::checksums(frame),
-            Transport::Sse | Transport::Ndjson => None,
+            Transport::Sse | Transport::Ndjson | Transport::WebSocket => None,
         }
     }
 
