@@ -66,6 +66,8 @@ fn each_documented_fault_is_found_at_its_message() {
         ("no-create", "ws-response-without-create", 1),
         ("overlap", "ws-lane-overlap", 5),
         ("collide", "ws-response-id-collision", 4),
+        // An error inside a running response is that response's.
+        ("failed-inside", "responses-error-event", 7),
     ];
     for (kind, rule, line) in cases {
         let got = found(&lint_log(kind));
@@ -75,7 +77,7 @@ fn each_documented_fault_is_found_at_its_message() {
 
 #[test]
 fn a_queued_create_and_interleaved_lanes_are_no_fault() {
-    for kind in ["queued", "lanes", "full", "two-turns"] {
+    for kind in ["queued", "lanes", "full", "two-turns", "rate-limits"] {
         let r = lint_log(kind);
         assert!(found(&r).is_empty(), "{kind}: {:?}", found(&r));
         assert!(r
@@ -90,6 +92,28 @@ fn a_queued_create_and_interleaved_lanes_are_no_fault() {
         .map(|s| s.answer.choices[&0].text.kept.as_str())
         .collect();
     assert_eq!(texts, ["Hi there!", "Bonjour!"]);
+}
+
+#[test]
+fn dialect_names_what_a_sockets_messages_mean() {
+    // A dialect with no WebSocket mode reads the socket as one stream.
+    let dir = scratch("ws-forced");
+    let p = dir.join("s.jsonl");
+    std::fs::write(&p, session("two-turns")).unwrap();
+    for d in ["chat", "gemini", "responses"] {
+        let (code, out, err) = sselint(&[
+            "check",
+            p.to_str().unwrap(),
+            "--dialect",
+            d,
+            "--format",
+            "json",
+        ]);
+        assert!(matches!(code, Some(0 | 1)), "{d}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let streams = v["files"][0]["streams"].as_array().unwrap();
+        assert_eq!(streams.len(), if d == "responses" { 2 } else { 1 }, "{d}");
+    }
 }
 
 #[test]
