@@ -190,3 +190,55 @@ fn redact_masks_the_handshake_and_scrubs_the_frames_of_a_har_and_of_a_log() {
         assert!(found(&r).is_empty(), "{:?}", found(&r));
     }
 }
+
+#[test]
+fn replay_serves_a_socket_capture_message_for_message() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let cap = root().join("samples/websocket/responses-two-turns.har");
+    let replay = sselint::replay::Replay::load(
+        cap.to_str().unwrap(),
+        &sselint::capture::Options::default(),
+        None,
+    )
+    .unwrap();
+    // The log as the capture holds it: what the client sends, what it gets.
+    let log = session("two-turns");
+    let records: Vec<sselint::transport::websocket::Record> = log
+        .lines()
+        .map(|l| sselint::transport::websocket::record(l).unwrap())
+        .collect();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let opts = sselint::replay::Options {
+        once: true,
+        ..Default::default()
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let server =
+        std::thread::spawn(move || sselint::replay::serve(listener, Arc::new(replay), opts, stop));
+    let (mut ws, resp) = tungstenite::connect(format!("ws://{addr}/v1/responses")).unwrap();
+    assert_eq!(resp.status(), 101);
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    let mut i = 0;
+    while i < records.len() {
+        let r = &records[i];
+        i += 1;
+        if r.direction == sselint::transport::websocket::Direction::Sent {
+            ws.send(tungstenite::Message::Text(r.data.clone().into()))
+                .unwrap();
+            continue;
+        }
+        want.push(r.data.clone());
+        match ws.read().unwrap() {
+            tungstenite::Message::Text(t) => got.push(t.to_string()),
+            other => panic!("not text: {other:?}"),
+        }
+    }
+    assert_eq!(got.len(), 19, "9 events of the first turn, 10 of the second");
+    assert_eq!(got, want, "message for message");
+    ws.close(None).unwrap();
+    while ws.read().is_ok() {}
+    server.join().unwrap().unwrap();
+}
