@@ -236,7 +236,11 @@ fn replay_serves_a_socket_capture_message_for_message() {
             other => panic!("not text: {other:?}"),
         }
     }
-    assert_eq!(got.len(), 19, "9 events of the first turn, 10 of the second");
+    assert_eq!(
+        got.len(),
+        19,
+        "9 events of the first turn, 10 of the second"
+    );
     assert_eq!(got, want, "message for message");
     ws.close(None).unwrap();
     while ws.read().is_ok() {}
