@@ -164,7 +164,25 @@ def lanes(collide):
     return out
 
 
+def rate_limits_between():
+    """Codex's `codex.rate_limits` between two turns: no response's."""
+    out = full()
+    note = {"type": "codex.rate_limits", "primary": {"used_percent": 12.5, "window_minutes": 300}}
+    return out + [("receive", note)] + [("send", create(prev="resp_1", inp="and tomorrow?"))] + [
+        ("receive", e) for e in turn("resp_2", text_body("msg_2", ["Rain", "."]))]
+
+
+def failed_inside():
+    """An `error` inside a running response, then `response.failed`."""
+    evs = start("resp_1") + text_body("msg_1", ["Hi"])[0][:3]
+    err = {"type": "error", "status": 500, "error": {"type": "server_error", "code": "server_error", "message": "The server had an error."}}
+    failed = {"type": "response.failed", "response": dict(response("resp_1", "failed"), error={"code": "server_error", "message": "The server had an error."})}
+    return [("send", create())] + [("receive", e) for e in numbered(evs + [err, failed])]
+
+
 SESSIONS = {
+    "rate-limits": rate_limits_between,
+    "failed-inside": failed_inside,
     "two-turns": two_turns,
     "cut": lambda: cut(1006),
     "cut-no-close": lambda: cut(None),

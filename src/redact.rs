@@ -1489,7 +1489,19 @@ fn scrub_frame(
         let text = capture::redact_keys(text);
         match (serde_json::from_str::<Value>(&text), dir) {
             (Ok(mut v), Some(Direction::Sent)) => {
+                // What routes the message on the socket (its type, lane
+                // and parent response) is no prose: kept, so the copy's
+                // responses pair with their requests as the original's.
+                let keep: Vec<(&str, Value)> = ["type", "stream_id", "previous_response_id"]
+                    .into_iter()
+                    .filter_map(|k| Some((k, v.get(k)?.clone())))
+                    .collect();
                 s.request(&mut v);
+                if let Some(o) = v.as_object_mut() {
+                    for (k, x) in keep {
+                        o.insert(k.to_string(), x);
+                    }
+                }
                 serde_json::to_string(&v).unwrap_or(text)
             }
             (Ok(_), Some(Direction::Received)) => s.data_value(&text),

@@ -30,6 +30,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+mod socket;
+
 /// Largest request head read (bytes).
 pub const MAX_REQUEST_HEAD: usize = 64 * 1024;
 /// Largest request body read (bytes).
@@ -957,6 +959,15 @@ fn handle_connection(
             if n.trim().eq_ignore_ascii_case("content-length") {
                 content_length = v.trim().parse().unwrap_or(0);
             }
+        }
+    }
+    // A WebSocket capture answers the upgrade on any path
+    // (`replay/socket.rs`).
+    if let Source::One(r) = source {
+        if socket::is_upgrade(&text) && socket::is_socket(r) {
+            let mut head = head.clone();
+            head.extend_from_slice(reader.buffer());
+            return socket::serve(sock, head, r, opts, stop);
         }
     }
     let mut body = vec![0u8; content_length.min(MAX_REQUEST_BODY)];

@@ -294,6 +294,16 @@ fn minimize_one(path: &Path) -> bool {
     {
         let name = path.to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
+        // A socket's log (several responses in one body) is refused with
+        // a clear error: minimize does not cut sockets yet (issue 39).
+        if common::is_socket_capture(&path) {
+            let e = run(&name, &bytes, &opts(vec![], false)).err();
+            assert!(
+                e.is_some_and(|e| e.to_string().contains("WebSocket")),
+                "{name}"
+            );
+            return false;
+        }
         let Some(before) = streams_pairs(&name, &bytes) else {
             return false; // not a capture
         };

@@ -66,6 +66,8 @@ fn each_documented_fault_is_found_at_its_message() {
         ("no-create", "ws-response-without-create", 1),
         ("overlap", "ws-lane-overlap", 5),
         ("collide", "ws-response-id-collision", 4),
+        // An error inside a running response is that response's.
+        ("failed-inside", "responses-error-event", 7),
     ];
     for (kind, rule, line) in cases {
         let got = found(&lint_log(kind));
@@ -75,7 +77,7 @@ fn each_documented_fault_is_found_at_its_message() {
 
 #[test]
 fn a_queued_create_and_interleaved_lanes_are_no_fault() {
-    for kind in ["queued", "lanes", "full", "two-turns"] {
+    for kind in ["queued", "lanes", "full", "two-turns", "rate-limits"] {
         let r = lint_log(kind);
         assert!(found(&r).is_empty(), "{kind}: {:?}", found(&r));
         assert!(r
@@ -90,6 +92,28 @@ fn a_queued_create_and_interleaved_lanes_are_no_fault() {
         .map(|s| s.answer.choices[&0].text.kept.as_str())
         .collect();
     assert_eq!(texts, ["Hi there!", "Bonjour!"]);
+}
+
+#[test]
+fn dialect_names_what_a_sockets_messages_mean() {
+    // A dialect with no WebSocket mode reads the socket as one stream.
+    let dir = scratch("ws-forced");
+    let p = dir.join("s.jsonl");
+    std::fs::write(&p, session("two-turns")).unwrap();
+    for d in ["chat", "gemini", "responses"] {
+        let (code, out, err) = sselint(&[
+            "check",
+            p.to_str().unwrap(),
+            "--dialect",
+            d,
+            "--format",
+            "json",
+        ]);
+        assert!(matches!(code, Some(0 | 1)), "{d}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let streams = v["files"][0]["streams"].as_array().unwrap();
+        assert_eq!(streams.len(), if d == "responses" { 2 } else { 1 }, "{d}");
+    }
 }
 
 #[test]
@@ -165,4 +189,60 @@ fn redact_masks_the_handshake_and_scrubs_the_frames_of_a_har_and_of_a_log() {
         assert_eq!(r.streams.len(), 2, "{}", out.display());
         assert!(found(&r).is_empty(), "{:?}", found(&r));
     }
+}
+
+#[test]
+fn replay_serves_a_socket_capture_message_for_message() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let cap = root().join("samples/websocket/responses-two-turns.har");
+    let replay = sselint::replay::Replay::load(
+        cap.to_str().unwrap(),
+        &sselint::capture::Options::default(),
+        None,
+    )
+    .unwrap();
+    // The log as the capture holds it: what the client sends, what it gets.
+    let log = session("two-turns");
+    let records: Vec<sselint::transport::websocket::Record> = log
+        .lines()
+        .map(|l| sselint::transport::websocket::record(l).unwrap())
+        .collect();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let opts = sselint::replay::Options {
+        once: true,
+        ..Default::default()
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let server =
+        std::thread::spawn(move || sselint::replay::serve(listener, Arc::new(replay), opts, stop));
+    let (mut ws, resp) = tungstenite::connect(format!("ws://{addr}/v1/responses")).unwrap();
+    assert_eq!(resp.status(), 101);
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    let mut i = 0;
+    while i < records.len() {
+        let r = &records[i];
+        i += 1;
+        if r.direction == sselint::transport::websocket::Direction::Sent {
+            ws.send(tungstenite::Message::Text(r.data.clone().into()))
+                .unwrap();
+            continue;
+        }
+        want.push(r.data.clone());
+        match ws.read().unwrap() {
+            tungstenite::Message::Text(t) => got.push(t.to_string()),
+            other => panic!("not text: {other:?}"),
+        }
+    }
+    assert_eq!(
+        got.len(),
+        19,
+        "9 events of the first turn, 10 of the second"
+    );
+    assert_eq!(got, want, "message for message");
+    ws.close(None).unwrap();
+    while ws.read().is_ok() {}
+    server.join().unwrap().unwrap();
 }

@@ -225,6 +225,10 @@ pub enum SocketStep {
     /// An error event (`error`): inside the lane's running response, or
     /// the answer to a request that started none.
     Error,
+    /// A server message that is no response's event (a vendor's rate-limit
+    /// note, a steer's acknowledgement): the running response's on its
+    /// lane if one runs, else the socket's, starting none.
+    Socket,
 }
 
 /// One dialect's API (see the module docs). Every method is the dialect's

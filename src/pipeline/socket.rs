@@ -55,13 +55,17 @@ pub(super) fn is_socket(stream: &mut Stream) -> bool {
 }
 
 /// The dialect a socket's messages are read as: `--dialect`'s, the URL's,
-/// else the first whose API rides on sockets; each only if its API does.
+/// else the first whose API rides on sockets. `None` when `--dialect`
+/// names one whose API does not: `--dialect` says what the messages mean,
+/// so the socket is then read as one stream of that dialect, every
+/// message to its checker ([`super::lint_stream_with`]).
 fn socket_dialect(settings: &Settings, url: Option<&str>) -> Option<Dialect> {
     let rides = |d: &Dialect| d.api().rides_sockets();
-    settings
-        .dialect
+    if let Some(d) = settings.dialect {
+        return rides(&d).then_some(d);
+    }
+    url.and_then(crate::dialect::sniff_url)
         .filter(rides)
-        .or_else(|| url.and_then(crate::dialect::sniff_url).filter(rides))
         .or_else(|| crate::dialect::ALL.iter().copied().find(rides))
 }
 
@@ -482,6 +486,13 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                 }
             }
             SocketStep::Error => self.error(lane, m),
+            SocketStep::Socket => match self.running.get(&lane) {
+                Some(&r) => {
+                    let before = self.responses[r].linter.out.diagnostics.len();
+                    self.feed(r, m, before);
+                }
+                None => self.socket_message(m),
+            },
             SocketStep::Create | SocketStep::Client => self.socket_message(m),
         }
     }

@@ -54,6 +54,14 @@ pub fn route(sent: bool, data: &str) -> Option<SocketRoute> {
         SocketStep::End(id)
     } else if ty == "error" {
         SocketStep::Error
+    } else if !ty.starts_with("response.")
+        || ty.starts_with("response.steer.")
+        || ty.starts_with("response.inject.")
+    {
+        // Codex's `codex.rate_limits`, the steer and inject answers
+        // (shared reference transports.md §1.2, §1.3): about the socket
+        // or a request, not a response's own event.
+        SocketStep::Socket
     } else {
         SocketStep::Event(id)
     };
@@ -100,6 +108,13 @@ mod tests {
             r#"{"type":"error","error":{"message":"x"},"status":400}"#,
         );
         assert_eq!(r.map(|r| r.step), Some(SocketStep::Error));
+        let r = route(false, r#"{"type":"codex.rate_limits","primary":{}}"#);
+        assert_eq!(r.map(|r| r.step), Some(SocketStep::Socket));
+        let r = route(
+            false,
+            r#"{"type":"response.steer.accepted","stream_id":"m"}"#,
+        );
+        assert_eq!(r.map(|r| r.step), Some(SocketStep::Socket));
         assert_eq!(route(false, "not json"), None);
         assert_eq!(route(false, r#"{"type":3}"#), None);
         assert_eq!(route(false, "[1]"), None);

@@ -196,17 +196,31 @@ pub fn looks_like(head: &[u8]) -> bool {
     })
 }
 
-/// A message record read from one log line.
-struct Record {
-    direction: Direction,
-    time: Option<f64>,
-    opcode: i64,
-    data: String,
-    close: Option<(u64, String)>,
+/// A message record read from one log line ([`record`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Which way it went.
+    pub direction: Direction,
+    /// Seconds since the epoch, where the log has it.
+    pub time: Option<f64>,
+    /// Its opcode ([`TEXT`], [`BINARY`], [`CLOSE`], [`ERROR`]).
+    pub opcode: i64,
+    /// Its text (a binary message's bytes decoded from base64, as lossy
+    /// UTF-8).
+    pub data: String,
+    /// A binary message's bytes.
+    pub bytes: Option<Vec<u8>>,
+    /// A close's code (0 when none) and reason.
+    pub close: Option<(u64, String)>,
 }
 
-/// Reads one log line; `Err` says why it is no message record.
-fn record(line: &str) -> Result<Record, String> {
+/// Reads one log line.
+///
+/// # Errors
+/// Why it is no message record (not a JSON object, no `direction`, an
+/// `opcode` or `data` of the wrong type, a binary message whose `data` is
+/// not base64), as a sentence.
+pub fn record(line: &str) -> Result<Record, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("the line is not JSON ({e})"))?;
     let o = v
         .as_object()
@@ -226,13 +240,13 @@ fn record(line: &str) -> Result<Record, String> {
         Some(Value::String(s)) => s.as_str(),
         Some(_) => return Err("`data` is not a string".into()),
     };
-    let data = if opcode == BINARY {
+    let (data, bytes) = if opcode == BINARY {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(raw.trim())
             .map_err(|e| format!("a binary message's `data` is not base64 ({e})"))?;
-        String::from_utf8_lossy(&bytes).into_owned()
+        (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
     } else {
-        raw.to_string()
+        (raw.to_string(), None)
     };
     let close = (opcode == CLOSE).then(|| {
         (
@@ -248,6 +262,7 @@ fn record(line: &str) -> Result<Record, String> {
         time: o.get("time").and_then(Value::as_f64),
         opcode,
         data,
+        bytes,
         close,
     })
 }
