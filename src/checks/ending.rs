@@ -30,7 +30,7 @@ impl Linter<'_> {
     pub(super) fn finish_stream(&mut self, evidence: &[Truncation]) {
         let http = self.ctx.http.clone();
         let head_json: Option<Value> = serde_json::from_slice(trim(&self.head)).ok();
-        let socket = self.transport == crate::transport::Transport::WebSocket;
+        let socket = self.transport.is_socket();
         if let Some(h) = http.as_ref().filter(|h| h.status != 0) {
             // A socket's handshake succeeds with 101 Switching Protocols.
             if !((200..300).contains(&h.status) || (socket && h.status == 101)) {

@@ -306,11 +306,11 @@ impl<'s> Linter<'s> {
 /// The linter's side of a WebSocket (`pipeline/socket.rs` drives it: one
 /// linter per response on the socket).
 impl Linter<'_> {
-    /// Reads the stream as dialect `d`'s, one response on a socket: the
-    /// transport is [`Transport::WebSocket`], and the checker hears so
-    /// ([`crate::dialect::Checker::on_socket`]).
-    pub fn socket_response(&mut self, d: crate::dialect::Dialect) {
-        self.transport = Transport::WebSocket;
+    /// Reads the stream as dialect `d`'s, one response on a socket whose
+    /// messages `transport` frames ([`Transport::is_socket`]), and the
+    /// checker hears so ([`crate::dialect::Checker::on_socket`]).
+    pub fn socket_response(&mut self, d: crate::dialect::Dialect, transport: Transport) {
+        self.transport = transport;
         self.settle(d);
         if let Some(c) = self.checker.as_mut() {
             c.on_socket();

@@ -125,7 +125,7 @@ pub(super) fn lint_socket<O: Observer>(
         return vec![super::lint_stream_with(stream, settings, observer, extras)];
     };
     let mut socket_linter = Linter::new(settings, ctx.clone());
-    socket_linter.socket_response(dialect);
+    socket_linter.socket_response(dialect, websocket::TRANSPORT);
     let mut sock = Socket {
         settings,
         ctx,
@@ -218,7 +218,7 @@ impl Base<'_> {
             provider: None,
             profile: &crate::lint::profile::applied(self.settings.profile, Some(d)).name,
             dialect: Some(d),
-            transport: crate::transport::Transport::WebSocket,
+            transport: websocket::TRANSPORT,
         }
     }
 
@@ -245,7 +245,7 @@ impl Base<'_> {
             provider: report.provider,
             profile: &crate::lint::profile::applied(self.settings.profile, report.dialect).name,
             dialect: report.dialect,
-            transport: crate::transport::Transport::WebSocket,
+            transport: websocket::TRANSPORT,
         }
     }
 }
@@ -276,7 +276,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
         if self.extras.fields {
             linter.fields_seen = Some(Vec::new());
         }
-        linter.socket_response(self.dialect);
+        linter.socket_response(self.dialect, websocket::TRANSPORT);
         self.responses.push(Response {
             linter,
             lane,

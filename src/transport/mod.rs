@@ -125,6 +125,13 @@ impl Transport {
         }
     }
 
+    /// Whether this transport is a socket: one connection whose messages
+    /// go both ways and may carry several responses, opened by a
+    /// handshake that answers 101 Switching Protocols (WebSocket).
+    pub fn is_socket(self) -> bool {
+        self == Transport::WebSocket
+    }
+
     /// Whether this transport has comments a server may send between
     /// messages (SSE's `: keep-alive`); NDJSON and event-stream have none:
     /// every line or frame is a message to its clients.

@@ -42,6 +42,10 @@ use serde_json::Value;
 
 /// The transport's name in reports.
 pub const NAME: &str = "websocket";
+
+/// This transport, for the code that reads a socket's message log
+/// (`pipeline/socket.rs`) to hand on without naming it.
+pub const TRANSPORT: super::Transport = super::Transport::WebSocket;
 /// A socket has no media type of its own: its handshake is an HTTP 101.
 pub const MEDIA_TYPE: &str = "";
 /// What one message is called.
