@@ -32,7 +32,7 @@ complete -c sselint -n "__fish_sselint_needs_command" -f -a "rules" -d 'List the
 complete -c sselint -n "__fish_sselint_needs_command" -f -a "rule" -d 'Explain one rule (by name or code) with its examples'
 complete -c sselint -n "__fish_sselint_needs_command" -f -a "diff" -d 'Compare two streams point by point (answer, tool calls, shape, fields, findings, timing); two dialects on what both have'
 complete -c sselint -n "__fish_sselint_needs_command" -f -a "record" -d 'Record a live stream to HAR (per-read timing, secrets redacted), linting it as it arrives'
-complete -c sselint -n "__fish_sselint_needs_command" -f -a "replay" -d 'Serve a capture at its dialect\'s endpoint (/v1/chat/completions, /v1/responses, /v1/messages or a Gemini model\'s :streamGenerateContent), with fault injection (delays, split writes, keep-alives, a dropped connection)'
+complete -c sselint -n "__fish_sselint_needs_command" -f -a "replay" -d 'Serve a capture at its dialect\'s endpoint (/v1/chat/completions, /v1/responses, /v1/messages, a Gemini model\'s :streamGenerateContent, Ollama\'s /api/chat or Bedrock\'s /model/ID/converse-stream), with fault injection (delays, split writes, keep-alives, a dropped connection, a bad frame CRC)'
 complete -c sselint -n "__fish_sselint_needs_command" -f -a "probe" -d 'Send a set of streaming scenarios (plain, usage, length, tool, n: 2, an invalid request, a client disconnect, …) to a live endpoint, save and lint each capture with its request, and print a report card'
 complete -c sselint -n "__fish_sselint_needs_command" -f -a "redact" -d 'Write a shareable copy of a capture: secrets removed, and with --scrub-text the prompt and answer text replaced'
 complete -c sselint -n "__fish_sselint_needs_command" -f -a "minimize" -d 'Cut a capture down to the smallest one that still gives its findings (events, fields inside them, headers), redacted'
@@ -83,7 +83,7 @@ always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths; a Bedrock API key as a Bearer token); never printed, never saved. Without it, a Bedrock request is signed with SigV4 from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_REGION (or AWS_DEFAULT_REGION, else the host\'s region)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l no-config -d 'Ignore any sselint.toml'
@@ -162,7 +162,7 @@ always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l ignore-text -d 'Compare shape and fields only (for different prompts): neither the text nor tool-call arguments count against compatibility'
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`): how the key is sent and how the stream is read (`ollama` and Bedrock\'s are saved as they come, but the lint while it arrives reads SSE only: check the saved HAR; Bedrock\'s SigV4 signing is not done, a Bedrock API key is sent as a Bearer token)' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`): how the key is sent (or the request signed) and what the body gains or loses (`stream`: true for Ollama, none for Bedrock)' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -172,7 +172,7 @@ bedrock-converse\t''
 bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths; a Bedrock API key as a Bearer token); never printed, never saved. Without it, a Bedrock request is signed with SigV4 from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_REGION (or AWS_DEFAULT_REGION, else the host\'s region)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s o -l output -d 'Where to save the capture (default: sselint-TIMESTAMP.har); not `-` (the capture is read back to lint it). A FIFO or device is written through' -r -F
@@ -190,12 +190,15 @@ complete -c sselint -n "__fish_sselint_using_subcommand record" -l force -d 'Rep
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l listen -d 'Address to listen on (port 0 picks a free port)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l entry -d 'HAR: serve entry N' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l delay-ms -d 'Milliseconds between events (overrides the capture\'s timing)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l delay-ms -d 'Milliseconds between messages: SSE events, NDJSON lines, event-stream frames (overrides the capture\'s timing)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l first-delay-ms -d 'Milliseconds before the first byte' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l split-bytes -d 'Write the body N bytes at a time (splits UTF-8 characters and CRLF)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-bytes -d 'Drop the connection after N body bytes' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms -d 'Send `: keep-alive` comments during waits, every MS milliseconds' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`; NDJSON and event-stream frames are not served yet); told from the capture by default' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-bytes -d 'Drop the connection after N body bytes (inside a message or frame where N falls there)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-messages -d 'Drop the connection after N whole messages (SSE events, NDJSON lines, event-stream frames)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l corrupt-crc -d 'Flip the message CRC of event-stream frame N (counted from 1) in flight (Bedrock captures only)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l corrupt-prelude-crc -d 'Flip the prelude CRC of event-stream frame N (counted from 1) in flight: readers lose the frame\'s length, so every frame after it (Bedrock captures only)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms -d 'Send `: keep-alive` comments during waits, every MS milliseconds (SSE only)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`); told from the capture by default' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -207,7 +210,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l any-path -d '
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l once -d 'Serve one request, then exit'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l model -d 'The model every request names' -r
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a Bearer token to Vertex AI\'s project paths; a Bedrock API key); never printed, never saved. Without it, Bedrock requests are signed with SigV4 from the AWS environment variables' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s H -l header -d 'An extra request header, `Name: value` (repeatable); it replaces the probe\'s own header of that name (Content-Type, Accept, the key\'s Authorization or x-api-key, anthropic-version). Content-Length, Transfer-Encoding, Host, Connection and the other hop-by-hop headers are refused (usage error)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse` or `bedrock-invoke`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
 chat\t''
@@ -237,7 +240,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand probe" -l color -d 'Colo
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l force -d 'Replace the captures already in DIR: every file a probe run names (SCENARIO.har of any dialect\'s scenario, disconnect-dropped.har) is removed first, so DIR holds this run alone; other files stay'
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l reasoning -d 'Also run the reasoning scenario (`thinking` for Messages and Gemini)'
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l reasoning -d 'Also run the reasoning scenario (`thinking` for Messages, Gemini, Ollama and Bedrock)'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l insecure -d 'Accept any TLS certificate'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l max-completion-tokens -d 'Chat: send the token budget as `max_completion_tokens`, which OpenAI\'s reasoning models require, instead of `max_tokens`'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -283,7 +286,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_see
 complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "rule" -d 'Explain one rule (by name or code) with its examples'
 complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "diff" -d 'Compare two streams point by point (answer, tool calls, shape, fields, findings, timing); two dialects on what both have'
 complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "record" -d 'Record a live stream to HAR (per-read timing, secrets redacted), linting it as it arrives'
-complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "replay" -d 'Serve a capture at its dialect\'s endpoint (/v1/chat/completions, /v1/responses, /v1/messages or a Gemini model\'s :streamGenerateContent), with fault injection (delays, split writes, keep-alives, a dropped connection)'
+complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "replay" -d 'Serve a capture at its dialect\'s endpoint (/v1/chat/completions, /v1/responses, /v1/messages, a Gemini model\'s :streamGenerateContent, Ollama\'s /api/chat or Bedrock\'s /model/ID/converse-stream), with fault injection (delays, split writes, keep-alives, a dropped connection, a bad frame CRC)'
 complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "probe" -d 'Send a set of streaming scenarios (plain, usage, length, tool, n: 2, an invalid request, a client disconnect, …) to a live endpoint, save and lint each capture with its request, and print a report card'
 complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "redact" -d 'Write a shareable copy of a capture: secrets removed, and with --scrub-text the prompt and answer text replaced'
 complete -c sselint -n "__fish_sselint_using_subcommand help; and not __fish_seen_subcommand_from check inspect rules rule diff record replay probe redact minimize init completions man help" -f -a "minimize" -d 'Cut a capture down to the smallest one that still gives its findings (events, fields inside them, headers), redacted'
