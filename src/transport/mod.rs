@@ -83,6 +83,30 @@ impl Transport {
         }
     }
 
+    /// The transport whose media type `content_type` is (parameters and
+    /// case ignored); `None` for any other.
+    pub fn of_media_type(content_type: &str) -> Option<Transport> {
+        let media = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        ALL.iter().copied().find(|t| t.media_type() == media)
+    }
+
+    /// The transport a body's first bytes show, when they show one that
+    /// is not SSE (SSE is what a body is read as otherwise): an AWS
+    /// event-stream frame whose prelude holds ([`eventstream::looks_like`]),
+    /// or NDJSON when its first line is a JSON object of the shape
+    /// [`ndjson::looks_like`] names.
+    pub fn of_bytes(head: &[u8]) -> Option<Transport> {
+        if eventstream::looks_like(head) {
+            return Some(Transport::EventStream);
+        }
+        ndjson::looks_like(head).then_some(Transport::Ndjson)
+    }
+
     /// Whether this transport has comments a server may send between
     /// messages (SSE's `: keep-alive`); NDJSON and event-stream have none:
     /// every line or frame is a message to its clients.
@@ -109,30 +133,6 @@ impl Transport {
     /// ([`Transport::checksums`]).
     pub fn has_checksums(self) -> bool {
         self.checksums(0..u64::MAX).is_some()
-    }
-
-    /// The transport whose media type `content_type` is (parameters and
-    /// case ignored); `None` for any other.
-    pub fn of_media_type(content_type: &str) -> Option<Transport> {
-        let media = content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        ALL.iter().copied().find(|t| t.media_type() == media)
-    }
-
-    /// The transport a body's first bytes show, when they show one that
-    /// is not SSE (SSE is what a body is read as otherwise): an AWS
-    /// event-stream frame whose prelude holds ([`eventstream::looks_like`]),
-    /// or NDJSON when its first line is a JSON object of the shape
-    /// [`ndjson::looks_like`] names.
-    pub fn of_bytes(head: &[u8]) -> Option<Transport> {
-        if eventstream::looks_like(head) {
-            return Some(Transport::EventStream);
-        }
-        ndjson::looks_like(head).then_some(Transport::Ndjson)
     }
 }
 
