@@ -736,9 +736,13 @@ fn har_headers(hs: &[Header]) -> Value {
     )
 }
 
-fn iso8601(t: SystemTime) -> String {
-    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs() as i64;
+/// `t` in UTC as `[year, month, day, hour, minute, second]` (a time
+/// before 1970 is 1970's start): what the HAR's `startedDateTime`, SigV4's
+/// `X-Amz-Date` and `probe`'s directory stamp are written from.
+pub fn utc_parts(t: SystemTime) -> [i64; 6] {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days + 719_468;
@@ -751,13 +755,16 @@ fn iso8601(t: SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = if month <= 2 { y + 1 } else { y };
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        d.subsec_millis()
-    )
+    [year, month, day, rem / 3600, rem % 3600 / 60, rem % 60]
+}
+
+fn iso8601(t: SystemTime) -> String {
+    let [year, month, day, h, m, s] = utc_parts(t);
+    let millis = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .subsec_millis();
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{millis:03}Z")
 }
 
 impl Recording {

@@ -655,3 +655,16 @@ fn the_signature_on_the_wire_is_the_one_the_received_request_gives() {
     .unwrap();
     assert_eq!(again.last().unwrap().1, auth);
 }
+
+#[test]
+fn a_cut_after_whole_events_works_on_sse_too() {
+    // --cut-after-messages counts SSE events as it counts lines and frames.
+    let p = sample("good/openai-basic.sse");
+    let whole = std::fs::read(&p).unwrap();
+    let replay = Replay::start(&p, &["--cut-after-messages", "2"]);
+    let a = post(&replay.addr, "/v1/chat/completions", "{}");
+    assert!(!a.complete);
+    let text = String::from_utf8(whole).unwrap();
+    let two: Vec<&str> = text.split_inclusive("\n\n").take(2).collect();
+    assert_eq!(String::from_utf8(a.body).unwrap(), two.concat());
+}

@@ -682,7 +682,14 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
     let served: Vec<String> = set
         .dialects()
         .iter()
-        .map(|d| format!("{} ({})", d.endpoint(), set.names(*d).join(", ")))
+        .map(|d| {
+            format!(
+                "POST {}{} ({})",
+                d.base(),
+                d.endpoint(),
+                set.names(*d).join(", ")
+            )
+        })
         .collect();
     // Keep-alive comments and frame CRCs exist in some transports only.
     let others: Vec<String> = sselint::transport::ALL
@@ -704,7 +711,7 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
     }
     let _ = writeln!(
         std::io::stdout(),
-        "sselint replay: serving the scenarios of {} on http://{addr}/v1 (POST {}); Ctrl-C stops",
+        "sselint replay: serving the scenarios of {} on http://{addr} ({}); Ctrl-C stops",
         a.capture,
         served.join("; ")
     );

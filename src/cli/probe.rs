@@ -314,25 +314,8 @@ fn selection(a: &Args, dialect: Dialect) -> Result<Vec<Scenario>, String> {
 
 /// `YYYYmmdd-HHMMSS` (UTC) for the default directory.
 fn stamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let [year, month, day, h, m, s] = sselint::live::utc_parts(std::time::SystemTime::now());
+    format!("{year:04}{month:02}{day:02}-{h:02}{m:02}{s:02}")
 }
 
 /// The file names a probe run may write in its directory: `NAME.har` for

@@ -238,7 +238,9 @@ fn canonical_query(query: &str) -> String {
         .filter(|p| !p.is_empty())
         .map(|p| {
             let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            let enc = |s: &str| uri_encode(&percent_decode(s), true);
+            // (A value whose escapes decode to bytes that are not UTF-8 is
+            // kept as written, as `percent_decoded` does.)
+            let enc = |s: &str| uri_encode(crate::capture::percent_decoded(s).as_bytes(), true);
             (enc(k), enc(v))
         })
         .collect();
@@ -259,31 +261,6 @@ fn uri_encode(bytes: &[u8], slash: bool) -> String {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// `s` with its `%XX` escapes decoded (an invalid one kept as written).
-fn percent_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match (
-            b[i],
-            b.get(i + 1).and_then(|c| hex(*c)),
-            b.get(i + 2).and_then(|c| hex(*c)),
-        ) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
         }
     }
     out
@@ -321,26 +298,8 @@ fn split_url(url: &str) -> Option<(String, String, String)> {
 
 /// `now` as `YYYYMMDDTHHMMSSZ` (UTC).
 fn amz_date(now: SystemTime) -> String {
-    let secs = now
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let [year, month, day, h, m, s] = super::utc_parts(now);
+    format!("{year:04}{month:02}{day:02}T{h:02}{m:02}{s:02}Z")
 }
 
 fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
