@@ -212,7 +212,9 @@ pub fn record_to(
 pub struct RecordArgs {
     /// The endpoint, e.g. https://api.openai.com/v1/chat/completions,
     /// …/v1/responses, https://api.anthropic.com/v1/messages or
-    /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse.
+    /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse;
+    /// or a WebSocket, ws://HOST/v1/responses (the client's messages from
+    /// --body, one a line; saved as a message log; wss:// not yet).
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
