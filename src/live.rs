@@ -12,6 +12,7 @@
 //! The network read runs on its own thread so that Ctrl-C, a `--timeout` or
 //! a dropped connection all end with the bytes received so far.
 
+pub mod socket;
 use crate::capture::spool::{Spool, SpoolError, Spooled};
 use crate::capture::{self, header, Header, Read_};
 use serde_json::{json, Value};

@@ -246,3 +246,68 @@ fn replay_serves_a_socket_capture_message_for_message() {
     while ws.read().is_ok() {}
     server.join().unwrap().unwrap();
 }
+
+#[test]
+fn replay_then_record_gives_the_capture_back_message_for_message() {
+    use sselint::transport::websocket::{record, Direction};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    // The recorder sends a turn when the one before has ended: logs whose
+    // client sends several requests at once (lanes side by side) are not
+    // what it records.
+    for kind in ["two-turns", "close-1011", "refused"] {
+        let dir = scratch(&format!("ws-roundtrip-{kind}"));
+        let original = dir.join("in.jsonl");
+        std::fs::write(&original, session(kind)).unwrap();
+        let replay = sselint::replay::Replay::load(
+            original.to_str().unwrap(),
+            &sselint::capture::Options::default(),
+            None,
+        )
+        .unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let opts = sselint::replay::Options {
+            once: true,
+            delay_ms: Some(0),
+            ..Default::default()
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let server = std::thread::spawn(move || {
+            sselint::replay::serve(listener, Arc::new(replay), opts, stop)
+        });
+        let log = session(kind);
+        let sent: Vec<String> = log
+            .lines()
+            .map(|l| record(l).unwrap())
+            .filter(|r| r.direction == Direction::Sent)
+            .map(|r| r.data)
+            .collect();
+        let req = sselint::live::socket::SocketRequest {
+            url: format!("ws://{addr}/v1/responses"),
+            headers: Vec::new(),
+            api_key: Some("sk-wsSECRET3".into()),
+            messages: sent,
+            dialect: sselint::dialect::Dialect::Responses,
+            read_timeout: std::time::Duration::from_secs(10),
+        };
+        let mut out = Vec::new();
+        let rec = sselint::live::socket::record(&req, &mut out).unwrap();
+        server.join().unwrap().unwrap();
+        assert_eq!(rec.status, 101);
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains("wsSECRET"));
+        // Every record but its time.
+        let shape = |t: &str| -> Vec<sselint::transport::websocket::Record> {
+            t.lines()
+                .map(|l| record(l).unwrap())
+                .map(|r| sselint::transport::websocket::Record { time: None, ..r })
+                .collect()
+        };
+        assert_eq!(shape(&text), shape(&log), "{kind}: message for message");
+        let saved = dir.join("out.jsonl");
+        std::fs::write(&saved, &text).unwrap();
+        let (r1, r2) = (lint_file(&original), lint_file(&saved));
+        assert_eq!(found(&r1), found(&r2), "{kind}");
+    }
+}

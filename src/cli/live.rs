@@ -312,7 +312,9 @@ pub struct RecordArgs {
     /// …/v1/responses, https://api.anthropic.com/v1/messages,
     /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse,
     /// http://localhost:11434/api/chat (Ollama) or
-    /// https://bedrock-runtime.us-east-1.amazonaws.com/model/MODEL/converse-stream.
+    /// https://bedrock-runtime.us-east-1.amazonaws.com/model/MODEL/converse-stream;
+    /// or a WebSocket, ws://HOST/v1/responses (the client's messages from
+    /// --body, one a line; saved as a message log; wss:// not yet).
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
@@ -348,11 +350,15 @@ pub struct RecordArgs {
 pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
     let mut settings = super::profile_settings(&a.profile)?;
     settings.dialect = a.dialect.and_then(super::DialectArg::dialect);
+    let socket = a.url.starts_with("ws://") || a.url.starts_with("wss://");
     let out = a.output.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        PathBuf::from(format!("sselint-{secs}.har"))
+        PathBuf::from(format!(
+            "sselint-{secs}.{}",
+            if socket { "jsonl" } else { "har" }
+        ))
     });
     if sselint::output::is_stdout(&out) {
         eprintln!(
@@ -366,6 +372,9 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
             out.display()
         );
         return Ok(ExitCode::from(2));
+    }
+    if socket {
+        return record_socket(&a, &out, &settings);
     }
     let (rec, body_len) = match record_to(&a.url, &a.live, &out, true, &settings) {
         Ok(r) => r,
@@ -415,6 +424,112 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
     }
     // As `check URL` (and `check` of the saved file) with the same
     // `--fail-on`: a finding at or above it fails the run.
+    Ok(sselint::lint::verdict(a.fail_on.threshold(), run.worst()))
+}
+
+/// `record ws://…`: the client's messages from --body (one JSON message,
+/// or one a line), sent a turn at a time; the socket saved as a message
+/// log (`sselint::live::socket`), then linted as `check` lints it.
+fn record_socket(a: &RecordArgs, out: &Path, settings: &Settings) -> anyhow::Result<ExitCode> {
+    let fail = |e: String| {
+        eprintln!("sselint: error: {e}");
+        Ok(ExitCode::from(2))
+    };
+    let Some(path) = &a.live.body else {
+        return fail("a WebSocket URL needs --body FILE: the client's messages (one JSON message, or one a line)".into());
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("reading {}: {e}", path.display())),
+    };
+    let messages: Vec<String> = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => vec![v.to_string()],
+        Err(_) => text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect(),
+    };
+    let mut headers = Vec::new();
+    for h in &a.live.headers {
+        let Some((n, v)) = h.split_once(':') else {
+            return fail(live::NO_COLON.to_string());
+        };
+        headers.push((n.trim().to_string(), v.trim().to_string()));
+    }
+    let api_key = match &a.live.api_key_env {
+        Some(var) => match std::env::var(var) {
+            Ok(k) => Some(k),
+            Err(_) => return fail(format!("--api-key-env: ${var} is not set")),
+        },
+        None => None,
+    };
+    let rides = |d: &sselint::dialect::Dialect| d.api().rides_sockets();
+    let dialect = settings
+        .dialect
+        .or_else(|| sselint::dialect::sniff_url(&a.url))
+        .filter(rides)
+        .or_else(|| sselint::dialect::ALL.iter().copied().find(rides));
+    let Some(dialect) = dialect else {
+        return fail("no dialect sselint reads has a WebSocket mode".into());
+    };
+    let req = live::socket::SocketRequest {
+        url: a.url.clone(),
+        headers,
+        api_key,
+        messages,
+        dialect,
+        read_timeout: std::time::Duration::from_secs_f64(a.live.read_timeout.max(0.001)),
+    };
+    let mut file = match sselint::output::Streamed::create(out) {
+        Ok(f) => f,
+        Err(e) => return fail(format!("writing {}: {e}", out.display())),
+    };
+    let rec = match live::socket::record(&req, &mut file) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if let Err(e) = file.commit() {
+        return fail(format!("writing {}: {e}", out.display()));
+    }
+    let _ = writeln!(
+        std::io::stdout(),
+        "saved {} ({} messages, HTTP {}, {:.1} s{})",
+        out.display(),
+        rec.messages,
+        rec.status,
+        rec.total_ms / 1000.0,
+        rec.stopped
+            .as_deref()
+            .map(|s| format!(", stopped: {s}"))
+            .unwrap_or_default()
+    );
+    let file = sselint::pipeline::lint_path(
+        &out.to_string_lossy(),
+        &sselint::capture::Options::default(),
+        settings,
+    );
+    let unreadable = file.error.is_some();
+    let run = sselint::report::Run {
+        files: vec![file],
+        profile: settings.profile.name.clone(),
+        suppressed: 0,
+        fail_on: None,
+    };
+    let mut o = std::io::stdout().lock();
+    let _ = sselint::report::Render::render(
+        &sselint::report::human::Human {
+            verbose: false,
+            color: a.color.enabled(),
+            quiet: false,
+            errors_elsewhere: false,
+        },
+        &run,
+        &mut o,
+    );
+    if unreadable {
+        return Ok(ExitCode::from(2));
+    }
     Ok(sselint::lint::verdict(a.fail_on.threshold(), run.worst()))
 }
 
