@@ -561,7 +561,7 @@ JSON object, the last line with the fragments joined. Bedrock's event
 stream (application/vnd.amazon.eventstream) is served at
 /model/MODEL/converse-stream (ConverseStream) or
 /model/MODEL/invoke-with-response-stream (InvokeModelWithResponseStream),
-any MODEL; hand boto3 or the AWS SDK endpoint_url=http://127.0.0.1:PORT and
+any MODEL; hand an AWS SDK endpoint_url=http://127.0.0.1:PORT and
 any credentials (the JavaScript SDK with requestHandler: new
 NodeHttpHandler(): replay speaks HTTP/1.1, and its default is HTTP/2). These transports have no comments: --keepalive-ms is
 refused for them. --delay-ms waits between lines or frames,

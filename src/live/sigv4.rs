@@ -462,7 +462,7 @@ mod tests {
     }
 
     #[test]
-    fn a_converse_stream_request_signs_as_botocore_signs_it() {
+    fn a_converse_stream_request_signs_as_the_python_sdk_signs_it() {
         // botocore 1.44.18's `SigV4Auth(creds, "bedrock", "eu-central-1")`
         // on this request, run on this machine: X-Amz-Date
         // 20261207T140626Z and this signature.
