@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the scenario capture sets `sselint replay DIR` serves to the
-`sselint probe` tests: tests/fixtures/probe/good/{chat,responses,messages,gemini}/
-(every scenario answered well) and tests/fixtures/probe/broken/chat/ (one
+`sselint probe` tests: tests/fixtures/probe/good/{chat,responses,messages,gemini,
+ollama,bedrock-converse,bedrock-invoke}/ (every scenario answered well:
+SSE, Ollama's NDJSON lines, Bedrock's AWS event-stream frames) and
+tests/fixtures/probe/broken/chat/ (one
 file per fault of issue 15, each replacing the good set's file of that
 name). Some good streams are copies of samples/good/; the rest are built
 here in the same shapes. Run from the repository root:
@@ -9,9 +11,12 @@ here in the same shapes. Run from the repository root:
     python3 scripts/probe_fixtures.py
 """
 
+import base64
 import json
 import os
 import shutil
+import struct
+import zlib
 
 ROOT = os.path.join("tests", "fixtures", "probe")
 CREATED = 1700000000
@@ -302,8 +307,159 @@ def gemini_good(d):
     write(f"{d}/invalid.json", json.dumps({"error": {"code": 400, "message": "Invalid value at 'contents' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), 42", "status": "INVALID_ARGUMENT"}}, indent=2) + "\n")
 
 
+# ---------------------------------------------------------------- ollama
+
+
+def ollama_chat(pieces, done_reason="stop", thinking=None, model="llama3.2"):
+    """NDJSON lines of an /api/chat stream, the counts on the last."""
+    lines = []
+    t = 0
+
+    def line(message, **extra):
+        nonlocal t
+        t += 21
+        obj = {"model": model, "created_at": f"2026-01-02T03:04:05.{t:03d}Z",
+               "message": {"role": "assistant", "content": "", **message}, "done": False}
+        obj.update(extra)
+        lines.append(json.dumps(obj, separators=(",", ":")))
+
+    for th in thinking or []:
+        line({"thinking": th})
+    for p in pieces:
+        line({"content": p})
+    line({}, done=True, done_reason=done_reason, total_duration=512000000, load_duration=900000,
+         prompt_eval_count=14, prompt_eval_duration=40000000, eval_count=len(pieces),
+         eval_duration=200000000)
+    return "".join(x + "\n" for x in lines)
+
+
+def ollama_good(d):
+    write(f"{d}/plain.ndjson", ollama_chat(HELLO))
+    write(f"{d}/length.ndjson", ollama_chat(COUNT[:5], "length"))
+    write(f"{d}/stop.ndjson", ollama_chat(["One"]))
+    shutil.copy("samples/good/ollama-chat-tool.ndjson", f"{d}/tool.ndjson")
+    write(f"{d}/long.ndjson", ollama_chat(LONG))
+    write(f"{d}/thinking.ndjson", ollama_chat(HELLO, thinking=["The user", " greets me."], model="qwen3:8b"))
+    write(f"{d}/invalid.json", json.dumps({"error": "json: cannot unmarshal number into Go struct field ChatRequest.messages of type []api.Message"}, indent=2) + "\n")
+
+
+# ---------------------------------------------------------------- bedrock
+
+
+def frame(headers, payload):
+    """One AWS event-stream frame: string headers, payload bytes, both CRCs."""
+    h = b""
+    for name, value in headers:
+        n, v = name.encode(), value.encode()
+        h += bytes([len(n)]) + n + b"\x07" + struct.pack(">H", len(v)) + v
+    total = 16 + len(h) + len(payload)
+    prelude = struct.pack(">II", total, len(h))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    body = prelude + h + payload
+    return body + struct.pack(">I", zlib.crc32(body))
+
+
+PAD = "abcdefghijklmnopqrstuvwxyz"
+
+
+def event_frame(kind, obj, i):
+    """A Bedrock event frame, with the `p` padding real events carry."""
+    obj = dict(obj, p=PAD[: 1 + (i * 7) % 20])
+    return frame([(":event-type", kind), (":content-type", "application/json"), (":message-type", "event")],
+                 json.dumps(obj, separators=(",", ":")).encode())
+
+
+def converse(pieces, stop_reason="end_turn", reasoning=None):
+    ev = [("messageStart", {"role": "assistant"})]
+    block = 0
+    if reasoning:
+        for r in reasoning:
+            ev.append(("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"text": r}}}))
+        ev.append(("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "EqQBCgIYAhIMProbeSignature0001"}}}))
+        ev.append(("contentBlockStop", {"contentBlockIndex": 0}))
+        block = 1
+    for p in pieces:
+        ev.append(("contentBlockDelta", {"contentBlockIndex": block, "delta": {"text": p}}))
+    ev.append(("contentBlockStop", {"contentBlockIndex": block}))
+    ev.append(("messageStop", {"stopReason": stop_reason}))
+    out = len(pieces) + len(reasoning or [])
+    ev.append(("metadata", {"usage": {"inputTokens": 14, "outputTokens": out, "totalTokens": 14 + out},
+                            "metrics": {"latencyMs": 420}}))
+    return b"".join(event_frame(k, o, i) for i, (k, o) in enumerate(ev))
+
+
+def write_bytes(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def converse_good(d):
+    write_bytes(f"{d}/plain.bin", converse(HELLO))
+    write_bytes(f"{d}/length.bin", converse(COUNT[:5], "max_tokens"))
+    write_bytes(f"{d}/stop.bin", converse(["One"], "stop_sequence"))
+    shutil.copy("samples/good/bedrock-converse.bin", f"{d}/tool.bin")
+    write_bytes(f"{d}/long.bin", converse(LONG))
+    write_bytes(f"{d}/thinking.bin", converse(HELLO, reasoning=["The user", " greets me."]))
+    write(f"{d}/invalid.json", json.dumps({"message": "1 validation error detected: Value at 'messages' failed to satisfy constraint: Member must be a list"}, indent=2) + "\n")
+
+
+def sse_events(path):
+    """(event name, data object) of each event of an SSE file."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for block in f.read().replace("\r\n", "\n").split("\n\n"):
+            name, data = None, []
+            for line in block.split("\n"):
+                if line.startswith("event:"):
+                    name = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].lstrip(" "))
+            if data:
+                out.append((name, json.loads("\n".join(data))))
+    return out
+
+
+def invoke(events):
+    """Claude's Messages events as Invoke `chunk` frames, the last with
+    Bedrock's invocation metrics (its counts those the events report)."""
+    events = [o for _, o in events if o.get("type") != "ping"]
+    usage_in = next(o["message"]["usage"]["input_tokens"] for o in events if o["type"] == "message_start")
+    usage_out = [o["usage"]["output_tokens"] for o in events if o["type"] == "message_delta"][-1]
+    last = events[-1]
+    last["amazon-bedrock-invocationMetrics"] = {"inputTokenCount": usage_in, "outputTokenCount": usage_out,
+                                                "invocationLatency": 980, "firstByteLatency": 310}
+    frames = []
+    for i, o in enumerate(events):
+        raw = json.dumps(o, separators=(",", ":")).encode()
+        frames.append(event_frame("chunk", {"bytes": base64.b64encode(raw).decode()}, i))
+    return b"".join(frames)
+
+
+def invoke_good(d):
+    text = lambda pieces, *a: sse_events_of(messages_text(pieces, *a))
+    write_bytes(f"{d}/plain.bin", invoke(text(HELLO)))
+    write_bytes(f"{d}/length.bin", invoke(text(COUNT[:5], "max_tokens")))
+    write_bytes(f"{d}/stop.bin", invoke(text(["One"], "stop_sequence", ",")))
+    shutil.copy("samples/good/bedrock-invoke.bin", f"{d}/tool.bin")
+    write_bytes(f"{d}/long.bin", invoke(text(LONG)))
+    write_bytes(f"{d}/thinking.bin", invoke(sse_events("samples/good/messages-thinking.sse")))
+    write(f"{d}/invalid.json", json.dumps({"message": "messages: Input should be a valid list"}, indent=2) + "\n")
+
+
+def sse_events_of(text):
+    """sse_events of SSE text."""
+    path = os.path.join(ROOT, ".events.sse")
+    write(path, text)
+    try:
+        return sse_events(path)
+    finally:
+        os.remove(path)
+
+
 def main():
-    for sub in ["good/chat", "good/responses", "good/messages", "good/gemini", "broken/chat"]:
+    for sub in ["good/chat", "good/responses", "good/messages", "good/gemini", "good/ollama",
+                "good/bedrock-converse", "good/bedrock-invoke", "broken/chat"]:
         d = os.path.join(ROOT, sub)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -312,6 +468,9 @@ def main():
     responses_good(os.path.join(ROOT, "good/responses"))
     messages_good(os.path.join(ROOT, "good/messages"))
     gemini_good(os.path.join(ROOT, "good/gemini"))
+    ollama_good(os.path.join(ROOT, "good/ollama"))
+    converse_good(os.path.join(ROOT, "good/bedrock-converse"))
+    invoke_good(os.path.join(ROOT, "good/bedrock-invoke"))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ pub fn interrupted() -> Arc<AtomicBool> {
     .clone()
 }
 
+pub mod sigv4;
+
 /// How long a live read may wait for the next bytes: 5 minutes.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -78,6 +80,11 @@ pub struct Request {
     /// 3xx as the answer, so that only the URL given is contacted
     /// (`probe`).
     pub follow_redirects: bool,
+    /// AWS credentials to sign the request with (SigV4), for an API that
+    /// takes a signature ([`crate::dialect::Api::sigv4_service`]:
+    /// Bedrock) when no `api_key` is given; the signature headers are
+    /// saved as `[REDACTED]`.
+    pub aws: Option<sigv4::Credentials>,
 }
 
 /// Why a recording ended.
@@ -329,14 +336,15 @@ fn record_into(
             .iter()
             .any(|(n, _)| n.eq_ignore_ascii_case(name))
     };
-    let mut sent_headers: Vec<(String, String)> = [
-        ("Content-Type", "application/json"),
-        ("Accept", "text/event-stream"),
-    ]
-    .into_iter()
-    .filter(|(n, _)| !given(n))
-    .map(|(n, v)| (n.to_string(), v.to_string()))
-    .collect();
+    // The stream's media type: `text/event-stream`, Ollama's
+    // `application/x-ndjson`, Bedrock's `application/vnd.amazon.eventstream`.
+    let accept = req.dialect.api().transport().media_type();
+    let mut sent_headers: Vec<(String, String)> =
+        [("Content-Type", "application/json"), ("Accept", accept)]
+            .into_iter()
+            .filter(|(n, _)| !given(n))
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
     sent_headers.extend(req.headers.iter().cloned());
     // The user part goes out as our own `Authorization: Basic` (below),
     // never as the HTTP client would send it: still percent-encoded.
@@ -381,6 +389,32 @@ fn record_into(
         {
             builder = builder.header(*name, *value);
             sent_headers.push((name.to_string(), value.to_string()));
+        }
+    }
+    // An AWS API with AWS credentials and no key of ours: SigV4 over the
+    // headers so far and the body. The capture keeps `Authorization`,
+    // `X-Amz-Date` and `X-Amz-Security-Token` as `[REDACTED]`.
+    let service = req.dialect.api().sigv4_service();
+    let keyed = sent_headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+    if let (Some(creds), Some(service), false) = (&req.aws, service, keyed) {
+        let signed = sigv4::sign(
+            "POST",
+            &url,
+            &sent_headers,
+            body_text.as_bytes(),
+            creds,
+            service,
+            SystemTime::now(),
+        )
+        .map_err(|e| RecordError::Failed {
+            url: capture::redact_url(&req.url),
+            message: e.to_string(),
+        })?;
+        for (n, v) in signed {
+            builder = builder.header(n.as_str(), v.as_str());
+            sent_headers.push((n, v));
         }
     }
     let started = SystemTime::now();

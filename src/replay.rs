@@ -1006,8 +1006,9 @@ fn handle_connection(
     let mut at_boundary = true;
     // NDJSON and event-stream have no comments: no keep-alive is sent
     // there (the CLI refuses `--keepalive-ms` for such a capture).
-    let sse = replay.transport == Transport::Sse;
-    let keepalive_ms = opts.keepalive_ms.filter(|_| sse);
+    let keepalive_ms = opts
+        .keepalive_ms
+        .filter(|_| replay.transport.has_comments());
     // A keep-alive ends its lines as the stream's events do (Gemini's
     // servers, and some others, end every line with CRLF), so that it adds
     // a comment, not a second line-ending convention.
@@ -1066,20 +1067,20 @@ impl Faults {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        // Frame N runs from the end of frame N-1 to its own end; its
+        // checksums are where its transport says (none outside
+        // event-stream).
+        let checksums = |n: u64| {
+            let start = replay.message_end(n.checked_sub(1)?)?;
+            let end = replay.message_end(n)?;
+            replay.transport.checksums(start..end)
+        };
         let mut flipped = Vec::new();
-        if replay.transport == Transport::EventStream {
-            // Frame N runs from the end of frame N-1 to its own end.
-            let frame = |n: u64| {
-                let start = replay.message_end(n.checked_sub(1)?)?;
-                let end = replay.message_end(n)?;
-                (end >= start + 16).then_some((start, end))
-            };
-            if let Some((_, end)) = opts.corrupt_crc.and_then(frame) {
-                flipped.push(end - 4..end);
-            }
-            if let Some((start, _)) = opts.corrupt_prelude_crc.and_then(frame) {
-                flipped.push(start + 8..start + 12);
-            }
+        if let Some((_, message)) = opts.corrupt_crc.and_then(checksums) {
+            flipped.push(message);
+        }
+        if let Some((prelude, _)) = opts.corrupt_prelude_crc.and_then(checksums) {
+            flipped.push(prelude);
         }
         Faults { cut, flipped }
     }
@@ -1354,6 +1355,16 @@ impl ScenarioSet {
                     None => dialect::ALL.to_vec(),
                 };
                 for d in targets {
+                    // With the headers the API's errors carry (AWS's
+                    // x-amzn-ErrorType).
+                    let mut headers =
+                        vec![("Content-Type".to_string(), "application/json".to_string())];
+                    headers.extend(
+                        d.api()
+                            .error_headers(status)
+                            .into_iter()
+                            .map(|(n, v)| (n.to_string(), v)),
+                    );
                     self.insert(
                         d,
                         name,
@@ -1361,10 +1372,7 @@ impl ScenarioSet {
                         Replay {
                             status,
                             reason: reason_phrase(status).to_string(),
-                            headers: vec![(
-                                "Content-Type".to_string(),
-                                "application/json".to_string(),
-                            )],
+                            headers,
                             body: Spooled::Mem(body.clone()),
                             timing: None,
                             dialect: Some(d),

@@ -4,7 +4,9 @@
 //! each with its media type, its API's 404, and the faults these
 //! transports can have (a cut after whole lines or frames, a cut inside a
 //! frame, a frame whose CRC is flipped in flight), read back by `sselint
-//! check URL` and `sselint record`, our own clients.
+//! check URL` and `sselint record`, our own clients; and `record` to
+//! Bedrock signed with SigV4 from the AWS environment variables, none of
+//! which any output holds.
 
 mod common;
 use common::{request_file, root, scratch, sselint, Replay};
@@ -459,4 +461,210 @@ fn record_of_a_replay_gives_back_each_transports_bytes() {
         };
         assert_eq!(body, std::fs::read(&p).unwrap(), "{file}");
     }
+}
+
+/// Test credentials (AWS's documentation example key id), never real.
+const AKID: &str = "AKIAIOSFODNN7EXAMPLE";
+const SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+const TOKEN: &str = "FwoGZXIvYXdzEXAMPLESESSIONTOKEN0123456789";
+
+/// `sselint record` with the AWS credentials in its environment.
+fn record_signed(url: &str, body: &Value, out: &Path) -> (Option<i32>, String, String) {
+    let req = out.with_extension("json");
+    std::fs::write(&req, body.to_string()).unwrap();
+    let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .args(["record", url, "--body"])
+        .arg(&req)
+        .arg("-o")
+        .arg(out)
+        .args(["--force", "--fail-on", "never"])
+        .env("NO_COLOR", "1")
+        .env("AWS_ACCESS_KEY_ID", AKID)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET)
+        .env("AWS_SESSION_TOKEN", TOKEN)
+        .env("AWS_REGION", "eu-central-1")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn record_to_bedrock_signs_from_the_environment_and_saves_no_credential() {
+    let dir = scratch("record-sigv4");
+    for (file, path, body) in [
+        (
+            "good/bedrock-converse.bin",
+            "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream",
+            converse_request(),
+        ),
+        (
+            "good/bedrock-invoke.bin",
+            "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream",
+            json!({"anthropic_version": "bedrock-2023-05-31", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}]}),
+        ),
+    ] {
+        let p = sample(file);
+        let replay = Replay::start(&p, &["--once"]);
+        let out = dir.join("b.har");
+        let (code, stdout, stderr) =
+            record_signed(&format!("http://{}{path}", replay.addr), &body, &out);
+        assert_eq!(code, Some(0), "{file}: {stderr}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        for secret in [AKID, SECRET, TOKEN, "AWS4-HMAC-SHA256", "Signature="] {
+            assert!(!text.contains(secret), "{file}: the HAR holds {secret}");
+            assert!(
+                !stdout.contains(secret) && !stderr.contains(secret),
+                "{file}: printed {secret}"
+            );
+        }
+        let har: Value = serde_json::from_str(&text).unwrap();
+        let entry = &har["log"]["entries"][0];
+        let sent = |name: &str| {
+            entry["request"]["headers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|h| h["name"].as_str().unwrap().eq_ignore_ascii_case(name))
+                .map(|h| h["value"].as_str().unwrap().to_string())
+        };
+        for name in ["Authorization", "X-Amz-Date", "X-Amz-Security-Token"] {
+            assert_eq!(sent(name).as_deref(), Some("[REDACTED]"), "{file}: {name}");
+        }
+        assert_eq!(
+            sent("Accept").as_deref(),
+            Some("application/vnd.amazon.eventstream")
+        );
+        // Bedrock's operations stream by their path: no `stream` field.
+        let posted: Value =
+            serde_json::from_str(entry["request"]["postData"]["text"].as_str().unwrap()).unwrap();
+        assert!(posted.get("stream").is_none(), "{posted}");
+        // The body comes back byte for byte.
+        let content = &entry["response"]["content"];
+        use base64::Engine;
+        let got = base64::engine::general_purpose::STANDARD
+            .decode(content["text"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(got, std::fs::read(&p).unwrap(), "{file}");
+    }
+}
+
+/// Seconds since 1970 of a SigV4 date (`20150830T123600Z`).
+fn epoch_of_amz_date(d: &str) -> u64 {
+    let n = |r: std::ops::Range<usize>| d[r].parse::<i64>().unwrap();
+    let (y, m, day) = (n(0..4), n(4..6), n(6..8));
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    (days * 86_400 + n(9..11) * 3600 + n(11..13) * 60 + n(13..15)) as u64
+}
+
+#[test]
+fn the_signature_on_the_wire_is_the_one_the_received_request_gives() {
+    // A server that keeps the request it gets and answers with a Converse
+    // stream: what a SigV4 verifier sees. Signing what it received again
+    // with the same credentials and date must give the same header, so
+    // nothing between the signer and the socket changed a signed part.
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stream = std::fs::read(sample("good/bedrock-converse.bin")).unwrap();
+    let server = std::thread::spawn(move || {
+        let (sock, _) = listener.accept().unwrap();
+        let mut r = BufReader::new(sock.try_clone().unwrap());
+        let mut head = Vec::new();
+        loop {
+            let mut line = String::new();
+            r.read_line(&mut line).unwrap();
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            head.push(line.trim_end().to_string());
+        }
+        let len: usize = head
+            .iter()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("content-length:")
+                    .map(|v| v.trim().parse().unwrap())
+            })
+            .unwrap();
+        let mut body = vec![0u8; len];
+        r.read_exact(&mut body).unwrap();
+        let mut sock = sock;
+        write!(
+            sock,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            stream.len()
+        )
+        .unwrap();
+        sock.write_all(&stream).unwrap();
+        (head, body)
+    });
+    let dir = scratch("record-sigv4-wire");
+    let path = "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream";
+    let url = format!("http://{addr}{path}");
+    let (code, _, stderr) = record_signed(&url, &converse_request(), &dir.join("w.har"));
+    assert_eq!(code, Some(0), "{stderr}");
+    let (head, body) = server.join().unwrap();
+    assert_eq!(head[0], format!("POST {path} HTTP/1.1"));
+    let header = |name: &str| {
+        head.iter()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim().to_string())
+            .unwrap_or_else(|| panic!("no {name} in {head:?}"))
+    };
+    let date = header("x-amz-date");
+    assert_eq!(header("x-amz-security-token"), TOKEN);
+    let auth = header("authorization");
+    assert!(
+        auth.starts_with(&format!(
+            "AWS4-HMAC-SHA256 Credential={AKID}/{}/eu-central-1/bedrock/aws4_request, SignedHeaders=accept;content-type;host;x-amz-date;x-amz-security-token, Signature=",
+            &date[..8]
+        )),
+        "{auth}"
+    );
+    let creds = sselint::live::sigv4::Credentials {
+        access_key_id: AKID.into(),
+        secret_access_key: SECRET.into(),
+        session_token: Some(TOKEN.into()),
+        region: Some("eu-central-1".into()),
+    };
+    let received: Vec<(String, String)> = ["content-type", "accept"]
+        .iter()
+        .map(|n| (n.to_string(), header(n)))
+        .collect();
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(epoch_of_amz_date(&date));
+    let again = sselint::live::sigv4::sign(
+        "POST",
+        &format!("http://{}{path}", header("host")),
+        &received,
+        &body,
+        &creds,
+        "bedrock",
+        at,
+    )
+    .unwrap();
+    assert_eq!(again.last().unwrap().1, auth);
+}
+
+#[test]
+fn a_cut_after_whole_events_works_on_sse_too() {
+    // --cut-after-messages counts SSE events as it counts lines and frames.
+    let p = sample("good/openai-basic.sse");
+    let whole = std::fs::read(&p).unwrap();
+    let replay = Replay::start(&p, &["--cut-after-messages", "2"]);
+    let a = post(&replay.addr, "/v1/chat/completions", "{}");
+    assert!(!a.complete);
+    let text = String::from_utf8(whole).unwrap();
+    let two: Vec<&str> = text.split_inclusive("\n\n").take(2).collect();
+    assert_eq!(String::from_utf8(a.body).unwrap(), two.concat());
 }

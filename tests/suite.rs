@@ -86,6 +86,8 @@ mod observed;
 mod probe;
 #[path = "probe_servers.rs"]
 mod probe_servers;
+#[path = "probe_transports.rs"]
+mod probe_transports;
 #[path = "provider.rs"]
 mod provider;
 #[path = "python.rs"]

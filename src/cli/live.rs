@@ -25,7 +25,10 @@ pub struct LiveArgs {
     /// Environment variable holding the API key, sent as `Authorization:
     /// Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as
     /// `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI's
-    /// project paths); never printed, never saved.
+    /// project paths; a Bedrock API key as a Bearer token); never printed,
+    /// never saved. Without it, a Bedrock request is signed with SigV4
+    /// from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN
+    /// and AWS_REGION (or AWS_DEFAULT_REGION, else the host's region).
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
     /// Stop after this many seconds (what arrived is kept).
@@ -86,12 +89,14 @@ impl LiveArgs {
             Some(d) => d,
             None => request_dialect(url, &body),
         };
+        let aws = aws_credentials(dialect, api_key.is_some(), &headers);
         Ok(live::Request {
             url: url.to_string(),
             dialect,
             body,
             headers,
             api_key,
+            aws,
             include_usage: !self.no_usage,
             timeout: self.timeout.map(Duration::from_secs_f64),
             read_timeout: Duration::from_secs_f64(self.read_timeout.max(0.001)),
@@ -99,6 +104,33 @@ impl LiveArgs {
             follow_redirects: true,
         })
     }
+}
+
+/// The AWS credentials of the environment for a request to an API signed
+/// with SigV4 (Bedrock) that has no key (`--api-key-env`: a Bedrock API
+/// key goes as a Bearer token) and no `Authorization` header of the
+/// user's. Without them a note says the request goes unsigned.
+pub(super) fn aws_credentials(
+    dialect: sselint::dialect::Dialect,
+    keyed: bool,
+    headers: &[(String, String)],
+) -> Option<live::sigv4::Credentials> {
+    dialect.api().sigv4_service()?;
+    if keyed
+        || headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+    {
+        return None;
+    }
+    let creds = live::sigv4::Credentials::from_env();
+    if creds.is_none() {
+        eprintln!(
+            "sselint: note: {} takes a SigV4 signature or a Bedrock API key, and neither AWS_ACCESS_KEY_ID with AWS_SECRET_ACCESS_KEY nor --api-key-env is given: the request goes unsigned",
+            dialect.title()
+        );
+    }
+    creds
 }
 
 /// The dialect of a request to a URL whose path names none (a gateway's
@@ -163,10 +195,11 @@ pub fn record_to(
     let status = live && std::io::stderr().is_terminal();
     let mut shown = 0usize;
     let mut bytes = 0usize;
+    let mut reading = LiveReading::default();
     let (rec, body) = live::record_spooled(&req, &stop, |chunk, ms| {
         bytes += chunk.len();
         linter.observe_bytes(chunk);
-        parser.feed(chunk, &mut linter);
+        reading.feed(chunk, &mut parser, &mut linter, settings.max_event_bytes);
         if live {
             let mut o = std::io::stdout().lock();
             for d in &linter.out.diagnostics[shown..] {
@@ -207,20 +240,86 @@ pub fn record_to(
     Ok((rec, body.len()))
 }
 
+/// How `record` frames a stream as it arrives, for the findings it prints
+/// then: SSE, unless the first bytes show another transport (an NDJSON
+/// line, an event-stream prelude), whose framer then hands the linter
+/// its messages. The report at the end is `check`'s of the saved capture.
+enum LiveReading {
+    /// The first bytes, until they show a transport, hold a line, or
+    /// reach 4 KiB.
+    Held(Vec<u8>),
+    Sse,
+    Framed(Box<dyn sselint::transport::Framer>),
+}
+
+/// Hands a framer's messages to the linter.
+struct ToLinter<'a, 's>(&'a mut Linter<'s>);
+
+impl sselint::transport::Sink for ToLinter<'_, '_> {
+    fn message(&mut self, m: &sselint::transport::Message<'_>) {
+        self.0.read_message(m);
+    }
+}
+
+impl Default for LiveReading {
+    fn default() -> Self {
+        LiveReading::Held(Vec::new())
+    }
+}
+
+impl LiveReading {
+    fn feed(&mut self, chunk: &[u8], parser: &mut Parser, linter: &mut Linter<'_>, limit: usize) {
+        use sselint::transport::Transport;
+        let held = match std::mem::take(self) {
+            LiveReading::Held(mut h) => {
+                h.extend_from_slice(chunk);
+                h
+            }
+            LiveReading::Sse => {
+                *self = LiveReading::Sse;
+                parser.feed(chunk, linter);
+                return;
+            }
+            LiveReading::Framed(mut f) => {
+                f.feed(chunk, &mut ToLinter(linter));
+                *self = LiveReading::Framed(f);
+                return;
+            }
+        };
+        let shown = Transport::of_bytes(&held);
+        if shown.is_none() && held.len() < 4096 && !held.contains(&b'\n') {
+            *self = LiveReading::Held(held);
+            return;
+        }
+        match shown.and_then(|t| t.framer(limit).map(|f| (t, f))) {
+            Some((t, mut f)) => {
+                linter.set_transport(t);
+                f.feed(&held, &mut ToLinter(linter));
+                *self = LiveReading::Framed(f);
+            }
+            None => {
+                parser.feed(&held, linter);
+                *self = LiveReading::Sse;
+            }
+        }
+    }
+}
+
 /// Record a live stream to HAR, linting it as it arrives.
 #[derive(Debug, clap::Args)]
 pub struct RecordArgs {
     /// The endpoint, e.g. https://api.openai.com/v1/chat/completions,
-    /// …/v1/responses, https://api.anthropic.com/v1/messages or
-    /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse.
+    /// …/v1/responses, https://api.anthropic.com/v1/messages,
+    /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse,
+    /// http://localhost:11434/api/chat (Ollama) or
+    /// https://bedrock-runtime.us-east-1.amazonaws.com/model/MODEL/converse-stream.
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
     /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`,
-    /// `bedrock-invoke`): how the key is sent and how the stream is read
-    /// (`ollama` and Bedrock's are saved as they come, but the lint while
-    /// it arrives reads SSE only: check the saved HAR; Bedrock's SigV4
-    /// signing is not done, a Bedrock API key is sent as a Bearer token).
+    /// `bedrock-invoke`): how the key is sent (or the request signed) and
+    /// what the body gains or loses (`stream`: true for Ollama, none for
+    /// Bedrock).
     #[arg(long, value_enum)]
     dialect: Option<super::DialectArg>,
     #[command(flatten)]
@@ -348,7 +447,9 @@ stream (application/vnd.amazon.eventstream) is served at
 /model/MODEL/converse-stream (ConverseStream) or
 /model/MODEL/invoke-with-response-stream (InvokeModelWithResponseStream),
 any MODEL; hand an AWS SDK's Bedrock runtime client the endpoint
-http://127.0.0.1:PORT and any credentials. These transports have no comments: --keepalive-ms is
+http://127.0.0.1:PORT and any credentials (the JavaScript SDK with
+requestHandler: new NodeHttpHandler(): replay speaks HTTP/1.1, and its
+default is HTTP/2). These transports have no comments: --keepalive-ms is
 refused for them. --delay-ms waits between lines or frames,
 --cut-after-messages cuts after whole ones, --cut-after-bytes can cut inside
 a frame, and --corrupt-crc / --corrupt-prelude-crc flip a frame's CRC.
@@ -501,9 +602,8 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
 /// keep-alive comment where there are no comments, a frame CRC where
 /// there are no frames), and notes a message cut past the last message.
 fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), String> {
-    use sselint::transport::Transport;
     let t = replay.transport;
-    if a.keepalive_ms.is_some() && t != Transport::Sse {
+    if a.keepalive_ms.is_some() && !t.has_comments() {
         return Err(format!(
             "--keepalive-ms sends `: keep-alive` comments, and {} ({}) has no comments: a client reads every {} as a message; use --delay-ms or --first-delay-ms for a slow stream",
             t.name(),
@@ -516,7 +616,7 @@ fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), 
         ("--corrupt-prelude-crc", a.corrupt_prelude_crc),
     ] {
         let Some(n) = n else { continue };
-        if t != Transport::EventStream {
+        if !t.has_checksums() {
             return Err(format!(
                 "{flag} flips a CRC of an AWS event-stream frame, and this capture is {} ({}), which has none",
                 t.name(),
@@ -583,11 +683,36 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
     let served: Vec<String> = set
         .dialects()
         .iter()
-        .map(|d| format!("{} ({})", d.endpoint(), set.names(*d).join(", ")))
+        .map(|d| {
+            format!(
+                "POST {}{} ({})",
+                d.base(),
+                d.endpoint(),
+                set.names(*d).join(", ")
+            )
+        })
         .collect();
+    // Keep-alive comments and frame CRCs exist in some transports only.
+    let others: Vec<String> = sselint::transport::ALL
+        .iter()
+        .filter(|t| !t.has_comments())
+        .filter(|t| set.dialects().iter().any(|d| d.api().transport() == **t))
+        .map(|t| format!("{} ({})", t.name(), t.media_type()))
+        .collect();
+    if a.keepalive_ms.is_some() && !others.is_empty() {
+        eprintln!(
+            "sselint: note: --keepalive-ms sends `: keep-alive` comments in the SSE answers only; {} have no comments",
+            others.join(" and ")
+        );
+    }
+    if a.corrupt_crc.is_some() || a.corrupt_prelude_crc.is_some() {
+        eprintln!(
+            "sselint: note: --corrupt-crc and --corrupt-prelude-crc flip a frame's CRC in the event-stream answers only"
+        );
+    }
     let _ = writeln!(
         std::io::stdout(),
-        "sselint replay: serving the scenarios of {} on http://{addr}/v1 (POST {}); Ctrl-C stops",
+        "sselint replay: serving the scenarios of {} on http://{addr} ({}); Ctrl-C stops",
         a.capture,
         served.join("; ")
     );

@@ -29,10 +29,18 @@ Examples:
   sselint probe http://localhost:4000/v1 --model m --only plain,usage,tool -o probe-out
   sselint probe http://localhost:4000/v1 --model m --report sarif=probe.sarif
   sselint probe https://a.example/v1 https://b.example/v1 --model m   compare two endpoints
+  sselint probe http://localhost:11434 --dialect ollama --model llama3.2
+  sselint probe https://bedrock-runtime.us-east-1.amazonaws.com --dialect bedrock-converse \
+      --model anthropic.claude-sonnet-4-5-20250929-v1:0 --reasoning
 
 The base URL gets the dialect's path: /chat/completions (--dialect chat, the
 default), /responses or /messages; a URL already ending in one of those is
-used as it is and names the dialect. Gemini (--dialect gemini) puts the
+used as it is and names the dialect. Ollama (--dialect ollama) takes the
+origin and /api/chat; Bedrock (bedrock-converse, bedrock-invoke) takes the
+origin and /model/MODEL/converse-stream or
+/model/MODEL/invoke-with-response-stream, each request signed with SigV4
+from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and
+AWS_REGION (or sent with --api-key-env's Bedrock API key as a Bearer token). Gemini (--dialect gemini) puts the
 model in the path, /models/MODEL:streamGenerateContent?alt=sse: an origin
 or proxy prefix gains /v1beta first, a URL ending in /v1, /v1beta or
 /v1beta1 gains only the model's path, Vertex AI's
@@ -50,6 +58,9 @@ Scenarios (--only/--skip take these names):
              invalid disconnect
   gemini:    plain length stop tool n2 json long thinking (with
              --reasoning) invalid disconnect
+  ollama, bedrock-converse, bedrock-invoke:
+             plain length stop tool long thinking (with --reasoning)
+             invalid disconnect
 
 Verdicts: pass (no finding at or above --fail-on), fail (one is),
 unsupported (an optional feature - stop, tool, parallel-tools, n2, json,
@@ -131,8 +142,9 @@ pub struct Args {
     model: String,
     /// Environment variable holding the API key, sent as `Authorization:
     /// Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a
-    /// Bearer token to Vertex AI's project paths); never printed, never
-    /// saved.
+    /// Bearer token to Vertex AI's project paths; a Bedrock API key);
+    /// never printed, never saved. Without it, Bedrock requests are signed
+    /// with SigV4 from the AWS environment variables.
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
     /// An extra request header, `Name: value` (repeatable); it replaces
@@ -169,8 +181,8 @@ pub struct Args {
     /// requests share it).
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     timeout: f64,
-    /// Also run the reasoning scenario (`thinking` for Messages and
-    /// Gemini).
+    /// Also run the reasoning scenario (`thinking` for Messages, Gemini,
+    /// Ollama and Bedrock).
     #[arg(long)]
     reasoning: bool,
     /// Report format.
@@ -657,6 +669,7 @@ pub fn run(mut a: Args) -> anyhow::Result<ExitCode> {
                 dialect,
                 model: a.model.clone(),
                 headers: headers.clone(),
+                aws: super::live::aws_credentials(dialect, api_key.is_some(), &headers),
                 api_key: api_key.clone(),
                 timeout: Duration::from_secs_f64(a.timeout),
                 insecure: a.insecure,

@@ -298,6 +298,13 @@ pub trait Api: Sync + std::fmt::Debug {
         Vec::new()
     }
 
+    /// The AWS service name a request to this API is signed for with
+    /// SigV4 when AWS credentials are in the environment (Bedrock's
+    /// `bedrock`); `None`: the API takes a key, not a signature.
+    fn sigv4_service(&self) -> Option<&'static str> {
+        None
+    }
+
     /// What the request body gains before it is sent (`stream: true` is
     /// forced by the caller): Chat asks for usage when `include_usage`
     /// (`stream_options` is Chat's alone; the others send usage unasked).

@@ -32,6 +32,10 @@ pub struct Target {
     /// Chat: send the token budget as `max_completion_tokens` (OpenAI's
     /// reasoning models reject `max_tokens`) instead of `max_tokens`.
     pub max_completion_tokens: bool,
+    /// AWS credentials to sign each request with (SigV4), for an API that
+    /// takes a signature (Bedrock) when no key is given; the key id and
+    /// session token are masked as the API key is.
+    pub aws: Option<crate::live::sigv4::Credentials>,
 }
 
 /// Each secret the probe sends, with what it is (`the API key`,
@@ -49,6 +53,12 @@ fn sent_secrets(t: &Target) -> Vec<(String, String)> {
         .iter()
         .map(|k| (k.clone(), "the API key".to_string()))
         .collect();
+    if let Some(a) = &t.aws {
+        out.push((a.access_key_id.clone(), "the AWS access key id".to_string()));
+        if let Some(token) = &a.session_token {
+            out.push((token.clone(), "the AWS session token".to_string()));
+        }
+    }
     for (name, value) in &t.headers {
         if crate::capture::is_secret_header(name) {
             let what = format!("-H {name}");
@@ -392,6 +402,7 @@ fn request(t: &Target, mut body: serde_json::Value) -> live::Request {
         insecure: t.insecure,
         // Only the URL given is contacted: a 3xx is the answer.
         follow_redirects: false,
+        aws: t.aws.clone(),
     }
 }
 
@@ -782,11 +793,53 @@ fn keep(
 }
 
 /// When the saved capture's first content event arrived (ms since the
-/// request), read as `diff` reads it; `None` without content or timing.
+/// request): the time of the first SSE event, NDJSON line or event-stream
+/// frame the linter reads content in; `None` without content or timing.
 fn first_content_ms(path: &Path, settings: &Settings) -> Option<f64> {
-    let side =
-        crate::diff::read_side(&path.to_string_lossy(), &Default::default(), settings).ok()?;
-    side.shape.first_content_ms
+    let cap = crate::capture::open(&path.to_string_lossy(), &Default::default()).ok()?;
+    let stream = cap.streams.into_iter().next()?;
+    let mut first = FirstContent {
+        timing: stream.timing.clone()?,
+        at: None,
+    };
+    crate::pipeline::lint_stream(stream, settings, &mut first);
+    first.at
+}
+
+/// Watches a stream's events for the first with content ([`first_content_ms`]).
+struct FirstContent {
+    timing: crate::capture::Timing,
+    at: Option<f64>,
+}
+
+impl FirstContent {
+    fn event(&mut self, end: u64, index: u64, linter: &crate::checks::Linter<'_>) {
+        if self.at.is_none() && linter.event_kind.contains(&"content") {
+            self.at = self.timing.time_of(end, Some(index));
+        }
+    }
+}
+
+impl crate::pipeline::Observer for FirstContent {
+    fn block(
+        &mut self,
+        block: &crate::sse::Block<'_>,
+        _new: &[crate::lint::Diagnostic],
+        linter: &crate::checks::Linter<'_>,
+    ) {
+        if let Some(d) = &block.dispatch {
+            self.event(block.end_offset, d.index, linter);
+        }
+    }
+
+    fn message(
+        &mut self,
+        m: &crate::transport::Message<'_>,
+        _new: &[crate::lint::Diagnostic],
+        linter: &crate::checks::Linter<'_>,
+    ) {
+        self.event(m.end(), m.index, linter);
+    }
 }
 
 /// The error message of a non-2xx body (`error.message`, or the body's

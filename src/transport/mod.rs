@@ -83,6 +83,34 @@ impl Transport {
         }
     }
 
+    /// Whether this transport has comments a server may send between
+    /// messages (SSE's `: keep-alive`); NDJSON and event-stream have none:
+    /// every line or frame is a message to its clients.
+    pub fn has_comments(self) -> bool {
+        self == Transport::Sse
+    }
+
+    /// Where the checksums of the frame at body bytes `frame` are, for a
+    /// transport whose frames carry them (AWS event-stream: the prelude
+    /// CRC and the message CRC), as `(prelude, message)` body ranges;
+    /// `None` for a transport without checksums or a frame too short to
+    /// hold them.
+    pub fn checksums(
+        self,
+        frame: std::ops::Range<u64>,
+    ) -> Option<(std::ops::Range<u64>, std::ops::Range<u64>)> {
+        match self {
+            Transport::EventStream => eventstream::checksums(frame),
+            Transport::Sse | Transport::Ndjson => None,
+        }
+    }
+
+    /// Whether this transport's frames carry checksums
+    /// ([`Transport::checksums`]).
+    pub fn has_checksums(self) -> bool {
+        self.checksums(0..u64::MAX).is_some()
+    }
+
     /// The transport whose media type `content_type` is (parameters and
     /// case ignored); `None` for any other.
     pub fn of_media_type(content_type: &str) -> Option<Transport> {

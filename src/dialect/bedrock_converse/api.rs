@@ -1,14 +1,15 @@
 //! Bedrock's ConverseStream on the wire
 //! (`POST https://bedrock-runtime.REGION.amazonaws.com/model/MODEL/converse-stream`):
-//! AWS event-stream frames, a Bedrock API key as a Bearer token (SigV4
-//! signing is not done here), AWS's `{"message": …}` error body,
+//! AWS event-stream frames, SigV4 (signing name `bedrock`; `record` signs
+//! with the AWS environment's credentials) or a Bedrock API key as a
+//! Bearer token, AWS's `{"message": …}` error body,
 //! `inferenceConfig.maxTokens` as the token budget, and its `stopReason`
 //! and `usage` on the cross-dialect footing (the Bedrock API reference,
 //! `Converse` and `ConverseStream`).
 
 use crate::dialect::api::{
     sc, weather_params, Auth, Scenario, UsageCounts, DISCONNECT, INVALID, LENGTH_TOKENS,
-    LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS, TOOL_PROMPT,
+    LONG_PROMPT, LONG_TOKENS, PROMPT, SHORT_TOKENS, STOP_SEQUENCE, TOOL_PROMPT,
 };
 use serde_json::{json, Map, Value};
 
@@ -23,6 +24,7 @@ const SCENARIOS: &[Scenario] = &[
         "inferenceConfig.maxTokens 5: the answer must stop with max_tokens",
         false,
     ),
+    sc("stop", "inferenceConfig.stopSequences", true),
     sc(
         "tool",
         "one tool forced by toolChoice: the call's input must join into JSON",
@@ -33,6 +35,12 @@ const SCENARIOS: &[Scenario] = &[
         "a longer answer (inferenceConfig.maxTokens 256): TTFT and gaps",
         false,
     ),
+    Scenario {
+        name: "thinking",
+        about: "additionalModelRequestFields.thinking (Claude's extended thinking; only with --reasoning): reasoningContent deltas",
+        optional: true,
+        reasoning: true,
+    },
     INVALID,
     DISCONNECT,
 ];
@@ -62,7 +70,7 @@ impl crate::dialect::Api for Api {
             key_header: "Authorization",
             key_prefix: "Bearer ",
             fixed: &[],
-            how: "a Bedrock API key as a Bearer token",
+            how: "a SigV4 signature from the AWS environment variables, or a Bedrock API key as a Bearer token",
         }
     }
 
@@ -73,6 +81,18 @@ impl crate::dialect::Api for Api {
 
     fn not_found_kind(&self) -> &'static str {
         "ResourceNotFoundException"
+    }
+
+    /// SigV4, signing name `bedrock` (the Bedrock model's `aws.auth#sigv4`).
+    fn sigv4_service(&self) -> Option<&'static str> {
+        Some("bedrock")
+    }
+
+    /// The operation streams by its path: `stream` is no field of its
+    /// request (the Bedrock model's request shapes; Claude's body on
+    /// Bedrock has none either).
+    fn prepare(&self, body: &mut Map<String, Value>, _include_usage: bool) {
+        body.remove("stream");
     }
 
     /// `x-amzn-ErrorType`, where boto3 and the AWS SDK for JavaScript
@@ -102,6 +122,17 @@ impl crate::dialect::Api for Api {
             json!({"messages": user(PROMPT), "inferenceConfig": {"maxTokens": SHORT_TOKENS}});
         match name {
             "length" => b["inferenceConfig"]["maxTokens"] = json!(LENGTH_TOKENS),
+            "stop" => {
+                b["messages"] = user(LONG_PROMPT);
+                b["inferenceConfig"]["stopSequences"] = json!([STOP_SEQUENCE]);
+            }
+            "thinking" => {
+                // Claude's thinking budget must be at least 1024 tokens
+                // and below maxTokens.
+                b["inferenceConfig"]["maxTokens"] = json!(2048);
+                b["additionalModelRequestFields"] =
+                    json!({"thinking": {"type": "enabled", "budget_tokens": 1024}});
+            }
             "tool" => {
                 b["messages"] = user(TOOL_PROMPT);
                 b["toolConfig"] = json!({
@@ -126,6 +157,19 @@ impl crate::dialect::Api for Api {
         if o.get("toolConfig").is_some() {
             return Some("tool");
         }
+        let config = o.get("inferenceConfig");
+        if o.get("additionalModelRequestFields")
+            .and_then(|f| f.get("thinking").or(f.get("reasoning_config")))
+            .is_some()
+        {
+            return Some("thinking");
+        }
+        if config
+            .and_then(|c| c.get("stopSequences"))
+            .is_some_and(|v| !v.is_null())
+        {
+            return Some("stop");
+        }
         // The budget is `inferenceConfig.maxTokens`, not a top-level key.
         crate::dialect::api::budget_scenario(
             o.get("inferenceConfig")
@@ -148,6 +192,10 @@ impl crate::dialect::Api for Api {
 
     fn cut_finish(&self) -> &'static str {
         "max_tokens"
+    }
+
+    fn stop_key(&self) -> &'static str {
+        "inferenceConfig.stopSequences"
     }
 
     /// A guardrail or filter is `content_filter`; the rest are named as

@@ -3,8 +3,8 @@
 //! for Claude: the request body is Anthropic's Messages body with
 //! `anthropic_version: "bedrock-2023-05-31"` and without `model` and
 //! `stream` (the path names the model, and the operation streams); the
-//! answer is AWS event-stream frames; a Bedrock API key goes as a Bearer
-//! token (SigV4 signing is not done here); errors are AWS's
+//! answer is AWS event-stream frames; SigV4 (as ConverseStream) or a
+//! Bedrock API key as a Bearer token; errors are AWS's
 //! `{"message": …}`. What the inner events mean (finish, usage) is
 //! Messages' ([`crate::dialect::messages::api::Api`]), which this
 //! delegates to (Anthropic's "Claude on Amazon Bedrock" page; the Bedrock
@@ -50,6 +50,18 @@ impl crate::dialect::Api for Api {
 
     fn not_found_kind(&self) -> &'static str {
         "ResourceNotFoundException"
+    }
+
+    /// SigV4, signing name `bedrock` (the Bedrock model's `aws.auth#sigv4`).
+    fn sigv4_service(&self) -> Option<&'static str> {
+        Some("bedrock")
+    }
+
+    /// The operation streams by its path: `stream` is no field of its
+    /// request (the Bedrock model's request shapes; Claude's body on
+    /// Bedrock has none either).
+    fn prepare(&self, body: &mut Map<String, Value>, _include_usage: bool) {
+        body.remove("stream");
     }
 
     fn error_headers(&self, status: u16) -> Vec<(&'static str, String)> {

@@ -304,6 +304,15 @@ fn parse_headers(bytes: &[u8], at: u64) -> Result<Vec<Header>, Fault> {
     Ok(out)
 }
 
+/// The body ranges of the prelude CRC and the message CRC of the frame
+/// at body bytes `frame`; `None` when it is too short to be a frame.
+pub fn checksums(
+    frame: std::ops::Range<u64>,
+) -> Option<(std::ops::Range<u64>, std::ops::Range<u64>)> {
+    (frame.end >= frame.start + OVERHEAD as u64)
+        .then(|| (frame.start + 8..frame.start + 12, frame.end - 4..frame.end))
+}
+
 /// Whether `head` starts with an event-stream frame: a prelude whose CRC
 /// holds and whose lengths can be a frame's.
 pub fn looks_like(head: &[u8]) -> bool {

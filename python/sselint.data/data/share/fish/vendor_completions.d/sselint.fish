@@ -83,7 +83,7 @@ always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand check" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths; a Bedrock API key as a Bearer token); never printed, never saved. Without it, a Bedrock request is signed with SigV4 from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_REGION (or AWS_DEFAULT_REGION, else the host\'s region)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l no-config -d 'Ignore any sselint.toml'
@@ -162,7 +162,7 @@ always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l ignore-text -d 'Compare shape and fields only (for different prompts): neither the text nor tool-call arguments count against compatibility'
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`): how the key is sent and how the stream is read (`ollama` and Bedrock\'s are saved as they come, but the lint while it arrives reads SSE only: check the saved HAR; Bedrock\'s SigV4 signing is not done, a Bedrock API key is sent as a Bearer token)' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`): how the key is sent (or the request signed) and what the body gains or loses (`stream`: true for Ollama, none for Bedrock)' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
@@ -172,7 +172,7 @@ bedrock-converse\t''
 bedrock-invoke\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths; a Bedrock API key as a Bearer token); never printed, never saved. Without it, a Bedrock request is signed with SigV4 from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_REGION (or AWS_DEFAULT_REGION, else the host\'s region)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l timeout -d 'Stop after this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l read-timeout -d 'Stop when nothing arrives for this many seconds (what arrived is kept)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s o -l output -d 'Where to save the capture (default: sselint-TIMESTAMP.har); not `-` (the capture is read back to lint it). A FIFO or device is written through' -r -F
@@ -210,7 +210,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l any-path -d '
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l once -d 'Serve one request, then exit'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l model -d 'The model every request names' -r
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a Bearer token to Vertex AI\'s project paths); never printed, never saved' -r
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a Bearer token to Vertex AI\'s project paths; a Bedrock API key); never printed, never saved. Without it, Bedrock requests are signed with SigV4 from the AWS environment variables' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s H -l header -d 'An extra request header, `Name: value` (repeatable); it replaces the probe\'s own header of that name (Content-Type, Accept, the key\'s Authorization or x-api-key, anthropic-version). Content-Length, Transfer-Encoding, Host, Connection and the other hop-by-hop headers are refused (usage error)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse` or `bedrock-invoke`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
 chat\t''
@@ -240,7 +240,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand probe" -l color -d 'Colo
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l force -d 'Replace the captures already in DIR: every file a probe run names (SCENARIO.har of any dialect\'s scenario, disconnect-dropped.har) is removed first, so DIR holds this run alone; other files stay'
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l reasoning -d 'Also run the reasoning scenario (`thinking` for Messages and Gemini)'
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l reasoning -d 'Also run the reasoning scenario (`thinking` for Messages, Gemini, Ollama and Bedrock)'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l insecure -d 'Accept any TLS certificate'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l max-completion-tokens -d 'Chat: send the token budget as `max_completion_tokens`, which OpenAI\'s reasoning models require, instead of `max_tokens`'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
