@@ -501,7 +501,6 @@ const CLIENT_NAMES: &[&str] = &[
     "ollama-js",
     "ollama-ai-provider",
     "boto3",
-    "botocore",
     "aws-sdk",
     "client-bedrock-runtime",
 ];
