@@ -74,6 +74,10 @@ APART = {
     # `context` on the done line only (transports.md §4.2).
     "samples/good/ollama-generate.ndjson": "a fault of the client on the shape Ollama sends: the AI SDK's Ollama provider (its completion model) requires `context` on every /api/generate line, which Ollama sends on the done line only, and drops every other line; the official libraries read it",
     "clients/corpus/ollama/generate-thinking.ndjson": "a fault of the client on the shape Ollama sends: the AI SDK's Ollama provider (its completion model) requires `context` on every /api/generate line, which Ollama sends on the done line only, and drops every other line; the official libraries read it",
+    # The crafted folder tells `--dialect ollama`, under which sselint reads
+    # SSE-framed objects as the dialect's messages (src/pipeline.rs,
+    # TransportHints::settle); the file alone is `unknown-format`.
+    "clients/corpus/ollama/sse-data-prefix.ndjson": "Ollama's lines sent as SSE `data:` events: told `--dialect ollama` (the crafted folder's), sselint reads the events as Ollama's messages by design (`--dialect` names what the messages mean, not how they arrive) and finds nothing; the capture alone is `unknown-format`, an error, as the clients break on it (they decode lines, `data: ` and all)",
     # What the answer the server meant is, where clients read it two ways.
     "clients/corpus/bedrock-converse/tool-use-empty-input.bin": "a tool use with no `toolUse.input` fragment (a tool that takes no input): sselint's reconstruction and the raw loops join no fragment and give the empty string, the AI SDK gives `{}`; which the application runs is its decoding's choice, not the stream's",
     # A cut answer is an error though the Bedrock clients read on

@@ -394,8 +394,13 @@ ADDR = re.compile(r"0x[0-9a-f]{6,}")
 STAMP = re.compile(r"\d{10,}")
 
 
+# The id the AI SDK makes up for a text or reasoning part
+# (`generateId()`, 16 characters), named in its "text part … not found".
+PART_ID = re.compile(r"\b(text|reasoning) part [A-Za-z0-9_-]{8,} not found")
+
+
 def scrub(s):
-    return STAMP.sub("…", ADDR.sub("0x…", PORT.sub(r"\1:PORT", s)))
+    return PART_ID.sub(r"\1 part … not found", STAMP.sub("…", ADDR.sub("0x…", PORT.sub(r"\1:PORT", s))))
 
 
 def json_or_text(s):
@@ -660,6 +665,38 @@ def versions():
     return v
 
 
+# run.py's exit code when the installed clients are not the pinned ones
+# (tests/clients.rs says SKIPPED then, and fails under CI=true).
+STALE_INSTALL = 3
+
+
+def unpinned():
+    """The pins of clients/requirements.txt and clients/package.json that
+    are not what is installed (`name==want (installed: have)`): a venv or
+    node_modules made before a client was added or upgraded."""
+    import importlib.metadata as md
+
+    wrong = []
+    for line in (CLIENTS_DIR / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if "==" not in line:
+            continue
+        name, want = (x.strip() for x in line.split("==", 1))
+        try:
+            have = md.version(name)
+        except md.PackageNotFoundError:
+            have = None
+        if have != want:
+            wrong.append(f"{name}=={want} (installed: {have or 'none'})")
+    deps = json.loads((CLIENTS_DIR / "package.json").read_text(encoding="utf-8"))["dependencies"]
+    for name, want in deps.items():
+        meta = CLIENTS_DIR / "node_modules" / name / "package.json"
+        have = json.loads(meta.read_text(encoding="utf-8")).get("version") if meta.exists() else None
+        if have != want:
+            wrong.append(f"npm {name}@{want} (installed: {have or 'none'})")
+    return wrong
+
+
 def observe(sselint, only=None, agents_subset=None):
     """The record of a fresh run. With `agents_subset` (a set of capture
     ids), the agent apps read only those captures; on the others their
@@ -799,6 +836,14 @@ def main():
     args = ap.parse_args()
     if not Path(args.sselint).exists():
         sys.exit(f"clients/run.py: no sselint binary at {args.sselint} (cargo build, or pass --sselint)")
+    stale = unpinned()
+    if stale:
+        print(
+            "clients/run.py: the installed clients are not the pinned ones: " + "; ".join(stale)
+            + ". Install them: clients/.venv/bin/pip install -r clients/requirements.txt; (cd clients && npm ci)",
+            file=sys.stderr,
+        )
+        return STALE_INSTALL
     subset = None
     if args.agents_subset:
         # A line is a capture id and, after a space, why it is there;

@@ -75,6 +75,12 @@ fn real_clients_still_do_what_rules_observed_json_records() {
     let out = cmd.output().expect("clients/run.py runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // A venv or node_modules installed before a client was pinned
+    // (clients/run.py's STALE_INSTALL): not the clients of the record.
+    if out.status.code() == Some(3) {
+        common::not_run("the client harness", stderr.trim());
+        return;
+    }
     assert!(
         out.status.success(),
         "the clients no longer do what rules/observed.json records:\n{stdout}\n{stderr}"

@@ -391,7 +391,7 @@ fn a_designed_exception_is_read_as_a_faithful_reading() {
 fn a_budget_cut_is_a_warning_in_every_dialect() {
     // Each dialect's budget-cut rule warns on its plain cut example, whether
     // a stream helper raises on it by design (Chat, Responses) or every
-    // client reads it as sent (Messages, Gemini, Ollama).
+    // client reads it as sent (Messages, Gemini, Ollama, Bedrock Converse).
     let mut seen = Vec::new();
     for name in BUDGET_CUT_RULES {
         let r = catalogue()
@@ -426,7 +426,7 @@ fn a_budget_cut_is_a_warning_in_every_dialect() {
     seen.dedup();
     // Bedrock Invoke's Claude events are Messages events, read by
     // `messages-max-tokens`.
-    assert_eq!(seen.len(), 5, "one budget-cut rule per dialect: {seen:?}");
+    assert_eq!(seen.len(), 6, "one budget-cut rule per dialect: {seen:?}");
 }
 
 #[test]
@@ -504,7 +504,6 @@ const CLIENT_NAMES: &[&str] = &[
     "ollama-js",
     "ollama-ai-provider",
     "boto3",
-    "botocore",
     "aws-sdk",
     "client-bedrock-runtime",
 ];

@@ -561,9 +561,10 @@ JSON object, the last line with the fragments joined. Bedrock's event
 stream (application/vnd.amazon.eventstream) is served at
 /model/MODEL/converse-stream (ConverseStream) or
 /model/MODEL/invoke-with-response-stream (InvokeModelWithResponseStream),
-any MODEL; hand an AWS SDK endpoint_url=http://127.0.0.1:PORT and
-any credentials (the JavaScript SDK with requestHandler: new
-NodeHttpHandler(): replay speaks HTTP/1.1, and its default is HTTP/2). These transports have no comments: --keepalive-ms is
+any MODEL; hand an AWS SDK's Bedrock runtime client the endpoint
+http://127.0.0.1:PORT and any credentials (the JavaScript SDK with
+requestHandler: new NodeHttpHandler(): replay speaks HTTP/1.1, and its
+default is HTTP/2). These transports have no comments: --keepalive-ms is
 refused for them. --delay-ms waits between lines or frames,
 --cut-after-messages cuts after whole ones, --cut-after-bytes can cut inside
 a frame, and --corrupt-crc / --corrupt-prelude-crc flip a frame's CRC.

@@ -325,13 +325,15 @@ pub fn designed_exception(c: &Capture, o: &Outcome) -> bool {
 /// The rules that report an answer cut by the token budget, one per
 /// dialect: Chat's `length`, the Responses `incomplete` status, the
 /// Messages `max_tokens` stop_reason (Bedrock Invoke's Claude events
-/// included), Gemini's `MAX_TOKENS`, Ollama's `done_reason` `length`.
+/// included), Gemini's `MAX_TOKENS`, Ollama's `done_reason` `length`, Bedrock
+/// ConverseStream's `stopReason` `max_tokens`.
 pub const BUDGET_CUT_RULES: &[&str] = &[
     "finish-length",
     "responses-incomplete",
     "messages-max-tokens",
     "gemini-max-tokens",
     "ollama-length",
+    "converse-max-tokens",
 ];
 
 /// The finishes that say the token budget cut the answer, as the record's
@@ -354,7 +356,7 @@ error when a mainstream client raised or ended with another text, tool calls or 
 warning when clients differ visibly without losing data; info when every client read the answer as meant. \
 A designed exception is a faithful reading, not a break: a stream helper that raises on purpose to report the very finish the server sent (a `length` or `content_filter` finish, a `response.incomplete` ending) counts as differing visibly, a warning. \
 The same consequence gets the same level in every dialect, the consequence being what the clients did: \
-an answer cut by the token budget is a warning in every dialect (Chat `finish-length`, Responses `responses-incomplete`, Messages `messages-max-tokens` (Bedrock Invoke's Claude events included), Gemini `gemini-max-tokens`, Ollama `ollama-length`), an error where clients end with other tool calls or another finish because the cut fell inside a tool call's input (Messages) or after tool calls (Ollama); \
+an answer cut by the token budget is a warning in every dialect (Chat `finish-length`, Responses `responses-incomplete`, Messages `messages-max-tokens` (Bedrock Invoke's Claude events included), Gemini `gemini-max-tokens`, Ollama `ollama-length`, Bedrock ConverseStream `converse-max-tokens`), an error where clients end with other tool calls or another finish because the cut fell inside a tool call's input (Messages) or after tool calls (Ollama); \
 an event whose loss changes the answer is an error wherever it is lost (an unterminated last event, a text delta after the end of its part or block); \
 a refusal is a warning wherever clients hand it over in different places (Chat `refusal`, Responses `responses-refusal`); \
 a field or event type a client reads past is info. \

@@ -56,6 +56,26 @@ pub struct Checker {
     hints: Hints,
 }
 
+/// `converse-max-tokens`: `messageStop` says the token budget cut the
+/// answer (`stopReason` `max_tokens`), a warning as a budget cut is in
+/// every dialect.
+fn report_max_tokens(ev: &Event<'_>, out: &mut dyn Out) {
+    if out.muted(rule::CONVERSE_MAX_TOKENS.name()) {
+        return;
+    }
+    let loc = out.at_pointer("/stopReason", false);
+    out.report(
+        Finding::new(
+            rule::CONVERSE_MAX_TOKENS,
+            "`stopReason` is `max_tokens`: the token budget (`inferenceConfig.maxTokens`) ran out, so the answer stops where the budget did",
+            loc,
+        )
+        .event(ev.index)
+        .pointer("/stopReason")
+        .help("raise `inferenceConfig.maxTokens`, or ask for a shorter answer"),
+    );
+}
+
 impl crate::dialect::Checker for Checker {
     fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
         self.summary.clear();
@@ -78,6 +98,9 @@ impl crate::dialect::Checker for Checker {
                 if let Some(r) = v.get("stopReason").and_then(Value::as_str) {
                     self.stop = Some(r.to_string());
                     self.summary = format!("stopReason {}", shown(r));
+                    if r == "max_tokens" {
+                        report_max_tokens(ev, out);
+                    }
                 }
             }
             "metadata" => {
