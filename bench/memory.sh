@@ -8,6 +8,7 @@
 #        BIN=/path/to/sselint bench/memory.sh   (another build, e.g. a baseline)
 #        GEN=/path/to/gen_capture bench/memory.sh  (the generator, built apart)
 #        DIALECTS="chat gemini" COMMANDS="check redact-scrub" bench/memory.sh
+#        DIALECTS="ollama converse invoke" bench/memory.sh   (NDJSON, event-stream)
 # Captures go to ${BENCH_DIR:-/tmp/sselint-bench} (shared with run.sh);
 # outputs to a scratch directory removed at the end.
 #
@@ -44,6 +45,8 @@ capture_for() {
     chat) f="$dir/plain-$mb.sse"; [ -f "$f" ] || $gen $((mb * 1000000)) "$f" ;;
     responses | messages | gemini) f="$dir/$1-$mb.sse"; [ -f "$f" ] || $gen $((mb * 1000000)) "$f" "--$1" ;;
     har) f="$dir/har-$mb.har"; [ -f "$f" ] || $gen $((mb * 1000000)) "$f" --har ;;
+    ollama) f="$dir/ollama-$mb.ndjson"; [ -f "$f" ] || $gen $((mb * 1000000)) "$f" --ollama ;;
+    converse | invoke) f="$dir/$1-$mb.bin"; [ -f "$f" ] || $gen $((mb * 1000000)) "$f" "--$1" ;;
   esac
   echo "$f"
 }
@@ -53,6 +56,9 @@ path_for() {
     responses) echo /v1/responses ;;
     messages) echo /v1/messages ;;
     gemini) echo '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse' ;;
+    ollama) echo /api/chat ;;
+    converse) echo /model/anthropic.claude-sonnet-4-5/converse-stream ;;
+    invoke) echo /model/anthropic.claude-sonnet-4-5/invoke-with-response-stream ;;
     *) echo /v1/chat/completions ;;
   esac
 }

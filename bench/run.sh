@@ -8,6 +8,7 @@
 #        VARIANTS="plain crlf keepalive tools n2 broken har" bench/run.sh 100
 #        VARIANTS="responses messages responses-tools messages-tools" bench/run.sh 100
 #        VARIANTS="gemini gemini-tools" bench/run.sh 100
+#        VARIANTS="ollama converse invoke" bench/run.sh 100   (NDJSON, event-stream)
 #        RUNS=7 bench/run.sh 100        (timed runs per figure; default 5)
 # Needs bash 5 (EPOCHREALTIME) and GNU time (/usr/bin/time) for peak RSS.
 # Captures go to ${BENCH_DIR:-/tmp/sselint-bench}.
@@ -51,9 +52,12 @@ for v in "${variants[@]}"; do
   case "$v" in
     responses | messages | gemini) dialect="--$v" flag="--$v" ;;
     responses-tools | messages-tools | gemini-tools) dialect="--${v%-tools}" flag="--${v%-tools} --tools" ;;
+    ollama | converse | invoke) dialect="--$v" flag="--$v" ;;
   esac
   ext=sse
   [ "$v" = har ] && ext=har
+  [ "$v" = ollama ] && ext=ndjson
+  [ "$v" = converse ] || [ "$v" = invoke ] && ext=bin
   for mb in "${sizes[@]}"; do
     f="$dir/$v-$mb.$ext"
     # shellcheck disable=SC2086 # the flags are words
@@ -64,6 +68,12 @@ for v in "${variants[@]}"; do
       # The events are inside a JSON string: no line-based baseline.
       events=$($bin check "$f" --format json --fail-on never | grep -o '"events": *[0-9]*' | grep -o '[0-9]*$')
       bt=""
+    elif [ "$ext" != sse ]; then
+      # NDJSON lines, event-stream frames: the baseline counts them.
+      # shellcheck disable=SC2086
+      events=$($base "$f" $dialect | grep -o '^[0-9]*')
+      # shellcheck disable=SC2086
+      bt=$(wall $base "$f" $dialect)
     else
       events=$(grep -c '^data: ' "$f" || true)
       # shellcheck disable=SC2086

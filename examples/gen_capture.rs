@@ -22,8 +22,19 @@
 //! running `usageMetadata`, `modelVersion` and `responseId`, and a last
 //! chunk with `finishReason: STOP`.
 //!
+//! Streams on other transports than SSE (issue 37): `--ollama` writes an
+//! Ollama `/api/chat` NDJSON stream (a line of about 130 bytes per text
+//! fragment, then the `done: true` line with the counts); `--converse` a
+//! Bedrock ConverseStream body of AWS event-stream frames (one text
+//! block of `contentBlockDelta` frames of about 170 bytes, with Bedrock's
+//! `p` padding, then `messageStop` and `metadata`); `--invoke` a Bedrock
+//! Invoke body whose `chunk` frames carry Claude's Messages events in
+//! base64 (about 230 bytes each), the last with
+//! `amazon-bedrock-invocationMetrics`.
+//!
 //! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
 //!        gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools] [--har]
+//!        gen_capture SIZE_BYTES OUT (--ollama | --converse | --invoke)
 //!
 //! `--help` prints the usage; a missing or bad argument is exit 2 with it.
 
@@ -31,7 +42,8 @@ use std::io::{BufRead, BufWriter, Write};
 
 const USAGE: &str =
     "usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
-       gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools] [--har]";
+       gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools] [--har]
+       gen_capture SIZE_BYTES OUT (--ollama | --converse | --invoke)";
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
@@ -70,6 +82,9 @@ const FLAGS: &[&str] = &[
     "--responses",
     "--messages",
     "--gemini",
+    "--ollama",
+    "--converse",
+    "--invoke",
 ];
 
 fn generate(size: u64, out: &str, args: &[String]) -> std::io::Result<()> {
@@ -82,6 +97,11 @@ fn generate(size: u64, out: &str, args: &[String]) -> std::io::Result<()> {
         has("--broken"),
     );
     let eol = if crlf { "\r\n" } else { "\n" };
+    for kind in ["--ollama", "--converse", "--invoke"] {
+        if has(kind) {
+            return framed_stream(size, out, kind);
+        }
+    }
     let other = if has("--gemini") {
         Some(GEMINI_URL)
     } else if has("--messages") {
@@ -516,6 +536,144 @@ fn gemini_stream(size: u64, out: &str, eol: &str, tools: bool) -> std::io::Resul
         n += 1;
         if last {
             break;
+        }
+    }
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&partial, out)
+}
+
+/// A stream on another transport than SSE (see the module docs): `kind`
+/// is `--ollama`, `--converse` or `--invoke`.
+fn framed_stream(size: u64, out: &str, kind: &str) -> std::io::Result<()> {
+    use base64::Engine as _;
+    use sselint::transport::eventstream::encode;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let partial = format!("{out}.partial");
+    let mut w = BufWriter::new(std::fs::File::create(&partial)?);
+    let mut written: u64 = 0;
+    let put = |w: &mut BufWriter<std::fs::File>, written: &mut u64, b: &[u8]| {
+        *written += b.len() as u64;
+        w.write_all(b)
+    };
+    let frame = |ty: &str, payload: &str| {
+        encode(
+            &[
+                (":event-type", ty),
+                (":content-type", "application/json"),
+                (":message-type", "event"),
+            ],
+            payload.as_bytes(),
+        )
+    };
+    let chunk = |event: &str| {
+        frame(
+            "chunk",
+            &format!(r#"{{"bytes":"{}","p":"abcdefgh"}}"#, b64.encode(event)),
+        )
+    };
+    let words = [
+        "The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", ".",
+    ];
+    let mut n: u64 = 0;
+    match kind {
+        "--converse" => put(
+            &mut w,
+            &mut written,
+            &frame("messageStart", r#"{"role":"assistant","p":"abcdefgh"}"#),
+        )?,
+        "--invoke" => {
+            put(
+                &mut w,
+                &mut written,
+                &chunk(
+                    r#"{"type":"message_start","message":{"id":"msg_bdrk_01Bench000000000000000000","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#,
+                ),
+            )?;
+            put(
+                &mut w,
+                &mut written,
+                &chunk(
+                    r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+                ),
+            )?;
+        }
+        _ => {}
+    }
+    while written < size {
+        let word = words[(n % 10) as usize];
+        match kind {
+            "--ollama" => {
+                let line = format!(
+                    "{{\"model\":\"qwen3:8b\",\"created_at\":\"2026-01-02T03:04:05.{:06}Z\",\"message\":{{\"role\":\"assistant\",\"content\":\"{word}\"}},\"done\":false}}\n",
+                    n % 1_000_000
+                );
+                put(&mut w, &mut written, line.as_bytes())?;
+            }
+            "--converse" => put(
+                &mut w,
+                &mut written,
+                &frame(
+                    "contentBlockDelta",
+                    &format!(
+                        r#"{{"contentBlockIndex":0,"delta":{{"text":"{word}"}},"p":"abcdefghijk"}}"#
+                    ),
+                ),
+            )?,
+            _ => put(
+                &mut w,
+                &mut written,
+                &chunk(&format!(
+                    r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"{word}"}}}}"#
+                )),
+            )?,
+        }
+        n += 1;
+    }
+    match kind {
+        "--ollama" => {
+            let last = format!(
+                "{{\"model\":\"qwen3:8b\",\"created_at\":\"2026-01-02T03:04:06Z\",\"message\":{{\"role\":\"assistant\",\"content\":\"\"}},\"done\":true,\"done_reason\":\"stop\",\"total_duration\":912000000,\"prompt_eval_count\":25,\"eval_count\":{n}}}\n"
+            );
+            put(&mut w, &mut written, last.as_bytes())?;
+        }
+        "--converse" => {
+            put(
+                &mut w,
+                &mut written,
+                &frame("contentBlockStop", r#"{"contentBlockIndex":0,"p":"ab"}"#),
+            )?;
+            put(
+                &mut w,
+                &mut written,
+                &frame("messageStop", r#"{"stopReason":"end_turn","p":"abcd"}"#),
+            )?;
+            let meta = format!(
+                r#"{{"usage":{{"inputTokens":25,"outputTokens":{n},"totalTokens":{}}},"metrics":{{"latencyMs":830}},"p":"abc"}}"#,
+                n + 25
+            );
+            put(&mut w, &mut written, &frame("metadata", &meta))?;
+        }
+        _ => {
+            put(
+                &mut w,
+                &mut written,
+                &chunk(r#"{"type":"content_block_stop","index":0}"#),
+            )?;
+            put(
+                &mut w,
+                &mut written,
+                &chunk(&format!(
+                    r#"{{"type":"message_delta","delta":{{"stop_reason":"end_turn","stop_sequence":null}},"usage":{{"output_tokens":{n}}}}}"#
+                )),
+            )?;
+            put(
+                &mut w,
+                &mut written,
+                &chunk(&format!(
+                    r#"{{"type":"message_stop","amazon-bedrock-invocationMetrics":{{"inputTokenCount":25,"outputTokenCount":{n},"invocationLatency":2210,"firstByteLatency":604}}}}"#
+                )),
+            )?;
         }
     }
     w.flush()?;

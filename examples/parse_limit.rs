@@ -13,7 +13,14 @@
 //! `--messages` each payload goes into that dialect's typed event, and
 //! the `event:` line that names it is read too (Chat streams have none).
 //!
-//! usage: parse_limit FILE [--responses | --messages | --gemini]
+//! On the transports that are not SSE (issue 37): `--ollama` reads each
+//! NDJSON line (memchr) into Ollama's typed line; `--converse` reads AWS
+//! event-stream frames (lengths, both CRCs with crc32fast, the
+//! `:event-type` header) and each payload into a ConverseStream typed
+//! event; `--invoke` the same frames, each `chunk` payload's base64
+//! `bytes` decoded into a Messages typed event.
+//!
+//! usage: parse_limit FILE [--responses | --messages | --gemini | --ollama | --converse | --invoke]
 
 use serde::Deserialize;
 use std::io::Read;
@@ -274,6 +281,77 @@ struct GeminiUsage {
     total_token_count: Option<u64>,
 }
 
+/// An Ollama `/api/chat` line.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct OllamaLine<'a> {
+    #[serde(borrow)]
+    model: Option<&'a str>,
+    #[serde(borrow)]
+    created_at: Option<&'a str>,
+    #[serde(borrow)]
+    message: Option<OllamaMessage<'a>>,
+    #[serde(borrow)]
+    response: Option<std::borrow::Cow<'a, str>>,
+    done: Option<bool>,
+    #[serde(borrow)]
+    done_reason: Option<&'a str>,
+    prompt_eval_count: Option<u64>,
+    eval_count: Option<u64>,
+    #[serde(borrow)]
+    error: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct OllamaMessage<'a> {
+    #[serde(borrow)]
+    role: Option<&'a str>,
+    #[serde(borrow)]
+    content: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    thinking: Option<std::borrow::Cow<'a, str>>,
+    tool_calls: Option<serde_json::Value>,
+}
+
+/// A ConverseStream event (any of them: the fields of each, optional).
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct ConverseEvent<'a> {
+    #[serde(borrow)]
+    role: Option<&'a str>,
+    content_block_index: Option<u64>,
+    #[serde(borrow)]
+    delta: Option<ConverseDelta<'a>>,
+    start: Option<serde_json::Value>,
+    #[serde(borrow)]
+    stop_reason: Option<&'a str>,
+    usage: Option<serde_json::Value>,
+    #[serde(borrow)]
+    p: Option<&'a str>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+struct ConverseDelta<'a> {
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
+    tool_use: Option<serde_json::Value>,
+    reasoning_content: Option<serde_json::Value>,
+}
+
+/// An Invoke `chunk` payload.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct InvokeChunk<'a> {
+    #[serde(borrow)]
+    bytes: &'a str,
+    #[serde(borrow)]
+    p: Option<&'a str>,
+}
+
 /// Parses one payload as the chosen format; the bytes of text it carried.
 fn parse(data: &[u8], dialect: &str) -> Option<u64> {
     match dialect {
@@ -285,6 +363,23 @@ fn parse(data: &[u8], dialect: &str) -> Option<u64> {
                 d.text.or(d.partial_json).map_or(0, |t| t.len() as u64)
             })
         }),
+        "--ollama" => serde_json::from_slice::<OllamaLine>(data).ok().map(|l| {
+            l.message
+                .and_then(|m| m.content)
+                .or(l.response)
+                .map_or(0, |t| t.len() as u64)
+        }),
+        "--converse" => serde_json::from_slice::<ConverseEvent>(data)
+            .ok()
+            .map(|e| e.delta.and_then(|d| d.text).map_or(0, |t| t.len() as u64)),
+        "--invoke" => {
+            use base64::Engine as _;
+            let c = serde_json::from_slice::<InvokeChunk>(data).ok()?;
+            let inner = base64::engine::general_purpose::STANDARD
+                .decode(c.bytes)
+                .ok()?;
+            parse(&inner, "--messages")
+        }
         "--gemini" => serde_json::from_slice::<GeminiChunk>(data).ok().map(|c| {
             c.candidates
                 .iter()
@@ -307,12 +402,59 @@ fn parse(data: &[u8], dialect: &str) -> Option<u64> {
     }
 }
 
+/// An AWS event-stream body, frame by frame: lengths, both CRCs, the
+/// `:event-type` header found, each payload parsed as `dialect`.
+fn frames(f: &mut std::fs::File, dialect: &str) -> std::io::Result<()> {
+    let u32_at = |b: &[u8], i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut carry: Vec<u8> = Vec::new();
+    let (mut frames, mut named, mut chunks, mut chars, mut bad) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        carry.extend_from_slice(&buf[..n]);
+        let mut at = 0;
+        while carry.len() - at >= 12 {
+            let b = &carry[at..];
+            let (total, headers) = (u32_at(b, 0) as usize, u32_at(b, 4) as usize);
+            if b.len() < total {
+                break;
+            }
+            frames += 1;
+            if crc32fast::hash(&b[..8]) != u32_at(b, 8)
+                || crc32fast::hash(&b[..total - 4]) != u32_at(b, total - 4)
+            {
+                bad += 1;
+            }
+            if memchr::memmem::find(&b[12..12 + headers], b":event-type").is_some() {
+                named += 1;
+            }
+            if let Some(n) = parse(&b[12 + headers..total - 4], dialect) {
+                chunks += 1;
+                chars += n;
+            }
+            at += total;
+        }
+        carry.drain(..at);
+    }
+    println!(
+        "{frames} frames ({named} named, {bad} bad), {chunks} payloads, {chars} content bytes"
+    );
+    Ok(())
+}
+
 fn main() -> std::io::Result<()> {
-    let path = std::env::args()
-        .nth(1)
-        .expect("usage: parse_limit FILE [--responses | --messages | --gemini]");
+    let path = std::env::args().nth(1).expect(
+        "usage: parse_limit FILE [--responses | --messages | --gemini | --ollama | --converse | --invoke]",
+    );
     let dialect = std::env::args().nth(2).unwrap_or_default();
     let mut f = std::fs::File::open(path)?;
+    if dialect == "--converse" || dialect == "--invoke" {
+        return frames(&mut f, &dialect);
+    }
+    let ollama = dialect == "--ollama";
     let mut buf = vec![0u8; 1 << 20];
     let mut carry: Vec<u8> = Vec::new();
     let (mut events, mut names, mut chunks, mut chars) = (0u64, 0u64, 0u64, 0u64);
@@ -326,7 +468,14 @@ fn main() -> std::io::Result<()> {
         while let Some(i) = memchr::memchr(b'\n', &carry[start..]) {
             let line = &carry[start..start + i];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if let Some(data) = line.strip_prefix(b"data: ") {
+            if ollama {
+                // Every line is a message.
+                events += 1;
+                if let Some(n) = parse(line, &dialect) {
+                    chunks += 1;
+                    chars += n;
+                }
+            } else if let Some(data) = line.strip_prefix(b"data: ") {
                 events += 1;
                 if data != b"[DONE]" {
                     if let Some(n) = parse(data, &dialect) {

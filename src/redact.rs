@@ -942,24 +942,51 @@ pub fn event_stream(body: &[u8], scrub: Option<&mut Scrubber>) -> Result<Vec<u8>
 pub fn frames(
     t: crate::transport::Transport,
     body: &[u8],
-    mut scrub: Option<&mut Scrubber>,
+    scrub: Option<&mut Scrubber>,
 ) -> Result<Vec<u8>, String> {
-    let mut text = |t: &str| match scrub.as_deref_mut() {
-        Some(s) => s.data_value(&capture::redact_keys(t)),
-        None => capture::redact_keys(t),
-    };
+    let rewritten = t.rewrite(body, payload_copy(t, scrub));
+    rewritten.unwrap_or_else(|| Err("the body is not of a binary transport".to_string()))
+}
+
+/// [`frames`] from a reader to a writer, a frame at a time (memory holds
+/// one frame): the same bytes.
+///
+/// # Errors
+/// Reading or writing (the outer error); a frame whose prelude cannot be
+/// read, or a text transport (the inner one), after the frames before it
+/// were written (write to a file that is kept only whole).
+pub fn frames_to(
+    t: crate::transport::Transport,
+    input: &mut dyn std::io::Read,
+    out: &mut dyn std::io::Write,
+    scrub: Option<&mut Scrubber>,
+) -> std::io::Result<Result<(), String>> {
+    t.rewrite_to(input, out, payload_copy(t, scrub))
+        .unwrap_or_else(|| Ok(Err("the body is not of a binary transport".to_string())))
+}
+
+/// What a frame's payload becomes in a copy ([`frames`]): keys masked,
+/// text scrubbed (inside a dialect's own encoding where one riding on
+/// `t` has it: [`crate::dialect::Api::rewrap`]); not UTF-8, as it is.
+fn payload_copy<'s>(
+    t: crate::transport::Transport,
+    mut scrub: Option<&'s mut Scrubber>,
+) -> impl FnMut(&[u8]) -> Vec<u8> + 's {
     let dialects = crate::dialect::riding_on(t);
-    let rewritten = t.rewrite(body, |payload| {
+    move |payload| {
         let Ok(p) = std::str::from_utf8(payload) else {
             return payload.to_vec();
+        };
+        let mut text = |t: &str| match scrub.as_deref_mut() {
+            Some(s) => s.data_value(&capture::redact_keys(t)),
+            None => capture::redact_keys(t),
         };
         dialects
             .iter()
             .find_map(|d| d.api().rewrap(p, &mut text))
             .unwrap_or_else(|| text(p))
             .into_bytes()
-    });
-    rewritten.unwrap_or_else(|| Err("the body is not of a binary transport".to_string()))
+    }
 }
 
 /// Whether `dump` (a file's first bytes) is a `curl -i` dump whose body,
@@ -980,14 +1007,34 @@ pub fn curl_i_of_frames(dump: &[u8]) -> bool {
 /// The body after the headers does not start with a frame (`curl --raw`
 /// left the chunked framing in), or a frame's prelude cannot be read.
 pub fn curl_i_frames(dump: &[u8], scrub: Option<&mut Scrubber>) -> Result<Vec<u8>, String> {
-    let at = curl_i_body_start(dump, true).unwrap_or(0);
-    let (head, body) = dump.split_at(at);
-    let Some(t) = binary_transport(body).filter(|_| at > 0) else {
-        return Err("the body after the curl -i headers does not start with a whole frame (a `curl --raw` dump keeps the chunked framing between them, which redact does not rewrite)".to_string());
-    };
-    let mut out = mask_lines(head);
-    out.extend(frames(t, body, scrub)?);
+    let mut out = Vec::new();
+    let done = curl_i_frames_to(&mut std::io::Cursor::new(dump), &mut out, scrub);
+    done.unwrap_or_else(|e| Err(e.to_string()))?;
     Ok(out)
+}
+
+/// [`curl_i_frames`] from a reader to a writer: the header blocks (in the
+/// first 64 KiB), then the body a frame at a time ([`frames_to`]).
+///
+/// # Errors
+/// As [`frames_to`], and the inner error of [`curl_i_frames`].
+pub fn curl_i_frames_to(
+    input: &mut dyn std::io::Read,
+    out: &mut dyn std::io::Write,
+    scrub: Option<&mut Scrubber>,
+) -> std::io::Result<Result<(), String>> {
+    let mut head = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(&mut *input, capture::SNIFF_BYTES as u64),
+        &mut head,
+    )?;
+    let at = curl_i_body_start(&head, false).unwrap_or(0);
+    let Some(t) = binary_transport(&head[at..]).filter(|_| at > 0) else {
+        return Ok(Err("the body after the curl -i headers does not start with a whole frame (a `curl --raw` dump keeps the chunked framing between them, which redact does not rewrite)".to_string()));
+    };
+    out.write_all(&mask_lines(&head[..at]))?;
+    let mut body = std::io::Read::chain(&head[at..], input);
+    frames_to(t, &mut body, out, scrub)
 }
 
 /// A redacted copy of a raw body or a curl dump: secret headers, `Bearer`

@@ -73,10 +73,10 @@ fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> String {
 
 const CONVERSE: &str = "samples/good/bedrock-converse.bin";
 const INVOKE: &str = "samples/good/bedrock-invoke.bin";
-const MESSAGES: &str = "samples/diff/messages-weather.sse";
-const CHAT: &str = "samples/diff/chat-weather.sse";
+const MESSAGES: &str = "tests/fixtures/diff/messages-weather.sse";
+const CHAT: &str = "tests/fixtures/diff/chat-weather.sse";
 const OLLAMA: &str = "samples/good/ollama-chat-tool.ndjson";
-const CHAT_OLLAMA: &str = "samples/diff/chat-ollama-weather.sse";
+const CHAT_OLLAMA: &str = "tests/fixtures/diff/chat-ollama-weather.sse";
 
 #[test]
 fn the_same_answer_on_frames_lines_and_events_is_compatible_with_no_framing_row() {

@@ -303,13 +303,20 @@ fn rewrite(
             }
         }
         InputFormat::Sse if first_bytes_are_event_stream(input) => {
-            let bytes = match std::fs::read(input) {
-                Ok(b) => b,
+            let f = match std::fs::File::open(input) {
+                Ok(f) => f,
                 Err(e) => return Ok(Err(capture::io_message(&e))),
             };
-            match redact::event_stream(&bytes, scrubber.as_mut()) {
-                Ok(copy) => out.write_all(&copy),
-                Err(e) => return Ok(Err(format!("{e}; no copy written"))),
+            let head = read_head(input).unwrap_or_default();
+            let Some(t) = redact::binary_transport(&head) else {
+                return Ok(Err(
+                    "the body's first frame cannot be read; no copy written".to_string(),
+                ));
+            };
+            let mut reader = BufReader::with_capacity(1 << 16, f);
+            match redact::frames_to(t, &mut reader, out, scrubber.as_mut()) {
+                Ok(Err(e)) => return Ok(Err(format!("{e}; no copy written"))),
+                done => done.map(|_| ()),
             }
         }
         InputFormat::Sse if first_line_is_message_log(input) => {
@@ -321,13 +328,14 @@ fn rewrite(
             redact::message_log_to(&mut reader, out, scrubber.as_mut())
         }
         InputFormat::Curl if first_bytes_are_curl_i_of_frames(input) => {
-            let bytes = match std::fs::read(input) {
-                Ok(b) => b,
+            let f = match std::fs::File::open(input) {
+                Ok(f) => f,
                 Err(e) => return Ok(Err(capture::io_message(&e))),
             };
-            match redact::curl_i_frames(&bytes, scrubber.as_mut()) {
-                Ok(copy) => out.write_all(&copy),
-                Err(e) => return Ok(Err(format!("{e}; no copy written"))),
+            let mut reader = BufReader::with_capacity(1 << 16, f);
+            match redact::curl_i_frames_to(&mut reader, out, scrubber.as_mut()) {
+                Ok(Err(e)) => return Ok(Err(format!("{e}; no copy written"))),
+                done => done.map(|_| ()),
             }
         }
         InputFormat::Sse | InputFormat::Curl => {

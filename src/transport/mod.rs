@@ -160,6 +160,25 @@ impl Transport {
         self.checksums(0..u64::MAX).is_some()
     }
 
+    /// [`Transport::rewrite`] from a reader to a writer, a message at a
+    /// time ([`eventstream::rewrite_to`]): memory holds one message;
+    /// `None` for a text transport.
+    ///
+    /// # Errors
+    /// Inside `Some`: reading or writing (the outer error), a message
+    /// whose framing cannot be read (the inner one).
+    pub fn rewrite_to(
+        self,
+        input: &mut dyn std::io::Read,
+        out: &mut dyn std::io::Write,
+        payload: impl FnMut(&[u8]) -> Vec<u8>,
+    ) -> Option<std::io::Result<Result<(), String>>> {
+        match self {
+            Transport::EventStream => Some(eventstream::rewrite_to(input, out, payload)),
+            Transport::Sse | Transport::Ndjson | Transport::WebSocket => None,
+        }
+    }
+
     /// The transport whose media type `content_type` is (parameters and
     /// case ignored); `None` for any other.
     pub fn of_media_type(content_type: &str) -> Option<Transport> {

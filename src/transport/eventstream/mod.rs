@@ -382,6 +382,55 @@ pub fn rewrite(body: &[u8], mut payload: impl FnMut(&[u8]) -> Vec<u8>) -> Result
     Ok(out)
 }
 
+/// [`rewrite`] from a reader to a writer, a frame at a time: memory holds
+/// one frame (at most [`MAX_FRAME`] bytes; a prelude that claims more is
+/// read with the rest of the body, as [`rewrite`] reads a frame cut
+/// short), and the copy is the same bytes [`rewrite`] gives.
+///
+/// # Errors
+/// Reading or writing (the outer error); a frame whose prelude cannot be
+/// read (the inner one, as [`rewrite`]'s), after the frames before it
+/// were written.
+pub fn rewrite_to(
+    input: &mut dyn std::io::Read,
+    out: &mut dyn std::io::Write,
+    mut payload: impl FnMut(&[u8]) -> Vec<u8>,
+) -> std::io::Result<Result<(), String>> {
+    let mut frame = Vec::new();
+    let mut at = 0u64;
+    loop {
+        frame.clear();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut *input, PRELUDE as u64),
+            &mut frame,
+        )?;
+        if frame.len() == PRELUDE {
+            let total = u32_at(&frame, 0) as usize;
+            if total > MAX_FRAME {
+                input.read_to_end(&mut frame)?;
+            } else {
+                let more = total.saturating_sub(PRELUDE) as u64;
+                std::io::Read::read_to_end(
+                    &mut std::io::Read::take(&mut *input, more),
+                    &mut frame,
+                )?;
+            }
+        }
+        if frame.is_empty() {
+            return Ok(Ok(()));
+        }
+        let copy = match rewrite(&frame, &mut payload) {
+            Ok(c) => c,
+            Err(e) => {
+                // Its offset in the body, not in the frame.
+                return Ok(Err(e.replacen("byte 0", &format!("byte {at}"), 1)));
+            }
+        };
+        out.write_all(&copy)?;
+        at += frame.len() as u64;
+    }
+}
+
 /// One frame's bytes: `headers` (string values) and `payload`, with
 /// both CRCs; what a test or a replay server writes.
 pub fn encode(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
@@ -564,5 +613,42 @@ mod tests {
         let mut broken = body.clone();
         broken[9] ^= 1;
         assert!(rewrite(&broken, <[u8]>::to_vec).is_err());
+    }
+
+    #[test]
+    fn rewrite_to_gives_the_bytes_rewrite_gives_a_frame_at_a_time() {
+        let f = |p: &str| encode(&[(":event-type", "e")], p.as_bytes());
+        let mut bad = f(r#"{"text":"b"}"#);
+        let last = bad.len() - 1;
+        bad[last] ^= 0x41;
+        let mut body = [f(r#"{"text":"a"}"#), bad, f(r#"{"text":"c"}"#)].concat();
+        let cut = f(r#"{"text":"d"}"#);
+        body.extend_from_slice(&cut[..cut.len() - 7]);
+        let upper = |p: &[u8]| p.to_ascii_uppercase();
+        let whole = rewrite(&body, upper).unwrap();
+        // Read a byte at a time, as a slow pipe hands them over.
+        struct Slow<'a>(&'a [u8]);
+        impl std::io::Read for Slow<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(buf.len()).min(1);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut out = Vec::new();
+        rewrite_to(&mut Slow(&body), &mut out, upper)
+            .unwrap()
+            .unwrap();
+        assert_eq!(out, whole);
+        // A prelude that fails: the error names its offset in the body.
+        let mut broken = f("{}");
+        broken[8] ^= 1;
+        let body = [f("{}"), broken].concat();
+        let mut out = Vec::new();
+        let e = rewrite_to(&mut &body[..], &mut out, upper)
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains(&format!("byte {}", f("{}").len())), "{e}");
     }
 }
