@@ -258,6 +258,11 @@ def corpus(tmp):
             continue
         rel = f.relative_to(ROOT)
         doc = tomllib.loads(f.read_text(encoding="utf-8"))
+        # A socket's rules (group socket): their examples are WebSocket
+        # message logs, and no client here reads a socket yet
+        # (tests/common's rule_awaits_clients says UNOBSERVED for them).
+        if doc.get("group") == "socket":
+            continue
         for k, ex in enumerate(doc.get("examples", []), start=1):
             if "capture" in ex:
                 data = ex["capture"].encode("utf-8")
