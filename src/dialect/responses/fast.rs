@@ -255,8 +255,8 @@ impl Checker {
                     return false;
                 }
                 let part = match which {
-                    Which::Content => it.parts.get(&key),
-                    Which::Summary => it.summary.get(&key),
+                    Which::Content => it.parts.get(&key).map(|p| &**p),
+                    Which::Summary => it.summary.get(&key).map(|p| &**p),
                     Which::Args => Some(&it.args),
                 };
                 if !part.is_some_and(|p| !p.closed && !p.text_done) {

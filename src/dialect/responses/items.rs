@@ -9,7 +9,6 @@ use super::{str_of, Checker, Item, Part, MAX_ITEMS, MAX_PARTS};
 use crate::dialect::{Event, Out, StreamEnd};
 use crate::lint::{Finding, Severity};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 /// Which text of an item an event adds to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +22,7 @@ pub(super) enum Which {
 }
 
 /// The part `key` of `m`, created while fewer than [`MAX_PARTS`] exist.
-fn entry(m: &mut BTreeMap<u64, Part>, key: u64) -> Option<&mut Part> {
+fn entry(m: &mut super::Parts, key: u64) -> Option<&mut Part> {
     if m.contains_key(&key) || m.len() < MAX_PARTS {
         Some(m.entry(key).or_default())
     } else {
@@ -36,7 +35,7 @@ fn entry(m: &mut BTreeMap<u64, Part>, key: u64) -> Option<&mut Part> {
 /// and past the streamed ones the indices after the last. A server may
 /// number an item's only part 1 (vLLM does so for a message item after a
 /// reasoning item); the item's `content` array still lists it first.
-pub(super) fn listed_key(map: &BTreeMap<u64, Part>, j: usize) -> u64 {
+pub(super) fn listed_key(map: &super::Parts, j: usize) -> u64 {
     match (map.keys().nth(j), map.keys().next_back()) {
         (Some(k), _) => *k,
         (None, Some(last)) => last + 1 + (j - map.len()) as u64,
@@ -979,8 +978,8 @@ impl Checker {
         let (exists, late_what) = {
             let it = &self.items[pos];
             let p = match which {
-                Which::Content => it.parts.get(&key),
-                Which::Summary => it.summary.get(&key),
+                Which::Content => it.parts.get(&key).map(|p| &**p),
+                Which::Summary => it.summary.get(&key).map(|p| &**p),
                 Which::Args => Some(&it.args),
             };
             let late = if it.done {
@@ -1127,8 +1126,8 @@ impl Checker {
         let late = {
             let it = &self.items[pos];
             let p = match which {
-                Which::Content => it.parts.get(&key),
-                Which::Summary => it.summary.get(&key),
+                Which::Content => it.parts.get(&key).map(|p| &**p),
+                Which::Summary => it.summary.get(&key).map(|p| &**p),
                 Which::Args => Some(&it.args),
             };
             if it.done {
@@ -1194,6 +1193,7 @@ impl Checker {
                 .parts
                 .values_mut()
                 .chain(it.summary.values_mut())
+                .map(|p| &mut **p)
                 .chain(std::iter::once(&mut it.args))
             {
                 let Some((mut f, reference)) = p.pending.take().map(|b| *b) else {
@@ -1373,7 +1373,7 @@ impl Checker {
                     .parts
                     .iter()
                     .filter(|(_, p)| p.kind == "output_text" || p.kind == "refusal")
-                    .map(|(k, p)| (p, format!("content part {k}")))
+                    .map(|(k, p)| (&**p, format!("content part {k}")))
                     .collect(),
                 "function_call" => vec![(&it.args, "arguments".to_string())],
                 _ => Vec::new(),

@@ -134,6 +134,11 @@ pub struct Part {
     repeat_at: Option<Box<At>>,
 }
 
+/// An item's parts by index, each boxed: a map's node holds room for 11
+/// values, so unboxed an item's one part cost a 2.3 KB node (0.9 MiB for
+/// the 390 items of a 100 MB capture, whose parts are kept to the end).
+pub type Parts = BTreeMap<u64, Box<Part>>;
+
 /// A full value a `.done` event gave.
 #[derive(Debug, Clone)]
 enum Settled {
@@ -223,9 +228,9 @@ pub struct Item {
     /// Known only from the terminal response's `output`.
     pub from_output: bool,
     /// Content parts by `content_index`.
-    pub parts: BTreeMap<u64, Part>,
+    pub parts: Parts,
     /// Reasoning summary parts by `summary_index`.
-    pub summary: BTreeMap<u64, Part>,
+    pub summary: Parts,
     /// A call's arguments (a custom tool's input).
     pub args: Part,
     /// What a server-side call was asked ([`SERVER_CALLS`]: a web
