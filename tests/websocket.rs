@@ -311,3 +311,19 @@ fn replay_then_record_gives_the_capture_back_message_for_message() {
         assert_eq!(found(&r1), found(&r2), "{kind}");
     }
 }
+
+/// A socket's responses are named by the file once, then the response: the
+/// label of a message log is its path, and a response's adds ` · ID`
+/// (the file's name was printed twice, `F F · resp_1`).
+#[test]
+fn each_response_of_a_message_log_names_the_file_once() {
+    let p = root().join("samples/bad/ws-lane-overlap.jsonl");
+    let path = p.display().to_string();
+    let (_, text, _) = sselint(&["check", &path]);
+    let heads: Vec<&str> = text.lines().filter(|l| l.contains(" · resp_")).collect();
+    assert_eq!(heads.len(), 2, "{text}");
+    for h in heads {
+        assert_eq!(h.matches(path.as_str()).count(), 1, "{h}");
+        assert!(h.starts_with(&format!("{path} · resp_")), "{h}");
+    }
+}

@@ -146,10 +146,22 @@ pub trait Render {
 }
 
 /// How a stream is named in a report: the file, plus the stream label when
-/// a capture holds several (HAR entries).
+/// a capture holds several (HAR entries; a socket's responses, whose
+/// labels are the file's own label plus ` · RESPONSE`, named once).
 pub fn stream_name(file: &FileResult, label: &str) -> String {
-    if label == file.path || label == "<stdin>" && file.path == "-" {
+    let own = if file.path == "-" {
+        "<stdin>"
+    } else {
+        file.path.as_str()
+    };
+    if label == file.path || label == own {
         display_path(&file.path)
+    } else if let Some(rest) = label.strip_prefix(own).filter(|r| r.starts_with(" · ")) {
+        format!(
+            "{}{}",
+            display_path(&file.path),
+            crate::lint::printable(rest)
+        )
     } else {
         format!(
             "{} {}",
