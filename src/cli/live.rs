@@ -400,31 +400,15 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
         entry: Some(0),
         ..Default::default()
     };
-    let file = sselint::pipeline::lint_path(&out.to_string_lossy(), &opts, &settings);
-    let unreadable = file.error.is_some();
-    let run = sselint::report::Run {
-        files: vec![file],
-        profile: settings.profile.name.clone(),
-        suppressed: 0,
-        fail_on: None,
-    };
-    let mut o = std::io::stdout().lock();
-    let _ = sselint::report::Render::render(
-        &sselint::report::human::Human {
-            verbose: false,
-            color: a.color.enabled(),
-            quiet: false,
-            errors_elsewhere: false,
-        },
-        &run,
-        &mut o,
-    );
-    if unreadable {
-        return Ok(ExitCode::from(2));
-    }
     // As `check URL` (and `check` of the saved file) with the same
     // `--fail-on`: a finding at or above it fails the run.
-    Ok(sselint::lint::verdict(a.fail_on.threshold(), run.worst()))
+    Ok(lint_saved(
+        &out,
+        &opts,
+        &settings,
+        a.color.enabled(),
+        a.fail_on.threshold(),
+    ))
 }
 
 /// `record ws://…`: the client's messages from --body (one JSON message,
@@ -504,33 +488,13 @@ fn record_socket(a: &RecordArgs, out: &Path, settings: &Settings) -> anyhow::Res
             .map(|s| format!(", stopped: {s}"))
             .unwrap_or_default()
     );
-    let file = sselint::pipeline::lint_path(
-        &out.to_string_lossy(),
+    Ok(lint_saved(
+        out,
         &sselint::capture::Options::default(),
         settings,
-    );
-    let unreadable = file.error.is_some();
-    let run = sselint::report::Run {
-        files: vec![file],
-        profile: settings.profile.name.clone(),
-        suppressed: 0,
-        fail_on: None,
-    };
-    let mut o = std::io::stdout().lock();
-    let _ = sselint::report::Render::render(
-        &sselint::report::human::Human {
-            verbose: false,
-            color: a.color.enabled(),
-            quiet: false,
-            errors_elsewhere: false,
-        },
-        &run,
-        &mut o,
-    );
-    if unreadable {
-        return Ok(ExitCode::from(2));
-    }
-    Ok(sselint::lint::verdict(a.fail_on.threshold(), run.worst()))
+        a.color.enabled(),
+        a.fail_on.threshold(),
+    ))
 }
 
 /// Serve a capture as the endpoint of its API, with fault injection.
@@ -840,4 +804,39 @@ fn replay_set(a: &ReplayArgs, opts: &sselint::capture::Options) -> anyhow::Resul
         stop,
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Lints the capture `record` just saved at `out` and prints the human
+/// report: exit 2 when it cannot be read, else the verdict at `threshold`
+/// (`--fail-on`), as `check` of the saved file gives.
+fn lint_saved(
+    out: &std::path::Path,
+    opts: &sselint::capture::Options,
+    settings: &sselint::lint::Settings,
+    color: bool,
+    threshold: Option<sselint::lint::Severity>,
+) -> ExitCode {
+    let file = sselint::pipeline::lint_path(&out.to_string_lossy(), opts, settings);
+    let unreadable = file.error.is_some();
+    let run = sselint::report::Run {
+        files: vec![file],
+        profile: settings.profile.name.clone(),
+        suppressed: 0,
+        fail_on: None,
+    };
+    let mut o = std::io::stdout().lock();
+    let _ = sselint::report::Render::render(
+        &sselint::report::human::Human {
+            verbose: false,
+            color,
+            quiet: false,
+            errors_elsewhere: false,
+        },
+        &run,
+        &mut o,
+    );
+    if unreadable {
+        return ExitCode::from(2);
+    }
+    sselint::lint::verdict(threshold, run.worst())
 }
