@@ -10,6 +10,7 @@
 #
 # usage: A=/path/to/old/sselint B=target/release/sselint bench/throughput.sh [SIZE_MB]
 #        RUNS=5 DIALECTS="chat har" COMMANDS="check diff" bench/throughput.sh
+#        DIALECTS="ollama converse invoke" COMMANDS=check bench/throughput.sh
 # SIZE_MB defaults to 100; inputs are bench/memory.sh's gen_capture
 # captures in ${BENCH_DIR:-/tmp/sselint-bench} (GEN=/path/to/gen_capture
 # when it is built apart). Commands that run past ${TIMEOUT:-300} s are
@@ -34,6 +35,8 @@ capture_for() {
     chat) f="$dir/plain-$mb.sse" ;;
     responses | messages | gemini) f="$dir/$1-$mb.sse" ;;
     har) f="$dir/har-$mb.har" ;;
+    ollama) f="$dir/ollama-$mb.ndjson" ;;
+    converse | invoke) f="$dir/$1-$mb.bin" ;;
   esac
   if [ ! -f "$f" ]; then
     [ -x "$gen" ] || cargo build --release --quiet --example gen_capture
@@ -51,6 +54,9 @@ path_for() {
     responses) echo /v1/responses ;;
     messages) echo /v1/messages ;;
     gemini) echo '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse' ;;
+    ollama) echo /api/chat ;;
+    converse) echo /model/m/converse-stream ;;
+    invoke) echo /model/m/invoke-with-response-stream ;;
     *) echo /v1/chat/completions ;;
   esac
 }

@@ -139,6 +139,44 @@ fn an_exception_frame_mid_stream_fails_the_stream() {
     assert_eq!(s.ending, Ending::Failed);
 }
 
+/// An `error` frame (AWS's unmodeled error: `:error-code` and
+/// `:error-message` headers, an empty payload, as botocore and the Rust SDK
+/// read it) is the stream's exception, not a payload that is not JSON.
+#[test]
+fn an_error_frame_with_an_empty_payload_is_an_exception() {
+    let frames = text_frames();
+    let mut body: Vec<u8> = frames[..2].concat();
+    let start = body.len();
+    body.extend(encode(
+        &[
+            (":error-code", "InternalServerException"),
+            (":error-message", "The service had an error."),
+            (":message-type", "error"),
+        ],
+        b"",
+    ));
+    let s = lint(&body);
+    assert_eq!(rules(&s), ["converse-exception"], "{:?}", s.diagnostics);
+    let d = &s.diagnostics[0];
+    assert!(
+        d.message
+            .contains("an error frame `InternalServerException`"),
+        "{}",
+        d.message
+    );
+    assert!(
+        d.message.contains("The service had an error."),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.event_index, Some(2));
+    // At its payload, which is empty: just after the headers.
+    let headers = u32::from_be_bytes(body[start + 4..start + 8].try_into().unwrap()) as usize;
+    assert_eq!(d.location.byte_offset, (start + 12 + headers) as u64);
+    assert_eq!(s.ending, Ending::Failed);
+    assert_eq!(s.answer.choices[&0].text.kept, "Rain forms");
+}
+
 #[test]
 fn a_stream_without_message_stop_is_cut_off() {
     let frames = text_frames();

@@ -155,6 +155,37 @@ fn an_exception_frame_mid_stream_fails_the_stream_once() {
     assert_eq!(s.ending, Ending::Failed);
 }
 
+/// An `error` frame (`:error-code`, `:error-message`, an empty payload)
+/// is the stream's exception, not a payload that is not JSON.
+#[test]
+fn an_error_frame_with_an_empty_payload_is_an_exception() {
+    let frames = text_frames(METRICS);
+    let mut body = frames[..4].concat();
+    body.extend(encode(
+        &[
+            (":error-code", "InternalServerException"),
+            (":error-message", "The service had an error."),
+            (":message-type", "error"),
+        ],
+        b"",
+    ));
+    let s = lint(&body);
+    assert_eq!(rules(&s), ["invoke-exception"], "{:?}", s.diagnostics);
+    let d = &s.diagnostics[0];
+    assert!(
+        d.message
+            .contains("an error frame `InternalServerException`"),
+        "{}",
+        d.message
+    );
+    assert!(
+        d.message.contains("The service had an error."),
+        "{}",
+        d.message
+    );
+    assert_eq!(s.ending, Ending::Failed);
+}
+
 #[test]
 fn a_stream_without_message_stop_is_messages_own_cut_off() {
     let frames = text_frames(METRICS);

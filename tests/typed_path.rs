@@ -1054,3 +1054,226 @@ fn a_gemini_call_past_the_kept_ones_lints_the_same_on_both_paths() {
     let need = 20 * variants.len() / all;
     assert!(whole > need, "{whole} of {}", variants.len());
 }
+
+/// Everything both paths must agree on for a stream on a transport other
+/// than SSE: the result, read with and without summaries, and what
+/// `inspect` is told of each message (its kinds and its summary); and the
+/// messages the fast path took.
+fn message_outcome(body: &[u8], settings: &Settings) -> (String, u64) {
+    use sselint::checks::Linter;
+    use sselint::lint::Diagnostic;
+    use sselint::pipeline::{lint_stream_with, Extras, Observer};
+    use sselint::sse::Block;
+    use sselint::transport::Message;
+    struct Seen(Vec<String>);
+    impl Observer for Seen {
+        fn block(&mut self, _: &Block<'_>, _: &[Diagnostic], _: &Linter<'_>) {}
+        fn message(&mut self, m: &Message<'_>, new: &[Diagnostic], linter: &Linter<'_>) {
+            self.0.push(format!(
+                "{} {:?} {:?} {}",
+                m.index,
+                linter.event_kind,
+                linter.event_summary,
+                new.len()
+            ));
+        }
+    }
+    let mut seen = Seen(Vec::new());
+    let mut typed_chunks = 0;
+    let mut shown = String::new();
+    for summaries in [false, true] {
+        let cap = capture::from_reader(
+            "bytes",
+            Box::new(std::io::Cursor::new(body.to_vec())),
+            &Options::default(),
+        )
+        .expect("bytes read as a capture");
+        for s in cap.streams {
+            let extras = Extras {
+                fields: false,
+                summaries,
+            };
+            let mut r = lint_stream_with(s, settings, &mut seen, extras);
+            typed_chunks += r.typed_chunks;
+            r.typed_chunks = 0;
+            shown.push_str(&format!("{r:#?}\n"));
+        }
+    }
+    shown.push_str(&seen.0.join("\n"));
+    (shown, typed_chunks)
+}
+
+/// `body` read on both paths agrees ([`message_outcome`]); the messages the
+/// fast path took.
+fn same_on_both_paths(body: &[u8], what: &str) -> u64 {
+    let base = Settings::default();
+    let (fast, taken) = message_outcome(body, &typed(true, &base));
+    let (slow, none) = message_outcome(body, &typed(false, &base));
+    assert_eq!(none, 0);
+    assert_eq!(fast, slow, "{what}");
+    taken
+}
+
+/// `seed` and a spread of its one-character changes (all of them at
+/// SSELINT_TEST_DEPTH=full), each put in a stream by `around`, read the
+/// same on both paths; the unchanged seed is taken by the fast path.
+fn changes_agree(seed: &str, around: &dyn Fn(&str) -> Vec<u8>) {
+    assert!(
+        same_on_both_paths(&around(seed), seed) > 0,
+        "the fast path takes {seed}"
+    );
+    for v in sample(char_changes(seed), 120) {
+        same_on_both_paths(&around(&v), &v);
+    }
+}
+
+#[test]
+fn ollama_lines_changed_byte_by_byte_lint_the_same_on_both_paths() {
+    let chat = |content: &str| {
+        format!(
+            r#"{{"model":"qwen3:8b","created_at":"2026-01-02T03:04:05.1Z","message":{{"role":"assistant","content":{content}}},"done":false}}"#
+        )
+    };
+    let last = r#"{"model":"qwen3:8b","created_at":"2026-01-02T03:04:06Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":3,"eval_count":4}"#;
+    let around = |middle: &str| {
+        format!(
+            "{}\n{middle}\n{middle}\n{}\n{last}\n",
+            chat(r#""Hi""#),
+            chat(r#"" there""#)
+        )
+        .into_bytes()
+    };
+    for seed in [
+        chat(r#""Hi \"you\" \u00e9""#),
+        r#"{"model":"qwen3:8b","created_at":"2026-01-02T03:04:05.1Z","message":{"role":"assistant","content":"","thinking":"hm\n"},"done":false}"#.to_string(),
+        r#"{"model":"qwen3:8b","created_at":"2026-01-02T03:04:05.1Z","response":"Hi","thinking":"so","done":false}"#.to_string(),
+    ] {
+        changes_agree(&seed, &around);
+    }
+    // A line after `done: true`, and a line before an error line.
+    let after = format!("{}\n{last}\n{}\n", chat(r#""a""#), chat(r#""b""#));
+    same_on_both_paths(after.as_bytes(), "after done");
+    let error = format!(
+        "{}\n{{\"error\":\"boom\"}}\n{}\n",
+        chat(r#""a""#),
+        chat(r#""b""#)
+    );
+    same_on_both_paths(error.as_bytes(), "after an error");
+}
+
+fn converse_frame(ty: &str, payload: &str) -> Vec<u8> {
+    sselint::transport::eventstream::encode(
+        &[
+            (":event-type", ty),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        ],
+        payload.as_bytes(),
+    )
+}
+
+#[test]
+fn converse_deltas_changed_byte_by_byte_lint_the_same_on_both_paths() {
+    let around = |middle: &str| {
+        [
+            converse_frame("messageStart", r#"{"role":"assistant","p":"ab"}"#),
+            converse_frame(
+                "contentBlockStart",
+                r#"{"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"t1","name":"f"}},"p":"a"}"#,
+            ),
+            converse_frame("contentBlockDelta", middle),
+            converse_frame("contentBlockDelta", middle),
+            converse_frame(
+                "contentBlockDelta",
+                r#"{"contentBlockIndex":1,"delta":{"toolUse":{"input":"1}"}},"p":"a"}"#,
+            ),
+            converse_frame("messageStop", r#"{"stopReason":"tool_use"}"#),
+            converse_frame(
+                "metadata",
+                r#"{"usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3},"metrics":{"latencyMs":4}}"#,
+            ),
+        ]
+        .concat()
+    };
+    for seed in [
+        r#"{"contentBlockIndex":0,"delta":{"text":"Hi \"you\" \u00e9"},"p":"abcdefgh"}"#,
+        r#"{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"hm"}},"p":"ab"}"#,
+        r#"{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"a\":"}}}"#,
+    ] {
+        changes_agree(seed, &around);
+    }
+}
+
+#[test]
+fn invoke_chunks_changed_byte_by_byte_lint_the_same_on_both_paths() {
+    use base64::Engine as _;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let chunk = |event: &str| {
+        converse_frame(
+            "chunk",
+            &format!(r#"{{"bytes":"{}","p":"abcdefgh"}}"#, b64(event)),
+        )
+    };
+    let head = [
+        chunk(
+            r#"{"type":"message_start","message":{"id":"msg_bdrk_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#,
+        ),
+        chunk(r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+    ]
+    .concat();
+    let tail = [
+        chunk(r#"{"type":"content_block_stop","index":0}"#),
+        chunk(r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2}}"#),
+        chunk(r#"{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":25,"outputTokenCount":2,"invocationLatency":9,"firstByteLatency":3}}"#),
+    ]
+    .concat();
+    // The inner event changed, then encoded as Bedrock does.
+    let inner = |middle: &str| [head.clone(), chunk(middle), chunk(middle), tail.clone()].concat();
+    changes_agree(
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi \"you\" \u00e9"}}"#,
+        &inner,
+    );
+    // The chunk's payload changed around its base64.
+    let outer = |middle: &str| {
+        [
+            head.clone(),
+            converse_frame("chunk", middle),
+            converse_frame("chunk", middle),
+            tail.clone(),
+        ]
+        .concat()
+    };
+    let payload = format!(
+        r#"{{"bytes":"{}","p":"abcdefgh"}}"#,
+        b64(
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#
+        )
+    );
+    changes_agree(&payload, &outer);
+}
+
+#[test]
+fn exception_and_error_frames_lint_the_same_on_both_paths() {
+    let error = sselint::transport::eventstream::encode(
+        &[
+            (":error-code", "InternalServerException"),
+            (":error-message", "The service had an error."),
+            (":message-type", "error"),
+        ],
+        b"",
+    );
+    let body = [
+        converse_frame("messageStart", r#"{"role":"assistant"}"#),
+        converse_frame(
+            "contentBlockDelta",
+            r#"{"contentBlockIndex":0,"delta":{"text":"Hi"}}"#,
+        ),
+        error,
+        converse_frame(
+            "contentBlockDelta",
+            r#"{"contentBlockIndex":0,"delta":{"text":"late"}}"#,
+        ),
+    ]
+    .concat();
+    same_on_both_paths(&body, "an error frame");
+}

@@ -164,9 +164,16 @@ impl<'s> Linter<'s> {
             json: None,
             done: false,
         };
-        if checker.reads_data() {
+        // A frame that is no event (an exception) first; then the typed
+        // fast path: an ordinary line or frame never becomes a JSON value
+        // (not on a socket, whose responses' checkers read each message
+        // whole).
+        let typed = self.out.settings().typed && !self.transport.is_socket();
+        let taken = checker.takes_unparsed(&ev, &mut self.out_for(m))
+            || (typed && checker.fast(&ev, &mut self.out_for(m)));
+        if !taken && checker.reads_data() {
             checker.event(&ev, &mut self.out_for(m));
-        } else {
+        } else if !taken {
             let payload = model::decode(m.data);
             match &payload {
                 Payload::Json(v) | Payload::LoneSurrogates(v) => ev.json = Some(v),

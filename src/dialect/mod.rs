@@ -591,9 +591,9 @@ pub trait Checker: std::fmt::Debug {
     fn hints(&self) -> Hints {
         Hints::default()
     }
-    /// Chat chunks the fast path took, for the record
-    /// (`pipeline::StreamResult::typed_chunks`, which no report shows);
-    /// read with [`Checker::hints`].
+    /// Events (Chat chunks, NDJSON lines, event-stream frames) the fast
+    /// path took, for the record (`pipeline::StreamResult::typed_chunks`,
+    /// which no report shows); read with [`Checker::hints`].
     fn typed_chunks(&self) -> u64 {
         0
     }
@@ -605,6 +605,16 @@ pub trait Checker: std::fmt::Debug {
     /// false sends it down the general path. `ev.json` is `None` here. Off
     /// when `Settings::typed` is (the tests that compare both paths).
     fn fast(&mut self, _ev: &Event<'_>, _out: &mut dyn Out) -> bool {
+        false
+    }
+    /// A message of a transport other than SSE that the checker judges
+    /// before the shared stage parses its data: an event-stream frame
+    /// that is no event (Bedrock's `exception` and `error` frames, whose
+    /// payload is the exception's own and may be empty), which must not be
+    /// reported as `invalid-json`. True when it took the message, which
+    /// the shared stage then neither parses nor hands on. Called before
+    /// [`Checker::fast`]; `ev.json` is `None`. Nothing by default.
+    fn takes_unparsed(&mut self, _ev: &Event<'_>, _out: &mut dyn Out) -> bool {
         false
     }
     /// An event whose data the shared stage rejected (`invalid-json`: not

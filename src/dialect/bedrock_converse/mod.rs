@@ -19,7 +19,10 @@
 //! the SDKs drop them.
 
 pub mod api;
+mod fast;
 pub mod words;
+
+use fast::Delta;
 
 use crate::dialect::{Event, Hints, Out, StreamEnd};
 use crate::lint::rule;
@@ -54,6 +57,18 @@ pub struct Checker {
     rejected: u64,
     summary: String,
     hints: Hints,
+    /// The fast path's buffer for a delta's text with escapes (reused).
+    unescaped: String,
+    /// Frames the fast path took.
+    typed_frames: u64,
+}
+
+/// The `:message-type` of a frame that is no event (`exception`,
+/// `error`); `None` for an event (or a message with no such header).
+pub(crate) fn exception_kind(out: &dyn Out) -> Option<String> {
+    out.header(":message-type")
+        .filter(|k| *k != "event")
+        .map(str::to_string)
 }
 
 /// `converse-max-tokens`: `messageStop` says the token budget cut the
@@ -77,10 +92,26 @@ fn report_max_tokens(ev: &Event<'_>, out: &mut dyn Out) {
 }
 
 impl crate::dialect::Checker for Checker {
+    fn takes_unparsed(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        let Some(kind) = exception_kind(out) else {
+            return false;
+        };
+        self.summary.clear();
+        self.exception_frame(ev, &kind, out);
+        true
+    }
+
+    fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        self.fast_delta(ev, out)
+    }
+
+    fn typed_chunks(&self) -> u64 {
+        self.typed_frames
+    }
+
     fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
         self.summary.clear();
-        let kind = out.header(":message-type").unwrap_or("event").to_string();
-        if kind != "event" {
+        if let Some(kind) = exception_kind(out) {
             self.exception_frame(ev, &kind, out);
             return;
         }
@@ -186,23 +217,47 @@ impl Checker {
             return;
         };
         if let Some(t) = d.get("text").and_then(Value::as_str) {
-            out.kind("content");
-            self.answer.choice(0).text.push(t);
-            self.summary = format!("{:?}", shorten(t, 60));
+            self.add_delta(ev, index, Delta::Text, t, out);
         }
         if let Some(t) = d.pointer("/reasoningContent/text").and_then(Value::as_str) {
-            out.kind("reasoning");
-            self.answer.choice(0).reasoning.push(t);
-            self.summary = format!("reasoning {:?}", shorten(t, 50));
+            self.add_delta(ev, index, Delta::Reasoning, t, out);
         }
         if let Some(t) = d.pointer("/toolUse/input").and_then(Value::as_str) {
-            out.kind("tool");
-            let b = self.blocks.entry(index).or_default();
-            if b.first_input.is_none() {
-                b.first_input = Some((out.at_pointer("/delta/toolUse/input", false), ev.index));
+            self.add_delta(ev, index, Delta::ToolInput, t, out);
+        }
+    }
+
+    /// Adds one piece of a `contentBlockDelta` (`t`, of `kind`, to block
+    /// `index`) to the answer. Shared by the general path and the fast
+    /// path.
+    fn add_delta(&mut self, ev: &Event<'_>, index: u64, kind: Delta, t: &str, out: &mut dyn Out) {
+        let summaries = out.summaries();
+        match kind {
+            Delta::Text => {
+                out.kind("content");
+                self.answer.choice(0).text.push(t);
+                if summaries {
+                    self.summary = format!("{:?}", shorten(t, 60));
+                }
             }
-            b.input.push_str(t);
-            self.summary = format!("tool input {:?}", shorten(t, 50));
+            Delta::Reasoning => {
+                out.kind("reasoning");
+                self.answer.choice(0).reasoning.push(t);
+                if summaries {
+                    self.summary = format!("reasoning {:?}", shorten(t, 50));
+                }
+            }
+            Delta::ToolInput => {
+                out.kind("tool");
+                let b = self.blocks.entry(index).or_default();
+                if b.first_input.is_none() {
+                    b.first_input = Some((out.at_pointer("/delta/toolUse/input", false), ev.index));
+                }
+                b.input.push_str(t);
+                if summaries {
+                    self.summary = format!("tool input {:?}", shorten(t, 50));
+                }
+            }
         }
     }
 
@@ -358,8 +413,15 @@ impl Exception {
             .or(out.header(":error-code"))
             .unwrap_or(ev.name)
             .to_string();
+        // The payload is the exception's own, read here: `{"message": …}`
+        // for an `exception`, empty for an `error`.
+        let parsed = match ev.json {
+            Some(_) => None,
+            None => crate::model::json_object(ev.data),
+        };
         let text = ev
             .json
+            .or(parsed.as_ref())
             .and_then(|v| v.get("message"))
             .and_then(Value::as_str)
             .or(out.header(":error-message"))

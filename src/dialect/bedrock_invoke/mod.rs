@@ -25,9 +25,10 @@
 //! (Titan, Llama, …) are Messages events to no one, and say so.
 
 pub mod api;
+mod fast;
 pub mod words;
 
-use crate::dialect::bedrock_converse::{report_fault, shown, Exception};
+use crate::dialect::bedrock_converse::{exception_kind, report_fault, shown, Exception};
 use crate::dialect::{messages, Checker as _, Event, Hints, Out, StreamEnd, Transport};
 use crate::lint::rule;
 use crate::lint::{Finding, Location, Severity};
@@ -65,6 +66,10 @@ pub struct Checker {
     /// Where the inner `message_stop` was, and whether one came.
     stop_at: Option<(Location, Option<u64>)>,
     summary: String,
+    /// The fast path's buffer for a chunk's decoded `bytes` (reused).
+    decoded: Vec<u8>,
+    /// Chunks the fast path took.
+    typed_frames: u64,
 }
 
 /// The outer linter, seen by the Messages checker: findings on an inner
@@ -127,11 +132,28 @@ impl Out for Inner<'_> {
 }
 
 impl crate::dialect::Checker for Checker {
+    fn takes_unparsed(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        let Some(kind) = exception_kind(out) else {
+            return false;
+        };
+        self.summary.clear();
+        self.last_faulted = false;
+        self.exception_frame(ev, &kind, out);
+        true
+    }
+
+    fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        self.fast_chunk(ev, out)
+    }
+
+    fn typed_chunks(&self) -> u64 {
+        self.typed_frames
+    }
+
     fn event(&mut self, ev: &Event<'_>, out: &mut dyn Out) {
         self.summary.clear();
         self.last_faulted = false;
-        let kind = out.header(":message-type").unwrap_or("event").to_string();
-        if kind != "event" {
+        if let Some(kind) = exception_kind(out) {
             self.exception_frame(ev, &kind, out);
             return;
         }

@@ -20,6 +20,7 @@
 //! (the Chat dialect with the `ollama` profile).
 
 pub mod api;
+mod fast;
 pub mod words;
 
 use crate::dialect::{Event, Hints, Out, StreamEnd};
@@ -79,6 +80,11 @@ pub struct Checker {
     /// What the last line added, for `inspect`.
     summary: String,
     hints: Hints,
+    /// The fast path's buffers for a text and a thinking with escapes
+    /// (reused).
+    unescaped: (String, String),
+    /// Lines the fast path took.
+    typed_lines: u64,
 }
 
 impl crate::dialect::Checker for Checker {
@@ -140,6 +146,14 @@ impl crate::dialect::Checker for Checker {
 
     fn rejected(&mut self, _index: Option<u64>) {
         self.rejected += 1;
+    }
+
+    fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
+        self.fast_line(ev, out)
+    }
+
+    fn typed_chunks(&self) -> u64 {
+        self.typed_lines
     }
 }
 
@@ -297,29 +311,13 @@ impl Checker {
         } else {
             "content"
         };
-        let mut added = false;
         let mut summary = Vec::new();
-        let c = self.answer.choice(0);
-        if let Some(t) = body
-            .get(text_key)
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-        {
-            c.text.push(t);
-            added = true;
-            out.kind("content");
-            summary.push(format!("{t:?}"));
-        }
-        if let Some(t) = body
-            .get("thinking")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-        {
-            c.reasoning.push(t);
-            added = true;
-            out.kind("reasoning");
-            summary.push(format!("thinking {t:?}"));
-        }
+        let mut added = self.add_text(
+            body.get(text_key).and_then(Value::as_str),
+            body.get("thinking").and_then(Value::as_str),
+            &mut summary,
+            out,
+        );
         if let Some(calls) = body.get("tool_calls").and_then(Value::as_array) {
             for (pos, call) in calls.iter().enumerate() {
                 let name = self.tool_call(ev, call, &format!("{base}/tool_calls/{pos}"), out);
@@ -330,6 +328,38 @@ impl Checker {
         }
         if out.summaries() {
             self.summary = printable_shorten(&summary.join(", "), 120);
+        }
+        added
+    }
+
+    /// Adds a line's text and thinking (each when it is a non-empty
+    /// string) to choice 0, notes their kinds and their part of the
+    /// summary; returns whether it added either. Shared by the general
+    /// path and the fast path.
+    fn add_text(
+        &mut self,
+        text: Option<&str>,
+        thinking: Option<&str>,
+        summary: &mut Vec<String>,
+        out: &mut dyn Out,
+    ) -> bool {
+        let mut added = false;
+        let c = self.answer.choice(0);
+        if let Some(t) = text.filter(|t| !t.is_empty()) {
+            c.text.push(t);
+            added = true;
+            out.kind("content");
+            if out.summaries() {
+                summary.push(format!("{t:?}"));
+            }
+        }
+        if let Some(t) = thinking.filter(|t| !t.is_empty()) {
+            c.reasoning.push(t);
+            added = true;
+            out.kind("reasoning");
+            if out.summaries() {
+                summary.push(format!("thinking {t:?}"));
+            }
         }
         added
     }

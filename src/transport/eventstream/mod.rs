@@ -47,6 +47,9 @@ pub struct Framer {
     /// A fault ended the framing: the rest of the body is not read.
     stopped: bool,
     limit: usize,
+    /// The headers of the frame at hand, their strings reused from frame
+    /// to frame (a frame has three or four).
+    headers: Vec<Header>,
 }
 
 impl Framer {
@@ -60,14 +63,27 @@ impl Framer {
             read: 0,
             stopped: false,
             limit: limit.clamp(OVERHEAD, MAX_FRAME),
+            headers: Vec::new(),
         }
     }
 
-    /// Frames every whole frame in `buf`.
-    fn drain(&mut self, sink: &mut dyn Sink) {
+    /// Frames every whole frame in `buf`; `pending` bytes fed are not in
+    /// it yet.
+    fn drain(&mut self, pending: u64, sink: &mut dyn Sink) {
+        let mut buf = std::mem::take(&mut self.buf);
+        let at = self.frames(&buf, pending, sink);
+        buf.drain(..at);
+        self.buf = buf;
+        self.offset += at as u64;
+    }
+
+    /// Frames every whole frame in `bytes`, whose first byte is at body
+    /// offset `self.offset` and after which `pending` more bytes were fed
+    /// (a fault that stops the framing spans them too); the bytes used.
+    fn frames(&mut self, bytes: &[u8], pending: u64, sink: &mut dyn Sink) -> usize {
         let mut at = 0;
-        while !self.stopped && self.buf.len() - at >= PRELUDE {
-            let b = &self.buf[at..];
+        while !self.stopped && bytes.len() - at >= PRELUDE {
+            let b = &bytes[at..];
             let total = u32_at(b, 0) as usize;
             let headers = u32_at(b, 4) as usize;
             let crc = u32_at(b, 8);
@@ -103,26 +119,32 @@ impl Framer {
             };
             if let Some(f) = fault {
                 self.stopped = true;
-                emit_fault(sink, self.index, start, (self.buf.len() - at) as u64, f);
+                let rest = (bytes.len() - at) as u64 + pending;
+                emit_fault(sink, self.index, start, rest, f);
                 self.index += 1;
-                at = self.buf.len();
+                at = bytes.len();
                 break;
             }
             if b.len() < total {
                 break;
             }
             let frame = &b[..total];
-            read_frame(&mut self.index, frame, start, sink);
+            read_frame(&mut self.index, frame, start, &mut self.headers, sink);
             at += total;
         }
-        self.buf.drain(..at);
-        self.offset += at as u64;
+        at
     }
 }
 
 /// One whole frame whose prelude is sound, handed over as message
-/// `*index`.
-fn read_frame(index: &mut u64, frame: &[u8], start: u64, sink: &mut dyn Sink) {
+/// `*index`; `pool` holds its headers (their strings reused).
+fn read_frame(
+    index: &mut u64,
+    frame: &[u8],
+    start: u64,
+    pool: &mut Vec<Header>,
+    sink: &mut dyn Sink,
+) {
     let total = frame.len();
     let headers_len = u32_at(frame, 4) as usize;
     let crc = u32_at(frame, total - 4);
@@ -132,11 +154,12 @@ fn read_frame(index: &mut u64, frame: &[u8], start: u64, sink: &mut dyn Sink) {
     let headers = parse_headers(
         &frame[PRELUDE..PRELUDE + headers_len],
         start + PRELUDE as u64,
+        pool,
     );
     let (headers, fault) = match headers {
-        Ok(h) if want == crc => (h, None),
-        Ok(h) => (
-            h,
+        Ok(n) if want == crc => (&pool[..n], None),
+        Ok(n) => (
+            &pool[..n],
             Some(Fault {
                 at: start + total as u64 - 4,
                 len: 4,
@@ -145,7 +168,7 @@ fn read_frame(index: &mut u64, frame: &[u8], start: u64, sink: &mut dyn Sink) {
                 ),
             }),
         ),
-        Err(f) => (Vec::new(), Some(f)),
+        Err(f) => (&pool[..0], Some(f)),
     };
     let name = headers
         .iter()
@@ -163,20 +186,38 @@ fn read_frame(index: &mut u64, frame: &[u8], start: u64, sink: &mut dyn Sink) {
         terminated: true,
         time_ms: None,
         oversized: false,
-        headers: &headers,
+        headers,
         fault: fault.as_ref(),
     });
     *index += 1;
 }
 
 impl super::Framer for Framer {
-    fn feed(&mut self, bytes: &[u8], sink: &mut dyn Sink) {
+    fn feed(&mut self, mut bytes: &[u8], sink: &mut dyn Sink) {
         self.read += bytes.len() as u64;
-        if self.stopped {
+        // The frame at hand first, completed from these bytes (its prelude,
+        // then the rest of it).
+        while !self.stopped && !self.buf.is_empty() && !bytes.is_empty() {
+            let want = if self.buf.len() < PRELUDE {
+                PRELUDE
+            } else {
+                u32_at(&self.buf, 0) as usize
+            };
+            let n = want.saturating_sub(self.buf.len()).clamp(1, bytes.len());
+            self.buf.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            self.drain(bytes.len() as u64, sink);
+        }
+        if self.stopped || bytes.is_empty() {
             return;
         }
-        self.buf.extend_from_slice(bytes);
-        self.drain(sink);
+        // Then whole frames read where they lie, with no copy; what is
+        // left of the last one is kept.
+        let at = self.frames(bytes, 0, sink);
+        self.offset += at as u64;
+        if !self.stopped {
+            self.buf.extend_from_slice(&bytes[at..]);
+        }
     }
 
     fn finish(&mut self, sink: &mut dyn Sink) -> Framed {
@@ -231,9 +272,11 @@ fn u32_at(b: &[u8], i: usize) -> u32 {
 
 /// The headers of a frame (`bytes`, starting at body offset `at`), each
 /// value rendered as text: strings as they are, byte arrays in hex, the
-/// numbers, booleans, timestamps (ms) and UUIDs as such.
-fn parse_headers(bytes: &[u8], at: u64) -> Result<Vec<Header>, Fault> {
-    let mut out = Vec::new();
+/// numbers, booleans, timestamps (ms) and UUIDs as such. They are written
+/// into `pool`'s first entries (their strings reused, more added as
+/// needed); returns how many.
+fn parse_headers(bytes: &[u8], at: u64, pool: &mut Vec<Header>) -> Result<usize, Fault> {
+    let mut n_out = 0;
     let mut i = 0;
     let bad = |i: usize, what: &str| Fault {
         at: at + i as u64,
@@ -256,20 +299,21 @@ fn parse_headers(bytes: &[u8], at: u64) -> Result<Vec<Header>, Fault> {
                 .get(v..v + len)
                 .ok_or_else(|| bad(v, "a value runs past the headers"))
         };
+        let owned = |s: String| HeaderValue::Owned(s);
         let (value, used) = match ty {
-            0 => ("true".to_string(), 0),
-            1 => ("false".to_string(), 0),
-            2 => ((fixed(1)?[0] as i8).to_string(), 1),
+            0 => (HeaderValue::Text("true"), 0),
+            1 => (HeaderValue::Text("false"), 0),
+            2 => (owned((fixed(1)?[0] as i8).to_string()), 1),
             3 => (
-                i16::from_be_bytes(fixed(2)?.try_into().unwrap_or([0; 2])).to_string(),
+                owned(i16::from_be_bytes(fixed(2)?.try_into().unwrap_or([0; 2])).to_string()),
                 2,
             ),
             4 => (
-                i32::from_be_bytes(fixed(4)?.try_into().unwrap_or([0; 4])).to_string(),
+                owned(i32::from_be_bytes(fixed(4)?.try_into().unwrap_or([0; 4])).to_string()),
                 4,
             ),
             5 | 8 => (
-                i64::from_be_bytes(fixed(8)?.try_into().unwrap_or([0; 8])).to_string(),
+                owned(i64::from_be_bytes(fixed(8)?.try_into().unwrap_or([0; 8])).to_string()),
                 8,
             ),
             6 | 7 => {
@@ -279,15 +323,19 @@ fn parse_headers(bytes: &[u8], at: u64) -> Result<Vec<Header>, Fault> {
                     .get(v + 2..v + 2 + len)
                     .ok_or_else(|| bad(v, "a value runs past the headers"))?;
                 let text = if ty == 7 {
-                    std::str::from_utf8(s)
-                        .map_err(|_| bad(v + 2, "a string value is not UTF-8"))?
-                        .to_string()
+                    HeaderValue::Text(
+                        std::str::from_utf8(s)
+                            .map_err(|_| bad(v + 2, "a string value is not UTF-8"))?,
+                    )
                 } else {
-                    s.iter().map(|b| format!("{b:02x}")).collect()
+                    owned(s.iter().map(|b| format!("{b:02x}")).collect())
                 };
                 (text, 2 + len)
             }
-            9 => (fixed(16)?.iter().map(|b| format!("{b:02x}")).collect(), 16),
+            9 => (
+                owned(fixed(16)?.iter().map(|b| format!("{b:02x}")).collect()),
+                16,
+            ),
             other => {
                 return Err(bad(
                     t,
@@ -295,13 +343,30 @@ fn parse_headers(bytes: &[u8], at: u64) -> Result<Vec<Header>, Fault> {
                 ))
             }
         };
-        out.push(Header {
-            name: name.to_string(),
-            value,
-        });
+        if n_out == pool.len() {
+            pool.push(Header {
+                name: String::new(),
+                value: String::new(),
+            });
+        }
+        let h = &mut pool[n_out];
+        h.name.clear();
+        h.name.push_str(name);
+        h.value.clear();
+        match value {
+            HeaderValue::Text(t) => h.value.push_str(t),
+            HeaderValue::Owned(t) => h.value.push_str(&t),
+        }
+        n_out += 1;
         i = v + used;
     }
-    Ok(out)
+    Ok(n_out)
+}
+
+/// A header's value as text: lent from the frame (a string), or made.
+enum HeaderValue<'a> {
+    Text(&'a str),
+    Owned(String),
 }
 
 /// The body ranges of the prelude CRC and the message CRC of the frame

@@ -60,9 +60,18 @@ impl Framer {
 
     /// Hands over the line at hand; `terminated` when a newline ended it.
     fn emit(&mut self, terminated: bool, sink: &mut dyn Sink) {
-        let kept = self.line.len() as u64 + self.dropped;
+        let mut line = std::mem::take(&mut self.line);
+        self.hand_over(&line, terminated, sink);
+        line.clear();
+        self.line = line;
+    }
+
+    /// Hands over a line whose kept bytes are `line` (the line at hand's,
+    /// or a whole line lent from the bytes fed, with no copy).
+    fn hand_over(&mut self, line: &[u8], terminated: bool, sink: &mut dyn Sink) {
+        let kept = line.len() as u64 + self.dropped;
         let len = kept + u64::from(terminated);
-        let mut text: &[u8] = &self.line;
+        let mut text: &[u8] = line;
         if terminated && self.dropped == 0 {
             text = text.strip_suffix(b"\r").unwrap_or(text);
         }
@@ -88,7 +97,6 @@ impl Framer {
         self.index += 1;
         self.offset += len;
         self.number += 1;
-        self.line.clear();
         self.dropped = 0;
     }
 }
@@ -97,8 +105,13 @@ impl super::Framer for Framer {
     fn feed(&mut self, mut bytes: &[u8], sink: &mut dyn Sink) {
         self.read += bytes.len() as u64;
         while let Some(i) = memchr::memchr(b'\n', bytes) {
-            self.push(&bytes[..i]);
-            self.emit(true, sink);
+            if self.line.is_empty() && self.dropped == 0 && i <= self.limit {
+                // A whole line within these bytes: handed over from them.
+                self.hand_over(&bytes[..i], true, sink);
+            } else {
+                self.push(&bytes[..i]);
+                self.emit(true, sink);
+            }
             bytes = &bytes[i + 1..];
         }
         self.push(bytes);
