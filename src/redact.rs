@@ -75,6 +75,10 @@ pub struct Scrubber {
     /// Whether the body being scrubbed is plain text (neither SSE nor
     /// JSON); `None`: [`Scrubber::body`] tells from the body itself.
     plain_body: Option<bool>,
+    /// Give each key of an object in tool-call arguments a placeholder of
+    /// its own ([`key_placeholder`]): set for the flat scrubber, under
+    /// which `city` and `unit` would both be `xxxx`, one key twice.
+    distinct_keys: bool,
 }
 
 /// Whether `body` is plain text: no line is an SSE field line (`data:`,
@@ -177,7 +181,7 @@ const REQUEST_KEEP: &[&str] = &[
 ];
 
 /// Where a tool call's arguments text stands, across fragments.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct ArgsState {
     /// Inside an inner JSON string.
     in_str: bool,
@@ -191,6 +195,45 @@ struct ArgsState {
     /// The last character outside strings was a digit (an exponent's `e`
     /// follows).
     after_digit: bool,
+    /// The inner arrays and objects open: for an object, how many keys
+    /// it has had (`None` for an array).
+    open: Vec<Option<u64>>,
+    /// A string opened here is an object's key (after `{` or `,` in an
+    /// object).
+    key_next: bool,
+    /// Inside a key: what is left to write of its number in its object
+    /// ([`key_placeholder`]).
+    key: Option<u64>,
+}
+
+/// The placeholder of character `c` (the flat scrubber's `x`, `X`, `0`,
+/// `ß`, `中` or `😀`) at the next letter or digit of an object's key,
+/// which carries the next digit of the key's number in its object, `n`
+/// (divided by the digit's base as it is written): the first key reads
+/// as the text would (`xxxx`), the second `yxxx`, the third `zxxx`, and
+/// so on, so the keys of one object stay distinct however the fragments
+/// cut them, and the same key in sibling objects stays the same. Other
+/// characters (punctuation) stay.
+fn key_placeholder(c: char, n: &mut u64) -> char {
+    let (base, first, count) = match c {
+        'x' => (26, 'a', 26),
+        'X' => (26, 'A', 26),
+        '0' => (10, '0', 10),
+        'ß' => (26, 'а', 32),
+        '中' => (26, '一', 26),
+        '😀' => (26, '😁', 26),
+        _ => return c,
+    };
+    let d = (*n % base) as u32;
+    *n /= base;
+    if d == 0 {
+        return c;
+    }
+    let at = match c {
+        'x' | 'X' => (c as u32 - first as u32 + d) % count,
+        _ => (d - u32::from(!c.is_ascii())) % count,
+    };
+    char::from_u32(first as u32 + at).unwrap_or(c)
 }
 
 /// Whether `c` is punctuation or a space in Unicode's terms (general
@@ -282,6 +325,7 @@ impl Scrubber {
             args_state: HashMap::new(),
             unquoted: true,
             plain_body: None,
+            distinct_keys: false,
         }
     }
 
@@ -292,7 +336,10 @@ impl Scrubber {
     /// a finding needs the letter patterns the permutation keeps.
     pub fn flat() -> Self {
         let x = b'x' - b'a';
-        Self::with_tables([x; 26], [x; 26], [0; 10])
+        Self {
+            distinct_keys: true,
+            ..Self::with_tables([x; 26], [x; 26], [0; 10])
+        }
     }
 
     /// A scrubber with the given maps: letter `c` becomes
@@ -312,6 +359,7 @@ impl Scrubber {
             args_state: HashMap::new(),
             unquoted: true,
             plain_body: None,
+            distinct_keys: false,
         }
     }
 
@@ -502,7 +550,7 @@ impl Scrubber {
     /// the literals so the assembled arguments stay as valid (or invalid)
     /// JSON as they were.
     fn arguments(&mut self, key: (u64, u64), lit: &str, out: &mut String) {
-        let mut st = self.args_state.get(&key).copied().unwrap_or_default();
+        let mut st = self.args_state.remove(&key).unwrap_or_default();
         let mut it = lit.chars().peekable();
         while let Some(c) = it.next() {
             // An outer escape stands for one inner character; copy it as it
@@ -530,7 +578,11 @@ impl Scrubber {
                 }
             } else {
                 if st.in_str && !st.esc && c != '"' {
-                    out.push(self.char(c));
+                    let p = self.char(c);
+                    out.push(match st.key.as_mut() {
+                        Some(n) if self.distinct_keys => key_placeholder(p, n),
+                        _ => p,
+                    });
                 } else if !st.in_str && c != '"' && self.unquoted {
                     out.push(st.unquoted(c));
                 } else {
@@ -550,6 +602,24 @@ impl Scrubber {
                 st.in_str = !st.in_str;
                 st.word_len = 0;
                 st.after_digit = false;
+                st.key = None;
+                if st.in_str && std::mem::take(&mut st.key_next) {
+                    // A key: its number in its object.
+                    if let Some(Some(n)) = st.open.last_mut() {
+                        st.key = Some(*n);
+                        *n += 1;
+                    }
+                }
+            } else if !st.in_str && !inner.is_whitespace() {
+                match inner {
+                    '{' => st.open.push(Some(0)),
+                    '[' => st.open.push(None),
+                    '}' | ']' => {
+                        st.open.pop();
+                    }
+                    _ => {}
+                }
+                st.key_next = matches!(inner, '{' | ',') && matches!(st.open.last(), Some(Some(_)));
             }
         }
         self.args_state.insert(key, st);
@@ -1879,6 +1949,83 @@ mod tests {
         assert_eq!(values.len(), 3);
         assert!(values.contains(&&Value::from(1)) && values.contains(&&Value::Bool(true)));
         assert!(!args.contains("Paris") && !args.contains("city"));
+    }
+
+    /// Found by a helper: the flat scrubber turned `{"city":…,"unit":…}`
+    /// into `{"xxxx":…,"xxxx":…}`, an object with one key twice, which a
+    /// client reads as one key. Keys stay distinct, however the fragments
+    /// split them; the same key in sibling objects stays the same, and a
+    /// `.done` event's arguments read as the deltas do.
+    #[test]
+    fn flat_scrubbed_argument_keys_stay_distinct_across_fragments() {
+        let mut s = Scrubber::flat();
+        let frag = |s: &mut Scrubber, i: u64, a: &str| {
+            let v = serde_json::json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":a}}]}}]});
+            let out: Value = serde_json::from_str(&s.data_value(&v.to_string())).unwrap();
+            out.pointer("/choices/0/delta/tool_calls/0/function/arguments")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let whole = r#"{"city": "Oslo", "unit": "c", "days": 3, "when": {"date": "d", "time": "t"}, "list": [{"name": "a", "note": "b"}, {"name": "c", "note": "d"}]}"#;
+        let pieces = [
+            r#"{"ci"#,
+            r#"ty": "Oslo", "un"#,
+            r#"it"#,
+            r#"": "c", "days": 3, "when": {"date": "d", "#,
+            r#""time": "t"}, "list": [{"name": "a", "note": "b"}, {"name": "c", "note": "d"}]}"#,
+        ];
+        assert_eq!(pieces.concat(), whole);
+        let split: String = pieces.iter().map(|p| frag(&mut s, 0, p)).collect();
+        let at_once = frag(&mut s, 1, whole);
+        assert_eq!(split, at_once);
+        assert_eq!(split.len(), whole.len());
+        fn keys(v: &Value, out: &mut Vec<Vec<String>>) {
+            match v {
+                Value::Object(m) => {
+                    out.push(m.keys().cloned().collect());
+                    m.values().for_each(|v| keys(v, out));
+                }
+                Value::Array(a) => a.iter().for_each(|v| keys(v, out)),
+                _ => {}
+            }
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        keys(&serde_json::from_str(whole).unwrap(), &mut a);
+        keys(&serde_json::from_str(&split).unwrap(), &mut b);
+        // As many keys in each object as the original had: none twice.
+        let counts = |k: &Vec<Vec<String>>| k.iter().map(Vec::len).collect::<Vec<_>>();
+        assert_eq!(counts(&a), counts(&b), "{split}");
+        // The same keys in sibling objects.
+        let v: Value = serde_json::from_str(&split).unwrap();
+        let list = v
+            .as_object()
+            .unwrap()
+            .values()
+            .find_map(Value::as_array)
+            .unwrap();
+        let keys_of = |o: &Value| o.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys_of(&list[0]), keys_of(&list[1]), "{split}");
+        for k in b.iter().flatten() {
+            assert!(
+                !["city", "unit", "days", "when", "name", "note"].contains(&k.as_str()),
+                "{split}"
+            );
+        }
+        // A Responses call: the deltas, then the same arguments whole.
+        let mut s = Scrubber::flat();
+        let delta = |s: &mut Scrubber, d: &str| {
+            let v = serde_json::json!({"type":"response.function_call_arguments.delta","output_index":0,"delta":d});
+            let out: Value = serde_json::from_str(&s.data_value(&v.to_string())).unwrap();
+            out["delta"].as_str().unwrap().to_string()
+        };
+        let streamed = delta(&mut s, r#"{"city":"Os"#) + &delta(&mut s, r#"lo","unit":"c"}"#);
+        let done = serde_json::json!({"type":"response.function_call_arguments.done","output_index":0,"arguments":r#"{"city":"Oslo","unit":"c"}"#});
+        let done: Value = serde_json::from_str(&s.data_value(&done.to_string())).unwrap();
+        assert_eq!(done["arguments"].as_str().unwrap(), streamed);
+        let v: Value = serde_json::from_str(&streamed).unwrap();
+        assert_eq!(v.as_object().unwrap().len(), 2, "{streamed}");
     }
 
     #[test]

@@ -629,3 +629,92 @@ fn scrub_file(input: &std::path::Path, out: &std::path::Path) {
         .assert()
         .success();
 }
+
+/// The keys of every object in `v`, one list per object.
+fn object_keys(v: &Value, out: &mut Vec<Vec<String>>) {
+    match v {
+        Value::Object(m) => {
+            out.push(m.keys().cloned().collect());
+            m.values().for_each(|v| object_keys(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| object_keys(v, out)),
+        _ => {}
+    }
+}
+
+/// `check --format json` of `path`: every finding as (rule, severity),
+/// sorted, and the keys of each object in each tool call's arguments.
+fn findings_and_argument_keys(path: &Path) -> (Vec<(String, String)>, Vec<Vec<usize>>) {
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .args(["check", "--format", "json", "--fail-on", "never"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (mut rules, mut keys) = (Vec::new(), Vec::new());
+    for s in v["files"][0]["streams"].as_array().unwrap() {
+        for d in s["diagnostics"].as_array().unwrap() {
+            rules.push((d["rule"].to_string(), d["severity"].to_string()));
+        }
+        for c in s["choices"].as_array().unwrap() {
+            for t in c["tool_calls"].as_array().into_iter().flatten() {
+                let args = t["arguments"].as_str().unwrap_or("");
+                let mut k = Vec::new();
+                if let Ok(a) = serde_json::from_str::<Value>(args) {
+                    object_keys(&a, &mut k);
+                }
+                keys.push(k.iter().map(Vec::len).collect());
+            }
+        }
+    }
+    rules.sort();
+    (rules, keys)
+}
+
+/// Found by a helper (the pair had been moved out of `samples/`, which
+/// hid it): `--scrub-text` turned `{"city":…,"unit":…}` into
+/// `{"xxxx":…,"xxxx":…}`, an object with one key twice. Every capture
+/// whose arguments hold two keys of one length keeps as many keys in
+/// each object, and its findings; so does a Chat call whose keys are cut
+/// across fragments.
+#[test]
+fn scrub_text_keeps_the_keys_of_tool_arguments_distinct() {
+    let dir = common::scratch("scrub-arg-keys");
+    let split = dir.join("split.sse");
+    let chunk = |args: &str| {
+        let v = json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":args}}]},"finish_reason":null}]});
+        format!("data: {v}\n\n")
+    };
+    let first = json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]});
+    let last = json!({"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+    let mut body = format!("data: {first}\n\n");
+    for a in [
+        r#"{"ci"#,
+        r#"ty": "Oslo", "un"#,
+        r#"it": "c", "da"#,
+        r#"ys": 3}"#,
+    ] {
+        body.push_str(&chunk(a));
+    }
+    body.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
+    std::fs::write(&split, body).unwrap();
+    let inputs = [
+        split,
+        root().join("samples/good/responses-function-call.sse"),
+        root().join("samples/providers/messages-anthropic-tools.sse"),
+        root().join("samples/providers/sglang-messages-tool.sse"),
+        root().join("samples/providers/gemini.sse"),
+        root().join("tests/fixtures/diff/chat-ollama-weather.sse"),
+    ];
+    for (i, input) in inputs.iter().enumerate() {
+        let out = dir.join(format!("out-{i}.sse"));
+        scrub_file(input, &out);
+        let (a, b) = (
+            findings_and_argument_keys(input),
+            findings_and_argument_keys(&out),
+        );
+        assert!(a.1.iter().flatten().any(|n| *n >= 2), "{}", input.display());
+        assert_eq!(a, b, "{}", input.display());
+    }
+}

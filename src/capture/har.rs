@@ -176,8 +176,9 @@ fn parse(
     if bom {
         std::io::BufRead::consume(&mut reader, 3);
     }
-    // The document is parsed from the reader a byte at a time, and each
-    // entry's content.text is decoded as it goes by, into memory or, past
+    // The document is parsed from the reader a byte at a time (a text's
+    // plain runs and simple escapes are taken past the parser in bulk),
+    // and each entry's content.text is decoded as it goes by, into memory or, past
     // 2 MiB, a temporary file (`spool`): the parser skips the string, so
     // a 100 MB body is never held. The tracker also learns where each text
     // starts, so findings in its body can point into the file.
@@ -205,12 +206,13 @@ fn parse(
             .into_iter()
             .collect();
     let doc: Value = parsed.map_err(|e| {
+        let why = track.borrow().error_message(&e);
         InputError::new(
             name,
             if e.is_io() {
-                format!("cannot read the file ({e})")
+                format!("cannot read the file ({why})")
             } else {
-                format!("not a HAR file: the JSON does not parse ({e})")
+                format!("not a HAR file: the JSON does not parse ({why})")
             },
         )
     })?;

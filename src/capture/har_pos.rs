@@ -29,6 +29,10 @@ pub struct Track {
     line: u64,
     /// Code points taken on the current line.
     col: u64,
+    /// Bytes of the current line the reader took past the parser
+    /// ([`Track::skip_run`]): serde_json's column for an error on this
+    /// line is short by that many.
+    hidden: u64,
     state: State,
     /// `(entry index, where its text value is)`, in document order.
     pub found: Vec<(usize, HarText)>,
@@ -121,6 +125,17 @@ impl Decoded {
         };
     }
 
+    /// A run of bytes that holds no escape: ASCII is appended at once.
+    fn run(&mut self, run: &[u8]) {
+        if self.need == 0 && run.is_ascii() {
+            self.spool.extend(run);
+        } else {
+            for &b in run {
+                self.byte(b);
+            }
+        }
+    }
+
     fn char(&mut self, c: char) {
         let mut buf = [0u8; 4];
         for &b in c.encode_utf8(&mut buf).as_bytes() {
@@ -208,6 +223,7 @@ impl Track {
         if b == b'\n' {
             self.line += 1;
             self.col = 0;
+            self.hidden = 0;
             // A JSON string holds no raw line feed: only white space here.
             return;
         }
@@ -230,6 +246,70 @@ impl Track {
             _ => {}
         }
         self.step(b);
+    }
+
+    /// Inside a text string, takes from `avail` what the parser would
+    /// only skip over, in bulk: runs of plain bytes (no `"`, `\\`, or
+    /// control character) and two-byte escapes (`\\n`, `\\"`, `\\/`, ...).
+    /// It stops before anything the parser must see: the closing quote, a
+    /// `\\u` escape, a byte the parser refuses, or a `\\` that ends
+    /// `avail`. Returns how many bytes it took (0 outside a text string);
+    /// the parser is never handed them, so they are counted as hidden.
+    fn skip_run(&mut self, avail: &[u8]) -> usize {
+        let mut i = 0;
+        while let State::Str {
+            body,
+            esc: Esc::None,
+            ..
+        } = &mut self.state
+        {
+            let rest = &avail[i..];
+            let end = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            let n = rest[..end].iter().position(|&b| b < 0x20).unwrap_or(end);
+            if n > 0 {
+                let run = &rest[..n];
+                *body += n as u64;
+                self.out.run(run);
+                self.pos += n as u64;
+                self.col += run.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64;
+                i += n;
+            }
+            if n < end {
+                break;
+            }
+            match avail.get(i..i + 2) {
+                Some(&[b'\\', e])
+                    if matches!(e, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') =>
+                {
+                    self.byte(b'\\');
+                    self.byte(e);
+                    i += 2;
+                }
+                _ => break,
+            }
+        }
+        self.hidden += i as u64;
+        i
+    }
+
+    /// serde_json's message for `e`, a parse error of the document read
+    /// through [`Tracking`]: its column counts the bytes the reader took
+    /// past the parser, so the message is the one the parser would give
+    /// had it read them.
+    pub fn error_message(&self, e: &serde_json::Error) -> String {
+        let s = e.to_string();
+        if e.line() == 0 || self.hidden == 0 || e.line() as u64 != self.line {
+            return s;
+        }
+        let tail = format!(" at line {} column {}", e.line(), e.column());
+        match s.strip_suffix(&tail) {
+            Some(head) => format!(
+                "{head} at line {} column {}",
+                e.line(),
+                e.column() as u64 + self.hidden
+            ),
+            None => s,
+        }
     }
 
     /// What byte `b`, at `self.pos - 1`, does to the state.
@@ -402,7 +482,10 @@ impl Track {
 
 /// A reader that shows every byte it hands out to the [`Track`]. It hands
 /// out at most what the caller asks for (`serde_json` asks for one byte at
-/// a time), so the track is never ahead of the parser.
+/// a time), so the track is never ahead of the parser, except for the
+/// plain bytes and simple escapes of a text string, which it takes past
+/// the parser in bulk ([`Track::skip_run`]; [`Track::error_message`]
+/// gives the parser's error as if it had read them).
 pub struct Tracking<R> {
     inner: R,
     track: Rc<RefCell<Track>>,
@@ -418,7 +501,18 @@ impl<R: BufRead> Tracking<R> {
 impl<R: BufRead> Read for Tracking<R> {
     #[inline]
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let avail = self.inner.fill_buf()?;
+        let mut avail = self.inner.fill_buf()?;
+        // Inside a text string, the bytes the parser would only skip are
+        // taken here in bulk, a buffer at a time: the parser, which reads
+        // a byte per call, sees just the quotes and the escapes it checks.
+        loop {
+            let took = self.track.borrow_mut().skip_run(avail);
+            if took == 0 {
+                break;
+            }
+            self.inner.consume(took);
+            avail = self.inner.fill_buf()?;
+        }
         let n = avail.len().min(buf.len());
         if n == 1 {
             // The parser's usual request: no copy call for one byte.
@@ -846,5 +940,74 @@ mod tests {
         // Without it, the document holds the reads.
         let (v, _) = parse(json);
         assert_eq!(v["log"]["entries"][0]["_sselint"]["reads"][1]["offset"], -1);
+    }
+
+    /// Parses `json` through the tracker, its reader buffering `cap` bytes.
+    fn parse_with(json: &str, cap: usize) -> (Result<Value, String>, Rc<RefCell<Track>>) {
+        let track = Rc::new(RefCell::new(Track::new(0)));
+        let r = Tracking::new(
+            io::BufReader::with_capacity(cap, json.as_bytes()),
+            track.clone(),
+        );
+        let mut de = serde_json::Deserializer::from_reader(r);
+        let v = Doc::new(track.clone())
+            .deserialize(&mut de)
+            .and_then(|v| de.end().map(|()| v))
+            .map_err(|e| track.borrow().error_message(&e));
+        (v, track)
+    }
+
+    /// The runs taken past the parser in bulk decode the text as the
+    /// parser reads it, and find it at the same place, wherever the
+    /// reader's buffer happens to end.
+    #[test]
+    fn bulk_runs_decode_alike_at_any_buffer_size() {
+        let s = r#""data: {\"a\":\"é€😀\\n\"}\n\nx\/y\u0001 \ud83d\ude00\u00e9 \t\r\b\f end""#;
+        let want: String = serde_json::from_str(s).unwrap();
+        let json = format!("{}\n", entry(s));
+        let (_, whole) = parse_with(&json, 8192);
+        let whole_found = whole.borrow().found.clone();
+        for cap in 1..40 {
+            let (v, track) = parse_with(&json, cap);
+            assert!(v.is_ok(), "{cap}: {v:?}");
+            let t = track.borrow();
+            match &t.texts[..] {
+                [(0, Text::Str(Ok(Spooled::Mem(b))))] => assert_eq!(b, want.as_bytes(), "{cap}"),
+                other => panic!("{cap}: {other:?}"),
+            }
+            assert_eq!(t.found, whole_found, "{cap}");
+            assert_eq!((t.pos, t.line, t.col), (whole.borrow().pos, 2, 0), "{cap}");
+        }
+    }
+
+    /// A document that does not parse gives the parser's own message,
+    /// column and all, though the reader took part of the line past it.
+    #[test]
+    fn errors_read_as_the_parser_alone_gives_them() {
+        let bad = [
+            entry("\"ab\\\"cd\u{1}ef\""),
+            entry(r#""ab\"cd\xef""#),
+            entry(r#""ab\"cd\u12g4""#),
+            entry(r#""ab\"cd éé"#),
+            format!("{} x", entry(r#""ab\"cd\n\n""#)),
+            format!("{}\n x", entry(r#""ab\"cd\n\n""#)),
+            entry(r#""ab\"cd" "#).replace("\"size\"", "size"),
+        ];
+        for json in bad {
+            // The parser alone: nothing is taken past it.
+            let alone = {
+                let track = Rc::new(RefCell::new(Track::new(0)));
+                let mut de = serde_json::Deserializer::from_reader(json.as_bytes());
+                Doc::new(track)
+                    .deserialize(&mut de)
+                    .and_then(|v| de.end().map(|()| v))
+                    .unwrap_err()
+                    .to_string()
+            };
+            for cap in [1, 2, 3, 5, 8192] {
+                let (v, _) = parse_with(&json, cap);
+                assert_eq!(v.unwrap_err(), alone, "{json} ({cap})");
+            }
+        }
     }
 }
