@@ -261,7 +261,8 @@ def corpus(tmp):
         # A socket's rules (group socket): their examples are WebSocket
         # message logs, and no client here reads a socket yet
         # (tests/common's rule_awaits_clients says UNOBSERVED for them).
-        if doc.get("group") == "socket":
+        # The Realtime API's rules (rules/realtime/): a WebSocket API too.
+        if doc.get("group") == "socket" or f.parent.name == "realtime":
             continue
         for k, ex in enumerate(doc.get("examples", []), start=1):
             if "capture" in ex:
@@ -277,6 +278,9 @@ def corpus(tmp):
         for p in sorted((ROOT / base).rglob("*")):
             # samples/websocket/: sockets (HARs with _webSocketMessages),
             # which no client here reads yet, as the socket rules above.
+            # samples/bad/realtime-*: the Realtime API's, a socket's too.
+            if p.name.startswith("realtime-"):
+                continue
             if p.is_file() and p.suffix in CAPTURE_SUFFIXES and "websocket" not in p.relative_to(ROOT).parts:
                 items.append((str(p.relative_to(ROOT)), p, None))
     # The harness's own crafted streams, one folder per dialect: read as the

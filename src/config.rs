@@ -31,6 +31,7 @@ pub const TEMPLATE: &str = r#"# sselint configuration. Command-line flags win ov
 #   Ollama:           ollama-native
 #   Bedrock Converse: bedrock-converse
 #   Bedrock Invoke:   bedrock-invoke
+#   Realtime:         openai-realtime
 # A profile knows the fields of its own dialect only: under `groq`, a
 # Messages stream's extension fields are still reported.
 profile = "openai"

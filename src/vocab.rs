@@ -34,6 +34,10 @@ pub enum Dialect {
     /// whose `chunk`s wrap the model's own events (Claude's: Anthropic
     /// Messages) in base64.
     BedrockInvoke,
+    /// OpenAI's Realtime API (`wss://…/v1/realtime?model=MODEL`): session,
+    /// conversation and response events, one JSON object a WebSocket
+    /// message, several responses on one socket.
+    Realtime,
 }
 
 /// Every dialect, in the order reports list them.
@@ -45,6 +49,7 @@ pub const ALL: &[Dialect] = &[
     Dialect::Ollama,
     Dialect::BedrockConverse,
     Dialect::BedrockInvoke,
+    Dialect::Realtime,
 ];
 
 /// The dialect a stream is read as until an event, the request path or
@@ -64,6 +69,7 @@ impl Dialect {
             Dialect::Ollama => "ollama",
             Dialect::BedrockConverse => "bedrock-converse",
             Dialect::BedrockInvoke => "bedrock-invoke",
+            Dialect::Realtime => "realtime",
         }
     }
 
@@ -77,6 +83,7 @@ impl Dialect {
             Dialect::Ollama => "Ollama",
             Dialect::BedrockConverse => "Amazon Bedrock ConverseStream",
             Dialect::BedrockInvoke => "Amazon Bedrock InvokeModelWithResponseStream",
+            Dialect::Realtime => "OpenAI Realtime",
         }
     }
 
@@ -101,6 +108,7 @@ impl Dialect {
             Dialect::Ollama => "samples/good/ollama-chat.ndjson",
             Dialect::BedrockConverse => "samples/good/bedrock-converse.bin",
             Dialect::BedrockInvoke => "samples/good/bedrock-invoke.bin",
+            Dialect::Realtime => "samples/websocket/realtime-text.har",
         }
     }
 
@@ -122,6 +130,7 @@ impl Dialect {
             Dialect::Ollama => "/api/chat",
             Dialect::BedrockConverse => "/model/{model}/converse-stream",
             Dialect::BedrockInvoke => "/model/{model}/invoke-with-response-stream",
+            Dialect::Realtime => "/realtime",
         }
     }
 }
@@ -130,7 +139,7 @@ impl Dialect {
     /// The API base path the endpoint is under, as clients call it: `/v1`.
     pub fn base(self) -> &'static str {
         match self {
-            Dialect::Chat | Dialect::Responses | Dialect::Messages => "/v1",
+            Dialect::Chat | Dialect::Responses | Dialect::Messages | Dialect::Realtime => "/v1",
             Dialect::Gemini => "/v1beta",
             Dialect::Ollama | Dialect::BedrockConverse | Dialect::BedrockInvoke => "",
         }
@@ -167,7 +176,9 @@ impl Dialect {
             Dialect::Gemini
             | Dialect::Ollama
             | Dialect::BedrockConverse
-            | Dialect::BedrockInvoke => true,
+            | Dialect::BedrockInvoke
+            // A socket: every response on it streams.
+            | Dialect::Realtime => true,
         }
     }
 

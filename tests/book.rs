@@ -39,6 +39,7 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
         "ollama" => "Ollama (native API)",
         "bedrock-converse" => "Amazon Bedrock ConverseStream",
         "bedrock-invoke" => "Amazon Bedrock InvokeModelWithResponseStream",
+        "realtime" => "OpenAI Realtime",
         other => panic!("a rule folder the book does not know: {other}"),
     };
     (
@@ -50,6 +51,7 @@ fn folder(r: &Rule) -> (&'static str, &'static str) {
             "ollama" => "ollama",
             "bedrock-converse" => "bedrock-converse",
             "bedrock-invoke" => "bedrock-invoke",
+            "realtime" => "realtime",
             _ => "messages",
         },
         title,
@@ -79,6 +81,7 @@ fn generated() -> BTreeMap<String, String> {
         "ollama",
         "bedrock-converse",
         "bedrock-invoke",
+        "realtime",
     ];
     let mut summary = String::new();
     for f in order {

@@ -100,6 +100,8 @@ mod python;
 mod reading;
 #[path = "real_servers.rs"]
 mod real_servers;
+#[path = "realtime.rs"]
+mod realtime;
 #[path = "repeated_answer.rs"]
 mod repeated_answer;
 #[path = "replay_transports.rs"]

@@ -59,7 +59,8 @@ pub struct Args {
     /// `responses` (OpenAI Responses), `messages` (Anthropic Messages),
     /// `gemini` (Google Gemini), `ollama` (Ollama's native API),
     /// `bedrock-converse` (Amazon Bedrock ConverseStream) or
-    /// `bedrock-invoke` (Bedrock InvokeModelWithResponseStream); `auto`
+    /// `bedrock-invoke` (Bedrock InvokeModelWithResponseStream), or
+    /// `realtime` (OpenAI Realtime, not compared yet); `auto`
     /// tells each side's dialect from its request path and events.
     #[arg(long, value_enum, default_value = "auto", value_name = "DIALECT")]
     dialect: super::DialectArg,

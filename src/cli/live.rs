@@ -319,7 +319,7 @@ pub struct RecordArgs {
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
     /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`,
-    /// `bedrock-invoke`): how the key is sent (or the request signed) and
+    /// `bedrock-invoke`, `realtime`): how the key is sent (or the request signed) and
     /// what the body gains or loses (`stream`: true for Ollama, none for
     /// Bedrock).
     #[arg(long, value_enum)]
@@ -603,7 +603,7 @@ pub struct ReplayArgs {
     any_path: bool,
     /// Serve the capture as this dialect's endpoint (`chat`,
     /// `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`,
-    /// `bedrock-invoke`); told from the capture by default.
+    /// `bedrock-invoke`, `realtime`); told from the capture by default.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Serve one request, then exit.

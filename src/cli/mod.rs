@@ -154,7 +154,8 @@ pub struct InputArgs {
     /// (Ollama's native API, NDJSON), `bedrock-converse` (Amazon
     /// Bedrock's ConverseStream, AWS event-stream frames) or
     /// `bedrock-invoke` (Bedrock's InvokeModelWithResponseStream, Claude's
-    /// events in base64 chunks) reads every stream as that one.
+    /// events in base64 chunks) or `realtime` (OpenAI's Realtime API, a
+    /// WebSocket) reads every stream as that one.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: DialectArg,
 }

@@ -155,8 +155,8 @@ pub struct Args {
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
     /// The API: `chat` (default), `responses`, `messages`, `gemini`,
-    /// `ollama`, `bedrock-converse` or `bedrock-invoke`; a URL ending in
-    /// the API's path names it.
+    /// `ollama`, `bedrock-converse` or `bedrock-invoke` (`realtime` has no
+    /// scenarios yet); a URL ending in the API's path names it.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: super::DialectArg,
     /// Run only these scenarios (comma-separated).

@@ -249,6 +249,13 @@ pub trait Api: Sync + std::fmt::Debug {
         None
     }
 
+    /// Whether WebSocket message `data` (`sent` by the client, or
+    /// received) is one only this API has (Realtime's `session.created`):
+    /// what tells a socket whose URL names no API. False by default.
+    fn socket_shows(&self, _sent: bool, _data: &str) -> bool {
+        false
+    }
+
     /// What a client of this API takes as its base URL, after the origin
     /// (OpenAI's SDKs add the path to `…/v1`, Anthropic's add
     /// `/v1/messages` to the origin): `/v1` or nothing.

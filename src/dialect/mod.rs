@@ -37,6 +37,7 @@ pub(crate) mod compact;
 pub mod gemini;
 pub mod messages;
 pub mod ollama;
+pub mod realtime;
 pub mod responses;
 pub mod words;
 
@@ -61,6 +62,7 @@ impl Dialect {
             Dialect::Ollama => &ollama::api::Api,
             Dialect::BedrockConverse => &bedrock_converse::api::Api,
             Dialect::BedrockInvoke => &bedrock_invoke::api::Api,
+            Dialect::Realtime => &realtime::api::Api,
         }
     }
 
@@ -75,6 +77,7 @@ impl Dialect {
             Dialect::Ollama => &ollama::words::WORDS,
             Dialect::BedrockConverse => &bedrock_converse::words::WORDS,
             Dialect::BedrockInvoke => &bedrock_invoke::words::WORDS,
+            Dialect::Realtime => &realtime::words::WORDS,
         }
     }
 
@@ -89,6 +92,7 @@ impl Dialect {
             Dialect::Ollama => Some(Box::new(ollama::Checker::default())),
             Dialect::BedrockConverse => Some(Box::new(bedrock_converse::Checker::default())),
             Dialect::BedrockInvoke => Some(Box::new(bedrock_invoke::Checker::default())),
+            Dialect::Realtime => Some(Box::new(realtime::Checker::default())),
         }
     }
 }
@@ -155,6 +159,16 @@ pub fn of_message(t: crate::transport::Transport, name: &str) -> Option<Dialect>
     riding_on(t)
         .into_iter()
         .find(|d| d.api().message_types().contains(&name))
+}
+
+/// The dialect riding on sockets whose own message WebSocket message
+/// `data` is (`sent` by the client, or received: [`Api::socket_shows`],
+/// Realtime's `session.created`), if any: what tells a socket whose URL
+/// names no API.
+pub fn of_socket_message(sent: bool, data: &str) -> Option<Dialect> {
+    ALL.iter()
+        .copied()
+        .find(|d| d.api().rides_sockets() && d.api().socket_shows(sent, data))
 }
 
 /// The dialect whose streaming endpoint `path` (no query) is

@@ -59,14 +59,48 @@ pub(super) fn is_socket(stream: &mut Stream) -> bool {
 /// names one whose API does not: `--dialect` says what the messages mean,
 /// so the socket is then read as one stream of that dialect, every
 /// message to its checker ([`super::lint_stream_with`]).
-fn socket_dialect(settings: &Settings, url: Option<&str>) -> Option<Dialect> {
+fn socket_dialect(
+    settings: &Settings,
+    url: Option<&str>,
+    head: Option<Dialect>,
+) -> Option<Dialect> {
     let rides = |d: &Dialect| d.api().rides_sockets();
     if let Some(d) = settings.dialect {
         return rides(&d).then_some(d);
     }
     url.and_then(crate::dialect::sniff_url)
         .filter(rides)
+        .or(head)
         .or_else(|| crate::dialect::ALL.iter().copied().find(rides))
+}
+
+/// The dialect the first messages of the socket show
+/// ([`crate::dialect::of_socket_message`]: Realtime's `session.created`),
+/// read from the body's first bytes, which are put back.
+fn head_dialect(stream: &mut Stream) -> Option<Dialect> {
+    struct Shown(Option<Dialect>);
+    impl crate::transport::Sink for Shown {
+        fn message(&mut self, m: &Message<'_>) {
+            if self.0.is_none() {
+                let sent = websocket::direction(m) == Some(Direction::Sent);
+                self.0 = crate::dialect::of_socket_message(sent, m.data);
+            }
+        }
+    }
+    let head_len = 64 * 1024;
+    let head = match &mut stream.body {
+        Body::Bytes(b) => b[..b.len().min(head_len)].to_vec(),
+        Body::Reader(r) => {
+            let mut head = Vec::new();
+            let _ = r.by_ref().take(head_len as u64).read_to_end(&mut head);
+            let rest = std::mem::replace(r, Box::new(std::io::empty()));
+            *r = Box::new(std::io::Cursor::new(head.clone()).chain(rest));
+            head
+        }
+    };
+    let mut shown = Shown(None);
+    websocket::Framer::with_limit(head_len).feed(&head, &mut shown);
+    shown.0
 }
 
 /// One response on the socket.
@@ -108,7 +142,7 @@ struct Socket<'s, 'o, O: Observer> {
 /// Lints a WebSocket's message log: one result per response, and one for
 /// the socket's own findings when there are some.
 pub(super) fn lint_socket<O: Observer>(
-    stream: Stream,
+    mut stream: Stream,
     settings: &Settings,
     observer: &mut O,
     extras: Extras,
@@ -121,7 +155,8 @@ pub(super) fn lint_socket<O: Observer>(
         timing: None,
         url: url.clone(),
     };
-    let Some(dialect) = socket_dialect(settings, url.as_deref()) else {
+    let head = head_dialect(&mut stream);
+    let Some(dialect) = socket_dialect(settings, url.as_deref(), head) else {
         return vec![super::lint_stream_with(stream, settings, observer, extras)];
     };
     let mut socket_linter = Linter::new(settings, ctx.clone());

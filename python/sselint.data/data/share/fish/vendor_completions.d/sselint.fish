@@ -68,14 +68,15 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand check" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) or `realtime` (OpenAI\'s Realtime API, a WebSocket) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l stall-ms -d 'Gaps between events longer than this are `stall` findings' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l max-event-bytes -d 'The largest event read, in bytes [default: 16 MiB, or sselint.toml\'s max-event-bytes]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand check" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
@@ -107,14 +108,15 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) or `realtime` (OpenAI\'s Realtime API, a WebSocket) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand inspect" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
@@ -133,14 +135,15 @@ warning\t'Warnings and errors'
 info\t'Any finding'
 never\t'Never fail on findings'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l profile -d 'Provider profile for both sides' -r
-complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini), `ollama` (Ollama\'s native API), `bedrock-converse` (Amazon Bedrock ConverseStream) or `bedrock-invoke` (Bedrock InvokeModelWithResponseStream); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini), `ollama` (Ollama\'s native API), `bedrock-converse` (Amazon Bedrock ConverseStream) or `bedrock-invoke` (Bedrock InvokeModelWithResponseStream), or `realtime` (OpenAI Realtime, not compared yet); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect-a -d 'Read A as this dialect (overrides --dialect for A)' -r -f -a "auto\t''
 chat\t''
 responses\t''
@@ -148,7 +151,8 @@ messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect-b -d 'Read B as this dialect (overrides --dialect for B)' -r -f -a "auto\t''
 chat\t''
 responses\t''
@@ -156,20 +160,22 @@ messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l color -d 'Colour' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
 never\t'Never'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l ignore-text -d 'Compare shape and fields only (for different prompts): neither the text nor tool-call arguments count against compatibility'
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`): how the key is sent (or the request signed) and what the body gains or loses (`stream`: true for Ollama, none for Bedrock)' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand record" -l dialect -d 'The API the endpoint speaks, when its path does not say (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`, `realtime`): how the key is sent (or the request signed) and what the body gains or loses (`stream`: true for Ollama, none for Bedrock)' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l body -d 'The request body (JSON); `"stream": true` is forced' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand record" -s H -l header -d 'An extra request header, `Name: value` (repeatable)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand record" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …`, as `x-api-key` to an Anthropic Messages endpoint, or as `x-goog-api-key` to a Gemini one (a Bearer token to Vertex AI\'s project paths; a Bedrock API key as a Bearer token); never printed, never saved. Without it, a Bedrock request is signed with SigV4 from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN and AWS_REGION (or AWS_DEFAULT_REGION, else the host\'s region)' -r
@@ -198,28 +204,30 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-mes
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l corrupt-crc -d 'Flip the message CRC of event-stream frame N (counted from 1) in flight (Bedrock captures only)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l corrupt-prelude-crc -d 'Flip the prelude CRC of event-stream frame N (counted from 1) in flight: readers lose the frame\'s length, so every frame after it (Bedrock captures only)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms -d 'Send `: keep-alive` comments during waits, every MS milliseconds (SSE only)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`); told from the capture by default' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`, `realtime`); told from the capture by default' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l any-path -d 'Answer any path and method'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l once -d 'Serve one request, then exit'
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l model -d 'The model every request names' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l api-key-env -d 'Environment variable holding the API key, sent as `Authorization: Bearer …` (`x-api-key` for Messages, `x-goog-api-key` for Gemini, a Bearer token to Vertex AI\'s project paths; a Bedrock API key); never printed, never saved. Without it, Bedrock requests are signed with SigV4 from the AWS environment variables' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s H -l header -d 'An extra request header, `Name: value` (repeatable); it replaces the probe\'s own header of that name (Content-Type, Accept, the key\'s Authorization or x-api-key, anthropic-version). Content-Length, Transfer-Encoding, Host, Connection and the other hop-by-hop headers are refused (usage error)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse` or `bedrock-invoke`; a URL ending in the API\'s path names it' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand probe" -l dialect -d 'The API: `chat` (default), `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse` or `bedrock-invoke` (`realtime` has no scenarios yet); a URL ending in the API\'s path names it' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l only -d 'Run only these scenarios (comma-separated)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l skip -d 'Leave out these scenarios (comma-separated)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s o -l output -d 'Where to save the captures [default: a new directory probe-YYYYmmdd-HHMMSS, or probe-YYYYmmdd-HHMMSS-2, … when taken]' -r -F
@@ -264,14 +272,15 @@ jsonl\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l entry -d 'HAR: lint only entry N (0-based index in log.entries)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l url-match -d 'HAR: lint only entries whose URL contains TEXT' -r
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l max-decoded-bytes -d 'The largest size a gzip/deflate/br body may decode to, in bytes [default: 512 MiB]' -r
-complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) reads every stream as that one' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l dialect -d 'The stream format: told from the request path (HAR, curl -v, record) and the events by default; `chat` (Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini\'s streamGenerateContent), `ollama` (Ollama\'s native API, NDJSON), `bedrock-converse` (Amazon Bedrock\'s ConverseStream, AWS event-stream frames) or `bedrock-invoke` (Bedrock\'s InvokeModelWithResponseStream, Claude\'s events in base64 chunks) or `realtime` (OpenAI\'s Realtime API, a WebSocket) reads every stream as that one' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
 gemini\t''
 ollama\t''
 bedrock-converse\t''
-bedrock-invoke\t''"
+bedrock-invoke\t''
+realtime\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l keep-text -d 'Leave the prompt and answer text as it is (secrets are still redacted)'
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l force -d 'Replace an existing output file'
 complete -c sselint -n "__fish_sselint_using_subcommand minimize" -l no-config -d 'Ignore any sselint.toml: keep the findings of the default rules'
