@@ -18,7 +18,8 @@ clients/run.py), two levels are compared:
   `max_event_bytes` and `request` too: a rule example with a request is
   checked as a one-entry HAR that carries it, as the rule tests attach it).
   `info` and anything lower count as `below`; suppressed findings do not
-  count.
+  count. A socket's capture (the WebSocket-mode clients') counts the
+  findings of all its streams: each response's and the socket's own.
 
 A capture agrees when the two levels are the same. Prints, per dialect, the
 count that agree and every capture that does not, with each client's
@@ -94,6 +95,8 @@ REFERENCE = {
     "ollama": "samples/good/ollama-chat.ndjson",
     "bedrock-converse": "samples/good/bedrock-converse.bin",
     "bedrock-invoke": "samples/good/bedrock-invoke.bin",
+    # src/lint/observed.rs's reference_capture for the socket clients.
+    run.SOCKET: "samples/websocket/responses-two-turns.har",
 }
 
 
@@ -279,8 +282,10 @@ def as_har(path, request, dialect):
     return out
 
 
-def sselint_level(sselint, path, dialect, extras):
-    """(level, findings at that level as `rule (severity)`, error text)."""
+def sselint_level(sselint, path, dialect, extras, socket=False):
+    """(level, findings at that level as `rule (severity)`, error text).
+    With `socket`, the findings of every stream of the capture: a socket's
+    responses and the socket's own stream, which its clients read whole."""
     request, limit = extras or (None, None)
     args = [sselint, "check", "--format", "json", "--no-config", "--fail-on", "never", *run.dialect_args(dialect)]
     if limit is not None:
@@ -289,10 +294,11 @@ def sselint_level(sselint, path, dialect, extras):
         path = as_har(path, request, dialect)
     out = subprocess.run([*args, str(path)], capture_output=True, text=True)
     try:
-        stream = json.loads(out.stdout)["files"][0]["streams"][0]
+        streams = json.loads(out.stdout)["files"][0]["streams"]
+        streams = streams if socket else [streams[0]]
     except (json.JSONDecodeError, KeyError, IndexError):
         return None, [], (out.stderr or out.stdout).strip()[:200]
-    found = [d for d in stream.get("diagnostics", []) if not d.get("suppressed")]
+    found = [d for stream in streams for d in stream.get("diagnostics", []) if not d.get("suppressed")]
     rank = {"error": 2, "warning": 1}
     top = max((rank.get(d["severity"], 0) for d in found), default=0)
     level = LEVELS[top]
@@ -316,8 +322,8 @@ def measure(record, sselint):
         def one(entry):
             cid, cap = entry
             path, d = items[cid]
-            level, rules, err = sselint_level(sselint, path, d, extras.get(cid))
             dialect = dialect_of[next(iter(cap["clients"]))] if cap["clients"] else "chat"
+            level, rules, err = sselint_level(sselint, path, d, extras.get(cid), socket=dialect == run.SOCKET)
             fam = {}
             for f in FAMILIES:
                 mine = {n: o for n, o in cap["clients"].items() if family_of.get(n) == f}

@@ -13,6 +13,7 @@
 
 import fs from "node:fs";
 import OpenAI from "openai";
+import { ResponsesWS } from "openai/resources/responses/ws";
 import Anthropic from "@anthropic-ai/sdk";
 import { streamText, jsonSchema, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -264,6 +265,150 @@ async function openaiNodeResponses(job) {
     }
   }
   return { text, refusal, tool_calls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]), finish_reason: status, usage };
+}
+
+// What an application collects from a Responses socket, response by
+// response, as openaiNodeResponses collects one stream (py_clients.py's
+// SocketAnswers: events given to the oldest open response of their lane,
+// `stream_id`, first in, first out as the WebSocket-mode guide documents).
+class SocketAnswers {
+  constructor() {
+    this.responses = [];
+    this.open = new Map();
+    this.errors = [];
+  }
+  _new(lane, id) {
+    const r = { id, text: "", refusal: null, calls: new Map(), finish_reason: null, usage: null };
+    this.responses.push(r);
+    if (!this.open.has(lane)) this.open.set(lane, []);
+    this.open.get(lane).push(r);
+    return r;
+  }
+  _current(lane) {
+    const q = this.open.get(lane) ?? [];
+    return q.length ? q[0] : this._new(lane, null);
+  }
+  feed(event) {
+    const kind = event?.type;
+    const lane = event?.stream_id ?? null;
+    if (kind === "response.created") {
+      this._new(lane, event.response?.id ?? null);
+      return;
+    }
+    if (TERMINAL.has(kind)) {
+      const q = this.open.get(lane) ?? [];
+      const named = q.find((x) => x.id !== null && x.id === event.response?.id);
+      const r = named ?? this._current(lane);
+      const at = q.indexOf(r);
+      if (at >= 0) q.splice(at, 1);
+      r.id ??= event.response?.id ?? null;
+      r.finish_reason = event.response?.status ?? null;
+      r.usage = pick(event.response?.usage, RESPONSES_USAGE);
+      return;
+    }
+    if (typeof kind !== "string" || !kind.startsWith("response.")) return;
+    const r = this._current(lane);
+    switch (kind) {
+      case "response.output_text.delta":
+        r.text += event.delta ?? "";
+        break;
+      case "response.refusal.delta":
+        r.refusal = (r.refusal ?? "") + (event.delta ?? "");
+        break;
+      case "response.output_item.added":
+        if (event.item?.type === "function_call") {
+          r.calls.set(event.output_index, { id: event.item.call_id ?? null, name: event.item.name ?? null, arguments: event.item.arguments ?? "" });
+        }
+        break;
+      case "response.function_call_arguments.delta": {
+        const call = r.calls.get(event.output_index);
+        if (call) call.arguments += event.delta ?? "";
+        break;
+      }
+    }
+  }
+  // Whether a response has started and not ended: the application waits
+  // for its terminal event.
+  running() {
+    return [...this.open.values()].some((q) => q.length > 0);
+  }
+  outcome() {
+    return {
+      responses: this.responses.map((r) => ({
+        id: r.id,
+        text: r.text,
+        refusal: r.refusal,
+        tool_calls: [...r.calls.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]),
+        finish_reason: r.finish_reason,
+        usage: r.usage,
+      })),
+      errors: this.errors,
+    };
+  }
+}
+
+// openai-node's Responses WebSocket client (`ResponsesWS` from
+// "openai/resources/responses/ws", over the `ws` package), used as its docs
+// show: `for await` over the socket's records. Each client message of the
+// capture is sent with `send()` once the messages the capture shows before
+// it have arrived; `message` records (server events) and `raw` ones (what
+// the SDK could not read as an event) count as arrived; `message` events
+// are collected by SocketAnswers. An `error` record (the SDK's
+// WebSocketError, for an `error` event or a socket failure) is what the
+// application is told went wrong: the outcome is that error. The session
+// ends at the `close` record, or when every message of the capture has
+// arrived and no response is left running (the application then closes the
+// socket); a response still running keeps it waiting, up to the time bound,
+// and a capture that ends with the server's close is read to the close.
+async function openaiNodeResponsesWs(job) {
+  const sends = [...job.socket.sends].sort((a, b) => a.after - b.after);
+  const want = job.socket.received;
+  // The capture ends with the server's close: the application reads on
+  // until the socket closes.
+  const closes = job.socket.closes;
+  const got = new SocketAnswers();
+  const ws = new ResponsesWS(client(job.base_url));
+  let seen = 0;
+  let error = null;
+  const sendDue = () => {
+    while (sends.length && sends[0].after <= seen) ws.send(sends.shift().event);
+  };
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ws.close({ code: 1000, reason: "harness time bound" });
+  }, TIMEOUT_MS);
+  try {
+    sendDue();
+    if (sends.length || seen < want || got.running() || closes) {
+      for await (const record of ws) {
+        if (record.type === "message" || record.type === "raw") {
+          seen += 1;
+          if (record.type === "message") got.feed(record.message);
+          sendDue();
+          if (!sends.length && seen >= want && !got.running() && !closes) break;
+        } else if (record.type === "error") {
+          error ??= record.error;
+          // An `error` event of the server comes as this record alone (the
+          // WebSocketError keeps the event as its `error`): it is a message
+          // that arrived.
+          if (record.error?.error) {
+            seen += 1;
+            sendDue();
+            if (!sends.length && seen >= want && !got.running() && !closes) break;
+          }
+        } else if (record.type === "close") {
+          break;
+        }
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    ws.close({ code: 1000, reason: "done" });
+  }
+  if (timedOut) return { error: { type: "Timeout", message: `still waiting after ${TIMEOUT_MS / 1000} s` } };
+  if (error) throw error;
+  return got.outcome();
 }
 
 // openai-node's helper: responses.stream() and finalResponse(), read as its
@@ -623,6 +768,7 @@ export const CLIENTS = {
   "hand-written": handWritten,
   "openai-node-responses": openaiNodeResponses,
   "openai-node-responses-stream": openaiNodeResponsesHelper,
+  "openai-node-responses-ws": openaiNodeResponsesWs,
   "anthropic-ts": anthropicTsRaw,
   "anthropic-ts-stream": anthropicTsHelper,
   "vercel-ai-responses": vercelAiResponses,

@@ -346,6 +346,163 @@ def openai_python_responses_stream(job):
     }
 
 
+class Timeout(Exception):
+    """The harness's time bound on a socket session (TIMEOUT_S): the client
+    was still waiting for a message."""
+
+
+class SocketAnswers:
+    """What an application collects from a Responses socket, response by
+    response, as openai-python-responses collects one stream: text and
+    refusal deltas, function calls from `response.output_item.added` plus
+    their argument deltas, the status and usage of the terminal event.
+
+    Events are given to a response by lane (`stream_id`, none for the
+    default lane), as the WebSocket-mode guide documents lanes: first in,
+    first out, never overlapping. So an event belongs to the oldest
+    response of its lane that has had no terminal event; `response.created`
+    queues a new one; a terminal event ends the open response it names (or
+    the oldest). The `error` events the SDK hands over are kept by their
+    message."""
+
+    TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+
+    def __init__(self):
+        self.responses = []
+        self.open = {}
+        self.errors = []
+
+    def _new(self, lane, rid):
+        r = {"id": rid, "text": "", "refusal": None, "calls": {}, "finish_reason": None, "usage": None}
+        self.responses.append(r)
+        self.open.setdefault(lane, []).append(r)
+        return r
+
+    def _current(self, lane):
+        q = self.open.get(lane) or []
+        return q[0] if q else self._new(lane, None)
+
+    def feed(self, event):
+        kind = field(event, "type")
+        lane = field(event, "stream_id")
+        if kind == "error":
+            self.errors.append(field(field(event, "error"), "message") or field(event, "message") or "")
+            return
+        if kind == "response.created":
+            self._new(lane, field(field(event, "response"), "id"))
+            return
+        if kind in self.TERMINAL:
+            response = field(event, "response")
+            q = self.open.get(lane) or []
+            r = next((x for x in q if x["id"] is not None and x["id"] == field(response, "id")), None)
+            r = r or self._current(lane)
+            if r in q:
+                q.remove(r)
+            r["id"] = r["id"] or field(response, "id")
+            r["finish_reason"] = field(response, "status")
+            r["usage"] = tokens(field(response, "usage"), RESPONSES_USAGE)
+            return
+        if not (kind or "").startswith("response."):
+            return
+        r = self._current(lane)
+        if kind == "response.output_text.delta":
+            r["text"] += field(event, "delta") or ""
+        elif kind == "response.refusal.delta":
+            r["refusal"] = (r["refusal"] or "") + (field(event, "delta") or "")
+        elif kind == "response.output_item.added":
+            item = field(event, "item")
+            if field(item, "type") == "function_call":
+                r["calls"][field(event, "output_index")] = {
+                    "id": field(item, "call_id"),
+                    "name": field(item, "name"),
+                    "arguments": field(item, "arguments") or "",
+                }
+        elif kind == "response.function_call_arguments.delta":
+            call = r["calls"].get(field(event, "output_index"))
+            if call is not None:
+                call["arguments"] += field(event, "delta") or ""
+
+    def running(self):
+        """Whether a response has started and not ended: the application
+        waits for its terminal event."""
+        return any(self.open.values())
+
+    def outcome(self):
+        return {
+            "responses": [
+                {
+                    "id": r["id"],
+                    "text": r["text"],
+                    "refusal": r["refusal"],
+                    "tool_calls": [r["calls"][k] for k in sorted(r["calls"], key=lambda k: (k is None, k or 0))],
+                    "finish_reason": r["finish_reason"],
+                    "usage": r["usage"],
+                }
+                for r in self.responses
+            ],
+            "errors": self.errors,
+        }
+
+
+def openai_python_responses_ws(job):
+    """`client.responses.connect()` (WebSocket mode), used as the SDK's
+    docs show: each `response.create` of the capture sent with
+    `connection.response.create(...)` once the messages the capture shows
+    before it have arrived (a turn after the previous turn's terminal
+    event), the connection iterated, each event collected by
+    `SocketAnswers`. The session ends when the socket closes (the iteration
+    ends, or raises), or when every message of the capture has arrived and
+    no response is left running (the application has every answer it asked
+    for, and leaves the `with` block, which closes the socket). A response
+    still running keeps the application waiting, up to the time bound; a
+    capture that ends with the server's close is read until the socket
+    closes (the iteration's end, or what it raises)."""
+    import inspect
+    import signal
+
+    def expired(*_):
+        raise Timeout(f"still waiting after {TIMEOUT_S:g} s")
+
+    sends = sorted(job["socket"]["sends"], key=lambda s: s["after"])
+    want = job["socket"]["received"]
+    # The capture ends with the server's close: the application reads on
+    # until the socket closes.
+    closes = job["socket"]["closes"]
+    got = SocketAnswers()
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
+    try:
+        with client(job["base_url"]).responses.connect() as connection:
+            seen = 0
+            known = set(inspect.signature(connection.response.create).parameters)
+
+            def send_due():
+                while sends and sends[0]["after"] <= seen:
+                    event = sends.pop(0)["event"]
+                    body = {k: v for k, v in event.items() if k != "type"}
+                    if event.get("type") == "response.create" and set(body) <= known:
+                        connection.response.create(**body)
+                    else:
+                        # Another client message (`response.steer`), or a
+                        # field the method does not take: sent as the
+                        # capture has it.
+                        connection.send(event)
+
+            send_due()
+            if not sends and seen >= want and not got.running() and not closes:
+                return got.outcome()
+            for event in connection:
+                seen += 1
+                got.feed(event)
+                send_due()
+                if not sends and seen >= want and not got.running() and not closes:
+                    break
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return got.outcome()
+
+
 def anthropic_client(job):
     import anthropic
 
@@ -694,6 +851,7 @@ CLIENTS = {
     "langchain": langchain,
     "openai-python-responses": openai_python_responses,
     "openai-python-responses-stream": openai_python_responses_stream,
+    "openai-python-responses-ws": openai_python_responses_ws,
     "anthropic-python": anthropic_python,
     "anthropic-python-stream": anthropic_python_stream,
     "langchain-responses": langchain_responses,

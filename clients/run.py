@@ -22,6 +22,9 @@ reconstruction, `check --format json`):
   @google/genai, each raw, the Vercel AI SDK (@ai-sdk/google);
 - Ollama's native API (NDJSON, /api/chat and /api/generate): ollama-python
   and ollama-js, the Vercel AI SDK (ollama-ai-provider-v2);
+- OpenAI Responses over a WebSocket (WebSocket mode; a socket's message
+  log or HAR entry, replayed as a WebSocket endpoint): openai-python's
+  client.responses.connect() and openai-node's ResponsesWS;
 - Amazon Bedrock ConverseStream and InvokeModelWithResponseStream (AWS
   event-stream frames): boto3's bedrock-runtime client and
   @aws-sdk/client-bedrock-runtime, the Vercel AI SDK (@ai-sdk/amazon-bedrock,
@@ -73,6 +76,10 @@ CLIENTS = {
     "openai-python-responses-stream": ("python", "responses", "openai-python: responses.stream() helper, get_final_response()"),
     "openai-node-responses": ("node", "responses", "openai-node: for await over responses.create({stream: true}), collected as openai-python-responses"),
     "openai-node-responses-stream": ("node", "responses", "openai-node: responses.stream() helper, finalResponse()"),
+    # Responses over a WebSocket (WebSocket mode): the capture is a socket's
+    # message log or a HAR's socket entry, replayed as a WebSocket endpoint.
+    "openai-python-responses-ws": ("python", "responses-ws", "openai-python: client.responses.connect(), each response.create of the capture sent once the messages before it arrived, the connection iterated; each response's text, function calls, status and usage, by lane (stream_id), first in, first out"),
+    "openai-node-responses-ws": ("node", "responses-ws", "openai-node: ResponsesWS (openai/resources/responses/ws, over ws), send() and for await over its records, collected as openai-python-responses-ws; an error record is what the application is told went wrong"),
     "vercel-ai-responses": ("node", "responses", "Vercel AI SDK: streamText() with @ai-sdk/openai's responses() model, fullStream"),
     "langchain-responses": ("python", "responses", "langchain-openai: ChatOpenAI(use_responses_api=True).stream(), chunks added up"),
     "anthropic-python": ("python", "messages", "anthropic-sdk-python: iterate messages.create(stream=True): blocks by index, text and input_json deltas, message_delta's stop_reason and usage"),
@@ -119,7 +126,10 @@ GATEWAY_PYTHON = CLIENTS_DIR / ".venv-litellm" / "bin" / "python"
 # The committed record: the outcomes a run that leaves some clients out
 # keeps for them.
 RECORDED = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {"clients": [], "captures": {}}
-DIALECTS = ("chat", "responses", "messages", "gemini", "ollama", "bedrock-converse", "bedrock-invoke")
+DIALECTS = ("chat", "responses", "messages", "gemini", "ollama", "bedrock-converse", "bedrock-invoke", "responses-ws")
+# The socket "dialect" of the record: Responses events over a WebSocket,
+# read by the clients of WebSocket mode, not by the HTTP clients.
+SOCKET = "responses-ws"
 # Each dialect's title, as sselint's messages name it (src/vocab.rs).
 TITLES = {
     "OpenAI Chat Completions": "chat",
@@ -222,6 +232,7 @@ USAGE_KEYS = {
     "ollama": ("prompt_eval_count", "eval_count"),
     "bedrock-converse": ("inputTokens", "outputTokens", "totalTokens"),
     "bedrock-invoke": ("input_tokens", "output_tokens"),
+    "responses-ws": ("input_tokens", "output_tokens", "total_tokens"),
 }
 
 # Capture id -> the text the server meant, where the rule example says
@@ -243,7 +254,7 @@ MEANT_FILES = {
     "samples/bad/gemini-repeated-answer.sse": "Bees dance to show the hive where flowers are.",
 }
 
-CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log", ".ndjson"}
+CAPTURE_SUFFIXES = {".sse", ".har", ".curl", ".trace", ".txt", ".bin", ".log", ".ndjson", ".jsonl"}
 
 
 def corpus(tmp):
@@ -259,29 +270,29 @@ def corpus(tmp):
         rel = f.relative_to(ROOT)
         doc = tomllib.loads(f.read_text(encoding="utf-8"))
         # A socket's rules (group socket): their examples are WebSocket
-        # message logs, and no client here reads a socket yet
-        # (tests/common's rule_awaits_clients says UNOBSERVED for them).
-        # The Realtime API's rules (rules/realtime/): a WebSocket API too.
-        if doc.get("group") == "socket" or f.parent.name == "realtime":
+        # message logs, read by the socket clients (SOCKET).
+        # The Realtime API's rules (rules/realtime/): no client here reads
+        # that API yet (tests/common's rule_awaits_clients says UNOBSERVED).
+        if f.parent.name == "realtime":
             continue
+        suffix = ".jsonl" if doc.get("group") == "socket" else ".sse"
         for k, ex in enumerate(doc.get("examples", []), start=1):
             if "capture" in ex:
                 data = ex["capture"].encode("utf-8")
             else:
                 data = bytes.fromhex(ex.get("capture_hex", ""))
-            p = ex_dir / f"{f.parent.name}-{f.stem}-{k}.sse"
+            p = ex_dir / f"{f.parent.name}-{f.stem}-{k}{suffix}"
             p.write_bytes(data)
             items.append((f"{rel}#{k}", p, f.parent.name if f.parent.name in DIALECTS else None))
             if "meant_text" in ex:
                 MEANT[f"{rel}#{k}"] = ex["meant_text"]
     for base in ("samples", "tests/cases"):
         for p in sorted((ROOT / base).rglob("*")):
-            # samples/websocket/: sockets (HARs with _webSocketMessages),
-            # which no client here reads yet, as the socket rules above.
-            # samples/bad/realtime-*: the Realtime API's, a socket's too.
+            # samples/bad/realtime-*: the Realtime API's, which no client
+            # here reads yet, as its rules above.
             if p.name.startswith("realtime-"):
                 continue
-            if p.is_file() and p.suffix in CAPTURE_SUFFIXES and "websocket" not in p.relative_to(ROOT).parts:
+            if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
                 items.append((str(p.relative_to(ROOT)), p, None))
     # The harness's own crafted streams, one folder per dialect: read as the
     # folder's dialect, as a rule example is.
@@ -296,9 +307,107 @@ def dialect_args(dialect):
     return ["--dialect", dialect] if dialect else []
 
 
+def socket_messages(path):
+    """A WebSocket capture's messages as (direction, opcode, data), in
+    order, or None when `path` is no socket: a message log (one JSON record
+    a line: `direction` sent/received, `opcode`, `data`), or a HAR whose
+    first entry with `_webSocketMessages` is the socket (Chrome's `type`
+    send/receive), as `sselint replay` reads them."""
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    first = next((l for l in text.splitlines() if l.strip()), "")
+    try:
+        head = json.loads(first)
+    except (json.JSONDecodeError, ValueError):
+        head = None
+    if isinstance(head, dict) and "direction" in head and "opcode" in head:
+        out = []
+        for line in text.splitlines():
+            try:
+                r = json.loads(line)
+            except (json.JSONDecodeError, ValueError):
+                continue
+            if isinstance(r, dict):
+                out.append((r.get("direction"), r.get("opcode"), r.get("data")))
+        return out
+    try:
+        har = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    entries = ((har or {}).get("log") or {}).get("entries") if isinstance(har, dict) else None
+    for e in entries or []:
+        msgs = e.get("_webSocketMessages") if isinstance(e, dict) else None
+        if msgs:
+            return [({"send": "sent", "receive": "received"}.get(m.get("type")), m.get("opcode"), m.get("data")) for m in msgs]
+    return None
+
+
+def socket_script(messages):
+    """What a socket client sends, and when: each client message (its JSON)
+    with the number of server messages the capture shows before it
+    (`after`), the number of server messages in all (`received`), and
+    whether the server then closes the socket (`closes`: a close of the
+    server's, opcode 8, or a connection that just ends; then the client
+    reads on until the socket closes, as an application that iterates the
+    connection to its end does). A close is no message."""
+    sends, seen, closes = [], 0, False
+    for direction, opcode, data in messages:
+        if opcode == 8 or (opcode not in (1, 2) and direction == "received"):
+            closes = closes or direction == "received"
+            continue
+        if direction == "sent":
+            try:
+                event = json.loads(data)
+            except (json.JSONDecodeError, TypeError, ValueError):
+                continue
+            sends.append({"after": seen, "event": event})
+        elif direction == "received" and opcode in (1, 2):
+            seen += 1
+    return {"sends": sends, "received": seen, "closes": closes}
+
+
+def socket_answer(doc, messages):
+    """The answers a socket meant: each response's stream of `check` (not
+    the socket's own, labelled `· socket`), in order."""
+    responses = []
+    for stream in doc["files"][0]["streams"]:
+        label = stream.get("label") or ""
+        if label.endswith(" · socket"):
+            continue
+        choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None) or {}
+        usage = stream.get("usage")
+        finish = choice.get("finish_reason")
+        responses.append(
+            {
+                "id": label.rsplit(" · ", 1)[-1].split(" (")[0],
+                "text": choice.get("text") or "",
+                "refusal": choice.get("refusal"),
+                "tool_calls": [
+                    {"id": t.get("id"), "name": t.get("name"), "arguments": t.get("arguments")}
+                    for t in choice.get("tool_calls", [])
+                    if not t.get("server")
+                ],
+                "finish_reason": finish.split(":")[0] if isinstance(finish, str) else finish,
+                "usage": {k: usage.get(k) for k in USAGE_KEYS[SOCKET]} if isinstance(usage, dict) else None,
+            }
+        )
+    return {
+        "dialect": SOCKET,
+        "responses": responses,
+        "tool_calls": [t for r in responses for t in r["tool_calls"]],
+        "socket": socket_script(messages),
+        "path_dialect": None,
+        "api": None,
+    }
+
+
 def expected_answer(sselint, path, dialect):
     """The answer the server meant: sselint's reconstruction of choice 0,
-    with the stream's dialect (`--dialect` when the capture's is known)."""
+    with the stream's dialect (`--dialect` when the capture's is known);
+    for a WebSocket capture, each response's (`socket_answer`)."""
     out = subprocess.run(
         [sselint, "check", "--format", "json", "--no-config", "--fail-on", "never", *dialect_args(dialect), str(path)],
         capture_output=True,
@@ -309,6 +418,9 @@ def expected_answer(sselint, path, dialect):
         stream = doc["files"][0]["streams"][0]
     except (json.JSONDecodeError, KeyError, IndexError):
         return None
+    messages = socket_messages(path)
+    if messages is not None:
+        return socket_answer(doc, messages)
     choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None)
     usage = stream.get("usage")
     dialect = stream.get("dialect") if stream.get("dialect") in DIALECTS else None
@@ -426,6 +538,30 @@ def json_or_text(s):
 def short(v, n=60):
     s = json.dumps(v, ensure_ascii=False)
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def compare_socket(name, exp, got):
+    """`compare` for a socket: each response the client collected against
+    the one the server meant, in order (the detail of one names its
+    response: `text "…" (resp_2)`); a response the client did not collect
+    is compared as an empty one, one the server did not mean as `text` of
+    an extra response. A client that raised is `raised`."""
+    if got is None or "error" in got:
+        return compare(name, exp, got)
+    want, have = exp["responses"], got.get("responses") or []
+    empty = {"text": "", "refusal": None, "tool_calls": [], "finish_reason": None, "usage": None}
+    rank = {"ok": 0, "diverges": 1, "differs": 2}
+    worst, parts = "ok", []
+    for i, w in enumerate(want):
+        e = {**w, "dialect": SOCKET, "reasoning": None}
+        o = compare(name, e, have[i] if i < len(have) else empty)
+        if o["verdict"] != "ok":
+            worst = max(worst, o["verdict"], key=rank.get)
+            parts += [f"{p} ({w['id']})" for p in o["detail"].split("; ")]
+    for extra in have[len(want):]:
+        worst = "differs"
+        parts.append(f"text {short(extra.get('text') or '')} (an extra response, {extra.get('id')})")
+    return {"verdict": worst, "detail": scrub("; ".join(parts))} if parts else {"verdict": "ok"}
 
 
 def compare(name, exp, got):
@@ -620,7 +756,7 @@ def versions():
     """Pinned versions, read from what is installed."""
     v = {}
     py = subprocess.run(
-        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','langchain-anthropic','anthropic','google-genai','ollama','boto3','botocore']}))"],
+        [sys.executable, "-c", "import importlib.metadata as m; import json; print(json.dumps({p: m.version(p) for p in ['openai','langchain-openai','langchain-anthropic','anthropic','google-genai','ollama','boto3','botocore','websockets']}))"],
         capture_output=True,
         text=True,
     )
@@ -638,6 +774,8 @@ def versions():
     v["openai-python-responses-stream"] = v["openai-python"]
     v["openai-node-responses"] = v["openai-node"]
     v["openai-node-responses-stream"] = v["openai-node"]
+    v["openai-python-responses-ws"] = f"openai {pyv['openai']} (websockets {pyv['websockets']})"
+    v["openai-node-responses-ws"] = f"openai {nodev.get('openai')} (ws {nodev.get('ws')}, Node {nodev.get('node')})"
     v["anthropic-python"] = f"anthropic {pyv['anthropic']}"
     v["anthropic-python-stream"] = v["anthropic-python"]
     v["anthropic-ts"] = f"@anthropic-ai/sdk {nodev.get('@anthropic-ai/sdk')} (Node {nodev.get('node')})"
@@ -746,6 +884,8 @@ def observe(sselint, only=None, agents_subset=None):
                         "tools": sorted({t["name"] or "" for t in expected[cid]["tool_calls"]}),
                         # Ollama's endpoint: `chat` or `generate`.
                         "api": expected[cid]["api"],
+                        # A socket's script (socket_script).
+                        "socket": expected[cid].get("socket"),
                         "clients": clients_of(d if key != cid else expected[cid]["dialect"]),
                     }
                     for key, _, d in served
@@ -789,7 +929,7 @@ def observe(sselint, only=None, agents_subset=None):
                 exp = expected[cid]
                 cap = captures.setdefault(
                     cid,
-                    {"expected": {k: exp[k] for k in ("text", "tool_calls", "finish_reason")}, "clients": {}},
+                    {"expected": {k: exp[k] for k in (("responses",) if exp["dialect"] == SOCKET else ("text", "tool_calls", "finish_reason"))}, "clients": {}},
                 )
                 outcomes = {}
                 for name in job["clients"]:
@@ -801,7 +941,7 @@ def observe(sselint, only=None, agents_subset=None):
                         if kept is not None:
                             outcomes[name] = kept
                         continue
-                    outcomes[name] = compare(name, exp, got.get(name))
+                    outcomes[name] = (compare_socket if exp["dialect"] == SOCKET else compare)(name, exp, got.get(name))
                 if key == cid:
                     # The body's own clients first: the capture's dialect is
                     # its first client's (agreement.py, counts()).

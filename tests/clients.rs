@@ -6,6 +6,12 @@
 //! It needs `clients/.venv` and `clients/node_modules` (`.ci/run` installs
 //! both), and for the agent apps `clients/agents/node_modules`. Without them it says plainly that it did not run; with `CI=true`
 //! their absence is a failure.
+//!
+//! The WebSocket-mode clients (openai-python's `responses.connect()`, which
+//! needs `websockets`; openai-node's `ResponsesWS`, which needs `ws`) are
+//! pinned in the same `requirements.txt` and `package.json`: an install
+//! without them is a stale one (`clients/run.py` exits 3), which this test
+//! reports as not run, and fails on under `CI=true`.
 
 mod common;
 use assert_cmd::cargo::cargo_bin;

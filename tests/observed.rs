@@ -4,8 +4,8 @@
 
 mod common;
 use common::{
-    awaits_clients, awaits_observation, file_dialect, is_socket_capture, lint_example, lint_file,
-    root, rule_awaits_clients,
+    awaits_clients, awaits_observation, file_dialect, lint_example, lint_file, root,
+    rule_awaits_clients,
 };
 use sselint::capture::Options;
 use sselint::lint::observed::{
@@ -26,7 +26,17 @@ fn corpus_files() -> Vec<PathBuf> {
                     stack.push(p);
                 } else if matches!(
                     p.extension().and_then(|x| x.to_str()),
-                    Some("sse" | "har" | "curl" | "trace" | "txt" | "bin" | "log" | "ndjson")
+                    Some(
+                        "sse"
+                            | "har"
+                            | "curl"
+                            | "trace"
+                            | "txt"
+                            | "bin"
+                            | "log"
+                            | "ndjson"
+                            | "jsonl"
+                    )
                 ) {
                     out.push(p);
                 }
@@ -96,7 +106,7 @@ fn every_example_sample_and_case_has_observations() {
         let readable = sselint::capture::open(p.to_str().unwrap(), &Options::default())
             .is_ok_and(|c| !c.streams.is_empty());
         if readable && !rec.captures.contains_key(&id_of(&p)) {
-            if file_dialect(&p).is_some_and(awaits_clients) || is_socket_capture(&p) {
+            if file_dialect(&p).is_some_and(awaits_clients) {
                 waiting.push(id_of(&p));
                 continue;
             }
@@ -130,7 +140,9 @@ fn each_capture_is_read_by_the_clients_of_one_dialect() {
             "gemini",
             "messages",
             "ollama",
-            "responses"
+            "responses",
+            // Responses over a WebSocket: the WebSocket-mode clients.
+            "responses-ws"
         ]
         .into_iter()
         .collect(),

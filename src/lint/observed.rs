@@ -6,7 +6,9 @@
 //! openai-python and openai-node (each raw and through its stream helper),
 //! the Vercel AI SDK (`@ai-sdk/openai`) and LangChain; for Anthropic Messages
 //! the Anthropic Python and TypeScript SDKs (each raw and through its stream
-//! helper), the Vercel AI SDK (`@ai-sdk/anthropic`) and LangChain.
+//! helper), the Vercel AI SDK (`@ai-sdk/anthropic`) and LangChain; for
+//! Responses over a WebSocket (dialect [`SOCKET_DIALECT`]) openai-python's
+//! `responses.connect()` and openai-node's `ResponsesWS`.
 //! A capture's record lists the clients that read it.
 //!
 //! It is the only place where sselint speaks about a named client: `sselint
@@ -100,6 +102,11 @@ pub struct Record {
     pub captures: BTreeMap<String, Capture>,
 }
 
+/// The record's dialect of the clients that read Responses over a
+/// WebSocket (WebSocket mode): a socket's captures are theirs, not the
+/// HTTP Responses clients'.
+pub const SOCKET_DIALECT: &str = "responses-ws";
+
 /// The client that stands for hand-written parsers (of Chat streams): its
 /// failures alone make a warning, not an error.
 pub const HAND_WRITTEN: &str = "hand-written";
@@ -124,8 +131,13 @@ impl Record {
 /// The dialect's reference stream: the canonical shape of a plain answer,
 /// as its provider documents it. What a client does with it is what the
 /// client does with every stream.
-/// A name that is no dialect's gets the default dialect's.
+/// A name that is no dialect's gets the default dialect's; the
+/// WebSocket-mode clients' (`responses-ws`, [`SOCKET_DIALECT`]) is a
+/// Responses socket of two turns and a tool call.
 pub fn reference_capture(dialect: &str) -> &'static str {
+    if dialect == SOCKET_DIALECT {
+        return "samples/websocket/responses-two-turns.har";
+    }
     crate::vocab::Dialect::parse(dialect)
         .unwrap_or(crate::vocab::DEFAULT)
         .reference_sample()

@@ -174,7 +174,7 @@ fn write_observed(out: &mut dyn Write, r: &Rule, md: bool) -> io::Result<()> {
     let mut finish: Vec<&str> = Vec::new();
     for c in &clients {
         let f = match c.dialect.as_str() {
-            "responses" => "status",
+            "responses" | observed::SOCKET_DIALECT => "status",
             "messages" => "stop_reason",
             _ => "finish_reason",
         };

@@ -591,17 +591,15 @@ pub fn awaits_clients(dialect: &str) -> bool {
 }
 
 /// Whether no client of the harness has read `rule`'s shapes yet: a rule of
-/// a dialect that [`awaits_clients`], or a rule about a WebSocket (group
-/// `socket`, `rules/transport/ws-*`), since the harness runs no socket
-/// client yet (issue 39, item 6: openai-python's `responses.connect()`,
-/// openai-node's WebSocket client). When it does, the second half goes.
+/// a dialect that [`awaits_clients`]. (The socket rules, group `socket`,
+/// are read by the harness's WebSocket-mode clients, record dialect
+/// `responses-ws`.)
 pub fn rule_awaits_clients(rule: &sselint::lint::Rule) -> bool {
-    rule.dialect.is_some_and(|d| awaits_clients(d.name())) || rule.group == "socket"
+    rule.dialect.is_some_and(|d| awaits_clients(d.name()))
 }
 
 /// Whether capture `p`'s first stream is a WebSocket's message log (a HAR
-/// socket entry, a message log file): no harness client reads a socket
-/// yet ([`rule_awaits_clients`]).
+/// socket entry, a message log file).
 pub fn is_socket_capture(p: &Path) -> bool {
     let Ok(cap) = sselint::capture::open(p.to_str().unwrap_or(""), &Options::default()) else {
         return false;
