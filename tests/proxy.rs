@@ -554,3 +554,85 @@ fn a_dialect_without_an_upstream_gets_a_502_that_says_which() {
         "{lines:#?}"
     );
 }
+
+/// The pinned SDKs (openai-python, anthropic, google-genai) of
+/// clients/.venv, run as the wrapped command with nothing but the
+/// variables the proxy sets: each assembles through the proxy the answer
+/// it assembles from replay directly, and the proxy lints each stream.
+#[test]
+fn the_pinned_python_sdks_assemble_the_same_answers_through_the_proxy() {
+    let python = root().join("clients/.venv/bin/python");
+    if !python.exists() {
+        common::not_run(
+            "proxy::the_pinned_python_sdks_assemble_the_same_answers_through_the_proxy",
+            &format!(
+                "it needs {} (.ci/run installs it: python3 -m venv clients/.venv && clients/.venv/bin/pip install -r clients/requirements.txt)",
+                python.display()
+            ),
+        );
+        return;
+    }
+    let dir = scratch("proxy-sdks");
+    let script = dir.join("sdks.py");
+    std::fs::write(
+        &script,
+        r#"
+import json, os, openai, anthropic
+from google import genai
+out = {}
+o = openai.OpenAI(api_key="sk-test-not-a-key")
+s = o.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
+out["chat"] = "".join(c.choices[0].delta.content or "" for c in s if c.choices)
+a = anthropic.Anthropic(api_key="sk-ant-test-not-a-key")
+with a.messages.stream(model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as s:
+    out["messages"] = s.get_final_text()
+g = genai.Client(api_key="test-not-a-key")
+out["gemini"] = "".join(c.text or "" for c in g.models.generate_content_stream(model="gemini-2.5-flash", contents="hi"))
+print(json.dumps(out, sort_keys=True))
+"#,
+    )
+    .unwrap();
+    let chat = Replay::start(&root().join("samples/good/openai-basic.sse"), &[]);
+    let messages = Replay::start(&root().join("samples/good/messages-basic.sse"), &[]);
+    let gemini = Replay::start(&root().join("samples/good/gemini-basic.sse"), &[]);
+    let direct = Command::new(&python)
+        .arg(&script)
+        .env("OPENAI_BASE_URL", format!("http://{}/v1", chat.addr))
+        .env("ANTHROPIC_BASE_URL", format!("http://{}", messages.addr))
+        .env("GOOGLE_GEMINI_BASE_URL", format!("http://{}", gemini.addr))
+        .output()
+        .unwrap();
+    assert!(
+        direct.status.success(),
+        "{}",
+        String::from_utf8_lossy(&direct.stderr)
+    );
+    let via = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .args(["proxy", "--upstream", &format!("chat=http://{}", chat.addr)])
+        .args(["--upstream", &format!("messages=http://{}", messages.addr)])
+        .args(["--upstream", &format!("gemini=http://{}", gemini.addr)])
+        .arg("--")
+        .arg(&python)
+        .arg(&script)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&via.stderr);
+    assert_eq!(via.status.code(), Some(0), "{err}");
+    let answers = String::from_utf8_lossy(&direct.stdout);
+    assert!(answers.contains("Paris"), "{answers}");
+    // The SDK's line comes first on stdout; the report follows it.
+    let first = String::from_utf8_lossy(&via.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(first, answers.trim_end(), "{err}");
+    for d in ["chat", "messages", "gemini"] {
+        assert!(
+            err.lines().any(|l| l.contains(&format!(" 200 {d} ")) && l.ends_with(": ok")),
+            "{d}: {err}"
+        );
+    }
+    assert!(!err.contains("not-a-key"), "{err}");
+}
