@@ -630,7 +630,8 @@ print(json.dumps(out, sort_keys=True))
     assert_eq!(first, answers.trim_end(), "{err}");
     for d in ["chat", "messages", "gemini"] {
         assert!(
-            err.lines().any(|l| l.contains(&format!(" 200 {d} ")) && l.ends_with(": ok")),
+            err.lines()
+                .any(|l| l.contains(&format!(" 200 {d} ")) && l.ends_with(": ok")),
             "{d}: {err}"
         );
     }

@@ -311,11 +311,16 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Response<ProxyBo
                 )
             }
         };
-    let connection = tokio::spawn(connection);
+    // Aborted if this future is dropped before the response (the client
+    // went away while the upstream was thinking): the upstream request
+    // goes with it.
+    let connection = AbortOnDrop {
+        handle: tokio::spawn(connection).abort_handle(),
+        armed: true,
+    };
     let resp = match sender.send_request(Request::from_parts(parts, body)).await {
         Ok(r) => r,
         Err(e) => {
-            connection.abort();
             return fail(
                 StatusCode::BAD_GATEWAY,
                 format!("the upstream {} gave no response: {e}", up.authority()),
@@ -334,7 +339,29 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Response<ProxyBo
         start,
         started,
     };
-    respond(resp, asked, connection.abort_handle(), &shared)
+    respond(resp, asked, connection.disarm(), &shared)
+}
+
+/// Aborts the upstream connection's task when dropped, unless disarmed
+/// (the response's [`Tap`] then holds the handle).
+struct AbortOnDrop {
+    handle: tokio::task::AbortHandle,
+    armed: bool,
+}
+
+impl AbortOnDrop {
+    fn disarm(mut self) -> tokio::task::AbortHandle {
+        self.armed = false;
+        self.handle.clone()
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.handle.abort();
+        }
+    }
 }
 
 fn strip_hop_by_hop(headers: &mut hyper::HeaderMap) {
