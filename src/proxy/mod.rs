@@ -471,3 +471,56 @@ impl Proxy {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upstream_is_an_origin_with_an_optional_prefix() {
+        let u = Upstream::parse("https://api.example.com/v1/").unwrap();
+        assert_eq!((u.tls, u.port, u.prefix.as_str()), (true, 443, "/v1"));
+        assert_eq!(u.authority(), "api.example.com");
+        // The client's path goes under the prefix, once.
+        assert_eq!(u.path_for("/v1/chat/completions"), "/v1/chat/completions");
+        assert_eq!(
+            u.path_for("/chat/completions?x=1"),
+            "/v1/chat/completions?x=1"
+        );
+        assert_eq!(u.path_for("/v10/x"), "/v1/v10/x");
+        let v6 = Upstream::parse("http://[::1]:8080").unwrap();
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", 8080));
+        assert_eq!(v6.authority(), "[::1]:8080");
+        assert_eq!(v6.url_for("/v1/messages"), "http://[::1]:8080/v1/messages");
+        for bad in [
+            "ftp://h",
+            "http://",
+            "http://h:x",
+            "http://u:p@h",
+            "http://h/?k=1",
+        ] {
+            assert!(Upstream::parse(bad).is_err(), "{bad}");
+        }
+        // A refused URL is shown redacted: its user part may be a key.
+        let e = Upstream::parse("http://user:sk-secret@h").unwrap_err();
+        assert!(!e.to_string().contains("sk-secret"), "{e}");
+    }
+
+    #[test]
+    fn each_dialect_gets_its_own_upstream_else_the_default() {
+        let mut u = Upstreams::default();
+        u.add("chat=http://a:1").unwrap();
+        let chat = Dialect::parse("chat");
+        let messages = Dialect::parse("messages");
+        // One dialect's upstream alone takes every request.
+        assert_eq!(u.for_dialect(messages).unwrap().host, "a");
+        u.add("messages=http://b:2").unwrap();
+        assert_eq!(u.for_dialect(chat).unwrap().host, "a");
+        assert_eq!(u.for_dialect(messages).unwrap().host, "b");
+        assert!(u.for_dialect(None).is_none());
+        u.add("http://c:3").unwrap();
+        assert_eq!(u.for_dialect(None).unwrap().host, "c");
+        assert_eq!(u.for_dialect(Dialect::parse("gemini")).unwrap().host, "c");
+        assert!(u.add("nope=http://x").is_err());
+    }
+}
