@@ -42,7 +42,9 @@
 //!   its events and timeline for the HTML pages; [`report`] renders them,
 //!   [`diff`] compares two streams (across dialects on what both have);
 //! - [`card`] holds what a probe run gives as data (outcomes, verdicts,
-//!   report cards), which [`probe`] fills and [`report`] renders.
+//!   report cards), which [`probe`] fills and [`report`] renders;
+//! - [`proxy`] forwards an application's requests to their upstreams and
+//!   lints each stream as it passes.
 
 // In dependency order, leaves first: a module uses only those above it
 // (tests/layering.rs).
@@ -67,6 +69,7 @@ pub mod minimize;
 pub mod live;
 pub mod probe;
 pub mod replay;
+pub mod proxy;
 // The wheel's Python module (cargo feature `python`): it also holds the
 // command line, which names this crate `sselint` as the binary does.
 #[cfg(feature = "python")]

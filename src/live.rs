@@ -615,8 +615,13 @@ fn mask_echoed_key(rec: &mut Recording, key: &str) {
 
 /// [`mask_echoed_key`] for a body kept in a [`Spooled`]: read through once
 /// into a new one, the key replaced wherever it occurs (also across two
-/// reads), the reads' offsets moved to match.
-fn mask_echoed_key_spooled(
+/// reads), the reads' offsets moved to match (`record`, and `proxy
+/// --save` with each secret header value its client sent). A key shorter
+/// than 8 bytes is left (it would mask ordinary text).
+///
+/// # Errors
+/// Reading the body back, or keeping the new one.
+pub fn mask_echoed_key_spooled(
     rec: &mut Recording,
     body: Spooled,
     key: &str,

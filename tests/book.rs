@@ -362,6 +362,7 @@ const COMMAND_PAGES: &[(&str, &[&str])] = &[
     ("commands/diff.md", &["diff"]),
     ("commands/record-and-replay.md", &["record", "replay"]),
     ("commands/probe.md", &["probe"]),
+    ("commands/proxy.md", &["proxy"]),
     ("commands/redact.md", &["redact"]),
     ("commands/minimize.md", &["minimize"]),
     (

@@ -81,6 +81,22 @@ const COMMANDS: &[Cmd] = &[
         json: None,
     },
     Cmd {
+        name: "proxy",
+        missing: None,
+        // A wrapped command that makes no request: the report has no
+        // stream, and its header.
+        json: Some(&[
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "-q",
+            "--format",
+            "json",
+            "--",
+            "true",
+        ]),
+    },
+    Cmd {
         name: "redact",
         missing: Some(&["redact", "{}", "-o", "-"]),
         json: None,
@@ -237,7 +253,7 @@ fn fail_on_and_color_take_the_same_values_everywhere() {
         }
     }
     // Every command that gives a verdict on findings takes it.
-    assert_eq!(with_fail_on, ["check", "diff", "record", "probe"]);
+    assert_eq!(with_fail_on, ["check", "diff", "record", "probe", "proxy"]);
     // And each accepts `never` for real, not only in its help.
     let out = sselint()
         .args(["check", "samples/bad/cut-off.sse", "--fail-on", "never"])
@@ -288,8 +304,8 @@ fn format_names_one_rendering_the_same_way_in_every_command() {
         }
     }
     assert_eq!(
-        seen, 6,
-        "check, inspect, rule, diff, probe and minimize take --format"
+        seen, 7,
+        "check, inspect, rule, diff, probe, proxy and minimize take --format"
     );
     // inspect's old name for its table still works.
     let out = sselint()

@@ -94,6 +94,8 @@ mod probe_servers;
 mod probe_transports;
 #[path = "provider.rs"]
 mod provider;
+#[path = "proxy.rs"]
+mod proxy;
 #[path = "python.rs"]
 mod python;
 #[path = "reading.rs"]

@@ -26,6 +26,7 @@ mod inspect;
 mod live;
 mod minimize;
 mod probe;
+mod proxy;
 mod redact;
 mod rules;
 mod shell;
@@ -82,6 +83,10 @@ enum Command {
     /// an invalid request, a client disconnect, …) to a live endpoint, save
     /// and lint each capture with its request, and print a report card.
     Probe(Box<probe::Args>),
+    /// Forward an application's LLM requests to their upstreams, byte for
+    /// byte, and lint every stream as it passes; with `-- CMD`, run the
+    /// command through it and gate on the streams it made.
+    Proxy(Box<proxy::Args>),
     /// Write a shareable copy of a capture: secrets removed, and with
     /// --scrub-text the prompt and answer text replaced.
     Redact(redact::Args),
@@ -284,6 +289,7 @@ where
         Command::Record(a) => live::record(a),
         Command::Replay(a) => live::replay(a),
         Command::Probe(a) => probe::run(*a),
+        Command::Proxy(a) => proxy::run(*a),
         Command::Redact(a) => redact::run(a),
         Command::Minimize(a) => minimize::run(a),
         Command::Completions(a) => shell::completions(a),

@@ -1,0 +1,638 @@
+//! The forwarding path: hyper's HTTP/1.1 server takes the client's
+//! request, a hyper client connection of its own (plain TCP, or rustls
+//! for `https://`) sends it upstream, and the response comes back as the
+//! upstream's reads arrive, each body frame handed to the client as soon
+//! as hyper yields it.
+//!
+//! A response that is a stream goes through a [`Tap`], which also hands
+//! each frame (a reference-counted `Bytes`, not a copy) to the stream's
+//! lint thread ([`super::tap`]). The tap waits for the lint only when 64
+//! reads are already queued for it, and only before it reads the next
+//! frame: a frame read is forwarded at once.
+//!
+//! Not done here: retries (an upstream that fails gives the client a 502,
+//! or the cut it made), redirects (a 3xx is the client's to follow),
+//! decoding (`Content-Encoding` bodies pass encoded), HTTP/2 and upgrades.
+
+use super::tap::{self, StopSlot};
+use super::{Exchange, Shared, Stop, Upstream};
+use bytes::Bytes;
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full};
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Instant, SystemTime};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+
+/// Reads queued for a stream's lint before the tap waits for it.
+pub const LINT_QUEUE: usize = 64;
+
+/// The most of a request body kept for the lint (what it asked: usage,
+/// `n`, tools) and the saved HAR: 1 MiB; a longer one is forwarded whole
+/// and kept by none.
+pub const REQUEST_COPY_BYTES: usize = 1024 * 1024;
+
+/// Headers that belong to one connection, never forwarded (RFC 9110
+/// §7.6.1), compared in lower case.
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+type ProxyBody = UnsyncBoxBody<Bytes, hyper::Error>;
+
+/// The TLS client configuration for HTTPS upstreams: ring, the webpki
+/// roots (as `record` trusts them), HTTP/1.1 by ALPN; with `insecure`,
+/// any certificate.
+pub(crate) fn tls_config(insecure: bool) -> Arc<tokio_rustls::rustls::ClientConfig> {
+    use tokio_rustls::rustls::{self, ClientConfig, RootCertStore};
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .unwrap_or_else(|_| {
+            ClientConfig::builder_with_provider(provider.clone())
+                .with_protocol_versions(rustls::ALL_VERSIONS)
+                .expect("ring supports TLS 1.2 and 1.3")
+        });
+    let mut config = if insecure {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
+            .with_no_client_auth()
+    } else {
+        let roots = RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        builder.with_root_certificates(roots).with_no_client_auth()
+    };
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Arc::new(config)
+}
+
+/// `--insecure`: a verifier that accepts every certificate (signatures
+/// are still checked with the provider's algorithms).
+#[derive(Debug)]
+struct AnyCertificate(Arc<tokio_rustls::rustls::crypto::CryptoProvider>);
+
+impl tokio_rustls::rustls::client::danger::ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _: &tokio_rustls::rustls::pki_types::CertificateDer<'_>,
+        _: &[tokio_rustls::rustls::pki_types::CertificateDer<'_>],
+        _: &tokio_rustls::rustls::pki_types::ServerName<'_>,
+        _: &[u8],
+        _: tokio_rustls::rustls::pki_types::UnixTime,
+    ) -> Result<tokio_rustls::rustls::client::danger::ServerCertVerified, tokio_rustls::rustls::Error>
+    {
+        Ok(tokio_rustls::rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &tokio_rustls::rustls::pki_types::CertificateDer<'_>,
+        dss: &tokio_rustls::rustls::DigitallySignedStruct,
+    ) -> Result<
+        tokio_rustls::rustls::client::danger::HandshakeSignatureValid,
+        tokio_rustls::rustls::Error,
+    > {
+        tokio_rustls::rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &tokio_rustls::rustls::pki_types::CertificateDer<'_>,
+        dss: &tokio_rustls::rustls::DigitallySignedStruct,
+    ) -> Result<
+        tokio_rustls::rustls::client::danger::HandshakeSignatureValid,
+        tokio_rustls::rustls::Error,
+    > {
+        tokio_rustls::rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<tokio_rustls::rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// Takes connections until `stop` is notified, then serves the ones taken
+/// until this task is aborted (which drops them all).
+pub(crate) async fn serve(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    stop: Arc<tokio::sync::Notify>,
+) {
+    let mut conns = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((tcp, _)) = accepted else { continue };
+                let _ = tcp.set_nodelay(true);
+                let shared = shared.clone();
+                conns.spawn(async move {
+                    let service = hyper::service::service_fn(move |req| {
+                        let shared = shared.clone();
+                        async move { Ok::<_, std::convert::Infallible>(handle(req, shared).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(tcp), service)
+                        .await;
+                });
+            }
+            () = stop.notified() => break,
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+        }
+    }
+    drop(listener);
+    while conns.join_next().await.is_some() {}
+}
+
+/// The proxy's own answer when no upstream did: a JSON error body with
+/// `status`, saying why (never the request's headers or body).
+fn own_answer(status: StatusCode, why: &str) -> Response<ProxyBody> {
+    let body = serde_json::json!({"error": {"message": format!("sselint proxy: {why}"), "type": "proxy_error"}});
+    let mut r = Response::new(
+        Full::new(Bytes::from(body.to_string()))
+            .map_err(|never| match never {})
+            .boxed_unsync(),
+    );
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// An upstream connection: plain TCP or rustls over it.
+trait Conn: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Conn for T {}
+
+async fn connect(
+    up: &Upstream,
+    tls: &Arc<tokio_rustls::rustls::ClientConfig>,
+) -> std::io::Result<Box<dyn Conn>> {
+    let tcp = tokio::net::TcpStream::connect((up.host.as_str(), up.port)).await?;
+    let _ = tcp.set_nodelay(true);
+    if !up.tls {
+        return Ok(Box::new(tcp));
+    }
+    let name = tokio_rustls::rustls::pki_types::ServerName::try_from(up.host.clone())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    let stream = tokio_rustls::TlsConnector::from(tls.clone())
+        .connect(name, tcp)
+        .await?;
+    Ok(Box::new(stream))
+}
+
+/// What is known of a request when its response head comes.
+pub(crate) struct Asked {
+    pub(crate) index: u64,
+    pub(crate) method: String,
+    pub(crate) path: String,
+    pub(crate) url: String,
+    pub(crate) dialect: Option<crate::dialect::Dialect>,
+    pub(crate) headers: Vec<crate::capture::Header>,
+    /// Secret header values the client sent (its key), to mask where the
+    /// upstream quotes one back.
+    pub(crate) secrets: Vec<String>,
+    pub(crate) body: Arc<Mutex<Option<Vec<u8>>>>,
+    pub(crate) start: Instant,
+    pub(crate) started: SystemTime,
+}
+
+async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Response<ProxyBody> {
+    let start = Instant::now();
+    let started = SystemTime::now();
+    let index = shared.next.fetch_add(1, Ordering::SeqCst);
+    let path = req.uri().path().to_string();
+    let path_and_query = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| path.clone(), |p| p.as_str().to_string());
+    let dialect = crate::dialect::endpoint_of(&path);
+    let method = req.method().to_string();
+    let fail = |status: StatusCode, why: String| {
+        shared.finish(Exchange {
+            index,
+            method: method.clone(),
+            path: path.clone(),
+            status: status.as_u16(),
+            dialect,
+            ttft_ms: None,
+            duration_ms: start.elapsed().as_secs_f64() * 1000.0,
+            stop: Stop::Complete,
+            result: None,
+            saved: None,
+            save_error: None,
+            failed: Some(why.clone()),
+        });
+        own_answer(status, &why)
+    };
+    let Some(up) = shared.options.upstreams.for_dialect(dialect).cloned() else {
+        let what = dialect.map_or("this path".to_string(), |d| {
+            format!("{} ({})", d.name(), d.title())
+        });
+        return fail(
+            StatusCode::BAD_GATEWAY,
+            format!("no --upstream for {what}; give --upstream URL (every request) or --upstream {}=URL", dialect.map_or("DIALECT", |d| d.name())),
+        );
+    };
+    let (mut parts, body) = req.into_parts();
+    let url = up.url_for(&path_and_query);
+    let mut kept = Vec::new();
+    let mut secrets = Vec::new();
+    for (name, value) in &parts.headers {
+        let v = String::from_utf8_lossy(value.as_bytes());
+        if crate::capture::is_secret_header(name.as_str()) {
+            // `Bearer KEY` sends KEY; the upstream may quote either.
+            let v = v.trim();
+            secrets.push(v.strip_prefix("Bearer ").unwrap_or(v).trim().to_string());
+        }
+        kept.push(crate::capture::header(name.as_str(), &v));
+    }
+    strip_hop_by_hop(&mut parts.headers);
+    if let Ok(host) = hyper::header::HeaderValue::from_str(&up.authority()) {
+        parts.headers.insert(hyper::header::HOST, host);
+    }
+    parts.uri = match up.path_for(&path_and_query).parse() {
+        Ok(u) => u,
+        Err(_) => {
+            return fail(
+                StatusCode::BAD_REQUEST,
+                "the request path is not a valid URI".into(),
+            )
+        }
+    };
+    parts.version = hyper::Version::HTTP_11;
+    let copy = Arc::new(Mutex::new(Some(Vec::new())));
+    let body = RequestTap {
+        inner: body,
+        copy: copy.clone(),
+    };
+    let conn = match connect(&up, &shared.tls).await {
+        Ok(c) => c,
+        Err(e) => {
+            return fail(
+                StatusCode::BAD_GATEWAY,
+                format!("cannot reach the upstream {}: {e}", up.authority()),
+            )
+        }
+    };
+    let (mut sender, connection) =
+        match hyper::client::conn::http1::handshake(TokioIo::new(conn)).await {
+            Ok(x) => x,
+            Err(e) => {
+                return fail(
+                    StatusCode::BAD_GATEWAY,
+                    format!("the upstream {}: {e}", up.authority()),
+                )
+            }
+        };
+    // Aborted if this future is dropped before the response (the client
+    // went away while the upstream was thinking): the upstream request
+    // goes with it.
+    let connection = AbortOnDrop {
+        handle: tokio::spawn(connection).abort_handle(),
+        armed: true,
+    };
+    let resp = match sender.send_request(Request::from_parts(parts, body)).await {
+        Ok(r) => r,
+        Err(e) => {
+            return fail(
+                StatusCode::BAD_GATEWAY,
+                format!("the upstream {} gave no response: {e}", up.authority()),
+            );
+        }
+    };
+    let asked = Asked {
+        index,
+        method,
+        path,
+        url: crate::capture::redact_url(&url),
+        dialect,
+        headers: kept,
+        secrets,
+        body: copy,
+        start,
+        started,
+    };
+    respond(resp, asked, connection.disarm(), &shared)
+}
+
+/// Aborts the upstream connection's task when dropped, unless disarmed
+/// (the response's [`Tap`] then holds the handle).
+struct AbortOnDrop {
+    handle: tokio::task::AbortHandle,
+    armed: bool,
+}
+
+impl AbortOnDrop {
+    fn disarm(mut self) -> tokio::task::AbortHandle {
+        self.armed = false;
+        self.handle.clone()
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.handle.abort();
+        }
+    }
+}
+
+fn strip_hop_by_hop(headers: &mut hyper::HeaderMap) {
+    // Names the Connection header lists are the connection's too.
+    let listed: Vec<String> = headers
+        .get_all(hyper::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|n| n.trim().to_ascii_lowercase())
+        .filter(|n| !n.is_empty())
+        .collect();
+    for n in HOP_BY_HOP
+        .iter()
+        .copied()
+        .chain(listed.iter().map(String::as_str))
+    {
+        headers.remove(n);
+    }
+}
+
+/// The client's response: the upstream's status and headers (less the
+/// hop-by-hop ones), and its body through a [`Tap`]; a stream's lint is
+/// started here.
+fn respond(
+    resp: Response<Incoming>,
+    asked: Asked,
+    connection: tokio::task::AbortHandle,
+    shared: &Arc<Shared>,
+) -> Response<ProxyBody> {
+    let (mut parts, body) = resp.into_parts();
+    let status = parts.status.as_u16();
+    let headers: Vec<crate::capture::Header> = parts
+        .headers
+        .iter()
+        .map(|(n, v)| crate::capture::header(n.as_str(), &String::from_utf8_lossy(v.as_bytes())))
+        .collect();
+    strip_hop_by_hop(&mut parts.headers);
+    let content_type = crate::capture::find_header(&headers, "content-type");
+    let streamed = content_type
+        .and_then(crate::transport::Transport::of_media_type)
+        .is_some()
+        || (!(200..300).contains(&status) && tap::asked_to_stream(&asked));
+    let feed = if streamed {
+        let slot = StopSlot::default();
+        let (tx, rx) = mpsc::channel(LINT_QUEUE);
+        shared.open.fetch_add(1, Ordering::SeqCst);
+        let head = tap::Head {
+            status,
+            reason: parts.status.canonical_reason().unwrap_or("").to_string(),
+            headers,
+        };
+        let spawned = tap::spawn(rx, asked, head, slot.clone(), shared.clone());
+        if spawned.is_err() {
+            shared.open.fetch_sub(1, Ordering::SeqCst);
+            None
+        } else {
+            Some(Feed {
+                tx,
+                reserve: None,
+                permit: None,
+                slot,
+            })
+        }
+    } else {
+        shared.passed.fetch_add(1, Ordering::SeqCst);
+        shared.finish(Exchange {
+            index: asked.index,
+            method: asked.method,
+            path: asked.path,
+            status,
+            dialect: asked.dialect,
+            ttft_ms: None,
+            duration_ms: asked.start.elapsed().as_secs_f64() * 1000.0,
+            stop: Stop::Complete,
+            result: None,
+            saved: None,
+            save_error: None,
+            failed: None,
+        });
+        None
+    };
+    let tap = Tap {
+        inner: body,
+        feed,
+        connection,
+        ended: false,
+        shared: shared.clone(),
+        cut: None,
+    };
+    Response::from_parts(parts, tap.boxed_unsync())
+}
+
+/// The request body on its way upstream, its first
+/// [`REQUEST_COPY_BYTES`] kept (none of it when longer).
+struct RequestTap {
+    inner: Incoming,
+    copy: Arc<Mutex<Option<Vec<u8>>>>,
+}
+
+impl Body for RequestTap {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled {
+            if let (Some(data), Ok(mut copy)) = (frame.data_ref(), self.copy.lock()) {
+                let full = copy
+                    .as_ref()
+                    .is_some_and(|c| c.len() + data.len() > REQUEST_COPY_BYTES);
+                if full {
+                    *copy = None;
+                } else if let Some(c) = copy.as_mut() {
+                    c.extend_from_slice(data);
+                }
+            }
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+type Reserve = Pin<
+    Box<
+        dyn Future<Output = Result<mpsc::OwnedPermit<tap::Read>, mpsc::error::SendError<()>>>
+            + Send,
+    >,
+>;
+
+/// Where a stream's frames go besides the client.
+pub(crate) struct Feed {
+    tx: mpsc::Sender<tap::Read>,
+    reserve: Option<Reserve>,
+    permit: Option<mpsc::OwnedPermit<tap::Read>>,
+    slot: StopSlot,
+}
+
+/// The upstream's response body on its way to the client; a stream's
+/// frames also go to its lint ([`Feed`]). Dropped before its end (the
+/// client went away, or the proxy stopped), it closes the upstream
+/// connection.
+struct Tap {
+    inner: Incoming,
+    feed: Option<Feed>,
+    connection: tokio::task::AbortHandle,
+    ended: bool,
+    shared: Arc<Shared>,
+    /// The upstream's error, held until the bytes before it are flushed.
+    cut: Option<(hyper::Error, Pin<Box<tokio::time::Sleep>>)>,
+}
+
+/// How long an upstream's cut waits before it cuts the client, so that
+/// hyper flushes the bytes that came before it: 20 ms.
+pub const FLUSH_BEFORE_CUT: std::time::Duration = std::time::Duration::from_millis(20);
+
+impl Tap {
+    /// A place in the lint's queue before the next read; `Pending` while
+    /// the queue is full. A lint that is gone is let go.
+    fn poll_place(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(feed) = self.feed.as_mut() else {
+            return Poll::Ready(());
+        };
+        if feed.permit.is_some() {
+            return Poll::Ready(());
+        }
+        let reserve = feed
+            .reserve
+            .get_or_insert_with(|| Box::pin(feed.tx.clone().reserve_owned()));
+        match reserve.as_mut().poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(r) => {
+                feed.reserve = None;
+                match r {
+                    Ok(p) => feed.permit = Some(p),
+                    Err(_) => self.feed = None,
+                }
+                Poll::Ready(())
+            }
+        }
+    }
+
+    fn end(&mut self, stop: Stop) {
+        self.ended = true;
+        if let Some(feed) = self.feed.take() {
+            feed.slot.set(stop);
+        }
+    }
+}
+
+impl Body for Tap {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let this = &mut *self;
+        if let Some((_, wait)) = this.cut.as_mut() {
+            if wait.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            return Poll::Ready(this.cut.take().map(|(e, _)| Err(e)));
+        }
+        if this.poll_place(cx).is_pending() {
+            return Poll::Pending;
+        }
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let (Some(data), Some(feed)) = (frame.data_ref(), this.feed.as_mut()) {
+                    if let Some(p) = feed.permit.take() {
+                        p.send((data.clone(), Instant::now()));
+                    }
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(e))) => {
+                // hyper cuts the client's connection on this error, and
+                // what it has buffered is lost: the error waits
+                // [`FLUSH_BEFORE_CUT`] (hyper flushes while the body is
+                // pending), so the client gets every byte that came,
+                // then the cut the upstream made.
+                this.end(Stop::UpstreamCut(e.to_string()));
+                let mut wait = Box::pin(tokio::time::sleep(FLUSH_BEFORE_CUT));
+                let _ = wait.as_mut().poll(cx);
+                this.cut = Some((e, wait));
+                Poll::Pending
+            }
+            Poll::Ready(None) => {
+                this.end(Stop::Complete);
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.cut.is_none() && self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        if !self.ended && self.inner.is_end_stream() {
+            // An empty body hyper never polled (a 204, a HEAD).
+            self.end(Stop::Complete);
+        }
+        if !self.ended {
+            let stop = if self.shared.stopping.load(Ordering::SeqCst) {
+                Stop::Shutdown
+            } else {
+                Stop::ClientGone
+            };
+            self.end(stop);
+            // The request is the client's alone: it goes with it.
+            self.connection.abort();
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! The linting path: a stream's reads, handed over by the forwarding path
+//! as they were forwarded, read by [`crate::pipeline::lint_stream`] from a
+//! thread of their own as any streamed body is (`check -`), so memory is
+//! the linter's state and the queue ([`super::forward::LINT_QUEUE`]
+//! reads), not the stream. With `--save`, the reads also go to a spool
+//! (memory, then a temporary file) and the exchange is written as a HAR,
+//! secrets masked, once the stream ends.
+
+use super::forward::Asked;
+use super::{Exchange, Shared, Stop};
+use crate::capture::spool::{Spool, Spooled};
+use crate::capture::{self, Body, Evidence, Header, Http, Read_, Stream, Truncation};
+use crate::pipeline::NoObserver;
+use bytes::Bytes;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::mpsc;
+
+/// One upstream read: its bytes and when they came.
+pub(crate) type Read = (Bytes, Instant);
+
+/// Where the forwarding path says how the stream ended, before it lets
+/// the lint's queue close.
+#[derive(Clone, Default)]
+pub(crate) struct StopSlot(Arc<Mutex<Option<Stop>>>);
+
+impl StopSlot {
+    pub(crate) fn set(&self, stop: Stop) {
+        if let Ok(mut s) = self.0.lock() {
+            s.get_or_insert(stop);
+        }
+    }
+
+    fn get(&self) -> Stop {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|s| s.clone())
+            .unwrap_or(Stop::Complete)
+    }
+}
+
+/// The response head, its secret headers redacted.
+pub(crate) struct Head {
+    pub(crate) status: u16,
+    pub(crate) reason: String,
+    pub(crate) headers: Vec<Header>,
+}
+
+/// Whether the request asked for a stream, so that an error answer to it
+/// is linted (and reported) as the stream it replaced: `"stream": true`,
+/// or, with no `stream` field, an API that streams by its path or unless
+/// told not to (what [`crate::live::prepare_body`] makes of an empty
+/// request says which).
+pub(crate) fn asked_to_stream(asked: &Asked) -> bool {
+    let Some(d) = asked.dialect else {
+        return false;
+    };
+    let body: serde_json::Value = asked
+        .body
+        .lock()
+        .ok()
+        .and_then(|b| b.as_ref().and_then(|b| serde_json::from_slice(b).ok()))
+        .unwrap_or(serde_json::Value::Null);
+    match body.get("stream").and_then(serde_json::Value::as_bool) {
+        Some(s) => s,
+        None => {
+            let api = d.api();
+            api.unstream_field().is_some()
+                || api.stream_query().is_some()
+                || crate::live::prepare_body(serde_json::json!({}), false, d)
+                    .is_ok_and(|b| b.get("stream").is_none())
+        }
+    }
+}
+
+/// What the reader saw, for the record and the HAR.
+#[derive(Default)]
+struct Seen {
+    first: Option<Instant>,
+    last: Option<Instant>,
+    reads: Vec<Read_>,
+    len: u64,
+    spool: Option<Spool>,
+}
+
+/// The lint's side of the queue, as a reader. At its end it notes how
+/// the stream ended as truncation evidence ([`evidence_of`]), which the
+/// ending rules read once the body is over: the forwarding path sets the
+/// slot before it lets the queue close.
+struct Queue {
+    rx: mpsc::Receiver<Read>,
+    now: Bytes,
+    start: Instant,
+    seen: Arc<Mutex<Seen>>,
+    slot: StopSlot,
+    evidence: Evidence,
+}
+
+impl std::io::Read for Queue {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.now.is_empty() {
+            let Some((bytes, at)) = self.rx.blocking_recv() else {
+                if let (Some(t), Ok(mut v)) = (evidence_of(&self.slot.get()), self.evidence.lock())
+                {
+                    if !v.contains(&t) {
+                        v.push(t);
+                    }
+                }
+                return Ok(0);
+            };
+            if let Ok(mut s) = self.seen.lock() {
+                s.first.get_or_insert(at);
+                s.last = Some(at);
+                let offset = s.len;
+                s.reads.push(Read_ {
+                    offset,
+                    ms: at.duration_since(self.start).as_secs_f64() * 1000.0,
+                });
+                s.len += bytes.len() as u64;
+                if let Some(sp) = s.spool.as_mut() {
+                    sp.extend(&bytes);
+                }
+            }
+            self.now = bytes;
+        }
+        let n = buf.len().min(self.now.len());
+        buf[..n].copy_from_slice(&self.now[..n]);
+        let _ = self.now.split_to(n);
+        Ok(n)
+    }
+}
+
+/// Starts the lint of one stream on a thread of its own; it ends when the
+/// queue closes, and hands the exchange to [`Shared::finish`].
+///
+/// # Errors
+/// The thread could not be started.
+pub(crate) fn spawn(
+    rx: mpsc::Receiver<Read>,
+    asked: Asked,
+    head: Head,
+    slot: StopSlot,
+    shared: Arc<Shared>,
+) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(format!("sselint-lint-{}", asked.index))
+        .spawn(move || {
+            let ex = lint(rx, asked, head, &slot, &shared);
+            shared.finish(ex);
+            shared.open.fetch_sub(1, Ordering::SeqCst);
+        })
+        .map(|_| ())
+}
+
+fn lint(
+    rx: mpsc::Receiver<Read>,
+    asked: Asked,
+    head: Head,
+    slot: &StopSlot,
+    shared: &Shared,
+) -> Exchange {
+    let options = &shared.options;
+    let seen = Arc::new(Mutex::new(Seen {
+        spool: options.save.as_ref().map(|_| Spool::default()),
+        ..Seen::default()
+    }));
+    let evidence = Evidence::default();
+    let queue = Queue {
+        rx,
+        now: Bytes::new(),
+        start: asked.start,
+        seen: seen.clone(),
+        slot: slot.clone(),
+        evidence: evidence.clone(),
+    };
+    let encoding = capture::find_header(&head.headers, "content-encoding")
+        .and_then(capture::decode::Encoding::from_header);
+    let reader: Box<dyn std::io::Read + Send> = match encoding {
+        Some(enc) => capture::decode::decoder(
+            enc,
+            Box::new(queue),
+            evidence.clone(),
+            capture::decode::MAX_DECODED_BYTES,
+        ),
+        None => Box::new(queue),
+    };
+    let request_body = asked
+        .body
+        .lock()
+        .ok()
+        .and_then(|b| b.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()));
+    let request = capture::Request {
+        method: asked.method.clone(),
+        url: asked.url.clone(),
+        headers: asked.headers.clone(),
+        body: request_body.as_deref().map(capture::redact_keys),
+    };
+    let mut stream = Stream::new(
+        format!("#{} {} {}", asked.index, asked.method, asked.path),
+        Body::Reader(reader),
+    );
+    stream.http = Some(Http {
+        status: head.status,
+        reason: head.reason.clone(),
+        version: "HTTP/1.1".into(),
+        headers: head.headers.clone(),
+        content_type: capture::find_header(&head.headers, "content-type").map(str::to_string),
+    });
+    // The lint reads the request's own body (what it asked for); the HAR
+    // keeps it with keys masked.
+    stream.request = Some(capture::Request {
+        body: request_body,
+        ..request.clone()
+    });
+    stream.evidence = evidence.clone();
+    let result = crate::pipeline::lint_stream(stream, &options.settings, &mut NoObserver);
+    let stop = slot.get();
+    let seen = match Arc::try_unwrap(seen) {
+        Ok(m) => m.into_inner().unwrap_or_default(),
+        Err(shared_seen) => shared_seen
+            .lock()
+            .map(|mut s| std::mem::take(&mut *s))
+            .unwrap_or_default(),
+    };
+    let ms = |at: Option<Instant>| at.map(|t| t.duration_since(asked.start).as_secs_f64() * 1000.0);
+    let duration_ms = asked.start.elapsed().as_secs_f64() * 1000.0;
+    let mut ex = Exchange {
+        index: asked.index,
+        method: asked.method.clone(),
+        path: asked.path.clone(),
+        status: head.status,
+        dialect: asked.dialect.or(result.dialect),
+        ttft_ms: ms(seen.first),
+        duration_ms,
+        stop,
+        result: Some(result),
+        saved: None,
+        save_error: None,
+        failed: None,
+    };
+    if let (Some(dir), Some(spool)) = (&options.save, seen.spool) {
+        let rec = crate::live::Recording {
+            request,
+            status: head.status,
+            reason: head.reason,
+            version: "HTTP/1.1".into(),
+            headers: head.headers,
+            body: Vec::new(),
+            reads: seen.reads,
+            started: asked.started,
+            wait_ms: ms(seen.first).unwrap_or(duration_ms),
+            total_ms: duration_ms,
+            stop: match &ex.stop {
+                Stop::Complete => crate::live::Stop::Complete,
+                Stop::UpstreamCut(e) => crate::live::Stop::ConnectionError(e.clone()),
+                Stop::ClientGone => crate::live::Stop::HungUp,
+                Stop::Shutdown => crate::live::Stop::Interrupted,
+            },
+            decoded: None,
+        };
+        let name = format!(
+            "{:04}-{}.har",
+            asked.index,
+            ex.dialect.map_or("stream", |d| d.name())
+        );
+        let path = dir.join(name);
+        match save(rec, spool, &asked.secrets, &path) {
+            Ok(()) => ex.saved = Some(path),
+            Err(e) => ex.save_error = Some(format!("{}: {e}", path.display())),
+        }
+    }
+    ex
+}
+
+/// Writes the exchange's HAR atomically, every secret header value the
+/// client sent masked wherever the response quotes it.
+fn save(
+    mut rec: crate::live::Recording,
+    spool: Spool,
+    secrets: &[String],
+    path: &std::path::Path,
+) -> Result<(), String> {
+    let mut body: Spooled = spool.finish().map_err(|e| e.to_string())?;
+    for key in secrets {
+        body =
+            crate::live::mask_echoed_key_spooled(&mut rec, body, key).map_err(|e| e.to_string())?;
+    }
+    let mut file = crate::output::Streamed::create(path).map_err(|e| e.to_string())?;
+    rec.write_har(&body, &mut file)
+        .and_then(|()| file.commit())
+        .map_err(|e| e.to_string())
+}
+
+/// The truncation evidence for a stop (none for a complete stream).
+fn evidence_of(stop: &Stop) -> Option<Truncation> {
+    match stop {
+        Stop::Complete => None,
+        Stop::UpstreamCut(e) => Some(Truncation {
+            reason: format!("the upstream connection broke mid-body ({e})"),
+            by_capture: false,
+        }),
+        Stop::ClientGone => Some(Truncation {
+            reason: "the client disconnected before the end; the proxy closed the upstream request"
+                .into(),
+            by_capture: true,
+        }),
+        Stop::Shutdown => Some(Truncation {
+            reason: "the proxy stopped while the stream was open and cut it".into(),
+            by_capture: true,
+        }),
+    }
+}

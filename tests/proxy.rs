@@ -1,0 +1,639 @@
+//! `sselint proxy`: a real `sselint replay` on 127.0.0.1 as the upstream,
+//! a real HTTP client (ureq, and `sselint record` as the wrapped command)
+//! through the proxy. What the client receives through the proxy is what
+//! replay sent, in every fault mode; a cut is reported as cut; Ctrl-C and
+//! the end of a wrapped command write the reports and lose no record;
+//! keys never reach the output, the reports or the saved HARs.
+
+mod common;
+use common::{root, scratch, Replay};
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A running `sselint proxy`, its stderr read line by line on a thread.
+struct Proxy {
+    child: Child,
+    addr: String,
+    lines: std::sync::mpsc::Receiver<String>,
+    stdout: Option<std::process::ChildStdout>,
+}
+
+impl Proxy {
+    /// Starts `sselint proxy --listen 127.0.0.1:0 ARGS`.
+    fn start(args: &[&str]) -> Proxy {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+            .arg("proxy")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for l in BufReader::new(err).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    return;
+                }
+            }
+        });
+        let first = rx.recv_timeout(Duration::from_secs(30)).unwrap();
+        let addr = first
+            .split("http://")
+            .nth(1)
+            .and_then(|s| s.split([' ', '/']).next())
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_string();
+        Proxy {
+            stdout: child.stdout.take(),
+            child,
+            addr,
+            lines: rx,
+        }
+    }
+
+    /// Ctrl-C (SIGINT), then its exit code, stdout and every stderr line.
+    fn interrupt(mut self) -> (Option<i32>, String, Vec<String>) {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success());
+        let mut out = String::new();
+        self.stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let status = self.child.wait().unwrap();
+        let lines: Vec<String> = self.lines.iter().collect();
+        (status.code(), out, lines)
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What a client got: the status, the body bytes read until the end or
+/// until the connection failed, and whether it failed.
+#[derive(Debug, PartialEq)]
+struct Got {
+    status: u16,
+    body: Vec<u8>,
+    cut: bool,
+}
+
+/// POSTs `body` to `url` with `headers` and reads the answer to its end.
+fn post(url: &str, body: &str, headers: &[(&str, &str)]) -> Got {
+    let agent = ureq::Agent::new_with_config(
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .build(),
+    );
+    let mut req = agent.post(url).header("Content-Type", "application/json");
+    for (n, v) in headers {
+        req = req.header(*n, *v);
+    }
+    let resp = req.send(body.as_bytes()).unwrap();
+    let status = resp.status().as_u16();
+    let mut r = resp.into_body().into_reader();
+    let (mut out, mut buf, mut cut) = (Vec::new(), [0u8; 4096], false);
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(_) => {
+                cut = true;
+                break;
+            }
+        }
+    }
+    Got {
+        status,
+        body: out,
+        cut,
+    }
+}
+
+/// The path (and query) of a URL.
+fn path_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.find('/').map_or("/", |i| &rest[i..])
+}
+
+const CHAT: &str = r#"{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}"#;
+
+/// Every capture kind and fault `replay` has: what the client reads
+/// through the proxy is what it reads from replay itself, byte for byte,
+/// cut where replay cut.
+#[test]
+fn bytes_through_the_proxy_equal_what_replay_sent_in_every_fault_mode() {
+    let faults: &[&[&str]] = &[
+        &[],
+        &["--split-bytes", "1"],
+        &["--delay-ms", "3", "--first-delay-ms", "20"],
+        &["--keepalive-ms", "2", "--delay-ms", "6"],
+        &["--cut-after-bytes", "150"],
+        &["--cut-after-messages", "2"],
+    ];
+    let captures = [
+        "samples/good/openai-basic.sse",
+        "samples/good/messages-basic.sse",
+        "samples/good/ollama-chat.ndjson",
+        "samples/good/bedrock-converse.bin",
+        "samples/bad/cut-off.sse",
+    ];
+    let mut compared = 0;
+    for capture in captures {
+        let path = root().join(capture);
+        if !path.exists() {
+            continue;
+        }
+        for fault in faults {
+            if fault.contains(&"--keepalive-ms") && !capture.ends_with(".sse") {
+                continue; // replay refuses keep-alives without comments
+            }
+            let r = Replay::start(&path, fault);
+            let direct = post(&r.url, CHAT, &[]);
+            let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+            let via = post(&format!("http://{}{}", p.addr, path_of(&r.url)), CHAT, &[]);
+            assert_eq!(direct.status, 200, "{capture} {fault:?}");
+            assert!(!direct.body.is_empty(), "{capture} {fault:?}");
+            assert!(
+                via == direct,
+                "{capture} {fault:?}: through the proxy {} bytes (cut: {}), direct {} bytes (cut: {})",
+                via.body.len(),
+                via.cut,
+                direct.body.len(),
+                direct.cut
+            );
+            let cutting = fault.iter().any(|f| f.starts_with("--cut"));
+            assert_eq!(via.cut, cutting, "{capture} {fault:?}");
+            let (_, _, lines) = p.interrupt();
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.starts_with("sselint proxy: #1 POST")),
+                "{lines:#?}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 25, "only {compared} comparisons ran");
+}
+
+/// A frame CRC flipped in flight reaches the client as replay sent it,
+/// and the proxy's lint finds it.
+#[test]
+fn a_corrupt_event_stream_frame_passes_through_and_is_found() {
+    let r = Replay::start(
+        &root().join("samples/good/bedrock-converse.bin"),
+        &["--corrupt-crc", "2"],
+    );
+    let direct = post(&r.url, "{}", &[]);
+    let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+    let via = post(&format!("http://{}{}", p.addr, path_of(&r.url)), "{}", &[]);
+    assert!(via == direct);
+    let (code, _, lines) = p.interrupt();
+    let line = lines.iter().find(|l| l.contains("#1 POST")).unwrap();
+    assert!(
+        line.contains("bedrock-converse") && line.contains("error:"),
+        "{line}"
+    );
+    assert_eq!(code, Some(1), "{lines:#?}");
+}
+
+/// An upstream that drops the connection mid-stream: the client sees the
+/// cut, the line and the report say the stream was cut, and the run fails.
+#[test]
+fn a_cut_upstream_is_reported_as_cut() {
+    let dir = scratch("proxy-cut");
+    let report = dir.join("report.json");
+    let r = Replay::start(
+        &root().join("samples/good/openai-basic.sse"),
+        &["--cut-after-messages", "2"],
+    );
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("http://{}", r.addr),
+        "--format",
+        "json",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    let via = post(&format!("http://{}/v1/chat/completions", p.addr), CHAT, &[]);
+    assert!(via.cut);
+    let (code, _, lines) = p.interrupt();
+    assert_eq!(code, Some(1), "{lines:#?}");
+    let line = lines.iter().find(|l| l.contains("#1 POST")).unwrap();
+    assert!(
+        line.contains("error: cut-off") && line.contains("the upstream cut the stream"),
+        "{line}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let stream = &json["files"][0]["streams"][0];
+    assert_eq!(stream["ending"], "cut-off", "{json:#}");
+    assert_eq!(stream["http"]["status"], 200);
+}
+
+/// An error status passes through unchanged, body and all; a response
+/// that is no stream is passed through and counted, not linted.
+#[test]
+fn an_error_status_passes_through_unchanged_and_non_streams_are_counted() {
+    let r = Replay::start(&root().join("samples/good/openai-basic.sse"), &[]);
+    let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+    let origin = format!("http://{}", r.addr);
+    let direct = post(&format!("{origin}/v1/nowhere"), "{}", &[]);
+    let via = post(&format!("http://{}/v1/nowhere", p.addr), "{}", &[]);
+    assert_eq!(direct.status, 404);
+    assert!(via == direct);
+    let (code, _, lines) = p.interrupt();
+    assert_eq!(code, Some(0), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("#1 POST /v1/nowhere 404") && l.contains("passed through")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("0 streams linted, 1 response passed through")),
+        "{lines:#?}"
+    );
+}
+
+/// A client that hangs up mid-stream closes its upstream request: the
+/// exchange ends then, said as the client's doing, long before the stream
+/// would have ended.
+#[test]
+fn a_client_that_disconnects_closes_the_upstream_request() {
+    let r = Replay::start(
+        &root().join("samples/good/openai-basic.sse"),
+        &["--delay-ms", "400"],
+    );
+    let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+    let agent = ureq::Agent::new_with_config(ureq::Agent::config_builder().build());
+    let resp = agent
+        .post(&format!("http://{}/v1/chat/completions", p.addr))
+        .send(CHAT.as_bytes())
+        .unwrap();
+    let mut reader = resp.into_body().into_reader();
+    let mut first = [0u8; 16];
+    reader.read_exact(&mut first).unwrap();
+    drop(reader);
+    let line = p
+        .lines
+        .recv_timeout(Duration::from_secs(5))
+        .expect("the exchange ends when the client goes");
+    assert!(line.contains("the client went away"), "{line}");
+    let (_, _, lines) = p.interrupt();
+    assert!(
+        !lines.iter().any(|l| l.contains("#1 POST")),
+        "one line each: {lines:#?}"
+    );
+}
+
+/// Ctrl-C while a stream is open: the stream is cut after --grace, every
+/// exchange is in the report and saved, the report written whole.
+#[test]
+fn ctrl_c_writes_the_reports_and_loses_no_record() {
+    let dir = scratch("proxy-ctrl-c");
+    let report = dir.join("report.xml");
+    let saved = dir.join("captures");
+    let quick = Replay::start(&root().join("samples/good/messages-basic.sse"), &[]);
+    let slow = Replay::start(
+        &root().join("samples/good/openai-basic.sse"),
+        &["--delay-ms", "1000"],
+    );
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("messages=http://{}", quick.addr),
+        "--upstream",
+        &format!("chat=http://{}", slow.addr),
+        "--format",
+        "junit",
+        "-o",
+        report.to_str().unwrap(),
+        "--save",
+        saved.to_str().unwrap(),
+        "--grace",
+        "0.2",
+    ]);
+    for _ in 0..4 {
+        let got = post(&format!("http://{}/v1/messages", p.addr), "{}", &[]);
+        assert_eq!(got.status, 200);
+    }
+    let url = format!("http://{}/v1/chat/completions", p.addr);
+    let open = std::thread::spawn(move || post(&url, CHAT, &[]));
+    // The slow stream's head and first event come at once, the rest a
+    // second apart: it is open well past this.
+    std::thread::sleep(Duration::from_millis(400));
+    let (code, _, lines) = p.interrupt();
+    let got = open.join().unwrap();
+    assert!(got.cut, "the open stream is cut at shutdown");
+    let xml = std::fs::read_to_string(&report).unwrap();
+    roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(xml.matches("<testsuite ").count(), 5, "{xml}");
+    let hars = std::fs::read_dir(&saved).unwrap().count();
+    assert_eq!(hars, 5, "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("#5 POST") && l.contains("capture-truncated (cut at shutdown)")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("5 streams linted")),
+        "{lines:#?}"
+    );
+    // The answer it cut short is lost, as `check` of its capture says.
+    assert_eq!(code, Some(1), "{lines:#?}");
+}
+
+/// The wrapped command reaches the proxy through the SDKs' base URL
+/// variables; the proxy's exit code is the command's failure, else the
+/// streams' verdict, and the reports are written when it ends.
+#[test]
+fn a_wrapped_command_runs_through_the_proxy_and_decides_the_exit_code() {
+    let dir = scratch("proxy-wrap");
+    let body = dir.join("request.json");
+    std::fs::write(&body, CHAT).unwrap();
+    let sselint = assert_cmd::cargo::cargo_bin("sselint");
+    let record = format!(
+        "{} record \"$OPENAI_BASE_URL/chat/completions\" --body {} -o {} --fail-on never --force >/dev/null",
+        sselint.display(),
+        body.display(),
+        dir.join("seen.har").display()
+    );
+    let run = |capture: &str, tail: &str, report: &Path| {
+        let r = Replay::start(&root().join(capture), &[]);
+        let out = Command::new(&sselint)
+            .args(["proxy", "--upstream", &format!("http://{}", r.addr)])
+            .args(["--format", "sarif", "-o", report.to_str().unwrap()])
+            .args(["--", "sh", "-c", &format!("{record}{tail}")])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let clean = dir.join("clean.sarif");
+    let (code, err) = run("samples/good/openai-basic.sse", "", &clean);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("#1 POST /v1/chat/completions 200 chat"),
+        "{err}"
+    );
+    let sarif: serde_json::Value = serde_json::from_slice(&std::fs::read(&clean).unwrap()).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    // A stream with an error fails the run, the command having passed.
+    let (code, err) = run("samples/bad/cut-off.sse", "", &dir.join("bad.sarif"));
+    assert_eq!(code, Some(1), "{err}");
+    // The command's own failure comes first.
+    let (code, err) = run(
+        "samples/good/openai-basic.sse",
+        "; exit 3",
+        &dir.join("c.sarif"),
+    );
+    assert_eq!(code, Some(3), "{err}");
+}
+
+/// The variables the command gets name the proxy's base URLs.
+#[test]
+fn the_wrapped_command_gets_each_sdks_base_url() {
+    let dir = scratch("proxy-env");
+    let seen = dir.join("env.txt");
+    let out = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .args(["proxy", "--upstream", "http://127.0.0.1:9", "-q", "--"])
+        .args([
+            "sh",
+            "-c",
+            &format!(
+                "echo \"$OPENAI_BASE_URL $ANTHROPIC_BASE_URL $GOOGLE_GEMINI_BASE_URL $OLLAMA_HOST\" > {}",
+                seen.display()
+            ),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let env = std::fs::read_to_string(&seen).unwrap();
+    let urls: Vec<&str> = env.split_whitespace().collect();
+    assert_eq!(urls.len(), 4, "{env}");
+    assert!(
+        urls[0].starts_with("http://127.0.0.1:") && urls[0].ends_with("/v1"),
+        "{env}"
+    );
+    let origin = urls[0].trim_end_matches("/v1");
+    assert_eq!(&urls[1..], [origin, origin, origin], "{env}");
+}
+
+/// The client's key, cookie and prompt never reach the proxy's output
+/// or its report; the saved HAR masks the key and cookie, also where the
+/// upstream quotes the key back in the stream.
+#[test]
+fn keys_never_appear_in_output_reports_or_saved_hars() {
+    let dir = scratch("proxy-keys");
+    let key = "sk-proj-PROXYSECRET0123456789";
+    // An upstream that quotes the key back (as an error message would).
+    let capture = dir.join("echo.sse");
+    std::fs::write(
+        &capture,
+        format!(
+            "{}{}data: [DONE]\n\n",
+            common::chat_chunk(&format!("your key is {key}"), "null"),
+            common::chat_chunk("", "\"stop\"")
+        ),
+    )
+    .unwrap();
+    let r = Replay::start(&capture, &[]);
+    let saved = dir.join("saved");
+    let report = dir.join("report.json");
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("http://{}", r.addr),
+        "--save",
+        saved.to_str().unwrap(),
+        "--format",
+        "json",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    let prompt = "PROMPT-TEXT-never-printed";
+    let body = CHAT.replace("hi", prompt);
+    let got = post(
+        &format!("http://{}/v1/chat/completions?key={key}", p.addr),
+        &body,
+        &[
+            ("Authorization", &format!("Bearer {key}")),
+            ("x-api-key", key),
+            ("Cookie", "session=COOKIESECRET42"),
+        ],
+    );
+    assert_eq!(got.status, 200);
+    // The client gets the bytes as the upstream sent them.
+    assert!(String::from_utf8_lossy(&got.body).contains(key));
+    let (_, out, lines) = p.interrupt();
+    let printed = format!("{out}\n{}", lines.join("\n"));
+    for secret in [key, "COOKIESECRET42", prompt] {
+        assert!(!printed.contains(secret), "{secret} printed: {printed}");
+    }
+    let report = std::fs::read_to_string(&report).unwrap();
+    for secret in [key, "COOKIESECRET42"] {
+        assert!(!report.contains(secret), "{secret} in the report");
+    }
+    let hars: Vec<_> = std::fs::read_dir(&saved)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(hars.len(), 1);
+    let har = std::fs::read_to_string(&hars[0]).unwrap();
+    for secret in [key, "COOKIESECRET42"] {
+        assert!(!har.contains(secret), "{secret} in the saved HAR");
+    }
+    // The saved HAR is a capture `check` reads, its key masked in the body.
+    assert!(har.contains("your key is [REDACTED]"), "{har}");
+    let (code, out, err) = common::sselint(&["check", hars[0].to_str().unwrap()]);
+    assert!(matches!(code, Some(0 | 1)), "{out}{err}");
+    assert!(out.contains("answer: \"your key is [REDACTED]\""), "{out}");
+    assert!(!out.contains(key) && !err.contains(key));
+}
+
+/// The proxy binds loopback unless told otherwise, twice.
+#[test]
+fn a_remote_listen_address_needs_allow_remote() {
+    let (code, _, err) = common::sselint(&[
+        "proxy",
+        "--listen",
+        "0.0.0.0:0",
+        "--upstream",
+        "http://127.0.0.1:9",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--allow-remote"), "{err}");
+    let (code, _, err) = common::sselint(&["proxy", "--upstream", "ftp://x"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("http:// or https://"), "{err}");
+    let (code, _, err) = common::sselint(&["proxy", "--upstream", "chatt=http://x"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("`chatt` is no dialect"), "{err}");
+}
+
+/// A request whose dialect has no upstream gets the proxy's own 502,
+/// naming the option to give; nothing is sent anywhere.
+#[test]
+fn a_dialect_without_an_upstream_gets_a_502_that_says_which() {
+    let r = Replay::start(&root().join("samples/good/openai-basic.sse"), &[]);
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("chat=http://{}", r.addr),
+        "--upstream",
+        &format!("responses=http://{}", r.addr),
+    ]);
+    let got = post(&format!("http://{}/v1/messages", p.addr), "{}", &[]);
+    assert_eq!(got.status, 502);
+    let text = String::from_utf8_lossy(&got.body);
+    assert!(text.contains("--upstream messages=URL"), "{text}");
+    let (_, _, lines) = p.interrupt();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("#1 POST /v1/messages 502") && l.contains("not forwarded")),
+        "{lines:#?}"
+    );
+}
+
+/// The pinned SDKs (openai-python, anthropic, google-genai) of
+/// clients/.venv, run as the wrapped command with nothing but the
+/// variables the proxy sets: each assembles through the proxy the answer
+/// it assembles from replay directly, and the proxy lints each stream.
+#[test]
+fn the_pinned_python_sdks_assemble_the_same_answers_through_the_proxy() {
+    let python = root().join("clients/.venv/bin/python");
+    if !python.exists() {
+        common::not_run(
+            "proxy::the_pinned_python_sdks_assemble_the_same_answers_through_the_proxy",
+            &format!(
+                "it needs {} (.ci/run installs it: python3 -m venv clients/.venv && clients/.venv/bin/pip install -r clients/requirements.txt)",
+                python.display()
+            ),
+        );
+        return;
+    }
+    let dir = scratch("proxy-sdks");
+    let script = dir.join("sdks.py");
+    std::fs::write(
+        &script,
+        r#"
+import json, os, openai, anthropic
+from google import genai
+out = {}
+o = openai.OpenAI(api_key="sk-test-not-a-key")
+s = o.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True)
+out["chat"] = "".join(c.choices[0].delta.content or "" for c in s if c.choices)
+a = anthropic.Anthropic(api_key="sk-ant-test-not-a-key")
+with a.messages.stream(model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as s:
+    out["messages"] = s.get_final_text()
+g = genai.Client(api_key="test-not-a-key")
+out["gemini"] = "".join(c.text or "" for c in g.models.generate_content_stream(model="gemini-2.5-flash", contents="hi"))
+print(json.dumps(out, sort_keys=True))
+"#,
+    )
+    .unwrap();
+    let chat = Replay::start(&root().join("samples/good/openai-basic.sse"), &[]);
+    let messages = Replay::start(&root().join("samples/good/messages-basic.sse"), &[]);
+    let gemini = Replay::start(&root().join("samples/good/gemini-basic.sse"), &[]);
+    let direct = Command::new(&python)
+        .arg(&script)
+        .env("OPENAI_BASE_URL", format!("http://{}/v1", chat.addr))
+        .env("ANTHROPIC_BASE_URL", format!("http://{}", messages.addr))
+        .env("GOOGLE_GEMINI_BASE_URL", format!("http://{}", gemini.addr))
+        .output()
+        .unwrap();
+    assert!(
+        direct.status.success(),
+        "{}",
+        String::from_utf8_lossy(&direct.stderr)
+    );
+    let via = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .args(["proxy", "--upstream", &format!("chat=http://{}", chat.addr)])
+        .args(["--upstream", &format!("messages=http://{}", messages.addr)])
+        .args(["--upstream", &format!("gemini=http://{}", gemini.addr)])
+        .arg("--")
+        .arg(&python)
+        .arg(&script)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&via.stderr);
+    assert_eq!(via.status.code(), Some(0), "{err}");
+    let answers = String::from_utf8_lossy(&direct.stdout);
+    assert!(answers.contains("Paris"), "{answers}");
+    // The SDK's line comes first on stdout; the report follows it.
+    let first = String::from_utf8_lossy(&via.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(first, answers.trim_end(), "{err}");
+    for d in ["chat", "messages", "gemini"] {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&format!(" 200 {d} ")) && l.ends_with(": ok")),
+            "{d}: {err}"
+        );
+    }
+    assert!(!err.contains("not-a-key"), "{err}");
+}
