@@ -6,9 +6,9 @@
 //!
 //! A response that is a stream goes through a [`Tap`], which also hands
 //! each frame (a reference-counted `Bytes`, not a copy) to the stream's
-//! lint thread ([`super::tap`]). The tap waits for the lint only when 64
-//! reads are already queued for it, and only before it reads the next
-//! frame: a frame read is forwarded at once.
+//! lint thread ([`super::tap`]). The tap waits for the lint only when
+//! [`LINT_QUEUE_BYTES`] are already queued for it, and only before it
+//! reads the next frame: a frame read is forwarded at once.
 //!
 //! Not done here: retries (an upstream that fails gives the client a 502,
 //! or the cut it made), redirects (a 3xx is the client's to follow),
@@ -30,8 +30,9 @@ use std::time::{Instant, SystemTime};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-/// Reads queued for a stream's lint before the tap waits for it.
-pub const LINT_QUEUE: usize = 64;
+/// Bytes queued for a stream's lint before the tap waits for it: 256 KiB
+/// (a read larger than that waits for an empty queue).
+pub const LINT_QUEUE_BYTES: usize = 256 * 1024;
 
 /// The most of a request body kept for the lint (what it asked: usage,
 /// `n`, tools) and the saved HAR: 1 MiB; a longer one is forwarded whole
@@ -407,7 +408,7 @@ fn respond(
         || (!(200..300).contains(&status) && tap::asked_to_stream(&asked));
     let feed = if streamed {
         let slot = StopSlot::default();
-        let (tx, rx) = mpsc::channel(LINT_QUEUE);
+        let (tx, rx) = mpsc::unbounded_channel();
         shared.open.fetch_add(1, Ordering::SeqCst);
         let head = tap::Head {
             status,
@@ -421,8 +422,8 @@ fn respond(
         } else {
             Some(Feed {
                 tx,
-                reserve: None,
-                permit: None,
+                budget: Arc::new(tokio::sync::Semaphore::new(LINT_QUEUE_BYTES)),
+                waiting: None,
                 slot,
             })
         }
@@ -495,18 +496,21 @@ impl Body for RequestTap {
     }
 }
 
-type Reserve = Pin<
+type Acquire = Pin<
     Box<
-        dyn Future<Output = Result<mpsc::OwnedPermit<tap::Read>, mpsc::error::SendError<()>>>
+        dyn Future<Output = Result<tokio::sync::OwnedSemaphorePermit, tokio::sync::AcquireError>>
             + Send,
     >,
 >;
 
-/// Where a stream's frames go besides the client.
+/// Where a stream's frames go besides the client: a queue whose bytes
+/// are bounded by `budget` ([`LINT_QUEUE_BYTES`] permits, one a byte, each
+/// read's given back when the lint has read it).
 pub(crate) struct Feed {
-    tx: mpsc::Sender<tap::Read>,
-    reserve: Option<Reserve>,
-    permit: Option<mpsc::OwnedPermit<tap::Read>>,
+    tx: mpsc::UnboundedSender<tap::Read>,
+    budget: Arc<tokio::sync::Semaphore>,
+    /// A read already forwarded, waiting for room in the queue.
+    waiting: Option<(Bytes, Instant, Acquire)>,
     slot: StopSlot,
 }
 
@@ -529,29 +533,27 @@ struct Tap {
 pub const FLUSH_BEFORE_CUT: std::time::Duration = std::time::Duration::from_millis(20);
 
 impl Tap {
-    /// A place in the lint's queue before the next read; `Pending` while
-    /// the queue is full. A lint that is gone is let go.
+    /// Queues the read that waits for room, before the next read;
+    /// `Pending` while the queue is full. A lint that is gone is let go.
     fn poll_place(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let Some(feed) = self.feed.as_mut() else {
             return Poll::Ready(());
         };
-        if feed.permit.is_some() {
+        let Some((_, _, acquire)) = feed.waiting.as_mut() else {
             return Poll::Ready(());
+        };
+        let permit = match acquire.as_mut().poll(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(p) => p,
+        };
+        let sent = match (permit, feed.waiting.take()) {
+            (Ok(p), Some((bytes, at, _))) => feed.tx.send((bytes, at, p)).is_ok(),
+            _ => false,
+        };
+        if !sent {
+            self.feed = None;
         }
-        let reserve = feed
-            .reserve
-            .get_or_insert_with(|| Box::pin(feed.tx.clone().reserve_owned()));
-        match reserve.as_mut().poll(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(r) => {
-                feed.reserve = None;
-                match r {
-                    Ok(p) => feed.permit = Some(p),
-                    Err(_) => self.feed = None,
-                }
-                Poll::Ready(())
-            }
-        }
+        Poll::Ready(())
     }
 
     fn end(&mut self, stop: Stop) {
@@ -583,9 +585,12 @@ impl Body for Tap {
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
                 if let (Some(data), Some(feed)) = (frame.data_ref(), this.feed.as_mut()) {
-                    if let Some(p) = feed.permit.take() {
-                        p.send((data.clone(), Instant::now()));
-                    }
+                    // Room for it is waited for before the next read
+                    // (`poll_place`): this one goes to the client now.
+                    let n = data.len().clamp(1, LINT_QUEUE_BYTES) as u32;
+                    let acquire = Box::pin(feed.budget.clone().acquire_many_owned(n));
+                    feed.waiting = Some((data.clone(), Instant::now(), acquire));
+                    let _ = this.poll_place(cx);
                 }
                 Poll::Ready(Some(Ok(frame)))
             }

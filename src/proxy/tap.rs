@@ -1,7 +1,7 @@
 //! The linting path: a stream's reads, handed over by the forwarding path
 //! as they were forwarded, read by [`crate::pipeline::lint_stream`] from a
 //! thread of their own as any streamed body is (`check -`), so memory is
-//! the linter's state and the queue ([`super::forward::LINT_QUEUE`]
+//! the linter's state and the queue ([`super::forward::LINT_QUEUE_BYTES`]
 //! reads), not the stream. With `--save`, the reads also go to a spool
 //! (memory, then a temporary file) and the exchange is written as a HAR,
 //! secrets masked, once the stream ends.
@@ -17,8 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::mpsc;
 
-/// One upstream read: its bytes and when they came.
-pub(crate) type Read = (Bytes, Instant);
+/// One upstream read: its bytes, when they came, and its room in the
+/// queue (given back when the lint has read it).
+pub(crate) type Read = (Bytes, Instant, tokio::sync::OwnedSemaphorePermit);
 
 /// Where the forwarding path says how the stream ended, before it lets
 /// the lint's queue close.
@@ -90,8 +91,10 @@ struct Seen {
 /// ending rules read once the body is over: the forwarding path sets the
 /// slot before it lets the queue close.
 struct Queue {
-    rx: mpsc::Receiver<Read>,
+    rx: mpsc::UnboundedReceiver<Read>,
     now: Bytes,
+    /// `now`'s room in the queue, given back with the next read.
+    room: Option<tokio::sync::OwnedSemaphorePermit>,
     start: Instant,
     seen: Arc<Mutex<Seen>>,
     slot: StopSlot,
@@ -101,7 +104,8 @@ struct Queue {
 impl std::io::Read for Queue {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.now.is_empty() {
-            let Some((bytes, at)) = self.rx.blocking_recv() else {
+            self.room = None;
+            let Some((bytes, at, room)) = self.rx.blocking_recv() else {
                 if let (Some(t), Ok(mut v)) = (evidence_of(&self.slot.get()), self.evidence.lock())
                 {
                     if !v.contains(&t) {
@@ -124,6 +128,7 @@ impl std::io::Read for Queue {
                 }
             }
             self.now = bytes;
+            self.room = Some(room);
         }
         let n = buf.len().min(self.now.len());
         buf[..n].copy_from_slice(&self.now[..n]);
@@ -138,7 +143,7 @@ impl std::io::Read for Queue {
 /// # Errors
 /// The thread could not be started.
 pub(crate) fn spawn(
-    rx: mpsc::Receiver<Read>,
+    rx: mpsc::UnboundedReceiver<Read>,
     asked: Asked,
     head: Head,
     slot: StopSlot,
@@ -155,7 +160,7 @@ pub(crate) fn spawn(
 }
 
 fn lint(
-    rx: mpsc::Receiver<Read>,
+    rx: mpsc::UnboundedReceiver<Read>,
     asked: Asked,
     head: Head,
     slot: &StopSlot,
@@ -170,6 +175,7 @@ fn lint(
     let queue = Queue {
         rx,
         now: Bytes::new(),
+        room: None,
         start: asked.start,
         seen: seen.clone(),
         slot: slot.clone(),
