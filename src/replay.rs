@@ -328,6 +328,12 @@ impl Replay {
         body_shape(&self.body).map(|(_, what)| what)
     }
 
+    /// Whether the capture is a socket's message log, served as a
+    /// WebSocket endpoint (`replay/socket.rs`).
+    pub fn is_socket(&self) -> bool {
+        socket::is_socket(self)
+    }
+
     /// The dialect the capture is served as (the default dialect, Chat,
     /// when none is known).
     pub fn served(&self) -> Dialect {

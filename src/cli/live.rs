@@ -642,7 +642,14 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     let served = replay.served();
     // The base URL a client of that API takes: OpenAI's SDKs add the path
     // to `…/v1`, Anthropic's add `/v1/messages` to the origin.
-    let base = format!("http://{addr}{}", served.api().sdk_base());
+    let socket = replay.is_socket();
+    let base = if socket {
+        // A socket's log answers the upgrade on any path.
+        let path = replay.dialect.map_or("/".to_string(), |_| replay.path());
+        format!("ws://{addr}{path}")
+    } else {
+        format!("http://{addr}{}", served.api().sdk_base())
+    };
     let what = match (replay.dialect, replay.shape()) {
         (Some(_), Some(shape)) => {
             format!("{shape}; not an event stream, served as captured to every request")
@@ -652,6 +659,8 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
     };
     let paths = if a.any_path {
         "any method and path".to_string()
+    } else if socket {
+        "a WebSocket, on any path".to_string()
     } else {
         format!("POST {}", replay.path())
     };

@@ -25,10 +25,6 @@ impl crate::dialect::Api for Api {
         super::socket::shows(sent, data)
     }
 
-    fn transport(&self) -> crate::transport::Transport {
-        crate::transport::Transport::WebSocket
-    }
-
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",
