@@ -35,6 +35,17 @@
 //! usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
 //!        gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools] [--har]
 //!        gen_capture SIZE_BYTES OUT (--ollama | --converse | --invoke)
+//!        gen_capture SIZE_BYTES OUT --websocket [--deltas N] [--n2]
+//!
+//! `--websocket` writes a Responses WebSocket session as a message log
+//! (one JSON record a line, the form `record` writes; issue 39): turn
+//! after turn of a `response.create` sent, then `response.created`,
+//! `in_progress`, one message item of `--deltas N` (default 20)
+//! `response.output_text.delta` events, its `done` events and
+//! `response.completed` with usage, until SIZE_BYTES is reached; each
+//! turn's `previous_response_id` names the turn before. With `--n2` the
+//! turns alternate between two lanes (`stream_id` `a` and `b`), each
+//! turn's events interleaved with the other lane's.
 //!
 //! `--help` prints the usage; a missing or bad argument is exit 2 with it.
 
@@ -43,7 +54,8 @@ use std::io::{BufRead, BufWriter, Write};
 const USAGE: &str =
     "usage: gen_capture SIZE_BYTES OUT [--crlf] [--keepalive] [--tools] [--n2] [--broken] [--har]
        gen_capture SIZE_BYTES OUT (--responses | --messages | --gemini) [--crlf] [--tools] [--har]
-       gen_capture SIZE_BYTES OUT (--ollama | --converse | --invoke)";
+       gen_capture SIZE_BYTES OUT (--ollama | --converse | --invoke)
+       gen_capture SIZE_BYTES OUT --websocket [--deltas N] [--n2]";
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
@@ -58,7 +70,16 @@ fn main() -> std::process::ExitCode {
         eprintln!("gen_capture: SIZE_BYTES (a number of bytes) and OUT are needed\n{USAGE}");
         return std::process::ExitCode::from(2);
     };
-    if let Some(bad) = args.iter().skip(3).find(|a| !FLAGS.contains(&a.as_str())) {
+    let numbers: Vec<usize> = (3..args.len())
+        .filter(|&i| args[i - 1] == "--deltas")
+        .collect();
+    if let Some(bad) = args
+        .iter()
+        .enumerate()
+        .skip(3)
+        .find(|(i, a)| !FLAGS.contains(&a.as_str()) && !numbers.contains(i))
+        .map(|(_, a)| a)
+    {
         eprintln!("gen_capture: unknown option {bad:?}\n{USAGE}");
         return std::process::ExitCode::from(2);
     }
@@ -85,6 +106,8 @@ const FLAGS: &[&str] = &[
     "--ollama",
     "--converse",
     "--invoke",
+    "--websocket",
+    "--deltas",
 ];
 
 fn generate(size: u64, out: &str, args: &[String]) -> std::io::Result<()> {
@@ -97,6 +120,17 @@ fn generate(size: u64, out: &str, args: &[String]) -> std::io::Result<()> {
         has("--broken"),
     );
     let eol = if crlf { "\r\n" } else { "\n" };
+    if has("--websocket") {
+        let deltas = match args.iter().position(|a| a == "--deltas") {
+            Some(i) => args
+                .get(i + 1)
+                .and_then(|n| n.parse().ok())
+                .filter(|&n: &u64| n > 0)
+                .ok_or_else(|| std::io::Error::other("--deltas needs a number above 0"))?,
+            None => 20,
+        };
+        return socket_log(size, out, deltas, n2);
+    }
     for kind in ["--ollama", "--converse", "--invoke"] {
         if has(kind) {
             return framed_stream(size, out, kind);
@@ -678,5 +712,134 @@ fn framed_stream(size: u64, out: &str, kind: &str) -> std::io::Result<()> {
     }
     w.flush()?;
     drop(w);
+    std::fs::rename(&partial, out)
+}
+
+/// `--websocket`: a message log of Responses turns over one socket (see
+/// the module's docs), written to `OUT.partial` then renamed.
+fn socket_log(size: u64, out: &str, deltas: u64, n2: bool) -> std::io::Result<()> {
+    use serde_json::json;
+    let partial = format!("{out}.partial");
+    let mut w = BufWriter::new(std::fs::File::create(&partial)?);
+    let written = std::cell::Cell::new(0u64);
+    let mut time = 1_798_000_000.0_f64;
+    let mut line = |w: &mut BufWriter<std::fs::File>, sent: bool, data: serde_json::Value| {
+        time += 0.001;
+        let rec = json!({
+            "direction": if sent { "sent" } else { "received" },
+            "time": (time * 1000.0).round() / 1000.0,
+            "opcode": 1,
+            "data": data.to_string(),
+        });
+        let mut l = rec.to_string();
+        l.push('\n');
+        written.set(written.get() + l.len() as u64);
+        w.write_all(l.as_bytes())
+    };
+    let words = [
+        "The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", ".",
+    ];
+    let text: String = (0..deltas).map(|i| words[(i % 10) as usize]).collect();
+    let response = |id: &str, status: &str, output: serde_json::Value, usage: serde_json::Value| {
+        json!({"id": id, "object": "response", "created_at": 1798000000, "status": status,
+               "error": null, "incomplete_details": null, "instructions": null,
+               "model": "gpt-4.1-mini-2025-04-14", "output": output,
+               "parallel_tool_calls": true, "temperature": 1.0, "tool_choice": "auto",
+               "tools": [], "top_p": 1.0, "usage": usage, "metadata": {}})
+    };
+    // The events of turn `t` on its lane, in order.
+    let turn = |t: u64| -> Vec<serde_json::Value> {
+        let id = format!("resp_{t:08}");
+        let item = format!("msg_{t:08}");
+        let lane = n2.then(|| if t.is_multiple_of(2) { "a" } else { "b" });
+        let with_lane = |mut v: serde_json::Value| {
+            if let Some(l) = lane {
+                v["stream_id"] = l.into();
+            }
+            v
+        };
+        let part = json!({"type": "output_text", "annotations": [], "logprobs": [], "text": text});
+        let done_item = json!({"id": item, "type": "message", "status": "completed",
+                               "content": [part], "role": "assistant"});
+        let mut seq = 0;
+        let mut ev = |mut v: serde_json::Value| {
+            v["sequence_number"] = seq.into();
+            seq += 1;
+            with_lane(v)
+        };
+        let mut out = vec![
+            ev(
+                json!({"type": "response.created", "response": response(&id, "in_progress", json!([]), json!(null))}),
+            ),
+            ev(
+                json!({"type": "response.in_progress", "response": response(&id, "in_progress", json!([]), json!(null))}),
+            ),
+            ev(
+                json!({"type": "response.output_item.added", "output_index": 0,
+                      "item": {"id": item, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}}),
+            ),
+            ev(
+                json!({"type": "response.content_part.added", "item_id": item, "output_index": 0, "content_index": 0,
+                      "part": {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}}),
+            ),
+        ];
+        for i in 0..deltas {
+            out.push(ev(json!({"type": "response.output_text.delta", "item_id": item, "output_index": 0,
+                               "content_index": 0, "delta": words[(i % 10) as usize], "logprobs": []})));
+        }
+        out.push(ev(
+            json!({"type": "response.output_text.done", "item_id": item, "output_index": 0,
+                           "content_index": 0, "text": text, "logprobs": []}),
+        ));
+        out.push(ev(
+            json!({"type": "response.content_part.done", "item_id": item, "output_index": 0,
+                           "content_index": 0, "part": part}),
+        ));
+        out.push(ev(
+            json!({"type": "response.output_item.done", "output_index": 0, "item": done_item}),
+        ));
+        let usage = json!({"input_tokens": 12, "input_tokens_details": {"cached_tokens": 0},
+                           "output_tokens": deltas, "output_tokens_details": {"reasoning_tokens": 0},
+                           "total_tokens": deltas + 12});
+        out.push(ev(json!({"type": "response.completed",
+                           "response": response(&id, "completed", json!([done_item]), usage)})));
+        out
+    };
+    let create = |t: u64| {
+        let mut c = json!({"type": "response.create", "model": "gpt-4.1-mini-2025-04-14",
+                           "store": false, "input": format!("Turn {t}: say the sentence.")});
+        if t >= if n2 { 2 } else { 1 } {
+            c["previous_response_id"] = format!("resp_{:08}", t - if n2 { 2 } else { 1 }).into();
+        }
+        if n2 {
+            c["stream_id"] = (if t.is_multiple_of(2) { "a" } else { "b" }).into();
+        }
+        c
+    };
+    let mut t = 0;
+    while written.get() < size {
+        if n2 {
+            // Two turns side by side, one a lane, their events interleaved.
+            line(&mut w, true, create(t))?;
+            line(&mut w, true, create(t + 1))?;
+            let (a, b) = (turn(t), turn(t + 1));
+            for (x, y) in a.into_iter().zip(b) {
+                line(&mut w, false, x)?;
+                line(&mut w, false, y)?;
+            }
+            t += 2;
+        } else {
+            line(&mut w, true, create(t))?;
+            for e in turn(t) {
+                line(&mut w, false, e)?;
+            }
+            t += 1;
+        }
+    }
+    let close = json!({"direction": "sent", "time": 1_798_000_000.0 + t as f64, "opcode": 8, "code": 1000, "reason": ""});
+    w.write_all(format!("{close}\n").as_bytes())?;
+    w.flush()?;
+    drop(w);
+    eprintln!("gen_capture: {out}: {t} turns");
     std::fs::rename(&partial, out)
 }

@@ -185,6 +185,43 @@ impl Observer for ShapeRecorder {
         }
         self.push_kind(kind);
     }
+
+    /// A socket's received message, as an SSE event is: its kinds in the
+    /// sequence (what the client sent is no event of the answer). Other
+    /// transports' messages are not recorded here.
+    fn message(
+        &mut self,
+        m: &crate::transport::Message<'_>,
+        _new: &[Diagnostic],
+        linter: &Linter<'_>,
+    ) {
+        if m.direction() != Some(crate::transport::Direction::Received)
+            || !matches!(m.frame(), Some(crate::transport::Frame::Text))
+        {
+            return;
+        }
+        self.shape.events += 1;
+        let kind = match linter.event_kind.as_slice() {
+            [] => "other".to_string(),
+            ks => ks.join("+"),
+        };
+        if linter.event_kind.contains(&"content") {
+            self.shape.content_chunks += 1;
+        }
+        if linter.event_kind.contains(&"usage") {
+            self.shape.usage_kinds.push(kind.clone());
+        }
+        if let Some(fields) = &linter.fields_seen {
+            for f in fields {
+                self.shape
+                    .fields
+                    .entry(f.clone())
+                    .or_default()
+                    .insert(kind.clone());
+            }
+        }
+        self.push_kind(kind);
+    }
 }
 
 /// One side of a comparison.
@@ -219,6 +256,15 @@ pub enum SideError {
         /// The input, without its `#N`.
         path: String,
         /// Each stream's label.
+        labels: Vec<String>,
+    },
+    /// It is a socket that carries several responses (their labels):
+    /// diff compares one answer with one.
+    #[error("{path}: a socket carrying {} responses; diff compares one response with one (save a capture of one turn):\n{}", labels.len(), labels.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n"))]
+    Responses {
+        /// The input, without its `#N`.
+        path: String,
+        /// Each response's label.
         labels: Vec<String>,
     },
     /// It holds no stream.
@@ -279,7 +325,9 @@ pub fn read_side_with(
             crate::streamlog::StreamLog::new(None, stream.timing.clone(), settings.stall_ms)
         }),
     };
-    let result = pipeline::lint_stream_with(
+    // A socket's log carries several streams: one response (with the
+    // socket's own findings) is compared; several are refused.
+    let mut results = pipeline::lint_streams_with(
         stream,
         settings,
         &mut rec,
@@ -288,6 +336,25 @@ pub fn read_side_with(
             summaries: false,
         },
     );
+    if results.len() == 2 && results[1].label.ends_with(" · socket") {
+        let socket = results.pop().expect("two results");
+        let r = &mut results[0];
+        r.diagnostics.extend(socket.diagnostics);
+        r.counts.0 += socket.counts.0;
+        r.counts.1 += socket.counts.1;
+        r.counts.2 += socket.counts.2;
+    }
+    if results.len() != 1 {
+        return Err(SideError::Responses {
+            path: path.to_string(),
+            labels: results.into_iter().map(|r| r.label).collect(),
+        });
+    }
+    let Some(result) = results.pop() else {
+        return Err(SideError::NoStream {
+            path: path.to_string(),
+        });
+    };
     in_words(&mut rec.shape, crate::dialect::words::of(result.dialect));
     rec.shape.content_chars = result
         .answer

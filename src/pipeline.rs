@@ -478,8 +478,8 @@ fn shifted_positions(
     out
 }
 
-/// Lints one captured stream, which is several where it is a WebSocket
-/// carrying several responses (a message log, [`transport::websocket`]):
+/// Lints one captured stream, which is several where its body carries
+/// several streams (a socket's message log, [`Transport::socket_of`]):
 /// one result per response, each linted as a stream of its own, and one
 /// for the socket's own findings when it has some (`pipeline/socket.rs`).
 /// Any other stream is one result, as [`lint_stream_with`] gives it.
@@ -489,8 +489,8 @@ pub fn lint_streams_with(
     observer: &mut impl Observer,
     extras: Extras,
 ) -> Vec<StreamResult> {
-    if socket::is_socket(&mut stream) {
-        return socket::lint_socket(stream, settings, observer, extras);
+    if let Some(t) = socket::is_socket(&mut stream) {
+        return socket::lint_socket(stream, t, settings, observer, extras);
     }
     vec![lint_stream_with(stream, settings, observer, extras)]
 }

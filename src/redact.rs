@@ -1580,7 +1580,7 @@ fn rewrite_socket_frames(entry: &mut Value, s: &mut Scrubber) {
         let dir = m
             .get("type")
             .and_then(Value::as_str)
-            .and_then(crate::transport::websocket::Direction::parse);
+            .and_then(crate::transport::Direction::parse);
         let binary = m.get("opcode").and_then(Value::as_i64) == Some(2);
         if let Some(Value::String(d)) = m.get_mut("data") {
             *d = scrub_frame(s, dir, binary, d);
@@ -1596,11 +1596,11 @@ fn rewrite_socket_frames(entry: &mut Value, s: &mut Scrubber) {
 /// direction (a browser's error) as text.
 fn scrub_frame(
     s: &mut Scrubber,
-    dir: Option<crate::transport::websocket::Direction>,
+    dir: Option<crate::transport::Direction>,
     binary: bool,
     data: &str,
 ) -> String {
-    use crate::transport::websocket::Direction;
+    use crate::transport::Direction;
     use base64::Engine;
     let mut one = |text: &str| -> String {
         let text = capture::redact_keys(text);
@@ -1640,7 +1640,7 @@ fn scrub_frame(
 }
 
 /// A redacted copy of a WebSocket message log
-/// ([`crate::transport::websocket`]), a line at a time: keys masked on
+/// ([`crate::transport::socket_log`]), a line at a time: keys masked on
 /// every line; with a scrubber, each record's `data` scrubbed as
 /// [`scrub_frame`] does, its other fields kept, so the copy is still a
 /// log. A line that is no record is masked and scrubbed as text.
@@ -1652,7 +1652,7 @@ pub fn message_log_to(
     out: &mut (impl std::io::Write + ?Sized),
     mut scrub: Option<&mut Scrubber>,
 ) -> std::io::Result<()> {
-    use crate::transport::websocket::Direction;
+    use crate::transport::Direction;
     let mut line = Vec::new();
     let mut masked = Vec::new();
     loop {

@@ -315,3 +315,77 @@ fn an_sse_framing_finding_is_weighed_as_its_transports_own() {
         "{v:#}"
     );
 }
+
+/// A message log of one Responses turn over a socket: the sample's events
+/// received after a `response.create`, then a normal close.
+fn socket_log_of(sse: &str) -> String {
+    let line = |dir: &str, data: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"direction": dir, "opcode": 1, "data": data})
+        )
+    };
+    let mut out = line(
+        "sent",
+        r#"{"type":"response.create","model":"gpt-4.1-mini","input":"hi"}"#,
+    );
+    for e in events(sse) {
+        let data: Vec<&str> = e
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(str::trim_start)
+            .collect();
+        if !data.is_empty() && data != ["[DONE]"] {
+            out.push_str(&line("received", &data.join("\n")));
+        }
+    }
+    out.push_str("{\"direction\":\"received\",\"opcode\":8,\"code\":1000,\"reason\":\"\"}\n");
+    out
+}
+
+#[test]
+fn an_sse_stream_and_the_same_response_over_a_socket_differ_by_transport_alone() {
+    let dir = common::scratch("diff-socket");
+    for sample in [
+        "samples/good/responses-basic.sse",
+        "samples/good/responses-function-call.sse",
+    ] {
+        let log = dir.join("turn.jsonl");
+        std::fs::write(&log, socket_log_of(sample)).unwrap();
+        let (code, v) = diff(sample, log.to_str().unwrap(), &[]);
+        assert_eq!(code, 0, "{sample}: {v:#}");
+        assert_eq!(rows(&v), Vec::<(String, String)>::new(), "{sample}: {v:#}");
+        // Another answer (text, or a call's arguments) over the socket is
+        // an answer difference.
+        let other = socket_log_of(sample).replacen("\\\"delta\\\":\\\"", "\\\"delta\\\":\\\"X", 1);
+        std::fs::write(&log, other).unwrap();
+        let (code, v) = diff(sample, log.to_str().unwrap(), &[]);
+        assert_eq!(code, 1, "{sample}: {v:#}");
+        assert!(
+            rows(&v)
+                .iter()
+                .any(|(s, _)| s == "answer" || s == "tool-calls"),
+            "{sample}: {v:#}"
+        );
+    }
+}
+
+#[test]
+fn a_socket_of_several_responses_is_refused_by_name() {
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .current_dir(root())
+        .args([
+            "diff",
+            "samples/good/responses-basic.sse",
+            "samples/websocket/responses-two-turns.har",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a socket carrying 2 responses") && err.contains("resp_d4"),
+        "{err}"
+    );
+}

@@ -261,3 +261,87 @@ fn the_transport_scanner_skips_sse_functions_and_comments() {
     let text = "let t = Transport::EventStream;\nif t == Transport::Sse {}\nlet u = Transport::of_bytes(b);\n// Transport::Ndjson here\n";
     assert_eq!(transports_named(text), ["let t = Transport::EventStream;"]);
 }
+
+/// Lines of `text` (comments and docs left out) that name the socket
+/// transport's module: `transport::websocket`, alone or in a group.
+fn socket_module_named(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("transport::") {
+            rest = &rest[i + "transport::".len()..];
+            let named = match rest.strip_prefix('{') {
+                Some(group) => group
+                    .split('}')
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .any(|p| p.trim().starts_with("websocket")),
+                None => rest.starts_with("websocket"),
+            };
+            if named {
+                out.push(line.trim().to_string());
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The socket transport is asked of the transport seam
+/// (`Transport::socket_of`, `Message::direction`, `Message::frame`,
+/// `transport::socket_log`), never named, in src/ outside src/transport/
+/// and in the tests: a second socket transport (or a change to this one)
+/// then touches its folder alone.
+#[test]
+fn the_socket_transport_is_named_in_its_folder_alone() {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                if p != root().join("src/transport") {
+                    walk(&p, out);
+                }
+            } else if p.extension().is_some_and(|x| x == "rs")
+                && p != root().join("tests/layering.rs")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for d in ["src", "tests", "examples", "benches"] {
+        if root().join(d).is_dir() {
+            walk(&root().join(d), &mut files);
+        }
+    }
+    assert!(files.len() > 40, "{files:?}");
+    let mut named = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for l in socket_module_named(&text) {
+            named.push(format!(
+                "{}: {l}",
+                f.strip_prefix(root()).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "the socket transport named outside src/transport/ (ask the seam instead: Transport::socket_of, Message::direction, Message::frame, transport::socket_log): {named:#?}"
+    );
+}
+
+#[test]
+fn the_socket_scanner_finds_paths_and_groups_and_skips_comments() {
+    let text = "use crate::transport::websocket::{self, Direction};\nlet x = sselint::transport::websocket::looks_like(h);\nuse crate::transport::{Message, websocket};\nuse crate::transport::{Message, Transport};\n/// [`crate::transport::websocket`] in a doc\nlet y = super::websocket::stream();\n";
+    assert_eq!(
+        socket_module_named(text),
+        [
+            "use crate::transport::websocket::{self, Direction};",
+            "let x = sselint::transport::websocket::looks_like(h);",
+            "use crate::transport::{Message, websocket};"
+        ]
+    );
+}

@@ -204,9 +204,9 @@ fn replay_serves_a_socket_capture_message_for_message() {
     .unwrap();
     // The log as the capture holds it: what the client sends, what it gets.
     let log = session("two-turns");
-    let records: Vec<sselint::transport::websocket::Record> = log
+    let records: Vec<sselint::transport::socket_log::Record> = log
         .lines()
-        .map(|l| sselint::transport::websocket::record(l).unwrap())
+        .map(|l| sselint::transport::socket_log::record(l).unwrap())
         .collect();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -225,7 +225,7 @@ fn replay_serves_a_socket_capture_message_for_message() {
     while i < records.len() {
         let r = &records[i];
         i += 1;
-        if r.direction == sselint::transport::websocket::Direction::Sent {
+        if r.direction == sselint::transport::Direction::Sent {
             ws.send(tungstenite::Message::Text(r.data.clone().into()))
                 .unwrap();
             continue;
@@ -249,7 +249,7 @@ fn replay_serves_a_socket_capture_message_for_message() {
 
 #[test]
 fn replay_then_record_gives_the_capture_back_message_for_message() {
-    use sselint::transport::websocket::{record, Direction};
+    use sselint::transport::{socket_log::record, Direction};
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
     // The recorder sends a turn when the one before has ended: logs whose
@@ -298,10 +298,10 @@ fn replay_then_record_gives_the_capture_back_message_for_message() {
         let text = String::from_utf8(out).unwrap();
         assert!(!text.contains("wsSECRET"));
         // Every record but its time.
-        let shape = |t: &str| -> Vec<sselint::transport::websocket::Record> {
+        let shape = |t: &str| -> Vec<sselint::transport::socket_log::Record> {
             t.lines()
                 .map(|l| record(l).unwrap())
-                .map(|r| sselint::transport::websocket::Record { time: None, ..r })
+                .map(|r| sselint::transport::socket_log::Record { time: None, ..r })
                 .collect()
         };
         assert_eq!(shape(&text), shape(&log), "{kind}: message for message");

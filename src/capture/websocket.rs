@@ -1,7 +1,7 @@
 //! A HAR entry of a WebSocket (Chrome's: `_resourceType: "websocket"`, the
 //! handshake as request and response, the frames in `_webSocketMessages`)
 //! as one stream whose body is the socket's message log
-//! ([`crate::transport::websocket`]), one record a frame, in order. Firefox
+//! ([`crate::transport::socket_log`]), one record a frame, in order. Firefox
 //! exports no frames: its socket entries have no `_webSocketMessages` and
 //! are not read as sockets.
 //!
@@ -22,7 +22,7 @@ pub(super) fn stream(
     http: Http,
     request_headers: Vec<super::Header>,
 ) -> Stream {
-    let log = crate::transport::websocket::log_of_har(messages);
+    let log = crate::transport::socket_log::of_har(messages);
     let mut stream = Stream::new(format!("#{i} {method} {url}"), Body::Bytes(log));
     stream.http = Some(http);
     stream.request = Some(Request {

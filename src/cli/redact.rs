@@ -221,7 +221,7 @@ fn first_line_is_message_log(p: &Path) -> bool {
     let mut head = Vec::new();
     std::fs::File::open(p)
         .and_then(|f| f.take(64 * 1024).read_to_end(&mut head))
-        .is_ok_and(|_| sselint::transport::websocket::looks_like(&head))
+        .is_ok_and(|_| sselint::transport::Transport::socket_of(&head).is_some())
 }
 
 /// Whether the file at `p` is a `curl -i` dump whose body is binary

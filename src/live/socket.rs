@@ -1,5 +1,5 @@
 //! `record ws://…`: a live WebSocket saved as a message log
-//! ([`crate::transport::websocket`]), one record per message with its
+//! ([`crate::transport::socket_log`]), one record per message with its
 //! time: the client's messages sent one turn at a time, each after the
 //! response the one before asked for has ended (its dialect's
 //! [`crate::dialect::Api::socket_route`] says which event ends one), then
@@ -13,7 +13,8 @@
 
 use crate::dialect::api::SocketStep;
 use crate::dialect::Dialect;
-use crate::transport::websocket::{log_line, Direction, BINARY, TEXT};
+use crate::transport::socket_log::line as log_line;
+use crate::transport::{Direction, Frame};
 use std::io::Write;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tungstenite::client::IntoClientRequest;
@@ -118,7 +119,7 @@ pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecordin
             log_line(
                 Direction::Sent,
                 Some(now()),
-                TEXT,
+                Frame::Text,
                 &crate::capture::redact_keys(m),
             ),
         )?;
@@ -131,7 +132,10 @@ pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecordin
             match ws.read() {
                 Ok(Message::Text(t)) => {
                     let data = crate::capture::redact_keys(t.as_str());
-                    w(out, log_line(Direction::Received, Some(now()), TEXT, &data))?;
+                    w(
+                        out,
+                        log_line(Direction::Received, Some(now()), Frame::Text, &data),
+                    )?;
                     rec.messages += 1;
                     let ends = api
                         .socket_route(false, t.as_str())
@@ -145,7 +149,7 @@ pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecordin
                     let data = base64::engine::general_purpose::STANDARD.encode(&b);
                     w(
                         out,
-                        log_line(Direction::Received, Some(now()), BINARY, &data),
+                        log_line(Direction::Received, Some(now()), Frame::Binary, &data),
                     )?;
                     rec.messages += 1;
                 }
@@ -186,15 +190,10 @@ pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecordin
 
 /// A close record (opcode 8) with its code and reason.
 fn close_line(code: u16, reason: &str) -> String {
-    let mut o = serde_json::Map::new();
-    o.insert("direction".into(), "received".into());
-    if let Some(t) = serde_json::Number::from_f64(now()) {
-        o.insert("time".into(), serde_json::Value::Number(t));
-    }
-    o.insert("opcode".into(), 8.into());
-    o.insert("code".into(), code.into());
-    o.insert("reason".into(), reason.into());
-    let mut line = serde_json::Value::Object(o).to_string();
-    line.push('\n');
-    line
+    log_line(
+        Direction::Received,
+        Some(now()),
+        Frame::Close { code, reason },
+        "",
+    )
 }

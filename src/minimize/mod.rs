@@ -1046,7 +1046,7 @@ pub fn minimize_input(
     let picked = pick(path, &input, opts)?;
     // A socket's message log holds several streams in one body, which the
     // cuts below would break apart (issue 39: not yet).
-    if crate::transport::websocket::looks_like(&picked.body.head(64 * 1024)) {
+    if crate::transport::Transport::socket_of(&picked.body.head(64 * 1024)).is_some() {
         return Err(err(
             "cannot minimize a WebSocket capture yet: its messages are several responses' in one log, which minimize does not cut apart".to_string(),
         ));

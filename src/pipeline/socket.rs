@@ -1,5 +1,5 @@
-//! One WebSocket through the pipeline: its message log
-//! ([`crate::transport::websocket`]) is framed, each message is routed to
+//! One socket through the pipeline: its message log (a body that carries
+//! several streams, [`Transport::socket_of`]) is framed, each message is routed to
 //! the response it belongs to, and each response is linted as a stream of
 //! its own, with every rule of its dialect.
 //!
@@ -21,9 +21,12 @@
 //! response are the stream `LABEL · socket`, reported only when there
 //! are some.
 //!
-//! Memory: one linter per response, kept until the socket's end (a
-//! response can still be told of events after its end); the messages are
-//! not kept.
+//! Memory: a linter per response still open (asked for, or running),
+//! and the last [`KEEP_ENDED`] that ended, which can still be told of
+//! events after their end (a second terminal event, an event after it);
+//! a response is finished and its result made once it leaves that window,
+//! so a socket of many turns holds the linters of a few. The messages are
+//! not kept; the results are (the report lists them all).
 
 use super::{Extras, Observer, StreamResult, READ_BYTES};
 use crate::capture::{self, Body, Stream};
@@ -33,23 +36,34 @@ use crate::dialect::chat::RequestOptions;
 use crate::dialect::Dialect;
 use crate::lint::{rule, Finding, Location, Settings};
 use crate::sse::Framing;
-use crate::transport::websocket::{self, Direction};
-use crate::transport::{Framer as _, Message};
+use crate::transport::{Direction, Frame, Message, Transport};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Read;
 
-/// Whether `stream`'s body is a WebSocket message log: its first bytes
-/// are read (and put back) to tell.
-pub(super) fn is_socket(stream: &mut Stream) -> bool {
+/// How many ended responses keep their linter, for events that still
+/// name them, before they are finished. An event naming one finished
+/// already is routed as one naming an id never seen.
+pub(super) const KEEP_ENDED: usize = 8;
+
+#[cfg(test)]
+thread_local! {
+    /// The most responses one socket held at once, on this thread.
+    static MOST_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The socket transport `stream`'s body is framed by, when it is a body
+/// that carries several streams ([`Transport::socket_of`]): its first
+/// bytes are read (and put back) to tell.
+pub(super) fn is_socket(stream: &mut Stream) -> Option<Transport> {
     let head_len = 64 * 1024;
     match &mut stream.body {
-        Body::Bytes(b) => websocket::looks_like(&b[..b.len().min(head_len)]),
+        Body::Bytes(b) => Transport::socket_of(&b[..b.len().min(head_len)]),
         Body::Reader(r) => {
             let mut head = Vec::new();
             let ok = r.by_ref().take(head_len as u64).read_to_end(&mut head);
             let rest = std::mem::replace(r, Box::new(std::io::empty()));
             *r = Box::new(std::io::Cursor::new(head.clone()).chain(rest));
-            ok.is_ok() && websocket::looks_like(&head)
+            ok.ok().and_then(|_| Transport::socket_of(&head))
         }
     }
 }
@@ -77,12 +91,12 @@ fn socket_dialect(
 /// The dialect the first messages of the socket show
 /// ([`crate::dialect::of_socket_message`]: Realtime's `session.created`),
 /// read from the body's first bytes, which are put back.
-fn head_dialect(stream: &mut Stream) -> Option<Dialect> {
+fn head_dialect(stream: &mut Stream, transport: Transport) -> Option<Dialect> {
     struct Shown(Option<Dialect>);
     impl crate::transport::Sink for Shown {
         fn message(&mut self, m: &Message<'_>) {
             if self.0.is_none() {
-                let sent = websocket::direction(m) == Some(Direction::Sent);
+                let sent = m.direction() == Some(Direction::Sent);
                 self.0 = crate::dialect::of_socket_message(sent, m.data);
             }
         }
@@ -99,7 +113,9 @@ fn head_dialect(stream: &mut Stream) -> Option<Dialect> {
         }
     };
     let mut shown = Shown(None);
-    websocket::Framer::with_limit(head_len).feed(&head, &mut shown);
+    if let Some(mut framer) = transport.framer(head_len) {
+        framer.feed(&head, &mut shown);
+    }
     shown.0
 }
 
@@ -116,21 +132,41 @@ struct Response<'s> {
     create: Option<Location>,
 }
 
+/// A response's result, made when it was finished, with what its label
+/// is made of once every response's number is known.
+struct Done {
+    /// Its index in the order the responses were asked for (or started).
+    index: usize,
+    /// Its id, where it had one.
+    id: Option<String>,
+    lane: Option<String>,
+    result: StreamResult,
+}
+
 /// The socket being read.
 struct Socket<'s, 'o, O: Observer> {
     settings: &'s Settings,
     ctx: Context,
     dialect: Dialect,
+    transport: Transport,
     extras: Extras,
     observer: &'o mut O,
-    responses: Vec<Response<'s>>,
+    base: Base<'s>,
+    /// The responses not finished yet, by index.
+    responses: BTreeMap<usize, Response<'s>>,
+    /// The index the next response gets.
+    next: usize,
+    /// Responses ended and not finished yet, first ended first.
+    ended: VecDeque<usize>,
+    /// The results of the responses finished.
+    done: Vec<Done>,
     /// Per lane, the requests waiting for their response (indices into
     /// `responses`), first first.
     queued: BTreeMap<Option<String>, VecDeque<usize>>,
     /// Per lane, the response running.
     running: BTreeMap<Option<String>, usize>,
-    /// Response ids seen, and whose they are.
-    ids: HashMap<String, usize>,
+    /// Response ids seen, whose they are and that response's lane.
+    ids: HashMap<String, (usize, Option<String>)>,
     /// The socket's own findings (a linter fed no message: its findings
     /// and locations).
     socket: Linter<'s>,
@@ -143,6 +179,7 @@ struct Socket<'s, 'o, O: Observer> {
 /// the socket's own findings when there are some.
 pub(super) fn lint_socket<O: Observer>(
     mut stream: Stream,
+    transport: Transport,
     settings: &Settings,
     observer: &mut O,
     extras: Extras,
@@ -155,19 +192,34 @@ pub(super) fn lint_socket<O: Observer>(
         timing: None,
         url: url.clone(),
     };
-    let head = head_dialect(&mut stream);
+    let head = head_dialect(&mut stream, transport);
     let Some(dialect) = socket_dialect(settings, url.as_deref(), head) else {
         return vec![super::lint_stream_with(stream, settings, observer, extras)];
     };
     let mut socket_linter = Linter::new(settings, ctx.clone());
-    socket_linter.socket_response(dialect, websocket::TRANSPORT);
+    socket_linter.socket_response(dialect, transport);
+    let base = Base {
+        label: stream.label,
+        http: stream.http,
+        notes: stream.notes,
+        origin: stream.origin,
+        read_error: None,
+        settings,
+        evidence: stream.evidence,
+        transport,
+    };
     let mut sock = Socket {
         settings,
         ctx,
         dialect,
+        transport,
         extras,
         observer,
-        responses: Vec::new(),
+        base,
+        responses: BTreeMap::new(),
+        next: 0,
+        ended: VecDeque::new(),
+        done: Vec::new(),
         queued: BTreeMap::new(),
         running: BTreeMap::new(),
         ids: HashMap::new(),
@@ -175,7 +227,9 @@ pub(super) fn lint_socket<O: Observer>(
         socket_messages: 0,
         closed: None,
     };
-    let mut framer = websocket::Framer::with_limit(settings.max_event_bytes);
+    let Some(mut framer) = transport.framer(settings.max_event_bytes) else {
+        return Vec::new();
+    };
     let mut read_error = None;
     match stream.body {
         Body::Bytes(ref bytes) => {
@@ -199,21 +253,8 @@ pub(super) fn lint_socket<O: Observer>(
         }
     }
     framer.finish(&mut sock);
-    let evidence: Vec<_> = stream
-        .evidence
-        .lock()
-        .map(|v| v.clone())
-        .unwrap_or_default();
-    let base = Base {
-        label: stream.label,
-        http: stream.http,
-        notes: stream.notes,
-        origin: stream.origin,
-        read_error,
-        settings,
-        evidence,
-    };
-    sock.finish(&base)
+    sock.base.read_error = read_error;
+    sock.finish()
 }
 
 /// What every result of the socket shares.
@@ -222,9 +263,13 @@ struct Base<'a> {
     http: Option<capture::Http>,
     notes: Vec<String>,
     origin: capture::Origin,
+    /// Set once the body is read (each result gets it then).
     read_error: Option<String>,
     settings: &'a Settings,
-    evidence: Vec<capture::Truncation>,
+    /// The capture's evidence of a cut, as far as it is known when a
+    /// response is finished.
+    evidence: capture::Evidence,
+    transport: Transport,
 }
 
 impl Base<'_> {
@@ -253,14 +298,16 @@ impl Base<'_> {
             provider: None,
             profile: &crate::lint::profile::applied(self.settings.profile, Some(d)).name,
             dialect: Some(d),
-            transport: websocket::TRANSPORT,
+            transport: self.transport,
         }
     }
 
-    fn result(&self, label: String, linter: Linter<'_>) -> StreamResult {
-        let report = linter.finish(&Framing::default(), &self.evidence);
+    /// A response's result, labelled later ([`Socket::finish`]).
+    fn result(&self, linter: Linter<'_>) -> StreamResult {
+        let evidence: Vec<_> = self.evidence.lock().map(|v| v.clone()).unwrap_or_default();
+        let report = linter.finish(&Framing::default(), &evidence);
         StreamResult {
-            label,
+            label: String::new(),
             http: self.http.clone(),
             notes: self.notes.clone(),
             events: report.events,
@@ -280,7 +327,7 @@ impl Base<'_> {
             provider: report.provider,
             profile: &crate::lint::profile::applied(self.settings.profile, report.dialect).name,
             dialect: report.dialect,
-            transport: websocket::TRANSPORT,
+            transport: self.transport,
         }
     }
 }
@@ -311,16 +358,70 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
         if self.extras.fields {
             linter.fields_seen = Some(Vec::new());
         }
-        linter.socket_response(self.dialect, websocket::TRANSPORT);
-        self.responses.push(Response {
-            linter,
-            lane,
-            id: None,
-            started: false,
-            ended: false,
-            create,
+        linter.socket_response(self.dialect, self.transport);
+        let r = self.next;
+        self.next += 1;
+        self.responses.insert(
+            r,
+            Response {
+                linter,
+                lane,
+                id: None,
+                started: false,
+                ended: false,
+                create,
+            },
+        );
+        #[cfg(test)]
+        MOST_HELD.with(|m| m.set(m.get().max(self.responses.len())));
+        r
+    }
+
+    /// The response at index `r`, which is not finished: each index the
+    /// socket holds is one of [`Socket::responses`]' (a running or
+    /// waiting one, or one ended within [`KEEP_ENDED`]).
+    fn resp(&mut self, r: usize) -> &mut Response<'s> {
+        self.responses
+            .get_mut(&r)
+            .expect("a response running, waiting or just ended is kept")
+    }
+
+    /// Response `r` ended: it is kept while [`KEEP_ENDED`] others ended
+    /// after it, then finished.
+    fn ended(&mut self, r: usize) {
+        let resp = self.resp(r);
+        if resp.ended {
+            return;
+        }
+        resp.ended = true;
+        self.ended.push_back(r);
+        if self.ended.len() > KEEP_ENDED {
+            if let Some(old) = self.ended.pop_front() {
+                self.finish_response(old);
+            }
+        }
+    }
+
+    /// Finishes response `r` (one that started): its result is made and
+    /// its linter dropped.
+    fn finish_response(&mut self, r: usize) {
+        let Some(resp) = self.responses.remove(&r) else {
+            return;
+        };
+        let mut linter = resp.linter;
+        if !resp.ended {
+            let how = self.closed.clone().unwrap_or_else(|| {
+                "the socket's messages end (the capture holds no close)".to_string()
+            });
+            linter.socket_closed(how);
+        }
+        let result = self.base.result(linter);
+        self.done.push(Done {
+            index: r,
+            id: resp.id,
+            lane: resp.lane,
+            result,
         });
-        self.responses.len() - 1
     }
 
     /// The response an event on `lane` naming `id` belongs to: the one
@@ -328,9 +429,9 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     /// waiting (its start event never came), or a new one no request
     /// asked for (`ws-response-without-create`).
     fn response_for(&mut self, lane: &Option<String>, id: Option<&str>, m: &Message<'_>) -> usize {
-        if let Some(&r) = id.and_then(|i| self.ids.get(i)) {
-            if &self.responses[r].lane == lane {
-                return r;
+        if let Some((r, l)) = id.and_then(|i| self.ids.get(i)) {
+            if l == lane && self.responses.contains_key(r) {
+                return *r;
             }
         }
         if let Some(&r) = self.running.get(lane) {
@@ -350,7 +451,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             None => self.new_response(lane.clone(), None, None),
         };
         let mut findings = Vec::new();
-        let here = self.responses[r].linter.message_location(m);
+        let here = self.resp(r).linter.message_location(m);
         if queued.is_none() {
             findings.push(
                 Finding::new(
@@ -371,7 +472,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                     format!(
                         "a response starts on {} while the one before it ({}) is still running: a lane runs its responses one after the other, so the events that follow cannot be told apart",
                         lane_name(lane),
-                        self.responses[prev].id.as_deref().map_or("with no id".to_string(), |i| format!("`{}`", crate::lint::printable(&crate::model::shorten(i, 60)))),
+                        self.resp(prev).id.as_deref().map_or("with no id".to_string(), |i| format!("`{}`", crate::lint::printable(&crate::model::shorten(i, 60)))),
                     ),
                     here.clone(),
                 )
@@ -379,15 +480,15 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             );
         }
         if let Some(id) = id {
-            if let Some(&other) = self.ids.get(id) {
-                if other != r {
+            if let Some((other, other_lane)) = self.ids.get(id) {
+                if *other != r {
                     findings.push(
                         Finding::new(
                             rule::WS_RESPONSE_ID_COLLISION,
                             format!(
                                 "response id `{}` is already the id of another response on this socket (on {}): events that name it cannot be told apart, and a `previous_response_id` naming it is ambiguous",
                                 crate::lint::printable(&crate::model::shorten(id, 60)),
-                                lane_name(&self.responses[other].lane)
+                                lane_name(other_lane)
                             ),
                             here,
                         )
@@ -395,13 +496,13 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                     );
                 }
             } else {
-                self.ids.insert(id.to_string(), r);
+                self.ids.insert(id.to_string(), (r, lane.clone()));
             }
-            self.responses[r].id = Some(id.to_string());
+            self.resp(r).id = Some(id.to_string());
         }
-        self.responses[r].started = true;
+        self.resp(r).started = true;
         self.running.insert(lane.clone(), r);
-        let linter = &mut self.responses[r].linter;
+        let linter = &mut self.resp(r).linter;
         for f in findings {
             linter.report_socket(f);
         }
@@ -410,7 +511,11 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
 
     /// Feeds message `m` to response `r`'s linter, and tells the observer.
     fn feed(&mut self, r: usize, m: &Message<'_>, before: usize) {
-        let linter = &mut self.responses[r].linter;
+        let linter = &mut self
+            .responses
+            .get_mut(&r)
+            .expect("a response fed is kept")
+            .linter;
         linter.read_message(m);
         let new = &linter.out.diagnostics[before.min(linter.out.diagnostics.len())..];
         self.observer.message(m, new, linter);
@@ -423,7 +528,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             .running
             .values()
             .copied()
-            .filter(|r| !self.responses[*r].ended)
+            .filter(|r| self.responses.get(r).is_some_and(|x| !x.ended))
             .collect();
         let f = |loc| {
             Finding::new(rule::WS_UNPARSEABLE_MESSAGE, what.clone(), loc)
@@ -431,7 +536,11 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                 .help("send every message as one JSON object with a string `type`, in a text frame")
         };
         if let [r] = running.as_slice() {
-            let linter = &mut self.responses[*r].linter;
+            let linter = &mut self
+                .responses
+                .get_mut(r)
+                .expect("a running response is kept")
+                .linter;
             let before = linter.out.diagnostics.len();
             let loc = linter.message_location(m);
             linter.read_unreadable(m, f(loc));
@@ -469,7 +578,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                 let request = RequestOptions::from_body(m.data);
                 let r = self.new_response(lane.clone(), Some(loc), request);
                 self.queued.entry(lane).or_default().push_back(r);
-                let linter = &self.responses[r].linter;
+                let linter = &self.responses[&r].linter;
                 self.observer.message(m, &[], linter);
             }
             _ => self.socket_message(m),
@@ -477,7 +586,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     }
 
     fn received(&mut self, m: &Message<'_>) {
-        if websocket::opcode(m) == Some(websocket::BINARY) {
+        if m.frame() == Some(Frame::Binary) {
             self.unreadable(
                 m,
                 format!(
@@ -511,19 +620,19 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             SocketStep::Event(ref id) | SocketStep::End(ref id) => {
                 let end = matches!(step, SocketStep::End(_));
                 let r = self.response_for(&lane, id.as_deref(), m);
-                let before = self.responses[r].linter.out.diagnostics.len();
+                let before = self.resp(r).linter.out.diagnostics.len();
                 self.feed(r, m, before);
                 if end {
-                    self.responses[r].ended = true;
                     if self.running.get(&lane) == Some(&r) {
                         self.running.remove(&lane);
                     }
+                    self.ended(r);
                 }
             }
             SocketStep::Error => self.error(lane, m),
             SocketStep::Socket => match self.running.get(&lane) {
                 Some(&r) => {
-                    let before = self.responses[r].linter.out.diagnostics.len();
+                    let before = self.resp(r).linter.out.diagnostics.len();
                     self.feed(r, m, before);
                 }
                 None => self.socket_message(m),
@@ -537,13 +646,14 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     /// which then gets no response; else the socket's.
     fn error(&mut self, lane: Option<String>, m: &Message<'_>) {
         if let Some(&r) = self.running.get(&lane) {
-            let before = self.responses[r].linter.out.diagnostics.len();
+            let before = self.resp(r).linter.out.diagnostics.len();
             self.feed(r, m, before);
             return;
         }
         let refused = self.queued.get_mut(&lane).and_then(VecDeque::pop_front);
         if let Some(r) = refused {
-            self.responses[r].ended = true;
+            // Answered by the error: no response comes, nothing to keep.
+            self.responses.remove(&r);
         }
         let said = serde_json::from_str::<serde_json::Value>(m.data)
             .ok()
@@ -568,7 +678,11 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     /// ended. A close that is not normal (1000) with no response running
     /// is `ws-close-code`; with one running, its cut says how.
     fn close(&mut self, m: &Message<'_>) {
-        let how = match websocket::close(m) {
+        let close = match m.frame() {
+            Some(Frame::Close { code, reason }) => Some((code, reason)),
+            _ => None,
+        };
+        let how = match close {
             Some((0, _)) => "the socket closed with no status code".to_string(),
             Some((code, "")) => format!("the socket closed with code {code}"),
             Some((code, reason)) => format!(
@@ -580,8 +694,11 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                 crate::model::shorten(m.data, 80)
             ),
         };
-        let code = websocket::close(m).map(|(c, _)| c);
-        let running = self.running.values().any(|r| !self.responses[*r].ended);
+        let code = close.map(|(c, _)| c);
+        let running = self
+            .running
+            .values()
+            .any(|r| self.responses.get(r).is_some_and(|x| !x.ended));
         if code != Some(1000) && !running {
             let loc = self.socket.message_location(m);
             let f = Finding::new(
@@ -597,49 +714,56 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
         self.closed.get_or_insert(how);
     }
 
-    /// Every response's result, then the socket's when it has findings.
-    fn finish(self, base: &Base<'_>) -> Vec<StreamResult> {
+    /// Every response's result in the order they were asked for, then
+    /// the socket's when it has findings.
+    fn finish(mut self) -> Vec<StreamResult> {
         let how = self.closed.clone().unwrap_or_else(|| {
             "the socket's messages end (the capture holds no close)".to_string()
         });
-        let mut socket = self.socket;
-        let mut out = Vec::new();
-        let mut n = 0;
-        for resp in self.responses {
-            if !resp.started {
-                if resp.ended {
-                    continue;
-                }
-                // A request the server never answered.
-                if let Some(loc) = resp.create {
-                    socket.report_socket(Finding::new(
-                        rule::WS_CLOSED_MID_RESPONSE,
-                        format!(
-                            "{how} before the response this `response.create` asked for (on {}) started: the client gets no answer",
-                            lane_name(&resp.lane)
-                        ),
-                        loc,
-                    ));
-                }
+        let left: Vec<usize> = self.responses.keys().copied().collect();
+        for r in left {
+            let resp = &self.responses[&r];
+            if resp.started {
+                self.finish_response(r);
                 continue;
             }
-            n += 1;
-            let mut linter = resp.linter;
-            if !resp.ended {
-                linter.socket_closed(how.clone());
+            // A request the server never answered.
+            if let Some(loc) = resp.create.clone() {
+                let f = Finding::new(
+                    rule::WS_CLOSED_MID_RESPONSE,
+                    format!(
+                        "{how} before the response this `response.create` asked for (on {}) started: the client gets no answer",
+                        lane_name(&resp.lane)
+                    ),
+                    loc,
+                );
+                self.socket.report_socket(f);
             }
-            let which = match &resp.id {
-                Some(id) => crate::lint::printable(&crate::model::shorten(id, 60)),
-                None => format!("response {n}"),
-            };
-            let lane = match &resp.lane {
-                Some(l) => format!(" (lane {})", crate::lint::printable(l)),
-                None => String::new(),
-            };
-            out.push(base.result(format!("{} · {which}{lane}", base.label), linter));
+            self.responses.remove(&r);
         }
-        if !socket.out.diagnostics.is_empty() || out.is_empty() {
-            out.push(base.socket_result(socket, self.socket_messages, self.dialect));
+        self.done.sort_by_key(|d| d.index);
+        let base = &self.base;
+        let mut out: Vec<StreamResult> = self
+            .done
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let which = match &d.id {
+                    Some(id) => crate::lint::printable(&crate::model::shorten(id, 60)),
+                    None => format!("response {}", i + 1),
+                };
+                let lane = match &d.lane {
+                    Some(l) => format!(" (lane {})", crate::lint::printable(l)),
+                    None => String::new(),
+                };
+                let mut result = d.result;
+                result.label = format!("{} · {which}{lane}", base.label);
+                result.read_error.clone_from(&base.read_error);
+                result
+            })
+            .collect();
+        if !self.socket.out.diagnostics.is_empty() || out.is_empty() {
+            out.push(base.socket_result(self.socket, self.socket_messages, self.dialect));
         }
         out
     }
@@ -668,14 +792,136 @@ impl<O: Observer> crate::transport::Sink for Socket<'_, '_, O> {
             self.unreadable(m, what);
             return;
         }
-        match websocket::opcode(m) {
-            Some(websocket::CLOSE) | Some(websocket::ERROR) => return self.close(m),
-            _ => {}
+        if let Some(Frame::Close { .. } | Frame::Failed) = m.frame() {
+            return self.close(m);
         }
-        match websocket::direction(m) {
+        match m.direction() {
             Some(Direction::Sent) => self.sent(m),
             Some(Direction::Received) => self.received(m),
             None => self.socket_message(m),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message log of `turns` Responses turns, each asked for and
+    /// complete; with `lanes`, the turns alternate between lanes `a` and
+    /// `b`, two at a time, their events interleaved.
+    fn log(turns: usize, lanes: bool) -> Vec<u8> {
+        let line = |sent: bool, data: serde_json::Value| {
+            let dir = if sent { "sent" } else { "received" };
+            let rec = serde_json::json!({"direction": dir, "opcode": 1, "data": data.to_string()});
+            format!("{rec}\n")
+        };
+        let lane_of = |t: usize| lanes.then_some(if t.is_multiple_of(2) { "a" } else { "b" });
+        let with = |t: usize, mut v: serde_json::Value| {
+            if let Some(l) = lane_of(t) {
+                v["stream_id"] = l.into();
+            }
+            v
+        };
+        let events = |t: usize| -> Vec<String> {
+            let id = format!("resp_{t}");
+            let item = format!("msg_{t}");
+            let resp = |status: &str| serde_json::json!({"id": id, "object": "response", "status": status, "output": []});
+            let done = serde_json::json!({"id": item, "type": "message", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hi.", "annotations": []}]});
+            let mut out = vec![
+                serde_json::json!({"type": "response.created", "response": resp("in_progress")}),
+                serde_json::json!({"type": "response.output_item.added", "output_index": 0,
+                    "item": {"id": item, "type": "message", "status": "in_progress", "role": "assistant", "content": []}}),
+                serde_json::json!({"type": "response.content_part.added", "item_id": item, "output_index": 0, "content_index": 0,
+                    "part": {"type": "output_text", "text": "", "annotations": []}}),
+                serde_json::json!({"type": "response.output_text.delta", "item_id": item, "output_index": 0, "content_index": 0, "delta": "Hi."}),
+                serde_json::json!({"type": "response.output_text.done", "item_id": item, "output_index": 0, "content_index": 0, "text": "Hi."}),
+                serde_json::json!({"type": "response.content_part.done", "item_id": item, "output_index": 0, "content_index": 0,
+                    "part": {"type": "output_text", "text": "Hi.", "annotations": []}}),
+                serde_json::json!({"type": "response.output_item.done", "output_index": 0, "item": done}),
+            ];
+            let mut c = resp("completed");
+            c["output"] = serde_json::json!([done]);
+            out.push(serde_json::json!({"type": "response.completed", "response": c}));
+            out.into_iter()
+                .enumerate()
+                .map(|(i, mut e)| {
+                    e["sequence_number"] = i.into();
+                    line(false, with(t, e))
+                })
+                .collect()
+        };
+        let create = |t: usize| {
+            line(
+                true,
+                with(
+                    t,
+                    serde_json::json!({"type": "response.create", "model": "m", "input": "hi"}),
+                ),
+            )
+        };
+        let mut out = String::new();
+        let mut t = 0;
+        while t < turns {
+            if lanes {
+                out.push_str(&create(t));
+                out.push_str(&create(t + 1));
+                for (a, b) in events(t).into_iter().zip(events(t + 1)) {
+                    out.push_str(&a);
+                    out.push_str(&b);
+                }
+                t += 2;
+            } else {
+                out.push_str(&create(t));
+                out.extend(events(t));
+                t += 1;
+            }
+        }
+        out.into_bytes()
+    }
+
+    fn lint(body: Vec<u8>) -> (Vec<StreamResult>, usize) {
+        MOST_HELD.with(|m| m.set(0));
+        let settings = Settings::default();
+        let mut stream = Stream::new("log", Body::Bytes(body));
+        let t = is_socket(&mut stream).expect("a message log");
+        let out = lint_socket(
+            stream,
+            t,
+            &settings,
+            &mut super::super::NoObserver,
+            Extras::default(),
+        );
+        (out, MOST_HELD.with(std::cell::Cell::get))
+    }
+
+    #[test]
+    fn a_socket_holds_the_responses_open_not_every_one() {
+        for lanes in [false, true] {
+            let (results, held) = lint(log(300, lanes));
+            assert_eq!(results.len(), 300, "lanes {lanes}");
+            assert!(
+                held <= KEEP_ENDED + 2,
+                "lanes {lanes}: {held} responses held at once"
+            );
+            for (i, r) in results.iter().enumerate() {
+                assert!(
+                    r.label.starts_with(&format!("log · resp_{i}")),
+                    "{i}: {}",
+                    r.label
+                );
+                // Each turn is alike: its findings (the short shape's
+                // missing fields) are the first turn's, none the socket's.
+                assert_eq!(r.counts, results[0].counts, "{}", r.label);
+                assert!(
+                    r.diagnostics.iter().all(|d| !d.rule.starts_with("ws-")),
+                    "{}: {:?}",
+                    r.label,
+                    r.diagnostics
+                );
+                assert_eq!(r.ending, crate::model::assembly::Ending::Complete);
+            }
         }
     }
 }

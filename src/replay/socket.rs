@@ -1,5 +1,5 @@
 //! `replay` of a WebSocket capture (a message log or a Chrome HAR's
-//! socket entry, [`crate::transport::websocket`]) as a WebSocket endpoint:
+//! socket entry, [`crate::transport::socket_log`]) as a WebSocket endpoint:
 //! a GET with `Upgrade: websocket` on the served path is answered with the
 //! handshake (tungstenite's), then the log is played back against the
 //! client: the server's messages are sent in the log's order, each run of
@@ -17,7 +17,8 @@
 //! `--cut-after-bytes`, keep-alives) on a socket.
 
 use super::{Options, Replay};
-use crate::transport::websocket::{self, Direction, Record};
+use crate::transport::socket_log::{self, Record};
+use crate::transport::{Direction, Frame, Transport};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,7 +38,7 @@ pub(super) fn is_upgrade(head: &str) -> bool {
 
 /// Whether `replay`'s body is a socket's message log.
 pub(super) fn is_socket(replay: &Replay) -> bool {
-    websocket::looks_like(&replay.body.head(64 * 1024))
+    Transport::socket_of(&replay.body.head(64 * 1024)).is_some()
 }
 
 /// A stream that reads the bytes already taken from the socket (the
@@ -73,7 +74,7 @@ fn records(replay: &Replay) -> io::Result<Vec<Record>> {
     Ok(String::from_utf8_lossy(&text)
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| websocket::record(l).ok())
+        .filter_map(|l| socket_log::record(l).ok())
         .collect())
 }
 
@@ -131,10 +132,8 @@ pub(super) fn serve(
         };
         last_time = r.time.or(last_time);
         std::thread::sleep(wait);
-        match r.opcode {
-            websocket::CLOSE => {
-                let (code, reason) = r.close.clone().unwrap_or((0, String::new()));
-                let code = u16::try_from(code).unwrap_or(0);
+        match r.frame() {
+            Frame::Close { code, reason } => {
                 if matches!(code, 0 | 1005 | 1006 | 1015) {
                     // No close frame can carry these: the connection just
                     // ends, as it did.
@@ -142,13 +141,13 @@ pub(super) fn serve(
                 }
                 let _ = ws.close(Some(CloseFrame {
                     code: CloseCode::from(code),
-                    reason: reason.into(),
+                    reason: reason.to_string().into(),
                 }));
                 while ws.read().is_ok() {}
                 return Ok(true);
             }
-            websocket::ERROR => return Ok(true),
-            websocket::BINARY => {
+            Frame::Failed => return Ok(true),
+            Frame::Binary => {
                 let bytes = r.bytes.clone().unwrap_or_default();
                 ws.send(Message::Binary(bytes.into())).map_err(io_err)?;
             }

@@ -33,6 +33,97 @@ pub mod ndjson;
 pub mod sse;
 pub mod websocket;
 
+/// Which way a message went on a socket ([`Transport::is_socket`]),
+/// whose messages go both ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// From the client to the server.
+    Sent,
+    /// From the server to the client.
+    Received,
+}
+
+impl Direction {
+    /// `sent` or `received`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Sent => "sent",
+            Direction::Received => "received",
+        }
+    }
+
+    /// A log's or a HAR's spelling: `sent`/`send`, `received`/`receive`.
+    pub fn parse(s: &str) -> Option<Direction> {
+        match s {
+            "sent" | "send" => Some(Direction::Sent),
+            "received" | "receive" => Some(Direction::Received),
+            _ => None,
+        }
+    }
+}
+
+/// What a socket's message is: RFC 6455's frame kinds as a socket's
+/// message log keeps them (and a browser's record of the socket failing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame<'a> {
+    /// A text message (opcode 1): its data is the text.
+    Text,
+    /// A binary message (opcode 2).
+    Binary,
+    /// A close (opcode 8), with its status code (0 when it gave none) and
+    /// reason.
+    Close {
+        /// The status code, 0 for none.
+        code: u16,
+        /// The reason, `""` for none.
+        reason: &'a str,
+    },
+    /// The socket failed (a browser's `error` entry): the data is the
+    /// browser's text.
+    Failed,
+    /// Another opcode (a ping or pong a log kept).
+    Other(i64),
+}
+
+/// A socket's message log: the one form every input of a socket is read
+/// in (a HAR's frames are turned into it, `record` writes it), one
+/// record a line. These are the seam's names for it; the socket transport
+/// ([`websocket`]) says how a record is written.
+pub mod socket_log {
+    pub use super::websocket::Record;
+    use super::{websocket, Direction, Frame};
+
+    /// Reads one log line.
+    ///
+    /// # Errors
+    /// Why the line is no message record, as a sentence
+    /// ([`websocket::record`]).
+    pub fn record(line: &str) -> Result<Record, String> {
+        websocket::record(line)
+    }
+
+    /// One log line (with its newline) of a message that went `direction`
+    /// at `time` (seconds since the epoch): `data` is a text message's
+    /// text, a binary one's bytes in base64, a failure's text. A close is
+    /// written with its code and reason.
+    pub fn line(direction: Direction, time: Option<f64>, frame: Frame<'_>, data: &str) -> String {
+        websocket::log_line_of(direction, time, frame, data)
+    }
+
+    /// The message log of a browser's frames (a HAR entry's
+    /// `_webSocketMessages`: `type`, `time`, `opcode`, `data`), one line
+    /// per frame ([`websocket::log_of_har`]).
+    pub fn of_har(messages: &[serde_json::Value]) -> Vec<u8> {
+        websocket::log_of_har(messages)
+    }
+
+    /// Whether `head`, a body's first bytes, starts a message log.
+    pub fn looks_like(head: &[u8]) -> bool {
+        websocket::looks_like(head)
+    }
+}
+
 /// One of the ways a stream's messages arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -130,6 +221,14 @@ impl Transport {
     /// handshake that answers 101 Switching Protocols (WebSocket).
     pub fn is_socket(self) -> bool {
         self == Transport::WebSocket
+    }
+
+    /// The socket transport a body's first bytes show: a body that
+    /// carries several streams (a socket's message log, whose responses
+    /// the pipeline tells apart); `None` for a body of one stream. The
+    /// code that reads such a body asks this, never a transport by name.
+    pub fn socket_of(head: &[u8]) -> Option<Transport> {
+        Transport::of_bytes(head).filter(|t| t.is_socket())
     }
 
     /// Whether this transport has comments a server may send between
@@ -285,10 +384,22 @@ pub struct Fault {
     pub what: String,
 }
 
-impl Message<'_> {
+impl<'a> Message<'a> {
     /// Byte offset in the body just past the message.
     pub fn end(&self) -> u64 {
         self.offset + self.len
+    }
+
+    /// Which way the message went, on a socket; `None` on a transport
+    /// whose messages all come from the server.
+    pub fn direction(&self) -> Option<Direction> {
+        websocket::direction(self)
+    }
+
+    /// What frame the message is, on a socket; `None` on another
+    /// transport.
+    pub fn frame(&self) -> Option<Frame<'a>> {
+        websocket::frame(self)
     }
 }
 

@@ -601,6 +601,7 @@ pub fn rule_awaits_clients(rule: &sselint::lint::Rule) -> bool {
 /// Whether capture `p`'s first stream is a WebSocket's message log (a HAR
 /// socket entry, a message log file).
 pub fn is_socket_capture(p: &Path) -> bool {
+    use sselint::transport::Transport;
     let Ok(cap) = sselint::capture::open(p.to_str().unwrap_or(""), &Options::default()) else {
         return false;
     };
@@ -608,12 +609,12 @@ pub fn is_socket_capture(p: &Path) -> bool {
         .into_iter()
         .next()
         .is_some_and(|s| match s.body {
-            sselint::capture::Body::Bytes(b) => sselint::transport::websocket::looks_like(&b),
+            sselint::capture::Body::Bytes(b) => Transport::socket_of(&b).is_some(),
             sselint::capture::Body::Reader(mut r) => {
                 let mut head = Vec::new();
                 let _ =
                     std::io::Read::read_to_end(&mut std::io::Read::take(&mut r, 65536), &mut head);
-                sselint::transport::websocket::looks_like(&head)
+                Transport::socket_of(&head).is_some()
             }
         })
 }

@@ -36,16 +36,13 @@
 //! dialect, which response a message belongs to); that is the dialect's
 //! (`Api::socket_route`) and the pipeline's (`pipeline/socket.rs`).
 
-use super::{ndjson, Fault, Framed, Header, Message, Sink};
+use super::{ndjson, Fault, Frame, Framed, Header, Message, Sink};
 use base64::Engine;
 use serde_json::Value;
 
 /// The transport's name in reports.
 pub const NAME: &str = "websocket";
 
-/// This transport, for the code that reads a socket's message log
-/// (`pipeline/socket.rs`) to hand on without naming it.
-pub const TRANSPORT: super::Transport = super::Transport::WebSocket;
 /// A socket has no media type of its own: its handshake is an HTTP 101.
 pub const MEDIA_TYPE: &str = "";
 /// What one message is called.
@@ -70,34 +67,7 @@ pub const CLOSE: i64 = 8;
 /// Chrome's opcode for an `error` entry: the socket failed.
 pub const ERROR: i64 = -1;
 
-/// Which way a message went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// From the client to the server.
-    Sent,
-    /// From the server to the client.
-    Received,
-}
-
-impl Direction {
-    /// `sent` or `received`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Direction::Sent => "sent",
-            Direction::Received => "received",
-        }
-    }
-
-    /// A log's or a HAR's spelling: `sent`/`send`, `received`/`receive`.
-    pub fn parse(s: &str) -> Option<Direction> {
-        match s {
-            "sent" | "send" => Some(Direction::Sent),
-            "received" | "receive" => Some(Direction::Received),
-            _ => None,
-        }
-    }
-}
+pub use super::Direction;
 
 /// The direction a message of this transport went (its [`DIRECTION`]
 /// header); `None` on another transport's message.
@@ -121,6 +91,56 @@ pub fn close<'a>(m: &Message<'a>) -> Option<(u16, &'a str)> {
             header(m, CLOSE_REASON).unwrap_or(""),
         )
     })
+}
+
+/// What frame a message of this transport is ([`Message::frame`]);
+/// `None` on another transport's.
+pub fn frame<'a>(m: &Message<'a>) -> Option<Frame<'a>> {
+    Some(match opcode(m)? {
+        TEXT => Frame::Text,
+        BINARY => Frame::Binary,
+        CLOSE => {
+            let (code, reason) = close(m).unwrap_or((0, ""));
+            Frame::Close { code, reason }
+        }
+        ERROR => Frame::Failed,
+        other => Frame::Other(other),
+    })
+}
+
+/// The opcode a log keeps for `frame`.
+pub fn opcode_of(frame: Frame<'_>) -> i64 {
+    match frame {
+        Frame::Text => TEXT,
+        Frame::Binary => BINARY,
+        Frame::Close { .. } => CLOSE,
+        Frame::Failed => ERROR,
+        Frame::Other(o) => o,
+    }
+}
+
+/// [`log_line`] of a message of kind `frame`; a close with its code and
+/// reason.
+pub fn log_line_of(
+    direction: Direction,
+    time: Option<f64>,
+    frame: Frame<'_>,
+    data: &str,
+) -> String {
+    let Frame::Close { code, reason } = frame else {
+        return log_line(direction, time, opcode_of(frame), data);
+    };
+    let mut o = serde_json::Map::new();
+    o.insert("direction".into(), direction.name().into());
+    if let Some(t) = time.and_then(serde_json::Number::from_f64) {
+        o.insert("time".into(), Value::Number(t));
+    }
+    o.insert("opcode".into(), CLOSE.into());
+    o.insert("code".into(), code.into());
+    o.insert("reason".into(), reason.into());
+    let mut line = Value::Object(o).to_string();
+    line.push('\n');
+    line
 }
 
 fn header<'a>(m: &Message<'a>, name: &str) -> Option<&'a str> {
@@ -216,6 +236,24 @@ pub struct Record {
     pub bytes: Option<Vec<u8>>,
     /// A close's code (0 when none) and reason.
     pub close: Option<(u64, String)>,
+}
+
+impl Record {
+    /// What frame the record is.
+    pub fn frame(&self) -> Frame<'_> {
+        match self.opcode {
+            CLOSE => {
+                let (code, reason) = self.close.as_ref().map_or((0, ""), |(c, r)| {
+                    (u16::try_from(*c).unwrap_or(0), r.as_str())
+                });
+                Frame::Close { code, reason }
+            }
+            TEXT => Frame::Text,
+            BINARY => Frame::Binary,
+            ERROR => Frame::Failed,
+            other => Frame::Other(other),
+        }
+    }
 }
 
 /// Reads one log line.
