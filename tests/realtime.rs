@@ -230,7 +230,7 @@ fn redact_scrubs_the_frames_and_the_audio_and_the_copy_still_reads() {
 
 #[test]
 fn replay_serves_a_realtime_capture_message_for_message() {
-    use sselint::transport::websocket::{record, Direction};
+    use sselint::transport::{socket_log::record, Direction};
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
     let cap = root().join("samples/websocket/realtime-function-call.har");
