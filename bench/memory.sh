@@ -9,6 +9,8 @@
 #        GEN=/path/to/gen_capture bench/memory.sh  (the generator, built apart)
 #        DIALECTS="chat gemini" COMMANDS="check redact-scrub" bench/memory.sh
 #        DIALECTS="ollama converse invoke" bench/memory.sh   (NDJSON, event-stream)
+#        RUNS=5 bench/memory.sh   (each command 5 times: the median wall time,
+#                                  and the peak's min / median / max)
 # Captures go to ${BENCH_DIR:-/tmp/sselint-bench} (shared with run.sh);
 # outputs to a scratch directory removed at the end.
 #
@@ -73,47 +75,73 @@ wait_port() {
   return 1
 }
 
-printf '| input | command | wall | peak RSS |\n|---|---|---|---|\n'
-row() { awk -v i="$1" -v c="$2" -v t="$3" -v m="$4" 'BEGIN { printf "| %s | %s | %.2f s | %.1f MiB |\n", i, c, t, m / 1024 }'; }
+runs=${RUNS:-1}
+if [ "$runs" -gt 1 ]; then
+  printf '| input | command | wall (median) | peak RSS min / median / max |\n|---|---|---|---|\n'
+else
+  printf '| input | command | wall | peak RSS |\n|---|---|---|---|\n'
+fi
+# One row from the runs' "wall_s peak_KiB" lines in file $3.
+row() {
+  local n mid t m
+  n=$(grep -c . "$3" || true)
+  if [ "$n" -eq 0 ]; then
+    printf '| %s | %s | — | — |\n' "$1" "$2"
+    return
+  fi
+  mid=$(((n + 1) / 2))
+  t=$(cut -d' ' -f1 "$3" | sort -n | sed -n "${mid}p")
+  m=$(cut -d' ' -f2 "$3" | sort -n | awk -v mid="$mid" '{ a[NR] = $1 } END { print a[1], a[mid], a[NR] }')
+  awk -v i="$1" -v c="$2" -v t="$t" -v m="$m" -v n="$n" 'BEGIN {
+    split(m, p, " ")
+    if (n == 1) printf "| %s | %s | %.2f s | %.1f MiB |\n", i, c, t, p[1] / 1024
+    else printf "| %s | %s | %.2f s | %.1f / %.1f / %.1f MiB |\n", i, c, t, p[1] / 1024, p[2] / 1024, p[3] / 1024
+  }'
+}
 for d in "${dialects[@]}"; do
   f=$(capture_for "$d")
   cat "$f" > /dev/null
   for c in "${commands[@]}"; do
-    out="$tmp/out"
-    [ "$d" = har ] && out="$tmp/out.har"
-    case "$c" in
-      check) r=$(measure "$BIN" check "$f" --format json --fail-on never) ;;
-      inspect-jsonl) r=$(measure "$BIN" inspect "$f" --format jsonl -o "$out") ;;
-      inspect) r=$(measure "$BIN" inspect "$f" --color never) ;;
-      redact) r=$(measure "$BIN" redact "$f" -o "$out" --force) ;;
-      redact-scrub) r=$(measure "$BIN" redact "$f" -o "$out" --force --scrub-text) ;;
-      minimize) r=$(measure "$BIN" minimize "$f" -o "$out" --force) ;;
-      diff) r=$(measure "$BIN" diff "$f" "$f") ;;
-      replay)
-        rm -f "$tmp/replay.out"
-        /usr/bin/time -f '%e %M' -o "$tmp/replay.time" "$BIN" replay "$f" --listen "127.0.0.1:$port" --once --delay-ms 0 > "$tmp/replay.out" 2>&1 &
-        wait_port
-        curl -sN -X POST -H 'content-type: application/json' -d '{"stream":true}' "http://127.0.0.1:$port$(path_for "$d")" > /dev/null || true
-        wait || true
-        r=$(tail -1 "$tmp/replay.time")
-        ;;
-      record)
-        rm -f "$tmp/replay.out"
-        "$BIN" replay "$f" --listen "127.0.0.1:$port" --once --delay-ms 0 > "$tmp/replay.out" 2>&1 &
-        wait_port
-        printf '{"model": "m", "messages": [{"role": "user", "content": "hi"}]}' > "$tmp/body.json"
-        r=$(measure "$BIN" record "http://127.0.0.1:$port$(path_for "$d")" --body "$tmp/body.json" -o "$out" --force --fail-on never)
-        wait || true
-        ;;
-    esac
-    read -r t m <<< "$r"
-    row "$d $mb MB" "$c" "$t" "$m"
-    rm -f "$out"
+    for _ in $(seq "$runs"); do
+      out="$tmp/out"
+      [ "$d" = har ] && out="$tmp/out.har"
+      case "$c" in
+        check) r=$(measure "$BIN" check "$f" --format json --fail-on never) ;;
+        inspect-jsonl) r=$(measure "$BIN" inspect "$f" --format jsonl -o "$out") ;;
+        inspect) r=$(measure "$BIN" inspect "$f" --color never) ;;
+        redact) r=$(measure "$BIN" redact "$f" -o "$out" --force) ;;
+        redact-scrub) r=$(measure "$BIN" redact "$f" -o "$out" --force --scrub-text) ;;
+        minimize) r=$(measure "$BIN" minimize "$f" -o "$out" --force) ;;
+        diff) r=$(measure "$BIN" diff "$f" "$f") ;;
+        replay)
+          rm -f "$tmp/replay.out"
+          /usr/bin/time -f '%e %M' -o "$tmp/replay.time" "$BIN" replay "$f" --listen "127.0.0.1:$port" --once --delay-ms 0 > "$tmp/replay.out" 2>&1 &
+          wait_port
+          curl -sN -X POST -H 'content-type: application/json' -d '{"stream":true}' "http://127.0.0.1:$port$(path_for "$d")" > /dev/null || true
+          wait || true
+          r=$(tail -1 "$tmp/replay.time")
+          ;;
+        record)
+          rm -f "$tmp/replay.out"
+          "$BIN" replay "$f" --listen "127.0.0.1:$port" --once --delay-ms 0 > "$tmp/replay.out" 2>&1 &
+          wait_port
+          printf '{"model": "m", "messages": [{"role": "user", "content": "hi"}]}' > "$tmp/body.json"
+          r=$(measure "$BIN" record "http://127.0.0.1:$port$(path_for "$d")" --body "$tmp/body.json" -o "$out" --force --fail-on never)
+          wait || true
+          ;;
+      esac
+      echo "$r" >> "$tmp/runs"
+      rm -f "$out"
+    done
+    row "$d $mb MB" "$c" "$tmp/runs"
+    rm -f "$tmp/runs"
   done
 done
 [ -n "${NO_COMMENTS:-}" ] && exit 0
 # 2 million comment lines (`:` alone), then one event: one block.
 cm="$dir/comments-2m.sse"
 [ -f "$cm" ] || { yes : | head -2000000; printf 'data: {}\n\n'; } > "$cm"
-read -r t m <<< "$(measure "$BIN" check "$cm" --format json --fail-on never)"
-row "2 M comment lines" check "$t" "$m"
+for _ in $(seq "$runs"); do
+  measure "$BIN" check "$cm" --format json --fail-on never >> "$tmp/runs"
+done
+row "2 M comment lines" check "$tmp/runs"
