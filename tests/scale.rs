@@ -137,10 +137,13 @@ fn ray_and_spark_give_the_cli_s_results_row_by_row() {
     assert_eq!(cli.len(), ROWS);
     let dialects: std::collections::BTreeSet<&str> =
         cli.values().filter_map(|v| v["dialect"].as_str()).collect();
-    // Every dialect sselint reads is in the log.
+    // Every dialect sselint reads over HTTP is in the log. Realtime is a
+    // WebSocket API that no HTTP request streams (docs/dialects/realtime.md),
+    // so no row of a gateway's HTTP log holds it.
     assert!(
         sselint::dialect::ALL
             .iter()
+            .filter(|d| **d != sselint::vocab::Dialect::Realtime)
             .all(|d| dialects.contains(d.name())),
         "{dialects:?}"
     );
