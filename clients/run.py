@@ -494,7 +494,9 @@ class Replays:
             )
             self.procs.append(p)
             line = p.stdout.readline()
-            m = re.search(r"http://([0-9.]+:[0-9]+)", line)
+            # A socket's capture is served as ws://ADDR/…; its clients take
+            # the same http:// base URL and make the ws:// one from it.
+            m = re.search(r"(?:http|ws)://([0-9.]+:[0-9]+)", line)
             if m:
                 self.urls[cid] = f"http://{m.group(1)}"
 
