@@ -198,36 +198,6 @@ impl Text {
         self.push_parts(&other.kept, other.tail);
     }
 
-    /// As [`Text::push_parts`], taking the kept bytes: into a text that
-    /// holds nothing yet they are moved, cut to [`MAX_TEXT_BYTES`] as
-    /// [`Text::push`] cuts them, not copied (a stream model's text becomes
-    /// the answer's without a second megabyte at its end).
-    pub fn push_owned(&mut self, mut kept: String, rest: Digest) {
-        if !self.kept.is_empty() || self.dropped > 0 {
-            self.push_parts(&kept, rest);
-            return;
-        }
-        if kept.len() > MAX_TEXT_BYTES {
-            let mut cut = MAX_TEXT_BYTES;
-            while !kept.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            self.drop_bytes(&kept.as_bytes()[cut..]);
-            kept.truncate(cut);
-            kept.shrink_to_fit();
-        }
-        self.kept = kept;
-        if rest.len > 0 {
-            self.tail.join(rest);
-            self.dropped += rest.len;
-        }
-    }
-
-    /// As [`Text::push_text`], taking `other` ([`Text::push_owned`]).
-    pub fn take_text(&mut self, other: Text) {
-        self.push_owned(other.kept, other.tail);
-    }
-
     /// Bytes received.
     pub fn received(&self) -> u64 {
         self.kept.len() as u64 + self.dropped
@@ -517,35 +487,6 @@ mod tests {
         d.push("z");
         assert_eq!(d.kept, b.kept);
         assert!(!d.same(&b));
-    }
-
-    /// Moving a text in gives the very text copying it in gives: kept
-    /// bytes, what was dropped and its hash, into an empty text or not.
-    #[test]
-    fn a_text_moved_in_is_the_text_copied_in() {
-        // A character across the cap: cut before it, as `push` cuts.
-        let long = "a".repeat(MAX_TEXT_BYTES - 1) + "é" + &"b".repeat(300);
-        let mut over = Text::default();
-        over.push(&long);
-        let mut tail = Digest::default();
-        tail.push(b"rest");
-        for kept in ["", "short", long.as_str()] {
-            for start in ["", "x"] {
-                for rest in [Digest::default(), tail] {
-                    let (mut copied, mut moved) = (Text::default(), Text::default());
-                    copied.push(start);
-                    moved.push(start);
-                    copied.push_parts(kept, rest);
-                    moved.push_owned(kept.to_string(), rest);
-                    assert_eq!(copied, moved, "{} {start:?} {}", kept.len(), rest.len);
-                }
-            }
-        }
-        let mut moved = Text::default();
-        moved.take_text(over.clone());
-        let mut copied = Text::default();
-        copied.push_text(&over);
-        assert_eq!(copied, moved);
     }
 
     #[test]

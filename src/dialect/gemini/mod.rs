@@ -923,24 +923,21 @@ impl Checker {
 
     /// The answer: each candidate's text, thoughts, finish and calls; a
     /// blocked prompt as choice 0's finish (and its stand-in when no
-    /// candidate 0 came); why an answer is empty. The candidates' text
-    /// and thoughts are moved into the answer, not copied: it comes last.
+    /// candidate 0 came); why an answer is empty.
     fn assemble_answer(&mut self) -> Answer {
         for c in self.candidates.values_mut() {
             c.close_streaming();
         }
-        // Whether candidate 0 is blank, told before its text moves.
-        let blank0 = self.candidates.get(&0).map(Candidate::is_blank);
         let mut answer = Answer {
             usage: self.usage_value(),
             done: self.done,
             chunks_with_choices: self.with_candidates,
             ..Answer::default()
         };
-        for (i, c) in &mut self.candidates {
+        for (i, c) in &self.candidates {
             let ch = answer.choice(*i);
-            ch.text = std::mem::take(&mut c.text);
-            ch.reasoning = std::mem::take(&mut c.reasoning);
+            ch.text = c.text.clone();
+            ch.reasoning = c.reasoning.clone();
             ch.finish_reason = c.finish.clone();
             for (n, call) in c.calls.iter().enumerate() {
                 ch.tool_calls.insert(n as u64, call.clone());
@@ -960,10 +957,10 @@ impl Checker {
                 ));
             }
             // A candidate that came anyway is the answer the clients show.
-            if blank0 != Some(false) {
+            if self.candidates.get(&0).is_none_or(Candidate::is_blank) {
                 answer.empty = Some(format!("the prompt was blocked ({reason})"));
             }
-        } else if let Some(c) = self.candidates.get(&0).filter(|_| blank0 == Some(true)) {
+        } else if let Some(c) = self.candidates.get(&0).filter(|c| c.is_blank()) {
             if let Some(f) = c.finish.as_deref().filter(|f| *f != "STOP") {
                 answer.empty = Some(match &c.finish_message {
                     Some(m) => format!("{f}: {m}"),
@@ -1381,9 +1378,7 @@ impl super::Checker for Checker {
     }
 
     fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
-        for c in self.candidates.values_mut() {
-            c.close_streaming();
-        }
+        let answer = self.assemble_answer();
         let ending = self.stream_ending();
         self.check_repeated_answer(out);
         self.check_event_lines(out);
@@ -1392,8 +1387,7 @@ impl super::Checker for Checker {
         self.check_finishes(out);
         self.check_usage(ending, out);
         self.check_cut_off(ending, &end, out);
-        // Last: the candidates' text moves into the answer.
-        (self.assemble_answer(), ending)
+        (answer, ending)
     }
 
     fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {

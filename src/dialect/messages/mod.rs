@@ -1634,6 +1634,7 @@ impl super::Checker for Checker {
             done: self.stopped,
             ..Answer::default()
         };
+        model::assemble(&mut answer, &self.blocks, &self.overflow);
         answer.choice(0).finish_reason = self.stop_reason.clone();
         let ending = if self.errored {
             Ending::Failed
@@ -1860,8 +1861,6 @@ impl super::Checker for Checker {
                 ),
             );
         }
-        // Last: the blocks' text moves into the answer.
-        model::assemble(&mut answer, &mut self.blocks, &mut self.overflow);
         (answer, ending)
     }
 

@@ -256,19 +256,18 @@ pub fn streamed(blocks: &[Block], overflow: &Block) -> Streamed {
 /// reasoning, each tool block as a tool call (`id`, `name`, input as its
 /// arguments; a `tool_use` block is a `function` call, a server-run
 /// tool's block a call of its block type that the server ran); the
-/// overflow block's text last. The blocks' text and thinking are moved
-/// into the answer, not copied: the model is done with them.
-pub fn assemble(answer: &mut Answer, blocks: &mut [Block], overflow: &mut Block) {
+/// overflow block's text last.
+pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
     let mut order: Vec<usize> = (0..blocks.len()).collect();
     order.sort_by_key(|&i| (blocks[i].index, i));
     let c = answer.choice(0);
-    for k in 0..=order.len() {
-        let b = match order.get(k) {
-            Some(&i) => &mut blocks[i],
-            None => &mut *overflow,
-        };
-        c.text.take_text(std::mem::take(&mut b.text));
-        c.reasoning.take_text(std::mem::take(&mut b.thinking));
+    for b in order
+        .into_iter()
+        .map(|i| &blocks[i])
+        .chain(std::iter::once(overflow))
+    {
+        c.text.push_text(&b.text);
+        c.reasoning.push_text(&b.thinking);
         if b.is_tool() {
             let index = c.tool_calls.len() as u64;
             let server = b.kind != CLIENT_TOOL;
@@ -347,7 +346,7 @@ mod tests {
         tool.input_streamed = true;
         tool.input = r#"{"a":1}"#.into();
         let mut answer = Answer::default();
-        assemble(&mut answer, &mut [text, first, tool], &mut Block::default());
+        assemble(&mut answer, &[text, first, tool], &Block::default());
         let c = &answer.choices[&0];
         assert_eq!(c.text.kept, "hello world");
         assert_eq!(c.tool_calls[&0].arguments, r#"{"a":1}"#);

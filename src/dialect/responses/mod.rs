@@ -165,15 +165,6 @@ impl Part {
         }
     }
 
-    /// Takes [`Part::answer`] out of the part (the answer is assembled
-    /// last, and moves the text rather than copy it).
-    fn take_answer(&mut self) -> Acc {
-        match (&mut self.settled, self.deltas) {
-            (Some(Settled::Own(a)), 0) => std::mem::take(a),
-            _ => std::mem::take(&mut self.streamed),
-        }
-    }
-
     /// The last full value a `.done` event gave.
     pub fn settled(&self) -> Option<&Acc> {
         match &self.settled {
@@ -480,12 +471,11 @@ impl Checker {
             .count()
     }
 
-    /// The answer, from the items (see the module docs); the text parts'
-    /// text moves into it.
-    fn assemble(&mut self) -> Answer {
+    /// The answer, from the items (see the module docs).
+    fn assemble(&self) -> Answer {
         let mut answer = Answer::default();
         let c = answer.choice(0);
-        let mut order: Vec<&mut Item> = self.items.iter_mut().collect();
+        let mut order: Vec<&Item> = self.items.iter().collect();
         order.sort_by_key(|i| i.output_index);
         for it in order {
             match it.kind.as_str() {
@@ -537,7 +527,7 @@ impl Checker {
                     c.tool_calls.insert(index, call);
                 }
                 _ => {
-                    for p in it.parts.values_mut() {
+                    for p in it.parts.values() {
                         match p.kind.as_str() {
                             "refusal" => {
                                 c.refusal
@@ -545,10 +535,7 @@ impl Checker {
                                     .push_parts(p.text(), p.answer().rest);
                             }
                             "reasoning_text" => c.reasoning.push_parts(p.text(), p.answer().rest),
-                            _ => {
-                                let a = p.take_answer();
-                                c.text.push_owned(a.kept, a.rest);
-                            }
+                            _ => c.text.push_parts(p.text(), p.answer().rest),
                         }
                     }
                 }
