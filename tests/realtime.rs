@@ -11,28 +11,15 @@ use sselint::dialect::Dialect;
 use sselint::model::assembly::Ending;
 
 fn session(kind: &str) -> String {
-    let out = std::process::Command::new("python3")
-        .arg(root().join("scripts/realtime_session.py"))
-        .args(["log", kind])
-        .output()
-        .expect("python3 runs scripts/realtime_session.py");
-    assert!(out.status.success(), "{kind}");
-    String::from_utf8(out.stdout).unwrap()
+    common::session_log("realtime_session.py", kind)
 }
 
 fn lint_log(kind: &str) -> sselint::pipeline::FileResult {
-    let dir = scratch(&format!("rt-{kind}"));
-    let p = dir.join(format!("{kind}.jsonl"));
-    std::fs::write(&p, session(kind)).unwrap();
-    lint_file(&p)
+    common::lint_session_log("realtime_session.py", "rt", kind)
 }
 
-/// (rule, line) of every finding of every stream.
 fn found(r: &sselint::pipeline::FileResult) -> Vec<(&'static str, u64)> {
-    r.streams
-        .iter()
-        .flat_map(|s| s.diagnostics.iter().map(|d| (d.rule, d.location.line)))
-        .collect()
+    common::findings_by_line(r)
 }
 
 #[test]

@@ -680,3 +680,33 @@ pub fn sample<T>(items: Vec<T>, default: usize) -> Vec<T> {
     let step = items.len().div_ceil(default.max(1));
     items.into_iter().step_by(step).collect()
 }
+
+/// The message log a session script writes: `python3 scripts/SCRIPT log
+/// KIND` (scripts/ws_session.py, scripts/realtime_session.py), one JSON
+/// record a line.
+pub fn session_log(script: &str, kind: &str) -> String {
+    let out = std::process::Command::new("python3")
+        .arg(root().join("scripts").join(script))
+        .args(["log", kind])
+        .output()
+        .unwrap_or_else(|e| panic!("python3 runs scripts/{script}: {e}"));
+    assert!(out.status.success(), "{kind}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// That log written to `KIND.jsonl` in the scratch folder `DIR_PREFIX-KIND`
+/// and linted as a file.
+pub fn lint_session_log(script: &str, dir_prefix: &str, kind: &str) -> FileResult {
+    let dir = scratch(&format!("{dir_prefix}-{kind}"));
+    let p = dir.join(format!("{kind}.jsonl"));
+    std::fs::write(&p, session_log(script, kind)).unwrap();
+    lint_file(&p)
+}
+
+/// (rule, line) of every finding of every stream.
+pub fn findings_by_line(r: &FileResult) -> Vec<(&'static str, u64)> {
+    r.streams
+        .iter()
+        .flat_map(|s| s.diagnostics.iter().map(|d| (d.rule, d.location.line)))
+        .collect()
+}
