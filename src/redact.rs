@@ -706,10 +706,7 @@ impl Scrubber {
             while j < b.len() && b[j] != b'"' {
                 j += if b[j] == b'\\' { 2 } else { 1 };
             }
-            let mut end = j.min(b.len());
-            while !v.is_char_boundary(end) {
-                end += 1;
-            }
+            let end = v.ceil_char_boundary(j);
             let lit = &v[start..end];
             let after = v[end.min(v.len())..].trim_start_matches('"').trim_start();
             let is_key = after.starts_with(':');

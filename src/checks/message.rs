@@ -137,10 +137,9 @@ impl<'s> Linter<'s> {
     /// findings point.
     fn note_last(&mut self, m: &Message<'_>) {
         let bytes = m.data.as_bytes();
-        let mut cut = bytes.len().saturating_sub(crate::lint::MAX_SOURCE_LINE);
-        while !m.data.is_char_boundary(cut) {
-            cut += 1;
-        }
+        let cut = m
+            .data
+            .ceil_char_boundary(bytes.len().saturating_sub(crate::lint::MAX_SOURCE_LINE));
         self.last_line.0.clear();
         self.last_line.0.extend_from_slice(&bytes[cut..]);
         self.last_line.1 = m.data_offset + cut as u64;

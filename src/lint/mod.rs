@@ -185,14 +185,8 @@ impl Location {
         } else {
             let b = before.len().min(text.len());
             let m = (before.len() + mid.len()).min(text.len()) - b;
-            let b = (0..=b)
-                .rev()
-                .find(|i| text.is_char_boundary(*i))
-                .unwrap_or(0);
-            let m = (0..=m)
-                .rev()
-                .find(|i| text.is_char_boundary(b + *i))
-                .unwrap_or(0);
+            let b = text.floor_char_boundary(b);
+            let m = text.floor_char_boundary(b + m) - b;
             (text[..b].to_string(), text[b..b + m].to_string())
         };
         Location {

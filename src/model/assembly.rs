@@ -168,10 +168,7 @@ impl Text {
         } else {
             0
         };
-        let mut cut = room.min(s.len());
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = s.floor_char_boundary(room);
         self.kept.push_str(&s[..cut]);
         self.drop_bytes(&s.as_bytes()[cut..]);
     }

@@ -92,14 +92,8 @@ pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> S
         // On whole characters of the text shown: a span one byte wide can
         // end inside the `�` an invalid byte was shown as.
         let text = &src.text;
-        let mut s = s.min(text.len());
-        while !text.is_char_boundary(s) {
-            s -= 1;
-        }
-        let mut e = e.clamp(s, text.len());
-        while !text.is_char_boundary(e) {
-            e += 1;
-        }
+        let s = text.floor_char_boundary(s);
+        let e = text.ceil_char_boundary(e.clamp(s, text.len()));
         let label = d
             .pointer
             .as_deref()

@@ -586,10 +586,7 @@ impl Checker {
         let t = self.chat.choices.entry(idx).or_default();
         t.last_content.clear();
         // At most 4,096 bytes, cut at a character boundary.
-        let keep = (0..=s.len().min(4096))
-            .rev()
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(0);
+        let keep = s.floor_char_boundary(4096);
         t.last_content.push_str(&s[..keep]);
     }
 

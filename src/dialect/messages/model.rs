@@ -98,10 +98,7 @@ impl Block {
 
     /// A block of type `kind` at `index`.
     pub fn new(index: u64, kind: &str, start_event: Option<u64>) -> Self {
-        let mut cut = kind.len().min(MAX_KIND_BYTES);
-        while !kind.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = kind.floor_char_boundary(MAX_KIND_BYTES);
         Block {
             index,
             kind: kind[..cut].to_string(),
@@ -170,10 +167,7 @@ impl Budget {
     /// The longest prefix of `s` (on a char boundary) that still fits;
     /// takes it from the budget.
     pub fn take<'a>(&mut self, s: &'a str) -> &'a str {
-        let mut cut = s.len().min(self.left);
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = s.floor_char_boundary(self.left);
         self.left -= cut;
         &s[..cut]
     }
@@ -185,10 +179,7 @@ impl Budget {
             Pool::Text => &mut self.text_left,
             Pool::Thinking => &mut self.thinking_left,
         };
-        let mut cut = s.len().min(*share).min(self.left);
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = s.floor_char_boundary((*share).min(self.left));
         *share -= cut;
         self.left -= cut;
         let kept = &s[..cut];

@@ -71,10 +71,7 @@ impl Acc {
             self.rest.push(s.as_bytes());
             return;
         }
-        let mut cut = s.len().min(budget.0);
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = s.floor_char_boundary(budget.0);
         self.kept.push_str(&s[..cut]);
         self.rest.push(&s.as_bytes()[cut..]);
         budget.0 -= cut;
