@@ -354,3 +354,144 @@ fn inspect_shows_each_chunk_as_a_frame_with_what_its_event_did() {
     assert!(kinds.contains(&"block+tool"), "{kinds:?}");
     assert!(kinds.contains(&"finish+usage"), "{kinds:?}");
 }
+
+/// An Invoke stream of `events` (each a model's own JSON event) as
+/// `chunk` frames.
+fn model_frames(events: &[&str]) -> Vec<u8> {
+    events.iter().flat_map(|e| chunk(e)).collect()
+}
+
+/// Titan Text's stream: `outputText` pieces, `completionReason` on the
+/// last (the Bedrock user guide, "Amazon Titan Text models").
+const TITAN: [&str; 3] = [
+    r#"{"outputText":"Rain forms","index":0,"totalOutputTextTokenCount":3,"completionReason":null,"inputTextTokenCount":11}"#,
+    r#"{"outputText":" when vapour condenses.","index":0,"totalOutputTextTokenCount":9,"completionReason":null,"inputTextTokenCount":11}"#,
+    r#"{"outputText":"","index":0,"totalOutputTextTokenCount":9,"completionReason":"FINISH","inputTextTokenCount":11,"amazon-bedrock-invocationMetrics":{"inputTokenCount":11,"outputTokenCount":9,"invocationLatency":701,"firstByteLatency":290}}"#,
+];
+
+#[test]
+fn other_models_read_with_their_answer_finish_and_usage_and_no_finding() {
+    // (sample, finish, input tokens, output tokens): the counts are
+    // Bedrock's invocation metrics on the last chunk.
+    let cases = [
+        ("titan", "FINISH", 11, 12),
+        ("llama", "stop", 18, 13),
+        ("mistral", "stop", 21, 14),
+        ("nova", "end_turn", 9, 14),
+    ];
+    for (model, finish, input, output) in cases {
+        let s = lint(&sample(&format!("good/bedrock-invoke-{model}.bin")));
+        assert_eq!(s.dialect, Some(invoke()), "{model}");
+        assert!(s.diagnostics.is_empty(), "{model}: {:?}", s.diagnostics);
+        let c = &s.answer.choices[&0];
+        assert_eq!(
+            c.text.kept, "Rain forms when water vapour cools and condenses into droplets.",
+            "{model}"
+        );
+        assert_eq!(c.finish_reason.as_deref(), Some(finish), "{model}");
+        let usage = s.answer.usage.as_ref().unwrap();
+        assert_eq!(usage["input_tokens"], input, "{model}");
+        assert_eq!(usage["output_tokens"], output, "{model}");
+        assert_eq!(s.ending, Ending::Complete, "{model}");
+        assert_eq!(s.answer.empty, None, "{model}");
+    }
+}
+
+#[test]
+fn the_model_in_the_path_decides_and_an_unknown_one_is_not_read() {
+    let dir = scratch("invoke-models");
+    let lint_at = |name: &str, url: &str, body: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, har(url, body).to_string()).unwrap();
+        lint_file(&p).streams.remove(0)
+    };
+    // Titan's stream under a Titan path (an ARN, percent-encoded): read.
+    let titan = "https://bedrock-runtime.us-east-1.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A%3Afoundation-model%2Famazon.titan-text-express-v1/invoke-with-response-stream";
+    let s = lint_at("titan.har", titan, &model_frames(&TITAN));
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    assert_eq!(
+        s.answer.choices[&0].text.kept,
+        "Rain forms when vapour condenses."
+    );
+    assert_eq!(s.ending, Ending::Complete);
+    // Cut before its last chunk: no finish reason, so not complete.
+    let s = lint_at("titan-cut.har", titan, &model_frames(&TITAN[..2]));
+    assert_eq!(s.ending, Ending::CutOff);
+    assert_eq!(s.answer.choices[&0].finish_reason, None);
+    // A model sselint does not know (an application inference profile),
+    // events of no known shape: only the wrapper is checked, and the
+    // answer says the model is not read.
+    let unknown = "https://bedrock-runtime.us-east-1.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A111122223333%3Aapplication-inference-profile%2Fa1b2c3d4e5/invoke-with-response-stream";
+    let events = [
+        r#"{"token":{"text":"Rain"}}"#,
+        r#"{"token":{"text":" falls."},"amazon-bedrock-invocationMetrics":{"inputTokenCount":4,"outputTokenCount":2,"invocationLatency":90,"firstByteLatency":40}}"#,
+    ];
+    let s = lint_at("unknown.har", unknown, &model_frames(&events));
+    assert_eq!(s.dialect, Some(invoke()));
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    assert!(s.answer.empty.as_deref().unwrap().contains("not read"));
+    assert!(s
+        .answer
+        .empty
+        .as_deref()
+        .unwrap()
+        .contains("application-inference-profile"));
+    assert_eq!(s.ending, Ending::Complete);
+    // The path names Claude: the events are read as Messages', whatever
+    // their shape (a gateway that sent Titan's events under Claude's
+    // path is wrong for a Claude client).
+    let s = lint_at("claude-path.har", URL, &model_frames(&TITAN));
+    assert!(rules(&s).contains(&"messages-schema"), "{:?}", rules(&s));
+}
+
+#[test]
+fn the_wrappers_rules_hold_for_other_models() {
+    // An exception frame mid-stream fails a Titan stream once.
+    let mut body = model_frames(&TITAN[..2]);
+    body.extend(encode(
+        &[
+            (":exception-type", "modelStreamErrorException"),
+            (":content-type", "application/json"),
+            (":message-type", "exception"),
+        ],
+        br#"{"message":"The model stream failed.","originalStatusCode":424}"#,
+    ));
+    let s = lint(&body);
+    assert_eq!(rules(&s), ["invoke-exception"]);
+    assert_eq!(s.ending, Ending::Failed);
+    assert_eq!(
+        s.answer.choices[&0].text.kept,
+        "Rain forms when vapour condenses."
+    );
+    // A complete stream whose last chunk has no invocation metrics.
+    let last = TITAN[2]
+        .split(r#","amazon-bedrock"#)
+        .next()
+        .unwrap()
+        .to_string()
+        + "}";
+    let s = lint(&model_frames(&[TITAN[0], TITAN[1], &last]));
+    assert_eq!(rules(&s), ["invoke-metrics"]);
+    assert_eq!(s.ending, Ending::Complete);
+    // The model's own counts stand in for the metrics' in the usage.
+    assert_eq!(s.answer.usage.as_ref().unwrap()["output_tokens"], 9);
+    // A chunk whose bytes are not base64.
+    let mut body = model_frames(&TITAN[..1]);
+    body.extend(chunk_payload(r#"{"bytes":"not base64!"}"#));
+    body.extend(model_frames(&TITAN[1..]));
+    let s = lint(&body);
+    assert_eq!(rules(&s), ["invoke-chunk"]);
+    // Nova's events without a `messageStop`: ConverseStream's own cut-off.
+    let nova = sample("good/bedrock-invoke-nova.bin");
+    let mut frames = Vec::new();
+    let mut at = 0;
+    while at < nova.len() {
+        let n = u32::from_be_bytes(nova[at..at + 4].try_into().unwrap()) as usize;
+        frames.push(&nova[at..at + n]);
+        at += n;
+    }
+    let cut: Vec<u8> = frames[..frames.len() - 2].concat();
+    let s = lint(&cut);
+    assert_eq!(rules(&s), ["converse-cut-off"]);
+    assert_eq!(s.ending, Ending::CutOff);
+}
