@@ -495,3 +495,133 @@ fn the_wrappers_rules_hold_for_other_models() {
     assert_eq!(rules(&s), ["converse-cut-off"]);
     assert_eq!(s.ending, Ending::CutOff);
 }
+
+/// A `curl --trace` dump (curl's `tool_cb_dbg.c` layout: a record line,
+/// then `%04zx: `, 16 bytes as `%02x ` padded to 48 columns, and their
+/// ASCII) of a response whose body arrives in reads of `read` bytes;
+/// `time` prefixes each record line as `--trace-time` does.
+fn trace_of(head: &str, body: &[u8], read: usize, time: bool) -> String {
+    let mut t = String::from(
+        "== Info: Connected to bedrock-runtime.us-east-1.amazonaws.com (203.0.113.7) port 443\n",
+    );
+    let record = |t: &mut String, label: &str, bytes: &[u8], i: usize| {
+        if time {
+            t.push_str(&format!(
+                "10:{:02}:{:02}.{:06} ",
+                i / 60 % 60,
+                i % 60,
+                i * 137 % 1_000_000
+            ));
+        }
+        t.push_str(&format!(
+            "{label}, {} bytes (0x{:x})\n",
+            bytes.len(),
+            bytes.len()
+        ));
+        for (n, row) in bytes.chunks(16).enumerate() {
+            let hex: String = row.iter().map(|b| format!("{b:02x} ")).collect();
+            let ascii: String = row
+                .iter()
+                .map(|b| {
+                    if (0x20..0x7f).contains(b) {
+                        *b as char
+                    } else {
+                        '.'
+                    }
+                })
+                .collect();
+            t.push_str(&format!("{:04x}: {hex:<48}{ascii}\n", n * 16));
+        }
+    };
+    record(&mut t, "<= Recv header", head.as_bytes(), 0);
+    for (i, piece) in body.chunks(read).enumerate() {
+        record(&mut t, "<= Recv data", piece, i + 1);
+    }
+    t
+}
+
+#[test]
+fn a_binary_body_in_a_curl_trace_is_read_and_its_findings_point_at_the_dump_line() {
+    // Enough deltas that one read passes 0x10000 bytes (five-digit
+    // offsets), a frame past it with a bad CRC.
+    let mut frames = text_frames(METRICS);
+    let delta = frames[2].clone();
+    frames.splice(3..3, std::iter::repeat_n(delta, 700));
+    let bad = 650;
+    let n = frames[bad].len();
+    frames[bad][n - 1] ^= 0x5a;
+    let body = frames.concat();
+    assert!(body.len() > 0x10000 + 1000, "{}", body.len());
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.amazon.eventstream\r\n\r\n";
+    let raw = lint(&body);
+    assert_eq!(rules(&raw), ["invoke-frame"]);
+    let at = raw.diagnostics[0].location.byte_offset;
+    let dir = scratch("invoke-trace");
+    for (read, time) in [(body.len(), false), (16_384, true), (1_000, false)] {
+        let trace = trace_of(head, &body, read, time);
+        let p = dir.join(format!("invoke-{read}.trace"));
+        std::fs::write(&p, &trace).unwrap();
+        let r = lint_file(&p);
+        let s = &r.streams[0];
+        assert_eq!(s.dialect, Some(invoke()));
+        assert_eq!(rules(s), ["invoke-frame"], "{read}");
+        assert_eq!(s.diagnostics[0].location.byte_offset, at, "{read}");
+        // The finding's byte, on the dump line that shows it.
+        let pos = s.file_positions[&at];
+        let line = trace.lines().nth(pos.line as usize - 1).unwrap();
+        let col = pos.column as usize - 1;
+        assert_eq!(
+            &line[col..col + 2],
+            format!("{:02x}", body[at as usize]),
+            "{read}: {line}"
+        );
+        assert_eq!(
+            &trace[pos.byte as usize..pos.byte as usize + 2],
+            &line[col..col + 2]
+        );
+        // SARIF names that line of the trace file.
+        let (_, out, _) = sselint(&[
+            "check",
+            "--format",
+            "sarif",
+            "--fail-on",
+            "never",
+            p.to_str().unwrap(),
+        ]);
+        let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(region["startLine"], pos.line, "{read}");
+        assert_eq!(region["startColumn"], pos.column, "{read}");
+    }
+}
+
+#[test]
+fn a_trace_ascii_dump_of_a_binary_body_is_refused_with_why() {
+    let body = sample("good/bedrock-invoke.bin");
+    let mut t = String::from("<= Recv header, 71 bytes (0x47)\n0000: HTTP/1.1 200 OK\n0011: Content-Type: application/vnd.amazon.eventstream\n0044: \n");
+    t.push_str(&format!(
+        "<= Recv data, {} bytes (0x{:x})\n",
+        body.len(),
+        body.len()
+    ));
+    for (n, row) in body.chunks(64).enumerate() {
+        let ascii: String = row
+            .iter()
+            .map(|b| {
+                if (0x20..0x7f).contains(b) {
+                    *b as char
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        t.push_str(&format!("{:04x}: {ascii}\n", n * 64));
+    }
+    let dir = scratch("invoke-trace-ascii");
+    let p = dir.join("invoke.trace");
+    std::fs::write(&p, t).unwrap();
+    let (code, _, err) = sselint(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("invoke.trace"), "{err}");
+    assert!(err.contains("--trace-ascii dump cannot carry"), "{err}");
+}
