@@ -358,6 +358,10 @@ pub fn lint_stream_with(
             _ => BTreeMap::new(),
         },
         (None, _, Some(shifts)) => shifted_positions(shifts, &report.out.diagnostics),
+        // A body read from a curl trace's dump lines.
+        (None, _, None) if stream.dump.is_some() => {
+            capture::dumped(stream.dump.as_deref().unwrap_or_default(), spans())
+        }
         _ => BTreeMap::new(),
     };
     let mut notes = stream.notes;

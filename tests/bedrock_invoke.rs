@@ -354,3 +354,274 @@ fn inspect_shows_each_chunk_as_a_frame_with_what_its_event_did() {
     assert!(kinds.contains(&"block+tool"), "{kinds:?}");
     assert!(kinds.contains(&"finish+usage"), "{kinds:?}");
 }
+
+/// An Invoke stream of `events` (each a model's own JSON event) as
+/// `chunk` frames.
+fn model_frames(events: &[&str]) -> Vec<u8> {
+    events.iter().flat_map(|e| chunk(e)).collect()
+}
+
+/// Titan Text's stream: `outputText` pieces, `completionReason` on the
+/// last (the Bedrock user guide, "Amazon Titan Text models").
+const TITAN: [&str; 3] = [
+    r#"{"outputText":"Rain forms","index":0,"totalOutputTextTokenCount":3,"completionReason":null,"inputTextTokenCount":11}"#,
+    r#"{"outputText":" when vapour condenses.","index":0,"totalOutputTextTokenCount":9,"completionReason":null,"inputTextTokenCount":11}"#,
+    r#"{"outputText":"","index":0,"totalOutputTextTokenCount":9,"completionReason":"FINISH","inputTextTokenCount":11,"amazon-bedrock-invocationMetrics":{"inputTokenCount":11,"outputTokenCount":9,"invocationLatency":701,"firstByteLatency":290}}"#,
+];
+
+#[test]
+fn other_models_read_with_their_answer_finish_and_usage_and_no_finding() {
+    // (sample, finish, input tokens, output tokens): the counts are
+    // Bedrock's invocation metrics on the last chunk.
+    let cases = [
+        ("titan", "FINISH", 11, 12),
+        ("llama", "stop", 18, 13),
+        ("mistral", "stop", 21, 14),
+        ("nova", "end_turn", 9, 14),
+    ];
+    for (model, finish, input, output) in cases {
+        let s = lint(&sample(&format!("good/bedrock-invoke-{model}.bin")));
+        assert_eq!(s.dialect, Some(invoke()), "{model}");
+        assert!(s.diagnostics.is_empty(), "{model}: {:?}", s.diagnostics);
+        let c = &s.answer.choices[&0];
+        assert_eq!(
+            c.text.kept, "Rain forms when water vapour cools and condenses into droplets.",
+            "{model}"
+        );
+        assert_eq!(c.finish_reason.as_deref(), Some(finish), "{model}");
+        let usage = s.answer.usage.as_ref().unwrap();
+        assert_eq!(usage["input_tokens"], input, "{model}");
+        assert_eq!(usage["output_tokens"], output, "{model}");
+        assert_eq!(s.ending, Ending::Complete, "{model}");
+        assert_eq!(s.answer.empty, None, "{model}");
+    }
+}
+
+#[test]
+fn the_model_in_the_path_decides_and_an_unknown_one_is_not_read() {
+    let dir = scratch("invoke-models");
+    let lint_at = |name: &str, url: &str, body: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, har(url, body).to_string()).unwrap();
+        lint_file(&p).streams.remove(0)
+    };
+    // Titan's stream under a Titan path (an ARN, percent-encoded): read.
+    let titan = "https://bedrock-runtime.us-east-1.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A%3Afoundation-model%2Famazon.titan-text-express-v1/invoke-with-response-stream";
+    let s = lint_at("titan.har", titan, &model_frames(&TITAN));
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    assert_eq!(
+        s.answer.choices[&0].text.kept,
+        "Rain forms when vapour condenses."
+    );
+    assert_eq!(s.ending, Ending::Complete);
+    // Cut before its last chunk: no finish reason, so not complete.
+    let s = lint_at("titan-cut.har", titan, &model_frames(&TITAN[..2]));
+    assert_eq!(s.ending, Ending::CutOff);
+    assert_eq!(s.answer.choices[&0].finish_reason, None);
+    // A model sselint does not know (an application inference profile),
+    // events of no known shape: only the wrapper is checked, and the
+    // answer says the model is not read.
+    let unknown = "https://bedrock-runtime.us-east-1.amazonaws.com/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A111122223333%3Aapplication-inference-profile%2Fa1b2c3d4e5/invoke-with-response-stream";
+    let events = [
+        r#"{"token":{"text":"Rain"}}"#,
+        r#"{"token":{"text":" falls."},"amazon-bedrock-invocationMetrics":{"inputTokenCount":4,"outputTokenCount":2,"invocationLatency":90,"firstByteLatency":40}}"#,
+    ];
+    let s = lint_at("unknown.har", unknown, &model_frames(&events));
+    assert_eq!(s.dialect, Some(invoke()));
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    assert!(s.answer.empty.as_deref().unwrap().contains("not read"));
+    assert!(s
+        .answer
+        .empty
+        .as_deref()
+        .unwrap()
+        .contains("application-inference-profile"));
+    assert_eq!(s.ending, Ending::Complete);
+    // The path names Claude: the events are read as Messages', whatever
+    // their shape (a gateway that sent Titan's events under Claude's
+    // path is wrong for a Claude client).
+    let s = lint_at("claude-path.har", URL, &model_frames(&TITAN));
+    assert!(rules(&s).contains(&"messages-schema"), "{:?}", rules(&s));
+}
+
+#[test]
+fn the_wrappers_rules_hold_for_other_models() {
+    // An exception frame mid-stream fails a Titan stream once.
+    let mut body = model_frames(&TITAN[..2]);
+    body.extend(encode(
+        &[
+            (":exception-type", "modelStreamErrorException"),
+            (":content-type", "application/json"),
+            (":message-type", "exception"),
+        ],
+        br#"{"message":"The model stream failed.","originalStatusCode":424}"#,
+    ));
+    let s = lint(&body);
+    assert_eq!(rules(&s), ["invoke-exception"]);
+    assert_eq!(s.ending, Ending::Failed);
+    assert_eq!(
+        s.answer.choices[&0].text.kept,
+        "Rain forms when vapour condenses."
+    );
+    // A complete stream whose last chunk has no invocation metrics.
+    let last = TITAN[2]
+        .split(r#","amazon-bedrock"#)
+        .next()
+        .unwrap()
+        .to_string()
+        + "}";
+    let s = lint(&model_frames(&[TITAN[0], TITAN[1], &last]));
+    assert_eq!(rules(&s), ["invoke-metrics"]);
+    assert_eq!(s.ending, Ending::Complete);
+    // The model's own counts stand in for the metrics' in the usage.
+    assert_eq!(s.answer.usage.as_ref().unwrap()["output_tokens"], 9);
+    // A chunk whose bytes are not base64.
+    let mut body = model_frames(&TITAN[..1]);
+    body.extend(chunk_payload(r#"{"bytes":"not base64!"}"#));
+    body.extend(model_frames(&TITAN[1..]));
+    let s = lint(&body);
+    assert_eq!(rules(&s), ["invoke-chunk"]);
+    // Nova's events without a `messageStop`: ConverseStream's own cut-off.
+    let nova = sample("good/bedrock-invoke-nova.bin");
+    let mut frames = Vec::new();
+    let mut at = 0;
+    while at < nova.len() {
+        let n = u32::from_be_bytes(nova[at..at + 4].try_into().unwrap()) as usize;
+        frames.push(&nova[at..at + n]);
+        at += n;
+    }
+    let cut: Vec<u8> = frames[..frames.len() - 2].concat();
+    let s = lint(&cut);
+    assert_eq!(rules(&s), ["converse-cut-off"]);
+    assert_eq!(s.ending, Ending::CutOff);
+}
+
+/// A `curl --trace` dump (curl's `tool_cb_dbg.c` layout: a record line,
+/// then `%04zx: `, 16 bytes as `%02x ` padded to 48 columns, and their
+/// ASCII) of a response whose body arrives in reads of `read` bytes;
+/// `time` prefixes each record line as `--trace-time` does.
+fn trace_of(head: &str, body: &[u8], read: usize, time: bool) -> String {
+    let mut t = String::from(
+        "== Info: Connected to bedrock-runtime.us-east-1.amazonaws.com (203.0.113.7) port 443\n",
+    );
+    let record = |t: &mut String, label: &str, bytes: &[u8], i: usize| {
+        if time {
+            t.push_str(&format!(
+                "10:{:02}:{:02}.{:06} ",
+                i / 60 % 60,
+                i % 60,
+                i * 137 % 1_000_000
+            ));
+        }
+        t.push_str(&format!(
+            "{label}, {} bytes (0x{:x})\n",
+            bytes.len(),
+            bytes.len()
+        ));
+        for (n, row) in bytes.chunks(16).enumerate() {
+            let hex: String = row.iter().map(|b| format!("{b:02x} ")).collect();
+            let ascii: String = row
+                .iter()
+                .map(|b| {
+                    if (0x20..0x7f).contains(b) {
+                        *b as char
+                    } else {
+                        '.'
+                    }
+                })
+                .collect();
+            t.push_str(&format!("{:04x}: {hex:<48}{ascii}\n", n * 16));
+        }
+    };
+    record(&mut t, "<= Recv header", head.as_bytes(), 0);
+    for (i, piece) in body.chunks(read).enumerate() {
+        record(&mut t, "<= Recv data", piece, i + 1);
+    }
+    t
+}
+
+#[test]
+fn a_binary_body_in_a_curl_trace_is_read_and_its_findings_point_at_the_dump_line() {
+    // Enough deltas that one read passes 0x10000 bytes (five-digit
+    // offsets), a frame past it with a bad CRC.
+    let mut frames = text_frames(METRICS);
+    let delta = frames[2].clone();
+    frames.splice(3..3, std::iter::repeat_n(delta, 700));
+    let bad = 650;
+    let n = frames[bad].len();
+    frames[bad][n - 1] ^= 0x5a;
+    let body = frames.concat();
+    assert!(body.len() > 0x10000 + 1000, "{}", body.len());
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.amazon.eventstream\r\n\r\n";
+    let raw = lint(&body);
+    assert_eq!(rules(&raw), ["invoke-frame"]);
+    let at = raw.diagnostics[0].location.byte_offset;
+    let dir = scratch("invoke-trace");
+    for (read, time) in [(body.len(), false), (16_384, true), (1_000, false)] {
+        let trace = trace_of(head, &body, read, time);
+        let p = dir.join(format!("invoke-{read}.trace"));
+        std::fs::write(&p, &trace).unwrap();
+        let r = lint_file(&p);
+        let s = &r.streams[0];
+        assert_eq!(s.dialect, Some(invoke()));
+        assert_eq!(rules(s), ["invoke-frame"], "{read}");
+        assert_eq!(s.diagnostics[0].location.byte_offset, at, "{read}");
+        // The finding's byte, on the dump line that shows it.
+        let pos = s.file_positions[&at];
+        let line = trace.lines().nth(pos.line as usize - 1).unwrap();
+        let col = pos.column as usize - 1;
+        assert_eq!(
+            &line[col..col + 2],
+            format!("{:02x}", body[at as usize]),
+            "{read}: {line}"
+        );
+        assert_eq!(
+            &trace[pos.byte as usize..pos.byte as usize + 2],
+            &line[col..col + 2]
+        );
+        // SARIF names that line of the trace file.
+        let (_, out, _) = sselint(&[
+            "check",
+            "--format",
+            "sarif",
+            "--fail-on",
+            "never",
+            p.to_str().unwrap(),
+        ]);
+        let sarif: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(region["startLine"], pos.line, "{read}");
+        assert_eq!(region["startColumn"], pos.column, "{read}");
+    }
+}
+
+#[test]
+fn a_trace_ascii_dump_of_a_binary_body_is_refused_with_why() {
+    let body = sample("good/bedrock-invoke.bin");
+    let mut t = String::from("<= Recv header, 71 bytes (0x47)\n0000: HTTP/1.1 200 OK\n0011: Content-Type: application/vnd.amazon.eventstream\n0044: \n");
+    t.push_str(&format!(
+        "<= Recv data, {} bytes (0x{:x})\n",
+        body.len(),
+        body.len()
+    ));
+    for (n, row) in body.chunks(64).enumerate() {
+        let ascii: String = row
+            .iter()
+            .map(|b| {
+                if (0x20..0x7f).contains(b) {
+                    *b as char
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        t.push_str(&format!("{:04x}: {ascii}\n", n * 64));
+    }
+    let dir = scratch("invoke-trace-ascii");
+    let p = dir.join("invoke.trace");
+    std::fs::write(&p, t).unwrap();
+    let (code, _, err) = sselint(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("invoke.trace"), "{err}");
+    assert!(err.contains("--trace-ascii dump cannot carry"), "{err}");
+}

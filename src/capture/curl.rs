@@ -696,13 +696,22 @@ fn read_trace(
     let mut ascii = None::<bool>;
     let mut last_end = 0usize; // expected next offset inside the record
     let mut declared = 0usize;
+    // Where the received body's bytes sit in the file.
+    let mut runs: super::DumpRuns = Vec::new();
+    let (mut pos, mut line_no, mut recv_base) = (0u64, 0u64, 0u64);
     for raw_line in text.split(|b| *b == b'\n') {
+        let line_start = pos;
+        pos += raw_line.len() as u64 + 1;
+        line_no += 1;
         let raw_line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
         let time = line_time_ms(raw_line);
         let l = strip_time(raw_line);
         if let Some(kind) = trace_record(l) {
             if let Some(rec) = records.last_mut() {
                 fill_crlf(rec, ascii, last_end, declared);
+                if rec.kind == Record::RecvData {
+                    recv_base += rec.bytes.len() as u64;
+                }
             }
             declared = declared_size(l);
             last_end = 0;
@@ -730,15 +739,32 @@ fn read_trace(
         };
         let content = l.get(colon + 2..).unwrap_or(&[]);
         let is_ascii = *ascii.get_or_insert_with(|| !is_hex_dump(content));
+        let run = |body: u64, per_line: u64, step: u64| super::DumpRun {
+            body: recv_base + body,
+            byte: line_start,
+            line: line_no,
+            // The prefixes strip_time took, the offset, `: `.
+            column: (raw_line.len() - l.len() + colon + 2) as u64 + 1,
+            per_line,
+            line_bytes: 0,
+            step,
+            lines: 1,
+        };
         if is_ascii {
             // Bytes the dump skipped between lines were a CRLF.
             if off > last_end && off - last_end <= 2 {
                 rec.bytes
                     .extend_from_slice(&b"\r\n"[2 - (off - last_end)..]);
             }
+            if rec.kind == Record::RecvData {
+                extend_runs(&mut runs, run(rec.bytes.len() as u64, 64, 1));
+            }
             rec.bytes.extend_from_slice(content);
             last_end = off + content.len();
         } else {
+            if rec.kind == Record::RecvData {
+                extend_runs(&mut runs, run(rec.bytes.len() as u64, 16, 3));
+            }
             for pair in content.get(..48).unwrap_or(content).chunks(3) {
                 let h = std::str::from_utf8(&pair[..pair.len().min(2)]).unwrap_or("");
                 if let Ok(b) = u8::from_str_radix(h.trim(), 16) {
@@ -806,6 +832,20 @@ fn read_trace(
             http = Some(h);
         }
     }
+    let binary = http
+        .as_ref()
+        .and_then(|h| h.content_type.as_deref())
+        .is_some_and(|t| {
+            t.trim()
+                .to_ascii_lowercase()
+                .starts_with("application/vnd.amazon.eventstream")
+        });
+    if is_ascii && binary {
+        return Err(InputError::new(
+            name,
+            "a --trace-ascii dump cannot carry this binary body (Content-Type application/vnd.amazon.eventstream): curl printed every byte outside printable ASCII as '.', so the frames' lengths and CRCs are lost; capture with --trace, or save the body alone with -o FILE",
+        ));
+    }
     if is_ascii {
         body = infer_line_feeds(&body);
     }
@@ -825,7 +865,8 @@ fn read_trace(
         .as_ref()
         .and_then(|h: &Http| h.header("transfer-encoding"))
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    if chunked && decode::looks_chunked(&body) {
+    let dechunked = chunked && decode::looks_chunked(&body);
+    if dechunked {
         let (plain, map) = dechunk_mapped(&body, &stream.evidence);
         for r in &mut reads {
             r.offset = map(r.offset);
@@ -839,7 +880,12 @@ fn read_trace(
         stream.timing = Some(Timing::Reads(reads));
     }
     let body_reader: Box<dyn Read + Send> = Box::new(Cursor::new(body));
-    finish_body(&mut stream, http.as_ref(), body_reader, max_decoded);
+    let contiguous = finish_body(&mut stream, http.as_ref(), body_reader, max_decoded);
+    // The body is the dump lines' bytes as they are: its positions map
+    // onto them.
+    if contiguous && !dechunked && !runs.is_empty() {
+        stream.dump = Some(runs);
+    }
     stream.http = http;
     stream.request = (!request.method.is_empty()).then_some(request);
     Ok(Capture {
@@ -852,6 +898,31 @@ fn read_trace(
         },
         streams: vec![stream],
     })
+}
+
+/// Adds one dump line of received data (`at`, a run of one line) to
+/// `runs`: the last run grows when the line is where its layout puts the
+/// next one, else a run starts (up to [`super::MAX_SHIFTS`] of them).
+fn extend_runs(runs: &mut super::DumpRuns, at: super::DumpRun) {
+    if let Some(r) = runs.last_mut() {
+        let same = r.per_line == at.per_line
+            && r.step == at.step
+            && r.column == at.column
+            && at.body == r.body + r.lines * r.per_line
+            && at.line == r.line + r.lines;
+        if same && r.lines == 1 && at.byte > r.byte {
+            r.line_bytes = at.byte - r.byte;
+            r.lines = 2;
+            return;
+        }
+        if same && r.lines > 1 && at.byte == r.byte + r.lines * r.line_bytes {
+            r.lines += 1;
+            return;
+        }
+    }
+    if runs.len() < super::MAX_SHIFTS {
+        runs.push(at);
+    }
 }
 
 /// A record's declared byte count (`<= Recv data, 123 bytes (0x7b)`).

@@ -808,6 +808,70 @@ pub struct Shift {
     pub lines: u64,
 }
 
+/// Where a body reassembled from a `curl --trace` or `--trace-ascii`
+/// dump sits in its file: each [`DumpRun`] is a run of dump lines of
+/// the same layout, from its body offset on, up to the next. At most
+/// [`MAX_SHIFTS`] of them (past that, later positions have none).
+pub type DumpRuns = Vec<DumpRun>;
+
+/// A run of dump lines that each show `per_line` body bytes and take
+/// `line_bytes` bytes of the file: line `i` of the run shows body bytes
+/// from `body + i × per_line` at column `column` of file line `line + i`,
+/// `step` columns a byte (3 in `--trace`'s hex, `xx `; 1 in
+/// `--trace-ascii`). curl's `tool_cb_dbg.c` writes each record's lines
+/// as `%04zx: ` then 16 bytes of hex and their ASCII, or 64 characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DumpRun {
+    /// Body offset of the run's first byte.
+    pub body: u64,
+    /// File byte offset of the run's first line.
+    pub byte: u64,
+    /// 1-based file line of the run's first line.
+    pub line: u64,
+    /// 1-based column of the first byte on each line.
+    pub column: u64,
+    /// Body bytes a line shows.
+    pub per_line: u64,
+    /// File bytes a line takes, line end included (0 while the run has
+    /// one line).
+    pub line_bytes: u64,
+    /// Columns a body byte takes.
+    pub step: u64,
+    /// Lines in the run.
+    pub lines: u64,
+}
+
+/// The file positions of the body byte offsets `at` in a body read from a
+/// curl trace ([`DumpRuns`]); an offset before the first run or past the
+/// last line of its run (the end of the body) has none.
+pub fn dumped(
+    runs: &[DumpRun],
+    at: impl Iterator<Item = u64>,
+) -> std::collections::BTreeMap<u64, FilePos> {
+    let mut out = std::collections::BTreeMap::new();
+    for b in at {
+        let i = runs.partition_point(|r| r.body <= b);
+        let Some(r) = i.checked_sub(1).map(|i| runs[i]) else {
+            continue;
+        };
+        let k = b - r.body;
+        let (n, j) = (k / r.per_line.max(1), k % r.per_line.max(1));
+        if n >= r.lines {
+            continue;
+        }
+        let column = r.column + j * r.step;
+        out.insert(
+            b,
+            FilePos {
+                byte: r.byte + n * r.line_bytes + column - 1,
+                line: r.line + n,
+                column,
+            },
+        );
+    }
+    out
+}
+
 /// The file positions of the body positions `at` (byte offset, 1-based
 /// line, column), under `shifts`; a position before the first shift, or
 /// past the last one when [`MAX_SHIFTS`] was reached, has none.
@@ -864,6 +928,9 @@ pub struct Stream {
     /// again once the lint is over, to map the findings' body offsets into
     /// the file as a body in memory is.
     pub spooled_text: Option<spool::Spooled>,
+    /// A body read from a curl trace's dump lines, byte for byte: where
+    /// its bytes sit in the file.
+    pub dump: Option<DumpRuns>,
 }
 
 impl Stream {
@@ -880,6 +947,7 @@ impl Stream {
             origin: Origin::default(),
             shifts: None,
             spooled_text: None,
+            dump: None,
         }
     }
 }

@@ -84,6 +84,9 @@ impl Linter<'_> {
             return;
         };
         c.setup(self.out.settings(), self.ctx.request.as_ref());
+        if let Some(url) = self.ctx.url.as_deref() {
+            c.request_url(url);
+        }
         // Events of no recognised format came first: the checker hears of
         // them (a vendor event ahead of a Responses stream's first event).
         if let Some((loc, index, _)) = &self.first_unknown {

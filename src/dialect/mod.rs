@@ -586,6 +586,11 @@ pub trait Checker: std::fmt::Debug {
     /// settings in force, and the request's options when the capture has
     /// the request. Called once, just after the checker is made.
     fn setup(&mut self, _settings: &Settings, _request: Option<&chat::RequestOptions>) {}
+    /// The request's URL (or path), when the capture has one (HAR, curl
+    /// `-v`, `record`), told once before the first event: for a dialect
+    /// whose events mean what the path says (Bedrock Invoke's inner model
+    /// is named in it). Nothing by default.
+    fn request_url(&mut self, _url: &str) {}
     /// Whether the checker reads each event's data itself: the shared
     /// stage then hands it over unparsed (`Event::json` is `None` and
     /// `Event::done` false) and reports nothing on it, and the checker

@@ -21,15 +21,28 @@
 //! body. The wrapper's own rules are the frame (`invoke-frame`), the
 //! chunk (`invoke-chunk`: not `{"bytes": …}`, not base64, not a JSON
 //! event), the exception (`invoke-exception`) and the metrics
-//! (`invoke-metrics`). Only Claude's events are read: another model's
-//! (Titan, Llama, …) are Messages events to no one, and say so.
+//! (`invoke-metrics`).
+//!
+//! Other models' events are their own APIs' ([`models`]): the model
+//! is told by the request path's model id, else by the first event's
+//! shape. Amazon Nova's are ConverseStream's events, read by its checker
+//! ([`crate::dialect::bedrock_converse::Checker`]); Titan's, Llama's,
+//! Mistral's, Cohere's and AI21's are read for their text, finish reason
+//! and usage ([`models::Plain`]), with the wrapper's rules only; a model of
+//! no known family is not read (the answer says so), and only the
+//! wrapper's rules apply.
 
 pub mod api;
 mod fast;
+pub mod models;
 pub mod words;
 
+use models::Family;
+
 use crate::dialect::bedrock_converse::{exception_kind, report_fault, shown, Exception};
-use crate::dialect::{messages, Checker as _, Event, Hints, Out, StreamEnd, Transport};
+use crate::dialect::{
+    bedrock_converse, messages, Checker as _, Event, Hints, Out, StreamEnd, Transport,
+};
 use crate::lint::rule;
 use crate::lint::{Finding, Location, Severity};
 use crate::model::assembly::{Answer, Ending};
@@ -70,6 +83,15 @@ pub struct Checker {
     decoded: Vec<u8>,
     /// Chunks the fast path took.
     typed_frames: u64,
+    /// The inner model, once the path or the first event tells it
+    /// (`None` until then: read as Claude, as before any chunk).
+    family: Option<Family>,
+    /// The model id the request path names.
+    model_id: Option<String>,
+    /// Amazon Nova's events: ConverseStream's checker.
+    nova: Option<Box<bedrock_converse::Checker>>,
+    /// Titan's, Llama's, Mistral's, Cohere's or AI21's events.
+    plain: Option<Box<models::Plain>>,
 }
 
 /// The outer linter, seen by the Messages checker: findings on an inner
@@ -143,7 +165,14 @@ impl crate::dialect::Checker for Checker {
     }
 
     fn fast(&mut self, ev: &Event<'_>, out: &mut dyn Out) -> bool {
-        self.fast_chunk(ev, out)
+        // Only Claude's deltas have a fast path (and only a stream known
+        // to be Claude's, or not yet known: its first event settles it).
+        matches!(self.family, None | Some(Family::Claude)) && self.fast_chunk(ev, out)
+    }
+
+    fn request_url(&mut self, url: &str) {
+        self.model_id = models::model_id_of_url(url);
+        self.family = self.model_id.as_deref().and_then(models::of_model_id);
     }
 
     fn typed_chunks(&self) -> u64 {
@@ -198,6 +227,9 @@ impl crate::dialect::Checker for Checker {
     }
 
     fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
+        if !matches!(self.family, None | Some(Family::Claude)) {
+            return self.finish_other(end, out);
+        }
         // A stream whose last frame could not be read ends there:
         // `invoke-frame` says so, and Messages' cut-off would say it again.
         let quiet = self.last_faulted.then_some(rule::MESSAGES_CUT_OFF.name());
@@ -324,6 +356,13 @@ impl Checker {
     /// A chunk unwrapped: its event to the Messages checker, named by its
     /// `type` (the SDKs' Bedrock decoders read it by its type).
     fn inner_event(&mut self, ev: &Event<'_>, inner: &Value, out: &mut dyn Out) {
+        let family = *self
+            .family
+            .get_or_insert_with(|| models::of_event(inner).unwrap_or(Family::Other));
+        if family != Family::Claude {
+            self.other_event(family, ev, inner, out);
+            return;
+        }
         self.chunks += 1;
         let data = inner.to_string();
         let ty = inner.get("type").and_then(Value::as_str);
@@ -343,6 +382,133 @@ impl Checker {
             self.stop_at = Some((out.at_pointer("/bytes", false), ev.index));
         }
         self.inner.event(&iev, &mut Inner::of(&mut *out));
+    }
+
+    /// A chunk of another model than Claude: Nova's to ConverseStream's
+    /// checker, Titan's, Llama's, … read for their answer, another
+    /// model's not read.
+    fn other_event(&mut self, family: Family, ev: &Event<'_>, inner: &Value, out: &mut dyn Out) {
+        self.chunks += 1;
+        if let Some(m) = inner.get(METRICS) {
+            out.kind("usage");
+            self.metrics = Some((m.clone(), out.at_pointer("/bytes", false), ev.index));
+        }
+        match family {
+            Family::Nova => {
+                // Each event is an object of one key, its type (the last
+                // also carries the invocation metrics).
+                let Some((name, v)) = inner
+                    .as_object()
+                    .and_then(|o| o.iter().find(|(k, _)| k.as_str() != METRICS))
+                else {
+                    return;
+                };
+                let data = v.to_string();
+                let iev = Event {
+                    index: ev.index,
+                    name,
+                    named: true,
+                    id: None,
+                    data: &data,
+                    json: Some(v),
+                    done: false,
+                };
+                let nova = self.nova.get_or_insert_with(Default::default);
+                nova.event(&iev, &mut Inner::of(&mut *out));
+                self.summary = nova.summary();
+            }
+            Family::Claude | Family::Other => {
+                out.kind("unknown");
+            }
+            _ => {
+                let added = self
+                    .plain
+                    .get_or_insert_with(Default::default)
+                    .event(family, inner);
+                if let Some(t) = added.text.as_deref().filter(|t| !t.is_empty()) {
+                    out.kind("content");
+                    if out.summaries() {
+                        self.summary = format!("{:?}", shorten(t, 60));
+                    }
+                }
+                if let Some(f) = &added.finish {
+                    out.kind("finish");
+                    self.summary = format!("finish {}", shown(f));
+                }
+            }
+        }
+    }
+
+    /// The end of a stream of another model than Claude: its answer and
+    /// ending, `invoke-metrics` when a complete stream has none (the
+    /// counts are not compared: the model's own are not Messages' usage).
+    fn finish_other(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
+        let family = self.family.unwrap_or(Family::Other);
+        let metrics = self.metrics.as_ref().map(|(m, _, _)| m);
+        let (answer, ending) = match family {
+            Family::Nova => {
+                let mut nova = self.nova.take().unwrap_or_default();
+                // A frame the transport could not read, or a chunk that
+                // could not be unwrapped, is the wrapper's finding: the
+                // cut is not said again.
+                let broken = self.faults + self.bad_chunks > 0;
+                let quiet = broken.then_some(rule::CONVERSE_CUT_OFF.name());
+                let (mut answer, ending) = nova.finish(
+                    end,
+                    &mut Inner {
+                        out: &mut *out,
+                        quiet,
+                    },
+                );
+                // ConverseStream's `metadata` usage is the model's own count.
+                let own = answer.usage.take();
+                let n = |k: &str| own.as_ref().and_then(|u| u.get(k)).and_then(Value::as_u64);
+                answer.usage = models::usage(metrics, n("inputTokens"), n("outputTokens"));
+                (answer, ending)
+            }
+            Family::Claude | Family::Other => {
+                let model = match &self.model_id {
+                    Some(id) => format!("model {}", crate::lint::printable(&shorten(id, 120))),
+                    None => "their shape is no known model's".to_string(),
+                };
+                let answer = Answer {
+                    chunks_with_choices: self.chunks,
+                    empty: Some(format!(
+                        "the inner model's events are not read ({model}): only the Invoke wrapper is checked"
+                    )),
+                    ..Answer::default()
+                };
+                let ending = if self.chunks == 0 {
+                    Ending::Empty
+                } else if metrics.is_some() {
+                    // Bedrock adds its metrics to the last chunk.
+                    Ending::Complete
+                } else {
+                    Ending::CutOff
+                };
+                (answer, ending)
+            }
+            _ => {
+                let plain = self.plain.take().unwrap_or_default();
+                let (finished, events) = (plain.finished(), plain.events);
+                let answer = plain.into_answer(metrics);
+                let ending = if finished {
+                    Ending::Complete
+                } else if events == 0 {
+                    Ending::Empty
+                } else {
+                    Ending::CutOff
+                };
+                (answer, ending)
+            }
+        };
+        if self.exception.is_some() {
+            return (answer, Ending::Failed);
+        }
+        if ending == Ending::Complete {
+            self.check_metrics(&Answer::default(), out);
+        }
+        (answer, ending)
     }
 
     /// `invoke-chunk`, once per stream, at `level`: an error for a `chunk`
