@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Peak RSS (whole process) and wall time of every command on a 100 MB
+# Peak RSS (whole process), wall and CPU time of every command on a 100 MB
 # capture of each dialect and on a 100 MB HAR (issue 40's "Peak RSS"), plus
 # `check` of 2 million comment lines in one block: one run each, release
-# build, measured with GNU time (/usr/bin/time -f '%e %M').
+# build, measured with GNU time (/usr/bin/time -f '%e %M %U %S'; CPU is
+# user + system).
 #
 # usage: bench/memory.sh [SIZE_MB]          (default 100)
 #        BIN=/path/to/sselint bench/memory.sh   (another build, e.g. a baseline)
 #        GEN=/path/to/gen_capture bench/memory.sh  (the generator, built apart)
 #        DIALECTS="chat gemini" COMMANDS="check redact-scrub" bench/memory.sh
 #        DIALECTS="ollama converse invoke" bench/memory.sh   (NDJSON, event-stream)
-#        RUNS=5 bench/memory.sh   (each command 5 times: the median wall time,
-#                                  and the peak's min / median / max)
+#        RUNS=5 bench/memory.sh   (each command 5 times: the median wall and
+#                                  CPU time, and the peak's min / median / max)
 # Captures go to ${BENCH_DIR:-/tmp/sselint-bench} (shared with run.sh);
 # outputs to a scratch directory removed at the end.
 #
@@ -35,10 +36,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 port=${PORT:-18931}
 
-# Prints "wall_s peak_KiB" of one run of the command (output discarded),
+# Prints "wall_s peak_KiB user_s sys_s" of one run of the command (output discarded),
 # stopped after ${TIMEOUT:-600} s (the figures are then the run so far).
 measure() {
-  /usr/bin/time -f '%e %M' -o "$tmp/time" timeout "${TIMEOUT:-600}" "$@" > /dev/null 2> "$tmp/err" || true
+  /usr/bin/time -f '%e %M %U %S' -o "$tmp/time" timeout "${TIMEOUT:-600}" "$@" > /dev/null 2> "$tmp/err" || true
   tail -1 "$tmp/time"
 }
 
@@ -77,25 +78,26 @@ wait_port() {
 
 runs=${RUNS:-1}
 if [ "$runs" -gt 1 ]; then
-  printf '| input | command | wall (median) | peak RSS min / median / max |\n|---|---|---|---|\n'
+  printf '| input | command | wall (median) | CPU (median) | peak RSS min / median / max |\n|---|---|---|---|---|\n'
 else
-  printf '| input | command | wall | peak RSS |\n|---|---|---|---|\n'
+  printf '| input | command | wall | CPU | peak RSS |\n|---|---|---|---|---|\n'
 fi
-# One row from the runs' "wall_s peak_KiB" lines in file $3.
+# One row from the runs' "wall_s peak_KiB user_s sys_s" lines in file $3.
 row() {
-  local n mid t m
+  local n mid t m u
   n=$(grep -c . "$3" || true)
   if [ "$n" -eq 0 ]; then
-    printf '| %s | %s | — | — |\n' "$1" "$2"
+    printf '| %s | %s | — | — | — |\n' "$1" "$2"
     return
   fi
   mid=$(((n + 1) / 2))
   t=$(cut -d' ' -f1 "$3" | sort -n | sed -n "${mid}p")
+  u=$(awk '{ print $3 + $4 }' "$3" | sort -n | sed -n "${mid}p")
   m=$(cut -d' ' -f2 "$3" | sort -n | awk -v mid="$mid" '{ a[NR] = $1 } END { print a[1], a[mid], a[NR] }')
-  awk -v i="$1" -v c="$2" -v t="$t" -v m="$m" -v n="$n" 'BEGIN {
+  awk -v i="$1" -v c="$2" -v t="$t" -v u="$u" -v m="$m" -v n="$n" 'BEGIN {
     split(m, p, " ")
-    if (n == 1) printf "| %s | %s | %.2f s | %.1f MiB |\n", i, c, t, p[1] / 1024
-    else printf "| %s | %s | %.2f s | %.1f / %.1f / %.1f MiB |\n", i, c, t, p[1] / 1024, p[2] / 1024, p[3] / 1024
+    if (n == 1) printf "| %s | %s | %.2f s | %.2f s | %.1f MiB |\n", i, c, t, u, p[1] / 1024
+    else printf "| %s | %s | %.2f s | %.2f s | %.1f / %.1f / %.1f MiB |\n", i, c, t, u, p[1] / 1024, p[2] / 1024, p[3] / 1024
   }'
 }
 for d in "${dialects[@]}"; do
@@ -115,7 +117,7 @@ for d in "${dialects[@]}"; do
         diff) r=$(measure "$BIN" diff "$f" "$f") ;;
         replay)
           rm -f "$tmp/replay.out"
-          /usr/bin/time -f '%e %M' -o "$tmp/replay.time" "$BIN" replay "$f" --listen "127.0.0.1:$port" --once --delay-ms 0 > "$tmp/replay.out" 2>&1 &
+          /usr/bin/time -f '%e %M %U %S' -o "$tmp/replay.time" "$BIN" replay "$f" --listen "127.0.0.1:$port" --once --delay-ms 0 > "$tmp/replay.out" 2>&1 &
           wait_port
           curl -sN -X POST -H 'content-type: application/json' -d '{"stream":true}' "http://127.0.0.1:$port$(path_for "$d")" > /dev/null || true
           wait || true

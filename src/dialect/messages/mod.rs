@@ -92,6 +92,8 @@ pub struct Checker {
     /// The block started last (position in `blocks`).
     newest: Option<usize>,
     budget: Budget,
+    /// The text of the stopped blocks, moved out of them for the answer.
+    answered: model::Answered,
     index_reported: bool,
     overlap_reported: bool,
     interleave_reported: bool,
@@ -1016,6 +1018,10 @@ impl Checker {
         value: Option<&str>,
     ) {
         let signed = self.block_ref(pos).signature.is_some();
+        if pos != usize::MAX {
+            // A delta after the block's stop: its text comes back to it.
+            self.answered.restore(&mut self.blocks[pos]);
+        }
         let mut budget = std::mem::take(&mut self.budget);
         let b = self.block_mut(pos);
         b.deltas += 1;
@@ -1191,6 +1197,9 @@ impl Checker {
             return;
         };
         self.open.remove(&index);
+        if pos != usize::MAX {
+            self.answered.take(&mut self.blocks[pos]);
+        }
         let stopped = self.block_mut(pos);
         stopped.open = false;
         stopped.shrink();
@@ -1494,7 +1503,7 @@ impl Checker {
                 shorten(ev.data, 120)
             ),
         };
-        let streamed = model::streamed(&self.blocks, &self.overflow);
+        let streamed = model::streamed(&self.blocks, &self.overflow, &self.answered);
         let after = if self.messages == 0 {
             "before the message started".to_string()
         } else {
@@ -1634,8 +1643,6 @@ impl super::Checker for Checker {
             done: self.stopped,
             ..Answer::default()
         };
-        model::assemble(&mut answer, &self.blocks, &self.overflow);
-        answer.choice(0).finish_reason = self.stop_reason.clone();
         let ending = if self.errored {
             Ending::Failed
         } else if self.stopped && self.stop_reason.is_some() {
@@ -1705,7 +1712,7 @@ impl super::Checker for Checker {
                 );
             }
         }
-        let streamed = model::streamed(&self.blocks, &self.overflow);
+        let streamed = model::streamed(&self.blocks, &self.overflow, &self.answered);
         // A lost event may have been the stop reason or `message_stop`:
         // the ending's finding names it, as `messages-cut-off` does.
         let unread = if self.lost > 0 {
@@ -1861,6 +1868,15 @@ impl super::Checker for Checker {
                 ),
             );
         }
+        // Last: the checks above count the blocks' text, which the answer
+        // may take over from `answered`.
+        model::assemble(
+            &mut answer,
+            &self.blocks,
+            &self.overflow,
+            std::mem::take(&mut self.answered),
+        );
+        answer.choice(0).finish_reason = self.stop_reason.clone();
         (answer, ending)
     }
 

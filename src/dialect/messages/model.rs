@@ -85,6 +85,10 @@ pub struct Block {
     /// Left open when another block started (`messages-block-overlap`): its
     /// missing stop is part of that finding.
     pub overlapped: bool,
+    /// Where its text went in the stream's [`Answered`] text, when it was
+    /// moved there at its stop ([`Answered::take`]); `text` then keeps
+    /// nothing.
+    pub in_answer: Option<std::ops::Range<usize>>,
 }
 
 impl Block {
@@ -229,11 +233,58 @@ impl Streamed {
     }
 }
 
+/// The text of the blocks that have stopped, joined in the order they
+/// stopped: a stopped block's whole kept text moves here, so that the
+/// answer takes it over at the end instead of copying it (one copy of
+/// the answer's text at the stream's end, not two; issue 40). Each moved
+/// block keeps its range ([`Block::in_answer`]), so any order of blocks
+/// still assembles as from the blocks' own texts.
+#[derive(Debug, Default, Clone)]
+pub struct Answered {
+    text: String,
+}
+
+impl Answered {
+    /// Moves the stopped block `b`'s text here, when all of it was kept
+    /// and the joined text stays within what the answer keeps.
+    pub fn take(&mut self, b: &mut Block) {
+        let t = &b.text;
+        if b.in_answer.is_some()
+            || t.dropped > 0
+            || t.kept.is_empty()
+            || self.text.len() + t.kept.len() > MAX_TEXT_BYTES
+        {
+            return;
+        }
+        let start = self.text.len();
+        self.text.push_str(&t.kept);
+        b.text = Text::default();
+        b.in_answer = Some(start..self.text.len());
+    }
+
+    /// Gives `b` its text back (more text is coming for it: a delta after
+    /// its stop).
+    pub fn restore(&self, b: &mut Block) {
+        if let Some(r) = b.in_answer.take() {
+            b.text = Text::default();
+            b.text.push(&self.text[r]);
+        }
+    }
+
+    /// The text of `b`, kept here or in the block.
+    fn of<'a>(&'a self, b: &'a Block) -> &'a str {
+        match &b.in_answer {
+            Some(r) => &self.text[r.clone()],
+            None => &b.text.kept,
+        }
+    }
+}
+
 /// Counts what `blocks` (and the overflow) hold.
-pub fn streamed(blocks: &[Block], overflow: &Block) -> Streamed {
+pub fn streamed(blocks: &[Block], overflow: &Block, answered: &Answered) -> Streamed {
     let mut s = Streamed::default();
     for b in blocks.iter().chain(std::iter::once(overflow)) {
-        s.text_chars += b.text.kept.chars().count() as u64 + b.text.dropped;
+        s.text_chars += answered.of(b).chars().count() as u64 + b.text.dropped;
         s.thinking_chars += b.thinking.kept.chars().count() as u64 + b.thinking.dropped;
         if b.is_tool() {
             s.tool_blocks += 1;
@@ -248,16 +299,44 @@ pub fn streamed(blocks: &[Block], overflow: &Block) -> Streamed {
 /// arguments; a `tool_use` block is a `function` call, a server-run
 /// tool's block a call of its block type that the server ran); the
 /// overflow block's text last.
-pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block) {
+///
+/// The text the blocks moved to `answered` is taken over whole when those
+/// blocks come first in that order, in the order they moved (a stream's
+/// blocks arrive by index, so they do), and copied from it otherwise.
+pub fn assemble(answer: &mut Answer, blocks: &[Block], overflow: &Block, mut answered: Answered) {
     let mut order: Vec<usize> = (0..blocks.len()).collect();
     order.sort_by_key(|&i| (blocks[i].index, i));
+    // Whether the moved texts are the first texts in that order, each
+    // where the one before it ended, and all of `answered`: then they are
+    // the answer's text so far. Blocks with no text (a tool_use block)
+    // may sit anywhere: they add nothing.
+    let mut next = 0;
+    let mut in_order = true;
+    let mut unmoved_text = false;
+    for b in order.iter().map(|&i| &blocks[i]) {
+        match &b.in_answer {
+            Some(r) => {
+                in_order &= !unmoved_text && r.start == next;
+                next = r.end;
+            }
+            None => unmoved_text |= b.text.received() > 0,
+        }
+    }
     let c = answer.choice(0);
+    let whole = in_order && next == answered.text.len() && c.text.received() == 0;
+    if whole {
+        c.text.kept = std::mem::take(&mut answered.text);
+    }
     for b in order
         .into_iter()
         .map(|i| &blocks[i])
         .chain(std::iter::once(overflow))
     {
-        c.text.push_text(&b.text);
+        match &b.in_answer {
+            Some(_) if whole => {}
+            Some(r) => c.text.push(&answered.text[r.clone()]),
+            None => c.text.push_text(&b.text),
+        }
         c.reasoning.push_text(&b.thinking);
         if b.is_tool() {
             let index = c.tool_calls.len() as u64;
@@ -337,7 +416,12 @@ mod tests {
         tool.input_streamed = true;
         tool.input = r#"{"a":1}"#.into();
         let mut answer = Answer::default();
-        assemble(&mut answer, &[text, first, tool], &Block::default());
+        assemble(
+            &mut answer,
+            &[text, first, tool],
+            &Block::default(),
+            Answered::default(),
+        );
         let c = &answer.choices[&0];
         assert_eq!(c.text.kept, "hello world");
         assert_eq!(c.tool_calls[&0].arguments, r#"{"a":1}"#);
@@ -360,5 +444,88 @@ mod tests {
         assert_eq!(b.arguments(), r#"{"query":"x"}"#);
         b.input_streamed = true;
         assert_eq!(b.arguments(), "{}");
+    }
+
+    /// The answer as assembled from `blocks` with none moved.
+    fn unmoved(blocks: &[Block]) -> Answer {
+        let mut a = Answer::default();
+        assemble(&mut a, blocks, &Block::default(), Answered::default());
+        a
+    }
+
+    fn text_block(index: u64, text: &str) -> Block {
+        let mut b = Block::new(index, "text", None);
+        b.text.push(text);
+        b
+    }
+
+    #[test]
+    fn stopped_blocks_hand_their_text_to_the_answer_which_takes_it_over() {
+        // In index order, each stopped as the next starts: the blocks keep
+        // no text of their own, and the answer takes the joined text over
+        // whole (its buffer is the one the blocks' texts moved into).
+        let mut blocks: Vec<Block> = (0..50)
+            .map(|i| text_block(i, &format!("part {i}. ")))
+            .collect();
+        blocks.insert(7, Block::new(50, "tool_use", None));
+        let before = unmoved(&blocks);
+        let mut answered = Answered::default();
+        for b in &mut blocks {
+            answered.take(b);
+        }
+        assert_eq!(blocks.iter().map(|b| b.text.kept.len()).sum::<usize>(), 0);
+        let joined = answered.text.as_ptr();
+        let s = streamed(&blocks, &Block::default(), &answered);
+        assert_eq!(
+            s.text_chars,
+            before.choices[&0].text.kept.chars().count() as u64
+        );
+        let mut after = Answer::default();
+        assemble(&mut after, &blocks, &Block::default(), answered);
+        assert_eq!(format!("{after:?}"), format!("{before:?}"));
+        assert_eq!(after.choices[&0].text.kept.as_ptr(), joined);
+    }
+
+    #[test]
+    fn moved_text_out_of_order_or_given_back_assembles_as_unmoved() {
+        let cases: [&[u64]; 3] = [&[1, 0, 2], &[0, 2, 1], &[2, 1, 0]];
+        for stops in cases {
+            let mut blocks: Vec<Block> = ["alpha ", "beta ", "gamma"]
+                .iter()
+                .enumerate()
+                .map(|(i, t)| text_block(i as u64, t))
+                .collect();
+            // Block 1 arrived with index 5: it sorts last.
+            blocks[1].index = 5;
+            let before = unmoved(&blocks);
+            let mut answered = Answered::default();
+            for &i in stops {
+                answered.take(&mut blocks[i as usize]);
+            }
+            let mut after = Answer::default();
+            assemble(&mut after, &blocks, &Block::default(), answered);
+            assert_eq!(
+                format!("{after:?}"),
+                format!("{before:?}"),
+                "stopped in order {stops:?}"
+            );
+        }
+        // A delta after a block's stop: its text comes back, then grows.
+        let mut blocks = vec![text_block(0, "one "), text_block(1, "two ")];
+        let mut answered = Answered::default();
+        answered.take(&mut blocks[0]);
+        answered.take(&mut blocks[1]);
+        answered.restore(&mut blocks[0]);
+        blocks[0].text.push("more ");
+        answered.take(&mut blocks[0]);
+        let mut after = Answer::default();
+        assemble(&mut after, &blocks, &Block::default(), answered);
+        assert_eq!(after.choices[&0].text.kept, "one more two ");
+        // A text cut by the budget stays in its block.
+        let mut cut = text_block(0, "kept");
+        cut.text.drop_bytes(b"dropped");
+        let mut answered = Answered::default();
+        answered.take(&mut cut);
+        assert!(cut.in_answer.is_none() && cut.text.kept == "kept");
     }
 }

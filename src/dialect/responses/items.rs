@@ -261,7 +261,7 @@ impl Checker {
         }
         // Its deltas are over: the room their text grew into goes.
         p.streamed.shrink();
-        let new = Acc::of(value, budget);
+        let new = Acc::of(value, budget, p.pool());
         let reference = match (p.settled(), p.deltas) {
             (Some(s), _) => Some((s, p.settled_by)),
             (None, 0) => None,

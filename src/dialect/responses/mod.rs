@@ -19,7 +19,8 @@
 //! [`MAX_PARTS`] parts): its type, `id`, `call_id` and `name`; per content
 //! part (and per reasoning summary part) the deltas joined and the last
 //! full value a `.done` event gave; a function call's arguments likewise.
-//! Text is kept within one budget per stream ([`text::MAX_KEPT_BYTES`]);
+//! Text is kept within one budget per stream ([`text::MAX_KEPT_BYTES`],
+//! of which text and reasoning each keep at most what the answer keeps);
 //! past it, text is counted and hashed, so deltas and `.done` values are
 //! still compared. A `.done` value that is the deltas joined is not kept
 //! twice.
@@ -76,7 +77,7 @@ use crate::lint::Location;
 use crate::model::assembly::{Answer, Ending, Text, ToolCall};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use text::{Acc, Budget};
+use text::{Acc, Budget, Pool};
 
 pub use events::{spec_of, Need, Spec, EVENTS, TERMINAL};
 
@@ -183,27 +184,35 @@ impl Part {
     /// deltas joined is first given a copy of its own (within `budget`,
     /// as far as it lasts), since it no longer is.
     fn push_delta(&mut self, delta: &str, budget: &mut Budget) {
+        let pool = self.pool();
         if let Some(Settled::Deltas) = self.settled {
             let copy = self.streamed.clone();
-            budget.0 = budget.0.saturating_sub(copy.kept.len());
+            budget.take(pool, copy.kept.len());
             self.settled = Some(Settled::Own(copy));
         }
         self.deltas += 1;
-        self.streamed.push(delta, budget);
+        self.streamed.push(delta, budget, pool);
+    }
+
+    /// The share of the stream's [`Budget`] its text draws on, by its
+    /// type.
+    fn pool(&self) -> Pool {
+        Pool::of_kind(&self.kind)
     }
 
     /// Records `new` as the full value, giving the room of the one it
     /// replaces back to `budget`; a value that is the deltas joined keeps
     /// no copy.
     fn settle_value(&mut self, new: Acc, budget: &mut Budget) {
+        let pool = self.pool();
         let new = if self.deltas > 0 && new == self.streamed {
-            new.release(budget);
+            new.release(budget, pool);
             Settled::Deltas
         } else {
             Settled::Own(new)
         };
         if let Some(Settled::Own(old)) = self.settled.replace(new) {
-            old.release(budget);
+            old.release(budget, pool);
         }
     }
 }
@@ -721,26 +730,29 @@ mod tests {
 
     #[test]
     fn a_done_value_that_is_the_deltas_is_kept_once_and_copied_out_by_a_later_delta() {
-        let mut budget = Budget(100);
-        let mut p = Part::default();
+        let mut budget = Budget::of(100);
+        let mut p = Part {
+            kind: "output_text".into(),
+            ..Part::default()
+        };
         p.push_delta("Hello", &mut budget);
         p.push_delta(" world", &mut budget);
-        assert_eq!(budget.0, 89);
-        let done = Acc::of("Hello world", &mut budget);
+        assert_eq!(budget.left(), 89);
+        let done = Acc::of("Hello world", &mut budget, Pool::Text);
         p.settle_value(done, &mut budget);
         // Held once: its room went back.
-        assert_eq!(budget.0, 89);
+        assert_eq!(budget.left(), 89);
         assert_eq!(p.settled().map(|a| a.kept.as_str()), Some("Hello world"));
         // A delta after it: the value stays what the done event said.
         p.push_delta("!", &mut budget);
         assert_eq!(p.streamed.kept, "Hello world!");
         assert_eq!(p.settled().map(|a| a.kept.as_str()), Some("Hello world"));
         assert!(!p.latest().same(&p.streamed));
-        assert_eq!(budget.0, 100 - 12 - 11);
+        assert_eq!(budget.left(), 100 - 12 - 11);
         // A value of its own is kept, and gives its room back when replaced.
-        let other = Acc::of("Hi", &mut budget);
+        let other = Acc::of("Hi", &mut budget, Pool::Text);
         p.settle_value(other, &mut budget);
         assert_eq!(p.latest().kept, "Hi");
-        assert_eq!(budget.0, 100 - 12 - 2);
+        assert_eq!(budget.left(), 100 - 12 - 2);
     }
 }

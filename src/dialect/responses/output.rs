@@ -3,7 +3,7 @@
 //! only the output holds, which join the model.
 
 use super::items::{describe, part_text};
-use super::text::{describe_difference, Acc, Budget};
+use super::text::{describe_difference, Acc, Budget, Pool};
 use super::{str_of, Checker, Item, MAX_ITEMS};
 use crate::dialect::{Event, Out};
 use crate::lint::Finding;
@@ -114,13 +114,13 @@ impl Checker {
                     );
                 }
             }
-            let mut budget = Budget(usize::MAX);
+            let mut budget = Budget::of(usize::MAX);
             if let Some(content) = e.get("content").and_then(Value::as_array) {
                 for (j, c) in content.iter().enumerate() {
                     let Some((_, key, t)) = part_text(c) else {
                         continue;
                     };
-                    let got = Acc::of(t, &mut budget);
+                    let got = Acc::of(t, &mut budget, Pool::Other);
                     match it.parts.get(&super::items::listed_key(&it.parts, j)) {
                         Some(p) if !p.latest().same(&got) => note(
                             &mut first,
@@ -159,7 +159,7 @@ impl Checker {
                 }
             }
             if let Some(a) = str_of(e, "arguments") {
-                let got = Acc::of(a, &mut budget);
+                let got = Acc::of(a, &mut budget, Pool::Other);
                 let p = &it.args;
                 if (p.deltas > 0 || p.settled.is_some()) && !p.latest().same(&got) {
                     note(

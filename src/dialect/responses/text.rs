@@ -3,20 +3,106 @@
 //! streamed deltas can be compared with a `.done` event's full value in
 //! bounded memory, however long the answer.
 
-/// A budget of text bytes to keep, shared by every [`Acc`] of one stream.
-#[derive(Debug, Clone, Copy)]
-pub struct Budget(pub usize);
+use crate::model::assembly::MAX_TEXT_BYTES;
 
-/// Most text bytes one Responses stream keeps (deltas and the full values
-/// of `.done` events that differ from them, together): room for what the
-/// answer keeps of its text and of its reasoning
-/// ([`crate::model::assembly::MAX_TEXT_BYTES`] each). Past it text is
-/// counted and hashed, not stored.
-pub const MAX_KEPT_BYTES: usize = 2 * crate::model::assembly::MAX_TEXT_BYTES;
+/// Most text bytes one Responses stream keeps in all (deltas, the full
+/// values of `.done` events that differ from them, and arguments,
+/// together): 2 MiB. Past it text is counted and hashed, not stored.
+pub const MAX_KEPT_BYTES: usize = 2 * MAX_TEXT_BYTES;
+
+/// The byte budget shared by every [`Acc`] of one stream, split as the
+/// Messages model splits its own: [`MAX_KEPT_BYTES`] in all, of which the
+/// message text (`output_text` and `refusal` parts) and the reasoning
+/// (`reasoning_text` and summary parts) each take at most
+/// [`MAX_TEXT_BYTES`], what the answer keeps of each. Arguments and
+/// other parts draw on the total alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    left: usize,
+    text_left: usize,
+    reasoning_left: usize,
+}
+
+/// Which share of the [`Budget`] a text draws on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    /// A message's `output_text` and `refusal` parts.
+    Text,
+    /// `reasoning_text` and reasoning summary parts.
+    Reasoning,
+    /// Anything else (a call's arguments): the total alone.
+    Other,
+}
+
+impl Pool {
+    /// The pool of a part of type `kind` (`output_text`, `summary_text`, …).
+    pub fn of_kind(kind: &str) -> Pool {
+        match kind {
+            "output_text" | "refusal" => Pool::Text,
+            "reasoning_text" | "summary_text" => Pool::Reasoning,
+            _ => Pool::Other,
+        }
+    }
+}
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget(MAX_KEPT_BYTES)
+        Budget {
+            left: MAX_KEPT_BYTES,
+            text_left: MAX_TEXT_BYTES,
+            reasoning_left: MAX_TEXT_BYTES,
+        }
+    }
+}
+
+impl Budget {
+    /// A budget of `bytes` in all, with no smaller share per pool (for a
+    /// comparison that keeps everything, and for tests).
+    pub fn of(bytes: usize) -> Budget {
+        Budget {
+            left: bytes,
+            text_left: bytes,
+            reasoning_left: bytes,
+        }
+    }
+
+    /// Bytes still free in all.
+    pub fn left(&self) -> usize {
+        self.left
+    }
+
+    fn share(&mut self, pool: Pool) -> Option<&mut usize> {
+        match pool {
+            Pool::Text => Some(&mut self.text_left),
+            Pool::Reasoning => Some(&mut self.reasoning_left),
+            Pool::Other => None,
+        }
+    }
+
+    /// Bytes a text of `pool` may still keep.
+    fn room(&self, pool: Pool) -> usize {
+        let share = match pool {
+            Pool::Text => self.text_left,
+            Pool::Reasoning => self.reasoning_left,
+            Pool::Other => usize::MAX,
+        };
+        self.left.min(share)
+    }
+
+    /// Takes `n` bytes (at most what is left) from `pool` and the total.
+    pub fn take(&mut self, pool: Pool, n: usize) {
+        self.left = self.left.saturating_sub(n);
+        if let Some(s) = self.share(pool) {
+            *s = s.saturating_sub(n);
+        }
+    }
+
+    /// Gives `n` bytes back to `pool` and the total.
+    pub fn give(&mut self, pool: Pool, n: usize) {
+        self.left += n;
+        if let Some(s) = self.share(pool) {
+            *s += n;
+        }
     }
 }
 
@@ -52,15 +138,15 @@ impl Default for Acc {
 
 impl Acc {
     /// The whole of `s`, within `budget`.
-    pub fn of(s: &str, budget: &mut Budget) -> Acc {
+    pub fn of(s: &str, budget: &mut Budget, pool: Pool) -> Acc {
         let mut a = Acc::default();
-        a.push(s, budget);
+        a.push(s, budget, pool);
         a
     }
 
     /// Appends `s`: hashed and counted in full, kept while the budget lasts
     /// (and only while everything before it was kept).
-    pub fn push(&mut self, s: &str, budget: &mut Budget) {
+    pub fn push(&mut self, s: &str, budget: &mut Budget, pool: Pool) {
         for b in s.as_bytes() {
             self.hash ^= u64::from(*b);
             self.hash = self.hash.wrapping_mul(FNV_PRIME);
@@ -71,10 +157,10 @@ impl Acc {
             self.rest.push(s.as_bytes());
             return;
         }
-        let cut = s.floor_char_boundary(budget.0);
+        let cut = s.floor_char_boundary(budget.room(pool));
         self.kept.push_str(&s[..cut]);
         self.rest.push(&s.as_bytes()[cut..]);
-        budget.0 -= cut;
+        budget.take(pool, cut);
     }
 
     /// Lets go of the room the kept text grew into but does not use: a
@@ -83,9 +169,10 @@ impl Acc {
         self.kept.shrink_to_fit();
     }
 
-    /// Gives the kept bytes back to `budget` (when the value is replaced).
-    pub fn release(self, budget: &mut Budget) {
-        budget.0 += self.kept.len();
+    /// Gives the kept bytes back to `budget`'s `pool` (when the value is
+    /// replaced).
+    pub fn release(self, budget: &mut Budget, pool: Pool) {
+        budget.give(pool, self.kept.len());
     }
 
     /// Whether every byte received is kept.
@@ -197,9 +284,11 @@ pub fn describe_difference(a: &Acc, b: &Acc) -> String {
         String::new()
     };
     format!(
-        "{} and {}: {how}{part}, compared by length and hash (past sselint's {} MiB of text kept per stream)",
+        "{} and {}: {how}{part}, compared by length and hash (past what sselint keeps of a stream: {} MiB of text, {} MiB of reasoning, {} MiB in all)",
         shown(a),
         shown(b),
+        MAX_TEXT_BYTES >> 20,
+        MAX_TEXT_BYTES >> 20,
         MAX_KEPT_BYTES >> 20
     )
 }
@@ -210,33 +299,65 @@ mod tests {
 
     #[test]
     fn deltas_compare_equal_to_the_whole_text_kept_or_not() {
-        let mut b = Budget(1000);
+        let mut b = Budget::of(1000);
         let mut a = Acc::default();
         for d in ["Hel", "lo ", "wörld"] {
-            a.push(d, &mut b);
+            a.push(d, &mut b, Pool::Text);
         }
-        assert!(a.same(&Acc::of("Hello wörld", &mut b)));
-        assert!(!a.same(&Acc::of("Hello world", &mut b)));
+        assert!(a.same(&Acc::of("Hello wörld", &mut b, Pool::Text)));
+        assert!(!a.same(&Acc::of("Hello world", &mut b, Pool::Text)));
         // Past the budget: counted and hashed, not kept.
-        let mut small = Budget(4);
+        let mut small = Budget::of(4);
         let mut c = Acc::default();
-        c.push("Hel", &mut small);
-        c.push("lo wörld", &mut small);
+        c.push("Hel", &mut small, Pool::Text);
+        c.push("lo wörld", &mut small, Pool::Text);
         assert!(!c.is_whole());
         assert_eq!(c.kept, "Hell");
         assert!(c.same(&a));
         assert_eq!(c.chars(), 4 + "o wörld".len() as u64);
-        assert!(describe_difference(&a, &Acc::of("Hello", &mut b)).contains("part at character 6"));
+        assert!(
+            describe_difference(&a, &Acc::of("Hello", &mut b, Pool::Text))
+                .contains("part at character 6")
+        );
     }
 
     #[test]
     fn a_multibyte_character_is_never_split_at_the_budget() {
-        let mut b = Budget(2);
-        let a = Acc::of("ö!", &mut b);
+        let mut b = Budget::of(2);
+        let a = Acc::of("ö!", &mut b, Pool::Text);
         assert_eq!(a.kept, "ö");
-        let mut b = Budget(1);
-        let a = Acc::of("ö", &mut b);
+        let mut b = Budget::of(1);
+        let a = Acc::of("ö", &mut b, Pool::Text);
         assert_eq!(a.kept, "");
-        assert_eq!(b.0, 1);
+        assert_eq!(b.left(), 1);
+    }
+
+    #[test]
+    fn text_and_reasoning_each_keep_what_the_answer_keeps_and_arguments_the_rest() {
+        let mib = "ab".repeat(MAX_TEXT_BYTES / 2);
+        let mut b = Budget::default();
+        let mut text = Acc::default();
+        text.push(&mib, &mut b, Pool::Text);
+        // The text's share is spent: a second text part keeps nothing,
+        // a refusal neither (the same share), but is still counted.
+        let more = Acc::of("more", &mut b, Pool::Text);
+        assert_eq!((more.kept.as_str(), more.len), ("", 4));
+        assert!(!Acc::of("no", &mut b, Pool::Text).is_whole());
+        // Reasoning has a share of its own, arguments the total's rest.
+        let mut thought = Acc::default();
+        thought.push(&mib, &mut b, Pool::Reasoning);
+        thought.push("!", &mut b, Pool::Reasoning);
+        assert_eq!(
+            (thought.kept.len(), thought.len),
+            (MAX_TEXT_BYTES, MAX_TEXT_BYTES as u64 + 1)
+        );
+        assert_eq!(b.left(), 0);
+        let args = Acc::of("{}", &mut b, Pool::Other);
+        assert_eq!(args.kept, "");
+        // Released text goes back to its share and to the total.
+        text.release(&mut b, Pool::Text);
+        assert_eq!(b.left(), MAX_TEXT_BYTES);
+        assert_eq!(Acc::of("more", &mut b, Pool::Text).kept, "more");
+        assert_eq!(Acc::of("{}", &mut b, Pool::Other).kept, "{}");
     }
 }
