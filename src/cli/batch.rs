@@ -6,10 +6,10 @@
 use sselint::capture::{self, jsonl};
 use sselint::lint::Settings;
 use sselint::pipeline::{self, FileResult};
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::collections::BTreeMap;
 use std::sync::{mpsc, Condvar, Mutex};
 
 /// Items per worker in a batch.

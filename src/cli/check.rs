@@ -11,8 +11,8 @@ use sselint::lint::{verdict, FailOn, Settings};
 use sselint::pipeline::{self, FileResult};
 use sselint::report::html::Html;
 use sselint::report::{
-    github::Github, human::Human, json::Json, jsonl::Jsonl, junit::Junit, sarif::Sarif, Render, Run,
-    Streaming, Totals,
+    github::Github, human::Human, json::Json, jsonl::Jsonl, junit::Junit, sarif::Sarif, Render,
+    Run, Streaming, Totals,
 };
 use sselint::streamlog::StreamLog;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -758,10 +758,7 @@ impl Sink {
     }
 
     /// Writes with `w` unless an error came before.
-    fn write(
-        &mut self,
-        w: impl FnOnce(&mut dyn Streaming, &mut dyn Write) -> std::io::Result<()>,
-    ) {
+    fn write(&mut self, w: impl FnOnce(&mut dyn Streaming, &mut dyn Write) -> std::io::Result<()>) {
         if self.error.is_some() {
             return;
         }
@@ -912,7 +909,12 @@ fn stream_jsonl(
         if let (Some(b), Some(base)) = (baseline, &base) {
             suppressed += b.apply(std::slice::from_mut(f), base);
         }
-        worst = worst.max(f.streams.iter().filter_map(sselint::report::stream_worst).max());
+        worst = worst.max(
+            f.streams
+                .iter()
+                .filter_map(sselint::report::stream_worst)
+                .max(),
+        );
         if let Some(e) = &f.error {
             unreadable += 1;
             eprintln!(
