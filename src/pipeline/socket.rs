@@ -614,7 +614,16 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     /// A message that belongs to no response and says nothing wrong.
     fn socket_message(&mut self, m: &Message<'_>) {
         self.socket_messages += 1;
-        self.observer.message(m, &[], &self.socket);
+        // What the dialect shows instead of the data (audio, never shown).
+        let sent = m.direction() == Some(Direction::Sent);
+        match self.dialect.api().socket_summary(sent, m.data) {
+            Some(summary) => {
+                self.socket.event_summary = summary;
+                self.observer.message(m, &[], &self.socket);
+                self.socket.event_summary.clear();
+            }
+            None => self.observer.message(m, &[], &self.socket),
+        }
     }
 
     fn sent(&mut self, m: &Message<'_>) {
