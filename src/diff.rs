@@ -242,6 +242,10 @@ pub struct Side {
     pub timeline: Option<crate::streamlog::Timeline>,
 }
 
+/// The most labels a refused socket's message names ([`SideError::Responses`]);
+/// the others are counted.
+pub const SHOWN_RESPONSES: usize = 20;
+
 /// Why a side of a diff could not be read ([`read_side`]); the message
 /// names the input.
 #[derive(Debug, thiserror::Error)]
@@ -260,11 +264,14 @@ pub enum SideError {
     },
     /// It is a socket that carries several responses (their labels):
     /// diff compares one answer with one.
-    #[error("{path}: a socket carrying {} responses; diff compares one response with one (save a capture of one turn):\n{}", labels.len(), labels.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n"))]
+    #[error("{path}: a socket carrying {count} responses; diff compares one response with one (save a capture of one turn):\n{}{}", labels.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n"), if *count > labels.len() { format!("\n  … and {} more", count - labels.len()) } else { String::new() })]
     Responses {
         /// The input, without its `#N`.
         path: String,
-        /// Each response's label.
+        /// The results the socket gave (its responses, and its own
+        /// findings' stream when they are not one response's).
+        count: usize,
+        /// The first [`SHOWN_RESPONSES`] results' labels.
         labels: Vec<String>,
     },
     /// It holds no stream.
@@ -326,8 +333,13 @@ pub fn read_side_with(
         }),
     };
     // A socket's log carries several streams: one response (with the
-    // socket's own findings) is compared; several are refused.
-    let mut results = pipeline::lint_streams_with(
+    // socket's own findings) is compared; several are refused, named by
+    // the first few labels. Two results are kept at most, whatever the
+    // number of responses.
+    let mut results = Vec::new();
+    let mut labels = Vec::new();
+    let mut count = 0;
+    pipeline::lint_streams_each(
         stream,
         settings,
         &mut rec,
@@ -335,19 +347,30 @@ pub fn read_side_with(
             fields: true,
             summaries: false,
         },
+        &mut |r| {
+            count += 1;
+            if labels.len() < SHOWN_RESPONSES {
+                labels.push(r.label.clone());
+            }
+            if results.len() < 2 {
+                results.push(r);
+            }
+        },
     );
-    if results.len() == 2 && results[1].label.ends_with(" · socket") {
+    if count == 2 && results[1].label.ends_with(" · socket") {
         let socket = results.pop().expect("two results");
         let r = &mut results[0];
         r.diagnostics.extend(socket.diagnostics);
         r.counts.0 += socket.counts.0;
         r.counts.1 += socket.counts.1;
         r.counts.2 += socket.counts.2;
+        count = 1;
     }
-    if results.len() != 1 {
+    if count > 1 {
         return Err(SideError::Responses {
             path: path.to_string(),
-            labels: results.into_iter().map(|r| r.label).collect(),
+            count,
+            labels,
         });
     }
     let Some(result) = results.pop() else {

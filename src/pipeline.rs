@@ -488,32 +488,79 @@ fn shifted_positions(
 /// for the socket's own findings when it has some (`pipeline/socket.rs`).
 /// Any other stream is one result, as [`lint_stream_with`] gives it.
 pub fn lint_streams_with(
-    mut stream: Stream,
+    stream: Stream,
     settings: &Settings,
     observer: &mut impl Observer,
     extras: Extras,
 ) -> Vec<StreamResult> {
+    let mut out = Vec::new();
+    lint_streams_each(stream, settings, observer, extras, &mut |r| out.push(r));
+    out
+}
+
+/// [`lint_streams_with`], each result handed to `each` as soon as it is
+/// made: a socket's responses one by one as they end (in the order they
+/// were asked for), so that a socket of any number of responses is
+/// reported in flat memory.
+pub fn lint_streams_each(
+    mut stream: Stream,
+    settings: &Settings,
+    observer: &mut impl Observer,
+    extras: Extras,
+    each: &mut dyn FnMut(StreamResult),
+) {
     if let Some(t) = socket::is_socket(&mut stream) {
-        return socket::lint_socket(stream, t, settings, observer, extras);
+        return socket::lint_socket(stream, t, settings, observer, extras, each);
     }
-    vec![lint_stream_with(stream, settings, observer, extras)]
+    each(lint_stream_with(stream, settings, observer, extras));
+}
+
+/// The [`FileResult`] of an opened capture, with no stream yet.
+fn file_head(cap: &Capture, settings: &Settings) -> FileResult {
+    FileResult {
+        path: cap.path.clone(),
+        input_format: Some(cap.input_format),
+        detail: cap.detail,
+        error: None,
+        rules_run: rules_run(settings),
+        streams: Vec::new(),
+    }
 }
 
 /// Lints every stream of an opened capture (a WebSocket's responses each
 /// as a stream: [`lint_streams_with`]).
 pub fn lint_capture(cap: Capture, settings: &Settings, observer: &mut impl Observer) -> FileResult {
-    let streams = cap
-        .streams
-        .into_iter()
-        .flat_map(|s| lint_streams_with(s, settings, observer, Extras::default()))
-        .collect();
-    FileResult {
-        path: cap.path,
-        input_format: Some(cap.input_format),
-        detail: cap.detail,
-        error: None,
-        rules_run: rules_run(settings),
-        streams,
+    let mut file = file_head(&cap, settings);
+    for s in cap.streams {
+        lint_streams_each(s, settings, observer, Extras::default(), &mut |r| {
+            file.streams.push(r);
+        });
+    }
+    file
+}
+
+/// Opens and lints one input as [`lint_path`] does, but hands each
+/// stream's result to `each` with the input's [`FileResult`] (its path,
+/// format and rules; no streams) as soon as it is made, and returns that
+/// head: nothing is kept per stream. An unreadable input gives no stream,
+/// and the returned result has `error` set.
+pub fn lint_path_each(
+    path: &str,
+    opts: &capture::Options,
+    settings: &Settings,
+    each: &mut dyn FnMut(&FileResult, StreamResult),
+) -> FileResult {
+    match capture::open(path, opts) {
+        Ok(cap) => {
+            let file = file_head(&cap, settings);
+            for s in cap.streams {
+                lint_streams_each(s, settings, &mut NoObserver, Extras::default(), &mut |r| {
+                    each(&file, r);
+                });
+            }
+            file
+        }
+        Err(e) => lint_opened(path, Err(e), settings),
     }
 }
 

@@ -389,3 +389,24 @@ fn a_socket_of_several_responses_is_refused_by_name() {
         "{err}"
     );
 }
+
+/// A socket side is named by its file once, then its response (it read
+/// `F F · resp_…`, as `check` did before its fix).
+#[test]
+fn a_socket_side_names_its_file_once() {
+    let dir = common::scratch("diff-socket-name");
+    let sample = "samples/good/responses-basic.sse";
+    let log = dir.join("turn.jsonl");
+    std::fs::write(&log, socket_log_of(sample)).unwrap();
+    let path = log.to_str().unwrap();
+    let out = Command::cargo_bin("sselint")
+        .unwrap()
+        .current_dir(root())
+        .args(["diff", sample, path, "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text.matches(path).count(), 1, "{text}");
+    assert!(text.contains(&format!("B ({path} · resp_")), "{text}");
+}

@@ -263,3 +263,29 @@ fn replay_serves_a_realtime_capture_message_for_message() {
     while ws.read().is_ok() {}
     server.join().unwrap().unwrap();
 }
+
+/// A sent `input_audio_buffer.append` is the client's audio: `inspect`
+/// shows how many bytes it decodes to, never its base64 (it printed the
+/// first ~60 characters of the message, the audio's start among them).
+#[test]
+fn inspect_never_prints_the_audio_a_client_sends() {
+    use base64::Engine as _;
+    let bytes: Vec<u8> = (0..3000u32).map(|i| (i * 7 + 13) as u8).collect();
+    let audio = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let append = serde_json::json!({"type": "input_audio_buffer.append", "audio": audio});
+    let line = serde_json::json!({"direction": "sent", "opcode": 1, "data": append.to_string()});
+    let log = session("audio");
+    let mut lines: Vec<String> = log.lines().map(str::to_string).collect();
+    lines.insert(1, line.to_string());
+    let dir = scratch("rt-sent-audio");
+    let p = dir.join("sent-audio.jsonl");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let (code, out, _) = sselint(&["inspect", p.to_str().unwrap(), "--color", "never"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        !out.contains(&audio[..12]),
+        "inspect printed the audio:\n{out}"
+    );
+    assert!(out.contains("input_audio_buffer.append"), "{out}");
+    assert!(out.contains("3000 bytes"), "{out}");
+}

@@ -314,3 +314,32 @@ fn each_response_of_a_message_log_names_the_file_once() {
         assert!(h.starts_with(&format!("{path} · resp_")), "{h}");
     }
 }
+
+/// `replay` of a message log with no URL says in its start line that it
+/// serves a WebSocket, at its `ws://` address (clients/run.py reads it),
+/// not "a stream of no known dialect, served as Chat".
+#[test]
+fn replay_of_a_log_with_no_url_says_it_serves_a_websocket() {
+    use std::io::BufRead;
+    let dir = scratch("ws-replay-line");
+    let p = dir.join("session.jsonl");
+    std::fs::write(&p, session("two-turns")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sselint"))
+        .arg("replay")
+        .arg(&p)
+        .args(["--listen", "127.0.0.1:0", "--once"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.contains(" on ws://127.0.0.1:"), "{line}");
+    assert!(line.contains("WebSocket"), "{line}");
+    assert!(!line.contains("no known dialect"), "{line}");
+    assert!(!line.contains("served as Chat"), "{line}");
+}

@@ -6,10 +6,11 @@
 use sselint::capture::{self, jsonl};
 use sselint::lint::Settings;
 use sselint::pipeline::{self, FileResult};
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Condvar, Mutex};
 
 /// Items per worker in a batch.
 const PER_WORKER: usize = 64;
@@ -319,6 +320,205 @@ pub fn run(
             }
         }
     }
+}
+
+/// A piece of one input's result, as [`run_each`] hands it on.
+pub struct Part<'a> {
+    /// The input's path, format and rules, and its error or the streams
+    /// this piece carries (at most one).
+    pub file: &'a mut FileResult,
+    /// The input's first piece: it counts as an input.
+    pub first: bool,
+    /// The input has more than one stream.
+    pub several: bool,
+}
+
+/// What a worker sends for its input.
+enum Msg {
+    /// The input's path, format and rules (before its first stream).
+    Head(FileResult),
+    Stream(pipeline::StreamResult),
+    /// The input is done: its head, with its error if it could not be read.
+    End(FileResult),
+}
+
+/// Puts one input's messages together into [`Part`]s: each stream as it
+/// comes but the first, held until a second comes or the input ends (a
+/// report names an input's streams apart only when it has several).
+#[derive(Default)]
+struct Assembler {
+    head: Option<FileResult>,
+    held: Option<pipeline::StreamResult>,
+    streams: u64,
+}
+
+impl Assembler {
+    fn msg(&mut self, m: Msg, sink: &mut dyn FnMut(Part<'_>) -> bool) -> bool {
+        match m {
+            Msg::Head(h) => {
+                self.head = Some(h);
+                true
+            }
+            Msg::Stream(s) => {
+                self.streams += 1;
+                if self.streams == 1 {
+                    self.held = Some(s);
+                    return true;
+                }
+                let Some(head) = self.head.as_mut() else {
+                    return true;
+                };
+                if let Some(first) = self.held.take() {
+                    if !Self::one(head, first, true, true, sink) {
+                        return false;
+                    }
+                }
+                Self::one(head, s, false, true, sink)
+            }
+            Msg::End(mut end) => {
+                let held = self.held.take();
+                let head = self.head.take();
+                self.streams = 0;
+                match (held, head) {
+                    (Some(s), Some(mut head)) => Self::one(&mut head, s, true, false, sink),
+                    (None, Some(_)) => true,
+                    _ => sink(Part {
+                        file: &mut end,
+                        first: true,
+                        several: false,
+                    }),
+                }
+            }
+        }
+    }
+
+    fn one(
+        head: &mut FileResult,
+        s: pipeline::StreamResult,
+        first: bool,
+        several: bool,
+        sink: &mut dyn FnMut(Part<'_>) -> bool,
+    ) -> bool {
+        head.streams.push(s);
+        let go_on = sink(Part {
+            file: head,
+            first,
+            several,
+        });
+        head.streams.clear();
+        go_on
+    }
+}
+
+/// A copy of `f` with no streams.
+fn head_of(f: &FileResult) -> FileResult {
+    FileResult {
+        path: f.path.clone(),
+        input_format: f.input_format,
+        detail: f.detail,
+        error: f.error.clone(),
+        rules_run: f.rules_run.clone(),
+        streams: Vec::new(),
+    }
+}
+
+/// Lints capture `files` on `jobs` threads and hands each stream's result
+/// to `sink` as soon as every input before it is done, in input order: a
+/// socket's responses one by one as they end. Nothing is kept per stream
+/// or per input: a worker runs at most a few results ahead of the input
+/// being handed on, and waits when it is further. `sink` returns false to
+/// stop (the inputs being linted are finished, no other is started).
+pub fn run_each(
+    files: &[String],
+    jobs: usize,
+    opts: &capture::Options,
+    settings_for: &(dyn Fn(&str) -> Settings + Sync),
+    sink: &mut dyn FnMut(Part<'_>) -> bool,
+) {
+    /// Results a worker sends ahead of the input being handed on.
+    const AHEAD: usize = 16;
+    let lint = |path: &str, send: &mut dyn FnMut(Msg) -> bool| {
+        let mut first = true;
+        let mut open = true;
+        let head = pipeline::lint_path_each(path, opts, &settings_for(path), &mut |f, s| {
+            if first {
+                first = false;
+                open = send(Msg::Head(head_of(f)));
+            }
+            if open {
+                open = send(Msg::Stream(s));
+            }
+        });
+        if open {
+            send(Msg::End(head));
+        }
+    };
+    let workers = jobs.max(1).min(files.len());
+    if workers <= 1 {
+        // One input (or --jobs 1): no thread to start, no second heap.
+        let mut asm = Assembler::default();
+        for path in files {
+            let mut go_on = true;
+            lint(path, &mut |m| {
+                go_on = asm.msg(m, sink);
+                go_on
+            });
+            if !go_on {
+                return;
+            }
+        }
+        return;
+    }
+    type Queues = (bool, BTreeMap<usize, mpsc::Receiver<Msg>>);
+    let queues: Mutex<Queues> = Mutex::new((false, BTreeMap::new()));
+    let ready = Condvar::new();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(path) = files.get(i) else { break };
+        let (tx, rx) = mpsc::sync_channel(AHEAD);
+        {
+            let Ok(mut q) = queues.lock() else { break };
+            if q.0 {
+                // Stopped: start nothing more.
+                break;
+            }
+            q.1.insert(i, rx);
+        }
+        ready.notify_all();
+        lint(path, &mut |m| tx.send(m).is_ok());
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(work);
+        }
+        let mut asm = Assembler::default();
+        'inputs: for i in 0..files.len() {
+            let rx = {
+                let Ok(mut q) = queues.lock() else { break };
+                loop {
+                    if let Some(rx) = q.1.remove(&i) {
+                        break rx;
+                    }
+                    q = match ready.wait(q) {
+                        Ok(q) => q,
+                        Err(_) => break 'inputs,
+                    };
+                }
+            };
+            for m in rx {
+                if !asm.msg(m, sink) {
+                    // Stop: the queues are dropped, so the workers'
+                    // sends fail and they take no other input.
+                    if let Ok(mut q) = queues.lock() {
+                        q.0 = true;
+                        q.1.clear();
+                    }
+                    break 'inputs;
+                }
+            }
+        }
+    });
 }
 
 #[cfg(test)]

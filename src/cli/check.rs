@@ -11,7 +11,8 @@ use sselint::lint::{verdict, FailOn, Settings};
 use sselint::pipeline::{self, FileResult};
 use sselint::report::html::Html;
 use sselint::report::{
-    github::Github, human::Human, json::Json, jsonl::Jsonl, junit::Junit, sarif::Sarif, Render, Run,
+    github::Github, human::Human, json::Json, jsonl::Jsonl, junit::Junit, sarif::Sarif, Render,
+    Run, Streaming, Totals,
 };
 use sselint::streamlog::StreamLog;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -189,15 +190,38 @@ fn renderer<'a>(
         Format::Sarif => Box::new(Sarif),
         Format::Junit => Box::new(Junit),
         Format::Github => Box::new(Github { verbose: a.verbose }),
-        Format::Human => Box::new(Human {
-            // Infos that fail the run are shown.
-            verbose: a.verbose || a.fail_on == Some(FailOn::Info),
-            color,
-            quiet: a.quiet,
-            // Unreadable inputs go to stderr (below); a report on stdout
-            // would say them a second time on the same terminal.
-            errors_elsewhere: on_stdout,
-        }),
+        Format::Human => Box::new(human(a, color, on_stdout)),
+    }
+}
+
+/// The human report as `a` asks for it.
+fn human(a: &Args, color: bool, on_stdout: bool) -> Human {
+    Human {
+        // Infos that fail the run are shown.
+        verbose: a.verbose || a.fail_on == Some(FailOn::Info),
+        color,
+        quiet: a.quiet,
+        // Unreadable inputs go to stderr (below); a report on stdout
+        // would say them a second time on the same terminal.
+        errors_elsewhere: on_stdout,
+    }
+}
+
+/// `format` written as the results come, when it can be: the human,
+/// GitHub and JSON Lines reports (the others are one document whose head
+/// counts the whole run).
+fn streaming(
+    format: Format,
+    a: &Args,
+    color: bool,
+    on_stdout: bool,
+    fail_on: Option<sselint::lint::Severity>,
+) -> Option<Box<dyn Streaming>> {
+    match format {
+        Format::Human => Some(Box::new(human(a, color, on_stdout))),
+        Format::Github => Some(Box::new(Github { verbose: a.verbose })),
+        Format::Jsonl => Some(Box::new(sselint::report::jsonl::JsonlParts { fail_on })),
+        Format::Json | Format::Sarif | Format::Junit | Format::Html => None,
     }
 }
 
@@ -335,6 +359,28 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             baseline.as_ref(),
             fail_on,
         );
+    }
+    // Human, GitHub and JSON Lines reports are written as the results
+    // come, keeping only their totals: flat memory in the number of
+    // inputs and of a socket's responses.
+    let streamed = |f: Format| streaming(f, &a, false, false, fail_on).is_some();
+    if urls.is_empty()
+        && a.write_baseline.is_none()
+        && streamed(a.format)
+        && reports.iter().all(|(f, _)| streamed(*f))
+    {
+        return Ok(stream_reports(
+            &a,
+            walk_errors,
+            &files,
+            logs,
+            jobs,
+            &opts,
+            &settings_for,
+            baseline.as_ref(),
+            fail_on,
+            &reports,
+        ));
     }
     let mut results: Vec<FileResult> = walk_errors
         .into_iter()
@@ -614,8 +660,36 @@ fn exit_code(
     write_errors: &[String],
     fail_on: Option<sselint::lint::Severity>,
 ) -> ExitCode {
+    let unread: Vec<(&str, &str)> = run
+        .files
+        .iter()
+        .filter_map(|f| Some((f.path.as_str(), f.error.as_deref()?)))
+        .collect();
+    said_exit(
+        a,
+        run.suppressed,
+        baseline,
+        write_errors,
+        &unread,
+        fail_on,
+        run.worst(),
+    )
+}
+
+/// [`exit_code`] from what it needs: the findings the baseline
+/// suppressed, the reports not written, the inputs not read (path and
+/// why) and the worst finding counted.
+fn said_exit(
+    a: &Args,
+    suppressed: u64,
+    baseline: Option<&Baseline>,
+    write_errors: &[String],
+    unread: &[(&str, &str)],
+    fail_on: Option<sselint::lint::Severity>,
+    worst: Option<sselint::lint::Severity>,
+) -> ExitCode {
     if let Some(b) = baseline {
-        if run.suppressed == 0 && !b.findings.is_empty() {
+        if suppressed == 0 && !b.findings.is_empty() {
             eprintln!(
                 "sselint: note: the baseline matched no finding (its paths are relative to the baseline file's directory)"
             );
@@ -624,14 +698,14 @@ fn exit_code(
     for e in write_errors {
         eprintln!("sselint: error: {e}");
     }
-    if run.had_input_errors() {
-        for f in run.files.iter().filter(|f| f.error.is_some()) {
+    if !unread.is_empty() {
+        for (path, error) in unread {
             // Escaped as the report escapes it: the text can quote the
             // input (a HAR's URLs), and its lines stay lines.
             eprintln!(
                 "sselint: error: {}: {}",
-                sselint::report::display_path(&f.path),
-                sselint::lint::printable_text(f.error.as_deref().unwrap_or(""))
+                sselint::report::display_path(path),
+                sselint::lint::printable_text(error)
             );
         }
         return ExitCode::from(2);
@@ -643,12 +717,163 @@ fn exit_code(
         // Recording a baseline accepts today's findings.
         return ExitCode::SUCCESS;
     }
-    verdict(fail_on, run.worst())
+    verdict(fail_on, worst)
+}
+
+/// Where a report written as it goes is going.
+enum Target {
+    Stdout(BufWriter<std::io::StdoutLock<'static>>),
+    File(sselint::output::Streamed),
+}
+
+/// One report written as the results come.
+struct Sink {
+    format: Box<dyn Streaming>,
+    /// The file (`None`: stdout).
+    path: Option<PathBuf>,
+    /// `None` once it could not be opened.
+    target: Option<Target>,
+    /// The first error writing it; nothing more is written to it then.
+    error: Option<std::io::Error>,
+}
+
+impl Sink {
+    fn new(format: Box<dyn Streaming>, path: Option<&Path>) -> Self {
+        let (target, error) = match path {
+            None => (
+                Some(Target::Stdout(BufWriter::new(std::io::stdout().lock()))),
+                None,
+            ),
+            Some(p) => match sselint::output::Streamed::create(p) {
+                Ok(f) => (Some(Target::File(f)), None),
+                Err(e) => (None, Some(e)),
+            },
+        };
+        Sink {
+            format,
+            path: path.map(Path::to_path_buf),
+            target,
+            error,
+        }
+    }
+
+    /// Writes with `w` unless an error came before.
+    fn write(&mut self, w: impl FnOnce(&mut dyn Streaming, &mut dyn Write) -> std::io::Result<()>) {
+        if self.error.is_some() {
+            return;
+        }
+        let out: &mut dyn Write = match &mut self.target {
+            Some(Target::Stdout(o)) => o,
+            Some(Target::File(f)) => f,
+            None => return,
+        };
+        if let Err(e) = w(self.format.as_mut(), out) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Flushes (or puts the file in place); what could not be written, as
+    /// `write_reports` says it.
+    fn close(mut self) -> Option<String> {
+        let flushed = match self.target.take() {
+            Some(Target::Stdout(mut o)) => o.flush(),
+            Some(Target::File(f)) => f.commit(),
+            None => Ok(()),
+        };
+        let e = self.error.or(flushed.err())?;
+        match &self.path {
+            Some(p) => Some(format!("writing the report {}: {e}", p.display())),
+            // `sselint check … | head`: stop writing, keep the verdict.
+            None if e.kind() == std::io::ErrorKind::BrokenPipe => None,
+            None => Some(format!("writing the report: {e}")),
+        }
+    }
+}
+
+/// `check` whose reports are all written as the results come (human,
+/// GitHub, JSON Lines; no baseline to write, no live URL): each input's
+/// streams are written as they are made, a socket's responses one by one
+/// as they end, and only the totals are kept (and the names of the inputs
+/// that could not be read, said on stderr at the end as `exit_code` says
+/// them). The same bytes as the report made from every result.
+#[allow(clippy::too_many_arguments)]
+fn stream_reports(
+    a: &Args,
+    walk_errors: Vec<sselint::capture::InputError>,
+    files: &[String],
+    logs: bool,
+    jobs: usize,
+    opts: &sselint::capture::Options,
+    settings_for: &(dyn Fn(&str) -> Settings + Sync),
+    baseline: Option<&Baseline>,
+    fail_on: Option<sselint::lint::Severity>,
+    reports: &[(Format, PathBuf)],
+) -> ExitCode {
+    let color = a.color.enabled() && a.output.is_none();
+    let on_stdout = a.output.as_deref().is_none_or(|p| p == Path::new("-"));
+    let main_path = a.output.as_deref().filter(|p| *p != Path::new("-"));
+    let mut sinks = Vec::new();
+    if let Some(f) = streaming(a.format, a, color, on_stdout, fail_on) {
+        sinks.push(Sink::new(f, main_path));
+    }
+    for (fmt, path) in reports {
+        if let Some(f) = streaming(*fmt, a, false, false, fail_on) {
+            sinks.push(Sink::new(f, Some(path)));
+        }
+    }
+    let base = a.baseline.as_deref().map(config::parent_dir);
+    let mut totals = Totals::default();
+    let mut unread: Vec<(String, String)> = Vec::new();
+    let mut one = |f: &mut FileResult, first: bool, several: bool| -> bool {
+        if let (Some(b), Some(base)) = (baseline, &base) {
+            totals.suppressed += b.apply(std::slice::from_mut(f), base);
+        }
+        totals.add(f, first);
+        if let Some(e) = &f.error {
+            unread.push((f.path.clone(), e.clone()));
+        }
+        for s in &mut sinks {
+            s.write(|fmt, out| fmt.part(f, several, out));
+        }
+        true
+    };
+    for e in walk_errors {
+        one(&mut pipeline_error(e.path, e.message), true, false);
+    }
+    if logs {
+        super::batch::run(files, logs, jobs, opts, settings_for, &mut |mut r| {
+            let several = r.streams.len() > 1;
+            one(&mut r, true, several)
+        });
+    } else {
+        super::batch::run_each(files, jobs, opts, settings_for, &mut |p| {
+            one(p.file, p.first, p.several)
+        });
+    }
+    let mut write_errors = Vec::new();
+    for mut s in sinks {
+        s.write(|fmt, out| fmt.end(&totals, out));
+        write_errors.extend(s.close());
+    }
+    let unread: Vec<(&str, &str)> = unread
+        .iter()
+        .map(|(p, e)| (p.as_str(), e.as_str()))
+        .collect();
+    said_exit(
+        a,
+        totals.suppressed,
+        baseline,
+        &write_errors,
+        &unread,
+        fail_on,
+        totals.worst,
+    )
 }
 
 /// `check --format jsonl` with no other report: every result is written
-/// as one or more lines as soon as its batch is done, unreadable inputs
-/// are said on stderr as they come, and only counts are kept.
+/// as one or more lines as soon as it is made (a log's records as their
+/// batch is done), unreadable inputs are said on stderr as they come, and
+/// only counts are kept.
 #[allow(clippy::too_many_arguments)]
 fn stream_jsonl(
     a: &Args,
@@ -680,26 +905,25 @@ fn stream_jsonl(
     let mut unreadable = 0u64;
     let mut suppressed = 0u64;
     let mut write_error: Option<std::io::Error> = None;
-    let mut one = |r: FileResult| -> bool {
-        let mut run = Run {
-            files: vec![r],
-            profile: String::new(),
-            suppressed: 0,
-            fail_on,
-        };
+    let mut one = |f: &mut FileResult, several: bool| -> bool {
         if let (Some(b), Some(base)) = (baseline, &base) {
-            suppressed += b.apply(&mut run.files, base);
+            suppressed += b.apply(std::slice::from_mut(f), base);
         }
-        worst = worst.max(run.worst());
-        for f in run.files.iter().filter(|f| f.error.is_some()) {
+        worst = worst.max(
+            f.streams
+                .iter()
+                .filter_map(sselint::report::stream_worst)
+                .max(),
+        );
+        if let Some(e) = &f.error {
             unreadable += 1;
             eprintln!(
                 "sselint: error: {}: {}",
                 sselint::report::display_path(&f.path),
-                sselint::lint::printable_text(f.error.as_deref().unwrap_or(""))
+                sselint::lint::printable_text(e)
             );
         }
-        let rows = jsonl::rows(&run.files[0], fail_on);
+        let rows = jsonl::rows_of(f, several, fail_on);
         let out: &mut dyn Write = match &mut file_out {
             Some(f) => f,
             None => &mut std_out,
@@ -714,13 +938,20 @@ fn stream_jsonl(
     };
     let mut go_on = true;
     for e in walk_errors {
-        go_on = one(pipeline_error(e.path, e.message));
+        go_on = one(&mut pipeline_error(e.path, e.message), false);
         if !go_on {
             break;
         }
     }
-    if go_on {
-        super::batch::run(files, logs, jobs, opts, settings_for, &mut one);
+    if go_on && logs {
+        super::batch::run(files, logs, jobs, opts, settings_for, &mut |mut r| {
+            let several = r.streams.len() > 1;
+            one(&mut r, several)
+        });
+    } else if go_on {
+        super::batch::run_each(files, jobs, opts, settings_for, &mut |p| {
+            one(p.file, p.several)
+        });
     }
     let flushed = match file_out {
         Some(f) => f.commit(),

@@ -139,7 +139,12 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         // A WebSocket's responses are streams of their own: the table is
         // the socket's whole timeline (sent and received), written with
         // the first; each other response gets its answer and findings.
-        let mut results = pipeline::lint_streams_with(
+        // Those come after the first's, which is written once the socket
+        // is read: they wait in a scratch file as they come, not in memory.
+        let mut first = None;
+        let mut later: Option<Spill> = None;
+        let mut spill_error = None;
+        pipeline::lint_streams_each(
             stream,
             &settings,
             &mut rec,
@@ -147,10 +152,32 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 fields: false,
                 summaries: true,
             },
-        )
-        .into_iter();
+            &mut |result| {
+                if first.is_none() {
+                    first = Some(result);
+                    return;
+                }
+                if spill_error.is_some() {
+                    return;
+                }
+                let written = (|| {
+                    let spill = match &mut later {
+                        Some(s) => s,
+                        None => later.insert(Spill::create()?),
+                    };
+                    let quiet = Recorder::new(None, None, color).finish()?;
+                    quiet.write(&result.label, &result, jsonl, &mut spill.file)
+                })();
+                if let Err(e) = written {
+                    spill_error = Some(e);
+                }
+            },
+        );
         let seen = rec.finish().context("writing the report")?;
-        if let Some(first) = results.next() {
+        if let Some(e) = spill_error {
+            return Err(e).context("writing the report");
+        }
+        if let Some(first) = first {
             let first_label = if first.label.starts_with(&label) {
                 first.label.clone()
             } else {
@@ -159,13 +186,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             seen.write(&first_label, &first, jsonl, out)
                 .context("writing the report")?;
         }
-        for result in results {
-            let quiet = Recorder::new(None, None, color)
-                .finish()
-                .context("writing the report")?;
-            quiet
-                .write(&result.label, &result, jsonl, out)
-                .context("writing the report")?;
+        if let Some(spill) = later {
+            spill.copy_to(out).context("writing the report")?;
         }
     }
     out.flush().context("writing the report")?;
@@ -176,4 +198,45 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A scratch file the reports of a socket's later responses wait in
+/// while its first is read, removed when dropped.
+struct Spill {
+    path: std::path::PathBuf,
+    file: BufWriter<std::fs::File>,
+}
+
+impl Spill {
+    fn create() -> std::io::Result<Self> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("sselint-inspect-{}-{n}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        Ok(Spill {
+            path,
+            file: BufWriter::new(file),
+        })
+    }
+
+    /// Writes what it holds to `out`.
+    fn copy_to(mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        use std::io::Seek;
+        self.file.flush()?;
+        let f = self.file.get_mut();
+        f.seek(std::io::SeekFrom::Start(0))?;
+        std::io::copy(f, out)?;
+        Ok(())
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }

@@ -655,6 +655,9 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
             format!("{shape}; not an event stream, served as captured to every request")
         }
         (Some(d), None) => format!("{} stream", d.a_title()),
+        // A log whose URL names no API: its messages are sent as they
+        // are, whatever they mean.
+        (None, _) if socket => "a WebSocket message log, served message for message".to_string(),
         (None, _) => "a stream of no known dialect, served as Chat".to_string(),
     };
     let paths = if a.any_path {

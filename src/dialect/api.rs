@@ -256,6 +256,15 @@ pub trait Api: Sync + std::fmt::Debug {
         false
     }
 
+    /// What `inspect` shows for WebSocket message `data` (`sent` by the
+    /// client, or received) that belongs to no response, instead of the
+    /// data itself: for a message that carries audio (Realtime's
+    /// `input_audio_buffer.append`), its decoded byte count. `None` (the
+    /// default): the data is shown.
+    fn socket_summary(&self, _sent: bool, _data: &str) -> Option<String> {
+        None
+    }
+
     /// What a client of this API takes as its base URL, after the origin
     /// (OpenAI's SDKs add the path to `…/v1`, Anthropic's add
     /// `/v1/messages` to the origin): `/v1` or nothing.

@@ -26,7 +26,10 @@
 //! events after their end (a second terminal event, an event after it);
 //! a response is finished and its result made once it leaves that window,
 //! so a socket of many turns holds the linters of a few. The messages are
-//! not kept; the results are (the report lists them all).
+//! not kept, nor are the results: each is handed on as soon as every
+//! response asked for before it has been (the order the report lists
+//! them in), so only the results of responses that ended while an earlier
+//! one still runs wait.
 
 use super::{Extras, Observer, StreamResult, READ_BYTES};
 use crate::capture::{self, Body, Stream};
@@ -49,6 +52,9 @@ pub(super) const KEEP_ENDED: usize = 8;
 thread_local! {
     /// The most responses one socket held at once, on this thread.
     static MOST_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The most results one socket held at once (made and not handed
+    /// on), on this thread.
+    static MOST_RESULTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The socket transport `stream`'s body is framed by, when it is a body
@@ -133,10 +139,8 @@ struct Response<'s> {
 }
 
 /// A response's result, made when it was finished, with what its label
-/// is made of once every response's number is known.
+/// is made of once every response before it is handed on.
 struct Done {
-    /// Its index in the order the responses were asked for (or started).
-    index: usize,
     /// Its id, where it had one.
     id: Option<String>,
     lane: Option<String>,
@@ -158,8 +162,16 @@ struct Socket<'s, 'o, O: Observer> {
     next: usize,
     /// Responses ended and not finished yet, first ended first.
     ended: VecDeque<usize>,
-    /// The results of the responses finished.
-    done: Vec<Done>,
+    /// The results of the responses finished that wait for an earlier
+    /// response's, by index.
+    done: BTreeMap<usize, Done>,
+    /// The index of the next response whose result is handed on.
+    due: usize,
+    /// Results handed on so far (a response with no id is named by its
+    /// place among them: `response N`).
+    handed: usize,
+    /// Where each result goes, in the order the responses were asked for.
+    emit: &'o mut dyn FnMut(StreamResult),
     /// Per lane, the requests waiting for their response (indices into
     /// `responses`), first first.
     queued: BTreeMap<Option<String>, VecDeque<usize>>,
@@ -175,15 +187,17 @@ struct Socket<'s, 'o, O: Observer> {
     closed: Option<String>,
 }
 
-/// Lints a WebSocket's message log: one result per response, and one for
-/// the socket's own findings when there are some.
+/// Lints a WebSocket's message log: one result per response, handed to
+/// `emit` in the order the responses were asked for as soon as it is
+/// made, then one for the socket's own findings when there are some.
 pub(super) fn lint_socket<O: Observer>(
     mut stream: Stream,
     transport: Transport,
     settings: &Settings,
     observer: &mut O,
     extras: Extras,
-) -> Vec<StreamResult> {
+    emit: &mut dyn FnMut(StreamResult),
+) {
     let url = stream.request.as_ref().map(|r| r.url.clone());
     let ctx = Context {
         http: stream.http.clone(),
@@ -194,7 +208,8 @@ pub(super) fn lint_socket<O: Observer>(
     };
     let head = head_dialect(&mut stream, transport);
     let Some(dialect) = socket_dialect(settings, url.as_deref(), head) else {
-        return vec![super::lint_stream_with(stream, settings, observer, extras)];
+        emit(super::lint_stream_with(stream, settings, observer, extras));
+        return;
     };
     let mut socket_linter = Linter::new(settings, ctx.clone());
     socket_linter.socket_response(dialect, transport);
@@ -219,7 +234,10 @@ pub(super) fn lint_socket<O: Observer>(
         responses: BTreeMap::new(),
         next: 0,
         ended: VecDeque::new(),
-        done: Vec::new(),
+        done: BTreeMap::new(),
+        due: 0,
+        handed: 0,
+        emit,
         queued: BTreeMap::new(),
         running: BTreeMap::new(),
         ids: HashMap::new(),
@@ -228,7 +246,7 @@ pub(super) fn lint_socket<O: Observer>(
         closed: None,
     };
     let Some(mut framer) = transport.framer(settings.max_event_bytes) else {
-        return Vec::new();
+        return;
     };
     let mut read_error = None;
     match stream.body {
@@ -254,7 +272,7 @@ pub(super) fn lint_socket<O: Observer>(
     }
     framer.finish(&mut sock);
     sock.base.read_error = read_error;
-    sock.finish()
+    sock.finish();
 }
 
 /// What every result of the socket shares.
@@ -416,12 +434,44 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             linter.socket_closed(how);
         }
         let result = self.base.result(linter);
-        self.done.push(Done {
-            index: r,
-            id: resp.id,
-            lane: resp.lane,
-            result,
-        });
+        self.done.insert(
+            r,
+            Done {
+                id: resp.id,
+                lane: resp.lane,
+                result,
+            },
+        );
+        #[cfg(test)]
+        MOST_RESULTS.with(|m| m.set(m.get().max(self.done.len())));
+        self.hand_on();
+    }
+
+    /// Hands on the results that wait for no earlier response: in the
+    /// order the responses were asked for, past the ones that give none
+    /// (a request an error refused).
+    fn hand_on(&mut self) {
+        while self.due < self.next {
+            if let Some(d) = self.done.remove(&self.due) {
+                let which = match &d.id {
+                    Some(id) => crate::lint::printable(&crate::model::shorten(id, 60)),
+                    None => format!("response {}", self.handed + 1),
+                };
+                let lane = match &d.lane {
+                    Some(l) => format!(" (lane {})", crate::lint::printable(l)),
+                    None => String::new(),
+                };
+                let mut result = d.result;
+                result.label = format!("{} · {which}{lane}", self.base.label);
+                result.read_error.clone_from(&self.base.read_error);
+                self.handed += 1;
+                (self.emit)(result);
+            } else if self.responses.contains_key(&self.due) {
+                // Still open: what ended after it waits.
+                return;
+            }
+            self.due += 1;
+        }
     }
 
     /// The response an event on `lane` naming `id` belongs to: the one
@@ -564,7 +614,16 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     /// A message that belongs to no response and says nothing wrong.
     fn socket_message(&mut self, m: &Message<'_>) {
         self.socket_messages += 1;
-        self.observer.message(m, &[], &self.socket);
+        // What the dialect shows instead of the data (audio, never shown).
+        let sent = m.direction() == Some(Direction::Sent);
+        match self.dialect.api().socket_summary(sent, m.data) {
+            Some(summary) => {
+                self.socket.event_summary = summary;
+                self.observer.message(m, &[], &self.socket);
+                self.socket.event_summary.clear();
+            }
+            None => self.observer.message(m, &[], &self.socket),
+        }
     }
 
     fn sent(&mut self, m: &Message<'_>) {
@@ -654,6 +713,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
         if let Some(r) = refused {
             // Answered by the error: no response comes, nothing to keep.
             self.responses.remove(&r);
+            self.hand_on();
         }
         let said = serde_json::from_str::<serde_json::Value>(m.data)
             .ok()
@@ -714,9 +774,10 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
         self.closed.get_or_insert(how);
     }
 
-    /// Every response's result in the order they were asked for, then
-    /// the socket's when it has findings.
-    fn finish(mut self) -> Vec<StreamResult> {
+    /// Hands on every response's result left, in the order they were
+    /// asked for, then the socket's when it has findings (or when the
+    /// socket gave no response at all).
+    fn finish(mut self) {
         let how = self.closed.clone().unwrap_or_else(|| {
             "the socket's messages end (the capture holds no close)".to_string()
         });
@@ -740,32 +801,15 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                 self.socket.report_socket(f);
             }
             self.responses.remove(&r);
+            self.hand_on();
         }
-        self.done.sort_by_key(|d| d.index);
-        let base = &self.base;
-        let mut out: Vec<StreamResult> = self
-            .done
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let which = match &d.id {
-                    Some(id) => crate::lint::printable(&crate::model::shorten(id, 60)),
-                    None => format!("response {}", i + 1),
-                };
-                let lane = match &d.lane {
-                    Some(l) => format!(" (lane {})", crate::lint::printable(l)),
-                    None => String::new(),
-                };
-                let mut result = d.result;
-                result.label = format!("{} · {which}{lane}", base.label);
-                result.read_error.clone_from(&base.read_error);
-                result
-            })
-            .collect();
-        if !self.socket.out.diagnostics.is_empty() || out.is_empty() {
-            out.push(base.socket_result(self.socket, self.socket_messages, self.dialect));
+        self.hand_on();
+        if !self.socket.out.diagnostics.is_empty() || self.handed == 0 {
+            let result = self
+                .base
+                .socket_result(self.socket, self.socket_messages, self.dialect);
+            (self.emit)(result);
         }
-        out
     }
 }
 
@@ -881,25 +925,34 @@ mod tests {
         out.into_bytes()
     }
 
-    fn lint(body: Vec<u8>) -> (Vec<StreamResult>, usize) {
+    /// The socket's results, the most responses it held at once, and the
+    /// most results it held at once.
+    fn lint(body: Vec<u8>) -> (Vec<StreamResult>, usize, usize) {
         MOST_HELD.with(|m| m.set(0));
+        MOST_RESULTS.with(|m| m.set(0));
         let settings = Settings::default();
         let mut stream = Stream::new("log", Body::Bytes(body));
         let t = is_socket(&mut stream).expect("a message log");
-        let out = lint_socket(
+        let mut out = Vec::new();
+        lint_socket(
             stream,
             t,
             &settings,
             &mut super::super::NoObserver,
             Extras::default(),
+            &mut |r| out.push(r),
         );
-        (out, MOST_HELD.with(std::cell::Cell::get))
+        (
+            out,
+            MOST_HELD.with(std::cell::Cell::get),
+            MOST_RESULTS.with(std::cell::Cell::get),
+        )
     }
 
     #[test]
     fn a_socket_holds_the_responses_open_not_every_one() {
         for lanes in [false, true] {
-            let (results, held) = lint(log(300, lanes));
+            let (results, held, _) = lint(log(300, lanes));
             assert_eq!(results.len(), 300, "lanes {lanes}");
             assert!(
                 held <= KEEP_ENDED + 2,
@@ -923,5 +976,40 @@ mod tests {
                 assert_eq!(r.ending, crate::model::assembly::Ending::Complete);
             }
         }
+    }
+
+    #[test]
+    fn a_socket_hands_each_result_on_as_it_is_made() {
+        // The results are handed on as the responses are finished, not
+        // kept to the socket's end: one at a time on one lane; on two
+        // lanes a response can end before the one asked for before it.
+        for lanes in [false, true] {
+            let (results, _, most) = lint(log(300, lanes));
+            assert_eq!(results.len(), 300, "lanes {lanes}");
+            assert!(most <= 2, "lanes {lanes}: {most} results held at once");
+        }
+    }
+
+    #[test]
+    fn a_result_waits_for_the_responses_asked_for_before_it() {
+        // Lane `a`'s response is asked for first and is still running
+        // when lane `b`'s ends: `b`'s result waits, and the report keeps
+        // the order they were asked for.
+        let mut body = log(2, true);
+        let text = String::from_utf8(body.clone()).unwrap();
+        // Move lane a's terminal event (resp_0's `response.completed`)
+        // to the end.
+        let lines: Vec<&str> = text.lines().collect();
+        let last_a = lines
+            .iter()
+            .rposition(|l| l.contains("response.completed") && l.contains("resp_0"))
+            .unwrap();
+        let mut moved: Vec<&str> = lines.clone();
+        let line = moved.remove(last_a);
+        moved.push(line);
+        body = (moved.join("\n") + "\n").into_bytes();
+        let (results, _, _) = lint(body);
+        let labels: Vec<&str> = results.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["log · resp_0 (lane a)", "log · resp_1 (lane b)"]);
     }
 }

@@ -11,11 +11,20 @@ use std::io::{self, Write};
 /// The diff JSON's format version.
 pub const VERSION: u32 = 1;
 
+/// A side as the user named it, then its stream's label where it adds
+/// to that: a socket's response label is the file's own plus
+/// ` · RESPONSE`, so the file is named once.
 fn side_name(s: &Side) -> String {
-    if s.result.label == s.spec || s.spec.contains('#') {
+    let label = &s.result.label;
+    if *label == s.spec || s.spec.contains('#') {
         s.spec.clone()
+    } else if let Some(rest) = label
+        .strip_prefix(s.spec.as_str())
+        .filter(|r| r.starts_with(" · "))
+    {
+        format!("{}{rest}", s.spec)
     } else {
-        format!("{} {}", s.spec, s.result.label)
+        format!("{} {label}", s.spec)
     }
 }
 

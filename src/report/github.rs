@@ -8,6 +8,7 @@
 
 use super::{Render, Run};
 use crate::lint::Severity;
+use crate::pipeline::FileResult;
 use std::io::{self, Write};
 
 /// The GitHub renderer.
@@ -35,54 +36,77 @@ pub fn escape_property(s: &str) -> String {
 impl Render for Github {
     fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
         for f in &run.files {
-            if let Some(e) = &f.error {
+            self.file(f, out)?;
+        }
+        self.total(&super::Totals::of(run), out)
+    }
+}
+
+impl super::Streaming for Github {
+    fn part(&mut self, file: &FileResult, _several: bool, out: &mut dyn Write) -> io::Result<()> {
+        self.file(file, out)
+    }
+
+    fn end(&mut self, totals: &super::Totals, out: &mut dyn Write) -> io::Result<()> {
+        self.total(totals, out)
+    }
+}
+
+impl Github {
+    /// Writes one input's error, or its streams' findings.
+    fn file(&self, f: &FileResult, out: &mut dyn Write) -> io::Result<()> {
+        if let Some(e) = &f.error {
+            writeln!(
+                out,
+                "::error file={},title={}::{}",
+                escape_property(&super::display_path(&f.path)),
+                escape_property("sselint: input error"),
+                escape_data(e)
+            )?;
+        }
+        for s in &f.streams {
+            let body_relative = s.origin.file_start.is_none();
+            for d in &s.diagnostics {
+                if d.severity == Severity::Info && !self.verbose {
+                    continue;
+                }
+                // A finding the baseline covers is a notice, not a
+                // failure annotation.
+                let cmd = match (d.suppressed, d.severity) {
+                    (true, _) | (_, Severity::Info) => "notice",
+                    (_, Severity::Error) => "error",
+                    (_, Severity::Warning) => "warning",
+                };
+                let l = &d.location;
+                let (line, col, prefix) = if body_relative {
+                    let prefix = format!("{}: ", super::sarif::body_position(s, d));
+                    match super::sarif::file_region(s, d) {
+                        Some((p, _)) => (p.line, Some(p.column), prefix),
+                        None => (1, None, prefix),
+                    }
+                } else {
+                    (l.line.max(1), Some(l.column.max(1)), String::new())
+                };
+                let col = col.map(|c| format!(",col={c}")).unwrap_or_default();
+                let suppressed = if d.suppressed { " (in baseline)" } else { "" };
                 writeln!(
                     out,
-                    "::error file={},title={}::{}",
+                    "::{cmd} file={},line={line}{col},title={}::{}",
                     escape_property(&super::display_path(&f.path)),
-                    escape_property("sselint: input error"),
-                    escape_data(e)
+                    escape_property(&format!("{} ({}){suppressed}", d.rule, d.code)),
+                    escape_data(&format!("{prefix}{}", d.message))
                 )?;
             }
-            for s in &f.streams {
-                let body_relative = s.origin.file_start.is_none();
-                for d in &s.diagnostics {
-                    if d.severity == Severity::Info && !self.verbose {
-                        continue;
-                    }
-                    // A finding the baseline covers is a notice, not a
-                    // failure annotation.
-                    let cmd = match (d.suppressed, d.severity) {
-                        (true, _) | (_, Severity::Info) => "notice",
-                        (_, Severity::Error) => "error",
-                        (_, Severity::Warning) => "warning",
-                    };
-                    let l = &d.location;
-                    let (line, col, prefix) = if body_relative {
-                        let prefix = format!("{}: ", super::sarif::body_position(s, d));
-                        match super::sarif::file_region(s, d) {
-                            Some((p, _)) => (p.line, Some(p.column), prefix),
-                            None => (1, None, prefix),
-                        }
-                    } else {
-                        (l.line.max(1), Some(l.column.max(1)), String::new())
-                    };
-                    let col = col.map(|c| format!(",col={c}")).unwrap_or_default();
-                    let suppressed = if d.suppressed { " (in baseline)" } else { "" };
-                    writeln!(
-                        out,
-                        "::{cmd} file={},line={line}{col},title={}::{}",
-                        escape_property(&super::display_path(&f.path)),
-                        escape_property(&format!("{} ({}){suppressed}", d.rule, d.code)),
-                        escape_data(&format!("{prefix}{}", d.message))
-                    )?;
-                }
-            }
         }
-        let (e, w, i) = run.counted_totals();
+        Ok(())
+    }
+
+    /// Writes the closing line.
+    fn total(&self, totals: &super::Totals, out: &mut dyn Write) -> io::Result<()> {
+        let (e, w, i) = totals.counted();
         // As the human report's closing line: an input that could not be
         // read is counted, so "0 error(s)" never stands alone beside exit 2.
-        let unread = run.files.iter().filter(|f| f.error.is_some()).count();
+        let unread = totals.unread;
         writeln!(
             out,
             "sselint: {e} error(s), {w} warning(s), {i} info(s){}{}",
@@ -91,10 +115,10 @@ impl Render for Github {
             } else {
                 String::new()
             },
-            if run.suppressed > 0 {
+            if totals.suppressed > 0 {
                 format!(
                     ", and {} more suppressed by the baseline (not counted)",
-                    run.suppressed
+                    totals.suppressed
                 )
             } else {
                 String::new()

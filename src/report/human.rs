@@ -278,117 +278,126 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 
 impl Render for Human {
     fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
+        for f in &run.files {
+            self.file(f, out)?;
+        }
+        self.total(&super::Totals::of(run), out)
+    }
+}
+
+impl super::Streaming for Human {
+    fn part(&mut self, file: &FileResult, _several: bool, out: &mut dyn Write) -> io::Result<()> {
+        self.file(file, out)
+    }
+
+    fn end(&mut self, totals: &super::Totals, out: &mut dyn Write) -> io::Result<()> {
+        self.total(totals, out)
+    }
+}
+
+impl Human {
+    /// Writes one input's error, or the findings and summary of each
+    /// stream it carries.
+    fn file(&self, f: &FileResult, out: &mut dyn Write) -> io::Result<()> {
         let renderer = if self.color {
             Renderer::styled().decor_style(DecorStyle::Unicode)
         } else {
             Renderer::plain()
         };
-        let mut hidden_infos = 0u64;
-        for f in &run.files {
-            if let Some(e) = f.error.as_ref().filter(|_| !self.errors_elsewhere) {
-                let line = format!(
-                    "error: {}: {}",
-                    crate::report::display_path(&f.path),
-                    // Its lines stay lines.
-                    crate::lint::printable_text(e)
-                );
-                if self.color {
-                    writeln!(out, "{}\n", line.red().bold())?;
-                } else {
-                    writeln!(out, "{line}\n")?;
-                }
-            }
-            for s in &f.streams {
-                let origin = origin_label(f, s);
-                if !self.quiet {
-                    for d in &s.diagnostics {
-                        if d.severity == Severity::Info && !self.verbose {
-                            continue;
-                        }
-                        writeln!(out, "{}\n", render_diagnostic(d, &origin, &renderer))?;
-                    }
-                    for (rule, n) in &s.omitted {
-                        writeln!(out, "… and {} more `{rule}` finding(s) in this stream (limit per rule reached)\n", n)?;
-                    }
-                }
-                if !self.verbose {
-                    hidden_infos += s
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.severity == Severity::Info)
-                        .count() as u64;
-                }
-                let name = stream_name(f, &s.label);
-                // As the closing line: what the baseline covers is named
-                // apart, not counted.
-                let held = super::suppressed_counts(s);
-                let mut counts = format!(
-                    "{}, {}, {}",
-                    plural(s.counts.0.saturating_sub(held.0), "error", "errors"),
-                    plural(s.counts.1.saturating_sub(held.1), "warning", "warnings"),
-                    plural(s.counts.2.saturating_sub(held.2), "info", "infos")
-                );
-                if let Some(held) = held_phrase(held) {
-                    counts.push_str(&format!("; {held} in the baseline"));
-                }
-                if self.color {
-                    writeln!(out, "{} {}", format!("{name}:").bold(), summary_line(s))?;
-                } else {
-                    writeln!(out, "{name}: {}", summary_line(s))?;
-                }
-                writeln!(out, "  {counts}")?;
-                if !self.verbose {
-                    if let Some(line) = info_line(s) {
-                        writeln!(out, "  {line}")?;
-                    }
-                }
-                if let Some(g) = s
-                    .provider
-                    .as_ref()
-                    // Against the profile the stream was read under: a
-                    // Gemini stream under the default is read as gemini-api.
-                    .filter(|g| g.profile != s.profile && !g.also.iter().any(|a| a == s.profile))
-                {
-                    let mut names = vec![g.provider.clone()];
-                    let mut flags = vec![format!("`--profile {}`", g.profile)];
-                    for a in &g.also {
-                        if let Some(p) = crate::lint::profile(a) {
-                            names.push(p.provider.clone());
-                            flags.push(format!("`--profile {a}`"));
-                        }
-                    }
-                    writeln!(
-                        out,
-                        "  looks like {} ({}): {} fits",
-                        names.join(" or "),
-                        crate::lint::printable(&g.evidence.join(", ")),
-                        flags.join(" or ")
-                    )?;
-                }
-                for n in &s.notes {
-                    writeln!(out, "  note: {}", crate::lint::printable(n))?;
-                }
-                if let Some(e) = &s.read_error {
-                    writeln!(
-                        out,
-                        "  note: reading the body stopped early: {}",
-                        crate::lint::printable(e)
-                    )?;
-                }
+        if let Some(e) = f.error.as_ref().filter(|_| !self.errors_elsewhere) {
+            let line = format!(
+                "error: {}: {}",
+                crate::report::display_path(&f.path),
+                // Its lines stay lines.
+                crate::lint::printable_text(e)
+            );
+            if self.color {
+                writeln!(out, "{}\n", line.red().bold())?;
+            } else {
+                writeln!(out, "{line}\n")?;
             }
         }
+        for s in &f.streams {
+            let origin = origin_label(f, s);
+            if !self.quiet {
+                for d in &s.diagnostics {
+                    if d.severity == Severity::Info && !self.verbose {
+                        continue;
+                    }
+                    writeln!(out, "{}\n", render_diagnostic(d, &origin, &renderer))?;
+                }
+                for (rule, n) in &s.omitted {
+                    writeln!(out, "… and {} more `{rule}` finding(s) in this stream (limit per rule reached)\n", n)?;
+                }
+            }
+            let name = stream_name(f, &s.label);
+            // As the closing line: what the baseline covers is named
+            // apart, not counted.
+            let held = super::suppressed_counts(s);
+            let mut counts = format!(
+                "{}, {}, {}",
+                plural(s.counts.0.saturating_sub(held.0), "error", "errors"),
+                plural(s.counts.1.saturating_sub(held.1), "warning", "warnings"),
+                plural(s.counts.2.saturating_sub(held.2), "info", "infos")
+            );
+            if let Some(held) = held_phrase(held) {
+                counts.push_str(&format!("; {held} in the baseline"));
+            }
+            if self.color {
+                writeln!(out, "{} {}", format!("{name}:").bold(), summary_line(s))?;
+            } else {
+                writeln!(out, "{name}: {}", summary_line(s))?;
+            }
+            writeln!(out, "  {counts}")?;
+            if !self.verbose {
+                if let Some(line) = info_line(s) {
+                    writeln!(out, "  {line}")?;
+                }
+            }
+            if let Some(g) = s
+                .provider
+                .as_ref()
+                // Against the profile the stream was read under: a
+                // Gemini stream under the default is read as gemini-api.
+                .filter(|g| g.profile != s.profile && !g.also.iter().any(|a| a == s.profile))
+            {
+                let mut names = vec![g.provider.clone()];
+                let mut flags = vec![format!("`--profile {}`", g.profile)];
+                for a in &g.also {
+                    if let Some(p) = crate::lint::profile(a) {
+                        names.push(p.provider.clone());
+                        flags.push(format!("`--profile {a}`"));
+                    }
+                }
+                writeln!(
+                    out,
+                    "  looks like {} ({}): {} fits",
+                    names.join(" or "),
+                    crate::lint::printable(&g.evidence.join(", ")),
+                    flags.join(" or ")
+                )?;
+            }
+            for n in &s.notes {
+                writeln!(out, "  note: {}", crate::lint::printable(n))?;
+            }
+            if let Some(e) = &s.read_error {
+                writeln!(
+                    out,
+                    "  note: reading the body stopped early: {}",
+                    crate::lint::printable(e)
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the closing line.
+    fn total(&self, totals: &super::Totals, out: &mut dyn Write) -> io::Result<()> {
         // Findings the baseline covers are not counted: they are named
         // apart, so "1 error" never sits beside exit 0.
-        let (e, w, i) = run.counted_totals();
-        let streams: usize = run.files.iter().map(|f| f.streams.len()).sum();
-        let unread = run.files.iter().filter(|f| f.error.is_some()).count();
+        let (e, w, i) = totals.counted();
+        let (streams, unread, by_dialect) = (totals.streams, totals.unread, &totals.by_dialect);
         // Streams per dialect, when any is not Chat.
-        let mut by_dialect: std::collections::BTreeMap<&str, u64> = Default::default();
-        for s in run.files.iter().flat_map(|f| &f.streams) {
-            *by_dialect
-                .entry(s.dialect.map_or("unknown format", |d| d.name()))
-                .or_default() += 1;
-        }
         let dialects = if by_dialect.keys().any(|k| *k != "chat") {
             let parts: Vec<String> = by_dialect.iter().map(|(k, n)| format!("{n} {k}")).collect();
             format!(" ({})", parts.join(", "))
@@ -397,8 +406,8 @@ impl Render for Human {
         };
         let mut total = format!(
             "Checked {}{dialects} in {}{}: {}, {}, {}",
-            plural(streams as u64, "stream", "streams"),
-            plural(run.files.len() as u64, "input", "inputs"),
+            plural(streams, "stream", "streams"),
+            plural(totals.inputs, "input", "inputs"),
             if unread > 0 {
                 format!(" ({unread} could not be read)")
             } else {
@@ -408,12 +417,12 @@ impl Render for Human {
             plural(w, "warning", "warnings"),
             plural(i, "info", "infos")
         );
-        if run.suppressed > 0 {
-            if let Some(held) = held_phrase(run.suppressed_totals()) {
+        if totals.suppressed > 0 {
+            if let Some(held) = held_phrase(totals.held) {
                 total.push_str(&format!("; {held} in the baseline, not counted"));
             }
         }
-        if hidden_infos > 0 {
+        if !self.verbose && totals.kept_infos > 0 {
             total.push_str(" (infos hidden; -v shows them)");
         }
         if self.color {

@@ -57,6 +57,13 @@ pub struct Row {
 /// The result lines of one input under `fail_on` (`None`: never fails):
 /// one per stream, or one carrying the input's error.
 pub fn rows(file: &FileResult, fail_on: Option<Severity>) -> Vec<Row> {
+    rows_of(file, file.streams.len() > 1, fail_on)
+}
+
+/// [`rows`] of an input, or of a part of one whose streams come in
+/// several parts: `several` says whether the whole input has more than
+/// one stream (each line is then named by its stream).
+pub fn rows_of(file: &FileResult, several: bool, fail_on: Option<Severity>) -> Vec<Row> {
     if let Some(e) = &file.error {
         return vec![Row {
             id: file.path.clone(),
@@ -72,7 +79,6 @@ pub fn rows(file: &FileResult, fail_on: Option<Severity>) -> Vec<Row> {
             read_error: Some(e.clone()),
         }];
     }
-    let several = file.streams.len() > 1;
     file.streams
         .iter()
         .map(|s| {
@@ -144,6 +150,23 @@ impl Render for Jsonl {
         for f in &run.files {
             write_rows(&rows(f, run.fail_on), out)?;
         }
+        Ok(())
+    }
+}
+
+/// JSON Lines written as the results come: each part's lines as it comes;
+/// no closing line.
+pub struct JsonlParts {
+    /// The `--fail-on` threshold each line's verdict is judged by.
+    pub fail_on: Option<Severity>,
+}
+
+impl super::Streaming for JsonlParts {
+    fn part(&mut self, file: &FileResult, several: bool, out: &mut dyn Write) -> io::Result<()> {
+        write_rows(&rows_of(file, several, self.fail_on), out)
+    }
+
+    fn end(&mut self, _totals: &super::Totals, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())
     }
 }

@@ -136,6 +136,120 @@ impl Run {
     }
 }
 
+/// What the closing lines of the reports count, summed as the results
+/// come: a few numbers whatever the number of inputs and streams, so a
+/// report written as it goes ([`Streaming`]) keeps no result.
+#[derive(Debug, Default, Clone)]
+pub struct Totals {
+    /// Inputs (each counted once, however many parts it came in).
+    pub inputs: u64,
+    /// Inputs that could not be read.
+    pub unread: u64,
+    /// Streams.
+    pub streams: u64,
+    /// (errors, warnings, infos) over every stream, omitted ones included
+    /// ([`Run::totals`]).
+    pub counts: (u64, u64, u64),
+    /// The part of `counts` the baseline covers ([`Run::suppressed_totals`]).
+    pub held: (u64, u64, u64),
+    /// Streams per dialect name (`unknown format` for none).
+    pub by_dialect: std::collections::BTreeMap<&'static str, u64>,
+    /// Info findings kept in the streams (not past a per-rule limit).
+    pub kept_infos: u64,
+    /// The worst severity the baseline does not cover ([`Run::worst`]).
+    pub worst: Option<Severity>,
+    /// Findings the baseline suppressed ([`Run::suppressed`]).
+    pub suppressed: u64,
+}
+
+impl Totals {
+    /// Counts one input, or part of one: `new` when it is the input's
+    /// first part (an input whose streams come in several parts is one
+    /// input).
+    pub fn add(&mut self, file: &FileResult, new: bool) {
+        if new {
+            self.inputs += 1;
+            if file.error.is_some() {
+                self.unread += 1;
+            }
+        }
+        for s in &file.streams {
+            self.streams += 1;
+            self.counts.0 += s.counts.0;
+            self.counts.1 += s.counts.1;
+            self.counts.2 += s.counts.2;
+            let h = suppressed_counts(s);
+            self.held = (self.held.0 + h.0, self.held.1 + h.1, self.held.2 + h.2);
+            *self
+                .by_dialect
+                .entry(s.dialect.map_or("unknown format", |d| d.name()))
+                .or_default() += 1;
+            self.kept_infos += s
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Info)
+                .count() as u64;
+            self.worst = self.worst.max(stream_worst(s));
+        }
+    }
+
+    /// The totals of a whole run.
+    pub fn of(run: &Run) -> Self {
+        let mut t = Totals::default();
+        for f in &run.files {
+            t.add(f, true);
+        }
+        t.suppressed = run.suppressed;
+        t
+    }
+
+    /// (errors, warnings, infos) the baseline does not cover
+    /// ([`Run::counted_totals`]).
+    pub fn counted(&self) -> (u64, u64, u64) {
+        (
+            self.counts.0.saturating_sub(self.held.0),
+            self.counts.1.saturating_sub(self.held.1),
+            self.counts.2.saturating_sub(self.held.2),
+        )
+    }
+}
+
+/// A format written as the results come: each input (or each part of
+/// one: a socket's responses come one by one) as it is linted, then the
+/// closing lines from [`Totals`]. Human, GitHub and JSON Lines reports
+/// are; JSON, SARIF, JUnit and HTML are one document whose head counts
+/// the whole run, and are written by [`Render`] from every result.
+pub trait Streaming {
+    /// Writes `file`'s part: its error, or the streams it carries now.
+    /// `several`: the input has (or will have) more than one stream.
+    ///
+    /// # Errors
+    /// Only the writer's.
+    fn part(&mut self, file: &FileResult, several: bool, out: &mut dyn Write) -> io::Result<()>;
+
+    /// Writes the closing lines.
+    ///
+    /// # Errors
+    /// Only the writer's.
+    fn end(&mut self, totals: &Totals, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// Writes a whole run through a [`Streaming`] format: what its [`Render`]
+/// gives.
+///
+/// # Errors
+/// Only the writer's.
+pub fn render_streaming(
+    format: &mut dyn Streaming,
+    run: &Run,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for f in &run.files {
+        format.part(f, f.streams.len() > 1, out)?;
+    }
+    format.end(&Totals::of(run), out)
+}
+
 /// One output format.
 pub trait Render {
     /// Writes the run's report.

@@ -25,6 +25,10 @@ impl crate::dialect::Api for Api {
         super::socket::shows(sent, data)
     }
 
+    fn socket_summary(&self, sent: bool, data: &str) -> Option<String> {
+        super::socket::summary(sent, data)
+    }
+
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",

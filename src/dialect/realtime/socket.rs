@@ -102,6 +102,38 @@ pub fn shows(sent: bool, data: &str) -> bool {
     own.contains(&ty) || PREFIXES.iter().any(|p| ty.starts_with(p))
 }
 
+/// What `inspect` shows for a client's message instead of its data, where
+/// the data is audio: `input_audio_buffer.append` as the number of bytes
+/// its base64 `audio` decodes to (or that it is not base64), never the
+/// audio itself. `None` for any other message.
+pub fn summary(sent: bool, data: &str) -> Option<String> {
+    use base64::Engine as _;
+    #[derive(Deserialize)]
+    struct Append<'a> {
+        #[serde(borrow, rename = "type")]
+        ty: Cow<'a, str>,
+        #[serde(default, borrow)]
+        audio: Option<Cow<'a, str>>,
+    }
+    if !sent || !data.contains("input_audio_buffer.append") {
+        return None;
+    }
+    let m: Append<'_> = serde_json::from_str(data).ok()?;
+    if m.ty != "input_audio_buffer.append" {
+        return None;
+    }
+    let audio = m.audio.unwrap_or_default();
+    Some(
+        match base64::engine::general_purpose::STANDARD.decode(audio.as_bytes()) {
+            Ok(bytes) => format!("input_audio_buffer.append: audio, {} bytes", bytes.len()),
+            Err(_) => format!(
+                "input_audio_buffer.append: audio, not base64 ({} characters)",
+                audio.len()
+            ),
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
