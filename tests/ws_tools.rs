@@ -493,3 +493,136 @@ fn replay_refuses_faults_a_transport_has_no_place_for() {
         assert!(err.contains(says), "{flags:?}: {err}");
     }
 }
+
+/// A TLS front on 127.0.0.1 for `target` (our replay): one connection,
+/// its bytes relayed both ways, with a certificate `openssl` makes for
+/// 127.0.0.1. `None` when openssl cannot make one.
+fn tls_front(dir: &Path, target: SocketAddr) -> Option<(SocketAddr, std::thread::JoinHandle<()>)> {
+    use std::io::{Read, Write};
+    use std::process::Command;
+    use tokio_rustls::rustls;
+    let (key, cert) = (dir.join("key.pem"), dir.join("cert.der"));
+    let key_der = dir.join("key.der");
+    let made = Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "ec", "-pkeyopt"])
+        .args(["ec_paramgen_curve:prime256v1", "-nodes", "-days", "2"])
+        .args([
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .args(["-outform", "DER", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .is_ok_and(|o| o.status.success())
+        && Command::new("openssl")
+            .args(["pkcs8", "-topk8", "-nocrypt", "-outform", "DER", "-in"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&key_der)
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !made {
+        return None;
+    }
+    let cert = rustls::pki_types::CertificateDer::from(std::fs::read(&cert).unwrap());
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(std::fs::read(&key_der).unwrap().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert], key)
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let front = std::thread::spawn(move || {
+        let (tcp, _) = listener.accept().unwrap();
+        let conn = rustls::ServerConnection::new(Arc::new(config)).unwrap();
+        let mut tls = rustls::StreamOwned::new(conn, tcp);
+        let mut plain = std::net::TcpStream::connect(target).unwrap();
+        let tick = Some(Duration::from_millis(5));
+        tls.sock.set_read_timeout(tick).unwrap();
+        plain.set_read_timeout(tick).unwrap();
+        let mut buf = vec![0u8; 16 * 1024];
+        let quiet = |e: &std::io::Error| {
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            )
+        };
+        loop {
+            match tls.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => plain.write_all(&buf[..n]).unwrap(),
+                Err(e) if quiet(&e) => {}
+                Err(_) => break,
+            }
+            match plain.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if tls.write_all(&buf[..n]).and_then(|()| tls.flush()).is_err() {
+                        break;
+                    }
+                }
+                Err(e) if quiet(&e) => {}
+                Err(_) => break,
+            }
+        }
+        tls.conn.send_close_notify();
+        let _ = tls.flush();
+    });
+    Some((addr, front))
+}
+
+/// `record wss://` against our replay behind a TLS front on 127.0.0.1:
+/// with `insecure` the session comes back message for message; without
+/// it, the self-signed certificate is refused and the error says so.
+#[test]
+fn record_wss_speaks_tls() {
+    let dir = scratch("ws-tools-wss");
+    let original = dir.join("in.jsonl");
+    let log = session("realtime_session.py", "text");
+    std::fs::write(&original, &log).unwrap();
+    for insecure in [true, false] {
+        let (addr, server) = serve(&original, fast());
+        let Some((front, relay)) = tls_front(&dir, addr) else {
+            common::not_run(
+                "ws_tools::record_wss_speaks_tls",
+                "openssl cannot make a certificate",
+            );
+            return;
+        };
+        let req = SocketRequest {
+            url: format!("wss://127.0.0.1:{}/v1/realtime", front.port()),
+            headers: Vec::new(),
+            api_key: Some("sk-wssSECRET".into()),
+            script: Script::of_log(&log).unwrap(),
+            dialect: sselint::dialect::Dialect::Realtime,
+            read_timeout: Duration::from_secs(5),
+            insecure,
+        };
+        let mut out = Vec::new();
+        let got = record(&req, &mut out);
+        relay.join().unwrap();
+        if insecure {
+            let rec = got.unwrap();
+            assert_eq!(rec.status, 101);
+            let text = String::from_utf8(out).unwrap();
+            assert!(!text.contains("wssSECRET"));
+            assert_eq!(shape(&text), shape(&log));
+            server.join().unwrap().unwrap();
+        } else {
+            let e = got.unwrap_err();
+            assert!(e.contains("the handshake failed"), "{e}");
+            assert!(e.to_lowercase().contains("certificate"), "{e}");
+            // The replay never got an upgrade; end it with one.
+            let _ = tungstenite::connect(format!("ws://{addr}/"));
+            let _ = server.join();
+        }
+    }
+}
