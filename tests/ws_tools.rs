@@ -626,3 +626,114 @@ fn record_wss_speaks_tls() {
         }
     }
 }
+
+/// Our replay of `log` on 127.0.0.1 for any number of connections, until
+/// the flag is set.
+fn serve_many(path: &Path) -> (SocketAddr, Arc<AtomicBool>, Server) {
+    let replay = sselint::replay::Replay::load(
+        path.to_str().unwrap(),
+        &sselint::capture::Options::default(),
+        None,
+    )
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let server = std::thread::spawn(move || {
+        sselint::replay::serve(listener, Arc::new(replay), fast(), stop2)
+    });
+    (addr, stop, server)
+}
+
+/// `sselint probe ws://…` of Responses' WebSocket mode against our
+/// replay: each scenario's body goes as a `response.create` on a socket of
+/// its own, the socket is saved as a message log, and the verdicts come
+/// from it. The replay answers every scenario with one text answer, so
+/// the plain scenario passes and those that asked for something else
+/// fail with the probe rule that says so; a server that answers the
+/// invalid request with an `error` message passes `invalid`.
+#[test]
+fn probe_runs_its_scenarios_over_a_websocket() {
+    use serde_json::Value;
+    let dir = scratch("ws-tools-probe");
+    let text = dir.join("text.jsonl");
+    std::fs::write(&text, session("ws_session.py", "full")).unwrap();
+    // The refused turn of `refused`: a create answered by an `error`.
+    let refused = session("ws_session.py", "refused");
+    let lines: Vec<&str> = refused.lines().collect();
+    let error = dir.join("error.jsonl");
+    std::fs::write(&error, lines[lines.len() - 2..].join("\n") + "\n").unwrap();
+    let probe = |served: &Path, out: &str, only: &str| -> (Option<i32>, Value) {
+        let (addr, stop, server) = serve_many(served);
+        let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+            .args(["probe", &format!("ws://{addr}/v1/responses")])
+            .args([
+                "--model",
+                "m",
+                "--format",
+                "json",
+                "--api-key-env",
+                "WS_PROBE_KEY",
+            ])
+            .args(["--only", only, "-o"])
+            .arg(dir.join(out))
+            .env("WS_PROBE_KEY", "sk-probeKEYSECRET")
+            .output()
+            .unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        server.join().unwrap().unwrap();
+        for out in [&o.stdout, &o.stderr] {
+            assert!(!String::from_utf8_lossy(out).contains("KEYSECRET"));
+        }
+        let v: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        (o.status.code(), v)
+    };
+    let verdict = |v: &Value, name: &str| -> (String, Vec<String>) {
+        let s = v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {v}"));
+        let rules = s["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect();
+        (s["verdict"].as_str().unwrap().to_string(), rules)
+    };
+    let (code, v) = probe(&text, "text", "plain,tool,invalid,disconnect");
+    assert_eq!(code, Some(1), "{v:#}");
+    assert_eq!(verdict(&v, "plain"), ("pass".into(), vec![]));
+    assert_eq!(
+        verdict(&v, "tool"),
+        ("fail".into(), vec!["probe-no-tool-call".to_string()])
+    );
+    assert_eq!(
+        verdict(&v, "invalid"),
+        ("fail".into(), vec!["probe-invalid-accepted".to_string()])
+    );
+    assert_eq!(verdict(&v, "disconnect").0, "unsupported");
+    // Each scenario's socket, saved as a message log with no key in it.
+    let plain = dir.join("text/plain.jsonl");
+    let saved = std::fs::read_to_string(&plain).unwrap();
+    assert!(!saved.contains("KEYSECRET"));
+    let first: Value = serde_json::from_str(
+        &socket_log::record(saved.lines().next().unwrap())
+            .unwrap()
+            .data,
+    )
+    .unwrap();
+    assert_eq!(first["type"], "response.create");
+    assert!(
+        first.get("stream").is_none(),
+        "a socket's create has no stream field"
+    );
+    assert_eq!(lint_file(&plain).streams.len(), 1);
+    let (code, v) = probe(&error, "error", "invalid");
+    assert_eq!(verdict(&v, "invalid"), ("pass".into(), vec![]), "{v:#}");
+    assert_eq!(code, Some(0));
+}
