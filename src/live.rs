@@ -42,6 +42,7 @@ pub fn interrupted() -> Arc<AtomicBool> {
 }
 
 pub mod sigv4;
+pub mod tls;
 
 /// How long a live read may wait for the next bytes: 5 minutes.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);

@@ -87,9 +87,29 @@ pub struct Options {
     /// flight.
     pub corrupt_prelude_crc: Option<u64>,
     /// Send `: keep-alive` comments at event boundaries during waits of this
-    /// many milliseconds (SSE only: NDJSON and event-stream have no
-    /// comments).
+    /// many milliseconds (SSE; NDJSON and event-stream have no comments);
+    /// over a WebSocket, a ping frame every this many milliseconds of a
+    /// wait.
     pub keepalive_ms: Option<u64>,
+    /// WebSocket only: where the socket ends (after
+    /// [`Options::cut_after_messages`] N, or in place of the log's own
+    /// end), close it with this code and [`Options::close_reason`]
+    /// instead.
+    pub close_code: Option<u16>,
+    /// WebSocket only: the reason of [`Options::close_code`]'s close frame
+    /// (at most 123 bytes; empty when `None`).
+    pub close_reason: Option<&'static str>,
+    /// WebSocket only: after N server messages, send an `error` message
+    /// (`{"type":"error","error":{…}}`, the shape Responses' WebSocket
+    /// mode and Realtime share) and drop the rest of that turn's messages.
+    pub error_after_messages: Option<u64>,
+    /// WebSocket only: after N server messages, send one text message
+    /// that is not JSON, then go on.
+    pub garbage_after_messages: Option<u64>,
+    /// WebSocket only: after N server messages, send nothing more and
+    /// hold the socket open until the client closes it (pings still go
+    /// with [`Options::keepalive_ms`]).
+    pub stall_after_messages: Option<u64>,
     /// Answer any path and method, not only the POST of the dialect's
     /// endpoint.
     pub any_path: bool,
@@ -332,6 +352,16 @@ impl Replay {
     /// WebSocket endpoint (`replay/socket.rs`).
     pub fn is_socket(&self) -> bool {
         socket::is_socket(self)
+    }
+
+    /// How many messages a socket capture's server sends (text and binary
+    /// records received; the close is none): what
+    /// [`Options::cut_after_messages`] and the other socket faults count.
+    ///
+    /// # Errors
+    /// The body cannot be read.
+    pub fn socket_messages(&self) -> io::Result<u64> {
+        socket::server_messages(self)
     }
 
     /// The dialect the capture is served as (the default dialect, Chat,

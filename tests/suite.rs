@@ -136,6 +136,8 @@ mod trial40;
 mod typed_path;
 #[path = "websocket.rs"]
 mod websocket;
+#[path = "ws_tools.rs"]
+mod ws_tools;
 
 /// Every `*.rs` file in tests/ but this one is a module above: a file left
 /// out would never be compiled or run.

@@ -274,9 +274,10 @@ fn replay_then_record_gives_the_capture_back_message_for_message() {
             url: format!("ws://{addr}/v1/responses"),
             headers: Vec::new(),
             api_key: Some("sk-wsSECRET3".into()),
-            messages: sent,
+            script: sselint::live::socket::Script::of_messages(sent),
             dialect: sselint::dialect::Dialect::Responses,
             read_timeout: std::time::Duration::from_secs(10),
+            insecure: false,
         };
         let mut out = Vec::new();
         let rec = sselint::live::socket::record(&req, &mut out).unwrap();

@@ -313,8 +313,9 @@ pub struct RecordArgs {
     /// https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse,
     /// http://localhost:11434/api/chat (Ollama) or
     /// https://bedrock-runtime.us-east-1.amazonaws.com/model/MODEL/converse-stream;
-    /// or a WebSocket, ws://HOST/v1/responses (the client's messages from
-    /// --body, one a line; saved as a message log; wss:// not yet).
+    /// or a WebSocket, ws://HOST/v1/responses or wss://…/v1/realtime (the
+    /// client's messages from --body: one a line, or a capture of a
+    /// session; saved as a message log).
     #[arg(value_name = "URL")]
     url: String,
     /// The API the endpoint speaks, when its path does not say (`chat`,
@@ -411,28 +412,69 @@ pub fn record(a: RecordArgs) -> anyhow::Result<ExitCode> {
     ))
 }
 
-/// `record ws://…`: the client's messages from --body (one JSON message,
-/// or one a line), sent a turn at a time; the socket saved as a message
-/// log (`sselint::live::socket`), then linted as `check` lints it.
+/// The client's side of a socket session from --body: a capture of one
+/// (a message log, or a HAR whose one stream is a socket's), whose client
+/// messages are sent again, each answered by as many messages as the
+/// capture shows; else one JSON message, or one a line.
+fn socket_script(path: &Path, text: &str) -> Result<live::socket::Script, String> {
+    use sselint::transport::socket_log;
+    if socket_log::looks_like(text.as_bytes()) {
+        return live::socket::Script::of_log(text);
+    }
+    if text.contains("\"_webSocketMessages\"") {
+        let cap = sselint::capture::open(
+            &path.display().to_string(),
+            &sselint::capture::Options::default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let logs: Vec<Vec<u8>> = cap
+            .streams
+            .into_iter()
+            .filter_map(|s| match s.body {
+                sselint::capture::Body::Bytes(b) if socket_log::looks_like(&b) => Some(b),
+                _ => None,
+            })
+            .collect();
+        return match logs.as_slice() {
+            [log] => live::socket::Script::of_log(&String::from_utf8_lossy(log)),
+            [] => Err("the HAR holds no WebSocket entry".into()),
+            _ => Err(format!(
+                "the HAR holds {} WebSocket entries; record needs a capture of one session: keep its entry alone",
+                logs.len()
+            )),
+        };
+    }
+    Ok(live::socket::Script::of_messages(
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(v) => vec![v.to_string()],
+            Err(_) => text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect(),
+        },
+    ))
+}
+
+/// `record ws://…` (or `wss://`): the client's messages from --body (one
+/// JSON message, one a line, or a capture's), sent a turn at a time; the
+/// socket saved as a message log (`sselint::live::socket`), then linted
+/// as `check` lints it.
 fn record_socket(a: &RecordArgs, out: &Path, settings: &Settings) -> anyhow::Result<ExitCode> {
     let fail = |e: String| {
         eprintln!("sselint: error: {e}");
         Ok(ExitCode::from(2))
     };
     let Some(path) = &a.live.body else {
-        return fail("a WebSocket URL needs --body FILE: the client's messages (one JSON message, or one a line)".into());
+        return fail("a WebSocket URL needs --body FILE: the client's messages (one JSON message, or one a line), or a capture of a session (a message log, a HAR's socket entry) whose client messages are sent again".into());
     };
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => return fail(format!("reading {}: {e}", path.display())),
     };
-    let messages: Vec<String> = match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(v) => vec![v.to_string()],
-        Err(_) => text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_string)
-            .collect(),
+    let script = match socket_script(path, &text) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("{}: {e}", path.display())),
     };
     let mut headers = Vec::new();
     for h in &a.live.headers {
@@ -461,9 +503,10 @@ fn record_socket(a: &RecordArgs, out: &Path, settings: &Settings) -> anyhow::Res
         url: a.url.clone(),
         headers,
         api_key,
-        messages,
+        script,
         dialect,
         read_timeout: std::time::Duration::from_secs_f64(a.live.read_timeout.max(0.001)),
+        insecure: a.live.insecure,
     };
     let mut file = match sselint::output::Streamed::create(out) {
         Ok(f) => f,
@@ -506,6 +549,7 @@ Examples:
   sselint replay capture.sse --cut-after-bytes 300 --once
   sselint replay samples/good/ollama-chat.ndjson --cut-after-messages 3
   sselint replay samples/good/bedrock-converse.bin --corrupt-crc 2
+  sselint replay samples/websocket/realtime-text.har --cut-after-messages 8
 
 The capture is served at the POST of its dialect (told as `check` tells it,
 or --dialect): /v1/chat/completions (Chat Completions; also a stream of no
@@ -532,6 +576,17 @@ default is HTTP/2). These transports have no comments: --keepalive-ms is
 refused for them. --delay-ms waits between lines or frames,
 --cut-after-messages cuts after whole ones, --cut-after-bytes can cut inside
 a frame, and --corrupt-crc / --corrupt-prelude-crc flip a frame's CRC.
+
+A WebSocket capture (a message log, a HAR's socket entry) answers the
+upgrade on any path and plays the log back against the client. Its faults:
+--cut-after-messages N drops the socket after N server messages with no
+close frame (or closes with --close-code CODE --close-reason TEXT),
+--cut-after-bytes N drops it inside a frame, --split-bytes N writes the
+frames N bytes at a time, --keepalive-ms sends ping frames during waits,
+--close-code alone replaces the capture's end, --error-after-messages N
+sends an `error` message and drops the rest of that turn,
+--garbage-after-messages N a text message that is not JSON, and
+--stall-after-messages N nothing more.
 
 The startup line gives the base URL to hand a client:
 http://127.0.0.1:PORT/v1 for OpenAI SDKs, http://127.0.0.1:PORT for
@@ -595,9 +650,30 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "N")]
     corrupt_prelude_crc: Option<u64>,
     /// Send `: keep-alive` comments during waits, every MS milliseconds
-    /// (SSE only).
+    /// (SSE; over a WebSocket, ping frames).
     #[arg(long, value_name = "MS")]
     keepalive_ms: Option<u64>,
+    /// WebSocket: close with this code (1000-4999) where the socket ends:
+    /// after --cut-after-messages N, else in place of the capture's own
+    /// end.
+    #[arg(long, value_name = "CODE")]
+    close_code: Option<u16>,
+    /// WebSocket: the reason of --close-code's close frame (at most 123
+    /// bytes).
+    #[arg(long, value_name = "TEXT", requires = "close_code")]
+    close_reason: Option<String>,
+    /// WebSocket: send an `error` message after N server messages and
+    /// drop the rest of that turn.
+    #[arg(long, value_name = "N")]
+    error_after_messages: Option<u64>,
+    /// WebSocket: send a text message that is not JSON after N server
+    /// messages.
+    #[arg(long, value_name = "N")]
+    garbage_after_messages: Option<u64>,
+    /// WebSocket: send nothing after N server messages, holding the
+    /// socket open until the client closes it.
+    #[arg(long, value_name = "N")]
+    stall_after_messages: Option<u64>,
     /// Answer any path and method.
     #[arg(long)]
     any_path: bool,
@@ -694,6 +770,26 @@ pub fn replay(a: ReplayArgs) -> anyhow::Result<ExitCode> {
 /// there are no frames), and notes a message cut past the last message.
 fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), String> {
     let t = replay.transport;
+    let socket = replay.is_socket();
+    if socket {
+        return check_socket_faults(a, replay);
+    }
+    let socket_only = [
+        ("--close-code", a.close_code.is_some()),
+        ("--error-after-messages", a.error_after_messages.is_some()),
+        (
+            "--garbage-after-messages",
+            a.garbage_after_messages.is_some(),
+        ),
+        ("--stall-after-messages", a.stall_after_messages.is_some()),
+    ];
+    if let Some((flag, _)) = socket_only.iter().find(|(_, set)| *set) {
+        return Err(format!(
+            "{flag} is a WebSocket fault, and this capture is {} ({}): over HTTP, cut the stream with --cut-after-messages or --cut-after-bytes",
+            t.name(),
+            t.media_type()
+        ));
+    }
     if a.keepalive_ms.is_some() && !t.has_comments() {
         return Err(format!(
             "--keepalive-ms sends `: keep-alive` comments, and {} ({}) has no comments: a client reads every {} as a message; use --delay-ms or --first-delay-ms for a slow stream",
@@ -731,6 +827,55 @@ fn check_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), 
     Ok(())
 }
 
+/// The faults of a socket capture: a frame CRC has no place there, a
+/// close code must be one a close frame carries, and a message count
+/// past the server's last message is noted.
+fn check_socket_faults(a: &ReplayArgs, replay: &sselint::replay::Replay) -> Result<(), String> {
+    for (flag, n) in [
+        ("--corrupt-crc", a.corrupt_crc),
+        ("--corrupt-prelude-crc", a.corrupt_prelude_crc),
+    ] {
+        if n.is_some() {
+            return Err(format!(
+                "{flag} flips a CRC of an AWS event-stream frame, and this capture is a WebSocket's, whose frames carry none; use --garbage-after-messages N for a message a client cannot read"
+            ));
+        }
+    }
+    if let Some(c) = a.close_code {
+        // RFC 6455 7.4: 1005, 1006 and 1015 are never sent; below 1000
+        // and 1004 are not used; 5000 and up are not codes.
+        if !(1000..5000).contains(&c) || matches!(c, 1004 | 1005 | 1006 | 1015) {
+            return Err(format!(
+                "--close-code {c}: a close frame carries 1000-4999 but 1004, 1005, 1006 and 1015; for a socket that ends with no close frame (a client sees 1006), use --cut-after-messages alone"
+            ));
+        }
+    }
+    if let Some(r) = &a.close_reason {
+        if r.len() > 123 {
+            return Err(format!(
+                "--close-reason is {} bytes, and a close frame's reason holds at most 123",
+                r.len()
+            ));
+        }
+    }
+    let have = replay
+        .socket_messages()
+        .map_err(|e| format!("reading the capture: {e}"))?;
+    for (flag, n) in [
+        ("--cut-after-messages", a.cut_after_messages),
+        ("--error-after-messages", a.error_after_messages),
+        ("--garbage-after-messages", a.garbage_after_messages),
+        ("--stall-after-messages", a.stall_after_messages),
+    ] {
+        if let Some(n) = n.filter(|n| *n > have) {
+            eprintln!(
+                "sselint: note: {flag} {n}: the server sends {have} messages in this capture, so the fault never comes"
+            );
+        }
+    }
+    Ok(())
+}
+
 fn serve_options(a: &ReplayArgs) -> sselint::replay::Options {
     sselint::replay::Options {
         delay_ms: a.delay_ms,
@@ -741,6 +886,16 @@ fn serve_options(a: &ReplayArgs) -> sselint::replay::Options {
         corrupt_crc: a.corrupt_crc,
         corrupt_prelude_crc: a.corrupt_prelude_crc,
         keepalive_ms: a.keepalive_ms,
+        close_code: a.close_code,
+        // Leaked once: the options are copied to every connection's
+        // thread for the server's lifetime.
+        close_reason: a
+            .close_reason
+            .clone()
+            .map(|r| &*Box::leak(r.into_boxed_str())),
+        error_after_messages: a.error_after_messages,
+        garbage_after_messages: a.garbage_after_messages,
+        stall_after_messages: a.stall_after_messages,
         any_path: a.any_path,
         once: a.once,
     }

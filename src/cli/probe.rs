@@ -104,9 +104,13 @@ A server to try it on: `sselint replay tests/fixtures/probe/good --listen
 in an installed package) answers each scenario from a capture (`sselint
 replay --help`).
 
+A ws:// or wss:// URL probes an API's WebSocket mode (OpenAI Responses):
+each scenario's body goes as a `response.create` on a socket of its own,
+saved as NAME.jsonl; disconnect is not run over a socket.
+
 Exit codes: 0 every scenario pass or unsupported, 1 a scenario failed or
 could not be judged (fail or error), 2 usage error (nothing was sent; a
-URL without http:// or https://, or with a #fragment or a space, a bad -H
+URL without http://, https://, ws:// or wss://, or with a #fragment or a space, a bad -H
 name, a key or -H value with a control or non-ASCII character, a --report
 file in a missing directory, `-`, the capture directory itself, named twice,
 or named like a capture in the capture directory) or a --report file that could not
@@ -231,10 +235,11 @@ const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 fn url_problem(u: &str) -> Option<String> {
     let shown = sselint::capture::redact_url(u);
     let lower = u.to_ascii_lowercase();
-    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+    let socket = lower.starts_with("ws://") || lower.starts_with("wss://");
+    if !(lower.starts_with("http://") || lower.starts_with("https://") || socket) {
         return Some(match u.split_once("://") {
             Some((scheme, _)) => format!(
-                "{shown}: only http:// and https:// URLs are supported, not {}://",
+                "{shown}: only http:// and https:// URLs are supported (and ws:// or wss:// for an API's WebSocket mode), not {}://",
                 sselint::lint::printable(scheme)
             ),
             None => format!(

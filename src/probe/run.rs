@@ -1074,6 +1074,9 @@ fn run_one(
     fail_on: Severity,
     stop: &AtomicBool,
 ) -> Outcome {
+    if is_socket_url(&t.url) {
+        return socket_scenario(t, s, dir, settings, fail_on);
+    }
     if s.name == "disconnect" {
         return disconnect(t, s, dir, settings, fail_on, stop);
     }
@@ -1196,6 +1199,129 @@ fn run_one(
     o.findings.extend(timed_out(t, &rec));
     if let Some(cut) = too_large {
         o.findings.push(too_long(&rec, cut, asked));
+    }
+    judge(&mut o, fail_on);
+    o
+}
+
+/// Whether `url` is a WebSocket's (`ws://`, `wss://`).
+fn is_socket_url(url: &str) -> bool {
+    let lower = url.get(..6).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("ws://") || lower.starts_with("wss://")
+}
+
+/// Why `disconnect` is not run over a socket.
+const NO_SOCKET_DISCONNECT: &str = "not run over a WebSocket: a socket's client hangs up by closing it mid-response, which probe does not do yet";
+
+/// A scenario over a WebSocket (issue 39): its request body sent as the
+/// dialect's response-asking message on a socket of its own (Responses'
+/// WebSocket mode: `{"type": "response.create", …}`, the body's fields
+/// beside `type`, no `stream`), recorded by [`live::socket`] into
+/// `DIR/NAME.jsonl` (a message log, secrets masked), and judged on that
+/// log as `check` reads it. `invalid` passes when the server answers with
+/// an `error` message and starts no response; a scenario refused so, when
+/// optional, is `unsupported`. `disconnect` is not run.
+fn socket_scenario(
+    t: &Target,
+    s: Scenario,
+    dir: &Path,
+    settings: &Settings,
+    fail_on: Severity,
+) -> Outcome {
+    let api = t.dialect.api();
+    if !api.rides_sockets() {
+        return Outcome::error(
+            s.name,
+            format!("{} has no WebSocket mode", t.dialect.title()),
+        );
+    }
+    if s.name == "disconnect" {
+        let mut o = Outcome::new(s.name);
+        o.verdict = Verdict::Unsupported;
+        o.note = Some(NO_SOCKET_DISCONNECT.to_string());
+        return o;
+    }
+    let Some(mut body) = super::body(t.dialect, s.name, &t.model) else {
+        return Outcome::error(s.name, format!("no scenario {} in {}", s.name, t.dialect));
+    };
+    let message = match body.as_object_mut() {
+        Some(fields) => {
+            fields.remove("stream");
+            let mut m = serde_json::Map::new();
+            m.insert("type".into(), "response.create".into());
+            m.extend(std::mem::take(fields));
+            serde_json::Value::Object(m).to_string()
+        }
+        None => body.to_string(),
+    };
+    let req = live::socket::SocketRequest {
+        url: t.url.clone(),
+        headers: t.headers.clone(),
+        api_key: t.api_key.clone(),
+        script: live::socket::Script::of_messages(vec![message]),
+        dialect: t.dialect,
+        read_timeout: t.timeout,
+        insecure: t.insecure,
+    };
+    let mut log = Vec::new();
+    let rec = match live::socket::record(&req, &mut log) {
+        Ok(r) => r,
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+    };
+    let path = dir.join(format!("{}.jsonl", s.name));
+    let text = mask(&String::from_utf8_lossy(&log), &secrets(t));
+    if let Err(e) = crate::output::write_atomic(&path, text.as_bytes()) {
+        return Outcome::error(s.name, format!("writing {}: {e}", path.display()));
+    }
+    let mut o = Outcome::new(s.name);
+    o.status = Some(rec.status);
+    o.total_ms = Some(rec.total_ms);
+    o.ttft_ms = first_content_ms(&path, settings);
+    o.capture = Some(path.clone());
+    let name = path.to_string_lossy();
+    let file = crate::pipeline::lint_opened(
+        &name,
+        crate::capture::open(&name, &Default::default()),
+        settings,
+    );
+    // Refused: an `error` came and no response started.
+    let (mut errored, mut started) = (false, false);
+    for line in text.lines() {
+        let Ok(r) = crate::transport::socket_log::record(line) else {
+            continue;
+        };
+        if r.direction != crate::transport::Direction::Received {
+            continue;
+        }
+        match api.socket_route(false, &r.data).map(|r| r.step) {
+            Some(crate::dialect::api::SocketStep::Error) => errored = true,
+            Some(crate::dialect::api::SocketStep::Start(_)) => started = true,
+            _ => {}
+        }
+    }
+    let refused = errored && !started;
+    if s.name == "invalid" {
+        if !refused {
+            o.findings.push(Finding::probe(
+                "probe-invalid-accepted",
+                format!(
+                    "the request was invalid (its `{}` is the number 42); the server answered it on the socket with a response instead of an `error` message",
+                    api.input_key()
+                ),
+            ));
+            o.findings.extend(lint(t, s.name, &file));
+        }
+        judge(&mut o, fail_on);
+        return o;
+    }
+    if refused && s.optional {
+        o.verdict = Verdict::Unsupported;
+        o.note = Some("refused with an `error` message".to_string());
+        return o;
+    }
+    o.findings = lint(t, s.name, &file);
+    if let Some(why) = rec.stopped {
+        o.note = Some(why);
     }
     judge(&mut o, fail_on);
     o

@@ -53,89 +53,11 @@ const HOP_BY_HOP: &[&str] = &[
 
 type ProxyBody = UnsyncBoxBody<Bytes, hyper::Error>;
 
-/// The TLS client configuration for HTTPS upstreams: ring, the webpki
-/// roots (as `record` trusts them), HTTP/1.1 by ALPN; with `insecure`,
-/// any certificate.
+/// The TLS client configuration for HTTPS upstreams: `record`'s
+/// ([`crate::live::tls::config`]: ring, the webpki roots; with
+/// `insecure`, any certificate), HTTP/1.1 by ALPN.
 pub(crate) fn tls_config(insecure: bool) -> Arc<tokio_rustls::rustls::ClientConfig> {
-    use tokio_rustls::rustls::{self, ClientConfig, RootCertStore};
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .unwrap_or_else(|_| {
-            ClientConfig::builder_with_provider(provider.clone())
-                .with_protocol_versions(rustls::ALL_VERSIONS)
-                .expect("ring supports TLS 1.2 and 1.3")
-        });
-    let mut config = if insecure {
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-            .with_no_client_auth()
-    } else {
-        let roots = RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
-        builder.with_root_certificates(roots).with_no_client_auth()
-    };
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Arc::new(config)
-}
-
-/// `--insecure`: a verifier that accepts every certificate (signatures
-/// are still checked with the provider's algorithms).
-#[derive(Debug)]
-struct AnyCertificate(Arc<tokio_rustls::rustls::crypto::CryptoProvider>);
-
-impl tokio_rustls::rustls::client::danger::ServerCertVerifier for AnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _: &tokio_rustls::rustls::pki_types::CertificateDer<'_>,
-        _: &[tokio_rustls::rustls::pki_types::CertificateDer<'_>],
-        _: &tokio_rustls::rustls::pki_types::ServerName<'_>,
-        _: &[u8],
-        _: tokio_rustls::rustls::pki_types::UnixTime,
-    ) -> Result<tokio_rustls::rustls::client::danger::ServerCertVerified, tokio_rustls::rustls::Error>
-    {
-        Ok(tokio_rustls::rustls::client::danger::ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &tokio_rustls::rustls::pki_types::CertificateDer<'_>,
-        dss: &tokio_rustls::rustls::DigitallySignedStruct,
-    ) -> Result<
-        tokio_rustls::rustls::client::danger::HandshakeSignatureValid,
-        tokio_rustls::rustls::Error,
-    > {
-        tokio_rustls::rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &tokio_rustls::rustls::pki_types::CertificateDer<'_>,
-        dss: &tokio_rustls::rustls::DigitallySignedStruct,
-    ) -> Result<
-        tokio_rustls::rustls::client::danger::HandshakeSignatureValid,
-        tokio_rustls::rustls::Error,
-    > {
-        tokio_rustls::rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<tokio_rustls::rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+    crate::live::tls::config(insecure, &[b"http/1.1"])
 }
 
 /// Takes connections until `stop` is notified, then serves the ones taken

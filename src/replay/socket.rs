@@ -13,14 +13,32 @@
 //! last message of a log with no close, the server waits for the client to
 //! close (at most 30 s of silence), then closes with 1000.
 //!
-//! Not yet: the HTTP replay's fault injections (`--split-bytes`,
-//! `--cut-after-bytes`, keep-alives) on a socket.
+//! Faults, each at its socket meaning (the server's messages counted:
+//! text and binary records received; `Options` names each):
+//! - `--cut-after-messages N`: the TCP connection is dropped after N
+//!   messages, with no close frame (a client sees 1006), or closed with
+//!   `--close-code`/`--close-reason` where given;
+//! - `--cut-after-bytes N`: dropped after N bytes of frames (the
+//!   handshake not counted), inside a frame where N falls there;
+//! - `--split-bytes N`: the frames written N bytes at a time;
+//! - `--keepalive-ms MS`: a ping frame every MS milliseconds of a wait;
+//! - `--close-code CODE` (`--close-reason TEXT`) alone: the socket ends
+//!   with that close in place of the log's own end;
+//! - `--error-after-messages N`: an `error` message after N messages, the
+//!   rest of that turn's dropped;
+//! - `--garbage-after-messages N`: a text message that is not JSON after
+//!   N messages;
+//! - `--stall-after-messages N`: nothing more after N messages, the
+//!   socket held open until the client closes it.
+//!
+//! An event-stream frame's CRC has no place on a socket (`replay` refuses
+//! `--corrupt-crc` there).
 
 use super::{Options, Replay};
 use crate::transport::socket_log::{self, Record};
 use crate::transport::{Direction, Frame, Transport};
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tungstenite::protocol::frame::coding::CloseCode;
@@ -42,10 +60,21 @@ pub(super) fn is_socket(replay: &Replay) -> bool {
 }
 
 /// A stream that reads the bytes already taken from the socket (the
-/// request head) before the socket's own.
+/// request head) before the socket's own, and writes the frames as the
+/// faults say: `split` bytes at a time, and no more than `budget` bytes
+/// (the connection shut down when it is spent).
 struct Prefixed {
     head: io::Cursor<Vec<u8>>,
     inner: TcpStream,
+    split: Option<usize>,
+    budget: Option<u64>,
+}
+
+impl Prefixed {
+    /// Whether `--cut-after-bytes` has cut the connection.
+    fn spent(&self) -> bool {
+        self.budget == Some(0)
+    }
 }
 
 impl Read for Prefixed {
@@ -60,7 +89,31 @@ impl Read for Prefixed {
 
 impl Write for Prefixed {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.inner.write(buf)
+        if self.spent() {
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "cut by --cut-after-bytes",
+            ));
+        }
+        let mut n = buf.len();
+        if let Some(s) = self.split {
+            n = n.min(s.max(1));
+        }
+        if let Some(b) = self.budget {
+            n = n.min(usize::try_from(b).unwrap_or(usize::MAX));
+        }
+        let n = self.inner.write(&buf[..n])?;
+        if let Some(b) = self.budget.as_mut() {
+            *b -= n as u64;
+            if *b == 0 {
+                let _ = self.inner.flush();
+                let _ = self.inner.shutdown(Shutdown::Both);
+            }
+        }
+        if self.split.is_some() {
+            self.inner.flush()?;
+        }
+        Ok(n)
     }
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
@@ -82,8 +135,162 @@ fn io_err(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(e.to_string())
 }
 
+/// How many text and binary messages the server sends in `replay`'s log.
+pub(super) fn server_messages(replay: &Replay) -> io::Result<u64> {
+    Ok(records(replay)?
+        .iter()
+        .filter(|r| r.direction == Direction::Received && is_data(r))
+        .count() as u64)
+}
+
+/// Whether a record is a message with data (text or binary), not a
+/// close, a failure or a control frame.
+fn is_data(r: &Record) -> bool {
+    matches!(r.frame(), Frame::Text | Frame::Binary)
+}
+
+/// The text of `--garbage-after-messages`: no JSON.
+pub(super) const GARBAGE: &str =
+    "sselint replay --garbage-after-messages: this message is not JSON";
+
+/// The message of `--error-after-messages`: the `error` shape Responses'
+/// WebSocket mode and Realtime share (`type`, and an `error` object with
+/// `type`, `code`, `message`).
+pub(super) const ERROR: &str = r#"{"type":"error","error":{"type":"server_error","code":"server_error","message":"injected by sselint replay --error-after-messages","param":null}}"#;
+
+type Socket = tungstenite::WebSocket<Prefixed>;
+
+/// Sleeps `wait`, sending a ping every `keepalive` ms of it.
+fn pause(ws: &mut Socket, wait: Duration, keepalive: Option<u64>) -> io::Result<()> {
+    let Some(k) = keepalive.filter(|k| *k > 0).map(Duration::from_millis) else {
+        std::thread::sleep(wait);
+        return Ok(());
+    };
+    let mut left = wait;
+    while left > k {
+        std::thread::sleep(k);
+        left -= k;
+        ws.send(Message::Ping(Vec::new().into())).map_err(io_err)?;
+    }
+    std::thread::sleep(left);
+    Ok(())
+}
+
+/// Closes with `code` and `reason` (a code no close frame can carry,
+/// 1005, 1006 or 1015, and 0 for none: the connection just ends), then
+/// reads until the client's close.
+fn close(ws: &mut Socket, code: u16, reason: &str) {
+    if matches!(code, 0 | 1005 | 1006 | 1015) {
+        drop_connection(ws);
+        return;
+    }
+    let _ = ws.close(Some(CloseFrame {
+        code: CloseCode::from(code),
+        reason: reason.to_string().into(),
+    }));
+    while ws.read().is_ok() {}
+}
+
+/// Ends the connection with no close frame.
+fn drop_connection(ws: &mut Socket) {
+    let _ = ws.flush();
+    let _ = ws.get_mut().inner.shutdown(Shutdown::Both);
+}
+
+/// Waits for the client to close (or go, or 30 s of silence), answering
+/// its pings; with `keepalive`, pinging it meanwhile.
+fn hold(ws: &mut Socket, keepalive: Option<u64>) {
+    if let Some(k) = keepalive.filter(|k| *k > 0) {
+        let _ = ws
+            .get_mut()
+            .inner
+            .set_read_timeout(Some(Duration::from_millis(k)));
+        let mut idle = Duration::ZERO;
+        loop {
+            match ws.read() {
+                Ok(Message::Close(_)) => break,
+                Ok(_) => idle = Duration::ZERO,
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) && idle < Duration::from_secs(30) =>
+                {
+                    idle += Duration::from_millis(k);
+                    if ws.send(Message::Ping(Vec::new().into())).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+        }
+    } else {
+        loop {
+            match ws.read() {
+                Ok(Message::Close(_)) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    }
+    let _ = ws.close(None);
+    let _ = ws.flush();
+}
+
+/// What a fault does after the server's `n`-th message.
+enum Step {
+    Go,
+    /// Drop the rest of this turn's messages.
+    SkipTurn,
+    /// The socket has ended.
+    Done,
+}
+
+/// The `--error-after-messages` message after `last`, the server's last
+/// text message: where the messages carry a `sequence_number`
+/// (Responses), the error takes the next one, as the API numbers its
+/// `error` events.
+fn error_after(last: Option<&str>) -> String {
+    let next = last
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        .and_then(|v| v.get("sequence_number")?.as_u64());
+    match next {
+        Some(n) => {
+            let mut v: serde_json::Value = serde_json::from_str(ERROR).expect("ERROR is JSON");
+            v["sequence_number"] = (n + 1).into();
+            v.to_string()
+        }
+        None => ERROR.to_string(),
+    }
+}
+
+/// Applies the faults that fall after the server's `n`-th message, the
+/// last of which was `last` (text).
+fn fault_at(ws: &mut Socket, n: u64, last: Option<&str>, opts: &Options) -> io::Result<Step> {
+    if opts.garbage_after_messages == Some(n) {
+        ws.send(Message::Text(GARBAGE.into())).map_err(io_err)?;
+    }
+    if opts.cut_after_messages == Some(n) {
+        match opts.close_code {
+            Some(code) => close(ws, code, opts.close_reason.unwrap_or("")),
+            None => drop_connection(ws),
+        }
+        return Ok(Step::Done);
+    }
+    if opts.stall_after_messages == Some(n) {
+        hold(ws, opts.keepalive_ms);
+        return Ok(Step::Done);
+    }
+    if opts.error_after_messages == Some(n) {
+        ws.send(Message::Text(error_after(last).into()))
+            .map_err(io_err)?;
+        return Ok(Step::SkipTurn);
+    }
+    Ok(Step::Go)
+}
+
 /// Plays `replay`'s log back on `sock`, whose request head (with any bytes
-/// read past it) is `head`. Returns whether the handshake succeeded.
+/// read past it) is `head`, with `opts`' faults. Returns whether the
+/// handshake succeeded.
 ///
 /// # Errors
 /// The log cannot be read, or the socket fails.
@@ -100,29 +307,53 @@ pub(super) fn serve(
     let stream = Prefixed {
         head: io::Cursor::new(head),
         inner: sock,
+        split: None,
+        budget: None,
     };
     let mut ws = match tungstenite::accept(stream) {
         Ok(ws) => ws,
         Err(_) => return Ok(false),
     };
+    // The faults on the bytes count the frames only.
+    ws.get_mut().split = opts.split_bytes;
+    ws.get_mut().budget = opts.cut_after_bytes;
+    match play(&mut ws, &log, opts, stop) {
+        Err(_) if ws.get_ref().spent() => Ok(true),
+        r => r.map(|()| true),
+    }
+}
+
+/// [`serve`] past the handshake.
+fn play(ws: &mut Socket, log: &[Record], opts: &Options, stop: &AtomicBool) -> io::Result<()> {
     if let Some(ms) = opts.first_delay_ms {
-        std::thread::sleep(Duration::from_millis(ms));
+        pause(ws, Duration::from_millis(ms), opts.keepalive_ms)?;
+    }
+    let mut sent = 0u64;
+    let mut skipping = false;
+    match fault_at(ws, sent, None, opts)? {
+        Step::Done => return Ok(()),
+        Step::SkipTurn => skipping = true,
+        Step::Go => {}
     }
     let mut last_time: Option<f64> = None;
-    let mut i = 0;
-    while i < log.len() && !stop.load(Ordering::Relaxed) {
-        let r = &log[i];
-        i += 1;
+    for r in log {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         if r.direction == Direction::Sent {
             // Wait for the client's message that this one stands for.
             loop {
                 match ws.read() {
                     Ok(Message::Text(_) | Message::Binary(_)) => break,
-                    Ok(Message::Close(_)) | Err(_) => return Ok(true),
+                    Ok(Message::Close(_)) | Err(_) => return Ok(()),
                     Ok(_) => {}
                 }
             }
+            skipping = false;
             last_time = r.time.or(last_time);
+            continue;
+        }
+        if skipping && is_data(r) {
             continue;
         }
         let wait = match (opts.delay_ms, r.time, last_time) {
@@ -131,39 +362,47 @@ pub(super) fn serve(
             _ => Duration::ZERO,
         };
         last_time = r.time.or(last_time);
-        std::thread::sleep(wait);
+        pause(ws, wait, opts.keepalive_ms)?;
         match r.frame() {
             Frame::Close { code, reason } => {
-                if matches!(code, 0 | 1005 | 1006 | 1015) {
-                    // No close frame can carry these: the connection just
-                    // ends, as it did.
-                    return Ok(true);
+                match opts.close_code {
+                    Some(c) => close(ws, c, opts.close_reason.unwrap_or("")),
+                    // No close frame can carry 1005, 1006 or 1015: the
+                    // connection just ends, as it did.
+                    None => close(ws, code, reason),
                 }
-                let _ = ws.close(Some(CloseFrame {
-                    code: CloseCode::from(code),
-                    reason: reason.to_string().into(),
-                }));
-                while ws.read().is_ok() {}
-                return Ok(true);
+                return Ok(());
             }
-            Frame::Failed => return Ok(true),
+            Frame::Failed => {
+                match opts.close_code {
+                    Some(c) => close(ws, c, opts.close_reason.unwrap_or("")),
+                    None => drop_connection(ws),
+                }
+                return Ok(());
+            }
             Frame::Binary => {
                 let bytes = r.bytes.clone().unwrap_or_default();
                 ws.send(Message::Binary(bytes.into())).map_err(io_err)?;
             }
-            _ => ws
+            Frame::Text => ws
                 .send(Message::Text(r.data.clone().into()))
                 .map_err(io_err)?,
+            // A ping or pong the log kept is the transport's own.
+            _ => continue,
         }
+        sent += 1;
+        let last = (r.frame() == Frame::Text).then_some(r.data.as_str());
+        match fault_at(ws, sent, last, opts)? {
+            Step::Done => return Ok(()),
+            Step::SkipTurn => skipping = true,
+            Step::Go => {}
+        }
+    }
+    if let Some(c) = opts.close_code {
+        close(ws, c, opts.close_reason.unwrap_or(""));
+        return Ok(());
     }
     // The log ends with no close: the client says when it is done.
-    loop {
-        match ws.read() {
-            Ok(Message::Close(_)) | Err(_) => break,
-            Ok(_) => {}
-        }
-    }
-    let _ = ws.close(None);
-    let _ = ws.flush();
-    Ok(true)
+    hold(ws, opts.keepalive_ms);
+    Ok(())
 }
