@@ -18,8 +18,9 @@ clients/run.py), two levels are compared:
   `max_event_bytes` and `request` too: a rule example with a request is
   checked as a one-entry HAR that carries it, as the rule tests attach it).
   `info` and anything lower count as `below`; suppressed findings do not
-  count. A socket's capture (the WebSocket-mode clients') counts the
-  findings of all its streams: each response's and the socket's own.
+  count. A socket's capture (the WebSocket-mode and Realtime clients')
+  counts the findings of all its streams: each response's and the
+  socket's own.
 
 A capture agrees when the two levels are the same. Prints, per dialect, the
 count that agree and every capture that does not, with each client's
@@ -97,6 +98,7 @@ REFERENCE = {
     "bedrock-invoke": "samples/good/bedrock-invoke.bin",
     # src/lint/observed.rs's reference_capture for the socket clients.
     run.SOCKET: "samples/websocket/responses-two-turns.har",
+    run.REALTIME: "samples/websocket/realtime-text.har",
 }
 
 
@@ -323,7 +325,7 @@ def measure(record, sselint):
             cid, cap = entry
             path, d = items[cid]
             dialect = dialect_of[next(iter(cap["clients"]))] if cap["clients"] else "chat"
-            level, rules, err = sselint_level(sselint, path, d, extras.get(cid), socket=dialect == run.SOCKET)
+            level, rules, err = sselint_level(sselint, path, d, extras.get(cid), socket=dialect in run.SOCKETS)
             fam = {}
             for f in FAMILIES:
                 mine = {n: o for n, o in cap["clients"].items() if family_of.get(n) == f}

@@ -14,6 +14,9 @@
 import fs from "node:fs";
 import OpenAI from "openai";
 import { ResponsesWS } from "openai/resources/responses/ws";
+import { OpenAIRealtimeWS } from "openai/realtime/ws";
+import { OpenAIRealtimeWS as OpenAIRealtimeWSBeta } from "openai/beta/realtime/ws";
+import net from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import { streamText, jsonSchema, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -411,6 +414,134 @@ async function openaiNodeResponsesWs(job) {
   return got.outcome();
 }
 
+const REALTIME_MODEL = "gpt-realtime";
+// The text and audio-transcript delta events of a Realtime answer, by
+// interface (py_clients.py's REALTIME_TEXT).
+const REALTIME_TEXT = {
+  ga: new Set(["response.output_text.delta", "response.output_audio_transcript.delta"]),
+  beta: new Set(["response.text.delta", "response.audio_transcript.delta"]),
+};
+
+// What a text-mode application collects from a Realtime session, response
+// by response (py_clients.py's RealtimeAnswers).
+class RealtimeAnswers {
+  constructor(surface) {
+    this.textEvents = REALTIME_TEXT[surface];
+    this.responses = [];
+    this.byId = new Map();
+    this.open = [];
+  }
+  _new(id) {
+    const r = { id, text: "", calls: new Map(), finish_reason: null, usage: null };
+    this.responses.push(r);
+    this.open.push(r);
+    if (id != null) this.byId.set(id, r);
+    return r;
+  }
+  _of(id) {
+    if (id != null && this.byId.has(id)) return this.byId.get(id);
+    return this.open.length ? this.open[0] : this._new(id ?? null);
+  }
+  feed(event) {
+    const kind = event?.type;
+    if (kind === "response.created") {
+      this._new(event.response?.id ?? null);
+    } else if (kind === "response.done") {
+      const r = this._of(event.response?.id);
+      const at = this.open.indexOf(r);
+      if (at >= 0) this.open.splice(at, 1);
+      r.finish_reason = event.response?.status ?? null;
+      r.usage = pick(event.response?.usage, RESPONSES_USAGE);
+    } else if (this.textEvents.has(kind)) {
+      this._of(event.response_id).text += event.delta ?? "";
+    } else if (kind === "response.output_item.added" && event.item?.type === "function_call") {
+      this._of(event.response_id).calls.set(event.item.id, { id: event.item.call_id ?? null, name: event.item.name ?? null, arguments: event.item.arguments ?? "" });
+    } else if (kind === "response.function_call_arguments.delta") {
+      const call = this._of(event.response_id).calls.get(event.item_id);
+      if (call) call.arguments += event.delta ?? "";
+    }
+  }
+  // Whether a response has started and not ended: the application waits
+  // for its response.done.
+  running() {
+    return this.open.length > 0;
+  }
+  outcome() {
+    return {
+      responses: this.responses.map((r) => ({ id: r.id, text: r.text, refusal: null, tool_calls: [...r.calls.values()], finish_reason: r.finish_reason, usage: r.usage })),
+    };
+  }
+}
+
+// openai-node's Realtime client in text mode (`OpenAIRealtimeWS` from
+// "openai/realtime/ws", over the `ws` package; "openai/beta/realtime/ws"
+// where the capture's application spoke the beta interface), used as its
+// docs show: `send()` once the socket is open, an `event` listener, and an
+// `error` listener (an `error` event of the server, or a message the SDK
+// could not parse): the first error is what the application is told went
+// wrong, and the outcome is that error. Each client message of the capture
+// is sent once the messages the capture shows before it have arrived; the
+// session ends when the socket closes, or when every message of the
+// capture has arrived and no response is running (the application then
+// closes the socket); a running response keeps it waiting, up to the time
+// bound. The SDK always dials wss:// (TLS); the replay speaks plain
+// WebSocket, so the `ws` package's own `createConnection` option hands it a
+// plain TCP connection to the replay (the handshake and frames are the
+// SDK's and ws's as ever).
+async function openaiNodeRealtime(job) {
+  const script = job.socket;
+  const sends = [...script.sends].sort((a, b) => a.after - b.after);
+  const want = script.received;
+  const closes = script.closes;
+  const surface = script.beta ? "beta" : "ga";
+  const got = new RealtimeAnswers(surface);
+  const origin = new URL(job.origin);
+  const options = { createConnection: () => net.connect({ host: origin.hostname, port: Number(origin.port) }) };
+  const Realtime = surface === "beta" ? OpenAIRealtimeWSBeta : OpenAIRealtimeWS;
+  const rt = new Realtime({ model: REALTIME_MODEL, options }, client(job.base_url));
+  let seen = 0;
+  let error = null;
+  let timedOut = false;
+  rt.on("event", (event) => got.feed(event));
+  rt.on("error", (e) => {
+    error ??= e;
+  });
+  await new Promise((resolve) => {
+    let over = false;
+    const finish = () => {
+      if (over) return;
+      over = true;
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      finish();
+    }, TIMEOUT_MS);
+    const sendDue = () => {
+      while (sends.length && sends[0].after <= seen) rt.send(sends.shift().event);
+    };
+    const done = () => !sends.length && seen >= want && !got.running() && !closes;
+    rt.socket.on("open", () => {
+      sendDue();
+      if (done()) finish();
+    });
+    // Registered after the SDK's own listener: each message has been
+    // handed to the `event` listener (or reported as an error) by now.
+    rt.socket.on("message", () => {
+      seen += 1;
+      sendDue();
+      if (done()) finish();
+    });
+    rt.socket.on("close", finish);
+    rt.socket.on("error", finish);
+  });
+  rt.close({ code: 1000, reason: "done" });
+  if (timedOut) return { error: { type: "Timeout", message: `still waiting after ${TIMEOUT_MS / 1000} s` } };
+  if (error) throw error;
+  return got.outcome();
+}
+
 // openai-node's helper: responses.stream() and finalResponse(), read as its
 // docs show (output_text, the function_call items, status, usage).
 async function openaiNodeResponsesHelper(job) {
@@ -769,6 +900,7 @@ export const CLIENTS = {
   "openai-node-responses": openaiNodeResponses,
   "openai-node-responses-stream": openaiNodeResponsesHelper,
   "openai-node-responses-ws": openaiNodeResponsesWs,
+  "openai-node-realtime": openaiNodeRealtime,
   "anthropic-ts": anthropicTsRaw,
   "anthropic-ts-stream": anthropicTsHelper,
   "vercel-ai-responses": vercelAiResponses,

@@ -503,6 +503,180 @@ def openai_python_responses_ws(job):
     return got.outcome()
 
 
+REALTIME_MODEL = "gpt-realtime"
+REALTIME_USAGE = ("input_tokens", "output_tokens", "total_tokens")
+# The text and audio-transcript delta events of a Realtime answer, by
+# interface: an application written against one handles its own names (the
+# SDK's event types of that interface).
+REALTIME_TEXT = {
+    "ga": ("response.output_text.delta", "response.output_audio_transcript.delta"),
+    "beta": ("response.text.delta", "response.audio_transcript.delta"),
+}
+
+
+class RealtimeAnswers:
+    """What a text-mode application collects from a Realtime session,
+    response by response (`response.created` … `response.done`): the text
+    and audio-transcript deltas of its interface (GA
+    `response.output_text.delta` / `response.output_audio_transcript.delta`,
+    beta `response.text.delta` / `response.audio_transcript.delta`),
+    function calls from `response.output_item.added` plus their argument
+    deltas, and `response.done`'s status and usage. An event goes to the
+    response its `response_id` names (else the one running); `error`
+    events are kept by their message."""
+
+    def __init__(self, surface):
+        self.text_events = REALTIME_TEXT[surface]
+        self.responses = []
+        self.by_id = {}
+        self.open = []
+        self.errors = []
+
+    def _new(self, rid):
+        r = {"id": rid, "text": "", "calls": {}, "finish_reason": None, "usage": None}
+        self.responses.append(r)
+        self.open.append(r)
+        if rid is not None:
+            self.by_id[rid] = r
+        return r
+
+    def _of(self, rid):
+        if rid is not None and rid in self.by_id:
+            return self.by_id[rid]
+        return self.open[0] if self.open else self._new(rid)
+
+    def feed(self, event):
+        kind = field(event, "type")
+        if kind == "error":
+            self.errors.append(field(field(event, "error"), "message") or "")
+            return
+        if kind == "response.created":
+            self._new(field(field(event, "response"), "id"))
+            return
+        if kind == "response.done":
+            response = field(event, "response")
+            r = self._of(field(response, "id"))
+            if r in self.open:
+                self.open.remove(r)
+            r["finish_reason"] = field(response, "status")
+            r["usage"] = tokens(field(response, "usage"), REALTIME_USAGE)
+            return
+        if kind in self.text_events:
+            self._of(field(event, "response_id"))["text"] += field(event, "delta") or ""
+        elif kind == "response.output_item.added":
+            item = field(event, "item")
+            if field(item, "type") == "function_call":
+                self._of(field(event, "response_id"))["calls"][field(item, "id")] = {
+                    "id": field(item, "call_id"),
+                    "name": field(item, "name"),
+                    "arguments": field(item, "arguments") or "",
+                }
+        elif kind == "response.function_call_arguments.delta":
+            call = self._of(field(event, "response_id"))["calls"].get(field(event, "item_id"))
+            if call is not None:
+                call["arguments"] += field(event, "delta") or ""
+
+    def running(self):
+        """Whether a response has started and not ended: the application
+        waits for its `response.done`."""
+        return bool(self.open)
+
+    def outcome(self):
+        return {
+            "responses": [
+                {
+                    "id": r["id"],
+                    "text": r["text"],
+                    "refusal": None,
+                    "tool_calls": list(r["calls"].values()),
+                    "finish_reason": r["finish_reason"],
+                    "usage": r["usage"],
+                }
+                for r in self.responses
+            ],
+            "errors": self.errors,
+        }
+
+
+def openai_python_realtime(job):
+    """openai-python's Realtime client in text mode, used as its docs show:
+    `client.realtime.connect(model=…)` (the GA interface), or
+    `client.beta.realtime.connect(model=…)` where the capture's application
+    spoke the beta interface (`job["socket"]["beta"]`). Each client message
+    of the capture is sent once the messages the capture shows before it
+    have arrived, through the connection's method for it
+    (`connection.session.update(session=…)`,
+    `connection.conversation.item.create(item=…)`,
+    `connection.response.create(response=…)`; another message with
+    `connection.send`); the connection is iterated and each event collected
+    by `RealtimeAnswers`. The session ends as `openai_python_responses_ws`'s
+    does: when the socket closes, or when every message of the capture has
+    arrived and no response is running; a running response keeps the
+    application waiting, up to the time bound.
+
+    The beta interface's URL and `OpenAI-Beta: realtime=v1` header are the
+    SDK's; the replay serves the capture whatever the path and headers."""
+    import inspect
+    import signal
+
+    def expired(*_):
+        raise Timeout(f"still waiting after {TIMEOUT_S:g} s")
+
+    script = job["socket"]
+    sends = sorted(script["sends"], key=lambda s: s["after"])
+    want, closes = script["received"], script["closes"]
+    surface = "beta" if script.get("beta") else "ga"
+    got = RealtimeAnswers(surface)
+    # The beta interface dials wss:// from the base URL; the client's own
+    # `websocket_base_url` option names the replay's plain ws:// endpoint
+    # (the GA interface reads it too).
+    api = openai.OpenAI(
+        api_key="sk-harness",
+        base_url=job["base_url"],
+        websocket_base_url=job["base_url"].replace("http://", "ws://", 1),
+        max_retries=0,
+        timeout=TIMEOUT_S,
+    )
+    realtime = api.beta.realtime if surface == "beta" else api.realtime
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
+    try:
+        with realtime.connect(model=REALTIME_MODEL) as connection:
+            seen = 0
+            methods = {
+                "session.update": connection.session.update,
+                "conversation.item.create": connection.conversation.item.create,
+                "response.create": connection.response.create,
+            }
+
+            def send_due():
+                while sends and sends[0]["after"] <= seen:
+                    event = sends.pop(0)["event"]
+                    body = {k: v for k, v in event.items() if k != "type"}
+                    method = methods.get(event.get("type"))
+                    if method is not None and set(body) <= set(inspect.signature(method).parameters):
+                        method(**body)
+                    else:
+                        connection.send(event)
+
+            def done():
+                return not sends and seen >= want and not got.running() and not closes
+
+            send_due()
+            if done():
+                return got.outcome()
+            for event in connection:
+                seen += 1
+                got.feed(event)
+                send_due()
+                if done():
+                    break
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return got.outcome()
+
+
 def anthropic_client(job):
     import anthropic
 
@@ -852,6 +1026,7 @@ CLIENTS = {
     "openai-python-responses": openai_python_responses,
     "openai-python-responses-stream": openai_python_responses_stream,
     "openai-python-responses-ws": openai_python_responses_ws,
+    "openai-python-realtime": openai_python_realtime,
     "anthropic-python": anthropic_python,
     "anthropic-python-stream": anthropic_python_stream,
     "langchain-responses": langchain_responses,

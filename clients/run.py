@@ -25,6 +25,10 @@ reconstruction, `check --format json`):
 - OpenAI Responses over a WebSocket (WebSocket mode; a socket's message
   log or HAR entry, replayed as a WebSocket endpoint): openai-python's
   client.responses.connect() and openai-node's ResponsesWS;
+- the OpenAI Realtime API, text mode (a Realtime session's message log or
+  HAR entry, replayed as a WebSocket endpoint): openai-python's
+  client.realtime.connect() and openai-node's OpenAIRealtimeWS (each in the
+  beta interface where the capture's application spoke it);
 - Amazon Bedrock ConverseStream and InvokeModelWithResponseStream (AWS
   event-stream frames): boto3's bedrock-runtime client and
   @aws-sdk/client-bedrock-runtime, the Vercel AI SDK (@ai-sdk/amazon-bedrock,
@@ -80,6 +84,10 @@ CLIENTS = {
     # message log or a HAR's socket entry, replayed as a WebSocket endpoint.
     "openai-python-responses-ws": ("python", "responses-ws", "openai-python: client.responses.connect(), each response.create of the capture sent once the messages before it arrived, the connection iterated; each response's text, function calls, status and usage, by lane (stream_id), first in, first out"),
     "openai-node-responses-ws": ("node", "responses-ws", "openai-node: ResponsesWS (openai/resources/responses/ws, over ws), send() and for await over its records, collected as openai-python-responses-ws; an error record is what the application is told went wrong"),
+    # The Realtime API in text mode: a Realtime session's message log or HAR
+    # entry, replayed as a WebSocket endpoint.
+    "openai-python-realtime": ("python", "realtime", "openai-python: client.realtime.connect(model=…) (client.beta.realtime.connect() where the capture's application spoke the beta interface), each client message of the capture sent once the messages before it arrived (session.update, conversation.item.create, response.create through the connection's methods), the connection iterated; each response's text and audio-transcript deltas of its interface's names, function calls and their argument deltas, response.done's status and usage"),
+    "openai-node-realtime": ("node", "realtime", "openai-node: OpenAIRealtimeWS (openai/realtime/ws; openai/beta/realtime/ws for the beta interface), send() and its 'event' listener, collected as openai-python-realtime; an 'error' event is what the application is told went wrong"),
     "vercel-ai-responses": ("node", "responses", "Vercel AI SDK: streamText() with @ai-sdk/openai's responses() model, fullStream"),
     "langchain-responses": ("python", "responses", "langchain-openai: ChatOpenAI(use_responses_api=True).stream(), chunks added up"),
     "anthropic-python": ("python", "messages", "anthropic-sdk-python: iterate messages.create(stream=True): blocks by index, text and input_json deltas, message_delta's stop_reason and usage"),
@@ -126,10 +134,16 @@ GATEWAY_PYTHON = CLIENTS_DIR / ".venv-litellm" / "bin" / "python"
 # The committed record: the outcomes a run that leaves some clients out
 # keeps for them.
 RECORDED = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.exists() else {"clients": [], "captures": {}}
-DIALECTS = ("chat", "responses", "messages", "gemini", "ollama", "bedrock-converse", "bedrock-invoke", "responses-ws")
+DIALECTS = ("chat", "responses", "messages", "gemini", "ollama", "bedrock-converse", "bedrock-invoke", "responses-ws", "realtime")
 # The socket "dialect" of the record: Responses events over a WebSocket,
 # read by the clients of WebSocket mode, not by the HTTP clients.
 SOCKET = "responses-ws"
+# The Realtime API's dialect: a socket too, read by the SDKs' Realtime
+# clients.
+REALTIME = "realtime"
+# The record's dialects whose captures are sockets, compared response by
+# response (compare_socket).
+SOCKETS = (SOCKET, REALTIME)
 # Each dialect's title, as sselint's messages name it (src/vocab.rs).
 TITLES = {
     "OpenAI Chat Completions": "chat",
@@ -233,6 +247,7 @@ USAGE_KEYS = {
     "bedrock-converse": ("inputTokens", "outputTokens", "totalTokens"),
     "bedrock-invoke": ("input_tokens", "output_tokens"),
     "responses-ws": ("input_tokens", "output_tokens", "total_tokens"),
+    "realtime": ("input_tokens", "output_tokens", "total_tokens"),
 }
 
 # Capture id -> the text the server meant, where the rule example says
@@ -270,17 +285,18 @@ def corpus(tmp):
         rel = f.relative_to(ROOT)
         doc = tomllib.loads(f.read_text(encoding="utf-8"))
         # A socket's rules (group socket): their examples are WebSocket
-        # message logs, read by the socket clients (SOCKET).
-        # The Realtime API's rules (rules/realtime/): no client here reads
-        # that API yet (tests/common's rule_awaits_clients says UNOBSERVED).
-        if f.parent.name == "realtime":
-            continue
+        # message logs, read by the socket clients (SOCKET). The Realtime
+        # API's (rules/realtime/) are message logs or HARs, read by the
+        # Realtime clients (REALTIME).
         suffix = ".jsonl" if doc.get("group") == "socket" else ".sse"
         for k, ex in enumerate(doc.get("examples", []), start=1):
             if "capture" in ex:
                 data = ex["capture"].encode("utf-8")
             else:
                 data = bytes.fromhex(ex.get("capture_hex", ""))
+            if f.parent.name == REALTIME:
+                head = data.lstrip()[:200]
+                suffix = ".har" if head.startswith(b"{") and b'"log"' in head else ".jsonl"
             p = ex_dir / f"{f.parent.name}-{f.stem}-{k}{suffix}"
             p.write_bytes(data)
             items.append((f"{rel}#{k}", p, f.parent.name if f.parent.name in DIALECTS else None))
@@ -288,10 +304,6 @@ def corpus(tmp):
                 MEANT[f"{rel}#{k}"] = ex["meant_text"]
     for base in ("samples", "tests/cases"):
         for p in sorted((ROOT / base).rglob("*")):
-            # samples/bad/realtime-*: the Realtime API's, which no client
-            # here reads yet, as its rules above.
-            if p.name.startswith("realtime-"):
-                continue
             if p.is_file() and p.suffix in CAPTURE_SUFFIXES:
                 items.append((str(p.relative_to(ROOT)), p, None))
     # The harness's own crafted streams, one folder per dialect: read as the
@@ -352,7 +364,10 @@ def socket_script(messages):
     whether the server then closes the socket (`closes`: a close of the
     server's, opcode 8, or a connection that just ends; then the client
     reads on until the socket closes, as an application that iterates the
-    connection to its end does). A close is no message."""
+    connection to its end does). A close is no message. `beta`: the
+    application spoke the Realtime API's beta interface (its session or
+    response settings name `modalities`, which GA calls
+    `output_modalities`)."""
     sends, seen, closes = [], 0, False
     for direction, opcode, data in messages:
         if opcode == 8 or (opcode not in (1, 2) and direction == "received"):
@@ -366,24 +381,35 @@ def socket_script(messages):
             sends.append({"after": seen, "event": event})
         elif direction == "received" and opcode in (1, 2):
             seen += 1
-    return {"sends": sends, "received": seen, "closes": closes}
+    beta = any(
+        isinstance(s["event"], dict)
+        and any(isinstance(s["event"].get(k), dict) and "modalities" in s["event"][k] for k in ("session", "response"))
+        for s in sends
+    )
+    return {"sends": sends, "received": seen, "closes": closes, "beta": beta}
 
 
 def socket_answer(doc, messages):
     """The answers a socket meant: each response's stream of `check` (not
-    the socket's own, labelled `· socket`), in order."""
+    the socket's own, labelled `· socket`), in order. The record's dialect
+    is REALTIME for a Realtime session, else SOCKET; a Realtime answer's
+    text is its text and its audio transcript (a text-mode application
+    shows either)."""
     responses = []
+    dialect = SOCKET
     for stream in doc["files"][0]["streams"]:
         label = stream.get("label") or ""
         if label.endswith(" · socket"):
             continue
+        if stream.get("dialect") == REALTIME:
+            dialect = REALTIME
         choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None) or {}
         usage = stream.get("usage")
         finish = choice.get("finish_reason")
         responses.append(
             {
                 "id": label.rsplit(" · ", 1)[-1].split(" (")[0],
-                "text": choice.get("text") or "",
+                "text": (choice.get("text") or "") + (choice.get("transcript") or ""),
                 "refusal": choice.get("refusal"),
                 "tool_calls": [
                     {"id": t.get("id"), "name": t.get("name"), "arguments": t.get("arguments")}
@@ -391,11 +417,11 @@ def socket_answer(doc, messages):
                     if not t.get("server")
                 ],
                 "finish_reason": finish.split(":")[0] if isinstance(finish, str) else finish,
-                "usage": {k: usage.get(k) for k in USAGE_KEYS[SOCKET]} if isinstance(usage, dict) else None,
+                "usage": {k: usage.get(k) for k in USAGE_KEYS[dialect]} if isinstance(usage, dict) else None,
             }
         )
     return {
-        "dialect": SOCKET,
+        "dialect": dialect,
         "responses": responses,
         "tool_calls": [t for r in responses for t in r["tool_calls"]],
         "socket": socket_script(messages),
@@ -421,6 +447,11 @@ def expected_answer(sselint, path, dialect):
     messages = socket_messages(path)
     if messages is not None:
         return socket_answer(doc, messages)
+    if stream.get("dialect") == REALTIME:
+        # Realtime events a relay passed on over HTTP (server-sent events):
+        # the SDKs read the Realtime API over a WebSocket only, so no
+        # client here reads them (tests/observed.rs leaves them out).
+        return None
     choice = next((c for c in stream.get("choices", []) if c.get("index") == 0), None)
     usage = stream.get("usage")
     dialect = stream.get("dialect") if stream.get("dialect") in DIALECTS else None
@@ -555,7 +586,7 @@ def compare_socket(name, exp, got):
     rank = {"ok": 0, "diverges": 1, "differs": 2}
     worst, parts = "ok", []
     for i, w in enumerate(want):
-        e = {**w, "dialect": SOCKET, "reasoning": None}
+        e = {**w, "dialect": exp["dialect"], "reasoning": None}
         o = compare(name, e, have[i] if i < len(have) else empty)
         if o["verdict"] != "ok":
             worst = max(worst, o["verdict"], key=rank.get)
@@ -778,6 +809,8 @@ def versions():
     v["openai-node-responses-stream"] = v["openai-node"]
     v["openai-python-responses-ws"] = f"openai {pyv['openai']} (websockets {pyv['websockets']})"
     v["openai-node-responses-ws"] = f"openai {nodev.get('openai')} (ws {nodev.get('ws')}, Node {nodev.get('node')})"
+    v["openai-python-realtime"] = v["openai-python-responses-ws"]
+    v["openai-node-realtime"] = v["openai-node-responses-ws"]
     v["anthropic-python"] = f"anthropic {pyv['anthropic']}"
     v["anthropic-python-stream"] = v["anthropic-python"]
     v["anthropic-ts"] = f"@anthropic-ai/sdk {nodev.get('@anthropic-ai/sdk')} (Node {nodev.get('node')})"
@@ -931,7 +964,7 @@ def observe(sselint, only=None, agents_subset=None):
                 exp = expected[cid]
                 cap = captures.setdefault(
                     cid,
-                    {"expected": {k: exp[k] for k in (("responses",) if exp["dialect"] == SOCKET else ("text", "tool_calls", "finish_reason"))}, "clients": {}},
+                    {"expected": {k: exp[k] for k in (("responses",) if exp["dialect"] in SOCKETS else ("text", "tool_calls", "finish_reason"))}, "clients": {}},
                 )
                 outcomes = {}
                 for name in job["clients"]:
@@ -943,7 +976,7 @@ def observe(sselint, only=None, agents_subset=None):
                         if kept is not None:
                             outcomes[name] = kept
                         continue
-                    outcomes[name] = (compare_socket if exp["dialect"] == SOCKET else compare)(name, exp, got.get(name))
+                    outcomes[name] = (compare_socket if exp["dialect"] in SOCKETS else compare)(name, exp, got.get(name))
                 if key == cid:
                     # The body's own clients first: the capture's dialect is
                     # its first client's (agreement.py, counts()).

@@ -8,7 +8,9 @@
 //! the Anthropic Python and TypeScript SDKs (each raw and through its stream
 //! helper), the Vercel AI SDK (`@ai-sdk/anthropic`) and LangChain; for
 //! Responses over a WebSocket (dialect [`SOCKET_DIALECT`]) openai-python's
-//! `responses.connect()` and openai-node's `ResponsesWS`.
+//! `responses.connect()` and openai-node's `ResponsesWS`; for the Realtime
+//! API (dialect `realtime`, text mode) openai-python's `realtime.connect()`
+//! and openai-node's `OpenAIRealtimeWS`.
 //! A capture's record lists the clients that read it.
 //!
 //! It is the only place where sselint speaks about a named client: `sselint

@@ -593,7 +593,7 @@ pub fn awaits_clients(dialect: &str) -> bool {
 /// Whether no client of the harness has read `rule`'s shapes yet: a rule of
 /// a dialect that [`awaits_clients`]. (The socket rules, group `socket`,
 /// are read by the harness's WebSocket-mode clients, record dialect
-/// `responses-ws`.)
+/// `responses-ws`; the Realtime rules by its Realtime clients, `realtime`.)
 pub fn rule_awaits_clients(rule: &sselint::lint::Rule) -> bool {
     rule.dialect.is_some_and(|d| awaits_clients(d.name()))
 }
@@ -601,10 +601,13 @@ pub fn rule_awaits_clients(rule: &sselint::lint::Rule) -> bool {
 /// Whether capture `p`'s first stream is a WebSocket's message log (a HAR
 /// socket entry, a message log file).
 pub fn is_socket_capture(p: &Path) -> bool {
+    sselint::capture::open(p.to_str().unwrap_or(""), &Options::default())
+        .is_ok_and(first_stream_is_socket)
+}
+
+/// Whether `cap`'s first stream is a WebSocket's message log.
+pub fn first_stream_is_socket(cap: sselint::capture::Capture) -> bool {
     use sselint::transport::Transport;
-    let Ok(cap) = sselint::capture::open(p.to_str().unwrap_or(""), &Options::default()) else {
-        return false;
-    };
     cap.streams
         .into_iter()
         .next()

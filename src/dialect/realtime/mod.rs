@@ -546,7 +546,7 @@ impl Checker {
                         None
                     }
                     Err(e) => Some(format!(
-                        "is not base64 ({e}; {} characters): a client that decodes each delta to play it raises or plays noise",
+                        "is not base64 ({e}; {} characters): the audio cannot be decoded and played",
                         d.chars().count()
                     )),
                 }
