@@ -16,7 +16,8 @@ pub const MAX_KEPT_BYTES: usize = 2 * crate::model::assembly::MAX_TEXT_BYTES;
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget(MAX_KEPT_BYTES)
+        // Less when the caller keeps less of each text (`proxy`).
+        Budget(2 * crate::model::assembly::text_cap())
     }
 }
 
@@ -200,10 +201,13 @@ pub fn describe_difference(a: &Acc, b: &Acc) -> String {
         String::new()
     };
     format!(
-        "{} and {}: {how}{part}, compared by length and hash (past sselint's {} MiB of text kept per stream)",
+        "{} and {}: {how}{part}, compared by length and hash (past sselint's {} of text kept per stream)",
         shown(a),
         shown(b),
-        MAX_KEPT_BYTES >> 20
+        match 2 * crate::model::assembly::text_cap() {
+            kept if kept >= 1 << 20 => format!("{} MiB", kept >> 20),
+            kept => format!("{} KiB", kept >> 10),
+        }
     )
 }
 
