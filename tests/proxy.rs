@@ -192,6 +192,116 @@ fn bytes_through_the_proxy_equal_what_replay_sent_in_every_fault_mode() {
     assert!(compared >= 25, "only {compared} comparisons ran");
 }
 
+/// An upstream that cuts: the client gets every byte before the cut,
+/// then the cut, every time. The cut reaches hyper only after the client
+/// connection has flushed the bytes before it (no timer): 60 cuts in a
+/// row at three points, each read to the byte against replay's own.
+#[test]
+fn every_byte_before_an_upstream_cut_reaches_the_client_every_time() {
+    let capture = root().join("samples/good/openai-basic.sse");
+    let mut cuts = 0;
+    for at in ["1", "150", "333"] {
+        // Small reads: many frames are in hyper's buffer when the cut comes.
+        let r = Replay::start(&capture, &["--cut-after-bytes", at, "--split-bytes", "7"]);
+        let direct = post(&r.url, CHAT, &[]);
+        assert!(direct.cut && !direct.body.is_empty(), "{at}");
+        let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr), "-q"]);
+        for i in 0..20 {
+            let via = post(&format!("http://{}/v1/chat/completions", p.addr), CHAT, &[]);
+            assert!(
+                via == direct,
+                "cut {i} at {at}: {} bytes through the proxy (cut: {}), {} from replay",
+                via.body.len(),
+                via.cut,
+                direct.body.len()
+            );
+            cuts += 1;
+        }
+    }
+    assert_eq!(cuts, 60);
+}
+
+/// Requests the proxy answered itself (the upstream unreachable, a TLS
+/// handshake that failed) are records in the report, in every format,
+/// saying why; the streams beside them are reported as usual.
+#[test]
+fn the_proxys_own_502s_are_records_in_every_report_format() {
+    let dir = scratch("proxy-502");
+    let r = Replay::start(&root().join("samples/good/openai-basic.sse"), &[]);
+    // A server that hangs up on every connection: no TLS handshake.
+    let hangs_up = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let tls_addr = hangs_up.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in hangs_up.incoming() {
+            drop(conn);
+        }
+    });
+    for format in ["human", "json", "sarif", "junit", "github", "html"] {
+        let report = dir.join(format!("report.{format}"));
+        let p = Proxy::start(&[
+            // Nothing listens on port 9.
+            "--upstream",
+            "responses=http://127.0.0.1:9",
+            "--upstream",
+            &format!("messages=https://{tls_addr}"),
+            "--upstream",
+            &format!("chat=http://{}", r.addr),
+            "--format",
+            format,
+            "-o",
+            report.to_str().unwrap(),
+        ]);
+        let unreachable = post(&format!("http://{}/v1/responses", p.addr), CHAT, &[]);
+        assert_eq!(unreachable.status, 502, "{format}");
+        let tls = post(&format!("http://{}/v1/messages", p.addr), "{}", &[]);
+        assert_eq!(tls.status, 502, "{format}");
+        let streamed = post(&format!("http://{}/v1/chat/completions", p.addr), CHAT, &[]);
+        assert_eq!(streamed.status, 200, "{format}");
+        let (_, _, lines) = p.interrupt();
+        assert!(
+            lines.iter().any(|l| l.contains("1 stream linted")
+                && l.contains("2 not forwarded (the proxy answered)")),
+            "{format}: {lines:#?}"
+        );
+        let text = std::fs::read_to_string(&report).unwrap();
+        for (what, path) in [
+            (
+                "cannot reach the upstream 127.0.0.1:9",
+                "#1 POST /v1/responses",
+            ),
+            ("the upstream", "#2 POST /v1/messages"),
+        ] {
+            assert!(text.contains(what), "{format}: {what} missing: {text}");
+            assert!(text.contains(path), "{format}: {path} missing: {text}");
+        }
+        assert!(
+            text.contains("not forwarded, the proxy answered 502 itself"),
+            "{format}: {text}"
+        );
+        // The human, SARIF and GitHub reports name only the streams with
+        // findings; the others name each.
+        assert!(
+            ["human", "sarif", "github"].contains(&format)
+                || text.contains("#3 POST /v1/chat/completions"),
+            "{format}: the clean stream is missing"
+        );
+        match format {
+            "json" => {
+                let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(json["files"].as_array().unwrap().len(), 3, "{json:#}");
+                assert_eq!(json["summary"]["unreadable"], 2, "{json:#}");
+            }
+            "junit" => {
+                roxmltree::Document::parse(&text).unwrap();
+            }
+            "sarif" => {
+                serde_json::from_str::<serde_json::Value>(&text).unwrap();
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A frame CRC flipped in flight reaches the client as replay sent it,
 /// and the proxy's lint finds it.
 #[test]

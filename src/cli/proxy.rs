@@ -69,7 +69,8 @@ pub struct Args {
     /// Exit 1 when a stream has a finding at or above this severity.
     #[arg(long, value_enum, default_value = "error")]
     fail_on: FailOn,
-    /// The report written at the end.
+    /// The report written at the end (html: a page of each stream's
+    /// verdict, answer and findings, without its events).
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
     /// Write the report to FILE (atomically) instead of stdout.
@@ -107,6 +108,7 @@ enum Format {
     Sarif,
     Junit,
     Github,
+    Html,
 }
 
 /// The port `sselint proxy` listens on without a command and --listen.
@@ -263,28 +265,46 @@ fn write_report(a: &Args, summary: proxy::Summary) -> anyhow::Result<ExitCode> {
     let settings = super::profile_settings(&a.profile)?;
     let rules_run = sselint::pipeline::rules_run(&settings);
     let passed = summary.passed_through;
+    // Every stream, and every request the proxy answered itself (no
+    // upstream reached: its 502 is a record whose error says why).
     let mut exchanges: Vec<Exchange> = summary
         .exchanges
         .into_iter()
-        .filter(|e| e.result.is_some())
+        .filter(|e| e.result.is_some() || e.failed.is_some())
         .collect();
     exchanges.sort_by_key(|e| e.index);
+    let streams = exchanges.iter().filter(|e| e.result.is_some()).count();
+    let refused = exchanges.len() - streams;
     let files: Vec<FileResult> = exchanges
         .into_iter()
         .map(|e| FileResult {
             path: match (&e.saved, &e.result) {
                 (Some(p), _) => p.display().to_string(),
                 (None, Some(r)) => r.label.clone(),
-                (None, None) => format!("#{} {} {}", e.index, e.method, e.path),
+                (None, None) => format!(
+                    "#{} {} {}",
+                    e.index,
+                    e.method,
+                    sselint::capture::printable(&e.path)
+                ),
             },
             input_format: None,
             detail: "proxy",
-            error: None,
-            rules_run: rules_run.clone(),
+            error: e.failed.as_ref().map(|why| {
+                format!(
+                    "not forwarded, the proxy answered {} itself: {}",
+                    e.status,
+                    sselint::capture::printable(why)
+                )
+            }),
+            rules_run: if e.failed.is_some() {
+                Vec::new()
+            } else {
+                rules_run.clone()
+            },
             streams: e.result.into_iter().collect(),
         })
         .collect();
-    let streams = files.len();
     let run = Run {
         files,
         profile: a.profile.clone(),
@@ -307,14 +327,24 @@ fn write_report(a: &Args, summary: proxy::Summary) -> anyhow::Result<ExitCode> {
         Format::Sarif => Box::new(report::sarif::Sarif),
         Format::Junit => Box::new(report::junit::Junit),
         Format::Github => Box::new(report::github::Github { verbose: false }),
+        // The streams' events are not kept (flat memory): the page shows
+        // each stream's verdict, answer and findings.
+        Format::Html => Box::new(report::html::Html {
+            logs: &[],
+            command: "proxy",
+        }),
     };
     let mut buf = Vec::new();
     renderer.render(&run, &mut buf)?;
     if !a.quiet {
         eprintln!(
-            "sselint proxy: {streams} stream{} linted, {passed} response{} passed through",
+            "sselint proxy: {streams} stream{} linted, {passed} response{} passed through{}",
             if streams == 1 { "" } else { "s" },
-            if passed == 1 { "" } else { "s" }
+            if passed == 1 { "" } else { "s" },
+            match refused {
+                0 => String::new(),
+                n => format!(", {n} not forwarded (the proxy answered)"),
+            }
         );
     }
     let _ = std::io::stdout().flush();

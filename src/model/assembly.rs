@@ -15,6 +15,33 @@ use std::collections::BTreeMap;
 /// memory stays flat on hour-long streams.
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
 
+thread_local! {
+    static TEXT_CAP: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_TEXT_BYTES) };
+}
+
+/// The most of each text (an answer's text, reasoning, refusal,
+/// transcript) the lints on this thread keep, in bytes: [`MAX_TEXT_BYTES`],
+/// unless [`with_text_cap`] says less. The dialects' shared text budgets
+/// are multiples of it.
+pub fn text_cap() -> usize {
+    TEXT_CAP.with(std::cell::Cell::get)
+}
+
+/// Runs `f` with at most `cap` bytes (no more than [`MAX_TEXT_BYTES`])
+/// kept of each text by the lints it runs on this thread, then restores
+/// the cap. `sselint proxy` lints many streams at once, each on a thread
+/// of its own, and keeps less of each.
+pub fn with_text_cap<R>(cap: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TEXT_CAP.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(TEXT_CAP.with(|c| c.replace(cap.min(MAX_TEXT_BYTES))));
+    f()
+}
+
 /// Delta fields that carry reasoning text in known extensions (DeepSeek,
 /// xAI, llama.cpp, older vLLM: `reasoning_content`; vLLM, Ollama,
 /// OpenRouter, Groq: `reasoning`).
@@ -156,15 +183,17 @@ pub struct Text {
 }
 
 impl Text {
-    /// Appends `s`, keeping at most [`MAX_TEXT_BYTES`]; once anything was
-    /// dropped, everything after it is too.
+    /// Appends `s`, keeping at most [`text_cap`] bytes ([`MAX_TEXT_BYTES`]
+    /// unless a caller asked for less); once anything was dropped,
+    /// everything after it is too.
     pub fn push(&mut self, s: &str) {
-        if self.dropped == 0 && self.kept.len() + s.len() <= MAX_TEXT_BYTES {
+        let cap = text_cap();
+        if self.dropped == 0 && self.kept.len() + s.len() <= cap {
             self.kept.push_str(s);
             return;
         }
         let room = if self.dropped == 0 {
-            MAX_TEXT_BYTES - self.kept.len()
+            cap.saturating_sub(self.kept.len())
         } else {
             0
         };
@@ -178,6 +207,25 @@ impl Text {
     pub fn drop_bytes(&mut self, bytes: &[u8]) {
         self.tail.push(bytes);
         self.dropped += bytes.len() as u64;
+    }
+
+    /// Keeps at most the first `max` bytes (cut back to a character
+    /// boundary), the rest counted and hashed as dropped, as if the cap
+    /// had been `max`; the room no longer needed is freed. For a record
+    /// kept long after its stream (`sselint proxy`'s report).
+    pub fn keep_at_most(&mut self, max: usize) {
+        if self.kept.len() > max {
+            let mut cut = max;
+            while !self.kept.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let mut tail = Digest::of(&self.kept.as_bytes()[cut..]);
+            tail.join(self.tail);
+            self.tail = tail;
+            self.dropped += (self.kept.len() - cut) as u64;
+            self.kept.truncate(cut);
+        }
+        self.kept.shrink_to_fit();
     }
 
     /// Appends a text whose first bytes are `kept` and whose bytes past
@@ -454,6 +502,31 @@ mod tests {
         let mut e = Digest::default();
         e.join(Digest::of(b"x"));
         assert_eq!(e, Digest::of(b"x"));
+    }
+
+    #[test]
+    fn a_text_kept_shorter_still_compares_with_the_whole() {
+        let long = "héllo ".repeat(MAX_TEXT_BYTES / 5);
+        let mut whole = Text::default();
+        whole.push(&long);
+        let mut short = whole.clone();
+        // 4 falls inside `é`: the cut goes back to the boundary before it.
+        short.keep_at_most(4 * 1024 + 2);
+        assert_eq!(short.kept.len(), 4 * 1024 + 1);
+        assert_eq!(short.kept.capacity(), short.kept.len());
+        assert_eq!(
+            short.kept.len() as u64 + short.dropped,
+            whole.kept.len() as u64 + whole.dropped
+        );
+        assert!(short.same(&whole));
+        let mut other = whole.clone();
+        other.keep_at_most(100);
+        assert!(other.same(&short));
+        let mut changed = Text::default();
+        changed.push(&long[..long.len() - 1]);
+        changed.push("X");
+        changed.keep_at_most(100);
+        assert!(!changed.same(&short));
     }
 
     #[test]

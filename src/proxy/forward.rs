@@ -5,10 +5,22 @@
 //! as hyper yields it.
 //!
 //! A response that is a stream goes through a [`Tap`], which also hands
-//! each frame (a reference-counted `Bytes`, not a copy) to the stream's
-//! lint thread ([`super::tap`]). The tap waits for the lint only when
-//! [`LINT_QUEUE_BYTES`] are already queued for it, and only before it
-//! reads the next frame: a frame read is forwarded at once.
+//! a copy of each frame to the stream's lint thread ([`super::tap`]). The
+//! tap waits for the lint only when [`LINT_QUEUE_BYTES`] are already
+//! queued for it, and only before it reads the next frame: a frame read is
+//! forwarded at once.
+//!
+//! Memory per open stream is bounded by sizes set here, not by the
+//! stream's length: the upstream connection reads [`UPSTREAM_READ_BYTES`]
+//! at a time, the client connection buffers at most [`CLIENT_WRITE_BYTES`]
+//! (hyper copies each frame into it, so no frame keeps an upstream read
+//! buffer alive), and the lint's queue holds copies, at most
+//! [`LINT_QUEUE_BYTES`].
+//!
+//! An upstream that cuts the body cuts the client's connection too, but
+//! only once every byte before the cut has reached the client's socket:
+//! the client connection counts its flushes ([`Flushes`]), and hyper
+//! flushes its socket only with its write buffer empty.
 //!
 //! Not done here: retries (an upstream that fails gives the client a 502,
 //! or the cut it made), redirects (a 3xx is the client's to follow),
@@ -23,16 +35,24 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::{Instant, SystemTime};
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
-/// Bytes queued for a stream's lint before the tap waits for it: 256 KiB
+/// Bytes queued for a stream's lint before the tap waits for it: 64 KiB
 /// (a read larger than that waits for an empty queue).
-pub const LINT_QUEUE_BYTES: usize = 256 * 1024;
+pub const LINT_QUEUE_BYTES: usize = 64 * 1024;
+
+/// The most an upstream connection reads at once: 16 KiB (hyper's own
+/// buffer would grow to about 400 KiB on a fast upstream).
+pub const UPSTREAM_READ_BYTES: usize = 16 * 1024;
+
+/// The most a client connection buffers before hyper waits for its
+/// socket (and stops reading the upstream): 64 KiB.
+pub const CLIENT_WRITE_BYTES: usize = 64 * 1024;
 
 /// The most of a request body kept for the lint (what it asked: usage,
 /// `n`, tools) and the saved HAR: 1 MiB; a longer one is forwarded whole
@@ -75,12 +95,19 @@ pub(crate) async fn serve(
                 let _ = tcp.set_nodelay(true);
                 let shared = shared.clone();
                 conns.spawn(async move {
+                    let flushes = Arc::new(Flushes::default());
+                    let io = Counted { io: tcp, flushes: flushes.clone() };
                     let service = hyper::service::service_fn(move |req| {
                         let shared = shared.clone();
-                        async move { Ok::<_, std::convert::Infallible>(handle(req, shared).await) }
+                        let flushes = flushes.clone();
+                        async move { Ok::<_, std::convert::Infallible>(handle(req, shared, flushes).await) }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(tcp), service)
+                        // Each frame copied into one buffer (no frame kept
+                        // until written), at most CLIENT_WRITE_BYTES.
+                        .writev(false)
+                        .max_buf_size(CLIENT_WRITE_BYTES)
+                        .serve_connection(TokioIo::new(io), service)
                         .await;
                 });
             }
@@ -146,7 +173,11 @@ pub(crate) struct Asked {
     pub(crate) started: SystemTime,
 }
 
-async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Response<ProxyBody> {
+async fn handle(
+    req: Request<Incoming>,
+    shared: Arc<Shared>,
+    flushes: Arc<Flushes>,
+) -> Response<ProxyBody> {
     let start = Instant::now();
     let started = SystemTime::now();
     let index = shared.next.fetch_add(1, Ordering::SeqCst);
@@ -224,16 +255,19 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Response<ProxyBo
             )
         }
     };
-    let (mut sender, connection) =
-        match hyper::client::conn::http1::handshake(TokioIo::new(conn)).await {
-            Ok(x) => x,
-            Err(e) => {
-                return fail(
-                    StatusCode::BAD_GATEWAY,
-                    format!("the upstream {}: {e}", up.authority()),
-                )
-            }
-        };
+    let (mut sender, connection) = match hyper::client::conn::http1::Builder::new()
+        .read_buf_exact_size(Some(UPSTREAM_READ_BYTES))
+        .handshake(TokioIo::new(conn))
+        .await
+    {
+        Ok(x) => x,
+        Err(e) => {
+            return fail(
+                StatusCode::BAD_GATEWAY,
+                format!("the upstream {}: {e}", up.authority()),
+            )
+        }
+    };
     // Aborted if this future is dropped before the response (the client
     // went away while the upstream was thinking): the upstream request
     // goes with it.
@@ -262,7 +296,7 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Response<ProxyBo
         start,
         started,
     };
-    respond(resp, asked, connection.disarm(), &shared)
+    respond(resp, asked, connection.disarm(), &shared, flushes)
 }
 
 /// Aborts the upstream connection's task when dropped, unless disarmed
@@ -314,6 +348,7 @@ fn respond(
     asked: Asked,
     connection: tokio::task::AbortHandle,
     shared: &Arc<Shared>,
+    flushes: Arc<Flushes>,
 ) -> Response<ProxyBody> {
     let (mut parts, body) = resp.into_parts();
     let status = parts.status.as_u16();
@@ -374,6 +409,7 @@ fn respond(
         ended: false,
         shared: shared.clone(),
         cut: None,
+        flushes,
     };
     Response::from_parts(parts, tap.boxed_unsync())
 }
@@ -446,13 +482,95 @@ struct Tap {
     connection: tokio::task::AbortHandle,
     ended: bool,
     shared: Arc<Shared>,
-    /// The upstream's error, held until the bytes before it are flushed.
-    cut: Option<(hyper::Error, Pin<Box<tokio::time::Sleep>>)>,
+    /// The upstream's error, held until the client connection has
+    /// flushed after it came (the count of flushes then).
+    cut: Option<(hyper::Error, u64)>,
+    /// The client connection's flushes.
+    flushes: Arc<Flushes>,
 }
 
-/// How long an upstream's cut waits before it cuts the client, so that
-/// hyper flushes the bytes that came before it: 20 ms.
-pub const FLUSH_BEFORE_CUT: std::time::Duration = std::time::Duration::from_millis(20);
+/// A client connection's flushes of its socket, counted, and the task to
+/// wake at the next one. hyper flushes the socket only once it has
+/// written its whole write buffer to it (`Buffered::poll_flush` in its
+/// h1 `io.rs`), so a flush counted after a frame was handed to hyper
+/// means that frame's bytes are in the socket.
+#[derive(Default)]
+pub(crate) struct Flushes {
+    count: AtomicU64,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Flushes {
+    fn count(&self) -> u64 {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    /// Whether a flush came after the `seen`-th; if not, `cx` is woken at
+    /// the next.
+    fn since(&self, seen: u64, cx: &Context<'_>) -> bool {
+        if let Ok(mut w) = self.waker.lock() {
+            *w = Some(cx.waker().clone());
+        }
+        self.count() > seen
+    }
+
+    fn flushed(&self) {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        if let Some(w) = self.waker.lock().ok().and_then(|mut w| w.take()) {
+            w.wake();
+        }
+    }
+}
+
+/// The client's connection, its flushes counted ([`Flushes`]).
+struct Counted<T> {
+    io: T,
+    flushes: Arc<Flushes>,
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Counted<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Counted<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let polled = Pin::new(&mut self.io).poll_flush(cx);
+        if let Poll::Ready(Ok(())) = polled {
+            self.flushes.flushed();
+        }
+        polled
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
 
 impl Tap {
     /// Queues the read that waits for room, before the next read;
@@ -495,8 +613,8 @@ impl Body for Tap {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
         let this = &mut *self;
-        if let Some((_, wait)) = this.cut.as_mut() {
-            if wait.as_mut().poll(cx).is_pending() {
+        if let Some((_, seen)) = this.cut.as_ref() {
+            if !this.flushes.since(*seen, cx) {
                 return Poll::Pending;
             }
             return Poll::Ready(this.cut.take().map(|(e, _)| Err(e)));
@@ -511,21 +629,27 @@ impl Body for Tap {
                     // (`poll_place`): this one goes to the client now.
                     let n = data.len().clamp(1, LINT_QUEUE_BYTES) as u32;
                     let acquire = Box::pin(feed.budget.clone().acquire_many_owned(n));
-                    feed.waiting = Some((data.clone(), Instant::now(), acquire));
+                    // A copy: the frame's own bytes hold hyper's read
+                    // buffer, which is then free for the next read.
+                    let copy = Bytes::copy_from_slice(data);
+                    feed.waiting = Some((copy, Instant::now(), acquire));
                     let _ = this.poll_place(cx);
                 }
                 Poll::Ready(Some(Ok(frame)))
             }
             Poll::Ready(Some(Err(e))) => {
                 // hyper cuts the client's connection on this error, and
-                // what it has buffered is lost: the error waits
-                // [`FLUSH_BEFORE_CUT`] (hyper flushes while the body is
-                // pending), so the client gets every byte that came,
-                // then the cut the upstream made.
+                // what it has buffered then is lost: the error waits for
+                // the client connection's next flush (hyper flushes while
+                // the body is pending, and only with its buffer empty),
+                // so the client gets every byte that came, then the cut
+                // the upstream made.
                 this.end(Stop::UpstreamCut(e.to_string()));
-                let mut wait = Box::pin(tokio::time::sleep(FLUSH_BEFORE_CUT));
-                let _ = wait.as_mut().poll(cx);
-                this.cut = Some((e, wait));
+                let seen = this.flushes.count();
+                this.cut = Some((e, seen));
+                if this.flushes.since(seen, cx) {
+                    return Poll::Ready(this.cut.take().map(|(e, _)| Err(e)));
+                }
                 Poll::Pending
             }
             Poll::Ready(None) => {

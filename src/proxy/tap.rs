@@ -17,6 +17,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::mpsc;
 
+/// The most of each text of an answer (its text, reasoning, refusal,
+/// transcript) a stream's lint keeps while the stream is open: 64 KiB
+/// (`check` keeps 1 MiB, [`crate::model::assembly::MAX_TEXT_BYTES`]).
+/// Past it the text is counted and hashed, and the rules that read a
+/// whole text skip it, as `check` does past its own cap.
+pub const LINT_TEXT_BYTES: usize = 64 * 1024;
+
+/// The most of each text of an answer (its text, reasoning, refusal,
+/// transcript) the report keeps: 4 KiB; the rest is counted in the
+/// report (`text_omitted_bytes`), and `--save`'s HAR has it whole.
+pub const REPORT_TEXT_BYTES: usize = 4 * 1024;
+
 /// One upstream read: its bytes, when they came, and its room in the
 /// queue (given back when the lint has read it).
 pub(crate) type Read = (Bytes, Instant, tokio::sync::OwnedSemaphorePermit);
@@ -118,13 +130,14 @@ impl std::io::Read for Queue {
                 s.first.get_or_insert(at);
                 s.last = Some(at);
                 let offset = s.len;
-                s.reads.push(Read_ {
-                    offset,
-                    ms: at.duration_since(self.start).as_secs_f64() * 1000.0,
-                });
                 s.len += bytes.len() as u64;
+                // The reads' times are the saved HAR's alone.
                 if let Some(sp) = s.spool.as_mut() {
                     sp.extend(&bytes);
+                    s.reads.push(Read_ {
+                        offset,
+                        ms: at.duration_since(self.start).as_secs_f64() * 1000.0,
+                    });
                 }
             }
             self.now = bytes;
@@ -221,7 +234,18 @@ fn lint(
         ..request.clone()
     });
     stream.evidence = evidence.clone();
-    let result = crate::pipeline::lint_stream(stream, &options.settings, &mut NoObserver);
+    let mut result = crate::model::assembly::with_text_cap(LINT_TEXT_BYTES, || {
+        crate::pipeline::lint_stream(stream, &options.settings, &mut NoObserver)
+    });
+    // The record lives until the report: its texts are kept short.
+    for c in result.answer.choices.values_mut() {
+        for t in [&mut c.text, &mut c.reasoning, &mut c.transcript]
+            .into_iter()
+            .chain(c.refusal.as_mut())
+        {
+            t.keep_at_most(REPORT_TEXT_BYTES);
+        }
+    }
     let stop = slot.get();
     let seen = match Arc::try_unwrap(seen) {
         Ok(m) => m.into_inner().unwrap_or_default(),

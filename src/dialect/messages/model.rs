@@ -150,10 +150,13 @@ pub struct Budget {
 
 impl Default for Budget {
     fn default() -> Self {
+        // Less text when the caller keeps less of each (`proxy`); the
+        // rest (tool input) keeps its room.
+        let cap = crate::model::assembly::text_cap();
         Budget {
-            left: MAX_STORED_BYTES,
-            text_left: MAX_TEXT_BYTES,
-            thinking_left: MAX_TEXT_BYTES,
+            left: MAX_STORED_BYTES - 2 * (MAX_TEXT_BYTES - cap),
+            text_left: cap,
+            thinking_left: cap,
         }
     }
 }

@@ -47,10 +47,12 @@ impl Pool {
 
 impl Default for Budget {
     fn default() -> Self {
+        // Less when the caller keeps less of each text (`proxy`).
+        let cap = crate::model::assembly::text_cap();
         Budget {
-            left: MAX_KEPT_BYTES,
-            text_left: MAX_TEXT_BYTES,
-            reasoning_left: MAX_TEXT_BYTES,
+            left: 2 * cap,
+            text_left: cap,
+            reasoning_left: cap,
         }
     }
 }
@@ -284,12 +286,11 @@ pub fn describe_difference(a: &Acc, b: &Acc) -> String {
         String::new()
     };
     format!(
-        "{} and {}: {how}{part}, compared by length and hash (past what sselint keeps of a stream: {} MiB of text, {} MiB of reasoning, {} MiB in all)",
+        "{} and {}: {how}{part}, compared by length and hash (past what sselint keeps of a stream: {cap} of text, {cap} of reasoning, {all} in all)",
         shown(a),
         shown(b),
-        MAX_TEXT_BYTES >> 20,
-        MAX_TEXT_BYTES >> 20,
-        MAX_KEPT_BYTES >> 20
+        cap = size(crate::model::assembly::text_cap()),
+        all = size(2 * crate::model::assembly::text_cap()),
     )
 }
 
@@ -359,5 +360,14 @@ mod tests {
         assert_eq!(b.left(), MAX_TEXT_BYTES);
         assert_eq!(Acc::of("more", &mut b, Pool::Text).kept, "more");
         assert_eq!(Acc::of("{}", &mut b, Pool::Other).kept, "{}");
+    }
+}
+
+/// `bytes` as whole MiB, or whole KiB below one MiB.
+fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
     }
 }
