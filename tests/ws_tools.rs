@@ -737,3 +737,26 @@ fn probe_runs_its_scenarios_over_a_websocket() {
     assert_eq!(verdict(&v, "invalid"), ("pass".into(), vec![]), "{v:#}");
     assert_eq!(code, Some(0));
 }
+
+/// `minimize` of a socket's capture is refused with exit 2 and the
+/// reason, never a wrong cut: the log and the HAR alike.
+#[test]
+fn minimize_refuses_a_socket_capture_and_says_why() {
+    let dir = scratch("ws-tools-minimize");
+    let log = dir.join("unparseable.jsonl");
+    std::fs::write(&log, session("ws_session.py", "unparseable")).unwrap();
+    let har = common::root().join("samples/websocket/realtime-cut.har");
+    for cap in [log.as_path(), har.as_path()] {
+        let out = dir.join("min.out");
+        let (code, _, err) = sselint(&[
+            "minimize",
+            cap.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("cannot minimize a WebSocket capture"), "{err}");
+        assert!(err.contains("several responses"), "{err}");
+        assert!(!out.exists());
+    }
+}

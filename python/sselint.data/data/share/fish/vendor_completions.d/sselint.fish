@@ -204,7 +204,12 @@ complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-byt
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l cut-after-messages -d 'Drop the connection after N whole messages (SSE events, NDJSON lines, event-stream frames)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l corrupt-crc -d 'Flip the message CRC of event-stream frame N (counted from 1) in flight (Bedrock captures only)' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l corrupt-prelude-crc -d 'Flip the prelude CRC of event-stream frame N (counted from 1) in flight: readers lose the frame\'s length, so every frame after it (Bedrock captures only)' -r
-complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms -d 'Send `: keep-alive` comments during waits, every MS milliseconds (SSE only)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l keepalive-ms -d 'Send `: keep-alive` comments during waits, every MS milliseconds (SSE; over a WebSocket, ping frames)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l close-code -d 'WebSocket: close with this code (1000-4999) where the socket ends: after --cut-after-messages N, else in place of the capture\'s own end' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l close-reason -d 'WebSocket: the reason of --close-code\'s close frame (at most 123 bytes)' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l error-after-messages -d 'WebSocket: send an `error` message after N server messages and drop the rest of that turn' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l garbage-after-messages -d 'WebSocket: send a text message that is not JSON after N server messages' -r
+complete -c sselint -n "__fish_sselint_using_subcommand replay" -l stall-after-messages -d 'WebSocket: send nothing after N server messages, holding the socket open until the client closes it' -r
 complete -c sselint -n "__fish_sselint_using_subcommand replay" -l dialect -d 'Serve the capture as this dialect\'s endpoint (`chat`, `responses`, `messages`, `gemini`, `ollama`, `bedrock-converse`, `bedrock-invoke`, `realtime`); told from the capture by default' -r -f -a "auto\t''
 chat\t''
 responses\t''
