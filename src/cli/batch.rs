@@ -337,7 +337,7 @@ pub struct Part<'a> {
 enum Msg {
     /// The input's path, format and rules (before its first stream).
     Head(FileResult),
-    Stream(pipeline::StreamResult),
+    Stream(Box<pipeline::StreamResult>),
     /// The input is done: its head, with its error if it could not be read.
     End(FileResult),
 }
@@ -360,6 +360,7 @@ impl Assembler {
                 true
             }
             Msg::Stream(s) => {
+                let s = *s;
                 self.streams += 1;
                 if self.streams == 1 {
                     self.held = Some(s);
@@ -446,7 +447,7 @@ pub fn run_each(
                 open = send(Msg::Head(head_of(f)));
             }
             if open {
-                open = send(Msg::Stream(s));
+                open = send(Msg::Stream(Box::new(s)));
             }
         });
         if open {

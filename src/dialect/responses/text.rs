@@ -294,6 +294,15 @@ pub fn describe_difference(a: &Acc, b: &Acc) -> String {
     )
 }
 
+/// `bytes` as whole MiB, or whole KiB below one MiB.
+fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,14 +369,5 @@ mod tests {
         assert_eq!(b.left(), MAX_TEXT_BYTES);
         assert_eq!(Acc::of("more", &mut b, Pool::Text).kept, "more");
         assert_eq!(Acc::of("{}", &mut b, Pool::Other).kept, "{}");
-    }
-}
-
-/// `bytes` as whole MiB, or whole KiB below one MiB.
-fn size(bytes: usize) -> String {
-    if bytes >= 1 << 20 {
-        format!("{} MiB", bytes >> 20)
-    } else {
-        format!("{} KiB", bytes >> 10)
     }
 }
