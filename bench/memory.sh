@@ -142,7 +142,7 @@ done
 [ -n "${NO_COMMENTS:-}" ] && exit 0
 # 2 million comment lines (`:` alone), then one event: one block.
 cm="$dir/comments-2m.sse"
-[ -f "$cm" ] || { yes : | head -2000000; printf 'data: {}\n\n'; } > "$cm"
+[ -f "$cm" ] || { yes : | head -2000000 || true; printf 'data: {}\n\n'; } > "$cm"
 for _ in $(seq "$runs"); do
   measure "$BIN" check "$cm" --format json --fail-on never >> "$tmp/runs"
 done
