@@ -337,7 +337,8 @@ pub struct Part<'a> {
 enum Msg {
     /// The input's path, format and rules (before its first stream).
     Head(FileResult),
-    Stream(pipeline::StreamResult),
+    /// One stream's result (boxed: it is large beside the others).
+    Stream(Box<pipeline::StreamResult>),
     /// The input is done: its head, with its error if it could not be read.
     End(FileResult),
 }
@@ -362,7 +363,7 @@ impl Assembler {
             Msg::Stream(s) => {
                 self.streams += 1;
                 if self.streams == 1 {
-                    self.held = Some(s);
+                    self.held = Some(*s);
                     return true;
                 }
                 let Some(head) = self.head.as_mut() else {
@@ -373,7 +374,7 @@ impl Assembler {
                         return false;
                     }
                 }
-                Self::one(head, s, false, true, sink)
+                Self::one(head, *s, false, true, sink)
             }
             Msg::End(mut end) => {
                 let held = self.held.take();
@@ -446,7 +447,7 @@ pub fn run_each(
                 open = send(Msg::Head(head_of(f)));
             }
             if open {
-                open = send(Msg::Stream(s));
+                open = send(Msg::Stream(Box::new(s)));
             }
         });
         if open {
