@@ -337,6 +337,7 @@ pub struct Part<'a> {
 enum Msg {
     /// The input's path, format and rules (before its first stream).
     Head(FileResult),
+    /// One stream's result (boxed: it is large beside the others).
     Stream(Box<pipeline::StreamResult>),
     /// The input is done: its head, with its error if it could not be read.
     End(FileResult),
@@ -360,10 +361,9 @@ impl Assembler {
                 true
             }
             Msg::Stream(s) => {
-                let s = *s;
                 self.streams += 1;
                 if self.streams == 1 {
-                    self.held = Some(s);
+                    self.held = Some(*s);
                     return true;
                 }
                 let Some(head) = self.head.as_mut() else {
@@ -374,7 +374,7 @@ impl Assembler {
                         return false;
                     }
                 }
-                Self::one(head, s, false, true, sink)
+                Self::one(head, *s, false, true, sink)
             }
             Msg::End(mut end) => {
                 let held = self.held.take();
