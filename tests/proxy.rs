@@ -747,3 +747,20 @@ print(json.dumps(out, sort_keys=True))
     }
     assert!(!err.contains("not-a-key"), "{err}");
 }
+
+/// Without --upstream, the dialects' providers are the upstreams; a path
+/// of no dialect goes nowhere (its key is no provider's to guess), and
+/// gets the proxy's own 502. Nothing here reaches the internet.
+#[test]
+fn without_upstream_a_path_of_no_dialect_is_not_sent_anywhere() {
+    let p = Proxy::start(&[]);
+    let got = post(&format!("http://{}/v1/models", p.addr), "{}", &[]);
+    assert_eq!(got.status, 502);
+    let text = String::from_utf8_lossy(&got.body);
+    assert!(text.contains("no --upstream for this path"), "{text}");
+    let (_, _, lines) = p.interrupt();
+    assert!(
+        lines.iter().any(|l| l.contains("#1 POST /v1/models 502")),
+        "{lines:#?}"
+    );
+}

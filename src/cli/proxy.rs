@@ -55,8 +55,11 @@ pub struct Args {
     /// Where requests go: `URL` for every dialect without its own, or
     /// `DIALECT=URL` (chat, responses, messages, gemini, ollama,
     /// bedrock-converse, bedrock-invoke); repeatable. http:// or https://
-    /// (rustls, the webpki roots), with an optional path prefix.
-    #[arg(long = "upstream", value_name = "[DIALECT=]URL", required = true)]
+    /// (rustls, the webpki roots), with an optional path prefix. Without
+    /// any: chat and responses to https://api.openai.com, messages to
+    /// https://api.anthropic.com, gemini to
+    /// https://generativelanguage.googleapis.com, nothing else.
+    #[arg(long = "upstream", value_name = "[DIALECT=]URL")]
     upstreams: Vec<String>,
     /// Address to listen on [default: 127.0.0.1:8787, or a free port on
     /// 127.0.0.1 when a command is wrapped].
@@ -119,7 +122,11 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: error: {e}");
         Ok(ExitCode::from(2))
     };
-    let mut upstreams = proxy::Upstreams::default();
+    let mut upstreams = if a.upstreams.is_empty() {
+        proxy::Upstreams::providers()
+    } else {
+        proxy::Upstreams::default()
+    };
     for u in &a.upstreams {
         if let Err(e) = upstreams.add(u) {
             return fail(e.to_string());

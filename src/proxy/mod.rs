@@ -169,7 +169,31 @@ pub struct Upstreams {
     pub default: Option<Upstream>,
 }
 
+/// Each dialect's provider, the upstream of its requests when no
+/// `--upstream` is given at all: the OpenAI API for Chat Completions and
+/// Responses, the Anthropic API for Messages, the Gemini API for Gemini.
+/// A path of no dialect among them has no upstream then (a key is never
+/// sent to another provider's host).
+pub const PROVIDER_UPSTREAMS: &[(&str, &str)] = &[
+    ("chat", "https://api.openai.com"),
+    ("responses", "https://api.openai.com"),
+    ("messages", "https://api.anthropic.com"),
+    ("gemini", "https://generativelanguage.googleapis.com"),
+];
+
 impl Upstreams {
+    /// The providers' own upstreams ([`PROVIDER_UPSTREAMS`]), for a proxy
+    /// given no `--upstream`.
+    pub fn providers() -> Upstreams {
+        let mut u = Upstreams::default();
+        for (dialect, url) in PROVIDER_UPSTREAMS {
+            if let Err(e) = u.add(&format!("{dialect}={url}")) {
+                unreachable!("a provider upstream is refused: {e}");
+            }
+        }
+        u
+    }
+
     /// Adds one `--upstream` value: `URL`, or `DIALECT=URL`.
     ///
     /// # Errors
@@ -504,6 +528,24 @@ mod tests {
         // A refused URL is shown redacted: its user part may be a key.
         let e = Upstream::parse("http://user:sk-secret@h").unwrap_err();
         assert!(!e.to_string().contains("sk-secret"), "{e}");
+    }
+
+    #[test]
+    fn without_upstreams_each_dialect_goes_to_its_provider() {
+        let u = Upstreams::providers();
+        let host = |d: &str| u.for_dialect(Dialect::parse(d)).map(|u| u.host.clone());
+        assert_eq!(host("chat").as_deref(), Some("api.openai.com"));
+        assert_eq!(host("responses").as_deref(), Some("api.openai.com"));
+        assert_eq!(host("messages").as_deref(), Some("api.anthropic.com"));
+        assert_eq!(
+            host("gemini").as_deref(),
+            Some("generativelanguage.googleapis.com")
+        );
+        assert!(u.for_dialect(Dialect::parse("chat")).unwrap().tls);
+        // No provider's host takes another's requests, nor a path of no
+        // dialect (its key would go to the wrong host).
+        assert_eq!(host("ollama"), None);
+        assert!(u.for_dialect(None).is_none());
     }
 
     #[test]
