@@ -496,6 +496,20 @@ fn the_wrappers_rules_hold_for_other_models() {
     assert_eq!(s.ending, Ending::CutOff);
 }
 
+/// Bytes as curl's trace shows them in its ASCII column: printable ASCII
+/// as it is, every other byte as `.`.
+fn dump_ascii(row: &[u8]) -> String {
+    row.iter()
+        .map(|b| {
+            if (0x20..0x7f).contains(b) {
+                *b as char
+            } else {
+                '.'
+            }
+        })
+        .collect()
+}
+
 /// A `curl --trace` dump (curl's `tool_cb_dbg.c` layout: a record line,
 /// then `%04zx: `, 16 bytes as `%02x ` padded to 48 columns, and their
 /// ASCII) of a response whose body arrives in reads of `read` bytes;
@@ -520,16 +534,7 @@ fn trace_of(head: &str, body: &[u8], read: usize, time: bool) -> String {
         ));
         for (n, row) in bytes.chunks(16).enumerate() {
             let hex: String = row.iter().map(|b| format!("{b:02x} ")).collect();
-            let ascii: String = row
-                .iter()
-                .map(|b| {
-                    if (0x20..0x7f).contains(b) {
-                        *b as char
-                    } else {
-                        '.'
-                    }
-                })
-                .collect();
+            let ascii = dump_ascii(row);
             t.push_str(&format!("{:04x}: {hex:<48}{ascii}\n", n * 16));
         }
     };
@@ -605,16 +610,7 @@ fn a_trace_ascii_dump_of_a_binary_body_is_refused_with_why() {
         body.len()
     ));
     for (n, row) in body.chunks(64).enumerate() {
-        let ascii: String = row
-            .iter()
-            .map(|b| {
-                if (0x20..0x7f).contains(b) {
-                    *b as char
-                } else {
-                    '.'
-                }
-            })
-            .collect();
+        let ascii = dump_ascii(row);
         t.push_str(&format!("{:04x}: {ascii}\n", n * 64));
     }
     let dir = scratch("invoke-trace-ascii");

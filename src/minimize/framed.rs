@@ -14,8 +14,8 @@
 //! (an Invoke chunk's base64 `bytes`, [`crate::dialect::Api::rewrap`]),
 //! the JSON reduced is the one inside.
 //!
-//! Memory: a unit at a time, and the messages' ends (two words each), as
-//! for SSE blocks.
+//! Memory: a unit at a time; the messages' ends (two words each) are
+//! taken as the bytes go in, as for SSE blocks.
 
 use crate::redact::{self, Scrubber};
 use crate::transport::{Framer, Message, Sink, Transport};
@@ -46,7 +46,12 @@ impl MessageEnds {
         })
     }
 
-    /// Every message's end and index, in body order (the last one, that
+    /// The ends noted so far, taken.
+    pub(super) fn take(&mut self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.ends.0)
+    }
+
+    /// Every message's end and index not yet taken, in body order (the last one, that
     /// the body ended inside, too).
     pub(super) fn finish(mut self) -> Vec<(u64, u64)> {
         let _ = self.framer.finish(&mut self.ends);

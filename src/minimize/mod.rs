@@ -40,6 +40,10 @@
 //! file): the body is read as a stream, each unit's bytes go to a [`heap`]
 //! (memory up to 8 MiB, then a temporary file) and a unit is a few words;
 //! a candidate is rendered into a spool and linted from it as a file is.
+//! The units are cut as the body's bytes go through the parser (or
+//! framer), and each unit's event index is found the same way: no list of
+//! the body's block ends is held, and the event indices of the input's
+//! units are dropped once the shells are built.
 //! Only a curl dump, and a raw body that is not the whole file, are read
 //! whole (their head and tail are found in the file's bytes).
 //!
@@ -585,16 +589,6 @@ impl BlockEnds {
             ends: Ends(Vec::with_capacity(blocks)),
         }
     }
-
-    /// Where a body of `len` bytes is cut into units: each unit's range
-    /// runs from the end of the previous one to just past its blank line;
-    /// the rest (the tail, trailing blank lines) is the last unit. With
-    /// each, the index of the event it dispatched. Made as they are taken:
-    /// no second list beside the blocks' ends.
-    fn cuts(mut self, len: u64) -> Cuts {
-        let _ = self.parser.finish(&mut self.ends);
-        Cuts::new(self.ends.0, len)
-    }
 }
 
 /// Where a body's units end: its SSE blocks ([`BlockEnds`]), or another
@@ -613,11 +607,24 @@ impl Boundaries {
         }
     }
 
-    /// [`BlockEnds::cuts`], of blocks or of messages.
-    fn cuts(self, len: u64) -> Cuts {
+    /// The ends noted so far, taken (the list left empty): read as the
+    /// bytes go in, the ends of a whole body are never held at once.
+    fn take(&mut self) -> Vec<(u64, u64)> {
         match self {
-            Boundaries::Blocks(b) => b.cuts(len),
-            Boundaries::Messages(m) => Cuts::new(m.finish(), len),
+            Boundaries::Blocks(b) => std::mem::take(&mut b.ends.0),
+            Boundaries::Messages(m) => m.take(),
+        }
+    }
+
+    /// The ends not yet taken, once the body is all in (the last block or
+    /// message, that the body ended inside, too).
+    fn rest(self) -> Vec<(u64, u64)> {
+        match self {
+            Boundaries::Blocks(mut b) => {
+                let _ = b.parser.finish(&mut b.ends);
+                b.ends.0
+            }
+            Boundaries::Messages(m) => m.finish(),
         }
     }
 }
@@ -635,49 +642,32 @@ impl std::io::Write for Boundaries {
     }
 }
 
-/// [`BlockEnds::cuts`], as they are taken.
-struct Cuts {
-    ends: std::vec::IntoIter<(u64, u64)>,
+/// Where a body of `len` bytes is cut into units, from its blocks' (or
+/// messages') ends as they come: each unit runs from the end of the
+/// previous one to just past its blank line (or message); the rest (the
+/// tail, trailing blank lines) is the last unit.
+struct Cutter {
     start: u64,
     len: u64,
-    done: bool,
 }
 
-impl Cuts {
-    /// The cuts of a body of `len` bytes whose units end at `ends`.
-    fn new(ends: Vec<(u64, u64)>, len: u64) -> Self {
-        Cuts {
-            ends: ends.into_iter(),
-            start: 0,
-            len,
-            done: false,
-        }
-    }
-}
-
-impl Iterator for Cuts {
-    type Item = (u64, u64, Option<u64>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
+impl Cutter {
+    /// The unit that ends at `end`, with the index of the event it
+    /// dispatched (`d`, [`NO_EVENT`] for none): its start, end and index;
+    /// none when it would be empty.
+    fn cut(&mut self, end: u64, d: u64) -> Option<(u64, u64, Option<u64>)> {
+        let end = end.min(self.len);
+        if end <= self.start {
             return None;
         }
-        for (end, d) in self.ends.by_ref() {
-            let end = end.min(self.len);
-            if end > self.start {
-                let cut = (self.start, end, (d != NO_EVENT).then_some(d));
-                self.start = end;
-                return Some(cut);
-            }
-        }
-        self.done = true;
-        (self.start < self.len).then_some((self.start, self.len, None))
+        let cut = (self.start, end, (d != NO_EVENT).then_some(d));
+        self.start = end;
+        Some(cut)
     }
 
-    /// At most one a block, and the tail.
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let most = if self.done { 0 } else { self.ends.len() + 1 };
-        (0, Some(most))
+    /// The last unit, after the last end, when there are bytes left.
+    fn tail(&self) -> Option<(u64, u64, Option<u64>)> {
+        (self.start < self.len).then_some((self.start, self.len, None))
     }
 }
 
@@ -691,20 +681,47 @@ fn read_units(
     heap: &Heap,
     transport: crate::transport::Transport,
 ) -> std::io::Result<(Vec<Unit>, Vec<Option<u64>>)> {
-    let mut ends = Boundaries::new(transport, max_event_bytes, 0);
-    std::io::copy(&mut body.reader(), &mut ends)?;
-    let cuts = ends.cuts(body.len());
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, body.reader());
-    let most = cuts.size_hint().1.unwrap_or(0);
-    let mut units = Vec::with_capacity(most);
-    let mut dispatch = Vec::with_capacity(most);
-    let mut buf = Vec::new();
-    for (start, end, d) in cuts {
-        buf.resize((end - start) as usize, 0);
-        reader.read_exact(&mut buf)?;
-        let redacted = framed::redacted(transport, &buf).map_err(std::io::Error::other)?;
+    // One pass: the bytes go to the parser (or framer) and wait in
+    // `pending` (from body offset `pending_at` on) until the end of their
+    // unit is known; no list of the body's ends is held.
+    let mut ends = Some(Boundaries::new(transport, max_event_bytes, 0));
+    let mut cutter = Cutter {
+        start: 0,
+        len: body.len(),
+    };
+    let mut reader = body.reader();
+    let mut chunk = vec![0u8; 1 << 20];
+    let (mut pending, mut pending_at) = (Vec::new(), 0u64);
+    let (mut units, mut dispatch) = (Vec::new(), Vec::new());
+    let mut add = |pending: &[u8], at: u64, (start, end, d): (u64, u64, Option<u64>)| {
+        let bytes = &pending[(start - at) as usize..(end - at) as usize];
+        let redacted = framed::redacted(transport, bytes).map_err(std::io::Error::other)?;
         units.push(Unit::new(heap.put(&redacted)));
         dispatch.push(d);
+        Ok::<(), std::io::Error>(())
+    };
+    while let Some(mut b) = ends.take() {
+        let n = reader.read(&mut chunk)?;
+        let taken = if n == 0 {
+            b.rest()
+        } else {
+            pending.extend_from_slice(&chunk[..n]);
+            std::io::Write::write_all(&mut b, &chunk[..n])?;
+            let taken = b.take();
+            ends = Some(b);
+            taken
+        };
+        for (end, d) in taken {
+            if let Some(c) = cutter.cut(end, d) {
+                add(&pending, pending_at, c)?;
+            }
+        }
+        if let Some(c) = (n == 0).then(|| cutter.tail()).flatten() {
+            add(&pending, pending_at, c)?;
+        }
+        let used = (cutter.start - pending_at) as usize;
+        pending.drain(..used);
+        pending_at = cutter.start;
     }
     if let Some(e) = heap.error() {
         return Err(std::io::Error::other(e));
@@ -715,23 +732,61 @@ fn read_units(
 /// Each unit's dispatched event index in the current state.
 fn dispatch_of(st: &State, heap: &Heap, max_event_bytes: usize) -> Vec<Option<u64>> {
     // A block (or message) a unit, the last one perhaps unterminated.
-    let mut ends = Boundaries::new(st.transport, max_event_bytes, st.units.len());
+    let n = st.units.len();
+    let mut d = Dispatches {
+        ends: Boundaries::new(st.transport, max_event_bytes, 0),
+        cutter: Cutter {
+            start: 0,
+            len: st.units.iter().map(|u| u.bytes.len() as u64).sum(),
+        },
+        dispatch: Vec::with_capacity(n),
+    };
     let pieces = st.units.iter().map(|u| u.bytes);
-    let len: usize = st.units.iter().map(|u| u.bytes.len()).sum();
-    if heap.write_all(pieces, &mut ends, &mut |_| Ok(())).is_err() {
-        return vec![None; st.units.len()];
+    if heap.write_all(pieces, &mut d, &mut |_| Ok(())).is_err() {
+        return vec![None; n];
     }
-    let mut dispatch: Vec<Option<u64>> = Vec::with_capacity(st.units.len());
-    for (_, _, d) in ends.cuts(len as u64) {
-        if dispatch.len() == st.units.len() {
-            return vec![None; st.units.len()];
-        }
-        dispatch.push(d);
-    }
-    if dispatch.len() == st.units.len() {
+    let Dispatches {
+        ends,
+        mut cutter,
+        mut dispatch,
+    } = d;
+    cut_into(&mut cutter, &mut dispatch, ends.rest());
+    dispatch.extend(cutter.tail().map(|(_, _, e)| e));
+    if dispatch.len() == n {
         dispatch
     } else {
-        vec![None; st.units.len()]
+        vec![None; n]
+    }
+}
+
+/// [`dispatch_of`]'s writer: the units' bytes go to the parser (or
+/// framer), and each end it notes becomes a unit's event index as it
+/// comes, so the ends are never all held.
+struct Dispatches {
+    ends: Boundaries,
+    cutter: Cutter,
+    dispatch: Vec<Option<u64>>,
+}
+
+/// Each unit `ends` cut, its event index added to `dispatch`.
+fn cut_into(cutter: &mut Cutter, dispatch: &mut Vec<Option<u64>>, ends: Vec<(u64, u64)>) {
+    for (end, d) in ends {
+        if let Some((_, _, e)) = cutter.cut(end, d) {
+            dispatch.push(e);
+        }
+    }
+}
+
+impl std::io::Write for Dispatches {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.ends.write_all(buf)?;
+        let ends = self.ends.take();
+        cut_into(&mut self.cutter, &mut self.dispatch, ends);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -1061,6 +1116,9 @@ pub fn minimize_input(
     )
     .map_err(io)?;
     let shells = around::shells(path, &input, &picked, &mut units, &dispatch)?;
+    // Each unit's event index is read again from the state when a pass
+    // needs it: this list is not held through the run.
+    drop(dispatch);
     let goal = Goal::of(&picked);
     let read = candidate_options(opts, picked.format);
     let (st, o, note) =

@@ -141,16 +141,12 @@ pub fn of_event(v: &Value) -> Option<Family> {
     if o.get("type").is_some_and(Value::is_string) {
         return Some(Family::Claude);
     }
-    if [
-        "messageStart",
-        "contentBlockStart",
-        "contentBlockDelta",
-        "contentBlockStop",
-        "messageStop",
-        "metadata",
-    ]
-    .iter()
-    .any(|k| has(k))
+    // Nova's events are ConverseStream's, one key each.
+    if crate::dialect::Dialect::BedrockConverse
+        .api()
+        .message_types()
+        .iter()
+        .any(|k| has(k))
     {
         return Some(Family::Nova);
     }
