@@ -10,12 +10,12 @@ consecutive events. Printed: p50 and p99 of each, direct and through the
 proxy, and the difference (what the proxy adds).
 
 load: CONCURRENT clients (default 200) at once through the proxy, each a
-1 MB stream (replay of a generated 1 MB capture, no delays); each client's
+MB megabyte stream (default 1) (replay of a generated 1 MB capture, no delays); each client's
 bytes are compared with the upstream's (SHA-256), and the proxy's peak RSS
 (VmHWM) is read from /proc at the end.
 
 usage: bench/proxy.py [latency|load|both]     (default both)
-       BIN=target/release/sselint STREAMS=1000 CONCURRENT=200 bench/proxy.py
+       BIN=target/release/sselint STREAMS=1000 CONCURRENT=200 MB=1 bench/proxy.py
 Needs Linux (/proc) and Python 3.8+; no packages. Everything runs on
 127.0.0.1; servers are stopped at the end.
 """
@@ -146,8 +146,9 @@ def load():
     n = int(os.environ.get("CONCURRENT", "200"))
     with tempfile.TemporaryDirectory() as tmp:
         cap = os.path.join(tmp, "load.sse")
-        # About 1 MB: events of 100 characters of text.
-        capture(cap, 1024 * 1024 // (len(chunk(1, "x" * 100))), text="x" * 100)
+        # About MB megabytes (default 1): events of 100 characters of text.
+        mb = float(os.environ.get("MB", "1"))
+        capture(cap, int(mb * 1024 * 1024) // (len(chunk(1, "x" * 100))), text="x" * 100)
         replay, up = start(["replay", cap, "--listen", "127.0.0.1:0"], "stdout")
         proxy, px = start(["proxy", "--listen", "127.0.0.1:0", "--upstream", f"http://{up}", "-q"], "stderr")
         try:
