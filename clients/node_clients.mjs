@@ -864,7 +864,25 @@ async function awsSdkInvoke(job) {
   for await (const event of response.body ?? []) {
     if (event.chunk?.bytes) events.push(JSON.parse(decoder.decode(event.chunk.bytes)));
   }
+  if (events.length && !("type" in events[0])) return otherModelEvents(events);
   return messagesEvents(events);
+}
+
+// An Invoke stream of another model than Claude, read as py_clients.py's
+// other_model_events reads it (each model's own Bedrock example).
+function otherModelEvents(events) {
+  let text = "";
+  let stop = null;
+  let usage = null;
+  for (const e of events) {
+    const m = e["amazon-bedrock-invocationMetrics"];
+    if (m) usage = { input_tokens: m.inputTokenCount ?? null, output_tokens: m.outputTokenCount ?? null };
+    const outs = e.outputs ?? [];
+    const delta = e.contentBlockDelta?.delta ?? {};
+    text += e.outputText || e.generation || outs.map((o) => o.text ?? "").join("") || delta.text || "";
+    stop = e.completionReason || e.stop_reason || outs.find((o) => o.stop_reason)?.stop_reason || e.messageStop?.stopReason || stop;
+  }
+  return { text, refusal: null, reasoning: null, tool_calls: [], finish_reason: stop, usage };
 }
 
 // Bedrock through the Vercel AI SDK: @ai-sdk/amazon-bedrock. Converse with

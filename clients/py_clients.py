@@ -1010,13 +1010,35 @@ def boto3_invoke(job):
     body = json.dumps({"anthropic_version": "bedrock-2023-05-31", "max_tokens": MAX_TOKENS, "messages": MESSAGES})
     response = bedrock_client(job).invoke_model_with_response_stream(modelId=BEDROCK_MODEL, body=body)
 
-    def events():
-        for event in response["body"]:
-            chunk = event.get("chunk")
-            if chunk is not None:
-                yield json.loads(chunk["bytes"])
+    events = [json.loads(e["chunk"]["bytes"]) for e in response["body"] if e.get("chunk") is not None]
+    if events and "type" not in events[0]:
+        return other_model_events(events)
+    return messages_events(iter(events))
 
-    return messages_events(events())
+
+def other_model_events(events):
+    """An Invoke stream of another model than Claude, read as that model's
+    Bedrock example reads it: Titan's `outputText` / `completionReason`,
+    Llama's `generation` / `stop_reason`, Mistral's `outputs[].text` /
+    `stop_reason`, Nova's `contentBlockDelta.delta.text` /
+    `messageStop.stopReason`; the usage from the last chunk's
+    `amazon-bedrock-invocationMetrics`."""
+    text, stop, usage = "", None, None
+    for e in events:
+        m = e.get("amazon-bedrock-invocationMetrics")
+        if m is not None:
+            usage = {"input_tokens": m.get("inputTokenCount"), "output_tokens": m.get("outputTokenCount")}
+        outs = e.get("outputs") or []
+        delta = (e.get("contentBlockDelta") or {}).get("delta") or {}
+        text += e.get("outputText") or e.get("generation") or "".join(o.get("text") or "" for o in outs) or delta.get("text") or ""
+        stop = (
+            e.get("completionReason")
+            or e.get("stop_reason")
+            or next((o.get("stop_reason") for o in outs if o.get("stop_reason")), None)
+            or (e.get("messageStop") or {}).get("stopReason")
+            or stop
+        )
+    return {"text": text, "refusal": None, "reasoning": None, "tool_calls": [], "finish_reason": stop, "usage": usage}
 
 
 CLIENTS = {

@@ -52,6 +52,7 @@ clients/requirements-litellm.txt); see clients/README.md.
 """
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -881,6 +882,28 @@ def unpinned():
     return wrong
 
 
+# Bedrock Invoke clients that ask for Claude and read only its events (the
+# Anthropic SDK's Bedrock client, the AI SDK's Anthropic provider): an
+# application with another inner model would not use them.
+CLAUDE_ONLY = {"anthropic-python-bedrock", "vercel-ai-bedrock-invoke"}
+
+
+def invoke_carries_claude(path):
+    """False when `path` is a Bedrock Invoke event stream whose first
+    `chunk`'s decoded bytes are not an Anthropic Messages event (no `type`:
+    Titan, Llama, Mistral, Nova); True otherwise."""
+    raw = Path(path).read_bytes()
+    at = raw.find(b'{"bytes":"')
+    if at < 0:
+        return True
+    end = raw.find(b'"', at + 10)
+    try:
+        inner = json.loads(base64.b64decode(raw[at + 10 : end]))
+    except ValueError:
+        return True
+    return not isinstance(inner, dict) or "type" in inner
+
+
 def observe(sselint, only=None, agents_subset=None):
     """The record of a fresh run. With `agents_subset` (a set of capture
     ids), the agent apps read only those captures; on the others their
@@ -921,9 +944,12 @@ def observe(sselint, only=None, agents_subset=None):
                         "api": expected[cid]["api"],
                         # A socket's script (socket_script).
                         "socket": expected[cid].get("socket"),
-                        "clients": clients_of(d if key != cid else expected[cid]["dialect"]),
+                        "clients": [
+                            n for n in clients_of(d if key != cid else expected[cid]["dialect"])
+                            if n not in CLAUDE_ONLY or invoke_carries_claude(p)
+                        ],
                     }
-                    for key, _, d in served
+                    for key, p, d in served
                     for cid in [key.removeprefix(PATH_JOB)]
                     if key in replays.urls
                 ]
