@@ -302,6 +302,42 @@ fn redact_refuses_a_trace_dump_whose_hex_column_holds_every_byte() {
     assert!(!out.exists());
 }
 
+/// A fresh-user trial (issue 37): a gateway's JSON Lines log was copied
+/// line by line as text, so a SigV4 `Authorization` kept its access key id
+/// and signature (only the scheme word was masked), and `Cookie: a=b` and
+/// `X-Amz-Date` stayed, under "secrets redacted". Until redact rewrites a
+/// log record by record, it refuses one and writes nothing.
+#[test]
+fn redact_refuses_a_gateway_log_rather_than_keep_its_headers() {
+    let dir = scratch("gateway-log");
+    let log = dir.join("gateway.jsonl");
+    let record = serde_json::json!({
+        "id": "a",
+        "status": 200,
+        "headers": {
+            "Authorization": "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20250601/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024",
+            "X-Amz-Date": "20250601T100000Z",
+            "Cookie": "a=b"
+        },
+        "path": "/v1/chat/completions",
+        "body": "data: {\"choices\":[]}\n\ndata: [DONE]\n\n"
+    });
+    std::fs::write(&log, format!("{record}\n")).unwrap();
+    let out = dir.join("copy.jsonl");
+    let st = redact(&log, &out, false);
+    let stderr = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("gateway.jsonl") && stderr.contains("JSON Lines"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("AKIAIOSFODNN7EXAMPLE") && !stderr.contains("fe5f80f7"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
 #[test]
 fn stream_text_cannot_drive_the_terminal_in_diff_or_inspect() {
     let dir = scratch("esc");

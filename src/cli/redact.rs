@@ -87,6 +87,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             a.input.display()
         ));
     }
+    if first_line_is_gateway_record(&head) {
+        // Copied line by line as text, a record's `headers` would keep
+        // what the text masks miss (a SigV4 signature, a short cookie).
+        return fail(format!(
+            "{}: the file is a gateway's JSON Lines log (a record with a body and its headers), which redact does not rewrite yet; no copy written. Lint it with `sselint check --input-format jsonl` (its headers' secrets are masked on reading), or redact each body saved on its own",
+            a.input.display()
+        ));
+    }
     let format = capture::detect(&head);
     {
         // A trace dump holds every byte twice (hex and ASCII columns), so
@@ -222,6 +230,31 @@ fn first_line_is_message_log(p: &Path) -> bool {
     std::fs::File::open(p)
         .and_then(|f| f.take(64 * 1024).read_to_end(&mut head))
         .is_ok_and(|_| sselint::transport::Transport::socket_of(&head).is_some())
+}
+
+/// Whether `head` (a file's first bytes) opens with a gateway log record:
+/// a JSON object on the first line with a `body` or `body_base64` field
+/// (`capture::jsonl`), not a WebSocket message log's record.
+/// A first line longer than `head` counts when it opens as a JSON object
+/// and names `"body"` or `"body_base64"` and `"headers"` in what is read.
+fn first_line_is_gateway_record(head: &[u8]) -> bool {
+    if sselint::transport::Transport::socket_of(head).is_some() {
+        return false;
+    }
+    let has = |line: &[u8], key: &[u8]| memchr::memmem::find(line, key).is_some();
+    match head.iter().position(|&b| b == b'\n') {
+        Some(end) => match serde_json::from_slice(&head[..end]) {
+            Ok(serde_json::Value::Object(record)) => {
+                record.contains_key("body") || record.contains_key("body_base64")
+            }
+            _ => false,
+        },
+        None => {
+            head.trim_ascii_start().starts_with(b"{")
+                && has(head, b"\"headers\"")
+                && (has(head, b"\"body\"") || has(head, b"\"body_base64\""))
+        }
+    }
 }
 
 /// Whether the file at `p` is a `curl -i` dump whose body is binary
