@@ -157,10 +157,11 @@ pub struct InputArgs {
     /// `responses` (OpenAI Responses), `messages` (Anthropic Messages),
     /// `gemini` (Google Gemini's streamGenerateContent), `ollama`
     /// (Ollama's native API, NDJSON), `bedrock-converse` (Amazon
-    /// Bedrock's ConverseStream, AWS event-stream frames) or
-    /// `bedrock-invoke` (Bedrock's InvokeModelWithResponseStream, Claude's
-    /// events in base64 chunks) or `realtime` (OpenAI's Realtime API, a
-    /// WebSocket) reads every stream as that one.
+    /// Bedrock's ConverseStream, AWS event-stream frames),
+    /// `bedrock-invoke` (Bedrock's InvokeModelWithResponseStream: the
+    /// model's own events, Claude's, Nova's, Titan's, Llama's or
+    /// Mistral's, in base64 chunks) or `realtime` (OpenAI's Realtime API,
+    /// a WebSocket) reads every stream as that one.
     #[arg(long, value_enum, default_value = "auto")]
     dialect: DialectArg,
 }
