@@ -119,6 +119,39 @@ struct ShapeRecorder {
 }
 
 impl ShapeRecorder {
+    /// Counts the event `linter` just read (an SSE event, or a socket's
+    /// received message) into the shape: its kinds joined by `+`
+    /// (`other` when it has none), content chunks, usage kinds and the
+    /// fields seen per kind. With `sse`, a `done` event is `[DONE]` and
+    /// marks the stream done. Returns the kind.
+    fn count_kinds(&mut self, linter: &Linter<'_>, sse: bool) -> String {
+        self.shape.events += 1;
+        let kind = match linter.event_kind.as_slice() {
+            [] => "other".to_string(),
+            ["done"] if sse => "[DONE]".to_string(),
+            ks => ks.join("+"),
+        };
+        if sse && kind == "[DONE]" {
+            self.shape.done = true;
+        }
+        if linter.event_kind.contains(&"content") {
+            self.shape.content_chunks += 1;
+        }
+        if linter.event_kind.contains(&"usage") {
+            self.shape.usage_kinds.push(kind.clone());
+        }
+        if let Some(fields) = &linter.fields_seen {
+            for f in fields {
+                self.shape
+                    .fields
+                    .entry(f.clone())
+                    .or_default()
+                    .insert(kind.clone());
+            }
+        }
+        kind
+    }
+
     fn push_kind(&mut self, kind: String) {
         match self.shape.sequence.last_mut() {
             Some((k, n)) if *k == kind => *n += 1,
@@ -142,30 +175,7 @@ impl Observer for ShapeRecorder {
         let Some(d) = &block.dispatch else {
             return;
         };
-        self.shape.events += 1;
-        let kind = match linter.event_kind.as_slice() {
-            [] => "other".to_string(),
-            ["done"] => "[DONE]".to_string(),
-            ks => ks.join("+"),
-        };
-        if kind == "[DONE]" {
-            self.shape.done = true;
-        }
-        if linter.event_kind.contains(&"content") {
-            self.shape.content_chunks += 1;
-        }
-        if linter.event_kind.contains(&"usage") {
-            self.shape.usage_kinds.push(kind.clone());
-        }
-        if let Some(fields) = &linter.fields_seen {
-            for f in fields {
-                self.shape
-                    .fields
-                    .entry(f.clone())
-                    .or_default()
-                    .insert(kind.clone());
-            }
-        }
+        let kind = self.count_kinds(linter, true);
         if let Some(t) = self
             .timing
             .as_ref()
@@ -200,26 +210,7 @@ impl Observer for ShapeRecorder {
         {
             return;
         }
-        self.shape.events += 1;
-        let kind = match linter.event_kind.as_slice() {
-            [] => "other".to_string(),
-            ks => ks.join("+"),
-        };
-        if linter.event_kind.contains(&"content") {
-            self.shape.content_chunks += 1;
-        }
-        if linter.event_kind.contains(&"usage") {
-            self.shape.usage_kinds.push(kind.clone());
-        }
-        if let Some(fields) = &linter.fields_seen {
-            for f in fields {
-                self.shape
-                    .fields
-                    .entry(f.clone())
-                    .or_default()
-                    .insert(kind.clone());
-            }
-        }
+        let kind = self.count_kinds(linter, false);
         self.push_kind(kind);
     }
 }
