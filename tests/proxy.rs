@@ -764,3 +764,414 @@ fn without_upstream_a_path_of_no_dialect_is_not_sent_anywhere() {
         "{lines:#?}"
     );
 }
+
+/// The AI SDK script of the Node test: `streamText` through each provider
+/// the application would use (`@ai-sdk/openai`'s Chat and Responses
+/// models, `@ai-sdk/anthropic`, `@ai-sdk/google`), for each dialect named
+/// in `SSELINT_DIALECTS`; prints {dialect: {text, finish, error}}. The
+/// OpenAI and Anthropic providers find the proxy by the variables it sets
+/// (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`); the Google provider reads no
+/// base URL variable, so the script passes `GOOGLE_GEMINI_BASE_URL`'s as
+/// an application must.
+const AI_SDK_SCRIPT: &str = r#"
+import { streamText } from "ai";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+async function run(model) {
+  const r = streamText({ model, prompt: "hi", maxRetries: 0, abortSignal: AbortSignal.timeout(20000) });
+  let text = "", finish = null, error = null;
+  for await (const p of r.fullStream) {
+    if (p.type === "text-delta") text += p.text ?? "";
+    else if (p.type === "error" && !error) error = String(p.error?.message ?? p.error);
+    else if (p.type === "finish") finish = p.rawFinishReason ?? p.finishReason ?? null;
+  }
+  return { text, finish, error };
+}
+const openai = () => createOpenAI({ apiKey: "sk-test-not-a-key" });
+const models = {
+  chat: () => openai().chat("gpt-4o-mini"),
+  responses: () => openai().responses("gpt-4o-mini"),
+  messages: () => createAnthropic({ apiKey: "sk-ant-test-not-a-key" }).messages("claude-sonnet-4-5"),
+  gemini: () => createGoogleGenerativeAI({ apiKey: "test-not-a-key", baseURL: process.env.GOOGLE_GEMINI_BASE_URL + "/v1beta" })("gemini-2.5-flash"),
+};
+const out = {};
+for (const d of process.env.SSELINT_DIALECTS.split(",")) out[d] = await run(models[d]());
+console.log(JSON.stringify(out));
+"#;
+
+/// The AI SDK's providers (as pinned in clients/package.json), run by
+/// Node 22 from clients/node_modules as the wrapped command with the
+/// variables the proxy sets: each assembles through the proxy the answer
+/// it assembles from replay directly (each dialect's replay given to it
+/// alone), and the proxy's line for each stream says ok.
+#[test]
+fn the_pinned_ai_sdk_providers_assemble_the_same_answers_through_the_proxy() {
+    let clients = root().join("clients");
+    let node = clients.join("node_modules/.bin/node");
+    let pinned = [
+        "ai",
+        "@ai-sdk/openai",
+        "@ai-sdk/anthropic",
+        "@ai-sdk/google",
+    ]
+    .iter()
+    .all(|p| {
+        clients
+            .join("node_modules")
+            .join(p)
+            .join("package.json")
+            .exists()
+    });
+    if !node.exists() || !pinned {
+        common::not_run(
+            "proxy::the_pinned_ai_sdk_providers_assemble_the_same_answers_through_the_proxy",
+            &format!(
+                "it needs {} and the AI SDK's providers in clients/node_modules (.ci/run installs them: cd clients && npm ci)",
+                node.display()
+            ),
+        );
+        return;
+    }
+    let samples = [
+        ("chat", "samples/good/openai-basic.sse"),
+        ("responses", "samples/good/responses-basic.sse"),
+        ("messages", "samples/good/messages-basic.sse"),
+        ("gemini", "samples/good/gemini-basic.sse"),
+    ];
+    let replays: Vec<(&str, Replay)> = samples
+        .iter()
+        .map(|(d, s)| (*d, Replay::start(&root().join(s), &[])))
+        .collect();
+    // `node --input-type=module -e` resolves its imports from the working
+    // directory: clients/, whose node_modules holds the pinned SDKs.
+    let script = |cmd: &mut Command| {
+        cmd.current_dir(&clients)
+            .env("NODE_NO_WARNINGS", "1")
+            .args(["--input-type=module", "-e", AI_SDK_SCRIPT]);
+    };
+    let mut direct = serde_json::Map::new();
+    for (d, r) in &replays {
+        let origin = format!("http://{}", r.addr);
+        let mut cmd = Command::new(&node);
+        script(&mut cmd);
+        let out = cmd
+            .env("SSELINT_DIALECTS", d)
+            .env("OPENAI_BASE_URL", format!("{origin}/v1"))
+            .env("ANTHROPIC_BASE_URL", &origin)
+            .env("GOOGLE_GEMINI_BASE_URL", &origin)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{d} direct: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        direct.insert(d.to_string(), got[d].clone());
+    }
+    for (d, answer) in &direct {
+        assert!(
+            answer["error"].is_null() && answer["text"].as_str().is_some_and(|t| !t.is_empty()),
+            "{d} from replay directly: {answer}"
+        );
+    }
+    let mut proxy = Command::new(assert_cmd::cargo::cargo_bin("sselint"));
+    proxy.arg("proxy");
+    for (d, r) in &replays {
+        proxy.args(["--upstream", &format!("{d}=http://{}", r.addr)]);
+    }
+    proxy.arg("--").arg(&node);
+    script(&mut proxy);
+    let via = proxy
+        .env("SSELINT_DIALECTS", "chat,responses,messages,gemini")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&via.stderr);
+    assert_eq!(via.status.code(), Some(0), "{err}");
+    // The script's line comes first on stdout; the report follows it.
+    let stdout = String::from_utf8_lossy(&via.stdout);
+    let first = stdout.lines().next().unwrap_or_default();
+    let through: serde_json::Value =
+        serde_json::from_str(first).unwrap_or_else(|e| panic!("{e}: {stdout}\n{err}"));
+    assert_eq!(through, serde_json::Value::Object(direct), "{err}");
+    for (d, _) in &samples {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&format!(" 200 {d} ")) && l.ends_with(": ok")),
+            "{d}: {err}"
+        );
+    }
+    assert!(err.contains("4 streams linted"), "{err}");
+    assert!(!err.contains("not-a-key"), "{err}");
+}
+
+/// A TCP stream whose reads are kept, and whose writes are counted.
+struct Tee {
+    tcp: std::net::TcpStream,
+    read: Vec<u8>,
+    written: usize,
+}
+
+impl Read for Tee {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.tcp.read(buf)?;
+        self.read.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl std::io::Write for Tee {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.tcp.write(buf)?;
+        self.written += n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tcp.flush()
+    }
+}
+
+/// What a WebSocket client got from one session.
+struct Session {
+    /// The handshake's status.
+    status: u16,
+    /// Each text message received.
+    messages: Vec<String>,
+    /// Every byte received after the 101's head (the server's frames).
+    frames: Vec<u8>,
+    /// Bytes the client wrote after its request's head (its frames).
+    sent: usize,
+}
+
+/// Plays the client's side of the socket log `records` against
+/// `ws://ADDR/v1/responses` with tungstenite: each sent message when the
+/// log sends it, each received one read; then a close, read to the end.
+fn socket_session(addr: &str, records: &[sselint::transport::socket_log::Record]) -> Session {
+    let tcp = std::net::TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let tee = Tee {
+        tcp,
+        read: Vec::new(),
+        written: 0,
+    };
+    let (mut ws, resp) =
+        tungstenite::client::client(format!("ws://{addr}/v1/responses"), tee).unwrap();
+    let head_written = ws.get_ref().written;
+    let mut messages = Vec::new();
+    for r in records {
+        if r.direction == sselint::transport::Direction::Sent {
+            ws.send(tungstenite::Message::Text(r.data.clone().into()))
+                .unwrap();
+            continue;
+        }
+        match ws.read().unwrap() {
+            tungstenite::Message::Text(t) => messages.push(t.to_string()),
+            other => panic!("not text: {other:?}"),
+        }
+    }
+    ws.close(None).unwrap();
+    while ws.read().is_ok() {}
+    let tee = ws.get_ref();
+    // The 101's head ends at the first blank line; what follows it in the
+    // same read is the server's first frames.
+    let head_end = tee
+        .read
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| i + 4)
+        .unwrap();
+    Session {
+        status: resp.status().as_u16(),
+        messages,
+        frames: tee.read[head_end..].to_vec(),
+        sent: tee.written - head_written,
+    }
+}
+
+/// A Responses WebSocket session through the proxy, `replay` of a shipped
+/// two-turn socket capture as the upstream: the upgrade is passed on, the
+/// client's messages reach replay (each turn is answered only after its
+/// `response.create`), and the server's frames reach the client byte for
+/// byte as replay sent them directly; the proxy's line counts the bytes
+/// each way (the messages are passed through, not linted). A socket open
+/// at Ctrl-C is cut and still gets its line.
+#[test]
+fn a_websocket_upgrade_passes_byte_for_byte_both_ways() {
+    let har: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(root().join("samples/websocket/responses-two-turns.har")).unwrap(),
+    )
+    .unwrap();
+    let records: Vec<sselint::transport::socket_log::Record> = har["log"]["entries"][0]
+        ["_webSocketMessages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| sselint::transport::socket_log::record(&m.to_string()).unwrap())
+        .collect();
+    // `sselint replay` of the socket capture; its first line names the
+    // ws:// URL it serves.
+    let mut replay = Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .arg("replay")
+        .arg(root().join("samples/websocket/responses-two-turns.har"))
+        .args(["--listen", "127.0.0.1:0", "--delay-ms", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(replay.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    struct Kill(Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _replay = Kill(replay);
+    let upstream = first
+        .split("ws://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no ws:// address in {first:?}"))
+        .to_string();
+    let direct = socket_session(&upstream, &records);
+    assert_eq!(direct.status, 101);
+    assert_eq!(direct.messages.len(), 19, "9 events, then 10");
+    let p = Proxy::start(&["--upstream", &format!("responses=http://{upstream}")]);
+    let via = socket_session(&p.addr, &records);
+    assert_eq!(via.status, 101);
+    assert_eq!(via.messages, direct.messages, "message for message");
+    assert!(
+        via.frames == direct.frames,
+        "through the proxy {} bytes of frames, direct {}",
+        via.frames.len(),
+        direct.frames.len()
+    );
+    let line = p
+        .lines
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the socket's line when it ends");
+    assert!(
+        line.contains("#1 GET /v1/responses 101 responses")
+            && line.contains(&format!(
+                "websocket upgrade passed through ({} bytes sent, {} received; its messages are not linted)",
+                via.sent,
+                via.frames.len()
+            )),
+        "{line}"
+    );
+    // A socket still open when the proxy stops is cut, and recorded.
+    let (mut open, _) = tungstenite::connect(format!("ws://{}/v1/responses", p.addr)).unwrap();
+    let (code, _, lines) = p.interrupt();
+    assert!(open.read().is_err(), "the open socket is cut");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("#2 GET /v1/responses 101") && l.ends_with("cut at shutdown")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("0 streams linted, 2 responses passed through")),
+        "{lines:#?}"
+    );
+    assert_eq!(code, Some(0), "{lines:#?}");
+}
+
+/// An HTTPS upstream that accepts the connection and says nothing (a TLS
+/// handshake against a port that never answers) gets the proxy's own 502
+/// after --connect-timeout, saying which step stalled, not a wait of its
+/// own length.
+#[test]
+fn an_upstream_that_never_finishes_the_tls_handshake_gets_a_502_in_time() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_addr = silent.local_addr().unwrap();
+    // Accepts and holds each connection, reading nothing, saying nothing.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in silent.incoming() {
+            held.push(conn);
+        }
+    });
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("messages=https://{silent_addr}"),
+        "--connect-timeout",
+        "0.5",
+    ]);
+    let t = std::time::Instant::now();
+    let got = post(&format!("http://{}/v1/messages", p.addr), "{}", &[]);
+    let waited = t.elapsed();
+    assert_eq!(got.status, 502);
+    let body = String::from_utf8_lossy(&got.body);
+    assert!(
+        body.contains(&format!(
+            "the upstream {silent_addr}: the connection was accepted but no TLS handshake finished within 0.5 s"
+        )),
+        "{body}"
+    );
+    assert!(
+        waited >= Duration::from_millis(450) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
+    let (_, _, lines) = p.interrupt();
+    assert!(
+        lines.iter().any(|l| l.contains("#1 POST /v1/messages 502")
+            && l.contains("not forwarded")
+            && l.contains("no TLS handshake finished within 0.5 s")),
+        "{lines:#?}"
+    );
+}
+
+/// A stream whose text passes the 64 KiB the proxy's lint keeps of a text
+/// says so in its record (its notes, in every report), since `check` of
+/// its saved HAR reads up to 1 MiB; a shorter one says nothing of it.
+#[test]
+fn a_record_whose_text_passed_the_lints_cap_says_so() {
+    let dir = scratch("proxy-text-cap");
+    let long = dir.join("long.sse");
+    let mut body = String::new();
+    for _ in 0..700 {
+        body.push_str(&common::chat_chunk(&"x".repeat(100), "null"));
+    }
+    body.push_str(&common::chat_chunk("", "\"stop\""));
+    body.push_str("data: [DONE]\n\n");
+    std::fs::write(&long, body).unwrap();
+    let report = dir.join("report.json");
+    let long_replay = Replay::start(&long, &[]);
+    let short_replay = Replay::start(&root().join("samples/good/messages-basic.sse"), &[]);
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("chat=http://{}", long_replay.addr),
+        "--upstream",
+        &format!("messages=http://{}", short_replay.addr),
+        "--format",
+        "json",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        post(&format!("http://{}/v1/chat/completions", p.addr), CHAT, &[]).status,
+        200
+    );
+    assert_eq!(
+        post(&format!("http://{}/v1/messages", p.addr), "{}", &[]).status,
+        200
+    );
+    let (_, _, lines) = p.interrupt();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let notes = |i: usize| json["files"][i]["streams"][0]["notes"].to_string();
+    assert!(
+        notes(0).contains(
+            "choice 0's text is 70000 bytes, past the 64 KiB of a text the proxy's lint keeps"
+        ),
+        "{json:#}\n{lines:#?}"
+    );
+    assert!(!notes(1).contains("64 KiB"), "{json:#}");
+}

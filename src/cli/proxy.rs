@@ -93,6 +93,11 @@ pub struct Args {
     /// Accept any TLS certificate from an upstream.
     #[arg(long)]
     insecure: bool,
+    /// Seconds an upstream gets to accept the connection, and then to
+    /// finish the TLS handshake; past either the proxy answers 502 itself
+    /// and says which. The response itself has no timeout.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    connect_timeout: f64,
     /// Colour of the human report.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorChoice,
@@ -145,6 +150,14 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             "--listen {listen} is not a loopback address: anyone who reaches it could send requests with the keys your clients pass through; add --allow-remote if that is meant"
         ));
     }
+    for (name, v) in [
+        ("--connect-timeout", a.connect_timeout),
+        ("--grace", a.grace),
+    ] {
+        if !v.is_finite() || v < 0.0 {
+            return fail(format!("{name} {v}: give a number of seconds, 0 or more"));
+        }
+    }
     let settings = super::profile_settings(&a.profile)?;
     let options = proxy::Options {
         listen,
@@ -152,6 +165,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         settings,
         save: a.save.clone(),
         insecure: a.insecure,
+        connect_timeout: Duration::from_secs_f64(a.connect_timeout.clamp(0.001, 3600.0)),
     };
     let quiet = a.quiet;
     let on_exchange: proxy::OnExchange = Arc::new(move |ex: &Exchange| {
@@ -225,7 +239,22 @@ fn line(ex: &Exchange) -> String {
         .map_or(String::from("ttft -"), |t| format!("ttft {t:.1} ms"));
     let verdict = match (&ex.failed, &ex.result) {
         (Some(why), _) => format!("not forwarded: {}", sselint::capture::printable(why)),
-        (None, None) => "not a stream, passed through".to_string(),
+        (None, None) => match &ex.upgrade {
+            Some(u) => format!(
+                "{} upgrade passed through ({} bytes sent, {} received; its messages are not linted){}",
+                sselint::capture::printable(&u.protocol),
+                u.sent,
+                u.received,
+                match &ex.stop {
+                    Stop::Complete => String::new(),
+                    Stop::UpstreamCut(e) =>
+                        format!(", the connection broke: {}", sselint::capture::printable(e)),
+                    Stop::ClientGone => ", the client went away".to_string(),
+                    Stop::Shutdown => ", cut at shutdown".to_string(),
+                }
+            ),
+            None => "not a stream, passed through".to_string(),
+        },
         (None, Some(r)) => {
             let worst = report::stream_worst(r);
             let mut rules: Vec<&str> = r

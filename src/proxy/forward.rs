@@ -24,7 +24,9 @@
 //!
 //! Not done here: retries (an upstream that fails gives the client a 502,
 //! or the cut it made), redirects (a 3xx is the client's to follow),
-//! decoding (`Content-Encoding` bodies pass encoded), HTTP/2 and upgrades.
+//! decoding (`Content-Encoding` bodies pass encoded), HTTP/2, and linting
+//! an upgraded connection's messages (a WebSocket's bytes pass both ways
+//! as they come and are counted, [`switch`]).
 
 use super::tap::{self, StopSlot};
 use super::{Exchange, Shared, Stop, Upstream};
@@ -108,6 +110,7 @@ pub(crate) async fn serve(
                         .writev(false)
                         .max_buf_size(CLIENT_WRITE_BYTES)
                         .serve_connection(TokioIo::new(io), service)
+                        .with_upgrades()
                         .await;
                 });
             }
@@ -140,20 +143,66 @@ fn own_answer(status: StatusCode, why: &str) -> Response<ProxyBody> {
 trait Conn: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Conn for T {}
 
+/// Why an upstream connection was not made.
+enum ConnectError {
+    /// TCP connect or TLS failed (what the OS or rustls said).
+    Io(std::io::Error),
+    /// The TCP connection was not accepted within the timeout.
+    ConnectTimeout(std::time::Duration),
+    /// The TLS handshake did not finish within the timeout.
+    HandshakeTimeout(std::time::Duration),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Io(e) => write!(f, "{e}"),
+            ConnectError::ConnectTimeout(t) => write!(
+                f,
+                "no TCP connection within {} (--connect-timeout)",
+                secs(*t)
+            ),
+            ConnectError::HandshakeTimeout(t) => write!(
+                f,
+                "the connection was accepted but no TLS handshake finished within {} (--connect-timeout; is it a plain http:// port?)",
+                secs(*t)
+            ),
+        }
+    }
+}
+
+/// `1.5 s`, `10 s`.
+fn secs(t: std::time::Duration) -> String {
+    format!("{} s", t.as_secs_f64())
+}
+
+/// Connects to `up`, the TCP connect and then the TLS handshake each
+/// bounded by `timeout`.
 async fn connect(
     up: &Upstream,
     tls: &Arc<tokio_rustls::rustls::ClientConfig>,
-) -> std::io::Result<Box<dyn Conn>> {
-    let tcp = tokio::net::TcpStream::connect((up.host.as_str(), up.port)).await?;
+    timeout: std::time::Duration,
+) -> Result<Box<dyn Conn>, ConnectError> {
+    let tcp = tokio::time::timeout(
+        timeout,
+        tokio::net::TcpStream::connect((up.host.as_str(), up.port)),
+    )
+    .await
+    .map_err(|_| ConnectError::ConnectTimeout(timeout))?
+    .map_err(ConnectError::Io)?;
     let _ = tcp.set_nodelay(true);
     if !up.tls {
         return Ok(Box::new(tcp));
     }
     let name = tokio_rustls::rustls::pki_types::ServerName::try_from(up.host.clone())
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-    let stream = tokio_rustls::TlsConnector::from(tls.clone())
-        .connect(name, tcp)
-        .await?;
+        .map_err(|e| ConnectError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?;
+    let stream = tokio::time::timeout(
+        timeout,
+        tokio_rustls::TlsConnector::from(tls.clone()).connect(name, tcp),
+    )
+    .await
+    .map_err(|_| ConnectError::HandshakeTimeout(timeout))?
+    .map_err(ConnectError::Io)?;
     Ok(Box::new(stream))
 }
 
@@ -182,11 +231,13 @@ async fn handle(
     let started = SystemTime::now();
     let index = shared.next.fetch_add(1, Ordering::SeqCst);
     let path = req.uri().path().to_string();
-    let path_and_query = req
-        .uri()
-        .path_and_query()
-        .map_or_else(|| path.clone(), |p| p.as_str().to_string());
     let dialect = crate::dialect::endpoint_of(&path);
+    let path_and_query = shared.options.upstreams.path_for(
+        dialect,
+        req.uri()
+            .path_and_query()
+            .map_or(path.as_str(), |p| p.as_str()),
+    );
     let method = req.method().to_string();
     let fail = |status: StatusCode, why: String| {
         shared.finish(Exchange {
@@ -202,6 +253,7 @@ async fn handle(
             saved: None,
             save_error: None,
             failed: Some(why.clone()),
+            upgrade: None,
         });
         own_answer(status, &why)
     };
@@ -215,6 +267,10 @@ async fn handle(
         );
     };
     let (mut parts, body) = req.into_parts();
+    // An `Upgrade` the client asked for (a WebSocket) is asked of the
+    // upstream as it came; the client's side of it is taken here.
+    let upgrade = upgrade_asked(&parts.headers);
+    let client_upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
     let url = up.url_for(&path_and_query);
     let mut kept = Vec::new();
     let mut secrets = Vec::new();
@@ -228,6 +284,9 @@ async fn handle(
         kept.push(crate::capture::header(name.as_str(), &v));
     }
     strip_hop_by_hop(&mut parts.headers);
+    if let Some(protocol) = &upgrade {
+        put_upgrade(&mut parts.headers, protocol);
+    }
     if let Ok(host) = hyper::header::HeaderValue::from_str(&up.authority()) {
         parts.headers.insert(hyper::header::HOST, host);
     }
@@ -246,7 +305,7 @@ async fn handle(
         inner: body,
         copy: copy.clone(),
     };
-    let conn = match connect(&up, &shared.tls).await {
+    let conn = match connect(&up, &shared.tls, shared.options.connect_timeout).await {
         Ok(c) => c,
         Err(e) => {
             return fail(
@@ -272,10 +331,10 @@ async fn handle(
     // went away while the upstream was thinking): the upstream request
     // goes with it.
     let connection = AbortOnDrop {
-        handle: tokio::spawn(connection).abort_handle(),
+        handle: tokio::spawn(connection.with_upgrades()).abort_handle(),
         armed: true,
     };
-    let resp = match sender.send_request(Request::from_parts(parts, body)).await {
+    let mut resp = match sender.send_request(Request::from_parts(parts, body)).await {
         Ok(r) => r,
         Err(e) => {
             return fail(
@@ -296,7 +355,144 @@ async fn handle(
         start,
         started,
     };
+    if let (Some(client), StatusCode::SWITCHING_PROTOCOLS) = (client_upgrade, resp.status()) {
+        let upstream = hyper::upgrade::on(&mut resp);
+        // The upstream's side now belongs to the upgraded connection.
+        drop(connection.disarm());
+        return switch(resp, asked, client, upstream, &shared);
+    }
     respond(resp, asked, connection.disarm(), &shared, flushes)
+}
+
+/// The protocol a request asks to switch to (`Upgrade: websocket` with
+/// `Connection: upgrade`), `None` for a plain request.
+fn upgrade_asked(headers: &hyper::HeaderMap) -> Option<hyper::header::HeaderValue> {
+    let connection_says = headers
+        .get_all(hyper::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim().eq_ignore_ascii_case("upgrade"));
+    headers
+        .get(hyper::header::UPGRADE)
+        .filter(|_| connection_says)
+        .cloned()
+}
+
+/// Puts back the two hop-by-hop headers an upgrade needs on the next hop.
+fn put_upgrade(headers: &mut hyper::HeaderMap, protocol: &hyper::header::HeaderValue) {
+    headers.insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("upgrade"),
+    );
+    headers.insert(hyper::header::UPGRADE, protocol.clone());
+}
+
+/// The upstream switched protocols (a 101 to an upgrade the client
+/// asked): the client gets the 101 as it came (with its `Connection` and
+/// `Upgrade`), and once both sides have switched, their bytes are copied
+/// both ways as they come, until either side ends. The connection is an
+/// open stream until then ([`Proxy::stop`](super::Proxy::stop) waits
+/// for it, then cuts it), and its record is made when it ends, whichever
+/// way ([`UpgradeRecord`]).
+fn switch(
+    resp: Response<Incoming>,
+    asked: Asked,
+    client: hyper::upgrade::OnUpgrade,
+    upstream: hyper::upgrade::OnUpgrade,
+    shared: &Arc<Shared>,
+) -> Response<ProxyBody> {
+    let (mut parts, _) = resp.into_parts();
+    let protocol = parts.headers.get(hyper::header::UPGRADE).cloned();
+    strip_hop_by_hop(&mut parts.headers);
+    if let Some(p) = &protocol {
+        put_upgrade(&mut parts.headers, p);
+    }
+    let mut record = UpgradeRecord {
+        asked: Some(asked),
+        protocol: protocol
+            .as_ref()
+            .map(|p| String::from_utf8_lossy(p.as_bytes()).into_owned())
+            .unwrap_or_default(),
+        sent: 0,
+        received: 0,
+        stop: None,
+        shared: shared.clone(),
+    };
+    shared.open.fetch_add(1, Ordering::SeqCst);
+    shared.passed.fetch_add(1, Ordering::SeqCst);
+    tokio::spawn(async move {
+        let (c, u) = tokio::join!(client, upstream);
+        let stop = match (c, u) {
+            (Ok(c), Ok(u)) => {
+                let (mut c, mut u) = (TokioIo::new(c), TokioIo::new(u));
+                match tokio::io::copy_bidirectional(&mut c, &mut u).await {
+                    Ok((sent, received)) => {
+                        record.sent = sent;
+                        record.received = received;
+                        Stop::Complete
+                    }
+                    Err(e) => Stop::UpstreamCut(e.to_string()),
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => Stop::UpstreamCut(e.to_string()),
+        };
+        record.end(stop);
+    });
+    Response::from_parts(
+        parts,
+        http_body_util::Empty::new()
+            .map_err(|never| match never {})
+            .boxed_unsync(),
+    )
+}
+
+/// An upgraded connection's record, made when it is dropped: at its end,
+/// or when the proxy stops and drops its task (then [`Stop::Shutdown`]).
+struct UpgradeRecord {
+    asked: Option<Asked>,
+    protocol: String,
+    sent: u64,
+    received: u64,
+    /// How it ended; `None` while open.
+    stop: Option<Stop>,
+    shared: Arc<Shared>,
+}
+
+impl UpgradeRecord {
+    /// Records the connection's end now.
+    fn end(mut self, stop: Stop) {
+        self.stop = Some(stop);
+    }
+}
+
+impl Drop for UpgradeRecord {
+    fn drop(&mut self) {
+        let Some(asked) = self.asked.take() else {
+            return;
+        };
+        let stop = self.stop.take().unwrap_or(Stop::Shutdown);
+        self.shared.finish(Exchange {
+            index: asked.index,
+            method: asked.method,
+            path: asked.path,
+            status: 101,
+            dialect: asked.dialect,
+            ttft_ms: None,
+            duration_ms: asked.start.elapsed().as_secs_f64() * 1000.0,
+            stop,
+            result: None,
+            saved: None,
+            save_error: None,
+            failed: None,
+            upgrade: Some(super::Upgraded {
+                protocol: std::mem::take(&mut self.protocol),
+                sent: self.sent,
+                received: self.received,
+            }),
+        });
+        self.shared.open.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Aborts the upstream connection's task when dropped, unless disarmed
@@ -399,6 +595,7 @@ fn respond(
             saved: None,
             save_error: None,
             failed: None,
+            upgrade: None,
         });
         None
     };

@@ -167,6 +167,13 @@ pub struct Upstreams {
     /// For a request whose dialect has none of its own, or whose path
     /// names no dialect (`--upstream URL`).
     pub default: Option<Upstream>,
+    /// The providers' own upstreams ([`Upstreams::providers`]): a request
+    /// for a dialect's endpoint without its API base (`/messages`, which
+    /// the AI SDK's Anthropic provider sends under an `ANTHROPIC_BASE_URL`
+    /// that is an origin, as the proxy sets it) goes to the provider's
+    /// endpoint under the base (`/v1/messages`), the one it serves.
+    /// Given upstreams get the path as it came.
+    pub add_base: bool,
 }
 
 /// Each dialect's provider, the upstream of its requests when no
@@ -185,7 +192,10 @@ impl Upstreams {
     /// The providers' own upstreams ([`PROVIDER_UPSTREAMS`]), for a proxy
     /// given no `--upstream`.
     pub fn providers() -> Upstreams {
-        let mut u = Upstreams::default();
+        let mut u = Upstreams {
+            add_base: true,
+            ..Upstreams::default()
+        };
         for (dialect, url) in PROVIDER_UPSTREAMS {
             if let Err(e) = u.add(&format!("{dialect}={url}")) {
                 unreachable!("a provider upstream is refused: {e}");
@@ -220,6 +230,23 @@ impl Upstreams {
         Ok(())
     }
 
+    /// The path and query to send upstream for a request of `dialect` to
+    /// `path_and_query`: as it came, or under the dialect's API base where
+    /// [`Upstreams::add_base`] says.
+    pub fn path_for(&self, dialect: Option<Dialect>, path_and_query: &str) -> String {
+        match dialect {
+            Some(d)
+                if self.add_base
+                    && !d.base().is_empty()
+                    && d.is_endpoint(path_and_query.split('?').next().unwrap_or(""))
+                    && !path_and_query.starts_with(&format!("{}/", d.base())) =>
+            {
+                format!("{}{path_and_query}", d.base())
+            }
+            _ => path_and_query.to_string(),
+        }
+    }
+
     /// Whether none is given.
     pub fn is_empty(&self) -> bool {
         self.by_dialect.is_empty() && self.default.is_none()
@@ -252,7 +279,16 @@ pub struct Options {
     pub save: Option<PathBuf>,
     /// Accept upstream TLS certificates that do not verify.
     pub insecure: bool,
+    /// The most an upstream gets to accept the TCP connection, and then
+    /// the most it gets to finish the TLS handshake (each, not together);
+    /// past it the proxy answers 502 itself, saying which step stalled.
+    /// [`CONNECT_TIMEOUT`] unless `--connect-timeout` says.
+    pub connect_timeout: Duration,
 }
+
+/// How long an upstream gets to accept a connection, and then to finish
+/// its TLS handshake: 10 s each.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why an exchange's stream ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -314,6 +350,25 @@ pub struct Exchange {
     pub save_error: Option<String>,
     /// Why no upstream answered (the proxy answered 502 itself).
     pub failed: Option<String>,
+    /// A connection the upstream switched to another protocol (a 101 to
+    /// an `Upgrade: websocket` request): its bytes passed both ways as
+    /// they came, counted here, not linted.
+    pub upgrade: Option<Upgraded>,
+}
+
+/// What passed through an upgraded connection (a WebSocket): the
+/// protocol it switched to, and the bytes each way after the 101. The
+/// messages are not linted: the proxy passes them through and counts
+/// them (`record` of the socket, or a browser's HAR, is what `check`
+/// lints).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upgraded {
+    /// The `Upgrade` header of the 101 (`websocket`).
+    pub protocol: String,
+    /// Bytes from the client to the upstream.
+    pub sent: u64,
+    /// Bytes from the upstream to the client.
+    pub received: u64,
 }
 
 impl Exchange {
@@ -329,7 +384,8 @@ pub struct Summary {
     /// Every streamed exchange (and every failed one), in the order each
     /// ended.
     pub exchanges: Vec<Exchange>,
-    /// Responses that were no stream, passed through untouched.
+    /// Responses that were no stream, passed through untouched (an
+    /// upgraded connection among them).
     pub passed_through: u64,
 }
 
@@ -546,6 +602,20 @@ mod tests {
         // dialect (its key would go to the wrong host).
         assert_eq!(host("ollama"), None);
         assert!(u.for_dialect(None).is_none());
+        // An endpoint asked without its base (the AI SDK's Anthropic
+        // provider under an origin) goes to the provider's own.
+        let messages = Dialect::parse("messages");
+        assert_eq!(u.path_for(messages, "/messages"), "/v1/messages");
+        assert_eq!(u.path_for(messages, "/v1/messages?x=1"), "/v1/messages?x=1");
+        assert_eq!(
+            u.path_for(Dialect::parse("chat"), "/chat/completions"),
+            "/v1/chat/completions"
+        );
+        assert_eq!(u.path_for(None, "/v1/models"), "/v1/models");
+        // A given upstream gets the path as it came.
+        let mut given = Upstreams::default();
+        given.add("http://a:1").unwrap();
+        assert_eq!(given.path_for(messages, "/messages"), "/messages");
     }
 
     #[test]

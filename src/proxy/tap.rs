@@ -21,7 +21,9 @@ use tokio::sync::mpsc;
 /// transcript) a stream's lint keeps while the stream is open: 64 KiB
 /// (`check` keeps 1 MiB, [`crate::model::assembly::MAX_TEXT_BYTES`]).
 /// Past it the text is counted and hashed, and the rules that read a
-/// whole text skip it, as `check` does past its own cap.
+/// whole text skip it, as `check` does past its own cap; the record of
+/// such a stream says so in its notes ([`text_past_cap_note`]), since
+/// `check` of its saved HAR may then find more.
 pub const LINT_TEXT_BYTES: usize = 64 * 1024;
 
 /// The most of each text of an answer (its text, reasoning, refusal,
@@ -237,6 +239,25 @@ fn lint(
     let mut result = crate::model::assembly::with_text_cap(LINT_TEXT_BYTES, || {
         crate::pipeline::lint_stream(stream, &options.settings, &mut NoObserver)
     });
+    // A text past the lint's cap was not read whole by the rules that
+    // read a whole text, where `check` of the saved HAR (1 MiB) may read
+    // it: the record says so.
+    let mut past_cap = Vec::new();
+    for (i, c) in &result.answer.choices {
+        for (what, t) in [
+            ("text", &c.text),
+            ("reasoning", &c.reasoning),
+            ("transcript", &c.transcript),
+        ]
+        .into_iter()
+        .chain(c.refusal.as_ref().map(|r| ("refusal", r)))
+        {
+            if t.dropped > 0 {
+                past_cap.push(text_past_cap_note(*i, what, t.received()));
+            }
+        }
+    }
+    result.notes.extend(past_cap);
     // The record lives until the report: its texts are kept short.
     for c in result.answer.choices.values_mut() {
         for t in [&mut c.text, &mut c.reasoning, &mut c.transcript]
@@ -269,6 +290,7 @@ fn lint(
         saved: None,
         save_error: None,
         failed: None,
+        upgrade: None,
     };
     if let (Some(dir), Some(spool)) = (&options.save, seen.spool) {
         let rec = crate::live::Recording {
@@ -321,6 +343,15 @@ fn save(
     rec.write_har(&body, &mut file)
         .and_then(|()| file.commit())
         .map_err(|e| e.to_string())
+}
+
+/// The note of a record whose choice `index` had a `what` (text,
+/// reasoning, refusal, transcript) of `bytes`, past [`LINT_TEXT_BYTES`].
+pub fn text_past_cap_note(index: u64, what: &str, bytes: u64) -> String {
+    format!(
+        "choice {index}'s {what} is {bytes} bytes, past the {} KiB of a text the proxy's lint keeps: the rules that read a whole text did not read it, so `check` of the saved exchange (which keeps 1 MiB) may find more",
+        LINT_TEXT_BYTES / 1024
+    )
 }
 
 /// The truncation evidence for a stop (none for a complete stream).
