@@ -3,8 +3,9 @@
 
 latency: STREAMS streamed responses (default 1000) from `sselint replay`
 of a Chat capture of EVENTS events (default 20) sent DELAY_MS apart
-(default 2), read once straight from replay and once through the proxy,
-one stream at a time. For each stream: the time to the first `data:` byte
+(default 2), read straight from replay and through the proxy in turn
+(direct, proxy, direct, ...), one stream at a time, so that the machine's
+load weighs on both alike. For each stream: the time to the first `data:` byte
 after the request was sent (TTFT), and the gaps between the ends of
 consecutive events. Printed: p50 and p99 of each, direct and through the
 proxy, and the difference (what the proxy adds).
@@ -13,6 +14,10 @@ load: CONCURRENT clients (default 200) at once through the proxy, each a
 MB megabyte stream (default 1) (replay of a generated 1 MB capture, no delays); each client's
 bytes are compared with the upstream's (SHA-256), and the proxy's peak RSS
 (VmHWM) is read from /proc at the end.
+
+The proxy inherits this environment: RUST_MIN_STACK (the lint threads'
+stack) and MALLOC_ARENA_MAX (glibc's arenas) try other settings without a
+rebuild.
 
 usage: bench/proxy.py [latency|load|both]     (default both)
        BIN=target/release/sselint STREAMS=1000 CONCURRENT=200 MB=1 bench/proxy.py
@@ -72,8 +77,11 @@ def stop(p):
         p.wait()
 
 
-def one(addr, path="/v1/chat/completions"):
-    """One streamed request over a raw socket: (ttft_s, [event end times], body bytes)."""
+def one(addr, path="/v1/chat/completions", events=True):
+    """One streamed request over a raw socket: (ttft_s, [event end times], body bytes).
+    events=False leaves out the event ends (counting them rescans the body
+    at each read: quadratic in the stream's length, the load's 4 MB
+    streams did not finish)."""
     host, port = addr.rsplit(":", 1)
     s = socket.create_connection((host, int(port)))
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -93,6 +101,8 @@ def one(addr, path="/v1/chat/completions"):
         data += b
         if ttft is None and b"data:" in data:
             ttft = now - t0
+        if not events:
+            continue
         n = data.count(b"\n\n", data.find(b"\r\n\r\n") + 4) if b"\r\n\r\n" in data else 0
         ends.extend([now] * (n - seen_ends))
         seen_ends = n
@@ -115,14 +125,14 @@ def latency():
         replay, up = start(["replay", cap, "--listen", "127.0.0.1:0", "--delay-ms", delay], "stdout")
         proxy, px = start(["proxy", "--listen", "127.0.0.1:0", "--upstream", f"http://{up}", "-q"], "stderr")
         try:
-            res = {}
-            for name, addr in (("direct", up), ("proxy", px)):
-                ttfts, gaps = [], []
-                for _ in range(streams):
+            # Direct and through the proxy taken in turn, stream by stream:
+            # the machine's load then weighs on both alike.
+            res = {"direct": ([], []), "proxy": ([], [])}
+            for _ in range(streams):
+                for name, addr in (("direct", up), ("proxy", px)):
                     ttft, ends, _ = one(addr)
-                    ttfts.append(ttft * 1000)
-                    gaps.extend((b - a) * 1000 for a, b in zip(ends, ends[1:]))
-                res[name] = (ttfts, gaps)
+                    res[name][0].append(ttft * 1000)
+                    res[name][1].extend((b - a) * 1000 for a, b in zip(ends, ends[1:]))
         finally:
             stop(proxy)
             stop(replay)
@@ -132,6 +142,23 @@ def latency():
         for q in (50, 99):
             print(f"  {what} p{q}: direct {pct(d, q):.3f} ms, through the proxy {pct(p, q):.3f} ms, "
                   f"added {pct(p, q) - pct(d, q):+.3f} ms")
+
+
+def body(raw):
+    """The body of a raw response, de-chunked (the proxy answers in chunked
+    transfer coding); read by index, not by slicing the rest at each chunk."""
+    at = raw.index(b"\r\n\r\n") + 4
+    if b"chunked" not in raw[:at].lower():
+        return raw[at:]
+    out = bytearray()
+    while at < len(raw):
+        eol = raw.index(b"\r\n", at)
+        size = int(raw[at:eol].split(b";")[0], 16)
+        if size == 0:
+            break
+        out += raw[eol + 2:eol + 2 + size]
+        at = eol + 2 + size + 2
+    return bytes(out)
 
 
 def vmhwm(pid):
@@ -152,14 +179,15 @@ def load():
         replay, up = start(["replay", cap, "--listen", "127.0.0.1:0"], "stdout")
         proxy, px = start(["proxy", "--listen", "127.0.0.1:0", "--upstream", f"http://{up}", "-q"], "stderr")
         try:
-            _, _, ref = one(up)
+            _, _, ref = one(up, events=False)
             results = [None] * n
             gate = threading.Barrier(n)
 
             def client(i):
                 gate.wait()
-                _, _, got = one(px)
-                results[i] = got
+                _, _, got = one(px, events=False)
+                # The digest only: 200 bodies of 4 MB are not kept.
+                results[i] = hashlib.sha256(body(got)).digest()
 
             threads = [threading.Thread(target=client, args=(i,)) for i in range(n)]
             t0 = time.perf_counter()
@@ -173,23 +201,9 @@ def load():
             stop(proxy)
             stop(replay)
 
-    def body(raw):
-        # De-chunk (the proxy answers in chunked transfer coding).
-        head, rest = raw.split(b"\r\n\r\n", 1)
-        if b"chunked" not in head.lower():
-            return rest
-        out = bytearray()
-        while rest:
-            size_line, rest = rest.split(b"\r\n", 1)
-            size = int(size_line, 16)
-            if size == 0:
-                break
-            out += rest[:size]
-            rest = rest[size + 2:]
-        return bytes(out)
-
     ref_body = body(ref)
-    same = sum(1 for r in results if r is not None and hashlib.sha256(body(r)).digest() == hashlib.sha256(ref_body).digest())
+    want = hashlib.sha256(ref_body).digest()
+    same = sum(1 for r in results if r == want)
     print(f"load: {n} concurrent streams of {len(ref_body) / 1e6:.2f} MB through the proxy in {wall:.2f} s: "
           f"{same}/{n} byte-identical to the upstream's; proxy peak RSS {rss / 1024:.1f} MiB")
 
