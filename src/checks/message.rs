@@ -218,6 +218,14 @@ impl<'s> Linter<'s> {
             (0, bytes.len())
         };
         let mut l = Location::in_line(bytes, m.data_offset, m.line, start, end);
+        // Data the dialect never shows (audio) is no snippet either.
+        let sent = m.direction() == Some(crate::transport::Direction::Sent);
+        if self
+            .dialect
+            .is_some_and(|d| d.api().socket_summary(sent, m.data).is_some())
+        {
+            l.source = None;
+        }
         self.to_file(&mut l);
         l
     }
