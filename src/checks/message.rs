@@ -392,7 +392,7 @@ impl Linter<'_> {
                 ),
                 loc,
             )
-            .help("find what closed the socket (server logs, a proxy's idle time-out); a client must check for the terminal event itself, as the SDKs' socket loops end quietly"),
+            .help("find what closed the socket (server logs, a proxy's idle time-out); a client must check for the terminal event itself, as the SDKs' socket loops end quietly at a normal closure"),
         );
     }
 }
