@@ -39,10 +39,12 @@ each_input keep
 all=$dest/all
 mkdir -p "$all"
 "$bin" check "${list[@]}" --write-baseline "$all/baseline.json" > /dev/null 2>&1 || true
-for fmt in human github jsonl json; do
+for fmt in human github jsonl json sarif junit; do
   code=0
   "$bin" check "${list[@]}" -j 2 --color never --format "$fmt" -v \
     --report "human=$all/$fmt.report.txt" --report "jsonl=$all/$fmt.report.jsonl" \
+    --report "json=$all/$fmt.report.json" --report "sarif=$all/$fmt.report.sarif" \
+    --report "junit=$all/$fmt.report.xml" \
     > "$all/$fmt" 2> "$all/$fmt.err" || code=$?
   echo "$code" > "$all/$fmt.code"
   code=0

@@ -254,6 +254,7 @@ SESSIONS = {
     "unparseable": unparseable_session,
     "audio": audio_session,
     "audio-bad": lambda: audio_session(bad_audio=True),
+    "audio-beta": lambda: audio_session(beta=True),
     "incomplete": lambda: text_session(status="incomplete", details={"type": "incomplete", "reason": "max_output_tokens"}),
     "delta-mismatch": lambda: text_session(done_text="The capital of France is Lyon."),
     "no-usage": lambda: text_session(use=None),

@@ -239,6 +239,80 @@ fn temporary(path: &Path) -> PathBuf {
     dir.join(format!(".{name}.sselint-{}.tmp", std::process::id()))
 }
 
+/// A scratch file in the temporary directory that a report's middle
+/// waits in while its head (which counts the whole run) cannot be written
+/// yet; removed when dropped. The JSON and JUnit reports of `check`
+/// write each result there as it comes, so memory holds none of them.
+pub struct Scratch {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    written: u64,
+}
+
+impl Scratch {
+    /// A new, empty scratch file named after `what` and this process.
+    ///
+    /// # Errors
+    /// Creating the file.
+    pub fn create(what: &str) -> std::io::Result<Self> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("sselint-{what}-{}-{n}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        Ok(Scratch {
+            path,
+            file: std::io::BufWriter::new(file),
+            written: 0,
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.written
+    }
+
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.written == 0
+    }
+
+    /// Writes what it holds to `out`, from its start.
+    ///
+    /// # Errors
+    /// Reading the scratch file, or `out`'s.
+    pub fn copy_to(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        use std::io::Seek;
+        self.file.flush()?;
+        let f = self.file.get_mut();
+        f.seek(std::io::SeekFrom::Start(0))?;
+        std::io::copy(f, out)?;
+        Ok(())
+    }
+}
+
+impl Write for Scratch {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -289,3 +289,68 @@ fn inspect_never_prints_the_audio_a_client_sends() {
     assert!(out.contains("input_audio_buffer.append"), "{out}");
     assert!(out.contains("3000 bytes"), "{out}");
 }
+
+#[test]
+fn the_audio_bytes_never_appear_in_any_inspect_or_check_format() {
+    // Audio a client sends (`input_audio_buffer.append`) and audio the
+    // server sends (GA `response.output_audio.delta`, beta
+    // `response.audio.delta`), each of bytes no other part of the
+    // capture holds.
+    use base64::Engine as _;
+    let b64 = |seed: u32| {
+        let bytes: Vec<u8> = (0..600u32).map(|i| (i * 7 + seed) as u8).collect();
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    };
+    let dir = scratch("rt-audio-formats");
+    for kind in ["audio", "audio-beta"] {
+        let mut shown = Vec::new();
+        let mut lines = Vec::new();
+        for (n, line) in session(kind).lines().enumerate() {
+            let mut rec: serde_json::Value = serde_json::from_str(line).unwrap();
+            if let Some(data) = rec["data"].as_str() {
+                let mut ev: serde_json::Value = serde_json::from_str(data).unwrap_or_default();
+                if ev["type"]
+                    .as_str()
+                    .is_some_and(|t| t.ends_with("audio.delta"))
+                {
+                    let audio = b64(n as u32 + 13);
+                    shown.push(audio[..16].to_string());
+                    ev["delta"] = audio.into();
+                    rec["data"] = ev.to_string().into();
+                }
+            }
+            lines.push(rec.to_string());
+        }
+        let sent = b64(3);
+        shown.push(sent[..16].to_string());
+        let append = serde_json::json!({"type": "input_audio_buffer.append", "audio": sent});
+        let append =
+            serde_json::json!({"direction": "sent", "opcode": 1, "data": append.to_string()});
+        lines.insert(1, append.to_string());
+        assert!(shown.len() >= 4, "{kind}: {shown:?}");
+        let p = dir.join(format!("{kind}.jsonl"));
+        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        let path = p.to_str().unwrap();
+        let mut runs: Vec<Vec<&str>> = Vec::new();
+        for format in ["human", "jsonl", "html"] {
+            runs.push(vec!["inspect", path, "--format", format]);
+        }
+        for format in ["human", "json", "sarif", "github", "junit", "jsonl", "html"] {
+            runs.push(vec!["check", path, "--format", format, "-v"]);
+        }
+        for args in runs {
+            let (code, out, err) = sselint(&args);
+            assert!(matches!(code, Some(0 | 1)), "{args:?}: {err}");
+            assert!(!out.is_empty(), "{args:?}");
+            for audio in &shown {
+                assert!(
+                    !out.contains(audio.as_str()) && !err.contains(audio.as_str()),
+                    "{kind}: {args:?} printed the audio {audio}"
+                );
+            }
+        }
+        // What is shown instead: the message and its decoded size.
+        let (_, out, _) = sselint(&["inspect", path, "--format", "jsonl"]);
+        assert!(out.contains("600 bytes"), "{kind}: {out}");
+    }
+}

@@ -344,3 +344,42 @@ fn replay_of_a_log_with_no_url_says_it_serves_a_websocket() {
     assert!(!line.contains("no known dialect"), "{line}");
     assert!(!line.contains("served as Chat"), "{line}");
 }
+
+#[test]
+fn a_close_mid_response_is_one_finding_that_names_its_code_and_whether_it_is_normal() {
+    // The response of `close-1011` is cut before `response.completed`:
+    // the close is the cause of the cut, so it is one finding
+    // (`ws-closed-mid-response`, not also `ws-close-code`), which names
+    // the code and says when it is not a normal closure.
+    let log = session("close-1011");
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| !l.contains("response.completed"))
+        .collect();
+    let dir = scratch("ws-close-mid");
+    for (code, abnormal) in [(1011, true), (4000, true), (1001, true), (1000, false)] {
+        let mut body = lines.join("\n") + "\n";
+        body = body.replace("\"code\":1011", &format!("\"code\":{code}"));
+        let p = dir.join(format!("close-{code}.jsonl"));
+        std::fs::write(&p, body).unwrap();
+        let r = lint_file(&p);
+        let got: Vec<_> = r
+            .streams
+            .iter()
+            .flat_map(|s| &s.diagnostics)
+            .map(|d| (d.rule, d.message.clone()))
+            .collect();
+        assert_eq!(got.len(), 1, "{code}: {got:?}");
+        let (rule, message) = &got[0];
+        assert_eq!(*rule, "ws-closed-mid-response", "{code}");
+        assert!(
+            message.contains(&format!("code {code}")),
+            "{code}: {message}"
+        );
+        assert_eq!(
+            message.contains("not 1000 (normal closure)"),
+            abnormal,
+            "{code}: {message}"
+        );
+    }
+}

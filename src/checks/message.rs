@@ -218,6 +218,14 @@ impl<'s> Linter<'s> {
             (0, bytes.len())
         };
         let mut l = Location::in_line(bytes, m.data_offset, m.line, start, end);
+        // Data the dialect never shows (audio) is no snippet either.
+        let sent = m.direction() == Some(crate::transport::Direction::Sent);
+        if self
+            .dialect
+            .is_some_and(|d| d.api().socket_summary(sent, m.data).is_some())
+        {
+            l.source = None;
+        }
         self.to_file(&mut l);
         l
     }
@@ -384,7 +392,7 @@ impl Linter<'_> {
                 ),
                 loc,
             )
-            .help("find what closed the socket (server logs, a proxy's idle time-out); a client must check for the terminal event itself, as the SDKs' socket loops end quietly"),
+            .help("find what closed the socket (server logs, a proxy's idle time-out); a client must check for the terminal event itself, as the SDKs' socket loops end quietly at a normal closure"),
         );
     }
 }

@@ -207,21 +207,27 @@ fn human(a: &Args, color: bool, on_stdout: bool) -> Human {
     }
 }
 
-/// `format` written as the results come, when it can be: the human,
-/// GitHub and JSON Lines reports (the others are one document whose head
-/// counts the whole run).
+/// `format` written as the results come, when it can be: every format
+/// but the HTML page (which shows each stream's events, recorded apart).
+/// `profile`: the run's (the JSON report names it when its streams do
+/// not share one).
 fn streaming(
     format: Format,
     a: &Args,
     color: bool,
     on_stdout: bool,
     fail_on: Option<sselint::lint::Severity>,
+    profile: &str,
 ) -> Option<Box<dyn Streaming>> {
+    use sselint::report::{json::JsonParts, junit::JunitParts, sarif::SarifParts};
     match format {
         Format::Human => Some(Box::new(human(a, color, on_stdout))),
         Format::Github => Some(Box::new(Github { verbose: a.verbose })),
         Format::Jsonl => Some(Box::new(sselint::report::jsonl::JsonlParts { fail_on })),
-        Format::Json | Format::Sarif | Format::Junit | Format::Html => None,
+        Format::Json => Some(Box::new(JsonParts::new(profile.to_string()))),
+        Format::Sarif => Some(Box::new(SarifParts::default())),
+        Format::Junit => Some(Box::new(JunitParts::new(fail_on))),
+        Format::Html => None,
     }
 }
 
@@ -360,10 +366,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             fail_on,
         );
     }
-    // Human, GitHub and JSON Lines reports are written as the results
-    // come, keeping only their totals: flat memory in the number of
-    // inputs and of a socket's responses.
-    let streamed = |f: Format| streaming(f, &a, false, false, fail_on).is_some();
+    let profile = a
+        .profile
+        .clone()
+        .or_else(|| cfg.profile.clone())
+        .unwrap_or_else(|| "openai".to_string());
+    // Every report but the HTML page is written as the results come,
+    // keeping only its totals: flat memory in the number of inputs and
+    // of a socket's responses.
+    let streamed = |f: Format| streaming(f, &a, false, false, fail_on, &profile).is_some();
     if urls.is_empty()
         && a.write_baseline.is_none()
         && streamed(a.format)
@@ -380,6 +391,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             baseline.as_ref(),
             fail_on,
             &reports,
+            &profile,
         ));
     }
     let mut results: Vec<FileResult> = walk_errors
@@ -412,11 +424,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     }
     let mut run = Run {
         files: results,
-        profile: a
-            .profile
-            .clone()
-            .or_else(|| cfg.profile.clone())
-            .unwrap_or_else(|| "openai".to_string()),
+        profile,
         suppressed: 0,
         fail_on,
     };
@@ -790,8 +798,8 @@ impl Sink {
     }
 }
 
-/// `check` whose reports are all written as the results come (human,
-/// GitHub, JSON Lines; no baseline to write, no live URL): each input's
+/// `check` whose reports are all written as the results come (every format
+/// but HTML; no baseline to write, no live URL): each input's
 /// streams are written as they are made, a socket's responses one by one
 /// as they end, and only the totals are kept (and the names of the inputs
 /// that could not be read, said on stderr at the end as `exit_code` says
@@ -808,16 +816,17 @@ fn stream_reports(
     baseline: Option<&Baseline>,
     fail_on: Option<sselint::lint::Severity>,
     reports: &[(Format, PathBuf)],
+    profile: &str,
 ) -> ExitCode {
     let color = a.color.enabled() && a.output.is_none();
     let on_stdout = a.output.as_deref().is_none_or(|p| p == Path::new("-"));
     let main_path = a.output.as_deref().filter(|p| *p != Path::new("-"));
     let mut sinks = Vec::new();
-    if let Some(f) = streaming(a.format, a, color, on_stdout, fail_on) {
+    if let Some(f) = streaming(a.format, a, color, on_stdout, fail_on, profile) {
         sinks.push(Sink::new(f, main_path));
     }
     for (fmt, path) in reports {
-        if let Some(f) = streaming(*fmt, a, false, false, fail_on) {
+        if let Some(f) = streaming(*fmt, a, false, false, fail_on, profile) {
             sinks.push(Sink::new(f, Some(path)));
         }
     }
@@ -833,7 +842,7 @@ fn stream_reports(
             unread.push((f.path.clone(), e.clone()));
         }
         for s in &mut sinks {
-            s.write(|fmt, out| fmt.part(f, several, out));
+            s.write(|fmt, out| fmt.part(f, first, several, out));
         }
         true
     };

@@ -142,7 +142,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         // Those come after the first's, which is written once the socket
         // is read: they wait in a scratch file as they come, not in memory.
         let mut first = None;
-        let mut later: Option<Spill> = None;
+        let mut later: Option<sselint::output::Scratch> = None;
         let mut spill_error = None;
         pipeline::lint_streams_each(
             stream,
@@ -163,10 +163,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 let written = (|| {
                     let spill = match &mut later {
                         Some(s) => s,
-                        None => later.insert(Spill::create()?),
+                        None => later.insert(sselint::output::Scratch::create("inspect")?),
                     };
                     let quiet = Recorder::new(None, None, color).finish()?;
-                    quiet.write(&result.label, &result, jsonl, &mut spill.file)
+                    quiet.write(&result.label, &result, jsonl, spill)
                 })();
                 if let Err(e) = written {
                     spill_error = Some(e);
@@ -186,7 +186,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             seen.write(&first_label, &first, jsonl, out)
                 .context("writing the report")?;
         }
-        if let Some(spill) = later {
+        if let Some(mut spill) = later {
             spill.copy_to(out).context("writing the report")?;
         }
     }
@@ -198,45 +198,4 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A scratch file the reports of a socket's later responses wait in
-/// while its first is read, removed when dropped.
-struct Spill {
-    path: std::path::PathBuf,
-    file: BufWriter<std::fs::File>,
-}
-
-impl Spill {
-    fn create() -> std::io::Result<Self> {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("sselint-inspect-{}-{n}.tmp", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        Ok(Spill {
-            path,
-            file: BufWriter::new(file),
-        })
-    }
-
-    /// Writes what it holds to `out`.
-    fn copy_to(mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        use std::io::Seek;
-        self.file.flush()?;
-        let f = self.file.get_mut();
-        f.seek(std::io::SeekFrom::Start(0))?;
-        std::io::copy(f, out)?;
-        Ok(())
-    }
-}
-
-impl Drop for Spill {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
 }

@@ -257,10 +257,11 @@ pub trait Api: Sync + std::fmt::Debug {
     }
 
     /// What `inspect` shows for WebSocket message `data` (`sent` by the
-    /// client, or received) that belongs to no response, instead of the
-    /// data itself: for a message that carries audio (Realtime's
-    /// `input_audio_buffer.append`), its decoded byte count. `None` (the
-    /// default): the data is shown.
+    /// client, or received) instead of the data itself, in every format
+    /// (the table, and the JSON Lines record's `data`, marked
+    /// `"withheld": true`): for a message that carries audio (Realtime's
+    /// `input_audio_buffer.append`, its audio deltas), its type and
+    /// decoded byte count. `None` (the default): the data is shown.
     fn socket_summary(&self, _sent: bool, _data: &str) -> Option<String> {
         None
     }

@@ -771,6 +771,14 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
         } else {
             self.socket_message(m);
         }
+        // A close mid-response is one finding, the cut's
+        // (`ws-closed-mid-response`, not also `ws-close-code`: one root
+        // cause, one finding), so the cut says when the code was not a
+        // normal closure.
+        let how = match code {
+            Some(1000) | None => how,
+            Some(_) => format!("{how}, not 1000 (normal closure),"),
+        };
         self.closed.get_or_insert(how);
     }
 

@@ -43,7 +43,13 @@ impl Render for Github {
 }
 
 impl super::Streaming for Github {
-    fn part(&mut self, file: &FileResult, _several: bool, out: &mut dyn Write) -> io::Result<()> {
+    fn part(
+        &mut self,
+        file: &FileResult,
+        _first: bool,
+        _several: bool,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         self.file(file, out)
     }
 

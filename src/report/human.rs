@@ -286,7 +286,13 @@ impl Render for Human {
 }
 
 impl super::Streaming for Human {
-    fn part(&mut self, file: &FileResult, _several: bool, out: &mut dyn Write) -> io::Result<()> {
+    fn part(
+        &mut self,
+        file: &FileResult,
+        _first: bool,
+        _several: bool,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         self.file(file, out)
     }
 

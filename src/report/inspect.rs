@@ -252,16 +252,25 @@ impl Observer for Recorder<'_> {
             linter.event_kind.join("+")
         };
         let diags: Vec<Value> = new.iter().map(diag_json).collect();
-        self.emit(
-            json!({"type": "message", "transport": linter.transport().name(),
+        // Data the dialect never shows (audio): what it shows instead,
+        // in the record and the table alike.
+        let sent = m.direction() == Some(crate::transport::Direction::Sent);
+        let withheld = linter
+            .dialect
+            .and_then(|d| d.api().socket_summary(sent, m.data));
+        let mut record = json!({"type": "message", "transport": linter.transport().name(),
             "index": m.index, "line": m.line, "byte_offset": m.offset, "byte_len": m.len,
             "time_ms": time, "name": crate::capture::redact_keys(m.name),
-            "data": crate::capture::redact_keys(m.data), "kind": kind, "diagnostics": diags}),
-        );
-        let shown = if linter.event_summary.is_empty() {
-            m.data.to_string()
-        } else {
-            linter.event_summary.clone()
+            "data": withheld.as_deref().map_or_else(|| crate::capture::redact_keys(m.data), Into::into),
+            "kind": kind, "diagnostics": diags});
+        if withheld.is_some() {
+            record["withheld"] = Value::Bool(true);
+        }
+        self.emit(record);
+        let shown = match withheld {
+            Some(w) if linter.event_summary.is_empty() => w,
+            _ if linter.event_summary.is_empty() => m.data.to_string(),
+            _ => linter.event_summary.clone(),
         };
         let cells = [
             m.index.to_string(),

@@ -193,3 +193,149 @@ impl Render for Json {
         writeln!(out)
     }
 }
+
+/// `check --format json` written as the results come: the same document
+/// as [`Json`] gives from every result, byte for byte. The head names the
+/// profile the run's streams share, which only the last stream settles,
+/// so the `files` array is written to a scratch file as each input (or
+/// each of a socket's responses) comes, and the document is put together
+/// at the end: head, the scratch file's bytes, summary. Memory holds the
+/// profile seen and the counts, no result.
+pub struct JsonParts {
+    /// The profile the run was given (`Run::profile`).
+    pub profile: String,
+    /// Where the `files` array waits (`None` until the first part).
+    scratch: Option<crate::output::Scratch>,
+    /// Inputs written to the array.
+    files: u64,
+    /// Streams written to the open input's `streams` array (`None`: no
+    /// input open).
+    open: Option<u64>,
+    /// The profile of every stream so far, while they share one: (the
+    /// first, whether all were it).
+    read_under: Option<(&'static str, bool)>,
+}
+
+impl JsonParts {
+    /// A report of a run given `profile`.
+    pub fn new(profile: String) -> Self {
+        JsonParts {
+            profile,
+            scratch: None,
+            files: 0,
+            open: None,
+            read_under: None,
+        }
+    }
+
+    /// Bytes of the `files` array written so far.
+    pub fn written(&self) -> u64 {
+        self.scratch.as_ref().map_or(0, crate::output::Scratch::len)
+    }
+
+    /// Closes the open input's `streams` array and its object.
+    fn close_file(&mut self, w: &mut dyn Write) -> io::Result<()> {
+        match self.open.take() {
+            None => Ok(()),
+            Some(0) => write!(w, "[]\n    }}"),
+            Some(_) => write!(w, "\n      ]\n    }}"),
+        }
+    }
+}
+
+impl super::Streaming for JsonParts {
+    fn part(
+        &mut self,
+        f: &FileResult,
+        first: bool,
+        _several: bool,
+        _out: &mut dyn Write,
+    ) -> io::Result<()> {
+        if self.scratch.is_none() {
+            self.scratch = Some(crate::output::Scratch::create("json")?);
+        }
+        let mut scratch = self.scratch.take();
+        let w = scratch.as_mut().expect("created above");
+        let written = (|| -> io::Result<()> {
+            if first || self.open.is_none() {
+                self.close_file(w)?;
+                w.write_all(if self.files == 0 {
+                    b"[\n    "
+                } else {
+                    b",\n    "
+                })?;
+                self.files += 1;
+                // The input's object up to its `streams` array.
+                let head = super::pretty_at(
+                    &File {
+                        path: &f.path,
+                        input_format: f.input_format.map(|i| i.to_string()),
+                        error: f.error.as_deref(),
+                        streams: Vec::new(),
+                    },
+                    2,
+                )?;
+                let head = head.strip_suffix("[]\n    }").unwrap_or(&head);
+                w.write_all(head.as_bytes())?;
+                self.open = Some(0);
+            }
+            for s in &f.streams {
+                self.read_under = Some(match self.read_under {
+                    None => (s.profile, true),
+                    Some((p, same)) => (p, same && p == s.profile),
+                });
+                let n = self.open.get_or_insert(0);
+                w.write_all(if *n == 0 {
+                    b"[\n        "
+                } else {
+                    b",\n        "
+                })?;
+                *n += 1;
+                w.write_all(super::pretty_at(&stream(s), 4)?.as_bytes())?;
+            }
+            Ok(())
+        })();
+        self.scratch = scratch;
+        written
+    }
+
+    fn end(&mut self, totals: &super::Totals, out: &mut dyn Write) -> io::Result<()> {
+        let profile = match self.read_under {
+            Some((p, true)) => p,
+            _ => self.profile.as_str(),
+        };
+        let doc = Doc {
+            version: VERSION,
+            tool: super::TOOL,
+            profile,
+            files: Vec::new(),
+            summary: Summary {
+                errors: totals.counts.0,
+                warnings: totals.counts.1,
+                infos: totals.counts.2,
+                suppressed: totals.suppressed,
+                unreadable: totals.unread,
+            },
+        };
+        let text = serde_json::to_string_pretty(&doc)?;
+        let mut scratch = self.scratch.take();
+        let (head, tail) = match (&mut scratch, text.split_once("\n  \"files\": []")) {
+            (Some(w), Some((head, tail))) if self.files > 0 => {
+                self.close_file(w)?;
+                w.write_all(b"\n  ]")?;
+                (head, tail)
+            }
+            _ => {
+                out.write_all(text.as_bytes())?;
+                return writeln!(out);
+            }
+        };
+        out.write_all(head.as_bytes())?;
+        out.write_all(b"\n  \"files\": ")?;
+        if let Some(w) = scratch.as_mut() {
+            w.copy_to(out)?;
+        }
+        out.write_all(tail.as_bytes())?;
+        writeln!(out)
+    }
+}

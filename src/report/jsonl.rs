@@ -162,7 +162,13 @@ pub struct JsonlParts {
 }
 
 impl super::Streaming for JsonlParts {
-    fn part(&mut self, file: &FileResult, several: bool, out: &mut dyn Write) -> io::Result<()> {
+    fn part(
+        &mut self,
+        file: &FileResult,
+        _first: bool,
+        several: bool,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         write_rows(&rows_of(file, several, self.fail_on), out)
     }
 

@@ -216,16 +216,25 @@ impl Totals {
 
 /// A format written as the results come: each input (or each part of
 /// one: a socket's responses come one by one) as it is linted, then the
-/// closing lines from [`Totals`]. Human, GitHub and JSON Lines reports
-/// are; JSON, SARIF, JUnit and HTML are one document whose head counts
-/// the whole run, and are written by [`Render`] from every result.
+/// closing lines from [`Totals`]. Human, GitHub, JSON Lines, JSON, SARIF
+/// and JUnit reports are (the JSON and JUnit documents' heads count the
+/// whole run: their middles wait in a scratch file, [`crate::output::Scratch`]);
+/// the HTML page is written by [`Render`] from every result.
 pub trait Streaming {
     /// Writes `file`'s part: its error, or the streams it carries now.
-    /// `several`: the input has (or will have) more than one stream.
+    /// `first`: the input's first part (the parts of one input come one
+    /// after another); `several`: the input has (or will have) more than
+    /// one stream.
     ///
     /// # Errors
     /// Only the writer's.
-    fn part(&mut self, file: &FileResult, several: bool, out: &mut dyn Write) -> io::Result<()>;
+    fn part(
+        &mut self,
+        file: &FileResult,
+        first: bool,
+        several: bool,
+        out: &mut dyn Write,
+    ) -> io::Result<()>;
 
     /// Writes the closing lines.
     ///
@@ -245,9 +254,22 @@ pub fn render_streaming(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     for f in &run.files {
-        format.part(f, f.streams.len() > 1, out)?;
+        format.part(f, true, f.streams.len() > 1, out)?;
     }
     format.end(&Totals::of(run), out)
+}
+
+/// `value` as `serde_json::to_writer_pretty` writes it inside a document
+/// at `depth` (each level two spaces): its lines after the first indented
+/// by `2 * depth` spaces, as they are in the whole document. A JSON text
+/// holds no raw newline in its strings, so every newline is the
+/// formatter's.
+///
+/// # Errors
+/// Only serialization's (a map with keys that are not strings).
+pub(crate) fn pretty_at(value: &impl serde::Serialize, depth: usize) -> io::Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    Ok(text.replace('\n', &format!("\n{}", "  ".repeat(depth))))
 }
 
 /// One output format.
@@ -291,5 +313,125 @@ pub fn display_path(p: &str) -> String {
         "<stdin>".to_string()
     } else {
         p.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{self, FileResult};
+
+    /// A message log of `turns` short Responses turns on one socket: each
+    /// response lacks fields the stream's events should carry, so each
+    /// has findings (a SARIF result to write).
+    fn socket_log(turns: usize) -> String {
+        let line = |sent: bool, data: serde_json::Value| {
+            let dir = if sent { "sent" } else { "received" };
+            let rec = serde_json::json!({"direction": dir, "opcode": 1, "data": data.to_string()});
+            format!("{rec}\n")
+        };
+        let mut out = String::new();
+        for t in 0..turns {
+            let id = format!("resp_{t}");
+            out.push_str(&line(
+                true,
+                serde_json::json!({"type": "response.create", "model": "m", "input": "hi"}),
+            ));
+            let resp = |status: &str| serde_json::json!({"id": id, "object": "response", "status": status, "output": []});
+            for (i, e) in [
+                serde_json::json!({"type": "response.created", "response": resp("in_progress")}),
+                serde_json::json!({"type": "response.output_text.delta", "item_id": "m", "output_index": 0, "content_index": 0, "delta": "Hi."}),
+                serde_json::json!({"type": "response.completed", "response": resp("completed")}),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let mut e = e;
+                e["sequence_number"] = i.into();
+                out.push_str(&line(false, e));
+            }
+        }
+        out
+    }
+
+    /// Lints a socket of `turns` responses into `format` as `check` does
+    /// (each response's result handed on as it ends, then dropped), and
+    /// gives the number of results, the most results handed on whose
+    /// report was not written yet (`written`: the bytes the report has
+    /// written, to its output or its scratch file), and the report.
+    fn stream_socket<F: Streaming + 'static>(
+        mut format: F,
+        turns: usize,
+        written: &dyn Fn(&F, &[u8]) -> u64,
+    ) -> (usize, usize, String) {
+        let dir = std::env::temp_dir().join(format!(
+            "sselint-report-test-{}-{turns}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("socket-{}.jsonl", std::any::type_name::<F>().len()));
+        std::fs::write(&path, socket_log(turns)).unwrap();
+        let settings = crate::lint::Settings::default();
+        let mut out = Vec::new();
+        let (mut results, mut unwritten, mut most) = (0usize, 0usize, 0usize);
+        let mut totals = Totals::default();
+        let mut first = true;
+        pipeline::lint_path_each(
+            &path.to_string_lossy(),
+            &crate::capture::Options::default(),
+            &settings,
+            &mut |head: &FileResult, s| {
+                let before = written(&format, &out);
+                let mut part = FileResult {
+                    path: head.path.clone(),
+                    input_format: head.input_format,
+                    detail: head.detail,
+                    error: head.error.clone(),
+                    rules_run: head.rules_run.clone(),
+                    streams: vec![s],
+                };
+                totals.add(&part, first);
+                format.part(&part, first, true, &mut out).unwrap();
+                first = false;
+                results += 1;
+                unwritten += 1;
+                if written(&format, &out) > before {
+                    unwritten = 0;
+                }
+                most = most.max(unwritten);
+                part.streams.clear();
+            },
+        );
+        format.end(&totals, &mut out).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        (results, most, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn the_json_sarif_and_junit_reports_write_each_response_of_a_socket_as_it_ends() {
+        let turns = 300;
+        let (n, most, json) =
+            stream_socket(json::JsonParts::new("openai".into()), turns, &|f, _| {
+                f.written()
+            });
+        assert_eq!(n, turns);
+        assert_eq!(most, 0, "JSON: {most} results handed on and not written");
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            doc["files"][0]["streams"].as_array().map(Vec::len),
+            Some(turns)
+        );
+        let (n, most, sarif) = stream_socket(sarif::SarifParts::default(), turns, &|_, out| {
+            out.len() as u64
+        });
+        assert_eq!(n, turns);
+        assert_eq!(most, 0, "SARIF: {most} results handed on and not written");
+        let log: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+        assert!(log["runs"][0]["results"].as_array().map_or(0, Vec::len) >= turns);
+        let (n, most, junit) =
+            stream_socket(junit::JunitParts::new(None), turns, &|f, _| f.written());
+        assert_eq!(n, turns);
+        assert_eq!(most, 0, "JUnit: {most} results handed on and not written");
+        assert_eq!(junit.matches("<testsuite ").count(), turns);
     }
 }

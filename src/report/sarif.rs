@@ -353,95 +353,195 @@ fn result<'a>(
     }
 }
 
+/// The catalogue's rules, in order, as `tool.driver.rules`.
+fn descriptors() -> Vec<RuleDescriptor> {
+    catalogue()
+        .rules()
+        .map(|r| RuleDescriptor {
+            id: r.code,
+            name: r.name,
+            short_description: Text {
+                text: r.summary.to_string(),
+            },
+            full_description: Text {
+                text: r.rationale.trim().to_string(),
+            },
+            help: Help {
+                text: format!("{}\n\nRun `sselint rule {}` for examples.", r.fix.trim(), r.name),
+                markdown: format!(
+                    "**{}** ({})\n\n{}\n\n**What to send instead:** {}\n\nRun `sselint rule {}` for examples.",
+                    r.name,
+                    r.code,
+                    r.rationale.trim(),
+                    r.fix.trim(),
+                    r.name
+                ),
+            },
+            default_configuration: DefaultConfiguration {
+                level: level(r.severity),
+            },
+            properties: RuleProperties {
+                tags: vec![r.group],
+            },
+        })
+        .collect()
+}
+
+/// Each of `f`'s findings as a result, with its rule's index in the
+/// catalogue.
+fn results_of<'a>(f: &FileResult, s: &'a StreamResult) -> Vec<SarifResult<'a>> {
+    let cat = catalogue();
+    s.diagnostics
+        .iter()
+        .map(|d| {
+            let idx = cat.rules().position(|r| r.name == d.rule).unwrap_or(0);
+            result(f, s, d, idx)
+        })
+        .collect()
+}
+
+/// The notification of an input that could not be read.
+fn notification(f: &FileResult) -> Option<Notification<'static>> {
+    let e = f.error.as_ref()?;
+    let (uri, base) = uri(&f.path);
+    Some(Notification {
+        level: "error",
+        message: Text {
+            text: format!("{}: {e}", super::display_path(&f.path)),
+        },
+        locations: vec![Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation {
+                    uri,
+                    uri_base_id: base,
+                },
+                region: None,
+            },
+            logical_locations: Vec::new(),
+            _p: std::marker::PhantomData,
+        }],
+    })
+}
+
+/// The log of one run holding `results` and `notifications`.
+fn log<'a>(results: Vec<SarifResult<'a>>, notifications: Vec<Notification<'a>>) -> Log<'a> {
+    Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![SarifRun {
+            tool: Tool {
+                driver: Driver {
+                    name: "sselint",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    rules: descriptors(),
+                },
+            },
+            column_kind: "unicodeCodePoints",
+            results,
+            invocations: vec![Invocation {
+                execution_successful: notifications.is_empty(),
+                tool_execution_notifications: notifications,
+            }],
+        }],
+    }
+}
+
 impl Render for Sarif {
     fn render(&self, run: &Run, out: &mut dyn Write) -> io::Result<()> {
-        let cat = catalogue();
-        let rules: Vec<_> = cat.rules().collect();
-        let descriptors = rules
-            .iter()
-            .map(|r| RuleDescriptor {
-                id: r.code,
-                name: r.name,
-                short_description: Text {
-                    text: r.summary.to_string(),
-                },
-                full_description: Text {
-                    text: r.rationale.trim().to_string(),
-                },
-                help: Help {
-                    text: format!("{}\n\nRun `sselint rule {}` for examples.", r.fix.trim(), r.name),
-                    markdown: format!(
-                        "**{}** ({})\n\n{}\n\n**What to send instead:** {}\n\nRun `sselint rule {}` for examples.",
-                        r.name,
-                        r.code,
-                        r.rationale.trim(),
-                        r.fix.trim(),
-                        r.name
-                    ),
-                },
-                default_configuration: DefaultConfiguration {
-                    level: level(r.severity),
-                },
-                properties: RuleProperties {
-                    tags: vec![r.group],
-                },
-            })
-            .collect();
         let mut results = Vec::new();
         for f in &run.files {
             for s in &f.streams {
-                for d in &s.diagnostics {
-                    let idx = rules.iter().position(|r| r.name == d.rule).unwrap_or(0);
-                    results.push(result(f, s, d, idx));
-                }
+                results.extend(results_of(f, s));
             }
         }
-        let notifications: Vec<Notification> = run
-            .files
-            .iter()
-            .filter_map(|f| {
-                let e = f.error.as_ref()?;
-                let (uri, base) = uri(&f.path);
-                Some(Notification {
-                    level: "error",
-                    message: Text {
-                        text: format!("{}: {e}", super::display_path(&f.path)),
-                    },
-                    locations: vec![Location {
-                        physical_location: PhysicalLocation {
-                            artifact_location: ArtifactLocation {
-                                uri,
-                                uri_base_id: base,
-                            },
-                            region: None,
-                        },
-                        logical_locations: Vec::new(),
-                        _p: std::marker::PhantomData,
-                    }],
-                })
-            })
-            .collect();
-        let log = Log {
-            schema: "https://json.schemastore.org/sarif-2.1.0.json",
-            version: "2.1.0",
-            runs: vec![SarifRun {
-                tool: Tool {
-                    driver: Driver {
-                        name: "sselint",
-                        version: env!("CARGO_PKG_VERSION"),
-                        semantic_version: env!("CARGO_PKG_VERSION"),
-                        rules: descriptors,
-                    },
-                },
-                column_kind: "unicodeCodePoints",
-                results,
-                invocations: vec![Invocation {
-                    execution_successful: notifications.is_empty(),
-                    tool_execution_notifications: notifications,
-                }],
-            }],
-        };
-        serde_json::to_writer_pretty(&mut *out, &log)?;
+        let notifications: Vec<Notification> = run.files.iter().filter_map(notification).collect();
+        serde_json::to_writer_pretty(&mut *out, &log(results, notifications))?;
+        writeln!(out)
+    }
+}
+
+/// Where `results` sits in a log's pretty text: the text up to its empty
+/// array, and the text after it.
+fn around_results(text: &str) -> (&str, &str) {
+    const AT: &str = "\n      \"results\": []";
+    match text.split_once(AT) {
+        Some((head, tail)) => (head, tail),
+        None => (text, ""),
+    }
+}
+
+/// `check --format sarif` written as the results come: the same log as
+/// [`Sarif`] gives from every result, byte for byte. Its head (the tool
+/// and the catalogue) is known before any result, so it is written first,
+/// then each result as its stream comes; the invocation (which names the
+/// inputs that could not be read, the one thing kept) closes it. Memory
+/// holds no result.
+#[derive(Default)]
+pub struct SarifParts {
+    /// Whether the head was written.
+    started: bool,
+    /// Results written.
+    results: u64,
+    /// The inputs that could not be read.
+    notifications: Vec<Notification<'static>>,
+}
+
+impl SarifParts {
+    fn start(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if !self.started {
+            self.started = true;
+            let text = serde_json::to_string_pretty(&log(Vec::new(), Vec::new()))?;
+            let (head, _) = around_results(&text);
+            out.write_all(head.as_bytes())?;
+            out.write_all(b"\n      \"results\": ")?;
+        }
+        Ok(())
+    }
+
+    /// Results written so far.
+    pub fn written(&self) -> u64 {
+        self.results
+    }
+}
+
+impl super::Streaming for SarifParts {
+    fn part(
+        &mut self,
+        f: &FileResult,
+        _first: bool,
+        _several: bool,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        self.start(out)?;
+        self.notifications.extend(notification(f));
+        for s in &f.streams {
+            for r in results_of(f, s) {
+                out.write_all(if self.results == 0 {
+                    b"[\n        "
+                } else {
+                    b",\n        "
+                })?;
+                self.results += 1;
+                out.write_all(super::pretty_at(&r, 4)?.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, _totals: &super::Totals, out: &mut dyn Write) -> io::Result<()> {
+        self.start(out)?;
+        out.write_all(if self.results == 0 {
+            b"[]"
+        } else {
+            b"\n      ]"
+        })?;
+        let text = serde_json::to_string_pretty(&log(
+            Vec::new(),
+            std::mem::take(&mut self.notifications),
+        ))?;
+        let (_, tail) = around_results(&text);
+        out.write_all(tail.as_bytes())?;
         writeln!(out)
     }
 }

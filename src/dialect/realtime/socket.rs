@@ -102,34 +102,45 @@ pub fn shows(sent: bool, data: &str) -> bool {
     own.contains(&ty) || PREFIXES.iter().any(|p| ty.starts_with(p))
 }
 
-/// What `inspect` shows for a client's message instead of its data, where
-/// the data is audio: `input_audio_buffer.append` as the number of bytes
-/// its base64 `audio` decodes to (or that it is not base64), never the
-/// audio itself. `None` for any other message.
+/// What `inspect` shows for a message instead of its data, where the
+/// data is audio: a client's `input_audio_buffer.append` (its `audio`)
+/// and the server's audio deltas (`response.output_audio.delta`, beta
+/// `response.audio.delta`: their `delta`), as the number of bytes the
+/// base64 decodes to (or that it is not base64), never the audio itself
+/// (issue 39: audio is counted and checked, never printed). `None` for
+/// any other message.
 pub fn summary(sent: bool, data: &str) -> Option<String> {
     use base64::Engine as _;
     #[derive(Deserialize)]
-    struct Append<'a> {
+    struct Audio<'a> {
         #[serde(borrow, rename = "type")]
         ty: Cow<'a, str>,
         #[serde(default, borrow)]
         audio: Option<Cow<'a, str>>,
+        #[serde(default, borrow)]
+        delta: Option<Cow<'a, str>>,
     }
-    if !sent || !data.contains("input_audio_buffer.append") {
+    // The messages that carry audio: what the client sends, and the
+    // audio deltas of an answer (GA and beta names).
+    let ty = if sent {
+        "input_audio_buffer.append"
+    } else if data.contains("response.output_audio.delta") {
+        "response.output_audio.delta"
+    } else {
+        "response.audio.delta"
+    };
+    if !data.contains(ty) {
         return None;
     }
-    let m: Append<'_> = serde_json::from_str(data).ok()?;
-    if m.ty != "input_audio_buffer.append" {
+    let m: Audio<'_> = serde_json::from_str(data).ok()?;
+    if m.ty != ty {
         return None;
     }
-    let audio = m.audio.unwrap_or_default();
+    let audio = if sent { m.audio } else { m.delta }.unwrap_or_default();
     Some(
         match base64::engine::general_purpose::STANDARD.decode(audio.as_bytes()) {
-            Ok(bytes) => format!("input_audio_buffer.append: audio, {} bytes", bytes.len()),
-            Err(_) => format!(
-                "input_audio_buffer.append: audio, not base64 ({} characters)",
-                audio.len()
-            ),
+            Ok(bytes) => format!("{ty}: audio, {} bytes", bytes.len()),
+            Err(_) => format!("{ty}: audio, not base64 ({} characters)", audio.len()),
         },
     )
 }
