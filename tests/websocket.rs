@@ -277,6 +277,7 @@ fn replay_then_record_gives_the_capture_back_message_for_message() {
             script: sselint::live::socket::Script::of_messages(sent),
             dialect: sselint::dialect::Dialect::Responses,
             read_timeout: std::time::Duration::from_secs(10),
+            timeout: None,
             insecure: false,
         };
         let mut out = Vec::new();

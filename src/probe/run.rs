@@ -1261,6 +1261,7 @@ fn socket_scenario(
         script: live::socket::Script::of_messages(vec![message]),
         dialect: t.dialect,
         read_timeout: t.timeout,
+        timeout: Some(t.timeout),
         insecure: t.insecure,
     };
     let mut log = Vec::new();
