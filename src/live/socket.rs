@@ -420,8 +420,12 @@ fn read_turn<S: Timed>(
                     Some(SocketStep::End(_)) => answered = true,
                     // An error that refuses the request answers it; one
                     // inside the response is followed by its end.
-                    Some(SocketStep::Error) if !started => answered = true,
-                    Some(SocketStep::Error) => errored = true,
+                    Some(SocketStep::Error | SocketStep::Failure) if !started => {
+                        answered = true;
+                    }
+                    // A refusal answers the request just sent, whatever runs.
+                    Some(SocketStep::Refusal) => answered = true,
+                    Some(SocketStep::Error | SocketStep::Failure) => errored = true,
                     _ => {}
                 }
             }
