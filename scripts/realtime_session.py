@@ -232,6 +232,21 @@ def error_session():
     return out + resp[:6] + [err, resp[-1]]
 
 
+def busy_session():
+    """A second `response.create` while the response runs: the server
+    refuses it with an `error` (one response at a time) and the running
+    response ends as it would have."""
+    ids = Ids()
+    out = opening(ids) + user_turn(ids, "item_u1", QUESTION) + [CREATE]
+    resp = text_response(ids, "resp_001", "item_a1", ANSWER, prev="item_u1")
+    err = ("receive", {"type": "error", "event_id": ids.event(),
+                       "error": {"type": "invalid_request_error",
+                                 "code": "conversation_already_has_active_response",
+                                 "message": "Conversation already has an active response in progress.",
+                                 "param": None, "event_id": None}})
+    return out + resp[:6] + [CREATE, err] + resp[6:]
+
+
 def unparseable_session():
     out = text_session()
     return out[:9] + [("receive", "{\"type\":\"response.output_text.delta\",")] + out[9:]
@@ -252,6 +267,7 @@ SESSIONS = {
     "cut": cut_session,
     "error": error_session,
     "unparseable": unparseable_session,
+    "busy": busy_session,
     "audio": audio_session,
     "audio-bad": lambda: audio_session(bad_audio=True),
     "audio-beta": lambda: audio_session(beta=True),

@@ -180,7 +180,30 @@ def failed_inside():
     return [("send", create())] + [("receive", e) for e in numbered(evs + [err, failed])]
 
 
+def error_then(after):
+    """An `error` inside the running response with nothing after it for
+    that response (as over SSE, the error ends it), then `after`: a close
+    with code 1011, or the next turn."""
+    evs = start("resp_1") + text_body("msg_1", ["Hi"])[0][:3]
+    err = {"type": "error", "status": 500, "error": {"type": "server_error", "code": "server_error", "message": "The server had an error."}}
+    out = [("send", create())] + [("receive", e) for e in numbered(evs + [err])]
+    if after == "close":
+        return out + [close(1011, "internal error")]
+    return out + [("send", create(inp="and tomorrow?"))] + [
+        ("receive", e) for e in turn("resp_2", text_body("msg_2", ["Rain", "."]))]
+
+
+def reused_id():
+    """Two turns on the default lane, one after the other, whose responses
+    have the same id."""
+    return full() + [("send", create(inp="and tomorrow?"))] + [
+        ("receive", e) for e in turn("resp_1", text_body("msg_2", ["Rain", "."]))] + [close(1000)]
+
+
 SESSIONS = {
+    "error-then-close": lambda: error_then("close"),
+    "error-then-next": lambda: error_then("next"),
+    "reused-id": reused_id,
     "rate-limits": rate_limits_between,
     "failed-inside": failed_inside,
     "two-turns": two_turns,

@@ -107,6 +107,10 @@ fn each_documented_fault_is_found_at_its_message() {
         ("no-usage", "realtime-usage", 20),
         ("bad-rate-limits", "realtime-rate-limits", 9),
         ("incomplete", "realtime-response-status", 20),
+        // A second create while the response runs is refused, not queued:
+        // the error answers it, and the running response is not to blame
+        // (fresh-user trial of issue 39, M2).
+        ("busy", "ws-error-message", 15),
     ];
     for (kind, rule, line) in cases {
         let got = found(&lint_log(kind));

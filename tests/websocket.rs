@@ -62,6 +62,38 @@ fn each_documented_fault_is_found_at_its_message() {
     }
 }
 
+/// An `error` inside a response ends it, as over SSE (its line says
+/// `failed`): a close with 1011 after it is the socket's abnormal close,
+/// and the next turn on the lane is no overlap. A response id used again
+/// by the next response on the lane is only noted: each response gets its
+/// own events (fresh-user trial of issue 39, M3 and M4).
+#[test]
+fn an_error_ends_its_response_and_a_reused_id_keeps_each_responses_events() {
+    let cases: [(&str, &[(&str, u64)]); 3] = [
+        (
+            "error-then-close",
+            &[("responses-error-event", 7), ("ws-close-code", 8)],
+        ),
+        ("error-then-next", &[("responses-error-event", 7)]),
+        ("reused-id", &[("ws-response-id-collision", 14)]),
+    ];
+    for (kind, want) in cases {
+        let r = lint_log(kind);
+        assert_eq!(found(&r), want, "{kind}");
+    }
+    let reused = lint_log("reused-id");
+    let texts: Vec<&str> = reused
+        .streams
+        .iter()
+        .map(|s| s.answer.choices[&0].text.kept.as_str())
+        .collect();
+    assert_eq!(texts, ["Hi there!", "Rain."]);
+    assert!(reused
+        .streams
+        .iter()
+        .all(|s| s.ending == sselint::model::assembly::Ending::Complete));
+}
+
 #[test]
 fn a_queued_create_and_interleaved_lanes_are_no_fault() {
     for kind in ["queued", "lanes", "full", "two-turns", "rate-limits"] {
@@ -277,6 +309,7 @@ fn replay_then_record_gives_the_capture_back_message_for_message() {
             script: sselint::live::socket::Script::of_messages(sent),
             dialect: sselint::dialect::Dialect::Responses,
             read_timeout: std::time::Duration::from_secs(10),
+            timeout: None,
             insecure: false,
         };
         let mut out = Vec::new();

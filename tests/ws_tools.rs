@@ -66,6 +66,7 @@ fn record_to(
         script,
         dialect,
         read_timeout: timeout,
+        timeout: None,
         insecure: false,
     };
     let mut out = Vec::new();
@@ -184,12 +185,10 @@ fn error_after_messages_sends_an_error_and_drops_the_rest_of_the_turn() {
     assert_eq!(error["type"], "error");
     assert_eq!(records[5].direction, Direction::Sent);
     assert_eq!(error["sequence_number"], 3, "the count goes on");
-    // The error is the running response's; that response never ended, so
-    // the next `response.create` finds it still on the lane.
-    assert_eq!(
-        found(&saved),
-        vec![("responses-error-event", 5), ("ws-lane-overlap", 7)]
-    );
+    // The error is the running response's and ends it, as over SSE: the
+    // next turn on the lane is no overlap (it was one before the
+    // fresh-user trial of issue 39, M4).
+    assert_eq!(found(&saved), vec![("responses-error-event", 5)]);
 }
 
 #[test]
@@ -226,6 +225,73 @@ fn stall_after_messages_holds_the_socket_open_and_silent() {
     assert!(records.iter().all(|r| close_of(r).is_none()));
     let f = found(&saved);
     assert!(!f.is_empty(), "a response that never ended is a finding");
+}
+
+/// A stalled server that keeps pinging: the recorder on its own thread,
+/// `req` adjusted by `tune`; what it saw, or a panic if it never returned
+/// (the bound is a hang's, not a timing: the recorder's limits are 1 s).
+fn record_a_pinging_stall(name: &str, tune: impl FnOnce(&mut SocketRequest)) -> SocketRecording {
+    let dir = scratch(&format!("ws-tools-{name}"));
+    let original = dir.join("in.jsonl");
+    let log = session("ws_session.py", "two-turns");
+    std::fs::write(&original, &log).unwrap();
+    let opts = sselint::replay::Options {
+        stall_after_messages: Some(4),
+        keepalive_ms: Some(100),
+        ..fast()
+    };
+    let (addr, server) = serve(&original, opts);
+    let mut req = SocketRequest {
+        url: format!("ws://{addr}/v1/responses"),
+        headers: Vec::new(),
+        api_key: None,
+        script: Script::of_log(&log).unwrap(),
+        dialect: sselint::dialect::Dialect::Responses,
+        read_timeout: Duration::from_secs(60),
+        timeout: None,
+        insecure: false,
+    };
+    tune(&mut req);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = tx.send(record(&req, &mut out).map(|r| (r, out)));
+    });
+    let (rec, out) = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the recorder never stopped while the server pinged")
+        .unwrap();
+    server.join().unwrap().unwrap();
+    // What arrived before the stall is kept: the first create and the
+    // four messages the server sent.
+    assert_eq!(shape(&String::from_utf8(out).unwrap()).len(), 5);
+    rec
+}
+
+#[test]
+fn pings_are_no_message_to_the_read_timeout() {
+    let rec = record_a_pinging_stall("ping-read", |r| {
+        r.read_timeout = Duration::from_secs(1);
+    });
+    assert!(
+        rec.stopped
+            .as_deref()
+            .is_some_and(|s| s.contains("no message for 1.0 s")),
+        "{rec:?}"
+    );
+}
+
+#[test]
+fn the_overall_timeout_stops_a_recording_that_pings_go_on_feeding() {
+    let rec = record_a_pinging_stall("ping-total", |r| {
+        r.timeout = Some(Duration::from_secs(1));
+    });
+    assert!(
+        rec.stopped
+            .as_deref()
+            .is_some_and(|s| s.contains("the --timeout of 1.0 s ran out")),
+        "{rec:?}"
+    );
 }
 
 #[test]
@@ -604,6 +670,7 @@ fn record_wss_speaks_tls() {
             script: Script::of_log(&log).unwrap(),
             dialect: sselint::dialect::Dialect::Realtime,
             read_timeout: Duration::from_secs(5),
+            timeout: None,
             insecure,
         };
         let mut out = Vec::new();

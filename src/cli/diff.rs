@@ -60,7 +60,7 @@ pub struct Args {
     /// `gemini` (Google Gemini), `ollama` (Ollama's native API),
     /// `bedrock-converse` (Amazon Bedrock ConverseStream) or
     /// `bedrock-invoke` (Bedrock InvokeModelWithResponseStream), or
-    /// `realtime` (OpenAI Realtime, not compared yet); `auto`
+    /// `realtime` (OpenAI Realtime, over a WebSocket); `auto`
     /// tells each side's dialect from its request path and events.
     #[arg(long, value_enum, default_value = "auto", value_name = "DIALECT")]
     dialect: super::DialectArg,

@@ -506,6 +506,7 @@ fn record_socket(a: &RecordArgs, out: &Path, settings: &Settings) -> anyhow::Res
         script,
         dialect,
         read_timeout: std::time::Duration::from_secs_f64(a.live.read_timeout.max(0.001)),
+        timeout: a.live.timeout.map(std::time::Duration::from_secs_f64),
         insecure: a.live.insecure,
     };
     let mut file = match sselint::output::Streamed::create(out) {

@@ -222,9 +222,22 @@ pub enum SocketStep {
     /// The event that ends a response (`response.completed`, `.failed`,
     /// `.incomplete`), with its id.
     End(Option<String>),
-    /// An error event (`error`): inside the lane's running response, or
-    /// the answer to a request that started none.
+    /// An error event (`error`): inside the lane's running response, which
+    /// goes on to its own end (Realtime's `response.done`), or the answer
+    /// to a request that started none.
     Error,
+    /// An error event that ends the lane's running response: the API sends
+    /// nothing more of a response after an error inside it (Responses, as
+    /// over SSE, where the checker ends the stream `failed`). With no
+    /// response running, as [`SocketStep::Error`].
+    Failure,
+    /// An error event that refuses the lane's first waiting request though
+    /// a response runs: the API runs one response at a time and refuses a
+    /// second request rather than queue it (Realtime's
+    /// `conversation_already_has_active_response`, shared reference
+    /// transports.md §2.4). With no request waiting, as
+    /// [`SocketStep::Error`].
+    Refusal,
     /// A server message that is no response's event (a vendor's rate-limit
     /// note, a steer's acknowledgement): the running response's on its
     /// lane if one runs, else the socket's, starting none.

@@ -119,8 +119,12 @@ pub struct SocketRequest {
     pub script: Script,
     /// What the messages mean.
     pub dialect: Dialect,
-    /// How long to wait for a message before giving up on the turn.
+    /// How long to wait for a message (text, binary or close: a ping or
+    /// a pong is none) before giving up on the turn.
     pub read_timeout: Duration,
+    /// Give up this long after the connection starts, whatever arrives
+    /// (`record --timeout`); what arrived is kept.
+    pub timeout: Option<Duration>,
     /// `wss://`: accept any certificate (signatures still checked).
     pub insecure: bool,
 }
@@ -188,10 +192,10 @@ pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecordin
         let host = request.uri().host().unwrap_or("").to_string();
         let tls = super::tls::stream(tcp, &host, req.insecure).map_err(|e| failed(&e))?;
         let (mut ws, resp) = tungstenite::client::client(request, tls).map_err(|e| failed(&e))?;
-        play(req, &mut ws, resp.status().as_u16(), out)?
+        play(req, &mut ws, resp.status().as_u16(), started, out)?
     } else {
         let (mut ws, resp) = tungstenite::client::client(request, tcp).map_err(|e| failed(&e))?;
-        play(req, &mut ws, resp.status().as_u16(), out)?
+        play(req, &mut ws, resp.status().as_u16(), started, out)?
     };
     rec.total_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(rec)
@@ -221,10 +225,12 @@ impl Timed for TcpStream {
     }
 }
 
-/// One read of the server's: a message, a quiet spell, or the end.
+/// One read of the server's: a message, a quiet spell, the recording's
+/// deadline, or the end.
 enum Got {
     Message(Message),
     Quiet,
+    Deadline,
     Failed(tungstenite::Error),
 }
 
@@ -248,9 +254,47 @@ fn read<S: Timed>(ws: &mut WebSocket<S>, wait: Duration) -> Got {
 struct Log<'a> {
     out: &'a mut dyn Write,
     rec: SocketRecording,
+    /// When the recording stops whatever arrives (`timeout`).
+    deadline: Option<Instant>,
 }
 
 impl Log<'_> {
+    /// The server's next message, waiting at most `wait` from `since`
+    /// (the last message or the turn's start) and never past the
+    /// deadline. A ping or a pong is no message: it is answered (by
+    /// tungstenite) and the wait goes on, so a server that pings and
+    /// says nothing still meets the read timeout.
+    fn next<S: Timed>(&self, ws: &mut WebSocket<S>, wait: Duration, since: Instant) -> Got {
+        loop {
+            let now = Instant::now();
+            let mut left = wait.saturating_sub(now - since);
+            if let Some(d) = self.deadline {
+                if now >= d {
+                    return Got::Deadline;
+                }
+                left = left.min(d - now);
+            }
+            if left.is_zero() {
+                return Got::Quiet;
+            }
+            match read(ws, left) {
+                // A ping, or a wait that ran out: the top of the loop
+                // says which limit, if any, is met.
+                Got::Message(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))
+                | Got::Quiet => {}
+                got => return got,
+            }
+        }
+    }
+
+    /// The recording met its deadline.
+    fn timed_out(&mut self, timeout: Option<Duration>) {
+        self.rec.stopped = Some(format!(
+            "the --timeout of {:.1} s ran out",
+            timeout.unwrap_or_default().as_secs_f64()
+        ));
+    }
+
     fn line(&mut self, line: String) -> Result<(), String> {
         self.out
             .write_all(line.as_bytes())
@@ -348,6 +392,7 @@ fn read_turn<S: Timed>(
     let mut started = false;
     // An error came inside the response: its end may follow, or not.
     let mut errored = false;
+    let mut since = Instant::now();
     loop {
         let more = turn.replies.is_some_and(|k| got < k);
         let wait = if errored && !answered {
@@ -359,7 +404,7 @@ fn read_turn<S: Timed>(
         } else {
             return Ok(true);
         };
-        match read(ws, wait) {
+        match log.next(ws, wait, since) {
             Got::Message(Message::Close(frame)) => {
                 let (code, reason) = frame
                     .map(|f| (u16::from(f.code), f.reason.to_string()))
@@ -369,13 +414,18 @@ fn read_turn<S: Timed>(
             }
             Got::Message(m @ (Message::Text(_) | Message::Binary(_))) => {
                 got += 1;
+                since = Instant::now();
                 match log.received(&m, api)? {
                     Some(SocketStep::Start(_)) => started = true,
                     Some(SocketStep::End(_)) => answered = true,
                     // An error that refuses the request answers it; one
                     // inside the response is followed by its end.
-                    Some(SocketStep::Error) if !started => answered = true,
-                    Some(SocketStep::Error) => errored = true,
+                    Some(SocketStep::Error | SocketStep::Failure) if !started => {
+                        answered = true;
+                    }
+                    // A refusal answers the request just sent, whatever runs.
+                    Some(SocketStep::Refusal) => answered = true,
+                    Some(SocketStep::Error | SocketStep::Failure) => errored = true,
                     _ => {}
                 }
             }
@@ -393,6 +443,10 @@ fn read_turn<S: Timed>(
                 ));
                 return Ok(false);
             }
+            Got::Deadline => {
+                log.timed_out(req.timeout);
+                return Ok(false);
+            }
             Got::Failed(e) => {
                 log.failed(&e)?;
                 return Ok(false);
@@ -406,6 +460,7 @@ fn play<S: Timed>(
     req: &SocketRequest,
     ws: &mut WebSocket<S>,
     status: u16,
+    started: Instant,
     out: &mut dyn Write,
 ) -> Result<SocketRecording, String> {
     let mut log = Log {
@@ -414,6 +469,7 @@ fn play<S: Timed>(
             status,
             ..SocketRecording::default()
         },
+        deadline: req.timeout.map(|t| started + t),
     };
     let api = req.dialect.api();
     let script = &req.script;
@@ -452,15 +508,21 @@ fn play<S: Timed>(
         // with a code is the server's own (sent before ours arrived), and
         // is part of the capture, as is any message before it.
         let _ = ws.close(None);
+        let mut since = Instant::now();
         loop {
-            match read(ws, req.read_timeout) {
+            match log.next(ws, req.read_timeout, since) {
                 Got::Message(Message::Close(Some(f))) => {
                     log.closed(u16::from(f.code), &f.reason)?;
                 }
                 Got::Message(m @ (Message::Text(_) | Message::Binary(_))) => {
+                    since = Instant::now();
                     log.received(&m, api)?;
                 }
                 Got::Message(_) => {}
+                Got::Deadline => {
+                    log.timed_out(req.timeout);
+                    break;
+                }
                 Got::Quiet | Got::Failed(_) => break,
             }
         }

@@ -545,7 +545,12 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                         .event(Some(m.index)),
                     );
                 }
-            } else {
+            }
+            // The id names this response from now on, unless another one
+            // that has it still runs (then neither can be told apart).
+            let holder = self.ids.get(id).map(|(other, _)| *other);
+            let free = holder.is_none_or(|o| self.responses.get(&o).is_none_or(|x| x.ended));
+            if free {
                 self.ids.insert(id.to_string(), (r, lane.clone()));
             }
             self.resp(r).id = Some(id.to_string());
@@ -688,7 +693,9 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                     self.ended(r);
                 }
             }
-            SocketStep::Error => self.error(lane, m),
+            SocketStep::Error => self.error(lane, m, false),
+            SocketStep::Failure => self.error(lane, m, true),
+            SocketStep::Refusal => self.refusal(lane, m),
             SocketStep::Socket => match self.running.get(&lane) {
                 Some(&r) => {
                     let before = self.resp(r).linter.out.diagnostics.len();
@@ -701,14 +708,36 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     }
 
     /// An `error` event: the running response's on its lane (its checker
-    /// judges it); else the answer to the lane's first waiting request,
-    /// which then gets no response; else the socket's.
-    fn error(&mut self, lane: Option<String>, m: &Message<'_>) {
+    /// judges it; it `ends` that response where the API sends nothing of
+    /// it after an error); else the answer to the lane's first waiting
+    /// request, which then gets no response; else the socket's.
+    fn error(&mut self, lane: Option<String>, m: &Message<'_>, ends: bool) {
         if let Some(&r) = self.running.get(&lane) {
             let before = self.resp(r).linter.out.diagnostics.len();
             self.feed(r, m, before);
+            if ends {
+                self.running.remove(&lane);
+                self.ended(r);
+            }
             return;
         }
+        self.refuse(lane, m);
+    }
+
+    /// An `error` event that refuses the lane's first waiting request even
+    /// while a response runs (the API queues none); with no request
+    /// waiting, an error as [`Socket::error`] reads it.
+    fn refusal(&mut self, lane: Option<String>, m: &Message<'_>) {
+        if self.queued.get(&lane).is_some_and(|q| !q.is_empty()) {
+            self.refuse(lane, m);
+        } else {
+            self.error(lane, m, false);
+        }
+    }
+
+    /// An error no running response takes: the answer to the lane's first
+    /// waiting request, which then gets no response, else the socket's.
+    fn refuse(&mut self, lane: Option<String>, m: &Message<'_>) {
         let refused = self.queued.get_mut(&lane).and_then(VecDeque::pop_front);
         if let Some(r) = refused {
             // Answered by the error: no response comes, nothing to keep.

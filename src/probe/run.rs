@@ -1261,6 +1261,7 @@ fn socket_scenario(
         script: live::socket::Script::of_messages(vec![message]),
         dialect: t.dialect,
         read_timeout: t.timeout,
+        timeout: Some(t.timeout),
         insecure: t.insecure,
     };
     let mut log = Vec::new();
@@ -1294,7 +1295,11 @@ fn socket_scenario(
             continue;
         }
         match api.socket_route(false, &r.data).map(|r| r.step) {
-            Some(crate::dialect::api::SocketStep::Error) => errored = true,
+            Some(
+                crate::dialect::api::SocketStep::Error
+                | crate::dialect::api::SocketStep::Failure
+                | crate::dialect::api::SocketStep::Refusal,
+            ) => errored = true,
             Some(crate::dialect::api::SocketStep::Start(_)) => started = true,
             _ => {}
         }

@@ -24,7 +24,21 @@ struct Head<'a> {
     response: Option<Response<'a>>,
     #[serde(default, borrow)]
     response_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    error: Option<ErrorHead<'a>>,
 }
+
+/// An `error` event's `error.code`, what tells a refused request.
+#[derive(Deserialize)]
+struct ErrorHead<'a> {
+    #[serde(default, borrow)]
+    code: Option<Cow<'a, str>>,
+}
+
+/// The code of the error that refuses a `response.create` sent while a
+/// response runs: the session runs one response at a time (shared
+/// reference transports.md §2.4).
+const BUSY: &str = "conversation_already_has_active_response";
 
 #[derive(Deserialize)]
 struct Response<'a> {
@@ -37,6 +51,11 @@ struct Response<'a> {
 pub fn route(sent: bool, data: &str) -> Option<SocketRoute> {
     let head: Head<'_> = serde_json::from_str(data).ok()?;
     let ty = head.ty.as_ref();
+    let busy = head
+        .error
+        .as_ref()
+        .and_then(|e| e.code.as_deref())
+        .is_some_and(|c| c == BUSY);
     let id = head
         .response
         .and_then(|r| r.id)
@@ -52,6 +71,7 @@ pub fn route(sent: bool, data: &str) -> Option<SocketRoute> {
         match ty {
             "response.created" => SocketStep::Start(id),
             "response.done" => SocketStep::End(id),
+            "error" if busy => SocketStep::Refusal,
             "error" => SocketStep::Error,
             _ if ty.starts_with("response.") => SocketStep::Event(id),
             // session.*, conversation.*, input_audio_buffer.*,
@@ -184,6 +204,13 @@ mod tests {
         assert_eq!(
             step(false, r#"{"type":"error","error":{"message":"x"}}"#),
             Some(SocketStep::Error)
+        );
+        assert_eq!(
+            step(
+                false,
+                r#"{"type":"error","error":{"code":"conversation_already_has_active_response"}}"#
+            ),
+            Some(SocketStep::Refusal)
         );
         assert_eq!(
             step(false, r#"{"type":"rate_limits.updated","rate_limits":[]}"#),

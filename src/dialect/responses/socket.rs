@@ -53,7 +53,9 @@ pub fn route(sent: bool, data: &str) -> Option<SocketRoute> {
     } else if super::events::TERMINAL.contains(&ty) {
         SocketStep::End(id)
     } else if ty == "error" {
-        SocketStep::Error
+        // An error inside a response ends it, as over SSE (the checker
+        // ends the stream `failed`); before one, it refuses the request.
+        SocketStep::Failure
     } else if !ty.starts_with("response.")
         || ty.starts_with("response.steer.")
         || ty.starts_with("response.inject.")
@@ -107,7 +109,7 @@ mod tests {
             false,
             r#"{"type":"error","error":{"message":"x"},"status":400}"#,
         );
-        assert_eq!(r.map(|r| r.step), Some(SocketStep::Error));
+        assert_eq!(r.map(|r| r.step), Some(SocketStep::Failure));
         let r = route(false, r#"{"type":"codex.rate_limits","primary":{}}"#);
         assert_eq!(r.map(|r| r.step), Some(SocketStep::Socket));
         let r = route(

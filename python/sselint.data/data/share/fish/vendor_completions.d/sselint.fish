@@ -136,7 +136,7 @@ warning\t'Warnings and errors'
 info\t'Any finding'
 never\t'Never fail on findings'"
 complete -c sselint -n "__fish_sselint_using_subcommand diff" -l profile -d 'Provider profile for both sides' -r
-complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini), `ollama` (Ollama\'s native API), `bedrock-converse` (Amazon Bedrock ConverseStream) or `bedrock-invoke` (Bedrock InvokeModelWithResponseStream), or `realtime` (OpenAI Realtime, not compared yet); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
+complete -c sselint -n "__fish_sselint_using_subcommand diff" -l dialect -d 'Read both streams as this dialect: `chat` (OpenAI Chat Completions), `responses` (OpenAI Responses), `messages` (Anthropic Messages), `gemini` (Google Gemini), `ollama` (Ollama\'s native API), `bedrock-converse` (Amazon Bedrock ConverseStream) or `bedrock-invoke` (Bedrock InvokeModelWithResponseStream), or `realtime` (OpenAI Realtime, over a WebSocket); `auto` tells each side\'s dialect from its request path and events' -r -f -a "auto\t''
 chat\t''
 responses\t''
 messages\t''
