@@ -314,6 +314,13 @@ impl<'s> Linter<'s> {
     /// and the current event's data (by `fingerprint_event`, once the event
     /// is done) or, outside an event, the message.
     fn report(&mut self, mut f: Finding) {
+        // A binary body (AWS event-stream frames) has no lines: a finding
+        // is at its byte, its line 1 and its column the byte's (as a
+        // transport's fault is), never a column inside a frame's payload.
+        if self.transport.is_binary() {
+            f.location.line = 1;
+            f.location.column = f.location.byte_offset + 1;
+        }
         if !self.in_event {
             let ptr = f
                 .pointer

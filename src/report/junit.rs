@@ -54,13 +54,15 @@ impl Render for Junit {
                         let fails = !d.suppressed
                             && (d.severity == crate::lint::Severity::Error
                                 || run.fail_on.is_some_and(|t| d.severity >= t));
+                        // A binary body has no lines: its byte and frame.
+                        let at = super::binary_position(s, d).unwrap_or_else(|| {
+                            format!("line {}, column {}", d.location.line, d.location.column)
+                        });
                         let text = format!(
-                            "{}[{}] {} at line {}, column {}{}",
+                            "{}[{}] {} at {at}{}",
                             d.severity,
                             d.code,
                             d.message,
-                            d.location.line,
-                            d.location.column,
                             if d.suppressed { " (in baseline)" } else { "" }
                         );
                         let status = if fails {

@@ -1,0 +1,109 @@
+//! What the reports and `inspect` say of binary (AWS event-stream) and
+//! NDJSON streams (fresh-user trial of issue 37): a finding in a binary
+//! body points at its byte and frame in every format, JSON names the
+//! input's real format, `inspect` shows each frame's headers and the event
+//! an Invoke chunk wraps.
+
+mod common;
+use common::{root, sselint};
+use serde_json::Value;
+
+/// `check --format FORMAT` of `path` (relative to the repository), its
+/// standard output.
+fn check(path: &str, format: &str) -> String {
+    let p = root().join(path);
+    let (code, out, err) = sselint(&[
+        "check",
+        "--format",
+        format,
+        "--fail-on",
+        "never",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{path} {format}: {err}");
+    out
+}
+
+/// The first diagnostic of `path`'s JSON report, and the report.
+fn first_finding(path: &str) -> (Value, Value) {
+    let doc: Value = serde_json::from_str(&check(path, "json")).unwrap();
+    let d = doc["files"][0]["streams"][0]["diagnostics"][0].clone();
+    assert!(d.is_object(), "{path}: no finding: {doc}");
+    (d, doc)
+}
+
+#[test]
+fn a_finding_in_a_binary_body_points_at_its_byte_and_frame_in_every_format() {
+    // invoke-chunk: a finding inside a frame's payload (its `bytes`);
+    // invoke-frame: one at a CRC the transport checks.
+    for path in [
+        "samples/bad/invoke-chunk.bin",
+        "samples/bad/invoke-frame.bin",
+    ] {
+        let (d, doc) = first_finding(path);
+        let byte = d["byte_offset"].as_u64().unwrap();
+        let frame = d["event_index"].as_u64().unwrap();
+        let at = format!("byte {byte} (frame {frame})");
+        // JSON: the input is an event stream, not SSE; a binary body has
+        // no lines, so line 1 and the column is the byte's.
+        assert_eq!(doc["files"][0]["input_format"], "eventstream", "{path}");
+        assert_eq!(d["line"], 1, "{path}");
+        assert_eq!(d["column"].as_u64(), Some(byte + 1), "{path}");
+        let full = root().join(path);
+        let shown = full.to_str().unwrap();
+        // Human: FILE:@BYTE, never FILE:1:COLUMN.
+        let human = check(path, "human");
+        assert!(
+            human.contains(&format!("--> {shown}:@{byte} (frame {frame})")),
+            "{path}: {human}"
+        );
+        assert!(!human.contains(&format!("{shown}:1:")), "{path}: {human}");
+        assert!(
+            !human.contains("\n1 |"),
+            "{path}: a binary body has no line 1: {human}"
+        );
+        // JUnit: the byte and the frame, not a line and column.
+        let junit = check(path, "junit");
+        assert!(junit.contains(&format!("at {at}")), "{path}: {junit}");
+        assert!(!junit.contains("at line 1, column"), "{path}: {junit}");
+        // GitHub: a file annotation (no line of a binary file to mark),
+        // the byte and frame leading the message.
+        let gh = check(path, "github");
+        let line = gh.lines().next().unwrap();
+        assert!(!line.contains(",line="), "{path}: {line}");
+        assert!(!line.contains(",col="), "{path}: {line}");
+        assert!(line.contains(&format!("::{at}: ")), "{path}: {line}");
+        // SARIF: a binary region (byteOffset, byteLength), no column.
+        let sarif: Value = serde_json::from_str(&check(path, "sarif")).unwrap();
+        let r = &sarif["runs"][0]["results"][0];
+        let region = &r["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(
+            region["byteOffset"].as_u64(),
+            Some(byte),
+            "{path}: {region}"
+        );
+        assert_eq!(region["byteLength"], d["byte_len"], "{path}: {region}");
+        assert!(region.get("startColumn").is_none(), "{path}: {region}");
+        assert!(
+            r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{at}: ")),
+            "{path}: {r}"
+        );
+    }
+}
+
+#[test]
+fn json_names_the_real_format_of_a_raw_body() {
+    for (path, format) in [
+        ("samples/good/bedrock-converse.bin", "eventstream"),
+        ("samples/good/bedrock-invoke-titan.bin", "eventstream"),
+        ("samples/good/ollama-chat.ndjson", "ndjson"),
+        ("samples/good/messages-text.sse", "sse"),
+        ("samples/curl/curl-v.txt", "curl"),
+    ] {
+        let doc: Value = serde_json::from_str(&check(path, "json")).unwrap();
+        assert_eq!(doc["files"][0]["input_format"], format, "{path}");
+    }
+}
