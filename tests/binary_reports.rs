@@ -107,3 +107,84 @@ fn json_names_the_real_format_of_a_raw_body() {
         assert_eq!(doc["files"][0]["input_format"], format, "{path}");
     }
 }
+
+/// `inspect --format jsonl` of `body` (written to a scratch file), its
+/// `message` records.
+fn inspected(body: &[u8], name: &str) -> Vec<Value> {
+    let dir = common::scratch(name);
+    let p = dir.join("capture.bin");
+    std::fs::write(&p, body).unwrap();
+    let (code, out, err) = sselint(&["inspect", "--format", "jsonl", p.to_str().unwrap()]);
+    assert!(code.is_some_and(|c| c < 2), "{err}");
+    out.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "message")
+        .collect()
+}
+
+#[test]
+fn inspect_shows_each_frames_headers_and_the_event_an_invoke_chunk_wraps() {
+    let body = std::fs::read(root().join("samples/good/bedrock-invoke.bin")).unwrap();
+    let frames = inspected(&body, "inspect-invoke");
+    let first = &frames[0];
+    assert_eq!(first["headers"][":event-type"], "chunk", "{first}");
+    assert_eq!(first["headers"][":message-type"], "event", "{first}");
+    assert_eq!(
+        first["headers"][":content-type"], "application/json",
+        "{first}"
+    );
+    // The chunk's base64 `bytes`, decoded: Claude's own event.
+    let decoded: Value = serde_json::from_str(first["decoded"].as_str().unwrap()).unwrap();
+    assert_eq!(decoded["type"], "message_start", "{first}");
+    // An exception frame: its type is a header.
+    let body = std::fs::read(root().join("samples/bad/invoke-exception.bin")).unwrap();
+    let frames = inspected(&body, "inspect-exception");
+    let last = frames.last().unwrap();
+    assert_eq!(last["headers"][":message-type"], "exception", "{last}");
+    assert_eq!(
+        last["headers"][":exception-type"], "modelStreamErrorException",
+        "{last}"
+    );
+    assert!(
+        last.get("decoded").is_none(),
+        "an exception wraps nothing: {last}"
+    );
+    // ConverseStream's frames carry no wrapped event, but their headers.
+    let body = std::fs::read(root().join("samples/good/bedrock-converse.bin")).unwrap();
+    let frames = inspected(&body, "inspect-converse");
+    assert_eq!(frames[0]["headers"][":event-type"], "messageStart");
+    assert!(frames[0].get("decoded").is_none(), "{}", frames[0]);
+    // The table: a headers column in place of the line, which a binary
+    // body has not.
+    let p = root().join("samples/good/bedrock-invoke.bin");
+    let (_, table, _) = sselint(&["inspect", p.to_str().unwrap()]);
+    assert!(table.contains("headers"), "{table}");
+    assert!(table.contains(":message-type event"), "{table}");
+}
+
+#[test]
+fn inspect_never_prints_a_key_an_invoke_chunk_carries() {
+    use base64::Engine as _;
+    let key = "sk-ant-api03-FAKEKEYinBEDROCKchunk0123456789";
+    let inner = format!(
+        r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"my key is {key}"}}}}"#
+    );
+    let b64 = base64::engine::general_purpose::STANDARD.encode(inner);
+    let frame = sselint::transport::eventstream::encode(
+        &[
+            (":event-type", "chunk"),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        ],
+        format!(r#"{{"bytes":"{b64}"}}"#).as_bytes(),
+    );
+    let frames = inspected(&frame, "inspect-key");
+    let decoded = frames[0]["decoded"].as_str().unwrap();
+    assert!(decoded.contains("my key is"), "{decoded}");
+    assert!(!decoded.contains(key), "{decoded}");
+    let dir = common::scratch("inspect-key-table");
+    let p = dir.join("capture.bin");
+    std::fs::write(&p, &frame).unwrap();
+    let (_, table, _) = sselint(&["inspect", p.to_str().unwrap()]);
+    assert!(!table.contains(key), "{table}");
+}
