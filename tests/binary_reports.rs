@@ -188,3 +188,60 @@ fn inspect_never_prints_a_key_an_invoke_chunk_carries() {
     let (_, table, _) = sselint(&["inspect", p.to_str().unwrap()]);
     assert!(!table.contains(key), "{table}");
 }
+
+/// An Invoke stream of `events` (each a model's own JSON event), a
+/// `chunk` frame each.
+fn invoke_stream(events: &[&str]) -> Vec<u8> {
+    use base64::Engine as _;
+    events
+        .iter()
+        .flat_map(|e| {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(e);
+            sselint::transport::eventstream::encode(
+                &[
+                    (":event-type", "chunk"),
+                    (":content-type", "application/json"),
+                    (":message-type", "event"),
+                ],
+                format!(r#"{{"bytes":"{b64}","p":"ab"}}"#).as_bytes(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_titan_or_llama_stream_cut_at_a_frame_boundary_is_cut_off_at_its_last_byte() {
+    let titan = [
+        r#"{"outputText":"Rain forms","index":0,"totalOutputTextTokenCount":3,"completionReason":null,"inputTextTokenCount":11}"#,
+        r#"{"outputText":" when water vapour","index":0,"totalOutputTextTokenCount":6,"completionReason":null,"inputTextTokenCount":11}"#,
+        r#"{"outputText":" cools.","index":0,"totalOutputTextTokenCount":8,"completionReason":"FINISH","inputTextTokenCount":11,"amazon-bedrock-invocationMetrics":{"inputTokenCount":11,"outputTokenCount":8,"invocationLatency":812,"firstByteLatency":305}}"#,
+    ];
+    let llama = [
+        r#"{"generation":"Rain forms","prompt_token_count":18,"generation_token_count":3,"stop_reason":null}"#,
+        r#"{"generation":" when water vapour","prompt_token_count":null,"generation_token_count":6,"stop_reason":null}"#,
+        r#"{"generation":"","prompt_token_count":null,"generation_token_count":6,"stop_reason":"stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":18,"outputTokenCount":6,"invocationLatency":812,"firstByteLatency":305}}"#,
+    ];
+    let invoke = sselint::dialect::Dialect::parse("bedrock-invoke");
+    for (model, events) in [("titan", titan), ("llama", llama)] {
+        let whole = common::lint_as(&invoke_stream(&events), invoke);
+        assert!(
+            whole.streams[0].diagnostics.is_empty(),
+            "{model}: {:?}",
+            whole.streams[0].diagnostics
+        );
+        // Cut after the second frame: no finish reason, no metrics.
+        let cut = invoke_stream(&events[..2]);
+        let r = common::lint_as(&cut, invoke);
+        let s = &r.streams[0];
+        let rules: Vec<_> = s.diagnostics.iter().map(|d| d.rule).collect();
+        assert_eq!(rules, ["invoke-cut-off"], "{model}");
+        let d = &s.diagnostics[0];
+        assert_eq!(d.severity, sselint::lint::Severity::Error, "{model}");
+        assert_eq!(d.location.byte_offset, cut.len() as u64 - 1, "{model}");
+        assert_eq!(
+            s.ending,
+            sselint::model::assembly::Ending::CutOff,
+            "{model}"
+        );
+    }
+}

@@ -87,6 +87,10 @@ pub struct Linter<'s> {
     /// Characters of the last line before its kept tail (a line longer
     /// than `MAX_SOURCE_LINE` keeps only its end): added to the column.
     last_line_dropped_chars: u64,
+    /// Body offset just past the last binary message (an event-stream
+    /// frame, whose last bytes are its CRC, not its payload): where a
+    /// binary stream ends.
+    last_message_end: Option<u64>,
     /// Dispatched events.
     pub events: u64,
     /// Chat chunks linted on the typed fast path, once the stream's checker
@@ -193,6 +197,7 @@ impl<'s> Linter<'s> {
             first_invalid_utf8: None,
             last_line: (Vec::new(), 0, 0),
             last_line_dropped_chars: 0,
+            last_message_end: None,
             events: 0,
             typed_chunks: 0,
             error_fields: 0,
@@ -268,6 +273,18 @@ impl<'s> Linter<'s> {
 
     /// Where the stream stops: the last byte of its last line.
     fn last_location(&self) -> Location {
+        // A binary stream ends at its last frame's last byte (no line).
+        if let Some(end) = self.last_message_end.filter(|_| self.transport.is_binary()) {
+            let mut l = Location {
+                byte_offset: end.saturating_sub(1),
+                byte_len: 1,
+                line: 1,
+                column: end,
+                source: None,
+            };
+            self.to_file(&mut l);
+            return l;
+        }
         let (bytes, offset, line) = &self.last_line;
         if bytes.is_empty() && *line == 0 {
             return Location::default();
