@@ -245,3 +245,70 @@ fn a_titan_or_llama_stream_cut_at_a_frame_boundary_is_cut_off_at_its_last_byte()
         );
     }
 }
+
+#[test]
+fn converse_usage_with_cache_reads_adds_up_in_the_summary_line() {
+    let frame = |ty: &str, payload: &str| {
+        sselint::transport::eventstream::encode(
+            &[
+                (":event-type", ty),
+                (":content-type", "application/json"),
+                (":message-type", "event"),
+            ],
+            payload.as_bytes(),
+        )
+    };
+    let body: Vec<u8> = [
+        frame("messageStart", r#"{"role":"assistant"}"#),
+        frame("contentBlockDelta", r#"{"contentBlockIndex":0,"delta":{"text":"Hi"}}"#),
+        frame("contentBlockStop", r#"{"contentBlockIndex":0}"#),
+        frame("messageStop", r#"{"stopReason":"end_turn"}"#),
+        frame(
+            "metadata",
+            r#"{"usage":{"inputTokens":10,"outputTokens":3,"totalTokens":1013,"cacheReadInputTokens":1000},"metrics":{"latencyMs":420}}"#,
+        ),
+    ]
+    .concat();
+    let r = common::lint_as(&body, sselint::dialect::Dialect::parse("bedrock-converse"));
+    let line = sselint::report::human::summary_line(&r.streams[0]);
+    // 10+3=1013 read as if the counts were joined as text.
+    assert!(line.contains("usage: 10+1000 cache read+3=1013"), "{line}");
+}
+
+#[test]
+fn junit_lists_the_rules_of_the_streams_transport_and_dialect_and_every_finding() {
+    let junit = check("samples/bad/invoke-frame.bin", "junit");
+    let case = |rule: &str| junit.contains(&format!("<testcase name=\"{rule}\""));
+    assert!(
+        case("invoke-frame") && case("invoke-cut-off") && case("event-too-large"),
+        "{junit}"
+    );
+    // SSE framing and socket rules cannot judge an event stream.
+    for rule in [
+        "data-no-space",
+        "comment",
+        "body-not-sse",
+        "ws-close-code",
+        "ws-lane-overlap",
+    ] {
+        assert!(!case(rule), "{rule}: {junit}");
+    }
+    // An Invoke stream's Claude events are judged by Messages' rules: a
+    // finding of one is a failure, never dropped.
+    let junit = check("clients/corpus/bedrock-invoke/no-message-stop.bin", "junit");
+    assert!(junit.contains("failures=\"1\""), "{junit}");
+    assert!(
+        junit.contains("<testcase name=\"messages-stop-missing\""),
+        "{junit}"
+    );
+    // An SSE stream keeps its framing rules.
+    let junit = check("samples/bad/cut-off.sse", "junit");
+    assert!(
+        junit.contains("<testcase name=\"data-no-space\""),
+        "{junit}"
+    );
+    assert!(
+        !junit.contains("<testcase name=\"ws-close-code\""),
+        "{junit}"
+    );
+}

@@ -520,6 +520,23 @@ pub struct Report<'s> {
     pub dialect: Option<Dialect>,
 }
 
+/// Whether `rule` can judge a stream whose messages `transport` frames:
+/// the SSE framing rules (the shared rules of group `framing`, but
+/// `event-too-large`, which every transport's framer gives) and
+/// `body-not-sse` judge SSE alone (there are no SSE lines otherwise), the
+/// socket rules (group `socket`) a socket's responses alone; every other
+/// rule any transport's streams.
+pub fn judges(rule: &crate::lint::Rule, transport: crate::transport::Transport) -> bool {
+    use crate::transport::Transport;
+    if rule.group == "socket" {
+        return transport.is_socket();
+    }
+    let sse_framing = rule.dialect.is_none()
+        && (rule.group == "framing" && rule.name != crate::lint::rule::EVENT_TOO_LARGE.name()
+            || rule.name == crate::lint::rule::BODY_NOT_SSE.name());
+    !sse_framing || transport == Transport::Sse
+}
+
 impl Sink for Linter<'_> {
     fn block(&mut self, block: &Block<'_>) {
         if block.dropped > 0 {
