@@ -312,3 +312,49 @@ fn junit_lists_the_rules_of_the_streams_transport_and_dialect_and_every_finding(
         "{junit}"
     );
 }
+
+#[test]
+fn redact_of_a_curl_v_or_trace_dump_of_a_bedrock_stream_says_exactly_what_to_do() {
+    let sig = "deadbeefcafebabe0123456789abcdef0123456789abcdef0123456789abcdef";
+    let token = "IQoJb3JpZ2luX2VjEXAMPLEFAKETOKEN0123456789";
+    let request = format!(
+        "POST /model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream HTTP/1.1\r\nHost: bedrock-runtime.us-east-1.amazonaws.com\r\nX-Amz-Date: 20260102T030405Z\r\nX-Amz-Security-Token: {token}\r\nAuthorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260102/us-east-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature={sig}\r\n\r\n"
+    );
+    let response = "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.amazon.eventstream\r\n\r\n";
+    let body = std::fs::read(root().join("samples/good/bedrock-converse.bin")).unwrap();
+    let mut v =
+        b"* Connected to bedrock-runtime.us-east-1.amazonaws.com (203.0.113.7) port 443\n".to_vec();
+    for (mark, head) in [("> ", request.as_str()), ("< ", response)] {
+        for line in head.split("\r\n").filter(|l| !l.is_empty()) {
+            v.extend(format!("{mark}{line}\n").bytes());
+        }
+        v.extend(format!("{}\n", mark.trim_end()).bytes());
+    }
+    v.extend(&body);
+    v.extend(b"* Connection #0 to host bedrock-runtime.us-east-1.amazonaws.com left intact\n");
+    let trace = crate::bedrock_converse::curl_trace(response, &body);
+    for (name, dump) in [("v.txt", v), ("trace.txt", trace.into_bytes())] {
+        let dir = common::scratch("redact-bedrock-dump");
+        let p = dir.join(name);
+        std::fs::write(&p, &dump).unwrap();
+        // sselint reads the dump.
+        let (code, _, err) = sselint(&["check", p.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        let out = dir.join("copy.txt");
+        let (code, stdout, err) =
+            sselint(&["redact", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(!out.exists(), "{name}: a copy was written");
+        assert!(stdout.is_empty(), "{name}: {stdout}");
+        // What to do, exactly: capture again with -i -o, redact that.
+        assert!(
+            err.contains("curl -sS -N -i -o capture.txt"),
+            "{name}: {err}"
+        );
+        assert!(err.contains("sselint redact capture.txt"), "{name}: {err}");
+        // What the dump holds, and that it is not to be shared as it is.
+        assert!(err.contains("SigV4 `Authorization`"), "{name}: {err}");
+        assert!(err.contains("X-Amz-Security-Token"), "{name}: {err}");
+        assert!(!err.contains(sig) && !err.contains(token), "{name}: {err}");
+    }
+}
