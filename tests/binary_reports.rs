@@ -358,3 +358,22 @@ fn redact_of_a_curl_v_or_trace_dump_of_a_bedrock_stream_says_exactly_what_to_do(
         assert!(!err.contains(sig) && !err.contains(token), "{name}: {err}");
     }
 }
+
+#[test]
+fn a_header_length_changed_on_the_way_is_a_message_crc_failure_as_boto3_says() {
+    let events = [
+        r#"{"outputText":"Rain forms","index":0,"completionReason":null}"#,
+        r#"{"outputText":" now.","index":0,"completionReason":"FINISH","amazon-bedrock-invocationMetrics":{"inputTokenCount":1,"outputTokenCount":2,"invocationLatency":3,"firstByteLatency":4}}"#,
+    ];
+    let mut body = invoke_stream(&events);
+    // The first header's name length (`:event-type`, 11), at byte 12 of
+    // the first frame: the frame's lengths stand, its message CRC fails.
+    assert_eq!(body[12], 11);
+    body[12] = 200;
+    let r = common::lint_as(&body, sselint::dialect::Dialect::parse("bedrock-invoke"));
+    let d = &r.streams[0].diagnostics[0];
+    assert_eq!(d.rule, "invoke-frame");
+    assert!(d.message.contains("the message CRC is"), "{}", d.message);
+    let frame_len = u32::from_be_bytes(body[..4].try_into().unwrap()) as u64;
+    assert_eq!(d.location.byte_offset, frame_len - 4, "at the CRC");
+}
