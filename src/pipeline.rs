@@ -95,6 +95,25 @@ pub struct FileResult {
     pub streams: Vec<StreamResult>,
 }
 
+impl FileResult {
+    /// The input's format as the JSON report names it (`input_format`):
+    /// `curl` or `har`, and a raw body by its transport: `sse`, or
+    /// `eventstream`, `ndjson`, `websocket` (a message log) for a body of
+    /// another transport, which is no SSE body.
+    pub fn format_name(&self) -> Option<String> {
+        let f = self.input_format?;
+        let other = self
+            .streams
+            .first()
+            .map(|s| s.transport)
+            .filter(|t| f == InputFormat::Sse && *t != Transport::Sse);
+        Some(match other {
+            Some(t) => t.name().to_string(),
+            None => f.to_string(),
+        })
+    }
+}
+
 /// Called after each block with the block and the findings it produced.
 pub trait Observer {
     /// One block and its new findings; `linter` is the state after it.

@@ -528,6 +528,9 @@ fn redact_rewrites_the_frames_of_a_curl_i_dump_and_refuses_a_curl_v_one() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("inside a curl dump"), "{err}");
+    assert!(
+        err.contains("a curl -v dump of an AWS event stream"),
+        "{err}"
+    );
     assert!(!out.exists());
 }

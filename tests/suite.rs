@@ -20,6 +20,8 @@
 mod bedrock_converse;
 #[path = "bedrock_invoke.rs"]
 mod bedrock_invoke;
+#[path = "binary_reports.rs"]
+mod binary_reports;
 #[path = "book.rs"]
 mod book;
 #[path = "build_script.rs"]

@@ -145,6 +145,7 @@ impl<'s> Linter<'s> {
         self.last_line.1 = m.data_offset + cut as u64;
         self.last_line.2 = m.line;
         self.last_line_dropped_chars = m.data[..cut].chars().count() as u64;
+        self.last_message_end = Some(m.offset + m.len);
     }
 
     /// The message's data to its stream's checker: parsed here unless the

@@ -87,6 +87,10 @@ pub struct Linter<'s> {
     /// Characters of the last line before its kept tail (a line longer
     /// than `MAX_SOURCE_LINE` keeps only its end): added to the column.
     last_line_dropped_chars: u64,
+    /// Body offset just past the last binary message (an event-stream
+    /// frame, whose last bytes are its CRC, not its payload): where a
+    /// binary stream ends.
+    last_message_end: Option<u64>,
     /// Dispatched events.
     pub events: u64,
     /// Chat chunks linted on the typed fast path, once the stream's checker
@@ -193,6 +197,7 @@ impl<'s> Linter<'s> {
             first_invalid_utf8: None,
             last_line: (Vec::new(), 0, 0),
             last_line_dropped_chars: 0,
+            last_message_end: None,
             events: 0,
             typed_chunks: 0,
             error_fields: 0,
@@ -268,6 +273,18 @@ impl<'s> Linter<'s> {
 
     /// Where the stream stops: the last byte of its last line.
     fn last_location(&self) -> Location {
+        // A binary stream ends at its last frame's last byte (no line).
+        if let Some(end) = self.last_message_end.filter(|_| self.transport.is_binary()) {
+            let mut l = Location {
+                byte_offset: end.saturating_sub(1),
+                byte_len: 1,
+                line: 1,
+                column: end,
+                source: None,
+            };
+            self.to_file(&mut l);
+            return l;
+        }
         let (bytes, offset, line) = &self.last_line;
         if bytes.is_empty() && *line == 0 {
             return Location::default();
@@ -314,6 +331,13 @@ impl<'s> Linter<'s> {
     /// and the current event's data (by `fingerprint_event`, once the event
     /// is done) or, outside an event, the message.
     fn report(&mut self, mut f: Finding) {
+        // A binary body (AWS event-stream frames) has no lines: a finding
+        // is at its byte, its line 1 and its column the byte's (as a
+        // transport's fault is), never a column inside a frame's payload.
+        if self.transport.is_binary() {
+            f.location.line = 1;
+            f.location.column = f.location.byte_offset + 1;
+        }
         if !self.in_event {
             let ptr = f
                 .pointer
@@ -494,6 +518,23 @@ pub struct Report<'s> {
     /// The dialect the stream was judged as; `None` when it is of no
     /// known dialect (`unknown-format`).
     pub dialect: Option<Dialect>,
+}
+
+/// Whether `rule` can judge a stream whose messages `transport` frames:
+/// the SSE framing rules (the shared rules of group `framing`, but
+/// `event-too-large`, which every transport's framer gives) and
+/// `body-not-sse` judge SSE alone (there are no SSE lines otherwise), the
+/// socket rules (group `socket`) a socket's responses alone; every other
+/// rule any transport's streams.
+pub fn judges(rule: &crate::lint::Rule, transport: crate::transport::Transport) -> bool {
+    use crate::transport::Transport;
+    if rule.group == "socket" {
+        return transport.is_socket();
+    }
+    let sse_framing = rule.dialect.is_none()
+        && (rule.group == "framing" && rule.name != crate::lint::rule::EVENT_TOO_LARGE.name()
+            || rule.name == crate::lint::rule::BODY_NOT_SSE.name());
+    !sse_framing || transport == Transport::Sse
 }
 
 impl Sink for Linter<'_> {

@@ -114,10 +114,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             let frames_in_curl =
                 matches!(format, InputFormat::Curl) && cap.streams.iter_mut().any(is_event_stream);
             if frames_in_curl && !redact::curl_i_of_frames(&head) {
-                return fail(format!(
-                    "{}: the body is AWS event-stream frames (application/vnd.amazon.eventstream) inside a curl dump that redact does not rewrite (a `curl -v` dump's lines, or `curl --raw`'s chunked framing, around the frames; masking a key inside a frame changes its length and CRCs); no copy written. Capture it with `curl -i -o FILE`, or the body alone (curl --output), or as HAR, and redact that",
-                    a.input.display()
-                ));
+                return fail(frames_in_curl_dump(&a.input, cap.detail));
             }
             if cap.detail.contains("trace") {
                 return fail(format!(
@@ -389,6 +386,19 @@ fn rewrite(
         f.commit().map_err(written)?;
     }
     Ok(Ok(()))
+}
+
+/// Why redact refuses a curl dump (`detail`: `curl -v`, `curl --trace`,
+/// …) whose body is AWS event-stream frames, and exactly what to do
+/// instead. Masking the request's headers would be safe, but the frames
+/// among curl's lines (or in a trace's hex column) would have to be
+/// rewritten keeping their lengths and CRCs, which redact does only for a
+/// raw body, a `curl -i -o FILE` dump and a HAR.
+fn frames_in_curl_dump(input: &Path, detail: &str) -> String {
+    format!(
+        "{}: a {detail} dump of an AWS event stream (application/vnd.amazon.eventstream): redact does not rewrite its binary frames among curl's lines (a key masked inside a frame changes its length and CRCs), so no copy was written. The dump holds the request's SigV4 `Authorization` (and an `X-Amz-Security-Token` with temporary credentials): do not share it as it is. Capture the stream again with `curl -sS -N -i -o capture.txt …` (the response's headers and the body's exact bytes, and no request header) or as HAR, then run `sselint redact capture.txt`; `sselint check` and `inspect` read this dump as it is",
+        input.display()
+    )
 }
 
 /// Copies the file at `from` to `to` (atomically; `None`: standard output).

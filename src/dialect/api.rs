@@ -301,6 +301,14 @@ pub trait Api: Sync + std::fmt::Debug {
         &[]
     }
 
+    /// The event message `data` wraps, as text, where this API's
+    /// messages wrap another API's events (an Invoke `chunk`'s base64
+    /// `bytes`, decoded): what `inspect` shows beside the message. `None`
+    /// by default, and for a message that wraps nothing readable.
+    fn unwrapped(&self, _data: &str) -> Option<String> {
+        None
+    }
+
     /// The dialect whose events this API's messages wrap, whose checker
     /// and rules judge them (Bedrock Invoke's chunks: Anthropic Messages);
     /// none by default.

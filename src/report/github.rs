@@ -84,20 +84,25 @@ impl Github {
                     (_, Severity::Warning) => "warning",
                 };
                 let l = &d.location;
-                let (line, col, prefix) = if body_relative {
+                // A binary body has no line to mark: the annotation is the
+                // file's, its byte and frame leading the message.
+                let (line, col, prefix) = if let Some(at) = super::binary_position(s, d) {
+                    (None, None, format!("{at}: "))
+                } else if body_relative {
                     let prefix = format!("{}: ", super::sarif::body_position(s, d));
                     match super::sarif::file_region(s, d) {
-                        Some((p, _)) => (p.line, Some(p.column), prefix),
-                        None => (1, None, prefix),
+                        Some((p, _)) => (Some(p.line), Some(p.column), prefix),
+                        None => (Some(1), None, prefix),
                     }
                 } else {
-                    (l.line.max(1), Some(l.column.max(1)), String::new())
+                    (Some(l.line.max(1)), Some(l.column.max(1)), String::new())
                 };
+                let line = line.map(|n| format!(",line={n}")).unwrap_or_default();
                 let col = col.map(|c| format!(",col={c}")).unwrap_or_default();
                 let suppressed = if d.suppressed { " (in baseline)" } else { "" };
                 writeln!(
                     out,
-                    "::{cmd} file={},line={line}{col},title={}::{}",
+                    "::{cmd} file={}{line}{col},title={}::{}",
                     escape_property(&super::display_path(&f.path)),
                     escape_property(&format!("{} ({}){suppressed}", d.rule, d.code)),
                     escape_data(&format!("{prefix}{}", d.message))

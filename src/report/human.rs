@@ -60,8 +60,16 @@ fn article(s: Severity) -> &'static str {
     }
 }
 
-/// Renders one diagnostic as a rustc-style block.
-pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> String {
+/// Renders one diagnostic as a rustc-style block. `binary`: the
+/// finding's byte and frame in a binary body ([`super::binary_at`]),
+/// which has no lines: it is shown at `FILE:@BYTE (frame N)`, its
+/// payload's excerpt without a line number.
+pub fn render_diagnostic(
+    d: &Diagnostic,
+    origin: &str,
+    binary: Option<(u64, String)>,
+    renderer: &Renderer,
+) -> String {
     let level = match d.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
@@ -74,8 +82,10 @@ pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> S
     };
     let mut group = Group::with_title(level.primary_title(title).id(d.code));
     let l = &d.location;
-    let whole_line = l.source.as_ref().is_some_and(|s| !s.cut.0);
-    if !whole_line {
+    let whole_line = binary.is_none() && l.source.as_ref().is_some_and(|s| !s.cut.0);
+    if let Some((byte, frame)) = &binary {
+        group = group.element(Origin::path(format!("{origin}:@{byte}{frame}")));
+    } else if !whole_line {
         group = group.element(
             Origin::path(origin.to_string())
                 .line(l.line.max(1) as usize)
@@ -106,6 +116,7 @@ pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> S
         group = group.element(
             Snippet::source(src.text.clone())
                 .line_start(l.line.max(1) as usize)
+                .line_numbering(binary.is_none())
                 .path(whole_line.then(|| origin.to_string()))
                 .annotation(ann),
         );
@@ -114,7 +125,36 @@ pub fn render_diagnostic(d: &Diagnostic, origin: &str, renderer: &Renderer) -> S
         group = group.element(Level::HELP.message(h.clone()));
     }
     group = group.element(Level::NOTE.message(severity_note(d)));
-    renderer.render(&[group])
+    let out = renderer.render(&[group]);
+    if binary.is_none() {
+        return out;
+    }
+    // The excerpt has no path of its own (its place is the origin's
+    // byte), and with no line number the renderer marks it as another
+    // file's (`:::`): that mark is dropped.
+    out.lines()
+        .filter(|l| !matches!(strip_styles(l).trim(), ":::" | "⸬"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `line` without its ANSI colour sequences.
+fn strip_styles(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // ESC [ … final byte (a letter).
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Where a stream's diagnostics point: the file, or the HAR entry's body.
@@ -330,7 +370,11 @@ impl Human {
                     if d.severity == Severity::Info && !self.verbose {
                         continue;
                     }
-                    writeln!(out, "{}\n", render_diagnostic(d, &origin, &renderer))?;
+                    writeln!(
+                        out,
+                        "{}\n",
+                        render_diagnostic(d, &origin, super::binary_at(s, d), &renderer)
+                    )?;
                 }
                 for (rule, n) in &s.omitted {
                     writeln!(out, "… and {} more `{rule}` finding(s) in this stream (limit per rule reached)\n", n)?;

@@ -45,6 +45,9 @@ pub struct Recorder<'w> {
     /// Findings shown on the rows so far; those after them (the
     /// end-of-stream rules') go with the stream.
     shown: usize,
+    /// The messages are binary frames with headers (AWS event-stream):
+    /// the table's second column is their headers, not a line.
+    binary: bool,
 }
 
 /// Time to first byte and content, total, largest gaps, and a sparkline of
@@ -258,6 +261,15 @@ impl Observer for Recorder<'_> {
         let withheld = linter
             .dialect
             .and_then(|d| d.api().socket_summary(sent, m.data));
+        // A binary frame's headers (`:event-type`, `:message-type`,
+        // `:content-type`, `:exception-type`), and the event it wraps
+        // where its dialect's messages wrap one (an Invoke chunk's
+        // base64 `bytes`, decoded); each masked, as the data is.
+        self.binary |= linter.transport().is_binary();
+        let unwrapped = linter
+            .dialect
+            .filter(|_| m.fault.is_none())
+            .and_then(|d| d.api().unwrapped(m.data));
         let mut record = json!({"type": "message", "transport": linter.transport().name(),
             "index": m.index, "line": m.line, "byte_offset": m.offset, "byte_len": m.len,
             "time_ms": time, "name": crate::capture::redact_keys(m.name),
@@ -266,17 +278,41 @@ impl Observer for Recorder<'_> {
         if withheld.is_some() {
             record["withheld"] = Value::Bool(true);
         }
+        if linter.transport().is_binary() {
+            let headers: serde_json::Map<String, Value> = m
+                .headers
+                .iter()
+                .map(|h| {
+                    (
+                        crate::capture::redact_keys(&h.name),
+                        crate::capture::redact_keys(&h.value).into(),
+                    )
+                })
+                .collect();
+            record["headers"] = headers.into();
+        }
+        if let Some(u) = &unwrapped {
+            record["decoded"] = crate::capture::redact_keys(u).into();
+        }
         self.emit(record);
         let shown = match withheld {
             Some(w) if linter.event_summary.is_empty() => w,
-            _ if linter.event_summary.is_empty() => m.data.to_string(),
-            _ => linter.event_summary.clone(),
+            _ if !linter.event_summary.is_empty() => linter.event_summary.clone(),
+            _ => unwrapped.unwrap_or_else(|| m.data.to_string()),
         };
-        let cells = [
-            m.index.to_string(),
-            m.line.to_string(),
-            m.offset.to_string(),
-        ];
+        // The headers the event column does not show (it shows the one
+        // that names the frame).
+        let second = if linter.transport().is_binary() {
+            m.headers
+                .iter()
+                .filter(|h| h.value != m.name)
+                .map(|h| format!("{} {}", h.name, h.value))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            m.line.to_string()
+        };
+        let cells = [m.index.to_string(), second, m.offset.to_string()];
         self.row(cells, time, m.name, kind, &shown, new);
     }
 }
@@ -349,6 +385,7 @@ impl<'w> Recorder<'w> {
             color,
             times: Vec::new(),
             shown: 0,
+            binary: false,
         }
     }
 
@@ -367,6 +404,7 @@ impl<'w> Recorder<'w> {
             skipped: self.skipped,
             shown: self.shown,
             color: self.color,
+            binary: self.binary,
         })
     }
 }
@@ -379,6 +417,7 @@ pub struct Inspected {
     timing: Option<TimingSummary>,
     shown: usize,
     color: bool,
+    binary: bool,
 }
 
 impl Inspected {
@@ -447,8 +486,9 @@ impl Inspected {
             } else {
                 t.force_no_tty();
             }
+            let second = if self.binary { "headers" } else { "line" };
             t.set_header([
-                "#", "line", "offset", "time", "event", "kind", "adds", "findings",
+                "#", second, "offset", "time", "event", "kind", "adds", "findings",
             ]);
             for r in rows {
                 t.add_row(r.clone());
@@ -491,11 +531,12 @@ impl Inspected {
                 } else {
                     severity
                 };
-                writeln!(
-                    out,
-                    "{severity} {}: {} (line {})",
-                    d.rule, d.message, d.location.line
-                )?;
+                // A binary body has no lines: its byte.
+                let at = match crate::report::binary_position(result, d) {
+                    Some(at) => at,
+                    None => format!("line {}", d.location.line),
+                };
+                writeln!(out, "{severity} {}: {} ({at})", d.rule, d.message)?;
             }
             for (rule, n) in &result.omitted {
                 writeln!(out, "… and {n} more {rule} finding(s) (the per-rule limit)")?;

@@ -154,7 +154,7 @@ fn stream(s: &StreamResult) -> Stream<'_> {
 fn file(f: &FileResult) -> File<'_> {
     File {
         path: &f.path,
-        input_format: f.input_format.map(|i| i.to_string()),
+        input_format: f.format_name(),
         error: f.error.as_deref(),
         streams: f.streams.iter().map(stream).collect(),
     }

@@ -4,7 +4,9 @@
 //! failure when it is an error or reaches `--fail-on` (which sets only the
 //! exit code) and the baseline does not cover it, a passing case with the
 //! finding in `system-out` otherwise. A stream's rules are the shared
-//! ones and its dialect's. An input that could not be read is an
+//! ones its transport can give (no SSE framing rule for an event stream,
+//! no socket rule but for a socket), its dialect's and those of the
+//! dialect its messages wrap, and any rule that found something. An input that could not be read is an
 //! `<error>` test case named `read`.
 
 use super::{stream_name, Render, Run};
@@ -34,12 +36,20 @@ fn suites(
     for s in &f.streams {
         let name = stream_name(f, &s.label);
         let mut suite = TestSuite::new(name.clone());
-        // The rules that judge this stream: the shared ones and its
-        // dialect's (a stream of no known dialect: the shared ones).
+        // The rules that judge this stream: the shared ones its
+        // transport can give, its dialect's and those of the dialect its
+        // messages wrap (an Invoke stream's Claude events: Messages'); a
+        // stream of no known dialect: the shared ones. A rule that found
+        // something is listed whatever its dialect: no finding is left
+        // out.
+        let wraps = s.dialect.and_then(|d| d.api().wraps());
         let applies = |rule: &str| {
-            crate::lint::catalogue()
-                .get(rule)
-                .is_some_and(|r| r.dialect.is_none() || r.dialect == s.dialect)
+            s.diagnostics.iter().any(|d| d.rule == rule)
+                || s.omitted.contains_key(rule)
+                || crate::lint::catalogue().get(rule).is_some_and(|r| {
+                    (r.dialect.is_none() || r.dialect == s.dialect || r.dialect == wraps)
+                        && crate::checks::judges(r, s.transport)
+                })
         };
         for rule in f.rules_run.iter().filter(|r| applies(r)) {
             let found: Vec<_> = s.diagnostics.iter().filter(|d| d.rule == *rule).collect();
@@ -57,13 +67,15 @@ fn suites(
                 let fails = !d.suppressed
                     && (d.severity == crate::lint::Severity::Error
                         || fail_on.is_some_and(|t| d.severity >= t));
+                // A binary body has no lines: its byte and frame.
+                let at = super::binary_position(s, d).unwrap_or_else(|| {
+                    format!("line {}, column {}", d.location.line, d.location.column)
+                });
                 let text = format!(
-                    "{}[{}] {} at line {}, column {}{}",
+                    "{}[{}] {} at {at}{}",
                     d.severity,
                     d.code,
                     d.message,
-                    d.location.line,
-                    d.location.column,
                     if d.suppressed { " (in baseline)" } else { "" }
                 );
                 let status = if fails {

@@ -307,6 +307,26 @@ pub fn stream_name(file: &FileResult, label: &str) -> String {
     }
 }
 
+/// Where a finding of a binary stream (AWS event-stream frames, which
+/// have no lines) is: `(byte, " (frame 3)")`, the byte offset (the file's
+/// or the body's, as its `positions`) and the message it is in when it is
+/// in one; `None` for a stream of a text transport, whose findings have a
+/// line and a column.
+pub fn binary_at(s: &StreamResult, d: &crate::lint::Diagnostic) -> Option<(u64, String)> {
+    s.transport.is_binary().then(|| {
+        let frame = d
+            .event_index
+            .map(|i| format!(" ({} {i})", s.transport.message()))
+            .unwrap_or_default();
+        (d.location.byte_offset, frame)
+    })
+}
+
+/// [`binary_at`] as words: `byte 1150 (frame 3)`.
+pub fn binary_position(s: &StreamResult, d: &crate::lint::Diagnostic) -> Option<String> {
+    binary_at(s, d).map(|(byte, frame)| format!("byte {byte}{frame}"))
+}
+
 /// `-` is shown as `<stdin>`.
 pub fn display_path(p: &str) -> String {
     if p == "-" {

@@ -8,6 +8,9 @@
 //! contiguous part of its file (de-chunked, decoded, a filtered `curl -v`
 //! dump) point at line 1 of the file. Both carry the body position in
 //! `properties`, HAR ones a logical location such as `entries[3]/event[12]`.
+//! Findings in a binary body (AWS event-stream frames), which has no
+//! lines, have a binary region (byte offset and length, line 1 for code
+//! scanning, no column) and their byte and frame lead the message.
 //! Baseline-suppressed findings carry an external suppression. Inputs that
 //! could not be read are `invocations[0].toolExecutionNotifications`, and
 //! make `executionSuccessful` false.
@@ -238,10 +241,13 @@ pub fn body_position(s: &StreamResult, d: &Diagnostic) -> String {
         Some(e) => format!("entries[{e}] body"),
         None => "body".to_string(),
     };
-    format!(
-        "{where_} line {}, column {}, byte {}",
-        l.line, l.column, l.byte_offset
-    )
+    match super::binary_position(s, d) {
+        Some(at) => format!("{where_} {at}"),
+        None => format!(
+            "{where_} line {}, column {}, byte {}",
+            l.line, l.column, l.byte_offset
+        ),
+    }
 }
 
 /// Where a finding in a HAR body sits in the `.har` file, and the length
@@ -274,6 +280,7 @@ fn result<'a>(
 ) -> SarifResult<'a> {
     let l = &d.location;
     let body_relative = s.origin.file_start.is_none();
+    let binary = super::binary_position(s, d);
     let (uri, base) = uri(&f.path);
     let region = if body_relative {
         match file_region(s, d) {
@@ -289,6 +296,15 @@ fn result<'a>(
                 byte_offset: None,
                 byte_length: None,
             },
+        }
+    } else if binary.is_some() {
+        // A binary region: its bytes (GitHub's code scanning wants a
+        // line, so line 1; no column, which a binary file has not).
+        Region {
+            start_line: 1,
+            start_column: None,
+            byte_offset: Some(l.byte_offset),
+            byte_length: Some(l.byte_len),
         }
     } else {
         Region {
@@ -315,6 +331,8 @@ fn result<'a>(
         message: Text {
             text: if body_relative {
                 format!("{}: {}", body_position(s, d), d.message)
+            } else if let Some(at) = &binary {
+                format!("{at}: {}", d.message)
             } else {
                 d.message.clone()
             },

@@ -243,11 +243,19 @@ impl crate::dialect::Api for Api {
                 .and_then(Value::as_u64)
                 .map_or("?".to_string(), |v| v.to_string())
         };
-        Some(format!(
-            "{}+{}={}",
-            n("inputTokens"),
-            n("outputTokens"),
-            n("totalTokens")
-        ))
+        // `totalTokens` counts the cache reads and writes too: they are
+        // terms of the sum, or `10+3=1013` reads as if the counts were
+        // joined as text.
+        let mut terms = vec![n("inputTokens")];
+        for (k, what) in [
+            ("cacheReadInputTokens", "cache read"),
+            ("cacheWriteInputTokens", "cache write"),
+        ] {
+            if let Some(c) = u.get(k).and_then(Value::as_u64).filter(|c| *c > 0) {
+                terms.push(format!("{c} {what}"));
+            }
+        }
+        terms.push(n("outputTokens"));
+        Some(format!("usage: {}={}", terms.join("+"), n("totalTokens")))
     }
 }

@@ -39,6 +39,16 @@ impl crate::dialect::Api for Api {
         Some(crate::vocab::Dialect::Messages)
     }
 
+    /// A `chunk`'s `bytes`, decoded from base64 (as UTF-8, lossily).
+    fn unwrapped(&self, data: &str) -> Option<String> {
+        use base64::Engine as _;
+        let v: Value = serde_json::from_str(data).ok()?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(v.get("bytes")?.as_str()?)
+            .ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
     fn auth(&self) -> Auth {
         crate::dialect::bedrock_converse::api::Api.auth()
     }

@@ -507,8 +507,38 @@ impl Checker {
         }
         if ending == Ending::Complete {
             self.check_metrics(&Answer::default(), out);
+        } else if ending == Ending::CutOff && family != Family::Nova {
+            self.report_cut_off(family, &answer, out);
         }
         (answer, ending)
+    }
+
+    /// `invoke-cut-off`: a stream of a model read here (not Claude, whose
+    /// cut is `messages-cut-off`, nor Nova, `converse-cut-off`) that ended
+    /// with no final chunk, at its last byte. A frame the transport could
+    /// not read, or a chunk that could not be unwrapped, is the wrapper's
+    /// finding: the cut is not said again.
+    fn report_cut_off(&self, family: Family, answer: &Answer, out: &mut dyn Out) {
+        if self.faults + self.bad_chunks > 0 || out.muted(rule::INVOKE_CUT_OFF.name()) {
+            return;
+        }
+        let chars = answer
+            .choices
+            .get(&0)
+            .map_or(0, |c| c.text.kept.chars().count());
+        out.report(
+            Finding::new(
+                rule::INVOKE_CUT_OFF,
+                format!(
+                    "the {} stream ended after {} chunk(s) ({chars} characters of text) with no final chunk: no {} and no `{METRICS}`; the answer is incomplete, yet clients show it as if it were whole",
+                    family.name(),
+                    self.chunks,
+                    family.finish_field()
+                ),
+                out.at_end(),
+            )
+            .help("the server (or a proxy) closed the connection early; check its timeouts and error logs"),
+        );
     }
 
     /// `invoke-chunk`, once per stream, at `level`: an error for a `chunk`

@@ -72,6 +72,20 @@ impl Family {
             Family::Other => "an unknown model",
         }
     }
+
+    /// What says the model's answer is whole, on its last chunk (the
+    /// invocation metrics aside).
+    pub fn finish_field(self) -> &'static str {
+        match self {
+            Family::Claude => "`message_stop`",
+            Family::Nova => "`messageStop`",
+            Family::Titan => "`completionReason`",
+            Family::Llama | Family::Mistral => "`stop_reason`",
+            Family::Cohere => "`is_finished` with a `finish_reason`",
+            Family::Ai21 => "`finish_reason`",
+            Family::Other => "finish reason",
+        }
+    }
 }
 
 /// The model id prefixes of each family (Bedrock's model ids are

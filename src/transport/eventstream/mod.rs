@@ -156,19 +156,19 @@ fn read_frame(
         start + PRELUDE as u64,
         pool,
     );
-    let (headers, fault) = match headers {
-        Ok(n) if want == crc => (&pool[..n], None),
-        Ok(n) => (
-            &pool[..n],
-            Some(Fault {
-                at: start + total as u64 - 4,
-                len: 4,
-                what: format!(
-                    "the message CRC is 0x{crc:08x}, but the frame's bytes give 0x{want:08x}: the frame was changed or mixed with other bytes on the way"
-                ),
-            }),
+    // The message CRC first, as botocore and the AWS SDKs check it: a
+    // header whose length was changed on the way is a frame that fails it
+    // (`ChecksumMismatch`), not headers a writer encoded wrong.
+    let crc_fault = (want != crc).then(|| Fault {
+        at: start + total as u64 - 4,
+        len: 4,
+        what: format!(
+            "the message CRC is 0x{crc:08x}, but the frame's bytes give 0x{want:08x}: the frame was changed or mixed with other bytes on the way"
         ),
-        Err(f) => (&pool[..0], Some(f)),
+    });
+    let (headers, fault) = match headers {
+        Ok(n) => (&pool[..n], crc_fault),
+        Err(f) => (&pool[..0], Some(crc_fault.unwrap_or(f))),
     };
     let name = headers
         .iter()
