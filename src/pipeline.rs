@@ -155,57 +155,31 @@ impl<O: Observer> transport::Sink for Tee<'_, '_, O> {
 }
 
 /// How a body is being framed: not yet (its first bytes are held until
-/// they show the transport: a whole first line, or [`SNIFF_BYTES`]), by
-/// the SSE parser, or by another transport's framer.
+/// they show the transport: [`transport::Head`]), by the SSE parser, by
+/// another transport's framer, or not at all (binary bytes that nothing
+/// frames: [`transport::settle`]).
 enum Reading {
-    Undecided(Vec<u8>),
+    Undecided(transport::Head),
     Sse(Box<Parser>),
     Framed(Box<dyn transport::Framer>),
+    Unframed,
 }
 
-/// Most bytes held before a body's transport is settled.
-const SNIFF_BYTES: usize = 64 * 1024;
-
-/// What settles a stream's transport besides its first bytes.
-struct TransportHints {
-    /// `--dialect`'s transport (the one its API rides on).
-    forced: Option<Transport>,
-    /// The transport the Content-Type names.
-    media: Option<Transport>,
-    /// The transport of the dialect the request path names.
-    path: Option<Transport>,
-}
-
-impl TransportHints {
-    fn of(stream: &Stream, settings: &Settings) -> Self {
-        let url = stream.request.as_ref().map(|r| r.url.as_str());
-        TransportHints {
-            forced: settings.dialect.map(|d| d.api().transport()),
-            media: stream
-                .http
-                .as_ref()
-                .and_then(|h| h.content_type.as_deref())
-                .and_then(Transport::of_media_type),
-            path: url
-                .and_then(crate::dialect::sniff_url)
-                .map(|d| d.api().transport()),
-        }
-    }
-
-    /// The transport: the Content-Type's, what the first bytes show (SSE
-    /// field lines, or another transport's first message), a path's that
-    /// is not SSE, `--dialect`'s, else SSE. `--dialect` names what the
-    /// messages mean, not how they arrive: an event stream read as
-    /// another transport's dialect is still framed as SSE, and its events
-    /// go to that dialect's checker.
-    fn settle(&self, head: &[u8]) -> Transport {
-        let bytes = Transport::of_bytes(head)
-            .or_else(|| crate::capture::raw::looks_like_sse(head).then_some(Transport::Sse));
-        self.media
-            .or(bytes)
-            .or(self.path.filter(|t| *t != Transport::Sse))
-            .or(self.forced)
-            .unwrap_or(Transport::Sse)
+/// What names a stream's transport besides its bytes: the Content-Type,
+/// the request path's dialect, `--dialect` ([`transport::settle`] weighs
+/// them against the bytes).
+fn named_transports(stream: &Stream, settings: &Settings) -> transport::Named {
+    let url = stream.request.as_ref().map(|r| r.url.as_str());
+    transport::Named {
+        media: stream
+            .http
+            .as_ref()
+            .and_then(|h| h.content_type.as_deref())
+            .and_then(Transport::of_media_type),
+        path: url
+            .and_then(crate::dialect::sniff_url)
+            .map(|d| d.api().transport()),
+        forced: settings.dialect.map(|d| d.api().transport()),
     }
 }
 
@@ -216,18 +190,18 @@ impl Reading {
         &mut self,
         bytes: &[u8],
         tee: &mut Tee<'_, '_, O>,
-        hints: &TransportHints,
+        named: transport::Named,
         limit: usize,
     ) {
         match self {
-            Reading::Undecided(held) => {
-                held.extend_from_slice(bytes);
-                if held.len() >= SNIFF_BYTES || memchr::memchr(b'\n', held).is_some() {
-                    self.decide(tee, hints, limit);
+            Reading::Undecided(head) => {
+                if head.push(bytes) {
+                    self.decide(tee, named, limit);
                 }
             }
             Reading::Sse(p) => p.feed(bytes, tee),
             Reading::Framed(f) => f.feed(bytes, tee),
+            Reading::Unframed => {}
         }
     }
 
@@ -235,21 +209,25 @@ impl Reading {
     fn decide<O: Observer>(
         &mut self,
         tee: &mut Tee<'_, '_, O>,
-        hints: &TransportHints,
+        named: transport::Named,
         limit: usize,
     ) {
-        let Reading::Undecided(held) = self else {
+        let Reading::Undecided(head) = self else {
             return;
         };
-        let held = std::mem::take(held);
-        let t = hints.settle(&held);
-        tee.linter.set_transport(t);
-        *self = match t.framer(limit) {
-            Some(f) => Reading::Framed(f),
-            None => Reading::Sse(Box::new(Parser::with_limit(limit))),
+        let held = head.take();
+        let settled = transport::settle(&held, named);
+        tee.linter.set_transport(settled.unwrap_or_default());
+        *self = match settled.map(|t| t.framer(limit)) {
+            Some(Some(f)) => Reading::Framed(f),
+            Some(None) => Reading::Sse(Box::new(Parser::with_limit(limit))),
+            None => {
+                tee.linter.set_unframed();
+                Reading::Unframed
+            }
         };
         if !held.is_empty() {
-            self.feed(&held, tee, hints, limit);
+            self.feed(&held, tee, named, limit);
         }
     }
 
@@ -258,17 +236,17 @@ impl Reading {
     fn finish<O: Observer>(
         mut self,
         tee: &mut Tee<'_, '_, O>,
-        hints: &TransportHints,
+        named: transport::Named,
         limit: usize,
     ) -> Framing {
-        self.decide(tee, hints, limit);
+        self.decide(tee, named, limit);
         match self {
             Reading::Sse(p) => p.finish(tee),
             Reading::Framed(mut f) => {
                 f.finish(tee);
                 Framing::default()
             }
-            Reading::Undecided(_) => Framing::default(),
+            Reading::Undecided(_) | Reading::Unframed => Framing::default(),
         }
     }
 }
@@ -316,9 +294,9 @@ pub fn lint_stream_with(
     }
     linter.summaries = extras.summaries;
     let mut tee = Tee { linter, observer };
-    let hints = TransportHints::of(&stream, settings);
+    let named = named_transports(&stream, settings);
     let limit = settings.max_event_bytes;
-    let mut reading = Reading::Undecided(Vec::new());
+    let mut reading = Reading::Undecided(transport::Head::new(limit));
     let mut read_error = None;
     // A HAR body is kept until its findings are mapped into the file.
     let mut kept = None;
@@ -326,7 +304,7 @@ pub fn lint_stream_with(
         Body::Bytes(bytes) => {
             for part in bytes.chunks(READ_BYTES) {
                 tee.linter.observe_bytes(part);
-                reading.feed(part, &mut tee, &hints, limit);
+                reading.feed(part, &mut tee, named, limit);
             }
             kept = Some(bytes);
         }
@@ -337,7 +315,7 @@ pub fn lint_stream_with(
                     Ok(0) => break,
                     Ok(n) => {
                         tee.linter.observe_bytes(&buf[..n]);
-                        reading.feed(&buf[..n], &mut tee, &hints, limit);
+                        reading.feed(&buf[..n], &mut tee, named, limit);
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
@@ -348,7 +326,7 @@ pub fn lint_stream_with(
             }
         }
     }
-    let framing = reading.finish(&mut tee, &hints, limit);
+    let framing = reading.finish(&mut tee, named, limit);
     let evidence: Vec<_> = stream
         .evidence
         .lock()

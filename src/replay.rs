@@ -590,29 +590,27 @@ impl Iterator for MessageEnds<'_> {
     }
 }
 
-/// The transport of a body: the one its Content-Type names, the one its
-/// first bytes show (an event-stream prelude, an NDJSON line, SSE field
-/// lines), the request path's where that is not SSE, `--dialect`'s, else
-/// SSE: as `check` settles it.
+/// The transport of a body, as `check` settles it
+/// ([`transport::settle`]): what its first bytes show (an event-stream
+/// prelude, an NDJSON line, SSE text), else the first of its
+/// Content-Type, the request path and `--dialect` that names another
+/// transport than SSE, else SSE (binary bytes that nothing frames are
+/// served as they are, as SSE).
 fn settle_transport(
     body: &Spooled,
     content_type: Option<&str>,
     url: Option<&str>,
     forced: Option<Dialect>,
 ) -> Transport {
-    let head = body.head(64 * 1024);
-    let bytes = Transport::of_bytes(&head)
-        .or_else(|| crate::capture::raw::looks_like_sse(&head).then_some(Transport::Sse));
-    content_type
-        .and_then(Transport::of_media_type)
-        .or(bytes)
-        .or_else(|| {
-            url.and_then(dialect::sniff_url)
-                .map(|d| d.api().transport())
-                .filter(|t| *t != Transport::Sse)
-        })
-        .or(forced.map(|d| d.api().transport()))
-        .unwrap_or(Transport::Sse)
+    let head = body.head(transport::SNIFF_BYTES);
+    let named = transport::Named {
+        media: content_type.and_then(Transport::of_media_type),
+        path: url
+            .and_then(dialect::sniff_url)
+            .map(|d| d.api().transport()),
+        forced: forced.map(|d| d.api().transport()),
+    };
+    transport::settle(&head, named).unwrap_or_default()
 }
 
 /// The dialect of a body on transport `t` (not SSE) as `check` tells it

@@ -13,6 +13,7 @@ use crate::bedrock_converse::{
 use base64::Engine as _;
 use common::*;
 use sselint::dialect::Dialect;
+use sselint::lint::Settings;
 use sselint::model::assembly::Ending;
 use sselint::pipeline::StreamResult;
 use sselint::transport::eventstream::encode;
@@ -226,22 +227,35 @@ fn a_chunk_that_is_not_base64_is_found_at_its_bytes_and_the_event_is_lost() {
 
 #[test]
 fn converse_events_in_an_invoke_stream_are_named_as_such() {
-    // A gateway that answers the Invoke path with a ConverseStream.
+    // A gateway that answers the Invoke path with a ConverseStream: the
+    // body is read as what it is, and the path is reported at its first
+    // frame, as on SSE.
     let converse = sample("good/bedrock-converse.bin");
     let b64 = base64::engine::general_purpose::STANDARD.encode(&converse);
     let rec = serde_json::json!({"id": "r1", "status": 200, "headers": {"content-type": "application/vnd.amazon.eventstream"}, "path": "/model/anthropic.claude-sonnet-4-5/invoke-with-response-stream", "body_base64": b64});
     let dir = scratch("invoke-converse");
     let (code, stream, out) = check_gateway_record(&dir, &rec);
     assert_eq!(code, Some(1), "{out}");
-    assert_eq!(stream["dialect"], "bedrock-invoke", "{out}");
-    let d = &stream["diagnostics"][0];
-    assert_eq!(d["rule"], "invoke-chunk", "{out}");
+    assert_eq!(stream["dialect"], "bedrock-converse", "{out}");
+    let found: Vec<&str> = stream["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(found, ["path-dialect-mismatch"], "{out}");
+    // Read as Invoke (`--dialect bedrock-invoke`), its frames are named
+    // as ConverseStream's.
+    let settings = Settings {
+        dialect: Some(invoke()),
+        ..Settings::default()
+    };
+    let s = lint_stream_in_reads(&converse, 0, &settings);
+    assert_eq!(s.diagnostics[0].rule, "invoke-chunk", "{:?}", s.diagnostics);
     assert!(
-        d["message"]
-            .as_str()
-            .unwrap()
-            .contains("ConverseStream event"),
-        "{out}"
+        s.diagnostics[0].message.contains("ConverseStream event"),
+        "{}",
+        s.diagnostics[0].message
     );
 }
 

@@ -329,20 +329,30 @@ fn a_span_inside_a_replacement_character_renders_without_a_panic() {
         .step_by(2)
         .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
         .collect();
-    let p = tmp(&dir, "body.bin", &bytes);
-    let o = Command::cargo_bin("sselint")
-        .unwrap()
-        .arg("check")
-        .arg(&p)
-        .arg("-v")
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(out.contains("[invalid-utf8]"), "{out}");
+    // Binary bytes alone are one `body-not-sse` (no transport frames
+    // them); on a `data:` line they are read as SSE, and `invalid-utf8`
+    // points inside them.
+    let mut on_a_line = b"data: ".to_vec();
+    on_a_line.extend_from_slice(&bytes);
+    for (name, body, rule) in [
+        ("body.bin", &bytes, "[body-not-sse]"),
+        ("line.bin", &on_a_line, "[invalid-utf8]"),
+    ] {
+        let p = tmp(&dir, name, body);
+        let o = Command::cargo_bin("sselint")
+            .unwrap()
+            .arg("check")
+            .arg(&p)
+            .arg("-v")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains(rule), "{out}");
+    }
 }

@@ -128,6 +128,8 @@ mod secrets;
 mod shipping;
 #[path = "snapshots.rs"]
 mod snapshots;
+#[path = "sniffing.rs"]
+mod sniffing;
 #[path = "third_party.rs"]
 mod third_party;
 #[path = "trial.rs"]

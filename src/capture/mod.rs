@@ -23,7 +23,7 @@ mod websocket;
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -1370,7 +1370,14 @@ fn is_capture_file(path: &Path) -> bool {
     }
     let mut head = Vec::new();
     if let Ok(f) = File::open(path) {
-        let _ = f.take(4096).read_to_end(&mut head);
+        let mut f = BufReader::new(f);
+        let _ = (&mut f).take(4096).read_to_end(&mut head);
+        // An NDJSON file whose first line is longer (an Ollama line holds
+        // its `done` last): that line whole, as `check` reads it.
+        if ext == "ndjson" && !head.contains(&b'\n') && head.len() == 4096 {
+            let cap = crate::sse::DEFAULT_MAX_BLOCK_BYTES as u64;
+            let _ = f.take(cap).read_until(b'\n', &mut head);
+        }
     }
     match detect(&head) {
         InputFormat::Har | InputFormat::Curl => true,

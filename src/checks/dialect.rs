@@ -199,13 +199,6 @@ impl Linter<'_> {
         path: Dialect,
         body: Dialect,
     ) {
-        // The path only: a query string may hold a key.
-        let url = self.ctx.url.as_deref().unwrap_or("");
-        let no_query = url.split(['?', '#']).next().unwrap_or(url);
-        let shown = no_query
-            .split_once("://")
-            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-            .unwrap_or(no_query);
         let first = if name != "message" {
             format!("`{}`", shorten(name, 40))
         } else if let Some(t) = json.and_then(|v| v.get("type")).and_then(Value::as_str) {
@@ -223,27 +216,69 @@ impl Linter<'_> {
             }
         };
         let loc = self.event_loc(block);
-        self.report(
-            Finding::new(
-                crate::lint::rule::PATH_DIALECT_MISMATCH,
-                format!(
-                    "the request went to `{}`, {} path, but the body is {} stream (its first event is {first}): it is read as {}; a client of this path expects {} events",
-                    crate::lint::printable(&shorten(shown, 80)),
-                    path.a_title(),
-                    body.a_title(),
-                    body.title(),
-                    path.title()
-                ),
-                loc,
-            )
-            .event(index)
-            .help(format!(
-                "if the path is right, the server or a gateway answered in another API's format; if the body is, call its API's endpoint (`…{}{}`); `--dialect {}` reads the stream as the one you name",
-                body.base(),
-                body.endpoint(),
-                crate::vocab::names("|")
-            )),
+        let f = self.path_mismatch(loc, &format!("its first event is {first}"), path, body);
+        self.report(f.event(index));
+    }
+
+    /// `path-dialect-mismatch` on a transport other than SSE: the request
+    /// path names `path`, and message `m`, the body's first, is read as
+    /// `body`'s (its type shows it, or the path's dialect does not ride
+    /// on the transport).
+    pub(super) fn report_message_path_mismatch(
+        &mut self,
+        m: &Message<'_>,
+        path: Dialect,
+        body: Dialect,
+    ) {
+        let what = self.transport.message();
+        let json = model::json_object(m.data);
+        let shown = json.as_ref().and_then(|v| body.api().shown_by(v));
+        let first = match (m.name, shown) {
+            ("message", Some(s)) => format!("a {what} with `{}`", shorten(&s, 40)),
+            ("message", None) => format!("a {what}"),
+            (name, _) => format!("`{}`", crate::lint::printable(&shorten(name, 40))),
+        };
+        let loc = self.message_loc(m, 0, m.data.len());
+        let f = self.path_mismatch(
+            loc,
+            &format!(
+                "{} {what}s; its first {what} is {first}",
+                self.transport.media_type(),
+            ),
+            path,
+            body,
         );
+        self.report(f.event(Some(m.index)));
+    }
+
+    /// The `path-dialect-mismatch` finding at `loc`: the request path
+    /// names `path`, the body is `body`'s (`first`: what shows it).
+    fn path_mismatch(&self, loc: Location, first: &str, path: Dialect, body: Dialect) -> Finding {
+        // The path only: a query string may hold a key.
+        let url = self.ctx.url.as_deref().unwrap_or("");
+        let no_query = url.split(['?', '#']).next().unwrap_or(url);
+        let shown = no_query
+            .split_once("://")
+            .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+            .unwrap_or(no_query);
+        Finding::new(
+            crate::lint::rule::PATH_DIALECT_MISMATCH,
+            format!(
+                "the request went to `{}`, {} path, but the body is {} stream ({first}): it is read as {}; a client of this path expects {} events",
+                crate::lint::printable(&shorten(shown, 80)),
+                path.a_title(),
+                body.a_title(),
+                body.title(),
+                path.title()
+            ),
+            loc,
+        )
+        .help(format!(
+            "if the path is right, the server or a gateway answered in another API's format; if the body is, call its API's endpoint (`…{}{}`); `--dialect {}` reads the stream as the one you name",
+            body.base(),
+            body.endpoint(),
+            crate::vocab::names("|")
+        ))
     }
 
     fn note_unknown(&mut self, block: &Block<'_>, index: Option<u64>, what: String) {

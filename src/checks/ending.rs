@@ -69,11 +69,22 @@ impl Linter<'_> {
                     .and_then(|v| v.get("object"))
                     .and_then(Value::as_str)
                     == Some("chat.completion");
+                let other = h
+                    .content_type
+                    .as_deref()
+                    .and_then(crate::transport::Transport::of_media_type);
                 let loc = self.body_start();
                 self.report(Finding::new(
                     crate::lint::rule::CONTENT_TYPE,
                     match (&h.content_type, ignored) {
                         (_, true) => "the response is `application/json` with one chat.completion object: the server ignored `\"stream\": true`".to_string(),
+                        // A type that names another transport: the body
+                        // was read as its bytes show (`transport::settle`).
+                        (Some(c), false) if other.is_some() => format!(
+                            "Content-Type is {c:?}, which names {}, but the body is {} (text/event-stream): it is read as its bytes show; a client that goes by the type reads it with the wrong parser, and browsers' EventSource refuses it",
+                            other.map_or("", |t| t.what()),
+                            crate::transport::Transport::Sse.what()
+                        ),
                         (Some(c), false) => format!(
                             "Content-Type is {c:?}, not text/event-stream: browsers' EventSource refuses the stream and proxies may buffer it whole"
                         ),
@@ -112,6 +123,7 @@ impl Linter<'_> {
             // A body a dialect names (its answer in a shape that is no
             // event stream) is read as that dialect's.
             let named = match &head_json {
+                _ if self.unframed => None,
                 Some(v) => crate::dialect::sniff_body(v),
                 None => {
                     let head = trim(&self.head);
@@ -128,6 +140,7 @@ impl Linter<'_> {
                 }
             }
             let what = match &head_json {
+                _ if self.unframed => "binary bytes, not SSE text, not NDJSON lines, and no AWS event-stream frame (no sound 12-byte prelude at its start)".to_string(),
                 _ if named.is_some() => named.map(|(_, what)| what).unwrap_or_default(),
                 Some(v) if v.get("error").is_some_and(|e| !e.is_null()) => {
                     "a bare JSON error object".to_string()
@@ -138,14 +151,41 @@ impl Linter<'_> {
                 Some(v) => format!("a JSON {}", crate::model::json_type(v)),
                 None => "text with no SSE field lines".to_string(),
             };
-            self.report(
+            let f = if self.unframed {
+                Finding::new(
+                    crate::lint::rule::BODY_NOT_SSE,
+                    format!("the body is {what}: no client reads it as a stream, and sselint read no event in it"),
+                    loc,
+                )
+                .help({
+                    // The binary transports (AWS event stream), and the
+                    // dialects that ride on them.
+                    let binary: Vec<crate::transport::Transport> = crate::transport::ALL
+                        .iter()
+                        .copied()
+                        .filter(|t| t.is_binary())
+                        .collect();
+                    let media: Vec<&str> = binary.iter().map(|t| t.media_type()).collect();
+                    let names: Vec<&str> = binary
+                        .iter()
+                        .flat_map(|t| crate::dialect::riding_on(*t))
+                        .map(|d| d.name())
+                        .collect();
+                    format!(
+                        "if it is an AWS event stream whose first frame is damaged, its Content-Type ({}), its path or `--dialect {}` frames it as one and points at the fault",
+                        media.join(", "),
+                        names.join("|")
+                    )
+                })
+            } else {
                 Finding::new(
                     crate::lint::rule::BODY_NOT_SSE,
                     format!("the body is {what}, not an event stream: it has no `data:` lines, so SSE clients see no event at all"),
                     loc,
                 )
-                .help("stream `data: {json}` events, each followed by a blank line"),
-            );
+                .help("stream `data: {json}` events, each followed by a blank line")
+            };
+            self.report(f);
         }
         let damaged = evidence.iter().any(|t| t.by_capture);
         // No event, no byte but whitespace, and neither `--dialect` nor the
@@ -167,8 +207,9 @@ impl Linter<'_> {
             return;
         }
         // The rest is the dialect's: its checker judges the ending, and a
-        // stream of no known dialect gets one finding.
-        if !self.finish_unknown() {
+        // stream of no known dialect gets one finding. Binary bytes that
+        // no transport framed are no dialect's: `body-not-sse` said so.
+        if !self.unframed && !self.finish_unknown() {
             let closed = self.socket_closed.is_some();
             self.finish_dialect(damaged || closed, &cut_reasons, head_json.as_ref());
             if closed {

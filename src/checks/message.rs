@@ -16,17 +16,20 @@ use crate::transport::{Message, Transport};
 
 impl<'s> Linter<'s> {
     /// Says which transport the stream's messages come by, before the
-    /// first: on a transport only one dialect rides on (NDJSON: Ollama's
-    /// native API), that dialect is the stream's, unless `--dialect` named
-    /// one.
+    /// first. The dialect waits for the first message
+    /// ([`Linter::read_message`]), which may show another dialect than
+    /// the path's; a body with no message names none (`empty-body`, as an
+    /// empty event stream), unless `--dialect` or the path does.
     pub fn set_transport(&mut self, t: Transport) {
         self.transport = t;
-        if t == Transport::Sse || self.dialect.is_some() {
-            return;
-        }
-        if let [only] = crate::dialect::riding_on(t).as_slice() {
-            self.settle(*only);
-        }
+    }
+
+    /// Says that the body's bytes are binary and that no transport frames
+    /// them ([`crate::transport::settle`]): nothing is read as a message,
+    /// and at the end `body-not-sse` says what the bytes are not, the one
+    /// finding of the stream.
+    pub fn set_unframed(&mut self) {
+        self.unframed = true;
     }
 
     /// The transport the stream's messages come by.
@@ -68,10 +71,13 @@ impl<'s> Linter<'s> {
         self.fingerprint_event(first, m.data);
     }
 
-    /// Settles the stream's dialect at its first message: `--dialect`'s,
-    /// the request path's, the one its type shows (a frame's
-    /// `:event-type`: ConverseStream's `messageStart`, Invoke's `chunk`),
-    /// or the first dialect riding on the transport.
+    /// Settles the stream's dialect at its first message: `--dialect`'s;
+    /// else the one its type shows (a frame's `:event-type`:
+    /// ConverseStream's `messageStart`, Invoke's `chunk`), the request
+    /// path's where that dialect rides on this transport, or the first
+    /// dialect riding on the transport. When the path names another
+    /// dialect than the one settled, `path-dialect-mismatch` says so at
+    /// this message.
     /// Returns false when none reads it (no dialect rides on the
     /// transport yet): the message is then of no known dialect, and the
     /// stream ends with `unknown-format`.
@@ -79,12 +85,20 @@ impl<'s> Linter<'s> {
         if self.checker.is_some() {
             return true;
         }
-        let d = self.dialect.or(self.path_dialect());
-        let d = d
-            .or(crate::dialect::of_message(self.transport, m.name))
-            .or(crate::dialect::riding_on(self.transport).first().copied());
+        let path = self.path_dialect();
+        let transport = self.transport;
+        let d = crate::dialect::of_message(transport, m.name)
+            .or(path.filter(|p| p.api().transport() == transport))
+            .or(crate::dialect::riding_on(transport).first().copied());
+        if let Some(d) = self.dialect {
+            self.settle(d);
+            return true;
+        }
         match d {
             Some(d) => {
+                if let Some(p) = path.filter(|p| *p != d) {
+                    self.report_message_path_mismatch(m, p, d);
+                }
                 self.settle(d);
                 true
             }
@@ -301,14 +315,24 @@ impl<'s> Linter<'s> {
             return;
         }
         let loc = self.body_start();
+        // A type that names another transport: the body was read as its
+        // bytes show (`transport::settle`), not as the type says.
+        let named = raw
+            .and_then(Transport::of_media_type)
+            .filter(|t| *t != self.transport);
         self.report(Finding::new(
             crate::lint::rule::CONTENT_TYPE,
-            match raw {
-                Some(c) => format!(
+            match (raw, named) {
+                (Some(c), Some(t)) => format!(
+                    "Content-Type is {c:?}, which names {}, but the body is {} ({want}): it is read as its bytes show; a client or proxy that goes by the type reads it with the wrong parser",
+                    t.what(),
+                    self.transport.what()
+                ),
+                (Some(c), None) => format!(
                     "Content-Type is {c:?}, not {want}: this is a {} stream, and proxies and tools that go by the type may buffer it whole or not read it as one",
                     self.transport.name()
                 ),
-                None => format!(
+                (None, _) => format!(
                     "the response has no Content-Type; this is a {} stream ({want}), and proxies and tools cannot tell it is one",
                     self.transport.name()
                 ),

@@ -160,6 +160,10 @@ pub struct Linter<'s> {
     /// The body held no byte but whitespace and nothing named a dialect
     /// (`empty-body`): the stream's dialect is unknown.
     empty_body: bool,
+    /// The body's bytes are binary and no transport frames them
+    /// ([`Linter::set_unframed`]): `body-not-sse` says what they are not,
+    /// and no dialect judges them.
+    unframed: bool,
     /// `--dialect` named one dialect and the first event is another's: a
     /// note saying which it looks like (`Some` once the first event with
     /// JSON data was looked at; empty when it fits).
@@ -226,6 +230,7 @@ impl<'s> Linter<'s> {
             unknown_events: 0,
             first_unknown: None,
             empty_body: false,
+            unframed: false,
             forced_hint: None,
             hints: Hints::default(),
             transport: crate::transport::Transport::Sse,
@@ -409,6 +414,7 @@ impl<'s> Linter<'s> {
         // it was of no known dialect at all (`unknown-format`).
         // An empty body names none (`empty-body`).
         let dialect = self.dialect.or((!self.empty_body
+            && !self.unframed
             && (self.first_unknown.is_none() || self.answer.chunks_with_choices > 0))
             .then_some(crate::dialect::DEFAULT));
         Report {

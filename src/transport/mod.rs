@@ -178,6 +178,17 @@ impl Transport {
         }
     }
 
+    /// What a body of this transport is, in a phrase for messages
+    /// (`AWS event-stream frames`, `NDJSON lines`).
+    pub fn what(self) -> &'static str {
+        match self {
+            Transport::Sse => sse::WHAT,
+            Transport::Ndjson => ndjson::WHAT,
+            Transport::EventStream => eventstream::WHAT,
+            Transport::WebSocket => websocket::WHAT,
+        }
+    }
+
     /// A framer for one body of this transport, refusing a message past
     /// `limit` bytes; `None` for SSE, which [`crate::sse::Parser`] frames
     /// into blocks for the linter's SSE framing rules.
@@ -306,6 +317,147 @@ impl Transport {
             return Some(Transport::WebSocket);
         }
         ndjson::looks_like(head).then_some(Transport::Ndjson)
+    }
+}
+
+/// What names a body's transport besides its bytes, each as the
+/// transport it names: the response's Content-Type
+/// ([`Transport::of_media_type`]), the request path's dialect's, and
+/// `--dialect`'s (the transport its API rides on). The code that knows
+/// dialects fills it; [`settle`] weighs it against the bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Named {
+    /// The transport the Content-Type names.
+    pub media: Option<Transport>,
+    /// The transport of the dialect the request path names.
+    pub path: Option<Transport>,
+    /// The transport of the dialect `--dialect` names.
+    pub forced: Option<Transport>,
+}
+
+/// The transport a body is framed by, from its first bytes `head` (as
+/// [`Head`] holds them) and what names one (`named`), first match wins:
+/// 1. what the bytes show beyond doubt: an AWS event-stream frame whose
+///    prelude holds, a socket's message log, an NDJSON line with a boolean
+///    `done` ([`Transport::of_bytes`]), or SSE text ([`sse::looks_like`]).
+///    They beat any name: a body whose Content-Type or path names another
+///    transport is read as what it is, and `content-type` or
+///    `path-dialect-mismatch` says the names are wrong;
+/// 2. bytes that show none (a first frame whose prelude fails, a body cut
+///    inside its first prelude, a line of another shape): the first name
+///    of a transport other than SSE, in the order Content-Type, path,
+///    `--dialect` (binary bytes take the first name of a binary
+///    transport), since they are no SSE text;
+/// 3. else SSE, unless the bytes are binary ([`looks_binary`]): `None`,
+///    no transport can read them.
+pub fn settle(head: &[u8], named: Named) -> Option<Transport> {
+    if let Some(t) = Transport::of_bytes(head) {
+        return Some(t);
+    }
+    if sse::looks_like(head) {
+        return Some(Transport::Sse);
+    }
+    let mut others = [named.media, named.path, named.forced]
+        .into_iter()
+        .flatten()
+        .filter(|t| *t != Transport::Sse);
+    let binary = looks_binary(head);
+    let first_binary = others.clone().find(|t| t.is_binary());
+    match (first_binary.filter(|_| binary), others.next()) {
+        (Some(t), _) | (None, Some(t)) => Some(t),
+        (None, None) => (!binary).then_some(Transport::Sse),
+    }
+}
+
+/// Whether a body's first bytes are binary, not text: a control byte
+/// other than white space (a NUL, as an event-stream prelude's length
+/// starts with) among its first 16 bytes.
+pub fn looks_binary(head: &[u8]) -> bool {
+    head.iter()
+        .take(16)
+        .any(|&b| (b < 0x20 && !b.is_ascii_whitespace()) || b == 0x7f)
+}
+
+/// Bytes held before a body's transport is settled, unless its first line
+/// is a JSON object (see [`Head`]).
+pub const SNIFF_BYTES: usize = 64 * 1024;
+
+/// A body's first bytes, held until they are enough to settle its
+/// transport ([`settle`]) whatever pieces they arrive in: a sound
+/// event-stream prelude (12 bytes); else its first line that is not
+/// blank, ended by a newline, and 12 bytes at least (a binary prelude may
+/// hold a newline byte); else [`SNIFF_BYTES`], or, when that line starts
+/// as a JSON object (an NDJSON line, whose `done` comes last), the line
+/// whole up to `limit` bytes (`--max-event-bytes`, which its framer holds
+/// anyway). The body's end settles it too, on what came.
+#[derive(Debug, Default)]
+pub struct Head {
+    held: Vec<u8>,
+    /// Offset of the first byte that is not white space, once seen.
+    start: Option<usize>,
+    /// Bytes already looked at for the start and the newline.
+    scanned: usize,
+    /// The first line that is not blank has ended.
+    line: bool,
+    limit: usize,
+}
+
+/// Bytes of an event-stream prelude: what [`Head`] holds at least.
+const PRELUDE: usize = 12;
+
+impl Head {
+    /// An empty head for a body whose messages may be `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        Head {
+            limit,
+            ..Head::default()
+        }
+    }
+
+    /// Holds `bytes`; whether the head is now enough to settle on.
+    pub fn push(&mut self, bytes: &[u8]) -> bool {
+        self.held.extend_from_slice(bytes);
+        while !self.line && self.scanned < self.held.len() {
+            let rest = &self.held[self.scanned..];
+            match self.start {
+                None => match rest.iter().position(|b| !b.is_ascii_whitespace()) {
+                    Some(i) => self.start = Some(self.scanned + i),
+                    None => self.scanned = self.held.len(),
+                },
+                Some(s) => {
+                    let from = self.scanned.max(s);
+                    match memchr::memchr(b'\n', &self.held[from..]) {
+                        Some(_) => self.line = true,
+                        None => self.scanned = self.held.len(),
+                    }
+                }
+            }
+        }
+        self.enough()
+    }
+
+    fn enough(&self) -> bool {
+        let n = self.held.len();
+        if n >= PRELUDE && (self.line || eventstream::looks_like(&self.held)) {
+            return true;
+        }
+        let json_line = self.start.is_some_and(|s| self.held.get(s) == Some(&b'{'));
+        let cap = if json_line {
+            self.limit.max(SNIFF_BYTES)
+        } else {
+            SNIFF_BYTES
+        };
+        n >= cap
+    }
+
+    /// The bytes held.
+    pub fn bytes(&self) -> &[u8] {
+        &self.held
+    }
+
+    /// The bytes held, taken.
+    pub fn take(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.held)
     }
 }
 

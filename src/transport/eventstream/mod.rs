@@ -26,6 +26,8 @@ pub const NAME: &str = "eventstream";
 pub const MEDIA_TYPE: &str = "application/vnd.amazon.eventstream";
 /// What one message is called.
 pub const MESSAGE: &str = "frame";
+/// What a body of this transport is, in a phrase for messages.
+pub const WHAT: &str = "AWS event-stream frames";
 
 /// Bytes of the prelude (total length, headers length, prelude CRC).
 const PRELUDE: usize = 12;

@@ -18,6 +18,8 @@ pub const NAME: &str = "ndjson";
 pub const MEDIA_TYPE: &str = "application/x-ndjson";
 /// What one message is called.
 pub const MESSAGE: &str = "line";
+/// What a body of this transport is, in a phrase for messages.
+pub const WHAT: &str = "NDJSON lines";
 
 /// The NDJSON framer: lines out of bytes fed in any pieces.
 #[derive(Debug)]

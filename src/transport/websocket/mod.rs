@@ -47,6 +47,8 @@ pub const NAME: &str = "websocket";
 pub const MEDIA_TYPE: &str = "";
 /// What one message is called.
 pub const MESSAGE: &str = "message";
+/// What a body of this transport is, in a phrase for messages.
+pub const WHAT: &str = "a WebSocket message log";
 
 /// Header naming a message's direction (`sent` or `received`).
 pub const DIRECTION: &str = ":direction";
