@@ -738,25 +738,38 @@ fn probe_runs_its_scenarios_over_a_websocket() {
     assert_eq!(code, Some(0));
 }
 
-/// `minimize` of a socket's capture is refused with exit 2 and the
-/// reason, never a wrong cut: the log and the HAR alike.
+/// `minimize` of a socket's capture cuts it and writes it back in its own
+/// form (it was refused, issue 39 item 5): the log a log, the HAR a HAR
+/// with its frames, each still showing its fault to `check`.
 #[test]
-fn minimize_refuses_a_socket_capture_and_says_why() {
+fn minimize_cuts_a_socket_capture_into_its_own_form() {
     let dir = scratch("ws-tools-minimize");
     let log = dir.join("unparseable.jsonl");
     std::fs::write(&log, session("ws_session.py", "unparseable")).unwrap();
     let har = common::root().join("samples/websocket/realtime-cut.har");
-    for cap in [log.as_path(), har.as_path()] {
-        let out = dir.join("min.out");
+    for (cap, rule) in [
+        (log.as_path(), "ws-unparseable-message"),
+        (har.as_path(), "ws-closed-mid-response"),
+    ] {
+        let ext = cap.extension().unwrap().to_str().unwrap();
+        let out = dir.join(format!("min.{ext}"));
         let (code, _, err) = sselint(&[
             "minimize",
             cap.to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
         ]);
-        assert_eq!(code, Some(2), "{err}");
-        assert!(err.contains("cannot minimize a WebSocket capture"), "{err}");
-        assert!(err.contains("several responses"), "{err}");
-        assert!(!out.exists());
+        assert_eq!(code, Some(0), "{err}");
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.len() < std::fs::metadata(cap).unwrap().len() as usize);
+        if ext == "har" {
+            let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            assert!(doc["log"]["entries"][0]["_webSocketMessages"].is_array());
+        } else {
+            assert!(socket_log::looks_like(&bytes));
+        }
+        let got: Vec<&str> = found(&out).into_iter().map(|(r, _)| r).collect();
+        assert!(got.contains(&rule), "{got:?}");
     }
 }
+
