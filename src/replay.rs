@@ -622,7 +622,14 @@ fn sniff_messages(body: &Spooled, t: Transport) -> (Option<Dialect>, Option<&'st
     let mut datas = Vec::new();
     let mut sink = Named(|m: &transport::Message<'_>| {
         if found.is_none() && m.fault.is_none() {
-            found = dialect::of_message(t, m.name);
+            found = if t.is_socket() {
+                // A socket's dialect as `check` tells it: the first
+                // message only one API has (Realtime's `session.created`).
+                let sent = m.direction() == Some(transport::Direction::Sent);
+                dialect::of_socket_message(sent, m.data)
+            } else {
+                dialect::of_message(t, m.name)
+            };
         }
         if datas.is_empty() && m.fault.is_none() && !m.data.trim().is_empty() {
             datas.push(m.data.to_string());
@@ -635,7 +642,17 @@ fn sniff_messages(body: &Spooled, t: Transport) -> (Option<Dialect>, Option<&'st
             f.finish(&mut sink);
         }
     }
-    let d = found.or_else(|| dialect::riding_on(t).first().copied());
+    let d = found.or_else(|| {
+        if t.is_socket() {
+            // Else the first that rides sockets (Responses), as `check`.
+            dialect::ALL
+                .iter()
+                .copied()
+                .find(|d| d.api().rides_sockets())
+        } else {
+            dialect::riding_on(t).first().copied()
+        }
+    });
     let endpoint = d.and_then(|d| {
         let v = serde_json::from_str::<serde_json::Value>(datas.first()?).ok()?;
         d.api().endpoint_of_message(&v)
@@ -1002,6 +1019,15 @@ fn handle_connection(
             let mut head = head.clone();
             head.extend_from_slice(reader.buffer());
             return socket::serve(sock, head, r, opts, stop);
+        }
+    }
+    // A scenario set answers a socket's request by its scenario, as it
+    // answers a POST's.
+    if let Source::Set(set) = source {
+        if socket::is_upgrade(&text) {
+            let mut head = head.clone();
+            head.extend_from_slice(reader.buffer());
+            return socket::serve_set(sock, head, path, set, opts, stop);
         }
     }
     let mut body = vec![0u8; content_length.min(MAX_REQUEST_BODY)];
@@ -1395,9 +1421,23 @@ impl ScenarioSet {
                         reason: e,
                     }
                 })?;
+                // At the top, the dialects that have the scenario (the
+                // Realtime API has none: `invalid.json` was refused as no
+                // scenario of it); none: every one, to say so.
                 let targets: Vec<Dialect> = match dialect {
                     Some(d) => vec![d],
-                    None => dialect::ALL.to_vec(),
+                    None => {
+                        let having: Vec<Dialect> = dialect::ALL
+                            .iter()
+                            .copied()
+                            .filter(|d| crate::probe::scenarios(*d).iter().any(|s| s.name == name))
+                            .collect();
+                        if having.is_empty() {
+                            dialect::ALL.to_vec()
+                        } else {
+                            having
+                        }
+                    }
                 };
                 for d in targets {
                     // With the headers the API's errors carry (AWS's
@@ -1501,6 +1541,39 @@ impl ScenarioSet {
             .collect()
     }
 
+    /// The capture that answers a socket's request `message` (the
+    /// dialect's response-asking message: its fields but `type` are the
+    /// request body) in dialect `d`, by the scenario it is; `Err` holds
+    /// why none does, as the `error` message says it.
+    fn pick_message(&self, d: Dialect, message: &str) -> Result<&Replay, String> {
+        let name = match serde_json::from_str::<serde_json::Value>(message) {
+            Ok(serde_json::Value::Object(mut o)) => {
+                o.remove("type");
+                crate::probe::classify(d, &serde_json::Value::Object(o))
+            }
+            _ => "invalid",
+        };
+        self.scenario(d, name).ok_or_else(|| {
+            format!(
+                "sselint replay: this request is the `{name}` scenario and {} has no capture for it (it has: {})",
+                self.dir,
+                self.names(d).join(", ")
+            )
+        })
+    }
+
+    /// The capture of scenario `name` in `d`: its own, or a `disconnect`
+    /// run's that answers it.
+    fn scenario(&self, d: Dialect, name: &str) -> Option<&Replay> {
+        let fallback = || {
+            crate::probe::DISCONNECT_CAPTURES
+                .iter()
+                .filter(|(_, answered)| *answered == name)
+                .find_map(|(file, _)| self.entries.get(&(d, file.to_string())))
+        };
+        self.entries.get(&(d, name.to_string())).or_else(fallback)
+    }
+
     fn pick(
         &self,
         method: &str,
@@ -1540,14 +1613,7 @@ impl ScenarioSet {
         };
         // A `disconnect` run's captures answer the requests it sent
         // (`long`'s, then `plain`'s) where the set has none of their own.
-        let fallback = || {
-            crate::probe::DISCONNECT_CAPTURES
-                .iter()
-                .filter(|(_, answered)| *answered == name)
-                .find_map(|(file, _)| self.entries.get(&(d, file.to_string())))
-        };
-        let own = self.entries.get(&(d, name.to_string()));
-        own.or_else(fallback).ok_or_else(|| {
+        self.scenario(d, name).ok_or_else(|| {
             (
                 400,
                 error_body(

@@ -37,19 +37,28 @@ fn streams_pairs(name: &str, bytes: &[u8]) -> Option<Vec<BTreeSet<Pair>>> {
     }
     let cap =
         capture::from_reader(name, Box::new(std::io::Cursor::new(bytes.to_vec())), &o).ok()?;
-    let r = lint_capture(cap, &Settings::default(), &mut NoObserver);
-    Some(
-        r.streams
-            .iter()
-            .map(|s| {
-                s.diagnostics
-                    .iter()
-                    .map(|d| (d.rule, d.severity))
-                    .chain(s.omitted_worst.iter().map(|(r, sev)| (*r, *sev)))
-                    .collect()
-            })
-            .collect(),
-    )
+    // One set per captured stream: a socket's responses (each a result
+    // of its own) are one capture, as minimize keeps them.
+    let mut out = Vec::new();
+    for stream in cap.streams {
+        let mut pairs = BTreeSet::new();
+        sselint::pipeline::lint_streams_each(
+            stream,
+            &Settings::default(),
+            &mut NoObserver,
+            sselint::pipeline::Extras::default(),
+            &mut |s| {
+                pairs.extend(
+                    s.diagnostics
+                        .iter()
+                        .map(|d| (d.rule, d.severity))
+                        .chain(s.omitted_worst.iter().map(|(r, sev)| (*r, *sev))),
+                );
+            },
+        );
+        out.push(pairs);
+    }
+    Some(out)
 }
 
 /// The message shapes (`minimize::message_shape`) of the findings of every
@@ -91,6 +100,9 @@ fn corpus() -> Vec<PathBuf> {
     // finding's evidence, so the body stays whole and only the entry
     // around it is cut.
     v.extend(common::samples("har"));
+    // WebSocket captures: Chrome HARs with `_webSocketMessages` (message
+    // logs are in samples/bad).
+    v.extend(common::samples("websocket"));
     for dir in ["tests/cases", "tests/fixtures"] {
         for e in std::fs::read_dir(root().join(dir)).unwrap() {
             let p = e.unwrap().path();
@@ -247,6 +259,13 @@ fn text_words(name: &str, bytes: &[u8]) -> BTreeSet<String> {
             })
             .collect();
         docs.extend(s.request.and_then(|r| r.body));
+        // A socket's log line: the message is the record's `data`.
+        let inner: Vec<String> = docs
+            .iter()
+            .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+            .filter_map(|v| v.get("data")?.as_str().map(str::to_string))
+            .collect();
+        docs.extend(inner);
         for d in docs {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&d) {
                 walk(&v, "", &mut strings);
@@ -294,16 +313,6 @@ fn minimize_one(path: &Path) -> bool {
     {
         let name = path.to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
-        // A socket's log (several responses in one body) is refused with
-        // a clear error: minimize does not cut sockets yet (issue 39).
-        if common::is_socket_capture(&path) {
-            let e = run(&name, &bytes, &opts(vec![], false)).err();
-            assert!(
-                e.is_some_and(|e| e.to_string().contains("WebSocket")),
-                "{name}"
-            );
-            return false;
-        }
         let Some(before) = streams_pairs(&name, &bytes) else {
             return false; // not a capture
         };

@@ -84,6 +84,8 @@ mod messages;
 mod ollama;
 #[path = "minimize.rs"]
 mod minimize;
+#[path = "minimize_sockets.rs"]
+mod minimize_sockets;
 #[path = "minimize_transports.rs"]
 mod minimize_transports;
 #[path = "observed.rs"]

@@ -416,3 +416,118 @@ fn a_close_mid_response_is_one_finding_that_names_its_code_and_whether_it_is_nor
         );
     }
 }
+
+/// A message log line.
+fn log_line(sent: bool, data: serde_json::Value) -> String {
+    let dir = if sent { "sent" } else { "received" };
+    format!(
+        "{}\n",
+        serde_json::json!({"direction": dir, "opcode": 1, "data": data.to_string()})
+    )
+}
+
+/// A complete Responses turn `id` on `lane`, asked for by a create that
+/// continues `parent`.
+fn chained_turn(id: &str, lane: Option<&str>, parent: Option<&str>) -> String {
+    let with_lane = |mut v: serde_json::Value| {
+        if let Some(l) = lane {
+            v["stream_id"] = l.into();
+        }
+        v
+    };
+    let mut create = serde_json::json!({"type": "response.create", "model": "gpt-x", "store": false, "input": "next"});
+    if let Some(p) = parent {
+        create["previous_response_id"] = p.into();
+    }
+    let mut out = log_line(true, with_lane(create));
+    let item = format!("msg_{id}");
+    let resp = |status: &str| serde_json::json!({"id": id, "object": "response", "created_at": 1798000000, "status": status, "model": "gpt-x", "output": []});
+    let done = serde_json::json!({"id": item, "type": "message", "status": "completed", "role": "assistant",
+        "content": [{"type": "output_text", "text": "Hi.", "annotations": []}]});
+    let mut c = resp("completed");
+    c["output"] = serde_json::json!([done]);
+    let events = [
+        serde_json::json!({"type": "response.created", "response": resp("in_progress")}),
+        serde_json::json!({"type": "response.output_item.added", "output_index": 0,
+            "item": {"id": item, "type": "message", "status": "in_progress", "role": "assistant", "content": []}}),
+        serde_json::json!({"type": "response.content_part.added", "item_id": item, "output_index": 0, "content_index": 0,
+            "part": {"type": "output_text", "text": "", "annotations": []}}),
+        serde_json::json!({"type": "response.output_text.delta", "item_id": item, "output_index": 0, "content_index": 0, "delta": "Hi."}),
+        serde_json::json!({"type": "response.output_text.done", "item_id": item, "output_index": 0, "content_index": 0, "text": "Hi."}),
+        serde_json::json!({"type": "response.content_part.done", "item_id": item, "output_index": 0, "content_index": 0,
+            "part": {"type": "output_text", "text": "Hi.", "annotations": []}}),
+        serde_json::json!({"type": "response.output_item.done", "output_index": 0, "item": done}),
+        serde_json::json!({"type": "response.completed", "response": c}),
+    ];
+    for (n, mut e) in events.into_iter().enumerate() {
+        e["sequence_number"] = n.into();
+        out.push_str(&log_line(false, with_lane(e)));
+    }
+    out
+}
+
+#[test]
+fn a_previous_response_id_chain_is_shown_a_fork_is_no_fault_and_a_lost_parent_is_named() {
+    // resp_1 on lane `a`; resp_2 continues it there; resp_3 forks it onto
+    // lane `b`; then a request continues `resp_gone`, which this socket
+    // never had, and the server answers `previous_response_not_found`.
+    let mut log = chained_turn("resp_1", Some("a"), None);
+    log.push_str(&chained_turn("resp_2", Some("a"), Some("resp_1")));
+    log.push_str(&chained_turn("resp_3", Some("b"), Some("resp_1")));
+    log.push_str(&log_line(
+        true,
+        serde_json::json!({"type": "response.create", "model": "gpt-x", "store": false, "input": "more", "previous_response_id": "resp_gone"}),
+    ));
+    log.push_str(&log_line(
+        false,
+        serde_json::json!({"type": "error", "status": 400, "error": {"type": "invalid_request_error", "code": "previous_response_not_found",
+            "message": "Previous response with id 'resp_gone' not found.", "param": "previous_response_id"}}),
+    ));
+    let dir = scratch("ws-chain");
+    let path = dir.join("chain.jsonl");
+    std::fs::write(&path, &log).unwrap();
+    let r = lint_file(&path);
+    let by = |id: &str| {
+        r.streams
+            .iter()
+            .find(|s| s.label.contains(&format!("· {id} ")) || s.label.ends_with(id))
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    assert!(by("resp_1").notes.iter().all(|n| !n.contains("continues")));
+    let note = |id: &str| by(id).notes.join("\n");
+    assert!(
+        note("resp_2").contains("continues `resp_1`")
+            && note("resp_2").contains("an earlier response on this lane"),
+        "{}",
+        note("resp_2")
+    );
+    assert!(
+        note("resp_3").contains("continues `resp_1`") && note("resp_3").contains("fork"),
+        "{}",
+        note("resp_3")
+    );
+    // The fork and the chain are no fault; the lost parent is the error's.
+    let all: Vec<_> = r
+        .streams
+        .iter()
+        .flat_map(|s| &s.diagnostics)
+        .filter(|d| d.severity >= sselint::lint::Severity::Warning)
+        .collect();
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let d = all[0];
+    assert_eq!(d.rule, "ws-error-message");
+    assert!(
+        d.message.contains("previous_response_not_found")
+            && d.message.contains("continues `resp_gone`")
+            && d.message.contains("no earlier response on this socket had"),
+        "{}",
+        d.message
+    );
+    // `inspect` shows the chain.
+    let (_, out, _) = sselint(&["inspect", path.to_str().unwrap()]);
+    assert!(
+        out.contains("this response continues `resp_1` (its `previous_response_id`), an earlier response on this lane"),
+        "{out}"
+    );
+    assert!(out.contains("a fork onto another lane"), "{out}");
+}

@@ -805,25 +805,155 @@ fn probe_runs_its_scenarios_over_a_websocket() {
     assert_eq!(code, Some(0));
 }
 
-/// `minimize` of a socket's capture is refused with exit 2 and the
-/// reason, never a wrong cut: the log and the HAR alike.
+/// `minimize` of a socket's capture cuts it and writes it back in its own
+/// form (it was refused, issue 39 item 5): the log a log, the HAR a HAR
+/// with its frames, each still showing its fault to `check`.
 #[test]
-fn minimize_refuses_a_socket_capture_and_says_why() {
+fn minimize_cuts_a_socket_capture_into_its_own_form() {
     let dir = scratch("ws-tools-minimize");
     let log = dir.join("unparseable.jsonl");
     std::fs::write(&log, session("ws_session.py", "unparseable")).unwrap();
     let har = common::root().join("samples/websocket/realtime-cut.har");
-    for cap in [log.as_path(), har.as_path()] {
-        let out = dir.join("min.out");
+    for (cap, rule) in [
+        (log.as_path(), "ws-unparseable-message"),
+        (har.as_path(), "ws-closed-mid-response"),
+    ] {
+        let ext = cap.extension().unwrap().to_str().unwrap();
+        let out = dir.join(format!("min.{ext}"));
         let (code, _, err) = sselint(&[
             "minimize",
             cap.to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
         ]);
-        assert_eq!(code, Some(2), "{err}");
-        assert!(err.contains("cannot minimize a WebSocket capture"), "{err}");
-        assert!(err.contains("several responses"), "{err}");
-        assert!(!out.exists());
+        assert_eq!(code, Some(0), "{err}");
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.len() < std::fs::metadata(cap).unwrap().len() as usize);
+        if ext == "har" {
+            let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            assert!(doc["log"]["entries"][0]["_webSocketMessages"].is_array());
+        } else {
+            assert!(socket_log::looks_like(&bytes));
+        }
+        let got: Vec<&str> = found(&out).into_iter().map(|(r, _)| r).collect();
+        assert!(got.contains(&rule), "{got:?}");
     }
+}
+
+/// `replay DIR` serves its scenario set over a WebSocket as it does over
+/// HTTP: each socket's `response.create` is told by its scenario (the
+/// probe's names) and answered with that scenario's capture: a message
+/// log's answer, an event stream's events as messages, an error answer
+/// (`NAME.json`) as an `error` message. So `probe ws://` against it
+/// passes plain, tool and invalid (each got its own answer, not one
+/// capture's).
+#[test]
+fn replay_dir_serves_its_scenarios_over_a_websocket() {
+    use serde_json::Value;
+    let dir = scratch("ws-tools-set");
+    let set = dir.join("set");
+    std::fs::create_dir_all(&set).unwrap();
+    std::fs::write(set.join("plain.jsonl"), session("ws_session.py", "full")).unwrap();
+    std::fs::copy(
+        common::root().join("samples/good/responses-function-call.sse"),
+        set.join("tool.sse"),
+    )
+    .unwrap();
+    std::fs::write(
+        set.join("invalid.json"),
+        r#"{"error":{"type":"invalid_request_error","code":"invalid_type","message":"Invalid type for 'input'.","param":"input"}}"#,
+    )
+    .unwrap();
+    let source = sselint::replay::Source::Set(
+        sselint::replay::ScenarioSet::load(set.to_str().unwrap(), &Default::default()).unwrap(),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let server = std::thread::spawn(move || {
+        sselint::replay::serve_source(listener, Arc::new(source), fast(), stop2)
+    });
+    let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("sselint"))
+        .args(["probe", &format!("ws://{addr}/v1/responses")])
+        .args(["--model", "m", "--format", "json"])
+        .args(["--only", "plain,tool,invalid,json", "-o"])
+        .arg(dir.join("out"))
+        .output()
+        .unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    server.join().unwrap().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let verdict = |name: &str| -> (String, Vec<String>) {
+        let s = v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {v}"));
+        let rules = s["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect();
+        (s["verdict"].as_str().unwrap().to_string(), rules)
+    };
+    assert_eq!(verdict("plain").0, "pass", "{v:#}");
+    assert_eq!(verdict("tool").0, "pass", "{v:#}");
+    assert_eq!(verdict("invalid").0, "pass", "{v:#}");
+    // A scenario the set has no capture for is answered with an `error`
+    // message naming it.
+    let usage = std::fs::read_to_string(dir.join("out/json.jsonl")).unwrap();
+    assert!(
+        usage.contains("is the `json` scenario") && usage.contains("has no capture for it"),
+        "{usage}"
+    );
+    // The tool scenario got the event stream's events, the call among them.
+    let tool = std::fs::read_to_string(dir.join("out/tool.jsonl")).unwrap();
+    assert!(
+        tool.contains("response.function_call_arguments.done"),
+        "{tool}"
+    );
+}
+
+/// A recording of bare messages on a Responses socket sends its first
+/// message without waiting for a greeting (Responses' WebSocket mode
+/// sends none; only Realtime's server speaks first).
+#[test]
+fn record_waits_for_a_greeting_only_where_the_api_sends_one() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        let (sock, _) = listener.accept().unwrap();
+        let mut ws = tungstenite::accept(sock).unwrap();
+        let opened = std::time::Instant::now();
+        loop {
+            match ws.read().unwrap() {
+                tungstenite::Message::Text(_) => break,
+                _ => continue,
+            }
+        }
+        let waited = opened.elapsed();
+        // Refused: the request is answered.
+        let _ = ws.send(tungstenite::Message::Text(
+            r#"{"type":"error","status":400,"error":{"type":"invalid_request_error","code":null,"message":"no","param":null}}"#.into(),
+        ));
+        while ws.read().is_ok() {}
+        waited
+    });
+    let dir = scratch("ws-tools-greeting");
+    let (_, text) = record_to(
+        &dir,
+        format!("ws://{addr}/v1/responses"),
+        Script::of_messages(vec![r#"{"type":"response.create","input":"hi"}"#.into()]),
+        sselint::dialect::Dialect::Responses,
+        Duration::from_secs(2),
+    );
+    let waited = server.join().unwrap();
+    assert!(
+        waited < sselint::live::socket::QUIET - Duration::from_millis(100),
+        "the first message came after {waited:?}:\n{text}"
+    );
 }

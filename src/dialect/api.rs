@@ -262,6 +262,22 @@ pub trait Api: Sync + std::fmt::Debug {
         None
     }
 
+    /// The id of the response that WebSocket message `data` (`sent` by
+    /// the client) continues, when it asks for a response that continues
+    /// one (Responses' `previous_response_id` on a `response.create`):
+    /// how `inspect` shows a socket's chains. `None` by default.
+    fn socket_parent(&self, _sent: bool, _data: &str) -> Option<String> {
+        None
+    }
+
+    /// Whether the server speaks first on a new socket of this API (the
+    /// Realtime API's `session.created`), so that `record` waits for that
+    /// greeting before sending; false by default (Responses' WebSocket
+    /// mode sends nothing before the client's first `response.create`).
+    fn socket_greets(&self) -> bool {
+        false
+    }
+
     /// Whether WebSocket message `data` (`sent` by the client, or
     /// received) is one only this API has (Realtime's `session.created`):
     /// what tells a socket whose URL names no API. False by default.

@@ -39,7 +39,8 @@ use tungstenite::{Message, WebSocket};
 
 /// How long the server may be quiet before a message that asks for no
 /// response counts as answered, when the script does not say how many
-/// messages answer it; also how long the greeting is waited for.
+/// messages answer it; also how long the greeting is waited for, where
+/// the API sends one ([`crate::dialect::Api::socket_greets`]).
 pub const QUIET: Duration = Duration::from_millis(500);
 
 /// The client's side of a session: its messages, and where known, how
@@ -473,12 +474,18 @@ fn play<S: Timed>(
     };
     let api = req.dialect.api();
     let script = &req.script;
-    // The greeting: what the server sends before the client speaks.
-    let greeting = Turn {
-        response: false,
-        replies: script.replies(0),
-    };
-    let mut open = read_turn(ws, &mut log, greeting, req)?;
+    // The greeting: what the server sends before the client speaks. A
+    // script of bare messages waits for one only where the API sends one
+    // (Realtime's `session.created`); a capture's script says how many.
+    let replies = script.replies(0);
+    let mut open = true;
+    if replies.is_some_and(|n| n > 0) || (replies.is_none() && api.socket_greets()) {
+        let greeting = Turn {
+            response: false,
+            replies,
+        };
+        open = read_turn(ws, &mut log, greeting, req)?;
+    }
     for (i, m) in script.messages.iter().enumerate() {
         if !open {
             break;

@@ -80,6 +80,13 @@ fn har_shell(
         == Some("base64");
     move_timing(&entry, p.stream.timing.as_ref(), units, dispatch);
     let messages = entry.get("_eventSourceMessages").is_some();
+    // A socket's frames are the units (its message log's lines).
+    let socket = p.first.transport.is_socket();
+    if socket {
+        if let Some(m) = entry.as_object_mut() {
+            m.remove("_webSocketMessages");
+        }
+    }
     let reads = matches!(p.stream.timing, Some(Timing::Reads(_)));
     strip_body_and_timing(&mut entry);
     let mut wrap = serde_json::json!({"log": {"entries": [entry]}});
@@ -91,6 +98,7 @@ fn har_shell(
         size_extra,
         messages,
         reads,
+        socket,
     }))
 }
 

@@ -77,6 +77,9 @@ impl std::io::Write for MessageEnds {
 /// A frame whose prelude cannot be read ([`redact::frames`]): no copy of
 /// it is safe.
 pub(super) fn redacted(t: Transport, unit: &[u8]) -> Result<Vec<u8>, String> {
+    if t.is_socket() {
+        return Ok(log_lines(unit, None));
+    }
     if t.is_binary() {
         redact::frames(t, unit, None)
     } else {
@@ -89,10 +92,25 @@ pub(super) fn redacted(t: Transport, unit: &[u8]) -> Result<Vec<u8>, String> {
 /// ([`Scrubber::body`]). A frame that cannot be rewritten (it was not
 /// when redacted either) is kept as it is.
 pub(super) fn scrubbed(t: Transport, s: &mut Scrubber, unit: &[u8]) -> Vec<u8> {
+    if t.is_socket() {
+        return log_lines(unit, Some(s));
+    }
     if t.is_binary() {
         redact::frames(t, unit, Some(s)).unwrap_or_else(|_| unit.to_vec())
     } else {
         s.body(unit)
+    }
+}
+
+/// A socket's log lines (a unit: one message record, and the blank lines
+/// after it) as `redact` writes them ([`redact::message_log_to`]): keys
+/// masked, and with `scrub` the text inside each message's data.
+fn log_lines(unit: &[u8], scrub: Option<&mut Scrubber>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(unit.len());
+    match redact::message_log_to(&mut std::io::Cursor::new(unit), &mut out, scrub) {
+        Ok(()) => out,
+        // Reading from memory into memory does not fail.
+        Err(_) => unit.to_vec(),
     }
 }
 
@@ -107,6 +125,9 @@ pub(super) struct Edit<'u> {
 enum How<'u> {
     /// Text: the bytes before and after the value.
     Text(&'u [u8], &'u [u8]),
+    /// A socket's message record, whose `data` string is the value's
+    /// text; then the line's terminator and what follows it.
+    Record(serde_json::Map<String, Value>, &'u [u8]),
     /// A binary frame, whose payload is the value or (`dialect` set) holds
     /// it in the dialect's own encoding.
     Frame {
@@ -130,6 +151,9 @@ impl<'u> Edit<'u> {
     /// caller reads): a line's text without its terminator; a whole
     /// frame's payload, or what a dialect riding on `t` wraps in it.
     pub(super) fn of(t: Transport, unit: &'u [u8]) -> Option<Self> {
+        if t.is_socket() {
+            return Edit::record(unit);
+        }
         if !t.is_binary() {
             let content = unit
                 .iter()
@@ -154,9 +178,35 @@ impl<'u> Edit<'u> {
         })
     }
 
+    /// A socket's text message: the JSON in its record's `data` (a close,
+    /// a binary message, a failure and a line that is no record have
+    /// none to cut).
+    fn record(unit: &'u [u8]) -> Option<Self> {
+        let end = memchr::memchr(b'\n', unit).unwrap_or(unit.len());
+        let line = std::str::from_utf8(&unit[..end]).ok()?;
+        let Value::Object(o) = serde_json::from_str::<Value>(line.trim_end_matches('\r')).ok()?
+        else {
+            return None;
+        };
+        let text = o.get("opcode").map_or(Some(1), Value::as_i64) == Some(1);
+        let json = o.get("data")?.as_str()?.to_string();
+        let ending = &unit[line.trim_end_matches('\r').len()..];
+        text.then_some(Edit {
+            json,
+            how: How::Record(o, ending),
+        })
+    }
+
     /// The unit with `v` in the value's place.
     pub(super) fn with(&self, v: &Value) -> Vec<u8> {
         match &self.how {
+            How::Record(o, ending) => {
+                let mut o = o.clone();
+                o.insert("data".into(), Value::String(v.to_string()));
+                let mut b = Value::Object(o).to_string().into_bytes();
+                b.extend_from_slice(ending);
+                b
+            }
             How::Text(before, after) => {
                 let mut b = before.to_vec();
                 b.extend_from_slice(v.to_string().as_bytes());

@@ -15,7 +15,14 @@
 //!    [`framed`]), are cut with `ddmin`
 //!    ([`ddmin`], Zeller & Hildebrandt 2002), after a first try that keeps
 //!    only the stream's head and end and a window around the findings'
-//!    events — on a long capture that one test removes nearly everything;
+//!    events — on a long capture that one test removes nearly everything.
+//!    A WebSocket's message log (one body, several responses) is cut by
+//!    whole responses first (`socket_responses`: each response's request
+//!    and messages one group, the groups holding the findings tried
+//!    alone, then ddmin over the groups), then message by message; a
+//!    response kept always keeps the `response.create` that asked for it
+//!    (`requests_of`), and the socket's responses are judged together
+//!    (`Merged`);
 //! 2. **inside events**: in each remaining event with one `data` line of
 //!    JSON, members, choices and tool-call fragments are dropped and long
 //!    strings shortened ([`reduce`]) (a line's JSON, a frame's payload, on
@@ -510,19 +517,106 @@ fn lint_reader(
 ) -> Option<Observed> {
     let cap = capture::from_reader("minimize", reader, read).ok()?;
     let (format, detail, streams) = (cap.input_format, cap.detail, cap.streams.len());
-    let r = pipeline::lint_capture(cap, settings, &mut NoObserver);
-    let s = r.streams.into_iter().next()?;
+    // A socket's log gives a result per response (and one for the
+    // socket's own findings): they are one capture, judged together. A
+    // candidate of several streams is judged by its first (and fails the
+    // goal).
+    let (s, counts) = Merged::of(cap.streams.into_iter().next()?, settings).finish()?;
     Some(Observed {
         format,
         detail,
         streams,
         dialect: s.dialect,
-        counts: s.finding_counts(),
+        counts,
         shapes: shapes_of(&s.diagnostics),
         events: s.events,
         file_start: s.origin.file_start.map(|(o, _)| o),
         diagnostics: s.diagnostics,
     })
+}
+
+/// How many findings of one rule, severity and message shape
+/// ([`message_shape`]) a socket's merged result keeps; the rest are
+/// counted only. A socket of many responses has a finding per response
+/// (each is a stream with its own per-rule limit): all kept, they would
+/// grow with the socket.
+const KEPT_PER_SHAPE: u32 = 4;
+
+/// The results one captured stream gives, folded into one as they come
+/// ([`pipeline::lint_streams_each`]): a socket's message log gives one
+/// per response and one for the socket's own findings, which `minimize`
+/// keeps together (a candidate is the whole socket, cut); any other
+/// stream gives one. Events are summed; the label, origin and dialect are
+/// the first result's (every response of a socket is read as its
+/// dialect). Of the later results' findings, [`KEPT_PER_SHAPE`] of each
+/// rule, severity and message shape are kept and the rest counted
+/// (`extra`), so memory does not grow with the number of responses.
+#[derive(Default)]
+struct Merged {
+    result: Option<pipeline::StreamResult>,
+    /// Findings counted, not kept: (rule, severity) → count.
+    extra: BTreeMap<Pair, u64>,
+    /// Findings kept per (rule, severity, shape).
+    kept: BTreeMap<(Pair, String), u32>,
+}
+
+impl Merged {
+    /// Lints `stream` (every result it gives) into one.
+    fn of(stream: capture::Stream, settings: &Settings) -> Merged {
+        let mut m = Merged::default();
+        pipeline::lint_streams_each(
+            stream,
+            settings,
+            &mut NoObserver,
+            pipeline::Extras::default(),
+            &mut |r| m.add(r),
+        );
+        m
+    }
+
+    fn add(&mut self, mut r: pipeline::StreamResult) {
+        let mut diagnostics = std::mem::take(&mut r.diagnostics);
+        diagnostics.retain(|d| {
+            let key = ((d.rule, d.severity), message_shape(&d.message));
+            let n = self.kept.entry(key).or_insert(0);
+            *n += 1;
+            if *n > KEPT_PER_SHAPE {
+                *self.extra.entry((d.rule, d.severity)).or_insert(0) += 1;
+                false
+            } else {
+                true
+            }
+        });
+        let Some(first) = self.result.as_mut() else {
+            r.diagnostics = diagnostics;
+            self.result = Some(r);
+            return;
+        };
+        first.events += r.events;
+        first.dialect = first.dialect.or(r.dialect);
+        first.diagnostics.extend(diagnostics);
+        for (rule, n) in r.omitted {
+            *first.omitted.entry(rule).or_insert(0) += n;
+        }
+        for (rule, sev) in r.omitted_worst {
+            let w = first.omitted_worst.entry(rule).or_insert(sev);
+            *w = (*w).max(sev);
+        }
+        first.counts.0 += r.counts.0;
+        first.counts.1 += r.counts.1;
+        first.counts.2 += r.counts.2;
+    }
+
+    /// The result, and its findings by (rule, severity), the counted ones
+    /// too; `None` when the stream gave none.
+    fn finish(self) -> Option<(pipeline::StreamResult, BTreeMap<Pair, u64>)> {
+        let r = self.result?;
+        let mut counts = r.finding_counts();
+        for (p, n) in self.extra {
+            *counts.entry(p).or_insert(0) += n;
+        }
+        Some((r, counts))
+    }
 }
 
 /// The current best candidate.
@@ -1099,13 +1193,6 @@ pub fn minimize_input(
     let err = |m: String| InputError::new(path, m);
     let io = |e: std::io::Error| err(capture::io_message(&e));
     let picked = pick(path, &input, opts)?;
-    // A socket's message log holds several streams in one body, which the
-    // cuts below would break apart (issue 39: not yet).
-    if crate::transport::Transport::socket_of(&picked.body.head(64 * 1024)).is_some() {
-        return Err(err(
-            "cannot minimize a WebSocket capture yet: its messages are several responses' in one log, which minimize does not cut apart".to_string(),
-        ));
-    }
     let heap = Heap::default();
     let transport = picked.first.transport;
     let (mut units, dispatch) = read_units(
@@ -1252,10 +1339,11 @@ fn pick(path: &str, input: &Input<'_>, opts: &Options) -> Result<Picked, Error> 
             Spooled::Mem(b) => Body::Bytes(b.clone()),
             f @ Spooled::File(..) => Body::Reader(f.reader()),
         };
-        let r = pipeline::lint_stream(s, &opts.settings, &mut NoObserver);
-        let before = r.finding_counts();
+        let Some((r, before)) = Merged::of(s, &opts.settings).finish() else {
+            continue;
+        };
         let chosen = chosen_of(&before, &opts.rules);
-        listing.push(format!("  {}: {}", r.label, findings_line(&before)));
+        listing.push(format!("  {}: {}", stream.label, findings_line(&before)));
         if picked.is_none() && !chosen.is_empty() {
             picked = Some(Picked {
                 format,
@@ -1551,6 +1639,189 @@ fn locate(
     (anchors, framing)
 }
 
+/// On a socket, each unit's request: the unit of the client's
+/// `response.create` that asked for the response the unit's message
+/// belongs to (or that an error answers), routed as `pipeline/socket.rs`
+/// routes it (the dialect's [`crate::dialect::Api::socket_route`]: a
+/// lane's requests wait first in, first out; an event goes to the
+/// response its id names, else its lane's running one). `None` for every
+/// unit of a capture that is no socket.
+fn requests_of(st: &State, heap: &Heap, dialect: Option<Dialect>) -> Vec<Option<usize>> {
+    use crate::dialect::api::SocketStep;
+    use crate::transport::{socket_log, Direction, Frame};
+    use std::collections::VecDeque;
+    let mut need = vec![None; st.units.len()];
+    let Some(api) = dialect.map(|d| d.api()).filter(|a| a.rides_sockets()) else {
+        return need;
+    };
+    if !st.transport.is_socket() {
+        return need;
+    }
+    let mut lanes = Lanes::default();
+    for (i, u) in st.units.iter().enumerate() {
+        let bytes = heap.get(u.bytes);
+        let text = String::from_utf8_lossy(&bytes);
+        let Some(r) = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| socket_log::record(l).ok())
+        else {
+            continue;
+        };
+        if r.frame() != Frame::Text {
+            continue;
+        }
+        let sent = r.direction == Direction::Sent;
+        let Some(route) = api.socket_route(sent, &r.data) else {
+            continue;
+        };
+        let lane = route.lane;
+        let end = matches!(route.step, SocketStep::End(_));
+        need[i] = match (sent, route.step) {
+            (true, SocketStep::Create) => {
+                lanes.queued.entry(lane).or_default().push_back(i);
+                None
+            }
+            (true, _) => None,
+            (false, SocketStep::Start(id)) => lanes.start(&lane, id.as_deref()),
+            (false, SocketStep::Event(id) | SocketStep::End(id)) => {
+                let by_id = id
+                    .as_deref()
+                    .and_then(|x| lanes.ids.get(x))
+                    .filter(|(_, l)| *l == lane)
+                    .map(|(c, _)| *c);
+                let c = match by_id.or_else(|| lanes.running.get(&lane).copied()) {
+                    Some(c) => c,
+                    None => lanes.start(&lane, id.as_deref()),
+                };
+                if end && lanes.running.get(&lane) == Some(&c) {
+                    lanes.running.remove(&lane);
+                }
+                c
+            }
+            (false, SocketStep::Error) => match lanes.running.get(&lane) {
+                Some(c) => *c,
+                None => lanes.queued.get_mut(&lane).and_then(VecDeque::pop_front),
+            },
+            // An error that ends the running response (Responses').
+            (false, SocketStep::Failure) => match lanes.running.remove(&lane) {
+                Some(c) => c,
+                None => lanes.queued.get_mut(&lane).and_then(VecDeque::pop_front),
+            },
+            // An error that refuses the first waiting request, whatever
+            // runs (Realtime's one response at a time).
+            (false, SocketStep::Refusal) => {
+                match lanes.queued.get_mut(&lane).and_then(VecDeque::pop_front) {
+                    Some(c) => Some(c),
+                    None => lanes.running.get(&lane).copied().flatten(),
+                }
+            }
+            (false, SocketStep::Socket) => lanes.running.get(&lane).copied().flatten(),
+            (false, SocketStep::Create | SocketStep::Client) => None,
+        };
+    }
+    need
+}
+
+/// A lane: a socket's `stream_id` (`None`: the default lane).
+type Lane = Option<String>;
+
+/// [`requests_of`]'s routing state, by unit index of each request.
+#[derive(Default)]
+struct Lanes {
+    /// Per lane, the requests waiting, first first.
+    queued: std::collections::HashMap<Lane, std::collections::VecDeque<usize>>,
+    /// Per lane, the running response's request (`None`: none came).
+    running: std::collections::HashMap<Lane, Option<usize>>,
+    /// Response ids: their request and lane.
+    ids: std::collections::HashMap<String, (Option<usize>, Lane)>,
+}
+
+impl Lanes {
+    /// A response starts on `lane`: the lane's first waiting request's.
+    fn start(&mut self, lane: &Lane, id: Option<&str>) -> Option<usize> {
+        let c = self
+            .queued
+            .get_mut(lane)
+            .and_then(std::collections::VecDeque::pop_front);
+        self.running.insert(lane.clone(), c);
+        // The id names the newest response that has it (the pipeline's
+        // reading of a reused id); an event on another lane is its lane's.
+        if let Some(id) = id {
+            self.ids.insert(id.to_string(), (c, lane.clone()));
+        }
+        c
+    }
+}
+
+/// `keep` (unit indices, ascending) with the request of each kept unit
+/// added ([`requests_of`]): a response kept keeps the `response.create`
+/// that asked for it.
+fn with_requests(keep: &[usize], need: &[Option<usize>]) -> Vec<usize> {
+    let mut all: BTreeSet<usize> = keep.iter().copied().collect();
+    all.extend(keep.iter().filter_map(|i| need.get(*i).copied().flatten()));
+    all.into_iter().collect()
+}
+
+/// A socket's first cut, whole responses at a time: each response (its
+/// request and every message routed to it, [`requests_of`]) is one group,
+/// each other message one of its own; first the groups that hold the
+/// findings, then ddmin over the groups. A message's own cut would break
+/// its response (a response missing events gains findings of its own), so
+/// message by message alone ddmin keeps most of a long socket's complete
+/// responses. Returns the units kept (ascending), `None` when the run
+/// must stop.
+fn socket_responses(
+    oracle: &mut Oracle<'_>,
+    st: &State,
+    need: &[Option<usize>],
+) -> Option<Vec<usize>> {
+    let n = st.units.len();
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut group_of = Vec::with_capacity(n);
+    for (i, r) in need.iter().enumerate() {
+        let g = r.unwrap_or(i);
+        members.entry(g).or_default().push(i);
+        group_of.push(g);
+    }
+    let all: Vec<usize> = (0..n).collect();
+    if members.len() < 2 {
+        return Some(all);
+    }
+    let flat = |groups: &[usize]| -> Vec<usize> {
+        let mut v: Vec<usize> = groups
+            .iter()
+            .flat_map(|g| members.get(g).into_iter().flatten().copied())
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let mut groups: Vec<usize> = members.keys().copied().collect();
+    // The responses (and messages) that hold the findings, alone.
+    let o = oracle.look(st)?;
+    let dispatch = dispatch_of(st, oracle.heap, oracle.settings.max_event_bytes);
+    let (anchors, _) = locate(&o, st, &dispatch, &oracle.goal.chosen);
+    let held: BTreeSet<usize> = anchors
+        .iter()
+        .filter_map(|a| group_of.get(*a).copied())
+        .collect();
+    if !held.is_empty() && held.len() < groups.len() {
+        let cand: Vec<usize> = held.into_iter().collect();
+        let refs: Vec<&Unit> = flat(&cand).iter().map(|i| &st.units[*i]).collect();
+        if oracle.test(&st.shell, &refs)? {
+            groups = cand;
+        }
+    }
+    let shell = st.shell.clone();
+    let units = &st.units;
+    let best = ddmin::ddmin(groups, &mut |sub: &[usize]| {
+        let refs: Vec<&Unit> = flat(sub).iter().map(|i| &units[*i]).collect();
+        oracle.test(&shell, &refs)
+    });
+    // On a budget spent, the best so far (a set that passed).
+    Some(flat(&best))
+}
+
 /// Pass 1: cut blocks (see the module docs).
 fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     oracle.pass = "events";
@@ -1558,8 +1829,14 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     if n < 2 {
         return false;
     }
+    let need = requests_of(st, oracle.heap, oracle.goal.dialect);
     let mut cur: Vec<usize> = (0..n).collect();
-    if n > 16 {
+    if st.transport.is_socket() {
+        match socket_responses(oracle, st, &need) {
+            Some(c) => cur = c,
+            None => return false,
+        }
+    } else if n > 16 {
         // One look at where the findings are, then windows around them.
         if let Some(o) = oracle.look(st) {
             let dispatch = dispatch_of(st, oracle.heap, oracle.settings.max_event_bytes);
@@ -1579,6 +1856,7 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
                     break;
                 }
                 let cand: Vec<usize> = keep.into_iter().collect();
+                let cand = with_requests(&cand, &need);
                 let refs: Vec<&Unit> = cand.iter().map(|i| &st.units[*i]).collect();
                 match oracle.test(&st.shell, &refs) {
                     None => return false,
@@ -1594,9 +1872,12 @@ fn events_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
     let shell = st.shell.clone();
     let units = &st.units;
     let best = ddmin::ddmin(cur, &mut |sub: &[usize]| {
+        let sub = with_requests(sub, &need);
         let refs: Vec<&Unit> = sub.iter().map(|i| &units[*i]).collect();
         oracle.test(&shell, &refs)
     });
+    // What was linted: with the requests of the responses kept.
+    let best = with_requests(&best, &need);
     if best.len() < n {
         st.units = best.into_iter().map(|i| st.units[i].clone()).collect();
         true
@@ -1802,8 +2083,12 @@ fn shell_pass(oracle: &mut Oracle<'_>, st: &mut State) -> bool {
         Shell::Har(mut h) => {
             let units = st.refs();
             // The URL's query and `queryString` change together, below.
+            let socket = h.socket;
             let guard = |p: &str| {
-                if p.starts_with("/response/content")
+                // A socket's entry stays one (Chrome's mark of it).
+                if socket && p == "/_resourceType" {
+                    Guard::Keep
+                } else if p.starts_with("/response/content")
                     || p.starts_with("/request/postData/")
                     || p.starts_with("/request/url")
                     || p.starts_with("/request/queryString")

@@ -108,6 +108,10 @@ pub struct HarShell {
     pub messages: bool,
     /// The input had `_sselint.reads`.
     pub reads: bool,
+    /// The entry is a WebSocket's (Chrome's `_webSocketMessages`): the
+    /// units are its message log's lines, written back as its frames, and
+    /// the response's content is left as it is.
+    pub socket: bool,
 }
 
 /// Writes the file for `units` inside `shell` to `out`, a gzip body
@@ -249,7 +253,71 @@ fn body_is_utf8(heap: &Heap, units: &[&Unit]) -> bool {
     ok
 }
 
+/// What stands for a socket's frames in the serialized entry until they
+/// are written in its place (as [`TEXT_MARK`]).
+const FRAMES_MARK: &str = "\u{0}sselint:_webSocketMessages\u{0}";
+
+/// The one-entry HAR document around `e`, serialized.
+fn har_document(e: Value) -> io::Result<Vec<u8>> {
+    let doc = json!({
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "sselint minimize", "version": env!("CARGO_PKG_VERSION")},
+            "entries": [e],
+        }
+    });
+    let mut v = serde_json::to_vec_pretty(&doc).map_err(io::Error::other)?;
+    v.push(b'\n');
+    Ok(v)
+}
+
+/// A socket's entry: the units (message log lines) written as its
+/// `_webSocketMessages`, one frame record a line, as they go (the frames
+/// are never all held as JSON values).
+fn render_socket_har(
+    h: &HarShell,
+    heap: &Heap,
+    units: &[&Unit],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut e = h.entry.clone();
+    e["_webSocketMessages"] = Value::String(FRAMES_MARK.to_string());
+    let v = har_document(e)?;
+    let mark = serde_json::to_vec(FRAMES_MARK).map_err(io::Error::other)?;
+    let Some(at) = memchr::memmem::find(&v, &mark) else {
+        return Err(io::Error::other(
+            "the frames' place in the HAR entry is lost",
+        ));
+    };
+    out.write_all(&v[..at])?;
+    out.write_all(b"[")?;
+    let mut first = true;
+    heap.write_all(units.iter().map(|u| u.bytes), &mut io::sink(), &mut |b| {
+        // Each unit is whole lines: a record and the blank lines after it.
+        for line in String::from_utf8_lossy(b).lines() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let frame = crate::transport::socket_log::har_message(line);
+            // Indented as the entry's other members are.
+            out.write_all(if first {
+                b"\n          "
+            } else {
+                b",\n          "
+            })?;
+            first = false;
+            serde_json::to_writer(&mut *out, &frame).map_err(io::Error::other)?;
+        }
+        Ok(())
+    })?;
+    out.write_all(b"\n        ]")?;
+    out.write_all(&v[at + mark.len()..])
+}
+
 fn render_har(h: &HarShell, heap: &Heap, units: &[&Unit], out: &mut dyn Write) -> io::Result<()> {
+    if h.socket {
+        return render_socket_har(h, heap, units, out);
+    }
     let mut e = h.entry.clone();
     if !e.get("response").is_some_and(Value::is_object) {
         e["response"] = json!({});
@@ -288,15 +356,7 @@ fn render_har(h: &HarShell, heap: &Heap, units: &[&Unit], out: &mut dyn Write) -
         }
         e["_sselint"]["reads"] = Value::Array(reads);
     }
-    let doc = json!({
-        "log": {
-            "version": "1.2",
-            "creator": {"name": "sselint minimize", "version": env!("CARGO_PKG_VERSION")},
-            "entries": [e],
-        }
-    });
-    let mut v = serde_json::to_vec_pretty(&doc).map_err(io::Error::other)?;
-    v.push(b'\n');
+    let v = har_document(e)?;
     let mark = serde_json::to_vec(TEXT_MARK).map_err(io::Error::other)?;
     let Some(at) = memchr::memmem::find(&v, &mark) else {
         return Err(io::Error::other(

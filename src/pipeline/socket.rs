@@ -136,6 +136,42 @@ struct Response<'s> {
     ended: bool,
     /// Where the client's request for it is, if one came.
     create: Option<Location>,
+    /// The response its request continues ([`Parent`]).
+    parent: Option<Parent>,
+}
+
+/// The response a request continues (Responses' `previous_response_id`,
+/// [`crate::dialect::Api::socket_parent`]), and what the socket had of it
+/// when the request was sent.
+#[derive(Debug, Clone)]
+struct Parent {
+    id: String,
+    /// The lane of the earlier response on this socket that had the id;
+    /// `None`: none had it.
+    lane: Option<Option<String>>,
+}
+
+impl Parent {
+    /// What the chain is, for a note and (`refused`: an error answered
+    /// the request) a finding's message.
+    fn said(&self, lane: &Option<String>, refused: bool) -> String {
+        let id = crate::lint::printable(&crate::model::shorten(&self.id, 60));
+        match &self.lane {
+            None if refused => format!(
+                "continues `{id}` (its `previous_response_id`), which no earlier response on this socket had"
+            ),
+            Some(l) if l == lane => {
+                format!("continues `{id}` (its `previous_response_id`), an earlier response on this lane")
+            }
+            Some(l) => format!(
+                "continues `{id}` (its `previous_response_id`), a response on {}: a fork onto another lane, which the API allows",
+                lane_name(l)
+            ),
+            None => format!(
+                "continues `{id}` (its `previous_response_id`), which no earlier response on this socket had: the server finds it only if it was stored (`store: true`), or if the capture misses the start of the connection; else it answers `previous_response_not_found`"
+            ),
+        }
+    }
 }
 
 /// A response's result, made when it was finished, with what its label
@@ -388,6 +424,7 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
                 started: false,
                 ended: false,
                 create,
+                parent: None,
             },
         );
         #[cfg(test)]
@@ -433,7 +470,12 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             });
             linter.socket_closed(how);
         }
-        let result = self.base.result(linter);
+        let mut result = self.base.result(linter);
+        if let Some(p) = &resp.parent {
+            result
+                .notes
+                .push(format!("this response {}", p.said(&resp.lane, false)));
+        }
         self.done.insert(
             r,
             Done {
@@ -640,7 +682,16 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             }) => {
                 let loc = self.socket.message_location(m);
                 let request = RequestOptions::from_body(m.data);
+                let parent = self
+                    .dialect
+                    .api()
+                    .socket_parent(true, m.data)
+                    .map(|id| Parent {
+                        lane: self.ids.get(&id).map(|(_, l)| l.clone()),
+                        id,
+                    });
                 let r = self.new_response(lane.clone(), Some(loc), request);
+                self.resp(r).parent = parent;
                 self.queued.entry(lane).or_default().push_back(r);
                 let linter = &self.responses[&r].linter;
                 self.observer.message(m, &[], linter);
@@ -739,9 +790,14 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
     /// waiting request, which then gets no response, else the socket's.
     fn refuse(&mut self, lane: Option<String>, m: &Message<'_>) {
         let refused = self.queued.get_mut(&lane).and_then(VecDeque::pop_front);
+        let mut chain = None;
         if let Some(r) = refused {
             // Answered by the error: no response comes, nothing to keep.
-            self.responses.remove(&r);
+            chain = self
+                .responses
+                .remove(&r)
+                .and_then(|x| x.parent)
+                .map(|p| p.said(&lane, true));
             self.hand_on();
         }
         let said = serde_json::from_str::<serde_json::Value>(m.data)
@@ -749,8 +805,13 @@ impl<'s, O: Observer> Socket<'s, '_, O> {
             .map(|v| crate::model::error_message(v.get("error").unwrap_or(&v)))
             .unwrap_or_default();
         let what = if refused.is_some() {
+            // The request a chain's parent was not found for says which
+            // response it continued, and whether this socket had it.
+            let chain = chain
+                .map(|c| format!("; the request {c}"))
+                .unwrap_or_default();
             format!(
-                "an error answers the `response.create` waiting on {}, which gets no response: {said}",
+                "an error answers the `response.create` waiting on {}, which gets no response: {said}{chain}",
                 lane_name(&lane)
             )
         } else {

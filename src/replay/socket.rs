@@ -323,6 +323,148 @@ pub(super) fn serve(
     }
 }
 
+/// Serves a scenario set ([`super::ScenarioSet`]) on a WebSocket, as
+/// `probe ws://` asks it: the client's first message is the scenario's
+/// request in the dialect's response-asking form (`response.create`, the
+/// request body's fields beside `type`), told by
+/// [`crate::probe::classify`] as an HTTP request's body is; it is
+/// answered with that scenario's capture: a message log's server
+/// messages after its first client message (its greeting, a Realtime
+/// `session.created`, before them), an event stream's events each as a
+/// text message, an error answer (`NAME.json`) as the API's `error`
+/// message. A scenario with no capture gets an `error` message naming
+/// it. The answer is played as [`serve`] plays a log, with `opts`'
+/// faults. The dialect is the path's (`/v1/responses`), else the set's
+/// first that rides sockets.
+///
+/// # Errors
+/// The capture cannot be read, or the socket fails.
+pub(super) fn serve_set(
+    sock: TcpStream,
+    head: Vec<u8>,
+    path: &str,
+    set: &super::ScenarioSet,
+    opts: &Options,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
+    sock.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let _ = sock.set_nodelay(true);
+    let stream = Prefixed {
+        head: io::Cursor::new(head),
+        inner: sock,
+        split: None,
+        budget: None,
+    };
+    let mut ws = match tungstenite::accept(stream) {
+        Ok(ws) => ws,
+        Err(_) => return Ok(false),
+    };
+    let served = set.dialects();
+    let path_only = path.split('?').next().unwrap_or("");
+    let d = super::endpoint_dialect(path_only)
+        .filter(|d| served.contains(d))
+        .or_else(|| served.iter().copied().find(|d| d.api().rides_sockets()))
+        .unwrap_or(crate::dialect::DEFAULT);
+    // The client's request.
+    let asked = loop {
+        match ws.read() {
+            Ok(Message::Text(t)) => break t.to_string(),
+            Ok(Message::Binary(b)) => break String::from_utf8_lossy(&b).into_owned(),
+            Ok(Message::Close(_)) | Err(_) => return Ok(true),
+            Ok(_) => {}
+        }
+    };
+    let log = match set.pick_message(d, &asked) {
+        Ok(r) => answer_of(r)?,
+        Err(message) => vec![text_record(&socket_error(400, &message))],
+    };
+    ws.get_mut().split = opts.split_bytes;
+    ws.get_mut().budget = opts.cut_after_bytes;
+    match play(&mut ws, &log, opts, stop) {
+        Err(_) if ws.get_ref().spent() => Ok(true),
+        r => r.map(|()| true),
+    }
+}
+
+/// A text message the server sends.
+fn text_record(data: &str) -> Record {
+    Record {
+        direction: Direction::Received,
+        time: None,
+        opcode: 1,
+        data: data.to_string(),
+        bytes: None,
+        close: None,
+    }
+}
+
+/// The `error` message of an error answer with HTTP `status`: the shape
+/// Responses' WebSocket mode documents (`type`, `status`, and the error
+/// object nested), `error` from an error body (`{"error": {…}}`) or a
+/// message.
+fn socket_error(status: u16, message: &str) -> String {
+    let error = serde_json::from_str::<serde_json::Value>(message)
+        .ok()
+        .and_then(|v| v.get("error").cloned().or(Some(v)))
+        .filter(serde_json::Value::is_object)
+        .unwrap_or_else(|| {
+            serde_json::json!({"type": "invalid_request_error", "code": null, "message": message, "param": null})
+        });
+    serde_json::json!({"type": "error", "status": status, "error": error}).to_string()
+}
+
+/// What answers a scenario from its capture `r`, as a log to play after
+/// the client's request (see [`serve_set`]).
+fn answer_of(r: &Replay) -> io::Result<Vec<Record>> {
+    if is_socket(r) {
+        let all = records(r)?;
+        let first_sent = all.iter().position(|x| x.direction == Direction::Sent);
+        return Ok(match first_sent {
+            // The greeting, then what answers the first request.
+            Some(i) => all
+                .iter()
+                .take(i)
+                .chain(all.iter().skip(i + 1))
+                .cloned()
+                .collect(),
+            None => all,
+        });
+    }
+    let mut body = Vec::new();
+    r.body.reader().read_to_end(&mut body)?;
+    if !(200..300).contains(&r.status) {
+        return Ok(vec![text_record(&socket_error(
+            r.status,
+            &String::from_utf8_lossy(&body),
+        ))]);
+    }
+    if r.transport != Transport::Sse {
+        return Ok(vec![text_record(&socket_error(
+            400,
+            &format!(
+                "sselint replay: this scenario's capture is {}, which has no WebSocket form",
+                r.transport.name()
+            ),
+        ))]);
+    }
+    // An event stream: each event's data a message (`[DONE]` is SSE's).
+    struct Events(Vec<Record>);
+    impl crate::sse::Sink for Events {
+        fn block(&mut self, b: &crate::sse::Block<'_>) {
+            if let Some(d) = &b.dispatch {
+                if d.data.trim() != "[DONE]" {
+                    self.0.push(text_record(d.data));
+                }
+            }
+        }
+    }
+    let mut events = Events(Vec::new());
+    let mut parser = crate::sse::Parser::with_limit(body.len().max(1));
+    parser.feed(&body, &mut events);
+    let _ = parser.finish(&mut events);
+    Ok(events.0)
+}
+
 /// [`serve`] past the handshake.
 fn play(ws: &mut Socket, log: &[Record], opts: &Options, stop: &AtomicBool) -> io::Result<()> {
     if let Some(ms) = opts.first_delay_ms {

@@ -118,6 +118,13 @@ pub mod socket_log {
         websocket::log_of_har(messages)
     }
 
+    /// A browser's frame record (a HAR entry's `_webSocketMessages`
+    /// item) of one log line: what [`of_har`] read it from
+    /// ([`websocket::har_of_line`]).
+    pub fn har_message(line: &str) -> serde_json::Value {
+        websocket::har_of_line(line)
+    }
+
     /// Whether `head`, a body's first bytes, starts a message log.
     pub fn looks_like(head: &[u8]) -> bool {
         websocket::looks_like(head)

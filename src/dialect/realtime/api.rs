@@ -21,6 +21,12 @@ impl crate::dialect::Api for Api {
         super::socket::route(sent, data)
     }
 
+    /// `session.created` is the first server event on a new connection
+    /// (transports.md §2.3).
+    fn socket_greets(&self) -> bool {
+        true
+    }
+
     fn socket_shows(&self, sent: bool, data: &str) -> bool {
         super::socket::shows(sent, data)
     }

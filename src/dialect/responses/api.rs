@@ -53,6 +53,10 @@ impl crate::dialect::Api for Api {
         super::socket::route(sent, data)
     }
 
+    fn socket_parent(&self, sent: bool, data: &str) -> Option<String> {
+        super::socket::parent(sent, data)
+    }
+
     fn auth(&self) -> Auth {
         Auth {
             key_header: "Authorization",

@@ -70,9 +70,51 @@ pub fn route(sent: bool, data: &str) -> Option<SocketRoute> {
     Some(SocketRoute { lane, step })
 }
 
+/// The response a client message continues: a `response.create`'s
+/// `previous_response_id` (transports.md §1.2); `None` for a fresh chain
+/// (absent, or null) and any other message.
+pub fn parent(sent: bool, data: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Create<'a> {
+        #[serde(borrow, rename = "type")]
+        ty: std::borrow::Cow<'a, str>,
+        #[serde(default, borrow)]
+        previous_response_id: Option<std::borrow::Cow<'a, str>>,
+    }
+    if !sent {
+        return None;
+    }
+    let c: Create<'_> = serde_json::from_str(data).ok()?;
+    (c.ty == "response.create")
+        .then_some(c.previous_response_id)
+        .flatten()
+        .map(std::borrow::Cow::into_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_create_names_the_response_it_continues() {
+        let c = r#"{"type":"response.create","previous_response_id":"resp_a1","input":[]}"#;
+        assert_eq!(parent(true, c).as_deref(), Some("resp_a1"));
+        assert_eq!(parent(false, c), None);
+        assert_eq!(
+            parent(
+                true,
+                r#"{"type":"response.create","previous_response_id":null}"#
+            ),
+            None
+        );
+        assert_eq!(
+            parent(
+                true,
+                r#"{"type":"response.steer","previous_response_id":"resp_a1"}"#
+            ),
+            None
+        );
+    }
 
     #[test]
     fn messages_go_to_their_lane_and_step() {

@@ -192,6 +192,35 @@ pub fn log_of_har(messages: &[Value]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// A browser's frame record (a HAR entry's `_webSocketMessages` item:
+/// `type` send, receive or error, `time`, `opcode`, `data`) of one log
+/// line: the inverse of [`log_of_har`]. A line that is no message record
+/// is given back as its JSON value (as `log_of_har` wrote it), else as a
+/// string.
+pub fn har_of_line(line: &str) -> Value {
+    let Ok(r) = record(line) else {
+        return serde_json::from_str(line).unwrap_or_else(|_| Value::String(line.to_string()));
+    };
+    let mut o = serde_json::Map::new();
+    let ty = match (r.opcode, r.direction) {
+        (ERROR, _) => "error",
+        (_, Direction::Sent) => "send",
+        (_, Direction::Received) => "receive",
+    };
+    o.insert("type".into(), ty.into());
+    if let Some(t) = r.time.and_then(serde_json::Number::from_f64) {
+        o.insert("time".into(), Value::Number(t));
+    }
+    o.insert("opcode".into(), r.opcode.into());
+    // A binary message's data stays base64, as the line has it.
+    let data = serde_json::from_str::<Value>(line)
+        .ok()
+        .and_then(|v| v.get("data")?.as_str().map(str::to_string))
+        .unwrap_or_default();
+    o.insert("data".into(), data.into());
+    Value::Object(o)
+}
+
 /// Whether `head`, a body's first bytes, is a message log: its first line
 /// (blank space before it skipped) is a JSON object with a `direction`
 /// of `sent` or `received`; or, where `head` ends inside that line, it
