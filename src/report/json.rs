@@ -269,7 +269,7 @@ impl super::Streaming for JsonParts {
                 let head = super::pretty_at(
                     &File {
                         path: &f.path,
-                        input_format: f.input_format.map(|i| i.to_string()),
+                        input_format: f.format_name(),
                         error: f.error.as_deref(),
                         streams: Vec::new(),
                     },
