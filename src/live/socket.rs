@@ -569,7 +569,7 @@ mod tests {
         ));
         assert!(matches!(e, SocketError::Connect { .. }), "{e:?}");
         assert!(
-            text.starts_with("ws://127.0.0.1:1/v1/realtime?key=***: cannot connect: "),
+            text.starts_with("ws://127.0.0.1:1/v1/realtime?key=[REDACTED]: cannot connect: "),
             "{text}"
         );
         assert!(!text.contains("SECRET"), "{text}");

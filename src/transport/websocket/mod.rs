@@ -459,7 +459,7 @@ mod tests {
         let said = |line: &str| record(line).map(|_| ()).unwrap_err().to_string();
         assert_eq!(
             said("nope"),
-            "the line is not JSON (expected value at line 1 column 1)"
+            "the line is not JSON (expected ident at line 1 column 2)"
         );
         assert_eq!(
             said("[1]"),
