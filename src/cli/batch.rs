@@ -550,7 +550,7 @@ pub fn run_each(
             scope.spawn(work);
         }
         let mut asm = Assembler::default();
-        'inputs: for i in 0..files.len() {
+        'inputs: for (i, path) in files.iter().enumerate() {
             let rx = {
                 let Ok(mut q) = queues.lock() else { break };
                 loop {
@@ -574,7 +574,7 @@ pub fn run_each(
                     break 'inputs;
                 }
             }
-            progress.done(&files[i]);
+            progress.done(path);
         }
     });
 }
