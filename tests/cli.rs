@@ -1023,3 +1023,76 @@ fn a_directory_walk_skips_reports() {
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(files[0].ends_with("a.sse"), "{files:?}");
 }
+
+/// 50 copies of a clean sample in a scratch folder: enough inputs for
+/// `check`'s `[N/M]` progress line.
+fn fifty_captures() -> common::Scratch {
+    let dir = common::scratch("progress");
+    let sample = std::fs::read(root().join("samples/good/openai-usage.sse")).unwrap();
+    for i in 0..50 {
+        std::fs::write(dir.join(format!("c{i:02}.sse")), &sample).unwrap();
+    }
+    dir
+}
+
+/// The `[N/M]` line is for a person at a terminal: with stderr piped (a CI
+/// log, a script) none of it is written, in any streamed format.
+#[test]
+fn the_progress_line_is_not_written_when_stderr_is_no_terminal() {
+    let dir = fifty_captures();
+    for format in ["human", "github", "jsonl", "json"] {
+        let out = sselint()
+            .args(["check", "--format", format])
+            .arg(&*dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("/50]") && !err.contains("\x1b[2K"),
+            "{format}: {err:?}"
+        );
+    }
+}
+
+/// On a terminal, `check` of 50 inputs or more keeps a `[N/M] PATH` line
+/// on stderr while it runs, in the formats written as the results come
+/// (human, GitHub, JSON Lines) as in those written at the end (JSON), and
+/// clears it at the end. The terminal is `script`'s (util-linux), with
+/// stdout sent elsewhere so what it shows is stderr alone.
+#[test]
+fn a_terminal_gets_the_progress_line_in_every_format() {
+    let has_script = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", "true", "/dev/null"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        common::not_run(
+            "a_terminal_gets_the_progress_line_in_every_format",
+            "util-linux's `script` (a terminal for the test) is not installed",
+        );
+        return;
+    }
+    let dir = fifty_captures();
+    let bin = assert_cmd::cargo::cargo_bin("sselint");
+    for format in ["human", "github", "jsonl", "json"] {
+        let cmd = format!(
+            "'{}' check --format {format} '{}' > /dev/null",
+            bin.display(),
+            dir.display()
+        );
+        let out = std::process::Command::new("script")
+            .args(["-q", "-e", "-c", &cmd, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{format}: {out:?}");
+        let shown = String::from_utf8_lossy(&out.stdout);
+        for n in [1, 50] {
+            assert!(shown.contains(&format!("[{n}/50] ")), "{format}: {shown:?}");
+        }
+        assert!(shown.contains("c49.sse"), "{format}: {shown:?}");
+        // Cleared at the end: the last thing written erases the line.
+        assert!(shown.trim_end().ends_with("\x1b[2K"), "{format}: {shown:?}");
+    }
+}

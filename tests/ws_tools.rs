@@ -684,7 +684,7 @@ fn record_wss_speaks_tls() {
             assert_eq!(shape(&text), shape(&log));
             server.join().unwrap().unwrap();
         } else {
-            let e = got.unwrap_err();
+            let e = got.unwrap_err().to_string();
             assert!(e.contains("the handshake failed"), "{e}");
             assert!(e.to_lowercase().contains("certificate"), "{e}");
             // The replay never got an upgrade; end it with one.

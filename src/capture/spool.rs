@@ -18,10 +18,16 @@ use std::sync::Arc;
 /// memory.
 pub const MEM_BYTES: usize = 2 * 1024 * 1024;
 
-/// Bytes written to the file at a time once it is on disk.
+/// Bytes written to the file at a time once it is on disk; also how much
+/// of a body is held before it starts going there (see [`Spool`]).
 const CHUNK: usize = 256 * 1024;
 
 /// A body being written: in memory until [`MEM_BYTES`], then on disk.
+/// Past [`CHUNK`] bytes it already goes to the file a chunk at a time, so a
+/// long body costs [`CHUNK`] of memory, not [`MEM_BYTES`] (issue 40: `check`
+/// of a 100 MB HAR in 8 MiB); one that ends below [`MEM_BYTES`] is read
+/// back and given as in memory, as before. When the file cannot be made
+/// that early, the body stays in memory up to [`MEM_BYTES`], as before.
 #[derive(Debug, Default)]
 pub struct Spool {
     mem: Vec<u8>,
@@ -29,6 +35,8 @@ pub struct Spool {
     /// Bytes written to the file.
     on_disk: u64,
     error: Option<SpoolError>,
+    /// The file could not be made before [`MEM_BYTES`]: wait for it.
+    late: bool,
 }
 
 /// Why a body past [`MEM_BYTES`] could not be kept ([`Spool::finish`]).
@@ -69,24 +77,30 @@ impl Spool {
     #[inline]
     pub fn push(&mut self, b: u8) {
         if self.mem.len() == self.mem.capacity() {
-            reserve_capped(&mut self.mem, 1, MEM_BYTES);
+            let limit = self.limit();
+            reserve_capped(&mut self.mem, 1, limit);
         }
         self.mem.push(b);
-        if self.mem.len() >= CHUNK && (self.file.is_some() || self.mem.len() >= MEM_BYTES) {
+        if self.mem.len() >= self.limit() {
             self.spill();
+        }
+    }
+
+    /// Bytes held in memory before they go to the file.
+    fn limit(&self) -> usize {
+        if self.late && self.file.is_none() {
+            MEM_BYTES
+        } else {
+            CHUNK
         }
     }
 
     /// Appends bytes.
     pub fn extend(&mut self, mut b: &[u8]) {
         while !b.is_empty() {
-            let limit = if self.file.is_some() {
-                CHUNK
-            } else {
-                MEM_BYTES
-            };
+            let limit = self.limit();
             let n = b.len().min(limit.saturating_sub(self.mem.len()).max(1));
-            reserve_capped(&mut self.mem, n, MEM_BYTES);
+            reserve_capped(&mut self.mem, n, limit);
             self.mem.extend_from_slice(&b[..n]);
             b = &b[n..];
             if self.mem.len() >= limit {
@@ -104,6 +118,11 @@ impl Spool {
         if self.file.is_none() {
             match anonymous_file() {
                 Ok(f) => self.file = Some(f),
+                // Too early to need it: kept in memory up to MEM_BYTES.
+                Err(_) if self.mem.len() < MEM_BYTES => {
+                    self.late = true;
+                    return;
+                }
                 Err(e) => {
                     self.error = Some(SpoolError::Create(e));
                     self.mem = Vec::new();
@@ -126,8 +145,28 @@ impl Spool {
     /// # Errors
     /// Creating or writing the temporary file ([`SpoolError`]).
     pub fn finish(mut self) -> Result<Spooled, SpoolError> {
-        if self.file.is_none() {
+        let Some(file) = self.file.as_ref() else {
             return Ok(Spooled::Mem(self.mem));
+        };
+        let total = self.on_disk + self.mem.len() as u64;
+        if self.error.is_none() && total < MEM_BYTES as u64 {
+            // Short enough to hold: given back in memory, as it would
+            // have stayed had it not gone to the file early.
+            let mut all = vec![0u8; self.on_disk as usize];
+            let mut done = 0;
+            while done < all.len() {
+                match read_at(file, &mut all[done..], done as u64) {
+                    Ok(0) => {
+                        let e = io::Error::from(io::ErrorKind::UnexpectedEof);
+                        return Err(SpoolError::Write(e));
+                    }
+                    Ok(n) => done += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(SpoolError::Write(e)),
+                }
+            }
+            all.extend_from_slice(&self.mem);
+            return Ok(Spooled::Mem(all));
         }
         if !self.mem.is_empty() {
             self.spill();
@@ -293,5 +332,46 @@ mod tests {
             assert!(back == body);
         }
         assert_eq!(done.head(3), &body[..3]);
+    }
+
+    /// A body past [`CHUNK`] goes to the file as it comes (memory stays at
+    /// a chunk), yet one that ends below [`MEM_BYTES`] is given in memory,
+    /// byte for byte, whether written a byte or a slice at a time; one of
+    /// exactly [`MEM_BYTES`] is on disk, as before.
+    #[test]
+    fn a_body_on_disk_early_comes_back_in_memory_when_short() {
+        for len in [
+            CHUNK - 1,
+            CHUNK,
+            CHUNK + 1,
+            3 * CHUNK + 7,
+            MEM_BYTES - 1,
+            MEM_BYTES,
+        ] {
+            let body: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
+            for bytewise in [false, true] {
+                let mut s = Spool::default();
+                if bytewise {
+                    body.iter().for_each(|b| s.push(*b));
+                } else {
+                    for piece in body.chunks(100_003) {
+                        s.extend(piece);
+                    }
+                }
+                assert!(s.mem.capacity() <= CHUNK, "{len}");
+                match s.finish().unwrap() {
+                    Spooled::Mem(b) => {
+                        assert!(len < MEM_BYTES, "{len}");
+                        assert!(b == body, "{len}");
+                    }
+                    f @ Spooled::File(..) => {
+                        assert_eq!(len, MEM_BYTES);
+                        let mut back = Vec::new();
+                        f.reader().read_to_end(&mut back).unwrap();
+                        assert!(back == body, "{len}");
+                    }
+                }
+            }
+        }
     }
 }

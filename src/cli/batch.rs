@@ -7,9 +7,9 @@ use sselint::capture::{self, jsonl};
 use sselint::lint::Settings;
 use sselint::pipeline::{self, FileResult};
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
 /// Items per worker in a batch.
@@ -423,17 +423,72 @@ fn head_of(f: &FileResult) -> FileResult {
     }
 }
 
+/// Inputs from which `check` shows its progress line on a terminal.
+pub const PROGRESS_FROM: usize = 50;
+
+/// The `[N/M] PATH` line that `check` of many inputs ([`PROGRESS_FROM`] or
+/// more) keeps on stderr while it runs, when stderr is a terminal: drawn
+/// as each input is done, cleared before anything else is written to the
+/// terminal (a report written as it goes, an error) and at the end.
+pub struct Progress {
+    total: usize,
+    on: bool,
+    done: AtomicUsize,
+    shown: AtomicBool,
+}
+
+impl Progress {
+    /// The line for `total` inputs: on when stderr is a terminal and
+    /// `total` is at least [`PROGRESS_FROM`].
+    pub fn new(total: usize) -> Self {
+        Progress {
+            total,
+            on: io::stderr().is_terminal() && total >= PROGRESS_FROM,
+            done: AtomicUsize::new(0),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the line is drawn at all.
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// Counts `path` as done and draws the line for it.
+    pub fn done(&self, path: &str) {
+        if !self.on {
+            return;
+        }
+        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut err = io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K[{n}/{}] {path}", self.total);
+        let _ = err.flush();
+        self.shown.store(true, Ordering::Relaxed);
+    }
+
+    /// Clears the line, if it is shown.
+    pub fn clear(&self) {
+        if self.shown.swap(false, Ordering::Relaxed) {
+            let mut err = io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
 /// Lints capture `files` on `jobs` threads and hands each stream's result
 /// to `sink` as soon as every input before it is done, in input order: a
 /// socket's responses one by one as they end. Nothing is kept per stream
 /// or per input: a worker runs at most a few results ahead of the input
 /// being handed on, and waits when it is further. `sink` returns false to
 /// stop (the inputs being linted are finished, no other is started).
+/// `progress` is told of each input once all of it was handed on.
 pub fn run_each(
     files: &[String],
     jobs: usize,
     opts: &capture::Options,
     settings_for: &(dyn Fn(&str) -> Settings + Sync),
+    progress: &Progress,
     sink: &mut dyn FnMut(Part<'_>) -> bool,
 ) {
     /// Results a worker sends ahead of the input being handed on.
@@ -467,6 +522,7 @@ pub fn run_each(
             if !go_on {
                 return;
             }
+            progress.done(path);
         }
         return;
     }
@@ -494,7 +550,7 @@ pub fn run_each(
             scope.spawn(work);
         }
         let mut asm = Assembler::default();
-        'inputs: for i in 0..files.len() {
+        'inputs: for (i, path) in files.iter().enumerate() {
             let rx = {
                 let Ok(mut q) = queues.lock() else { break };
                 loop {
@@ -518,6 +574,7 @@ pub fn run_each(
                     break 'inputs;
                 }
             }
+            progress.done(path);
         }
     });
 }

@@ -1,6 +1,7 @@
 //! `sselint check`: lint inputs (in parallel, reported in input order) and
 //! report in one or more formats.
 
+use super::batch::Progress;
 use super::parse_event_limit;
 use super::{ColorChoice, InputArgs};
 use anyhow::{bail, Context as _};
@@ -15,7 +16,7 @@ use sselint::report::{
     Run, Streaming, Totals,
 };
 use sselint::streamlog::StreamLog;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -240,10 +241,9 @@ fn lint_all(
     record: bool,
 ) -> Vec<(FileResult, Vec<StreamLog>)> {
     let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
     type Linted = (FileResult, Vec<StreamLog>);
     let slots: Mutex<Vec<Option<Linted>>> = Mutex::new((0..files.len()).map(|_| None).collect());
-    let progress = std::io::stderr().is_terminal() && files.len() >= 50;
+    let progress = Progress::new(files.len());
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(path) = files.get(i) else { break };
@@ -257,12 +257,7 @@ fn lint_all(
         if let Ok(mut s) = slots.lock() {
             s[i] = Some(r);
         }
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if progress {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K[{n}/{}] {path}", files.len());
-            let _ = err.flush();
-        }
+        progress.done(path);
     };
     let workers = jobs.max(1).min(files.len().max(1));
     if workers == 1 {
@@ -275,9 +270,7 @@ fn lint_all(
             }
         });
     }
-    if progress {
-        eprint!("\r\x1b[2K");
-    }
+    progress.clear();
     slots
         .into_inner()
         .unwrap_or_default()
@@ -354,17 +347,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     // A JSON Lines report needs nothing held: each result is written as
     // it comes and dropped.
     if a.format == Format::Jsonl && reports.is_empty() && a.write_baseline.is_none() {
-        return stream_jsonl(
-            &a,
+        return stream_jsonl(Streamed {
+            a: &a,
             walk_errors,
-            &files,
+            files: &files,
             logs,
             jobs,
-            &opts,
-            &settings_for,
-            baseline.as_ref(),
+            opts: &opts,
+            settings_for: &settings_for,
+            baseline: baseline.as_ref(),
             fail_on,
-        );
+        });
     }
     let profile = a
         .profile
@@ -380,19 +373,18 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         && streamed(a.format)
         && reports.iter().all(|(f, _)| streamed(*f))
     {
-        return Ok(stream_reports(
-            &a,
+        let run = Streamed {
+            a: &a,
             walk_errors,
-            &files,
+            files: &files,
             logs,
             jobs,
-            &opts,
-            &settings_for,
-            baseline.as_ref(),
+            opts: &opts,
+            settings_for: &settings_for,
+            baseline: baseline.as_ref(),
             fail_on,
-            &reports,
-            &profile,
-        ));
+        };
+        return Ok(stream_reports(run, &reports, &profile));
     }
     let mut results: Vec<FileResult> = walk_errors
         .into_iter()
@@ -728,6 +720,25 @@ fn said_exit(
     verdict(fail_on, worst)
 }
 
+/// What a `check` whose reports are written as the results come
+/// ([`stream_reports`], [`stream_jsonl`]) reads and how.
+struct Streamed<'a> {
+    a: &'a Args,
+    /// The inputs that could not be walked: reported first.
+    walk_errors: Vec<sselint::capture::InputError>,
+    /// The captures (with `logs`, the JSON Lines logs) to lint.
+    files: &'a [String],
+    /// `files` are JSON Lines logs (`--input-format jsonl`).
+    logs: bool,
+    /// Worker threads.
+    jobs: usize,
+    opts: &'a sselint::capture::Options,
+    /// The settings for an input's path.
+    settings_for: &'a (dyn Fn(&str) -> Settings + Sync),
+    baseline: Option<&'a Baseline>,
+    fail_on: Option<sselint::lint::Severity>,
+}
+
 /// Where a report written as it goes is going.
 enum Target {
     Stdout(BufWriter<std::io::StdoutLock<'static>>),
@@ -780,6 +791,16 @@ impl Sink {
         }
     }
 
+    /// Flushes what was written to the terminal (stdout), before the
+    /// progress line is drawn under it.
+    fn flush_stdout(&mut self) {
+        if let (None, Some(Target::Stdout(o))) = (&self.error, &mut self.target) {
+            if let Err(e) = o.flush() {
+                self.error = Some(e);
+            }
+        }
+    }
+
     /// Flushes (or puts the file in place); what could not be written, as
     /// `write_reports` says it.
     fn close(mut self) -> Option<String> {
@@ -804,20 +825,18 @@ impl Sink {
 /// as they end, and only the totals are kept (and the names of the inputs
 /// that could not be read, said on stderr at the end as `exit_code` says
 /// them). The same bytes as the report made from every result.
-#[allow(clippy::too_many_arguments)]
-fn stream_reports(
-    a: &Args,
-    walk_errors: Vec<sselint::capture::InputError>,
-    files: &[String],
-    logs: bool,
-    jobs: usize,
-    opts: &sselint::capture::Options,
-    settings_for: &(dyn Fn(&str) -> Settings + Sync),
-    baseline: Option<&Baseline>,
-    fail_on: Option<sselint::lint::Severity>,
-    reports: &[(Format, PathBuf)],
-    profile: &str,
-) -> ExitCode {
+fn stream_reports(run: Streamed<'_>, reports: &[(Format, PathBuf)], profile: &str) -> ExitCode {
+    let Streamed {
+        a,
+        walk_errors,
+        files,
+        logs,
+        jobs,
+        opts,
+        settings_for,
+        baseline,
+        fail_on,
+    } = run;
     let color = a.color.enabled() && a.output.is_none();
     let on_stdout = a.output.as_deref().is_none_or(|p| p == Path::new("-"));
     let main_path = a.output.as_deref().filter(|p| *p != Path::new("-"));
@@ -833,6 +852,7 @@ fn stream_reports(
     let base = a.baseline.as_deref().map(config::parent_dir);
     let mut totals = Totals::default();
     let mut unread: Vec<(String, String)> = Vec::new();
+    let progress = Progress::new(if logs { 0 } else { files.len() });
     let mut one = |f: &mut FileResult, first: bool, several: bool| -> bool {
         if let (Some(b), Some(base)) = (baseline, &base) {
             totals.suppressed += b.apply(std::slice::from_mut(f), base);
@@ -841,8 +861,12 @@ fn stream_reports(
         if let Some(e) = &f.error {
             unread.push((f.path.clone(), e.clone()));
         }
+        progress.clear();
         for s in &mut sinks {
             s.write(|fmt, out| fmt.part(f, first, several, out));
+            if progress.is_on() {
+                s.flush_stdout();
+            }
         }
         true
     };
@@ -855,10 +879,11 @@ fn stream_reports(
             one(&mut r, true, several)
         });
     } else {
-        super::batch::run_each(files, jobs, opts, settings_for, &mut |p| {
+        super::batch::run_each(files, jobs, opts, settings_for, &progress, &mut |p| {
             one(p.file, p.first, p.several)
         });
     }
+    progress.clear();
     let mut write_errors = Vec::new();
     for mut s in sinks {
         s.write(|fmt, out| fmt.end(&totals, out));
@@ -883,18 +908,18 @@ fn stream_reports(
 /// as one or more lines as soon as it is made (a log's records as their
 /// batch is done), unreadable inputs are said on stderr as they come, and
 /// only counts are kept.
-#[allow(clippy::too_many_arguments)]
-fn stream_jsonl(
-    a: &Args,
-    walk_errors: Vec<sselint::capture::InputError>,
-    files: &[String],
-    logs: bool,
-    jobs: usize,
-    opts: &sselint::capture::Options,
-    settings_for: &(dyn Fn(&str) -> Settings + Sync),
-    baseline: Option<&Baseline>,
-    fail_on: Option<sselint::lint::Severity>,
-) -> anyhow::Result<ExitCode> {
+fn stream_jsonl(run: Streamed<'_>) -> anyhow::Result<ExitCode> {
+    let Streamed {
+        a,
+        walk_errors,
+        files,
+        logs,
+        jobs,
+        opts,
+        settings_for,
+        baseline,
+        fail_on,
+    } = run;
     use sselint::report::jsonl;
     let target = a.output.as_deref().filter(|p| *p != Path::new("-"));
     let mut file_out = match target {
@@ -914,7 +939,9 @@ fn stream_jsonl(
     let mut unreadable = 0u64;
     let mut suppressed = 0u64;
     let mut write_error: Option<std::io::Error> = None;
+    let progress = Progress::new(if logs { 0 } else { files.len() });
     let mut one = |f: &mut FileResult, several: bool| -> bool {
+        progress.clear();
         if let (Some(b), Some(base)) = (baseline, &base) {
             suppressed += b.apply(std::slice::from_mut(f), base);
         }
@@ -937,7 +964,14 @@ fn stream_jsonl(
             Some(f) => f,
             None => &mut std_out,
         };
-        match jsonl::write_rows(&rows, out) {
+        let written = jsonl::write_rows(&rows, out).and_then(|()| {
+            // The terminal's lines are written before the progress line.
+            match &mut file_out {
+                None if progress.is_on() => std_out.flush(),
+                _ => Ok(()),
+            }
+        });
+        match written {
             Ok(()) => true,
             Err(e) => {
                 write_error = Some(e);
@@ -958,10 +992,11 @@ fn stream_jsonl(
             one(&mut r, several)
         });
     } else if go_on {
-        super::batch::run_each(files, jobs, opts, settings_for, &mut |p| {
+        super::batch::run_each(files, jobs, opts, settings_for, &progress, &mut |p| {
             one(p.file, p.several)
         });
     }
+    progress.clear();
     let flushed = match file_out {
         Some(f) => f.commit(),
         None => std_out.flush(),

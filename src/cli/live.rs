@@ -515,7 +515,7 @@ fn record_socket(a: &RecordArgs, out: &Path, settings: &Settings) -> anyhow::Res
     };
     let rec = match live::socket::record(&req, &mut file) {
         Ok(r) => r,
-        Err(e) => return fail(e),
+        Err(e) => return fail(e.to_string()),
     };
     if let Err(e) = file.commit() {
         return fail(format!("writing {}: {e}", out.display()));

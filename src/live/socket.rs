@@ -150,25 +150,83 @@ fn now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// Why a socket could not be recorded ([`record`]). The URL is shown
+/// redacted ([`crate::capture::redact_url`]) and the handshake's error
+/// with its keys masked ([`crate::capture::redact_keys`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SocketError {
+    /// The URL is no WebSocket request (what tungstenite said).
+    #[error("{url}: {source}")]
+    Url {
+        /// The URL, redacted.
+        url: String,
+        /// Why.
+        source: tungstenite::Error,
+    },
+    /// A header's name is not valid.
+    #[error("header {name:?}: {source}")]
+    HeaderName {
+        /// The name.
+        name: String,
+        /// Why.
+        source: tungstenite::http::header::InvalidHeaderName,
+    },
+    /// A header's value is not valid (the value is not shown: it may be a
+    /// key).
+    #[error("header {name:?}: the value is not a valid header value")]
+    HeaderValue {
+        /// The header's name.
+        name: String,
+    },
+    /// The TCP connection to the URL's host failed.
+    #[error("{url}: cannot connect: {source}")]
+    Connect {
+        /// The URL, redacted.
+        url: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The TLS or WebSocket handshake failed.
+    #[error("{url}: the handshake failed: {message}")]
+    Handshake {
+        /// The URL, redacted.
+        url: String,
+        /// What failed, its keys masked.
+        message: String,
+    },
+    /// The log could not be written.
+    #[error("writing the log: {0}")]
+    Write(std::io::Error),
+}
+
 /// Records `req` into `out` as a message log.
 ///
 /// # Errors
 /// The URL is no WebSocket URL, the connection or the handshake fails, or
-/// `out` cannot be written; what was written stays.
-pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecording, String> {
-    let mut request = req
-        .url
-        .as_str()
-        .into_client_request()
-        .map_err(|e| format!("{}: {e}", crate::capture::redact_url(&req.url)))?;
+/// `out` cannot be written ([`SocketError`]); what was written stays.
+pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecording, SocketError> {
+    let mut request =
+        req.url
+            .as_str()
+            .into_client_request()
+            .map_err(|source| SocketError::Url {
+                url: crate::capture::redact_url(&req.url),
+                source,
+            })?;
     let auth = req.dialect.api().auth_for(&req.url);
     let hs = request.headers_mut();
-    let header = |n: &str, v: &str| -> Result<_, String> {
+    let header = |n: &str, v: &str| -> Result<_, SocketError> {
         Ok((
-            tungstenite::http::HeaderName::from_bytes(n.as_bytes())
-                .map_err(|e| format!("header {n:?}: {e}"))?,
-            tungstenite::http::HeaderValue::from_str(v)
-                .map_err(|_| format!("header {n:?}: the value is not a valid header value"))?,
+            tungstenite::http::HeaderName::from_bytes(n.as_bytes()).map_err(|source| {
+                SocketError::HeaderName {
+                    name: n.to_string(),
+                    source,
+                }
+            })?,
+            tungstenite::http::HeaderValue::from_str(v).map_err(|_| SocketError::HeaderValue {
+                name: n.to_string(),
+            })?,
         ))
     };
     if let Some(k) = &req.api_key {
@@ -180,12 +238,9 @@ pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecordin
         hs.insert(n, v);
     }
     let started = Instant::now();
-    let failed = |e: &dyn std::fmt::Display| {
-        let e = crate::capture::redact_keys(&e.to_string());
-        format!(
-            "{}: the handshake failed: {e}",
-            crate::capture::redact_url(&req.url)
-        )
+    let failed = |e: &dyn std::fmt::Display| SocketError::Handshake {
+        url: crate::capture::redact_url(&req.url),
+        message: crate::capture::redact_keys(&e.to_string()),
     };
     let tcp = connect_tcp(&req.url, request.uri())?;
     let _ = tcp.set_nodelay(true);
@@ -204,14 +259,16 @@ pub fn record(req: &SocketRequest, out: &mut dyn Write) -> Result<SocketRecordin
 
 /// The TCP connection to a WebSocket URL's host (port 80 for `ws://`, 443
 /// for `wss://` unless it names one).
-fn connect_tcp(url: &str, uri: &tungstenite::http::Uri) -> Result<TcpStream, String> {
+fn connect_tcp(url: &str, uri: &tungstenite::http::Uri) -> Result<TcpStream, SocketError> {
     let host = uri.host().unwrap_or("");
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let port = uri
         .port_u16()
         .unwrap_or(if url.starts_with("wss://") { 443 } else { 80 });
-    TcpStream::connect((host, port))
-        .map_err(|e| format!("{}: cannot connect: {e}", crate::capture::redact_url(url)))
+    TcpStream::connect((host, port)).map_err(|source| SocketError::Connect {
+        url: crate::capture::redact_url(url),
+        source,
+    })
 }
 
 /// The stream under a recorder's socket, whose read timeout it sets.
@@ -296,10 +353,10 @@ impl Log<'_> {
         ));
     }
 
-    fn line(&mut self, line: String) -> Result<(), String> {
+    fn line(&mut self, line: String) -> Result<(), SocketError> {
         self.out
             .write_all(line.as_bytes())
-            .map_err(|e| format!("writing the log: {e}"))?;
+            .map_err(SocketError::Write)?;
         self.rec.messages += 1;
         Ok(())
     }
@@ -310,7 +367,7 @@ impl Log<'_> {
         &mut self,
         m: &Message,
         api: &dyn crate::dialect::Api,
-    ) -> Result<Option<SocketStep>, String> {
+    ) -> Result<Option<SocketStep>, SocketError> {
         match m {
             Message::Text(t) => {
                 let data = crate::capture::redact_keys(t.as_str());
@@ -337,7 +394,7 @@ impl Log<'_> {
         }
     }
 
-    fn closed(&mut self, code: u16, reason: &str) -> Result<(), String> {
+    fn closed(&mut self, code: u16, reason: &str) -> Result<(), SocketError> {
         self.line(close_line(code, reason))?;
         self.rec.closed = Some((code, reason.to_string()));
         Ok(())
@@ -345,7 +402,7 @@ impl Log<'_> {
 
     /// The socket failed: a connection that ended with no close frame is
     /// logged as 1006; any other failure stops the recording.
-    fn failed(&mut self, e: &tungstenite::Error) -> Result<(), String> {
+    fn failed(&mut self, e: &tungstenite::Error) -> Result<(), SocketError> {
         use tungstenite::error::ProtocolError;
         let dropped = match e {
             tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => false,
@@ -385,7 +442,7 @@ fn read_turn<S: Timed>(
     log: &mut Log<'_>,
     turn: Turn,
     req: &SocketRequest,
-) -> Result<bool, String> {
+) -> Result<bool, SocketError> {
     let api = req.dialect.api();
     let mut got = 0usize;
     // No response asked for, or one whose end (or refusal) came.
@@ -463,7 +520,7 @@ fn play<S: Timed>(
     status: u16,
     started: Instant,
     out: &mut dyn Write,
-) -> Result<SocketRecording, String> {
+) -> Result<SocketRecording, SocketError> {
     let mut log = Log {
         out,
         rec: SocketRecording {
@@ -544,4 +601,73 @@ fn close_line(code: u16, reason: &str) -> String {
         Frame::Close { code, reason },
         "",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(url: &str, headers: &[(&str, &str)]) -> SocketRequest {
+        SocketRequest {
+            url: url.to_string(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            api_key: None,
+            script: Script::of_messages(Vec::new()),
+            dialect: Dialect::Realtime,
+            read_timeout: Duration::from_millis(200),
+            insecure: false,
+        }
+    }
+
+    fn said(req: &SocketRequest) -> (SocketError, String) {
+        let e = record(req, &mut Vec::new()).map(|_| ()).unwrap_err();
+        let text = e.to_string();
+        (e, text)
+    }
+
+    /// What the user reads when a socket is not recorded: the sentences
+    /// `record` gave as strings, the URL's key masked.
+    #[test]
+    fn why_a_socket_is_not_recorded_is_said_as_before() {
+        let (e, text) = said(&request(
+            "ws://127.0.0.1:1/v1/realtime?key=sk-SECRET123",
+            &[],
+        ));
+        assert!(matches!(e, SocketError::Connect { .. }), "{e:?}");
+        assert!(
+            text.starts_with("ws://127.0.0.1:1/v1/realtime?key=[REDACTED]: cannot connect: "),
+            "{text}"
+        );
+        assert!(!text.contains("SECRET"), "{text}");
+
+        let (e, text) = said(&request("ws://127.0.0.1:1/", &[("bad name", "v")]));
+        assert!(matches!(e, SocketError::HeaderName { .. }), "{e:?}");
+        assert_eq!(text, "header \"bad name\": invalid HTTP header name");
+
+        let (e, text) = said(&request("ws://127.0.0.1:1/", &[("x-key", "a\nb")]));
+        assert!(matches!(e, SocketError::HeaderValue { .. }), "{e:?}");
+        assert_eq!(
+            text,
+            "header \"x-key\": the value is not a valid header value"
+        );
+
+        let (e, text) = said(&request("not a url", &[]));
+        assert!(matches!(e, SocketError::Url { .. }), "{e:?}");
+        assert!(text.starts_with("not a url: "), "{text}");
+
+        // A server that closes before the handshake's answer.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || drop(listener.accept()));
+        let (e, text) = said(&request(&format!("ws://127.0.0.1:{port}/"), &[]));
+        server.join().unwrap();
+        assert!(matches!(e, SocketError::Handshake { .. }), "{e:?}");
+        assert!(
+            text.starts_with(&format!("ws://127.0.0.1:{port}/: the handshake failed: ")),
+            "{text}"
+        );
+    }
 }

@@ -27,6 +27,23 @@ pub fn text_cap() -> usize {
     TEXT_CAP.with(std::cell::Cell::get)
 }
 
+/// Bytes past which a growing kept text is given room for all it may
+/// keep at once, instead of doubling: one allocation, whose pages the
+/// system maps only as they are written. Each doubling past it left the
+/// text's smaller copy behind in the heap, resident though free (the
+/// copies of a 1 MiB text, about as much again; issue 40).
+const RESERVE_FROM: usize = 64 * 1024;
+
+/// Makes room in `kept` for `more` bytes of a text kept up to `cap`
+/// bytes: as a `String` does below [`RESERVE_FROM`], past it the room for
+/// `cap` bytes at once.
+pub fn reserve_kept(kept: &mut String, more: usize, cap: usize) {
+    let need = kept.len() + more;
+    if need > kept.capacity() && need > RESERVE_FROM {
+        kept.reserve_exact(cap.max(need) - kept.len());
+    }
+}
+
 /// Runs `f` with at most `cap` bytes (no more than [`MAX_TEXT_BYTES`])
 /// kept of each text by the lints it runs on this thread, then restores
 /// the cap. `sselint proxy` lints many streams at once, each on a thread
@@ -189,6 +206,7 @@ impl Text {
     pub fn push(&mut self, s: &str) {
         let cap = text_cap();
         if self.dropped == 0 && self.kept.len() + s.len() <= cap {
+            reserve_kept(&mut self.kept, s.len(), cap);
             self.kept.push_str(s);
             return;
         }
@@ -198,6 +216,7 @@ impl Text {
             0
         };
         let cut = s.floor_char_boundary(room);
+        reserve_kept(&mut self.kept, cut, cap);
         self.kept.push_str(&s[..cut]);
         self.drop_bytes(&s.as_bytes()[cut..]);
     }
@@ -235,6 +254,21 @@ impl Text {
         if rest.len > 0 {
             self.tail.join(rest);
             self.dropped += rest.len;
+        }
+    }
+
+    /// [`Text::push_parts`] of a text given whole: taken over without a
+    /// copy when nothing came before it and it fits the cap (the same
+    /// text either way), else copied and let go of at once.
+    pub fn push_owned(&mut self, kept: String, rest: Digest) {
+        if self.kept.is_empty() && self.dropped == 0 && kept.len() <= text_cap() {
+            self.kept = kept;
+            if rest.len > 0 {
+                self.tail.join(rest);
+                self.dropped += rest.len;
+            }
+        } else {
+            self.push_parts(&kept, rest);
         }
     }
 

@@ -1267,7 +1267,7 @@ fn socket_scenario(
     let mut log = Vec::new();
     let rec = match live::socket::record(&req, &mut log) {
         Ok(r) => r,
-        Err(e) => return Outcome::error(s.name, clean_error(t, &e)),
+        Err(e) => return Outcome::error(s.name, clean_error(t, &e.to_string())),
     };
     let path = dir.join(format!("{}.jsonl", s.name));
     let text = mask(&String::from_utf8_lossy(&log), &secrets(t));

@@ -91,15 +91,15 @@ pub enum Frame<'a> {
 /// record a line. These are the seam's names for it; the socket transport
 /// ([`websocket`]) says how a record is written.
 pub mod socket_log {
-    pub use super::websocket::Record;
+    pub use super::websocket::{Record, RecordError};
     use super::{websocket, Direction, Frame};
 
     /// Reads one log line.
     ///
     /// # Errors
-    /// Why the line is no message record, as a sentence
-    /// ([`websocket::record`]).
-    pub fn record(line: &str) -> Result<Record, String> {
+    /// Why the line is no message record ([`RecordError`]; its message is
+    /// a sentence).
+    pub fn record(line: &str) -> Result<Record, RecordError> {
         websocket::record(line)
     }
 

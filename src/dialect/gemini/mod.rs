@@ -934,10 +934,10 @@ impl Checker {
             chunks_with_choices: self.with_candidates,
             ..Answer::default()
         };
+        // The texts are moved in at the very end ([`Checker::give_texts`]):
+        // the checks before it still read them.
         for (i, c) in &self.candidates {
             let ch = answer.choice(*i);
-            ch.text = c.text.clone();
-            ch.reasoning = c.reasoning.clone();
             ch.finish_reason = c.finish.clone();
             for (n, call) in c.calls.iter().enumerate() {
                 ch.tool_calls.insert(n as u64, call.clone());
@@ -969,6 +969,17 @@ impl Checker {
             }
         }
         answer
+    }
+
+    /// Moves each candidate's text and thoughts into its choice of
+    /// `answer`, the last thing the stream's end does: the text is not
+    /// held twice.
+    fn give_texts(&mut self, answer: &mut Answer) {
+        for (i, c) in &mut self.candidates {
+            let ch = answer.choice(*i);
+            ch.text = std::mem::take(&mut c.text);
+            ch.reasoning = std::mem::take(&mut c.reasoning);
+        }
     }
 
     /// How the stream ended: failed on an error, complete once candidate 0
@@ -1378,7 +1389,7 @@ impl super::Checker for Checker {
     }
 
     fn finish(&mut self, end: StreamEnd<'_>, out: &mut dyn Out) -> (Answer, Ending) {
-        let answer = self.assemble_answer();
+        let mut answer = self.assemble_answer();
         let ending = self.stream_ending();
         self.check_repeated_answer(out);
         self.check_event_lines(out);
@@ -1387,6 +1398,7 @@ impl super::Checker for Checker {
         self.check_finishes(out);
         self.check_usage(ending, out);
         self.check_cut_off(ending, &end, out);
+        self.give_texts(&mut answer);
         (answer, ending)
     }
 

@@ -1036,7 +1036,7 @@ impl Checker {
                     let repeats = b.text.is_repeated_by(t);
                     b.text_deltas += 1;
                     b.repeat_at = (repeats && b.text_deltas >= 3)
-                        .then(|| (out.at_pointer("/delta/text", false), ev.index));
+                        .then(|| Box::new((out.at_pointer("/delta/text", false), ev.index)));
                 }
                 budget.push(Pool::Text, &mut b.text, t);
                 if summary {
@@ -1696,7 +1696,7 @@ impl super::Checker for Checker {
             );
         }
         for b in &self.blocks {
-            if let Some((loc, ev)) = b.repeat_at.clone() {
+            if let Some((loc, ev)) = b.repeat_at.as_deref().cloned() {
                 emit(
                     out,
                     Finding::new(

@@ -77,8 +77,10 @@ pub struct Block {
     pub text_deltas: u64,
     /// Where the last non-empty `text_delta`, the third or later, repeated
     /// all the block's text before it, and its event (the
-    /// `messages-repeated-answer` rule); a later one clears it.
-    pub repeat_at: Option<(crate::lint::Location, Option<u64>)>,
+    /// `messages-repeated-answer` rule); a later one clears it. Boxed: a
+    /// block is kept for each of up to [`MAX_BLOCKS`] blocks, and almost
+    /// none has one (its 100 bytes unboxed were a quarter of a block).
+    pub repeat_at: Option<Box<(crate::lint::Location, Option<u64>)>>,
     /// Never started: its first delta or stop came with no
     /// `content_block_start` (`messages-block-not-open`).
     pub implicit: bool,
@@ -260,6 +262,7 @@ impl Answered {
             return;
         }
         let start = self.text.len();
+        crate::model::assembly::reserve_kept(&mut self.text, t.kept.len(), MAX_TEXT_BYTES);
         self.text.push_str(&t.kept);
         b.text = Text::default();
         b.in_answer = Some(start..self.text.len());

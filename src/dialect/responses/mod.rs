@@ -74,7 +74,7 @@ pub mod words;
 
 use super::{Event, Out, StreamEnd};
 use crate::lint::Location;
-use crate::model::assembly::{Answer, Ending, Text, ToolCall};
+use crate::model::assembly::{Answer, Digest, Ending, Text, ToolCall};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use text::{Acc, Budget, Pool};
@@ -164,6 +164,17 @@ impl Part {
             (Some(s), 0) => s,
             _ => &self.streamed,
         }
+    }
+
+    /// Takes the text [`Part::answer`] gives (its kept bytes, and the
+    /// digest of those not kept), leaving it empty: the answer is made
+    /// at the end from the parts' texts, which are not needed after it.
+    fn take_answer(&mut self) -> (String, Digest) {
+        let a = match (&mut self.settled, self.deltas) {
+            (Some(Settled::Own(s)), 0) => s,
+            _ => &mut self.streamed,
+        };
+        (std::mem::take(&mut a.kept), a.rest)
     }
 
     /// The last full value a `.done` event gave.
@@ -480,23 +491,29 @@ impl Checker {
             .count()
     }
 
-    /// The answer, from the items (see the module docs).
-    fn assemble(&self) -> Answer {
+    /// The answer, from the items (see the module docs). The parts' texts
+    /// move into it (the first of each whole) and are let go of one by
+    /// one, so the stream's text is not held twice at its end: the
+    /// items are not read after this.
+    fn assemble(&mut self) -> Answer {
         let mut answer = Answer::default();
         let c = answer.choice(0);
-        let mut order: Vec<&Item> = self.items.iter().collect();
-        order.sort_by_key(|i| i.output_index);
-        for it in order {
+        let mut order: Vec<usize> = (0..self.items.len()).collect();
+        order.sort_by_key(|&i| self.items[i].output_index);
+        for i in order {
+            let it = &mut self.items[i];
             match it.kind.as_str() {
                 "reasoning" => {
-                    for p in it.parts.values() {
-                        c.reasoning.push_parts(p.text(), p.answer().rest);
+                    for p in it.parts.values_mut() {
+                        let (kept, rest) = p.take_answer();
+                        c.reasoning.push_owned(kept, rest);
                     }
-                    for (k, p) in it.summary.values().enumerate() {
+                    for (k, p) in it.summary.values_mut().enumerate() {
                         if k > 0 || !c.reasoning.is_empty() {
                             c.reasoning.push("\n\n");
                         }
-                        c.reasoning.push_parts(p.text(), p.answer().rest);
+                        let (kept, rest) = p.take_answer();
+                        c.reasoning.push_owned(kept, rest);
                     }
                 }
                 "function_call" | "custom_tool_call" => {
@@ -536,15 +553,16 @@ impl Checker {
                     c.tool_calls.insert(index, call);
                 }
                 _ => {
-                    for p in it.parts.values() {
+                    for p in it.parts.values_mut() {
+                        let (kept, rest) = p.take_answer();
                         match p.kind.as_str() {
                             "refusal" => {
                                 c.refusal
                                     .get_or_insert_with(Text::default)
-                                    .push_parts(p.text(), p.answer().rest);
+                                    .push_owned(kept, rest);
                             }
-                            "reasoning_text" => c.reasoning.push_parts(p.text(), p.answer().rest),
-                            _ => c.text.push_parts(p.text(), p.answer().rest),
+                            "reasoning_text" => c.reasoning.push_owned(kept, rest),
+                            _ => c.text.push_owned(kept, rest),
                         }
                     }
                 }

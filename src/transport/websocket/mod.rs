@@ -287,36 +287,59 @@ impl Record {
     }
 }
 
+/// Why a log line is no message record ([`record`]); its message is the
+/// sentence a finding or an error shows.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The line is not JSON (what serde said).
+    #[error("the line is not JSON ({0})")]
+    NotJson(serde_json::Error),
+    /// The line is JSON but not an object.
+    #[error("the line is not a JSON object with a `direction`")]
+    NotObject,
+    /// No `direction` (or Chrome's `type`) of `sent` or `received`.
+    #[error("the line has no `direction` of `sent` or `received`")]
+    NoDirection,
+    /// `opcode` is there but no integer.
+    #[error("`opcode` is not an integer")]
+    Opcode,
+    /// `data` is there but no string (nor null).
+    #[error("`data` is not a string")]
+    Data,
+    /// A binary message's `data` is not base64 (what the decoder said).
+    #[error("a binary message's `data` is not base64 ({0})")]
+    Base64(base64::DecodeError),
+}
+
 /// Reads one log line.
 ///
 /// # Errors
 /// Why it is no message record (not a JSON object, no `direction`, an
 /// `opcode` or `data` of the wrong type, a binary message whose `data` is
-/// not base64), as a sentence.
-pub fn record(line: &str) -> Result<Record, String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("the line is not JSON ({e})"))?;
-    let o = v
-        .as_object()
-        .ok_or("the line is not a JSON object with a `direction`")?;
+/// not base64): [`RecordError`].
+pub fn record(line: &str) -> Result<Record, RecordError> {
+    let v: Value = serde_json::from_str(line).map_err(RecordError::NotJson)?;
+    let o = v.as_object().ok_or(RecordError::NotObject)?;
     let direction = o
         .get("direction")
         .or_else(|| o.get("type"))
         .and_then(Value::as_str)
         .and_then(Direction::parse)
-        .ok_or("the line has no `direction` of `sent` or `received`")?;
+        .ok_or(RecordError::NoDirection)?;
     let opcode = match o.get("opcode") {
         None => TEXT,
-        Some(n) => n.as_i64().ok_or("`opcode` is not an integer")?,
+        Some(n) => n.as_i64().ok_or(RecordError::Opcode)?,
     };
     let raw = match o.get("data") {
         None | Some(Value::Null) => "",
         Some(Value::String(s)) => s.as_str(),
-        Some(_) => return Err("`data` is not a string".into()),
+        Some(_) => return Err(RecordError::Data),
     };
     let (data, bytes) = if opcode == BINARY {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(raw.trim())
-            .map_err(|e| format!("a binary message's `data` is not base64 ({e})"))?;
+            .map_err(RecordError::Base64)?;
         (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
     } else {
         (raw.to_string(), None)
@@ -459,6 +482,41 @@ impl super::Framer for Framer {
 mod tests {
     use super::*;
     use crate::transport::Framer as _;
+
+    /// The sentences a line that is no record gets, as they were when
+    /// [`record`] returned them as strings.
+    #[test]
+    fn a_bad_record_is_said_as_before() {
+        let said = |line: &str| record(line).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            said("nope"),
+            "the line is not JSON (expected ident at line 1 column 2)"
+        );
+        assert_eq!(
+            said("[1]"),
+            "the line is not a JSON object with a `direction`"
+        );
+        assert_eq!(
+            said(r#"{"direction":"up"}"#),
+            "the line has no `direction` of `sent` or `received`"
+        );
+        assert_eq!(
+            said(r#"{"direction":"sent","opcode":"1"}"#),
+            "`opcode` is not an integer"
+        );
+        assert_eq!(
+            said(r#"{"direction":"sent","data":3}"#),
+            "`data` is not a string"
+        );
+        assert_eq!(
+            said(r#"{"direction":"received","opcode":2,"data":"@@"}"#),
+            "a binary message's `data` is not base64 (Invalid symbol 64, offset 0.)"
+        );
+        assert!(matches!(
+            record(r#"{"direction":"sent","data":3}"#),
+            Err(RecordError::Data)
+        ));
+    }
 
     /// (index, offset, line, name, direction, opcode, data, time, fault)
     type Row = (
