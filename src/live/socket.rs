@@ -618,6 +618,7 @@ mod tests {
             script: Script::of_messages(Vec::new()),
             dialect: Dialect::Realtime,
             read_timeout: Duration::from_millis(200),
+            timeout: None,
             insecure: false,
         }
     }
