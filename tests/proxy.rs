@@ -1175,3 +1175,65 @@ fn a_record_whose_text_passed_the_lints_cap_says_so() {
     );
     assert!(!notes(1).contains("64 KiB"), "{json:#}");
 }
+
+/// Secret header values the client sent and the upstream quotes back (an
+/// error message naming the `api-key`, cookie, Google key and proxy
+/// credentials it got) are masked in every report format, as in the
+/// saved HAR (a fresh-user trial found them in all six).
+#[test]
+fn secrets_the_upstream_quotes_back_are_masked_in_every_report_format() {
+    let dir = scratch("proxy-echoed-secrets");
+    let secrets = [
+        ("api-key", "AZUREKEYSECRET1"),
+        ("Cookie", "sid=COOKIESECRET2"),
+        ("x-goog-api-key", "GOOGKEYSECRET3"),
+        ("proxy-authorization", "Basic PROXYAUTHSECRET5"),
+    ];
+    let quoted = secrets
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let capture = dir.join("echo.sse");
+    std::fs::write(
+        &capture,
+        format!(
+            "{}data: {}\n\n",
+            common::chat_chunk(&format!("text {quoted}"), "null"),
+            serde_json::json!({"error": {"message": format!("bad key {quoted}"), "type": "auth"}})
+        ),
+    )
+    .unwrap();
+    let r = Replay::start(&capture, &[]);
+    for format in ["human", "json", "sarif", "junit", "github", "html"] {
+        let report = dir.join(format!("report.{format}"));
+        let p = Proxy::start(&[
+            "--upstream",
+            &format!("http://{}", r.addr),
+            "--format",
+            format,
+            "-o",
+            report.to_str().unwrap(),
+        ]);
+        let got = post(
+            &format!("http://{}/v1/chat/completions", p.addr),
+            CHAT,
+            &secrets,
+        );
+        assert_eq!(got.status, 200);
+        // The client gets what the upstream sent.
+        assert!(String::from_utf8_lossy(&got.body).contains("COOKIESECRET2"));
+        let (_, out, lines) = p.interrupt();
+        let printed = format!("{out}\n{}", lines.join("\n"));
+        let written = std::fs::read_to_string(&report).unwrap();
+        assert!(written.contains("[REDACTED]"), "{format}: {written}");
+        for (_, v) in secrets {
+            let v = v.rsplit([' ', '=']).next().unwrap();
+            assert!(!printed.contains(v), "{v} printed ({format}): {printed}");
+            assert!(
+                !written.contains(v),
+                "{v} in the {format} report: {written}"
+            );
+        }
+    }
+}
