@@ -57,10 +57,16 @@ impl Proxy {
     }
 
     /// Ctrl-C (SIGINT), then its exit code, stdout and every stderr line.
-    fn interrupt(mut self) -> (Option<i32>, String, Vec<String>) {
+    fn interrupt(self) -> (Option<i32>, String, Vec<String>) {
+        self.signal("-INT")
+    }
+
+    /// `kill SIGNAL` (`-INT`, `-TERM`), then its exit code, stdout and
+    /// every stderr line.
+    fn signal(mut self, signal: &str) -> (Option<i32>, String, Vec<String>) {
         let pid = self.child.id().to_string();
         assert!(Command::new("kill")
-            .args(["-INT", &pid])
+            .args([signal, &pid])
             .status()
             .unwrap()
             .success());
@@ -1236,4 +1242,85 @@ fn secrets_the_upstream_quotes_back_are_masked_in_every_report_format() {
             );
         }
     }
+}
+
+/// SIGTERM (`timeout`, `docker stop`, a CI job cancelled) ends the proxy
+/// as Ctrl-C does: open streams get --grace, then are cut and recorded,
+/// the reports and HARs are written, and a wrapped command is stopped (a
+/// fresh-user trial lost every record, exit 143, and left the command
+/// running).
+#[test]
+fn sigterm_writes_the_reports_and_stops_the_command_as_ctrl_c_does() {
+    let dir = scratch("proxy-sigterm");
+    let report = dir.join("report.json");
+    let saved = dir.join("captures");
+    let slow = Replay::start(
+        &root().join("samples/good/openai-basic.sse"),
+        &["--delay-ms", "1000"],
+    );
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("http://{}", slow.addr),
+        "--format",
+        "json",
+        "-o",
+        report.to_str().unwrap(),
+        "--save",
+        saved.to_str().unwrap(),
+        "--grace",
+        "0.2",
+    ]);
+    let url = format!("http://{}/v1/chat/completions", p.addr);
+    let open = std::thread::spawn(move || post(&url, CHAT, &[]));
+    std::thread::sleep(Duration::from_millis(400));
+    let (code, _, lines) = p.signal("-TERM");
+    assert!(open.join().unwrap().cut, "the open stream is cut");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("#1 POST") && l.contains("(cut at shutdown)")),
+        "{lines:#?}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(json.to_string().contains("capture-truncated"), "{json}");
+    assert_eq!(std::fs::read_dir(&saved).unwrap().count(), 1);
+    assert_eq!(code, Some(1), "{lines:#?}");
+
+    // A wrapped command is stopped, not left running.
+    let pid_file = dir.join("child.pid");
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("http://{}", slow.addr),
+        "--grace",
+        "0.2",
+        "--",
+        "sh",
+        "-c",
+        &format!("echo $$ > {}; exec sleep 47", pid_file.display()),
+    ]);
+    let mut pid = String::new();
+    for _ in 0..200 {
+        pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if !pid.trim().is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let pid = pid.trim().to_string();
+    assert!(!pid.is_empty(), "the command never started");
+    let started = std::time::Instant::now();
+    let (code, _, lines) = p.signal("-TERM");
+    assert!(started.elapsed() < Duration::from_secs(20), "{lines:#?}");
+    let alive = Command::new("kill")
+        .args(["-0", &pid])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    if alive {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    assert!(!alive, "the wrapped command still runs: {lines:#?}");
+    assert_ne!(code, Some(143), "{lines:#?}");
+    assert_ne!(code, None, "ended by the signal: {lines:#?}");
 }

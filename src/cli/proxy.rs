@@ -47,10 +47,11 @@ and prompts are never printed; --save masks them in the HARs it writes.
 With `-- CMD ARGS...` the command runs with OPENAI_BASE_URL,
 ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and OLLAMA_HOST pointing at
 the proxy (on a free port unless --listen says). When it ends, or on
-Ctrl-C, open streams get --grace seconds, then are cut; the report is
+Ctrl-C or SIGTERM, open streams get --grace seconds, then are cut (a
+command still running gets --grace too, then is killed); the report is
 written (--format, --output, atomically) and the exit code is the
 command's failure, else 1 when a stream reached --fail-on, else 0.
-Without a command the proxy runs until Ctrl-C.")]
+Without a command the proxy runs until Ctrl-C or SIGTERM.")]
 pub struct Args {
     /// Where requests go: `URL` for every dialect without its own, or
     /// `DIALECT=URL` (chat, responses, messages, gemini, ollama,
@@ -87,7 +88,7 @@ pub struct Args {
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,
     /// Seconds open streams get to finish when the command ends or
-    /// Ctrl-C comes, before they are cut.
+    /// Ctrl-C (or SIGTERM) comes, before they are cut.
     #[arg(long, default_value_t = 2.0, value_name = "SECS")]
     grace: f64,
     /// Accept any TLS certificate from an upstream.
@@ -173,7 +174,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             eprintln!("sselint proxy: {}", line(ex));
         }
     });
-    // Installed before anything runs: Ctrl-C stops the proxy (and the
+    // Installed before anything runs: Ctrl-C (SIGINT, SIGTERM, SIGHUP)
+    // stops the proxy (and the
     // command's wait), never the process.
     let stop = sselint::live::interrupted();
     let running = match proxy::Proxy::start(options, on_exchange) {

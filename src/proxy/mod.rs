@@ -301,7 +301,7 @@ pub enum Stop {
     /// The client went away before the end; its upstream request was
     /// closed.
     ClientGone,
-    /// The proxy was stopped (Ctrl-C, or the wrapped command ended) while
+    /// The proxy was stopped (Ctrl-C or SIGTERM, or the wrapped command ended) while
     /// the stream was open: it was cut.
     Shutdown,
 }

@@ -273,7 +273,7 @@ html\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -s o -l output -d 'Write the report to FILE (atomically) instead of stdout' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l save -d 'Save each streamed exchange as DIR/NNNN-DIALECT.har, keys and cookies masked, for `check`, `diff` and `minimize`' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l profile -d 'Provider profile for the lint' -r
-complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l grace -d 'Seconds open streams get to finish when the command ends or Ctrl-C comes, before they are cut' -r
+complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l grace -d 'Seconds open streams get to finish when the command ends or Ctrl-C (or SIGTERM) comes, before they are cut' -r
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l connect-timeout -d 'Seconds an upstream gets to accept the connection, and then to finish the TLS handshake; past either the proxy answers 502 itself and says which. The response itself has no timeout' -r
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l color -d 'Colour of the human report' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
