@@ -131,6 +131,16 @@ fn post(url: &str, body: &str, headers: &[(&str, &str)]) -> Got {
     }
 }
 
+/// `--upstream DIALECT=http://ADDR` for the replay `r`: the dialect its
+/// path names (a plain URL serves the OpenAI dialects only), else a plain
+/// URL.
+fn upstream_of(r: &Replay) -> String {
+    match sselint::dialect::endpoint_of(path_of(&r.url).split('?').next().unwrap_or("")) {
+        Some(d) => format!("{}=http://{}", d.name(), r.addr),
+        None => format!("http://{}", r.addr),
+    }
+}
+
 /// The path (and query) of a URL.
 fn path_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
@@ -171,7 +181,7 @@ fn bytes_through_the_proxy_equal_what_replay_sent_in_every_fault_mode() {
             }
             let r = Replay::start(&path, fault);
             let direct = post(&r.url, CHAT, &[]);
-            let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+            let p = Proxy::start(&["--upstream", &upstream_of(&r)]);
             let via = post(&format!("http://{}{}", p.addr, path_of(&r.url)), CHAT, &[]);
             assert_eq!(direct.status, 200, "{capture} {fault:?}");
             assert!(!direct.body.is_empty(), "{capture} {fault:?}");
@@ -317,7 +327,7 @@ fn a_corrupt_event_stream_frame_passes_through_and_is_found() {
         &["--corrupt-crc", "2"],
     );
     let direct = post(&r.url, "{}", &[]);
-    let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+    let p = Proxy::start(&["--upstream", &upstream_of(&r)]);
     let via = post(&format!("http://{}{}", p.addr, path_of(&r.url)), "{}", &[]);
     assert!(via == direct);
     let (code, _, lines) = p.interrupt();
@@ -1323,4 +1333,42 @@ fn sigterm_writes_the_reports_and_stops_the_command_as_ctrl_c_does() {
     assert!(!alive, "the wrapped command still runs: {lines:#?}");
     assert_ne!(code, Some(143), "{lines:#?}");
     assert_ne!(code, None, "ended by the signal: {lines:#?}");
+}
+
+/// A plain `--upstream URL` (the docs' first example,
+/// `--upstream https://api.openai.com`) is the upstream of the OpenAI
+/// dialects and of paths that name none; a request of another dialect
+/// (an Anthropic, Gemini or Ollama SDK the application also uses) does
+/// not go there with its key (a fresh-user trial saw Anthropic and Google
+/// keys sent to the one upstream), nor does it go to a sole
+/// `DIALECT=URL` of another dialect.
+#[test]
+fn a_plain_upstream_takes_the_openai_dialects_only() {
+    let r = Replay::start(&root().join("samples/good/ollama-chat.ndjson"), &[]);
+    let ollama_path = path_of(&r.url).to_string();
+    for given in [
+        format!("http://{}", r.addr),
+        format!("chat=http://{}", r.addr),
+    ] {
+        let p = Proxy::start(&["--upstream", &given]);
+        let got = post(
+            &format!("http://{}{ollama_path}", p.addr),
+            "{}",
+            &[("Authorization", "Bearer OLLAMAKEYSECRET")],
+        );
+        assert_eq!(got.status, 502, "{given}: sent to the upstream given");
+        let text = String::from_utf8_lossy(&got.body);
+        assert!(text.contains("--upstream ollama=URL"), "{given}: {text}");
+        // The OpenAI dialects' requests go there.
+        // (replay answers 404 off its own path: it was reached).
+        let via = post(&format!("http://{}/v1/chat/completions", p.addr), CHAT, &[]);
+        assert_eq!(via.status, 404, "{given}");
+        let (_, _, lines) = p.interrupt();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("#1 POST {ollama_path} 502"))),
+            "{lines:#?}"
+        );
+    }
 }

@@ -20,7 +20,7 @@ use std::time::Duration;
 #[command(after_help = "\
 Examples:
   sselint proxy --upstream https://api.openai.com
-      listen on 127.0.0.1:8787; point the SDK there
+      listen on 127.0.0.1:8787; point the OpenAI SDK there
       (OPENAI_BASE_URL=http://127.0.0.1:8787/v1); Ctrl-C ends and reports
   sselint proxy --upstream chat=http://127.0.0.1:8080 \\
                 --upstream messages=https://api.anthropic.com -- pytest tests/
@@ -30,8 +30,11 @@ Examples:
 
 What it does: each request goes to the upstream of the dialect its path
 names (/v1/chat/completions is chat, /v1/messages is messages, ...;
-`sselint check --help` lists the dialects), else to the plain --upstream
-URL. The client's path goes after the upstream's (a prefix the path
+`sselint check --help` lists the dialects). A plain --upstream URL takes
+the OpenAI dialects without their own (chat, responses, realtime) and
+paths that name no dialect, never an Anthropic, Gemini, Ollama or Bedrock
+request (another provider's key): those need --upstream DIALECT=URL, else
+the proxy answers 502 saying which. The client's path goes after the upstream's (a prefix the path
 already starts with is not repeated). Each response comes back byte for
 byte as it arrives, each read flushed; nothing is retried, no redirect is
 followed, an error status and a cut body reach the client as they came.
@@ -53,9 +56,10 @@ written (--format, --output, atomically) and the exit code is the
 command's failure, else 1 when a stream reached --fail-on, else 0.
 Without a command the proxy runs until Ctrl-C or SIGTERM.")]
 pub struct Args {
-    /// Where requests go: `URL` for every dialect without its own, or
-    /// `DIALECT=URL` (chat, responses, messages, gemini, ollama,
-    /// bedrock-converse, bedrock-invoke); repeatable. http:// or https://
+    /// Where requests go: `DIALECT=URL` (chat, responses, realtime,
+    /// messages, gemini, ollama, bedrock-converse, bedrock-invoke), or a
+    /// plain `URL` for the OpenAI dialects (chat, responses, realtime)
+    /// without their own and paths of no dialect; repeatable. http:// or https://
     /// (rustls, the webpki roots), with an optional path prefix. Without
     /// any: chat and responses to https://api.openai.com, messages to
     /// https://api.anthropic.com, gemini to
@@ -128,6 +132,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: error: {e}");
         Ok(ExitCode::from(2))
     };
+    // Given none, each dialect goes to its provider; given any, only
+    // where they say (a key never goes to a host not named).
     let mut upstreams = if a.upstreams.is_empty() {
         proxy::Upstreams::providers()
     } else {
