@@ -1372,3 +1372,31 @@ fn a_plain_upstream_takes_the_openai_dialects_only() {
         );
     }
 }
+
+/// An --output that cannot be written is refused at start, exit 2, before
+/// the wrapped command runs (as an unusable --save is), not found after a
+/// whole test run with its report lost.
+#[test]
+fn an_unwritable_output_is_refused_before_the_command_runs() {
+    let dir = scratch("proxy-bad-output");
+    let marker = dir.join("ran");
+    for bad in [
+        dir.join("no/such/dir/report.json"),
+        dir.to_path_buf(), // a directory
+    ] {
+        let (code, _, err) = common::sselint(&[
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "-o",
+            bad.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            &format!("touch {}", marker.display()),
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains(bad.to_str().unwrap()), "{err}");
+        assert!(!marker.exists(), "the command ran: {err}");
+    }
+}

@@ -165,6 +165,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             return fail(format!("{name} {v}: give a number of seconds, 0 or more"));
         }
     }
+    // An --output that cannot be written is found now, not after the
+    // whole run with its report lost.
+    if let Some(out) = a
+        .output
+        .as_deref()
+        .filter(|p| !sselint::output::is_stdout(p))
+    {
+        if let Err(e) = sselint::output::check_writable(out) {
+            return fail(format!("--output {}: {e}", out.display()));
+        }
+    }
     let settings = super::profile_settings(&a.profile)?;
     let options = proxy::Options {
         listen,
