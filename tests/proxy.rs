@@ -655,6 +655,24 @@ fn a_remote_listen_address_needs_allow_remote() {
     let (code, _, err) = common::sselint(&["proxy", "--upstream", "chatt=http://x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("`chatt` is no dialect"), "{err}");
+    // A dialect, or the plain URL, given twice is refused (the last won
+    // silently before).
+    for twice in [
+        ["chat=http://127.0.0.1:1", "chat=http://127.0.0.1:2"],
+        ["http://127.0.0.1:1", "http://127.0.0.1:2"],
+    ] {
+        let (code, _, err) = common::sselint(&[
+            "proxy",
+            "--upstream",
+            twice[0],
+            "--upstream",
+            twice[1],
+            "--",
+            "true",
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("given twice"), "{err}");
+    }
 }
 
 /// A request whose dialect has no upstream gets the proxy's own 502,

@@ -162,7 +162,7 @@ impl Upstream {
 /// The upstream of each dialect, the plain one, and the providers'.
 #[derive(Debug, Clone, Default)]
 pub struct Upstreams {
-    /// Per dialect (`--upstream chat=URL`), the last given winning.
+    /// Per dialect (`--upstream chat=URL`), one each.
     pub by_dialect: Vec<(Dialect, Upstream)>,
     /// `--upstream URL`: the upstream of the OpenAI dialects
     /// ([`PLAIN_URL_DIALECTS`]) without their own, and of a path that
@@ -216,7 +216,7 @@ impl Upstreams {
     ///
     /// # Errors
     /// An unknown dialect name before `=`, a URL [`Upstream::parse`]
-    /// refuses.
+    /// refuses, or a dialect (or the plain URL) given twice.
     pub fn add(&mut self, spec: &str) -> Result<(), BadUpstream> {
         match spec.split_once('=').filter(|(n, _)| !n.contains("://")) {
             Some((name, url)) => {
@@ -230,10 +230,28 @@ impl Upstreams {
                     });
                 };
                 let up = Upstream::parse(url.trim())?;
-                self.by_dialect.retain(|(x, _)| *x != d);
+                if self.by_dialect.iter().any(|(x, _)| *x == d) {
+                    return Err(BadUpstream {
+                        shown: crate::capture::redact_url(url),
+                        why: format!(
+                            "`{}` is given twice; give each dialect one --upstream",
+                            d.name()
+                        ),
+                    });
+                }
                 self.by_dialect.push((d, up));
             }
-            None => self.default = Some(Upstream::parse(spec.trim())?),
+            None => {
+                let up = Upstream::parse(spec.trim())?;
+                if self.default.is_some() {
+                    return Err(BadUpstream {
+                        shown: crate::capture::redact_url(spec),
+                        why: "a plain URL is given twice; give one, and DIALECT=URL for the others"
+                            .into(),
+                    });
+                }
+                self.default = Some(up);
+            }
         }
         Ok(())
     }
@@ -669,5 +687,9 @@ mod tests {
         }
         assert_eq!(host(&u, "messages").as_deref(), Some("b"));
         assert!(u.add("nope=http://x").is_err());
+        // Given twice: refused, not the last winning.
+        assert!(u.add("chat=http://d:4").is_err());
+        assert!(u.add("http://d:4").is_err());
+        assert_eq!(host(&u, "chat").as_deref(), Some("a"));
     }
 }
