@@ -20,7 +20,7 @@ use std::time::Duration;
 #[command(after_help = "\
 Examples:
   sselint proxy --upstream https://api.openai.com
-      listen on 127.0.0.1:8787; point the OpenAI SDK there
+      listen on 127.0.0.1:8787; point the SDK there
       (OPENAI_BASE_URL=http://127.0.0.1:8787/v1); Ctrl-C ends and reports
   sselint proxy --upstream chat=http://127.0.0.1:8080 \\
                 --upstream messages=https://api.anthropic.com -- pytest tests/
