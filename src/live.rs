@@ -28,7 +28,9 @@ pub const NO_COLON: &str =
     "-H takes `Name: value`; one -H has no `:` (it is not shown here, as it may hold a key)";
 
 /// The Ctrl-C flag, installed once per process (`ctrlc` takes one
-/// handler): set when Ctrl-C is pressed; `record`, `probe` and `minimize`
+/// handler): set when Ctrl-C is pressed, or SIGTERM or SIGHUP comes
+/// (`ctrlc`'s `termination`: `timeout`, `docker stop`, a cancelled CI
+/// job); `record`, `probe` and `minimize`
 /// read it to stop with what they have.
 pub fn interrupted() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();

@@ -113,6 +113,29 @@ fn names_descriptor(path: &Path) -> std::io::Result<bool> {
     Ok(false)
 }
 
+/// Checks, before any work, that [`write_atomic`] could write `path`
+/// later: what [`plan`] refuses, a missing directory, or one where no
+/// file can be created (a file is created there and removed at once).
+///
+/// # Errors
+/// As [`plan`], or creating the trial file.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    match plan(path)? {
+        Plan::Through(p) => std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .map(|_| ()),
+        Plan::Replace(p) => {
+            let tmp = temporary(&p);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            std::fs::remove_file(&tmp)
+        }
+    }
+}
+
 /// Writes `bytes` to `path` atomically where it is (or will be) a regular
 /// file, and straight through where it is a FIFO, a device or a socket;
 /// never unlinks a symbolic link or a special file (see the module docs).

@@ -57,10 +57,16 @@ impl Proxy {
     }
 
     /// Ctrl-C (SIGINT), then its exit code, stdout and every stderr line.
-    fn interrupt(mut self) -> (Option<i32>, String, Vec<String>) {
+    fn interrupt(self) -> (Option<i32>, String, Vec<String>) {
+        self.signal("-INT")
+    }
+
+    /// `kill SIGNAL` (`-INT`, `-TERM`), then its exit code, stdout and
+    /// every stderr line.
+    fn signal(mut self, signal: &str) -> (Option<i32>, String, Vec<String>) {
         let pid = self.child.id().to_string();
         assert!(Command::new("kill")
-            .args(["-INT", &pid])
+            .args([signal, &pid])
             .status()
             .unwrap()
             .success());
@@ -125,6 +131,16 @@ fn post(url: &str, body: &str, headers: &[(&str, &str)]) -> Got {
     }
 }
 
+/// `--upstream DIALECT=http://ADDR` for the replay `r`: the dialect its
+/// path names (a plain URL serves the OpenAI dialects only), else a plain
+/// URL.
+fn upstream_of(r: &Replay) -> String {
+    match sselint::dialect::endpoint_of(path_of(&r.url).split('?').next().unwrap_or("")) {
+        Some(d) => format!("{}=http://{}", d.name(), r.addr),
+        None => format!("http://{}", r.addr),
+    }
+}
+
 /// The path (and query) of a URL.
 fn path_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
@@ -165,7 +181,7 @@ fn bytes_through_the_proxy_equal_what_replay_sent_in_every_fault_mode() {
             }
             let r = Replay::start(&path, fault);
             let direct = post(&r.url, CHAT, &[]);
-            let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+            let p = Proxy::start(&["--upstream", &upstream_of(&r)]);
             let via = post(&format!("http://{}{}", p.addr, path_of(&r.url)), CHAT, &[]);
             assert_eq!(direct.status, 200, "{capture} {fault:?}");
             assert!(!direct.body.is_empty(), "{capture} {fault:?}");
@@ -311,7 +327,7 @@ fn a_corrupt_event_stream_frame_passes_through_and_is_found() {
         &["--corrupt-crc", "2"],
     );
     let direct = post(&r.url, "{}", &[]);
-    let p = Proxy::start(&["--upstream", &format!("http://{}", r.addr)]);
+    let p = Proxy::start(&["--upstream", &upstream_of(&r)]);
     let via = post(&format!("http://{}{}", p.addr, path_of(&r.url)), "{}", &[]);
     assert!(via == direct);
     let (code, _, lines) = p.interrupt();
@@ -639,6 +655,24 @@ fn a_remote_listen_address_needs_allow_remote() {
     let (code, _, err) = common::sselint(&["proxy", "--upstream", "chatt=http://x"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("`chatt` is no dialect"), "{err}");
+    // A dialect, or the plain URL, given twice is refused (the last won
+    // silently before).
+    for twice in [
+        ["chat=http://127.0.0.1:1", "chat=http://127.0.0.1:2"],
+        ["http://127.0.0.1:1", "http://127.0.0.1:2"],
+    ] {
+        let (code, _, err) = common::sselint(&[
+            "proxy",
+            "--upstream",
+            twice[0],
+            "--upstream",
+            twice[1],
+            "--",
+            "true",
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("given twice"), "{err}");
+    }
 }
 
 /// A request whose dialect has no upstream gets the proxy's own 502,
@@ -1174,4 +1208,213 @@ fn a_record_whose_text_passed_the_lints_cap_says_so() {
         "{json:#}\n{lines:#?}"
     );
     assert!(!notes(1).contains("64 KiB"), "{json:#}");
+}
+
+/// Secret header values the client sent and the upstream quotes back (an
+/// error message naming the `api-key`, cookie, Google key and proxy
+/// credentials it got) are masked in every report format, as in the
+/// saved HAR (a fresh-user trial found them in all six).
+#[test]
+fn secrets_the_upstream_quotes_back_are_masked_in_every_report_format() {
+    let dir = scratch("proxy-echoed-secrets");
+    let secrets = [
+        ("api-key", "AZUREKEYSECRET1"),
+        ("Cookie", "sid=COOKIESECRET2"),
+        ("x-goog-api-key", "GOOGKEYSECRET3"),
+        ("proxy-authorization", "Basic PROXYAUTHSECRET5"),
+    ];
+    let quoted = secrets
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let capture = dir.join("echo.sse");
+    std::fs::write(
+        &capture,
+        format!(
+            "{}data: {}\n\n",
+            common::chat_chunk(&format!("text {quoted}"), "null"),
+            serde_json::json!({"error": {"message": format!("bad key {quoted}"), "type": "auth"}})
+        ),
+    )
+    .unwrap();
+    let r = Replay::start(&capture, &[]);
+    for format in ["human", "json", "sarif", "junit", "github", "html"] {
+        let report = dir.join(format!("report.{format}"));
+        let p = Proxy::start(&[
+            "--upstream",
+            &format!("http://{}", r.addr),
+            "--format",
+            format,
+            "-o",
+            report.to_str().unwrap(),
+        ]);
+        let got = post(
+            &format!("http://{}/v1/chat/completions", p.addr),
+            CHAT,
+            &secrets,
+        );
+        assert_eq!(got.status, 200);
+        // The client gets what the upstream sent.
+        assert!(String::from_utf8_lossy(&got.body).contains("COOKIESECRET2"));
+        let (_, out, lines) = p.interrupt();
+        let printed = format!("{out}\n{}", lines.join("\n"));
+        let written = std::fs::read_to_string(&report).unwrap();
+        assert!(written.contains("[REDACTED]"), "{format}: {written}");
+        for (_, v) in secrets {
+            let v = v.rsplit([' ', '=']).next().unwrap();
+            assert!(!printed.contains(v), "{v} printed ({format}): {printed}");
+            assert!(
+                !written.contains(v),
+                "{v} in the {format} report: {written}"
+            );
+        }
+    }
+}
+
+/// SIGTERM (`timeout`, `docker stop`, a CI job cancelled) ends the proxy
+/// as Ctrl-C does: open streams get --grace, then are cut and recorded,
+/// the reports and HARs are written, and a wrapped command is stopped (a
+/// fresh-user trial lost every record, exit 143, and left the command
+/// running).
+#[test]
+fn sigterm_writes_the_reports_and_stops_the_command_as_ctrl_c_does() {
+    let dir = scratch("proxy-sigterm");
+    let report = dir.join("report.json");
+    let saved = dir.join("captures");
+    let slow = Replay::start(
+        &root().join("samples/good/openai-basic.sse"),
+        &["--delay-ms", "1000"],
+    );
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("http://{}", slow.addr),
+        "--format",
+        "json",
+        "-o",
+        report.to_str().unwrap(),
+        "--save",
+        saved.to_str().unwrap(),
+        "--grace",
+        "0.2",
+    ]);
+    let url = format!("http://{}/v1/chat/completions", p.addr);
+    let open = std::thread::spawn(move || post(&url, CHAT, &[]));
+    std::thread::sleep(Duration::from_millis(400));
+    let (code, _, lines) = p.signal("-TERM");
+    assert!(open.join().unwrap().cut, "the open stream is cut");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("#1 POST") && l.contains("(cut at shutdown)")),
+        "{lines:#?}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(json.to_string().contains("capture-truncated"), "{json}");
+    assert_eq!(std::fs::read_dir(&saved).unwrap().count(), 1);
+    assert_eq!(code, Some(1), "{lines:#?}");
+
+    // A wrapped command is stopped, not left running.
+    let pid_file = dir.join("child.pid");
+    let p = Proxy::start(&[
+        "--upstream",
+        &format!("http://{}", slow.addr),
+        "--grace",
+        "0.2",
+        "--",
+        "sh",
+        "-c",
+        &format!("echo $$ > {}; exec sleep 47", pid_file.display()),
+    ]);
+    let mut pid = String::new();
+    for _ in 0..200 {
+        pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+        if !pid.trim().is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    let pid = pid.trim().to_string();
+    assert!(!pid.is_empty(), "the command never started");
+    let started = std::time::Instant::now();
+    let (code, _, lines) = p.signal("-TERM");
+    assert!(started.elapsed() < Duration::from_secs(20), "{lines:#?}");
+    let alive = Command::new("kill")
+        .args(["-0", &pid])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    if alive {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    assert!(!alive, "the wrapped command still runs: {lines:#?}");
+    assert_ne!(code, Some(143), "{lines:#?}");
+    assert_ne!(code, None, "ended by the signal: {lines:#?}");
+}
+
+/// A plain `--upstream URL` (the docs' first example,
+/// `--upstream https://api.openai.com`) is the upstream of the OpenAI
+/// dialects and of paths that name none; a request of another dialect
+/// (an Anthropic, Gemini or Ollama SDK the application also uses) does
+/// not go there with its key (a fresh-user trial saw Anthropic and Google
+/// keys sent to the one upstream), nor does it go to a sole
+/// `DIALECT=URL` of another dialect.
+#[test]
+fn a_plain_upstream_takes_the_openai_dialects_only() {
+    let r = Replay::start(&root().join("samples/good/ollama-chat.ndjson"), &[]);
+    let ollama_path = path_of(&r.url).to_string();
+    for given in [
+        format!("http://{}", r.addr),
+        format!("chat=http://{}", r.addr),
+    ] {
+        let p = Proxy::start(&["--upstream", &given]);
+        let got = post(
+            &format!("http://{}{ollama_path}", p.addr),
+            "{}",
+            &[("Authorization", "Bearer OLLAMAKEYSECRET")],
+        );
+        assert_eq!(got.status, 502, "{given}: sent to the upstream given");
+        let text = String::from_utf8_lossy(&got.body);
+        assert!(text.contains("--upstream ollama=URL"), "{given}: {text}");
+        // The OpenAI dialects' requests go there.
+        // (replay answers 404 off its own path: it was reached).
+        let via = post(&format!("http://{}/v1/chat/completions", p.addr), CHAT, &[]);
+        assert_eq!(via.status, 404, "{given}");
+        let (_, _, lines) = p.interrupt();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("#1 POST {ollama_path} 502"))),
+            "{lines:#?}"
+        );
+    }
+}
+
+/// An --output that cannot be written is refused at start, exit 2, before
+/// the wrapped command runs (as an unusable --save is), not found after a
+/// whole test run with its report lost.
+#[test]
+fn an_unwritable_output_is_refused_before_the_command_runs() {
+    let dir = scratch("proxy-bad-output");
+    let marker = dir.join("ran");
+    for bad in [
+        dir.join("no/such/dir/report.json"),
+        dir.to_path_buf(), // a directory
+    ] {
+        let (code, _, err) = common::sselint(&[
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "-o",
+            bad.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            &format!("touch {}", marker.display()),
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains(bad.to_str().unwrap()), "{err}");
+        assert!(!marker.exists(), "the command ran: {err}");
+    }
 }

@@ -30,8 +30,11 @@ Examples:
 
 What it does: each request goes to the upstream of the dialect its path
 names (/v1/chat/completions is chat, /v1/messages is messages, ...;
-`sselint check --help` lists the dialects), else to the plain --upstream
-URL. The client's path goes after the upstream's (a prefix the path
+`sselint check --help` lists the dialects). A plain --upstream URL takes
+the OpenAI dialects without their own (chat, responses, realtime) and
+paths that name no dialect, never an Anthropic, Gemini, Ollama or Bedrock
+request (another provider's key): those need --upstream DIALECT=URL, else
+the proxy answers 502 saying which. The client's path goes after the upstream's (a prefix the path
 already starts with is not repeated). Each response comes back byte for
 byte as it arrives, each read flushed; nothing is retried, no redirect is
 followed, an error status and a cut body reach the client as they came.
@@ -47,14 +50,16 @@ and prompts are never printed; --save masks them in the HARs it writes.
 With `-- CMD ARGS...` the command runs with OPENAI_BASE_URL,
 ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL and OLLAMA_HOST pointing at
 the proxy (on a free port unless --listen says). When it ends, or on
-Ctrl-C, open streams get --grace seconds, then are cut; the report is
+Ctrl-C or SIGTERM, open streams get --grace seconds, then are cut (a
+command still running gets --grace too, then is killed); the report is
 written (--format, --output, atomically) and the exit code is the
 command's failure, else 1 when a stream reached --fail-on, else 0.
-Without a command the proxy runs until Ctrl-C.")]
+Without a command the proxy runs until Ctrl-C or SIGTERM.")]
 pub struct Args {
-    /// Where requests go: `URL` for every dialect without its own, or
-    /// `DIALECT=URL` (chat, responses, messages, gemini, ollama,
-    /// bedrock-converse, bedrock-invoke); repeatable. http:// or https://
+    /// Where requests go: `DIALECT=URL` (chat, responses, realtime,
+    /// messages, gemini, ollama, bedrock-converse, bedrock-invoke), or a
+    /// plain `URL` for the OpenAI dialects (chat, responses, realtime)
+    /// without their own and paths of no dialect; repeatable. http:// or https://
     /// (rustls, the webpki roots), with an optional path prefix. Without
     /// any: chat and responses to https://api.openai.com, messages to
     /// https://api.anthropic.com, gemini to
@@ -87,7 +92,7 @@ pub struct Args {
     #[arg(long, default_value = "openai", value_name = "NAME")]
     profile: String,
     /// Seconds open streams get to finish when the command ends or
-    /// Ctrl-C comes, before they are cut.
+    /// Ctrl-C (or SIGTERM) comes, before they are cut.
     #[arg(long, default_value_t = 2.0, value_name = "SECS")]
     grace: f64,
     /// Accept any TLS certificate from an upstream.
@@ -127,6 +132,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("sselint: error: {e}");
         Ok(ExitCode::from(2))
     };
+    // Given none, each dialect goes to its provider; given any, only
+    // where they say (a key never goes to a host not named).
     let mut upstreams = if a.upstreams.is_empty() {
         proxy::Upstreams::providers()
     } else {
@@ -158,6 +165,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             return fail(format!("{name} {v}: give a number of seconds, 0 or more"));
         }
     }
+    // An --output that cannot be written is found now, not after the
+    // whole run with its report lost.
+    if let Some(out) = a
+        .output
+        .as_deref()
+        .filter(|p| !sselint::output::is_stdout(p))
+    {
+        if let Err(e) = sselint::output::check_writable(out) {
+            return fail(format!("--output {}: {e}", out.display()));
+        }
+    }
     let settings = super::profile_settings(&a.profile)?;
     let options = proxy::Options {
         listen,
@@ -173,7 +191,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             eprintln!("sselint proxy: {}", line(ex));
         }
     });
-    // Installed before anything runs: Ctrl-C stops the proxy (and the
+    // Installed before anything runs: Ctrl-C (SIGINT, SIGTERM, SIGHUP)
+    // stops the proxy (and the
     // command's wait), never the process.
     let stop = sselint::live::interrupted();
     let running = match proxy::Proxy::start(options, on_exchange) {

@@ -159,21 +159,24 @@ impl Upstream {
     }
 }
 
-/// The upstream of each dialect, and the one for the rest.
+/// The upstream of each dialect, the plain one, and the providers'.
 #[derive(Debug, Clone, Default)]
 pub struct Upstreams {
-    /// Per dialect (`--upstream chat=URL`), the last given winning.
+    /// Per dialect (`--upstream chat=URL`), one each.
     pub by_dialect: Vec<(Dialect, Upstream)>,
-    /// For a request whose dialect has none of its own, or whose path
-    /// names no dialect (`--upstream URL`).
+    /// `--upstream URL`: the upstream of the OpenAI dialects
+    /// ([`PLAIN_URL_DIALECTS`]) without their own, and of a path that
+    /// names no dialect. Another dialect's request never goes there: its
+    /// key is another provider's.
     pub default: Option<Upstream>,
-    /// The providers' own upstreams ([`Upstreams::providers`]): a request
-    /// for a dialect's endpoint without its API base (`/messages`, which
-    /// the AI SDK's Anthropic provider sends under an `ANTHROPIC_BASE_URL`
-    /// that is an origin, as the proxy sets it) goes to the provider's
-    /// endpoint under the base (`/v1/messages`), the one it serves.
-    /// Given upstreams get the path as it came.
-    pub add_base: bool,
+    /// The providers' own upstreams ([`PROVIDER_UPSTREAMS`]) when no
+    /// `--upstream` is given ([`Upstreams::providers`]; empty otherwise:
+    /// a key never goes to a host not named). A request for a dialect's endpoint without its API base
+    /// (`/messages`, which the AI SDK's Anthropic provider sends under an
+    /// `ANTHROPIC_BASE_URL` that is an origin, as the proxy sets it) goes
+    /// to a provider's endpoint under the base (`/v1/messages`), the one
+    /// it serves. Given upstreams get the path as it came.
+    pub providers: Vec<(Dialect, Upstream)>,
 }
 
 /// Each dialect's provider, the upstream of its requests when no
@@ -188,17 +191,22 @@ pub const PROVIDER_UPSTREAMS: &[(&str, &str)] = &[
     ("gemini", "https://generativelanguage.googleapis.com"),
 ];
 
+/// The dialects a plain `--upstream URL` serves: the OpenAI API's (Chat
+/// Completions, Responses, Realtime), which OpenAI-compatible servers and
+/// gateways speak. Anthropic, Gemini, Ollama and Bedrock requests carry
+/// other providers' keys: they need `--upstream DIALECT=URL` (else the
+/// proxy answers 502 saying so).
+pub const PLAIN_URL_DIALECTS: &[&str] = &["chat", "responses", "realtime"];
+
 impl Upstreams {
     /// The providers' own upstreams ([`PROVIDER_UPSTREAMS`]), for a proxy
     /// given no `--upstream`.
     pub fn providers() -> Upstreams {
-        let mut u = Upstreams {
-            add_base: true,
-            ..Upstreams::default()
-        };
+        let mut u = Upstreams::default();
         for (dialect, url) in PROVIDER_UPSTREAMS {
-            if let Err(e) = u.add(&format!("{dialect}={url}")) {
-                unreachable!("a provider upstream is refused: {e}");
+            match (Dialect::parse(dialect), Upstream::parse(url)) {
+                (Some(d), Ok(up)) => u.providers.push((d, up)),
+                _ => unreachable!("a provider upstream is refused: {dialect}={url}"),
             }
         }
         u
@@ -207,8 +215,8 @@ impl Upstreams {
     /// Adds one `--upstream` value: `URL`, or `DIALECT=URL`.
     ///
     /// # Errors
-    /// An unknown dialect name before `=`, or a URL [`Upstream::parse`]
-    /// refuses.
+    /// An unknown dialect name before `=`, a URL [`Upstream::parse`]
+    /// refuses, or a dialect (or the plain URL) given twice.
     pub fn add(&mut self, spec: &str) -> Result<(), BadUpstream> {
         match spec.split_once('=').filter(|(n, _)| !n.contains("://")) {
             Some((name, url)) => {
@@ -222,21 +230,48 @@ impl Upstreams {
                     });
                 };
                 let up = Upstream::parse(url.trim())?;
-                self.by_dialect.retain(|(x, _)| *x != d);
+                if self.by_dialect.iter().any(|(x, _)| *x == d) {
+                    return Err(BadUpstream {
+                        shown: crate::capture::redact_url(url),
+                        why: format!(
+                            "`{}` is given twice; give each dialect one --upstream",
+                            d.name()
+                        ),
+                    });
+                }
                 self.by_dialect.push((d, up));
             }
-            None => self.default = Some(Upstream::parse(spec.trim())?),
+            None => {
+                let up = Upstream::parse(spec.trim())?;
+                if self.default.is_some() {
+                    return Err(BadUpstream {
+                        shown: crate::capture::redact_url(spec),
+                        why: "a plain URL is given twice; give one, and DIALECT=URL for the others"
+                            .into(),
+                    });
+                }
+                self.default = Some(up);
+            }
         }
         Ok(())
     }
 
+    /// Whether a request of `dialect` goes to its provider's upstream
+    /// (none given for it).
+    fn to_provider(&self, dialect: Option<Dialect>) -> bool {
+        let Some(d) = dialect else { return false };
+        let own = self.by_dialect.iter().any(|(x, _)| *x == d);
+        let plain = self.default.is_some() && PLAIN_URL_DIALECTS.contains(&d.name());
+        !own && !plain && self.providers.iter().any(|(x, _)| *x == d)
+    }
+
     /// The path and query to send upstream for a request of `dialect` to
-    /// `path_and_query`: as it came, or under the dialect's API base where
-    /// [`Upstreams::add_base`] says.
+    /// `path_and_query`: as it came, or under the dialect's API base when
+    /// it goes to its provider ([`Upstreams::providers`]).
     pub fn path_for(&self, dialect: Option<Dialect>, path_and_query: &str) -> String {
         match dialect {
             Some(d)
-                if self.add_base
+                if self.to_provider(dialect)
                     && !d.base().is_empty()
                     && d.is_endpoint(path_and_query.split('?').next().unwrap_or(""))
                     && !path_and_query.starts_with(&format!("{}/", d.base())) =>
@@ -253,16 +288,24 @@ impl Upstreams {
     }
 
     /// The upstream for a request of `dialect` (`None`: its path names
-    /// none): its own, else the default, else the only one given.
+    /// none): its own; else, for an OpenAI dialect
+    /// ([`PLAIN_URL_DIALECTS`]) or a path of none, the plain one; else its
+    /// provider's when none is given; else none (the proxy answers 502).
     pub fn for_dialect(&self, dialect: Option<Dialect>) -> Option<&Upstream> {
-        dialect
-            .and_then(|d| self.by_dialect.iter().find(|(x, _)| *x == d))
-            .map(|(_, u)| u)
-            .or(self.default.as_ref())
-            .or(match self.by_dialect.as_slice() {
-                [(_, only)] => Some(only),
-                _ => None,
-            })
+        let Some(d) = dialect else {
+            return self.default.as_ref();
+        };
+        let find =
+            |v: &'_ [(Dialect, Upstream)]| -> Option<usize> { v.iter().position(|(x, _)| *x == d) };
+        if let Some(i) = find(&self.by_dialect) {
+            return Some(&self.by_dialect[i].1);
+        }
+        if PLAIN_URL_DIALECTS.contains(&d.name()) {
+            if let Some(u) = &self.default {
+                return Some(u);
+            }
+        }
+        find(&self.providers).map(|i| &self.providers[i].1)
     }
 }
 
@@ -301,7 +344,7 @@ pub enum Stop {
     /// The client went away before the end; its upstream request was
     /// closed.
     ClientGone,
-    /// The proxy was stopped (Ctrl-C, or the wrapped command ended) while
+    /// The proxy was stopped (Ctrl-C or SIGTERM, or the wrapped command ended) while
     /// the stream was open: it was cut.
     Shutdown,
 }
@@ -614,25 +657,39 @@ mod tests {
         assert_eq!(u.path_for(None, "/v1/models"), "/v1/models");
         // A given upstream gets the path as it came.
         let mut given = Upstreams::default();
-        given.add("http://a:1").unwrap();
+        given.add("messages=http://a:1").unwrap();
         assert_eq!(given.path_for(messages, "/messages"), "/messages");
     }
 
     #[test]
-    fn each_dialect_gets_its_own_upstream_else_the_default() {
+    fn each_dialect_gets_its_own_upstream_else_the_plain_one_if_openai() {
         let mut u = Upstreams::default();
         u.add("chat=http://a:1").unwrap();
-        let chat = Dialect::parse("chat");
-        let messages = Dialect::parse("messages");
-        // One dialect's upstream alone takes every request.
-        assert_eq!(u.for_dialect(messages).unwrap().host, "a");
+        let host =
+            |u: &Upstreams, d: &str| u.for_dialect(Dialect::parse(d)).map(|u| u.host.clone());
+        // One dialect's upstream alone takes no other dialect's request.
+        assert_eq!(host(&u, "chat").as_deref(), Some("a"));
+        assert_eq!(host(&u, "responses"), None);
+        assert_eq!(host(&u, "messages"), None);
         u.add("messages=http://b:2").unwrap();
-        assert_eq!(u.for_dialect(chat).unwrap().host, "a");
-        assert_eq!(u.for_dialect(messages).unwrap().host, "b");
+        assert_eq!(host(&u, "messages").as_deref(), Some("b"));
         assert!(u.for_dialect(None).is_none());
+        // A plain URL takes the OpenAI dialects without their own and
+        // paths of none; no other dialect's request (its key is another
+        // provider's).
         u.add("http://c:3").unwrap();
         assert_eq!(u.for_dialect(None).unwrap().host, "c");
-        assert_eq!(u.for_dialect(Dialect::parse("gemini")).unwrap().host, "c");
+        assert_eq!(host(&u, "chat").as_deref(), Some("a"));
+        assert_eq!(host(&u, "responses").as_deref(), Some("c"));
+        assert_eq!(host(&u, "realtime").as_deref(), Some("c"));
+        for d in ["gemini", "ollama", "bedrock-converse", "bedrock-invoke"] {
+            assert_eq!(host(&u, d), None, "{d}");
+        }
+        assert_eq!(host(&u, "messages").as_deref(), Some("b"));
         assert!(u.add("nope=http://x").is_err());
+        // Given twice: refused, not the last winning.
+        assert!(u.add("chat=http://d:4").is_err());
+        assert!(u.add("http://d:4").is_err());
+        assert_eq!(host(&u, "chat").as_deref(), Some("a"));
     }
 }

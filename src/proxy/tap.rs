@@ -267,6 +267,10 @@ fn lint(
             t.keep_at_most(REPORT_TEXT_BYTES);
         }
     }
+    // What the upstream quoted of the request's secret header values
+    // (an error message naming the key it got) is masked in the record,
+    // as in the saved HAR: every report renders from it.
+    mask_result(&mut result, &asked.secrets);
     let stop = slot.get();
     let seen = match Arc::try_unwrap(seen) {
         Ok(m) => m.into_inner().unwrap_or_default(),
@@ -343,6 +347,75 @@ fn save(
     rec.write_har(&body, &mut file)
         .and_then(|()| file.commit())
         .map_err(|e| e.to_string())
+}
+
+/// `text` with each of `secrets` (the request's secret header values, 8
+/// bytes or more, as the saved HAR masks them) and whatever
+/// [`capture::redact_keys`] masks replaced by `[REDACTED]`.
+pub fn mask_text(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_string();
+    for key in secrets.iter().filter(|k| k.len() >= 8) {
+        if out.contains(key.as_str()) {
+            out = out.replace(key.as_str(), capture::REDACTED);
+        }
+    }
+    capture::redact_keys(&out)
+}
+
+/// Masks ([`mask_text`]) every text of a stream's lint that a report
+/// shows: the findings' messages, hints and source lines (their spans
+/// moved with the text), the notes, the read error and the answer's
+/// texts, finish reasons and tool calls.
+pub fn mask_result(result: &mut crate::pipeline::StreamResult, secrets: &[String]) {
+    let m = |t: &mut String| {
+        let masked = mask_text(t, secrets);
+        if masked != *t {
+            *t = masked;
+        }
+    };
+    for d in &mut result.diagnostics {
+        m(&mut d.message);
+        if let Some(h) = &mut d.help {
+            m(h);
+        }
+        if let Some(src) = &mut d.location.source {
+            let (s, e) = src.span;
+            let before = src.text.get(..s).map(|t| mask_text(t, secrets));
+            let through = src.text.get(..e).map(|t| mask_text(t, secrets));
+            let masked = mask_text(&src.text, secrets);
+            if masked != src.text {
+                // A span inside a masked value points at the mask.
+                let s = before.map_or(0, |t| t.len()).min(masked.len());
+                let e = through.map_or(s, |t| t.len()).clamp(s, masked.len());
+                src.span = (s, e);
+                src.text = masked;
+            }
+        }
+    }
+    result.notes.iter_mut().for_each(m);
+    if let Some(e) = &mut result.read_error {
+        m(e);
+    }
+    if let Some(e) = &mut result.answer.empty {
+        m(e);
+    }
+    for c in result.answer.choices.values_mut() {
+        for t in [&mut c.text, &mut c.reasoning, &mut c.transcript]
+            .into_iter()
+            .chain(c.refusal.as_mut())
+        {
+            m(&mut t.kept);
+        }
+        if let Some(f) = &mut c.finish_reason {
+            m(f);
+        }
+        for call in c.tool_calls.values_mut() {
+            m(&mut call.arguments);
+            for x in [&mut call.id, &mut call.name].into_iter().flatten() {
+                m(x);
+            }
+        }
+    }
 }
 
 /// The note of a record whose choice `index` had a `what` (text,

@@ -52,7 +52,7 @@ pub fn spawn(program: &str, args: &[String], addr: SocketAddr) -> std::io::Resul
         .spawn()
 }
 
-/// Waits for `child` to end, or for `stop` (Ctrl-C); a child still running
+/// Waits for `child` to end, or for `stop` (Ctrl-C or SIGTERM); a child still running
 /// `grace` after Ctrl-C (a terminal's Ctrl-C reaches it too) is killed.
 pub fn wait(child: &mut Child, stop: &AtomicBool, grace: Duration) -> ChildEnd {
     loop {

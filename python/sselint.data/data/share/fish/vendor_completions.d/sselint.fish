@@ -258,7 +258,7 @@ complete -c sselint -n "__fish_sselint_using_subcommand probe" -l reasoning -d '
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l insecure -d 'Accept any TLS certificate'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -l max-completion-tokens -d 'Chat: send the token budget as `max_completion_tokens`, which OpenAI\'s reasoning models require, instead of `max_tokens`'
 complete -c sselint -n "__fish_sselint_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l upstream -d 'Where requests go: `URL` for every dialect without its own, or `DIALECT=URL` (chat, responses, messages, gemini, ollama, bedrock-converse, bedrock-invoke); repeatable. http:// or https:// (rustls, the webpki roots), with an optional path prefix. Without any: chat and responses to https://api.openai.com, messages to https://api.anthropic.com, gemini to https://generativelanguage.googleapis.com, nothing else' -r
+complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l upstream -d 'Where requests go: `DIALECT=URL` (chat, responses, realtime, messages, gemini, ollama, bedrock-converse, bedrock-invoke), or a plain `URL` for the OpenAI dialects (chat, responses, realtime) without their own and paths of no dialect; repeatable. http:// or https:// (rustls, the webpki roots), with an optional path prefix. Without any: chat and responses to https://api.openai.com, messages to https://api.anthropic.com, gemini to https://generativelanguage.googleapis.com, nothing else' -r
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l listen -d 'Address to listen on [default: 127.0.0.1:8787, or a free port on 127.0.0.1 when a command is wrapped]' -r
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l fail-on -d 'Exit 1 when a stream has a finding at or above this severity' -r -f -a "error\t'Errors fail the run'
 warning\t'Warnings and errors'
@@ -273,7 +273,7 @@ html\t''"
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -s o -l output -d 'Write the report to FILE (atomically) instead of stdout' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l save -d 'Save each streamed exchange as DIR/NNNN-DIALECT.har, keys and cookies masked, for `check`, `diff` and `minimize`' -r -F
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l profile -d 'Provider profile for the lint' -r
-complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l grace -d 'Seconds open streams get to finish when the command ends or Ctrl-C comes, before they are cut' -r
+complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l grace -d 'Seconds open streams get to finish when the command ends or Ctrl-C (or SIGTERM) comes, before they are cut' -r
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l connect-timeout -d 'Seconds an upstream gets to accept the connection, and then to finish the TLS handshake; past either the proxy answers 502 itself and says which. The response itself has no timeout' -r
 complete -c sselint -n "__fish_sselint_using_subcommand proxy" -l color -d 'Colour of the human report' -r -f -a "auto\t'When stdout is a terminal, unless NO_COLOR is set or TERM=dumb'
 always\t'Always (also CLICOLOR_FORCE=1)'
