@@ -616,7 +616,7 @@ mod tests {
                 .collect(),
             api_key: None,
             script: Script::of_messages(Vec::new()),
-            dialect: Dialect::Realtime,
+            dialect: Dialect::parse("realtime").expect("a dialect sselint reads"),
             read_timeout: Duration::from_millis(200),
             timeout: None,
             insecure: false,
