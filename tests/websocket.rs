@@ -531,3 +531,46 @@ fn a_previous_response_id_chain_is_shown_a_fork_is_no_fault_and_a_lost_parent_is
     );
     assert!(out.contains("a fork onto another lane"), "{out}");
 }
+
+/// A HAR socket entry that holds no frames (Chrome's with an empty
+/// `_webSocketMessages`, Firefox's with none at all) is no failed request:
+/// the error says the export holds no frames and how to get them
+/// (fresh-user trial of issue 39, M7).
+#[test]
+fn a_har_socket_entry_without_frames_says_so() {
+    let har: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("samples/websocket/responses-two-turns.har")).unwrap(),
+    )
+    .unwrap();
+    let dir = scratch("ws-no-frames");
+    let chrome = {
+        let mut h = har.clone();
+        h["log"]["entries"][0]["_webSocketMessages"] = serde_json::json!([]);
+        h
+    };
+    let firefox = {
+        let mut h = har.clone();
+        let e = h["log"]["entries"][0].as_object_mut().unwrap();
+        e.remove("_webSocketMessages");
+        e.remove("_resourceType");
+        h
+    };
+    for (name, h) in [("chrome", chrome), ("firefox", firefox)] {
+        let p = dir.join(format!("{name}.har"));
+        std::fs::write(&p, h.to_string()).unwrap();
+        let path = p.to_str().unwrap();
+        for entry in [None, Some("0")] {
+            let mut args = vec!["check", path];
+            if let Some(n) = entry {
+                args.extend(["--entry", n]);
+            }
+            let (code, _, err) = sselint(&args);
+            assert_eq!(code, Some(2), "{name} {entry:?}: {err}");
+            assert!(
+                err.contains("WebSocket") && err.contains("holds no frames"),
+                "{name} {entry:?}: {err}"
+            );
+            assert!(!err.contains("the request failed"), "{name}: {err}");
+        }
+    }
+}

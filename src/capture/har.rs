@@ -115,7 +115,22 @@ pub fn read(
                 entries.len()
             ),
             (_, Some(m)) => format!("no SSE entry's URL contains {m:?}"),
-            _ => "no entry is an event stream (text/event-stream response)".to_string(),
+            _ => {
+                let sockets: Vec<String> = entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| is_socket_entry(e))
+                    .map(|(i, _)| format!("#{i}"))
+                    .collect();
+                if sockets.is_empty() {
+                    "no entry is an event stream (text/event-stream response)".to_string()
+                } else {
+                    format!(
+                        "no entry is an event stream (text/event-stream response) or a WebSocket with frames: entry {} is a WebSocket that holds no frames ({FRAMES_HOW})",
+                        sockets.join(", ")
+                    )
+                }
+            }
         };
         // With nothing to pick, no hint to pick one.
         let message = if listing.is_empty() {
@@ -331,6 +346,29 @@ fn is_chat_completion(entry: &Value) -> bool {
     })
 }
 
+/// A socket entry's frames (Chrome's `_webSocketMessages`), when it holds
+/// any.
+fn frames(entry: &Value) -> Option<&Vec<Value>> {
+    entry
+        .get("_webSocketMessages")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty())
+}
+
+/// Whether an entry is a WebSocket's (Chrome's `_resourceType`, its
+/// frames, a 101 answer, or a `ws://` / `wss://` URL), frames or none.
+fn is_socket_entry(entry: &Value) -> bool {
+    let url = str_at(entry, &["request", "url"]).unwrap_or("");
+    entry.get("_resourceType").and_then(Value::as_str) == Some("websocket")
+        || entry.get("_webSocketMessages").is_some()
+        || status_of(entry) == 101
+        || url.starts_with("ws://")
+        || url.starts_with("wss://")
+}
+
+/// How to get a socket's frames, where a HAR holds none of them.
+const FRAMES_HOW: &str = "Firefox's HAR export saves none; Chrome's devtools save them with \"Save all as HAR with content\", and `sselint record ws://…` writes a message log";
+
 /// Whether an entry's response is an event stream (`reference` §3.1), or
 /// a stream of another transport (`application/x-ndjson`,
 /// `application/vnd.amazon.eventstream`: [`crate::transport`]).
@@ -346,7 +384,7 @@ fn is_sse_entry(entry: &Value) -> bool {
     }
     if entry.get("_resourceType").and_then(Value::as_str) == Some("eventsource")
         || entry.get("_eventSourceMessages").is_some()
-        || entry.get("_webSocketMessages").is_some()
+        || frames(entry).is_some()
     {
         return true;
     }
@@ -434,6 +472,9 @@ enum BodyError {
     /// `content.text` is another JSON type (its name).
     #[error("content.text is a JSON {0} where a string belongs")]
     NotString(&'static str),
+    /// A WebSocket entry with no frames ([`FRAMES_HOW`]).
+    #[error("it is a WebSocket, and the HAR holds no frames of it ({FRAMES_HOW})")]
+    NoFrames,
 }
 
 /// Why a base64 text did not decode: its characters, or the temporary file
@@ -486,7 +527,10 @@ fn entry_stream(
     max_decoded: u64,
 ) -> Result<Stream, BodyError> {
     // A socket's frames (Chrome): its message log is the body.
-    if let Some(messages) = entry.get("_webSocketMessages").and_then(Value::as_array) {
+    if is_socket_entry(entry) && frames(entry).is_none() {
+        return Err(BodyError::NoFrames);
+    }
+    if let Some(messages) = frames(entry) {
         return Ok(super::websocket::stream(
             i,
             entry,
