@@ -302,6 +302,15 @@ pub(super) fn serve(
     stop: &AtomicBool,
 ) -> io::Result<bool> {
     let log = records(replay)?;
+    let Some(mut ws) = accept(sock, head)? else {
+        return Ok(false);
+    };
+    play_faulted(&mut ws, &log, opts, stop)
+}
+
+/// The WebSocket handshake on `sock`, whose first bytes (`head`) were
+/// read already; `None` when the client's handshake is refused.
+fn accept(sock: TcpStream, head: Vec<u8>) -> io::Result<Option<Socket>> {
     sock.set_read_timeout(Some(Duration::from_secs(30)))?;
     let _ = sock.set_nodelay(true);
     let stream = Prefixed {
@@ -310,14 +319,21 @@ pub(super) fn serve(
         split: None,
         budget: None,
     };
-    let mut ws = match tungstenite::accept(stream) {
-        Ok(ws) => ws,
-        Err(_) => return Ok(false),
-    };
-    // The faults on the bytes count the frames only.
+    Ok(tungstenite::accept(stream).ok())
+}
+
+/// Plays `log` with `opts`' faults, those on the bytes counting the
+/// frames only (after the handshake); a cut the byte budget made is the
+/// fault asked for, not a failure.
+fn play_faulted(
+    ws: &mut Socket,
+    log: &[Record],
+    opts: &Options,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
     ws.get_mut().split = opts.split_bytes;
     ws.get_mut().budget = opts.cut_after_bytes;
-    match play(&mut ws, &log, opts, stop) {
+    match play(ws, log, opts, stop) {
         Err(_) if ws.get_ref().spent() => Ok(true),
         r => r.map(|()| true),
     }
@@ -347,17 +363,8 @@ pub(super) fn serve_set(
     opts: &Options,
     stop: &AtomicBool,
 ) -> io::Result<bool> {
-    sock.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let _ = sock.set_nodelay(true);
-    let stream = Prefixed {
-        head: io::Cursor::new(head),
-        inner: sock,
-        split: None,
-        budget: None,
-    };
-    let mut ws = match tungstenite::accept(stream) {
-        Ok(ws) => ws,
-        Err(_) => return Ok(false),
+    let Some(mut ws) = accept(sock, head)? else {
+        return Ok(false);
     };
     let served = set.dialects();
     let path_only = path.split('?').next().unwrap_or("");
@@ -378,12 +385,7 @@ pub(super) fn serve_set(
         Ok(r) => answer_of(r)?,
         Err(message) => vec![text_record(&socket_error(400, &message))],
     };
-    ws.get_mut().split = opts.split_bytes;
-    ws.get_mut().budget = opts.cut_after_bytes;
-    match play(&mut ws, &log, opts, stop) {
-        Err(_) if ws.get_ref().spent() => Ok(true),
-        r => r.map(|()| true),
-    }
+    play_faulted(&mut ws, &log, opts, stop)
 }
 
 /// A text message the server sends.
